@@ -1,0 +1,5 @@
+import sys
+
+from s2s.cli.main import main
+
+sys.exit(main())

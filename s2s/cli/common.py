@@ -1,0 +1,131 @@
+"""Options and helpers shared by the subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import Iterable, Iterator
+
+from s2s.diagnostics import DiagnosticPrinter, UsageError
+from s2s.driver import FileResult, RunOptions
+from s2s.frontend.parse import ParseOptions
+from s2s.frontend.toolchain import default_toolchain
+
+
+def add_file_options(parser: argparse.ArgumentParser) -> None:
+    """Options of every subcommand that reads source files."""
+    parser.add_argument("files", nargs="+", metavar="FILE", help="C, C++ or CUDA source files")
+    parser.add_argument("-p", dest="build_dir", metavar="BUILD_DIR",
+                        help="read compile flags from BUILD_DIR/compile_commands.json")
+    parser.add_argument("--format", choices=["text", "json"], default="text",
+                        help="output format (default: text)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="only errors and results")
+    parser.add_argument("-v", "--verbose", action="count", default=0,
+                        help="more detail (-vv: tracebacks of internal errors)")
+    parser.add_argument("--silence", action="append", default=[], metavar="ID",
+                        help="hide warnings whose id matches this pattern (repeatable; also "
+                        "S2S_SILENCE=id1,id2)")
+    parser.add_argument("--cuda-side", choices=["auto", "host", "device", "both"], default="auto",
+                        help="which CUDA compilation side(s) to parse (auto: host, plus device "
+                        "when the file uses __CUDA_ARCH__)")
+    parser.add_argument("--cuda-path", metavar="DIR",
+                        help="CUDA toolkit to parse against ('shim' for the bundled headers)")
+    parser.add_argument("--gpu-arch", default="sm_90", help="GPU architecture (default sm_90)")
+    parser.add_argument("-x", dest="language", choices=["cuda", "c", "c++"],
+                        help="treat every file as this language instead of by extension")
+
+
+def split_at_dashdash(argv: list[str]) -> tuple[list[str], tuple[str, ...]]:
+    """Split ``s2s inspect a.cu -- -DN=4`` into the s2s part and the compiler flags."""
+    if "--" in argv:
+        at = argv.index("--")
+        return argv[:at], tuple(argv[at + 1 :])
+    return argv, ()
+
+
+def make_run_options(args: argparse.Namespace, extra_flags: tuple[str, ...],
+                     printer: DiagnosticPrinter) -> RunOptions:
+    """ParseOptions from the command line, plus per-file flags from ``-p BUILD_DIR``."""
+    if args.cuda_path == "shim":
+        toolchain = default_toolchain(None)
+    elif args.cuda_path:
+        toolchain = default_toolchain(args.cuda_path)
+    else:
+        toolchain = default_toolchain()
+    parse = ParseOptions(language=args.language, cuda_side=args.cuda_side, user_flags=extra_flags,
+                         toolchain=toolchain, gpu_arch=args.gpu_arch)
+    flags_for = None
+    if args.build_dir:
+        flags_for = _database_lookup(args.build_dir, printer)
+    return RunOptions(parse=parse, flags_for=flags_for)
+
+
+def _database_lookup(build_dir: str, printer: DiagnosticPrinter):
+    from s2s.diagnostics import Diagnostic
+    from s2s.frontend.flags import filter_flags, load_compile_commands
+
+    database = load_compile_commands(build_dir)
+    warned: set[str] = set()
+
+    def flags_for(path: str) -> tuple[str, ...]:
+        entry = database.entry_for(path)
+        if entry is None:
+            printer.emit(Diagnostic.warning(f"{path} is not in {build_dir}/compile_commands.json; "
+                                            "parsing with default flags", "not-in-database"))
+            return ()
+        flags, unknown = filter_flags(entry.arguments, entry.directory)
+        for flag in unknown:
+            if flag not in warned:
+                warned.add(flag)
+                printer.emit(Diagnostic.warning(f"ignoring unknown flag '{flag}' from "
+                                                "compile_commands.json", "unknown-flag"))
+        return flags
+
+    return flags_for
+
+
+class Console:
+    """stdout/stderr consoles (rich) and a progress display for multi-file runs."""
+
+    def __init__(self, quiet: bool = False, verbose: int = 0):
+        from rich.console import Console as RichConsole
+
+        self.quiet = quiet
+        self.verbose = verbose
+        # Piped output (files, CI logs, goldens) gets a fixed, wide layout instead of 80 columns.
+        width = None if sys.stdout.isatty() else 160
+        self.out = RichConsole(file=sys.stdout, highlight=False, soft_wrap=False, width=width)
+        self.err = RichConsole(file=sys.stderr, highlight=False)
+
+    @contextlib.contextmanager
+    def progress(self, total: int) -> Iterator[callable]:
+        """Yield ``advance(path)``; shows a transient bar on a terminal with several files."""
+        if total < 2 or self.quiet or not self.err.is_terminal:
+            yield lambda path: None
+            return
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+        with Progress(*columns, console=self.err, transient=True) as bar:
+            task = bar.add_task("parsing", total=total)
+            yield lambda path: bar.update(task, advance=1, description=path)
+
+
+def report_results(results: Iterable[FileResult], printer: DiagnosticPrinter, console: Console
+                   ) -> None:
+    """Print every result's diagnostics (warnings hidden by -q) and tracebacks with -vv."""
+    for result in results:
+        for diag in result.diagnostics:
+            if console.quiet and not diag.is_error:
+                continue
+            printer.emit(diag)
+        if getattr(result, "traceback", None) and console.verbose >= 2:
+            console.err.print(result.traceback, markup=False)
+
+
+def check_files_exist(paths: list[str]) -> None:
+    """Usage errors come before any work: an option mistaken for a file, for instance."""
+    for path in paths:
+        if path.startswith("-"):
+            raise UsageError(f"unknown option '{path}'")

@@ -1,0 +1,156 @@
+"""``s2s inspect``: what the front end found, as tables (rich) or JSON for tools."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from s2s import __version__
+from s2s.cli.common import Console, report_results
+from s2s.diagnostics import DiagnosticPrinter
+from s2s.driver import Failed, FileResult, RunOptions, Skipped, Success, exit_code, process_file
+from s2s.model import TranslationUnit, to_json
+from s2s.model.span import SourceSpan
+
+TABLES = ("kernels", "launches", "api", "allocations", "directives", "functions")
+
+
+def run_inspect(args, options: RunOptions, printer: DiagnosticPrinter, console: Console) -> int:
+    results: list[FileResult] = []
+    with console.progress(len(args.files)) as advance:
+        for path in args.files:
+            result = process_file(path, options)
+            results.append(result)
+            advance(path)
+            if args.format == "text":
+                report_results([result], printer, console)
+                if isinstance(result, Success):
+                    print_tables(result.loaded.model, console, args.only or TABLES)
+    if args.format == "json":
+        report_results(results, printer, console)
+        json.dump(json_report(results), sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    elif not console.quiet:
+        _print_summary(results, printer, console)
+    return exit_code(results)
+
+
+def json_report(results: list[FileResult]) -> dict:
+    files = []
+    for result in results:
+        entry = {"path": result.path, "status": result.status,
+                 "diagnostics": [d.to_json() for d in result.diagnostics]}
+        if isinstance(result, Success):
+            entry["model"] = to_json(result.loaded.model)
+        elif isinstance(result, Skipped):
+            entry["reason"] = result.reason
+        files.append(entry)
+    return {"s2s": __version__, "files": files}
+
+
+def _print_summary(results: list[FileResult], printer: DiagnosticPrinter, console: Console) -> None:
+    failed = sum(isinstance(r, Failed) for r in results)
+    line = f"{len(results)} file{'s' if len(results) != 1 else ''} inspected"
+    if failed:
+        line += f", {failed} failed"
+    extra = printer.summary()
+    if extra:
+        line += f"; {extra}"
+    console.err.print(line, markup=False)
+
+
+def _where(span: SourceSpan) -> str:
+    text = f"{span.line}:{span.column}"
+    if span.macro:
+        text += f" (macro {span.macro})"
+    if span.template:
+        text += f" (template {span.template})"
+    return text
+
+
+def _count(items, name: str) -> str:
+    return f"{len(items)} {name}" if items else ""
+
+
+def print_tables(model: TranslationUnit, console: Console, only) -> None:
+    from rich.table import Table
+
+    def table(title: str, *columns: str) -> Table:
+        t = Table(title=f"{model.path}: {title}", title_justify="left", expand=False)
+        for column in columns:
+            t.add_column(column, overflow="fold")
+        return t
+
+    shown = []
+    if "kernels" in only and (model.kernels or model.device_functions):
+        t = table("kernels", "kernel", "params", "uses", "shared", "sync/atomic/warp",
+                  "calls", "at")
+        for k in model.kernels + model.device_functions:
+            params = ", ".join(_param(p) for p in k.params)
+            uses = " ".join(sorted({f"{b.var}.{b.component}" if b.component else b.var
+                                    for b in k.builtins}))
+            shared = ", ".join(("extern " if s.extern else "") + s.name
+                               + "".join(f"[{d}]" for d in s.dims) for s in k.shared_arrays)
+            counts = f"{len(k.syncthreads)}/{len(k.atomics)}/{len(k.warp_intrinsics)}"
+            name = k.name if k.is_global else f"{k.name} (__device__)"
+            t.add_row(name, params, uses, shared, counts, ", ".join(k.device_functions_called),
+                      _where(k.span))
+        shown.append(t)
+    if "launches" in only and model.launches:
+        t = table("launches", "kernel", "grid", "block", "shared", "stream", "args", "in", "at")
+        for launch in model.launches:
+            t.add_row(launch.kernel + (f"<{launch.template_args}>" if launch.template_args else ""),
+                      launch.grid.text, launch.block.text,
+                      launch.shared_bytes.text if launch.shared_bytes else "",
+                      launch.stream.text if launch.stream else "",
+                      ", ".join(a.text for a in launch.args), launch.function, _where(launch.span))
+        shown.append(t)
+    if "api" in only and model.api_calls:
+        t = table("CUDA API calls", "call", "category", "args", "in", "at")
+        for call in model.api_calls:
+            t.add_row(call.name, call.category, ", ".join(a.text for a in call.args),
+                      call.function, _where(call.span))
+        shown.append(t)
+    if "allocations" in only and model.allocations:
+        t = table("host allocations", "array", "kind", "element", "count", "bytes", "in", "at")
+        for a in model.allocations:
+            count = a.count.text if a.count else " x ".join(d.text for d in a.dims)
+            t.add_row(a.name, a.kind, a.element_type, count,
+                      a.size_bytes.text if a.size_bytes else "", a.function or "(global)",
+                      _where(a.span))
+        shown.append(t)
+    if "directives" in only and model.directives:
+        t = table("OpenMP directives", "#", "directive", "maps", "other clauses", "statement",
+                  "inside", "in", "at")
+        for i, d in enumerate(model.directives):
+            maps = "; ".join(_map(m) for m in d.maps)
+            others = " ".join(c.name for c in d.clauses if c.name not in ("map", "to", "from"))
+            stmt = f"lines {d.stmt_span.line}-{d.stmt_span.end_line}" if d.stmt_span else ""
+            inside = f"#{d.parent}" if d.parent is not None else ""
+            t.add_row(str(i), d.name, maps, others, stmt, inside, d.function or "", _where(d.span))
+        shown.append(t)
+    if "functions" in only and model.functions:
+        t = table("host functions", "function", "params", "loops", "branches", "calls", "at")
+        for f in model.functions:
+            callees = list(dict.fromkeys(c.name for c in f.calls))
+            t.add_row(f.name, str(len(f.params)), str(len(f.loops)), str(len(f.branches)),
+                      ", ".join(callees[:12]) + (" ..." if len(callees) > 12 else ""),
+                      _where(f.span))
+        shown.append(t)
+    for t in shown:
+        console.out.print(t)
+    if not shown:
+        console.out.print(f"{model.path}: no kernels, launches, allocations or directives found",
+                          markup=False)
+
+
+def _param(p) -> str:
+    flags = ("const " if p.pointee_const else "") + ("restrict " if p.restrict else "")
+    return f"{flags}{p.name}"
+
+
+def _map(m) -> str:
+    items = ", ".join(i.text for i in m.items)
+    mods = ", ".join(m.modifiers)
+    kind = m.map_type if m.clause == "map" else m.clause
+    return f"{mods + ', ' if mods else ''}{kind}: {items}"

@@ -1,0 +1,121 @@
+"""Command line: ``s2s inspect|omp|transfers|fuse|mgpu|nvcc|verify``.
+
+Exit codes (all subcommands): 0 success or nothing to do, 1 a file failed or ``--check`` found
+changes, 2 usage or internal error. Messages go to stderr through the one diagnostics printer;
+results (tables, JSON, diffs) go to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from s2s import __version__
+from s2s.cli.common import Console, add_file_options, make_run_options, split_at_dashdash
+from s2s.cli.rewrite_cmd import run_rewrite
+from s2s.diagnostics import DiagnosticPrinter, S2SError, UsageError, silenced_from_env
+from s2s.transform import registry
+
+#: Rewriting passes and the issue that brings each; the frame exists before the pass does.
+REWRITE_PASSES = {
+    "omp": ("insert optimal OpenMP target data / map / update directives", "#3"),
+    "transfers": ("fuse cudaMemcpy and cudaMalloc calls of CUDA host code", "#7"),
+    "fuse": ("fuse CUDA kernels of launch sequences", "#8"),
+    "mgpu": ("partition CUDA programs over several GPUs", "#6"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="s2s",
+        description="Source-to-source optimizer for CUDA and OpenMP offload programs.",
+        epilog="Flags after '--' are passed to the parser (e.g. -- -DN=64 -Iinclude).",
+    )
+    parser.add_argument("--version", action="version", version=f"s2s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.required = True
+
+    inspect = commands.add_parser("inspect", help="show kernels, launches, API calls, allocations "
+                                  "and OpenMP directives found in files")
+    add_file_options(inspect)
+    inspect.add_argument("--only", action="append", default=[],
+                         choices=["kernels", "launches", "api", "allocations", "directives",
+                                  "functions"], help="show only these tables (repeatable)")
+
+    for name, (summary, issue) in REWRITE_PASSES.items():
+        sub = commands.add_parser(name, help=summary)
+        add_file_options(sub)
+        mode = sub.add_mutually_exclusive_group()
+        mode.add_argument("--diff", action="store_true", help="print a unified diff (default)")
+        mode.add_argument("--in-place", action="store_true", help="rewrite the files in place")
+        mode.add_argument("--check", action="store_true",
+                          help="exit 1 if any file would change; print nothing else")
+        mode.add_argument("-o", "--output-dir", metavar="DIR",
+                          help="write rewritten files under DIR instead")
+        sub.add_argument("--backup", metavar="SUFFIX",
+                         help="with --in-place, keep the original as FILE+SUFFIX")
+
+    nvcc = commands.add_parser("nvcc", help="drop-in nvcc wrapper running s2s passes first",
+                               prefix_chars="\0")
+    nvcc.add_argument("nvcc_args", nargs=argparse.REMAINDER)
+    verify = commands.add_parser("verify", help="build and run original and rewritten "
+                                 "programs and compare their outputs")
+    add_file_options(verify)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        print("s2s: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # Output piped into `head` and closed early: not an error of ours.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+def _run(argv: list[str]) -> int:
+    if argv[:1] == ["nvcc"]:
+        return _not_available("nvcc", "#9")
+    files_part, extra_flags = split_at_dashdash(argv)
+    parser = build_parser()
+    args = parser.parse_args(files_part)
+    printer = DiagnosticPrinter(silenced=tuple(getattr(args, "silence", []) or ())
+                                + silenced_from_env())
+    console = Console(quiet=getattr(args, "quiet", False), verbose=getattr(args, "verbose", 0))
+    try:
+        if args.command == "inspect":
+            from s2s.cli.inspect_cmd import run_inspect
+
+            return run_inspect(args, make_run_options(args, extra_flags, printer), printer, console)
+        if args.command in REWRITE_PASSES:
+            run_pass = registry.get(args.command)
+            if run_pass is None:
+                return _not_available(args.command, REWRITE_PASSES[args.command][1])
+            return run_rewrite(args, make_run_options(args, extra_flags, printer), printer,
+                               console, run_pass)
+        if args.command == "verify":
+            return _not_available("verify", "#9")
+    except UsageError as error:
+        printer.emit(error.diagnostic)
+        return 2
+    except S2SError as error:
+        printer.emit(error.diagnostic)
+        return error.exit_code
+    raise AssertionError(f"unhandled command {args.command}")
+
+
+def _not_available(command: str, issue: str) -> int:
+    print(f"s2s {command}: this pass is not available in s2s {__version__} yet (tracked in issue "
+          f"{issue}); nothing was changed", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

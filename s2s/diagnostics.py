@@ -1,0 +1,240 @@
+"""One diagnostics path: the exception hierarchy, the Diagnostic record and its printer.
+
+Every message s2s shows a user goes through :class:`DiagnosticPrinter`, in the format
+compilers use (``file:line:col: severity: message [id]``, the source line, a caret) so editors
+and CI annotators pick it up. Warnings carry stable ids; ``--silence PATTERN`` (fnmatch) hides
+them, and the first shown warning of each id says how.
+"""
+
+from __future__ import annotations
+
+import enum
+import fnmatch
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from s2s.model.span import SourceSpan
+
+#: Longest stretch of a source line shown under a diagnostic (keeps 100k-char lines readable).
+MAX_SHOWN_LINE = 160
+
+
+class Severity(enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+
+@dataclass(frozen=True)
+class Location:
+    """A point in a file for diagnostics that have no span (libclang gives points)."""
+
+    file: str
+    line: int
+    column: int
+    offset: int | None = None
+
+    @classmethod
+    def of(cls, span: SourceSpan) -> Location:
+        return cls(span.file, span.line, span.column, span.start)
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One message about the user's code or about s2s itself.
+
+    ``id`` is stable (``parse-error``, ``macro-expansion``, ...) so users can silence
+    warnings by id; ``location`` is None for messages about no particular place.
+    """
+
+    severity: Severity
+    message: str
+    id: str
+    location: Location | None = None
+    notes: tuple[Diagnostic, ...] = ()
+
+    @classmethod
+    def error(cls, message: str, id: str, at: SourceSpan | Location | None = None) -> Diagnostic:
+        return cls(Severity.ERROR, message, id, _as_location(at))
+
+    @classmethod
+    def warning(cls, message: str, id: str, at: SourceSpan | Location | None = None) -> Diagnostic:
+        return cls(Severity.WARNING, message, id, _as_location(at))
+
+    @classmethod
+    def note(cls, message: str, id: str = "note", at: SourceSpan | Location | None = None) -> Diagnostic:
+        return cls(Severity.NOTE, message, id, _as_location(at))
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    def headline(self) -> str:
+        where = ""
+        if self.location is not None:
+            where = f"{self.location.file}:{self.location.line}:{self.location.column}: "
+        return f"{where}{self.severity.value}: {self.message} [{self.id}]"
+
+    def to_json(self) -> dict:
+        data: dict = {"severity": self.severity.value, "message": self.message, "id": self.id}
+        if self.location is not None:
+            data.update(file=self.location.file, line=self.location.line, column=self.location.column)
+        if self.notes:
+            data["notes"] = [n.to_json() for n in self.notes]
+        return data
+
+
+def _as_location(at: SourceSpan | Location | None) -> Location | None:
+    if isinstance(at, SourceSpan):
+        return Location.of(at)
+    return at
+
+
+class S2SError(Exception):
+    """Base of every error s2s raises on purpose; carries the diagnostic to print.
+
+    ``exit_code`` is what the CLI returns when this error ends a run: 1 for a problem with one
+    input file, 2 for usage and internal errors.
+    """
+
+    exit_code = 1
+    default_id = "error"
+
+    def __init__(self, message: str, at: SourceSpan | Location | None = None, id: str | None = None,
+                 notes: tuple[Diagnostic, ...] = ()):
+        super().__init__(message)
+        self.diagnostic = Diagnostic(Severity.ERROR, message, id or self.default_id,
+                                     _as_location(at), notes)
+
+
+class UsageError(S2SError):
+    """Bad command line or configuration."""
+
+    exit_code = 2
+    default_id = "usage"
+
+
+class ToolchainError(S2SError):
+    """A required tool or library (libclang, clang-16, nvcc) is missing or unusable."""
+
+    exit_code = 2
+    default_id = "toolchain"
+
+
+class InputError(S2SError):
+    """An input file cannot be read or decoded."""
+
+    default_id = "input"
+
+
+class ParseError(S2SError):
+    """The front end could not build a model of a file (libclang errors)."""
+
+    default_id = "parse-error"
+
+
+class UnsupportedConstruct(S2SError):
+    """A construct s2s cannot analyse or rewrite safely (macro, template, non-affine access...)."""
+
+    default_id = "unsupported"
+
+
+class EditConflict(S2SError):
+    """Two planned edits overlap; applying either silently would corrupt the file."""
+
+    exit_code = 2
+    default_id = "edit-conflict"
+
+
+class InternalError(S2SError):
+    """A bug in s2s: reported with context instead of a traceback."""
+
+    exit_code = 2
+    default_id = "internal"
+
+
+@dataclass
+class DiagnosticPrinter:
+    """Prints diagnostics with the source line and a caret; filters silenced warning ids.
+
+    ``silenced`` holds fnmatch patterns of warning ids (errors are never silenced).
+    ``sources`` caches file bytes so a run reads each file once for its messages.
+    """
+
+    stream: TextIO = field(default_factory=lambda: sys.stderr)
+    silenced: tuple[str, ...] = ()
+    show_source: bool = True
+    sources: dict[str, bytes] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=lambda: {"error": 0, "warning": 0, "note": 0})
+    _hinted: set[str] = field(default_factory=set)
+
+    def is_silenced(self, diag: Diagnostic) -> bool:
+        if diag.severity is Severity.ERROR:
+            return False
+        return any(fnmatch.fnmatchcase(diag.id, pattern) for pattern in self.silenced)
+
+    def emit(self, diag: Diagnostic) -> bool:
+        """Print ``diag`` unless silenced; return whether it was printed."""
+        if self.is_silenced(diag):
+            return False
+        self.counts[diag.severity.value] += 1
+        self.stream.write(self.render(diag))
+        if diag.severity is Severity.WARNING and diag.id not in self._hinted:
+            self._hinted.add(diag.id)
+            self.stream.write(f"note: silence this warning with --silence {diag.id}\n")
+        return True
+
+    def render(self, diag: Diagnostic) -> str:
+        lines = [diag.headline()]
+        if self.show_source and diag.location is not None:
+            lines.extend(self.source_excerpt(diag.location))
+        text = "\n".join(lines) + "\n"
+        for note in diag.notes:
+            text += self.render(note)
+        return text
+
+    def source_excerpt(self, loc: Location) -> list[str]:
+        """The source line of ``loc`` and a caret under its column ([] when unavailable)."""
+        data = self._source(loc.file)
+        if data is None or loc.line < 1:
+            return []
+        lines = data.split(b"\n")
+        if loc.line > len(lines):
+            return []
+        raw = lines[loc.line - 1].rstrip(b"\r")
+        col = max(loc.column - 1, 0)
+        prefix = raw[:col].decode("utf-8", errors="replace")
+        text = raw.decode("utf-8", errors="replace")
+        caret_at = len(prefix)
+        start = 0
+        if len(text) > MAX_SHOWN_LINE:
+            start = max(0, min(caret_at - MAX_SHOWN_LINE // 2, len(text) - MAX_SHOWN_LINE))
+            text = text[start : start + MAX_SHOWN_LINE]
+        shown = "".join(ch if ch.isprintable() or ch == "\t" else "?" for ch in text)
+        pad = "".join("\t" if ch == "\t" else " " for ch in shown[: caret_at - start])
+        return [shown, pad + "^"]
+
+    def _source(self, path: str) -> bytes | None:
+        if path not in self.sources:
+            try:
+                with open(path, "rb") as handle:
+                    self.sources[path] = handle.read()
+            except OSError:
+                return None
+        return self.sources[path]
+
+    def summary(self) -> str:
+        parts = []
+        for name in ("error", "warning"):
+            n = self.counts[name]
+            if n:
+                parts.append(f"{n} {name}{'s' if n != 1 else ''}")
+        return ", ".join(parts)
+
+
+def silenced_from_env() -> tuple[str, ...]:
+    """Warning-id patterns from ``S2S_SILENCE`` (comma-separated), for build integrations."""
+    value = os.environ.get("S2S_SILENCE", "")
+    return tuple(p.strip() for p in value.split(",") if p.strip())

@@ -1,0 +1,119 @@
+"""Per-file processing with per-file results (as LibCST's codemod runner).
+
+Every input file ends as exactly one of :class:`Success`, :class:`Skipped` or :class:`Failed`;
+an exception from one file becomes that file's Failure and the run goes on with the next.
+A pass is a pure function from a loaded file to the edits it wants and its diagnostics; the
+driver owns reading, parsing and the single edit set.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+
+from s2s.diagnostics import Diagnostic, InternalError, S2SError
+from s2s.edits import EditSet
+from s2s.frontend.extract import Loaded, load
+from s2s.frontend.parse import ParseOptions
+from s2s.output import FileChange
+
+
+@dataclass(frozen=True)
+class PassOutput:
+    """What a pass returns for one file: edits to make and diagnostics to show."""
+
+    edits: tuple = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+#: A pass maps a successfully loaded file to its output.
+Pass = Callable[[Loaded], PassOutput]
+
+
+@dataclass(frozen=True)
+class Success:
+    path: str
+    loaded: Loaded
+    change: FileChange | None = None
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    status = "ok"
+
+
+@dataclass(frozen=True)
+class Skipped:
+    path: str
+    reason: str
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    status = "skipped"
+
+
+@dataclass(frozen=True)
+class Failed:
+    path: str
+    diagnostics: tuple[Diagnostic, ...] = ()
+    traceback: str | None = None
+
+    status = "failed"
+
+
+FileResult = Success | Skipped | Failed
+
+
+@dataclass
+class RunOptions:
+    """Options shared by every subcommand that reads files."""
+
+    parse: ParseOptions = field(default_factory=ParseOptions)
+    flags_for: Callable[[str], tuple[str, ...]] | None = None
+
+
+def process_file(path: str, options: RunOptions, run_pass: Pass | None = None) -> FileResult:
+    """Load ``path`` and run ``run_pass`` on it; never raises for problems with this file."""
+    try:
+        parse_options = options.parse
+        if options.flags_for is not None:
+            extra = options.flags_for(path)
+            parse_options = replace(parse_options, user_flags=parse_options.user_flags + extra)
+        loaded = load(path, parse_options)
+        if loaded.model is None:
+            return Failed(path, loaded.diagnostics)
+        if run_pass is None:
+            return Success(path, loaded, None, loaded.diagnostics)
+        output = run_pass(loaded)
+        change = _apply(path, loaded.source, output.edits)
+        return Success(path, loaded, change, loaded.diagnostics + tuple(output.diagnostics))
+    except S2SError as error:
+        return Failed(path, (error.diagnostic,))
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as error:  # a bug in s2s: report it for this file, go on with the rest
+        internal = InternalError(f"internal error while processing this file: "
+                                 f"{type(error).__name__}: {error}")
+        return Failed(path, (internal.diagnostic,), traceback.format_exc())
+
+
+def _apply(path: str, source: bytes, edits: Iterable) -> FileChange:
+    edit_set = edits if isinstance(edits, EditSet) else EditSet(edits)
+    return FileChange(path, source, edit_set.apply(path, source))
+
+
+def process_files(paths: Iterable[str], options: RunOptions, run_pass: Pass | None = None
+                  ) -> Iterator[FileResult]:
+    """Process files one by one, yielding each result as soon as it is known."""
+    for path in paths:
+        yield process_file(path, options, run_pass)
+
+
+def exit_code(results: Iterable[FileResult], changes_are_failure: bool = False) -> int:
+    """0 = success / nothing to do, 1 = a file failed (or ``--check`` found changes)."""
+    code = 0
+    for result in results:
+        if isinstance(result, Failed):
+            code = 1
+        elif changes_are_failure and isinstance(result, Success) and result.change is not None \
+                and result.change.changed:
+            code = 1
+    return code

@@ -1,0 +1,172 @@
+"""Shared state of one extraction: cursor -> SourceSpan conversion and a main-file cursor walk.
+
+libclang reports macro-produced code in two ways, both handled here: code from a macro's body
+gets the macro call's extent, and code from a macro's arguments gets an empty extent at the
+macro call's start. Either way the construct is flagged with the macro's name so the edit
+engine refuses to touch it.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from s2s.diagnostics import Diagnostic
+from s2s.frontend.toolchain import configure_libclang
+from s2s.model.span import Expr, SourceSpan
+
+#: Cursor kinds that open a template definition (their contents are flagged ``template``).
+TEMPLATE_KINDS = frozenset({"FUNCTION_TEMPLATE", "CLASS_TEMPLATE",
+                            "CLASS_TEMPLATE_PARTIAL_SPECIALIZATION"})
+FUNCTION_KINDS = frozenset({"FUNCTION_DECL", "FUNCTION_TEMPLATE", "CXX_METHOD", "CONSTRUCTOR",
+                            "DESTRUCTOR", "CONVERSION_FUNCTION"})
+
+
+@dataclass(frozen=True)
+class Node:
+    """A main-file cursor with the context extractors need."""
+
+    cursor: object
+    kind: str
+    depth: int
+    template: str | None
+    function: str | None
+
+
+class SourceIndex:
+    """Byte-offset bookkeeping for one file: lines, indentation and macro expansions."""
+
+    def __init__(self, path: str, source: bytes, top_level=()):
+        self.path = path
+        self.source = source
+        self._line_starts = [0]
+        pos = source.find(b"\n")
+        while pos >= 0:
+            self._line_starts.append(pos + 1)
+            pos = source.find(b"\n", pos + 1)
+        macros = sorted((c.extent.start.offset, -c.extent.end.offset, c.spelling)
+                        for c in top_level if c.kind.name == "MACRO_INSTANTIATION")
+        # Keep only outermost macro calls: nested ones (a macro in another's arguments) lie
+        # inside them, so the kept list is disjoint and one bisect finds the container.
+        self._macros: list[tuple[int, int, str]] = []
+        for start, neg_end, name in macros:
+            if self._macros and start < self._macros[-1][1]:
+                continue
+            self._macros.append((start, -neg_end, name))
+        self._macro_starts = [m[0] for m in self._macros]
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self._line_starts, offset)
+        return line, offset - self._line_starts[line - 1] + 1
+
+    def indent(self, offset: int) -> str:
+        line, _ = self.line_col(offset)
+        start = self._line_starts[line - 1]
+        end = start
+        while end < len(self.source) and self.source[end : end + 1] in (b" ", b"\t"):
+            end += 1
+        return self.source[start:end].decode("ascii")
+
+    def macro_at(self, start: int, end: int) -> str | None:
+        """The outermost macro call whose text contains ``[start, end)``, if any."""
+        i = bisect.bisect_right(self._macro_starts, start) - 1
+        if i < 0:
+            return None
+        m_start, m_end, name = self._macros[i]
+        if end <= m_end and (start < m_end or m_start == start):
+            return name
+        return None
+
+    def span(self, start: int, end: int, template: str | None = None) -> SourceSpan:
+        line, col = self.line_col(start)
+        end_line, end_col = self.line_col(end)
+        return SourceSpan(self.path, start, end, line, col, end_line, end_col,
+                          self.indent(start), self.macro_at(start, end), template)
+
+    def cursor_span(self, cursor, template: str | None = None) -> SourceSpan:
+        extent = cursor.extent
+        return self.span(extent.start.offset, extent.end.offset, template)
+
+    def text(self, start: int, end: int) -> str:
+        return self.source[start:end].decode("utf-8", errors="surrogateescape")
+
+    def cursor_text(self, cursor) -> str:
+        extent = cursor.extent
+        return self.text(extent.start.offset, extent.end.offset)
+
+    def expr(self, cursor, template: str | None = None) -> Expr:
+        span = self.cursor_span(cursor, template)
+        return Expr(self.text(span.start, span.end), span)
+
+
+class ExtractContext:
+    """One translation unit being extracted: spans, text and a cached main-file walk."""
+
+    def __init__(self, path: str, source: bytes, unit, side: str = "host"):
+        self.path = path
+        self.source = source
+        self.unit = unit
+        self.side = side
+        lib = configure_libclang().conf.lib
+        self._is_main = lib.clang_Location_isFromMainFile
+        self._is_system = lib.clang_Location_isInSystemHeader
+        self.top_level = [c for c in unit.cursor.get_children() if self.in_main_file(c)]
+        self.index = SourceIndex(path, source, self.top_level)
+        self._nodes: list[Node] | None = None
+        self.diagnostics: list[Diagnostic] = []
+
+    def warn(self, message: str, id: str, at: SourceSpan) -> None:
+        """Record a warning about a construct the extractor could not fully model."""
+        self.diagnostics.append(Diagnostic.warning(message, id, at))
+
+    def in_main_file(self, cursor) -> bool:
+        """Whether ``cursor`` is written in the main file, or expanded there from a macro.
+
+        clang_Location_isFromMainFile is cheap but false for macro-expanded code, so other
+        non-system locations fall back to comparing the expansion file's name.
+        """
+        location = cursor.location
+        if self._is_main(location):
+            return True
+        if self._is_system(location):
+            return False
+        file = location.file
+        return file is not None and file.name == self.path
+
+    def nodes(self) -> list[Node]:
+        """Every cursor spelled in the main file, in pre-order, with template/function context.
+
+        Recurses only into main-file cursors: walking the whole translation unit (headers
+        included) would cost more than the parse.
+        """
+        if self._nodes is None:
+            self._nodes = list(self._walk())
+        return self._nodes
+
+    def _walk(self) -> Iterator[Node]:
+        # An explicit stack: deeply nested expressions would overflow Python's recursion limit.
+        stack = [(child, 0, None, None) for child in self.top_level
+                 if child.kind.name not in ("MACRO_INSTANTIATION", "MACRO_DEFINITION",
+                                            "INCLUSION_DIRECTIVE")]
+        stack.reverse()
+        while stack:
+            cursor, depth, template, function = stack.pop()
+            kind = cursor.kind.name
+            if kind in TEMPLATE_KINDS and template is None:
+                template = cursor.spelling
+            if kind in FUNCTION_KINDS and cursor.is_definition():
+                function = cursor.spelling
+            yield Node(cursor, kind, depth, template, function)
+            children = [(child, depth + 1, template, function) for child in cursor.get_children()
+                        if self.in_main_file(child)]
+            stack.extend(reversed(children))
+
+    def span(self, cursor, template: str | None = None) -> SourceSpan:
+        return self.index.cursor_span(cursor, template)
+
+    def expr(self, cursor, template: str | None = None) -> Expr:
+        return self.index.expr(cursor, template)
+
+    def text(self, cursor) -> str:
+        return self.index.cursor_text(cursor)

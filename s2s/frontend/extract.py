@@ -1,0 +1,82 @@
+"""The front door of the front end: parse a file and extract its frozen model.
+
+Kernels come from the device-side unit when one was parsed (code under ``__CUDA_ARCH__``
+exists only there), everything host-side from the host unit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from s2s.diagnostics import Diagnostic
+from s2s.frontend.context import ExtractContext
+from s2s.frontend.cuda import extract_api_calls, extract_kernels, extract_launches
+from s2s.frontend.host import extract_allocations, extract_functions
+from s2s.frontend.openmp import extract_directives
+from s2s.frontend.parse import ParsedFile, ParseOptions, parse_file, parse_source
+from s2s.model.unit import TranslationUnit
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A file's model (None when libclang reported errors) and every diagnostic about it."""
+
+    path: str
+    source: bytes
+    model: TranslationUnit | None
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def ok(self) -> bool:
+        return self.model is not None
+
+
+def extract(parsed: ParsedFile) -> tuple[TranslationUnit, list[Diagnostic]]:
+    """Build the model of an already parsed file; also return the extractors' warnings."""
+    side = "host" if "host" in parsed.units else "device"
+    host = ExtractContext(parsed.path, parsed.source, parsed.primary, side)
+    contexts = [host]
+    kernels = device_functions = launches = api_calls = ()
+    if parsed.language == "cuda":
+        device = host
+        if "device" in parsed.units and parsed.units["device"] is not parsed.primary:
+            device = ExtractContext(parsed.path, parsed.source, parsed.units["device"], "device")
+            contexts.append(device)
+        kernels, device_functions = extract_kernels(device)
+        launches = extract_launches(host)
+        api_calls = extract_api_calls(host)
+    directives = extract_directives(host)
+    # Everything in source order, whichever order the extractors found it in.
+    kernels, device_functions, launches, api_calls = (
+        _in_source_order(items) for items in (kernels, device_functions, launches, api_calls))
+    model = TranslationUnit(
+        path=parsed.path,
+        language=parsed.language,
+        sides=tuple(parsed.units),
+        kernels=tuple(kernels),
+        device_functions=tuple(device_functions),
+        launches=tuple(launches),
+        api_calls=tuple(api_calls),
+        allocations=_in_source_order(extract_allocations(host)),
+        directives=tuple(directives),
+        functions=tuple(extract_functions(host, directives)),
+    )
+    return model, [d for ctx in contexts for d in ctx.diagnostics]
+
+
+def _in_source_order(items) -> tuple:
+    return tuple(sorted(items, key=lambda item: (item.span.start, item.span.end)))
+
+
+def load(path: str, options: ParseOptions | None = None, source: bytes | None = None) -> Loaded:
+    """Parse and extract ``path`` (or ``source`` under that name).
+
+    A file with libclang errors gets no model: every later stage would work from a wrong
+    picture of the program. Input errors (missing, binary) raise InputError.
+    """
+    parsed = parse_file(path, options) if source is None else parse_source(source, path, options)
+    diagnostics = list(parsed.diagnostics)
+    if parsed.has_errors:
+        return Loaded(path, parsed.source, None, tuple(diagnostics))
+    model, warnings = extract(parsed)
+    return Loaded(path, parsed.source, model, tuple(diagnostics + warnings))

@@ -1,0 +1,235 @@
+"""Parse one source file with libclang: arguments per language and CUDA side, input checks,
+and libclang's own diagnostics turned into s2s diagnostics.
+
+CUDA files are parsed on the host side (launch sites, API calls and kernel bodies are all
+visible there); the device side is parsed as well when asked, or automatically when the file
+mentions ``__CUDA_ARCH__`` (code guarded by it exists only on the device side). OpenMP files
+are parsed WITHOUT ``-fopenmp`` so the loops stay fully visible (with it, statements nested in
+``target data`` vanish from the cursor tree); a second, cheap ``-fopenmp`` parse only
+contributes diagnostics about the directives themselves.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass, field
+
+from s2s.diagnostics import Diagnostic, InputError, Location, Severity
+from s2s.frontend.toolchain import Toolchain, configure_libclang, default_toolchain
+
+CUDA_EXTENSIONS = (".cu", ".cuh")
+CXX_EXTENSIONS = (".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".C")
+C_EXTENSIONS = (".c", ".h")
+SIDES = ("host", "device")
+DEFAULT_GPU_ARCH = "sm_90"
+
+
+@dataclass(frozen=True)
+class ParseOptions:
+    """How to parse: forced language, CUDA sides, user flags and the toolchain."""
+
+    language: str | None = None
+    cuda_side: str = "auto"
+    user_flags: tuple[str, ...] = ()
+    toolchain: Toolchain | None = None
+    openmp_check: bool = True
+    gpu_arch: str = DEFAULT_GPU_ARCH
+
+
+@dataclass
+class ParsedFile:
+    """libclang translation units of one file (one per CUDA side) and what libclang said."""
+
+    path: str
+    source: bytes
+    language: str
+    units: dict[str, object]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.is_error for d in self.diagnostics)
+
+    @property
+    def primary(self):
+        """The unit host-side entities come from (the host side, or the only one parsed)."""
+        return self.units.get("host") or next(iter(self.units.values()))
+
+
+def detect_language(path: str) -> str:
+    """``cuda``, ``c++`` or ``c`` from the file name (unknown extensions are C++)."""
+    _, ext = os.path.splitext(path)
+    if ext in CUDA_EXTENSIONS:
+        return "cuda"
+    if ext in C_EXTENSIONS:
+        return "c"
+    if ext in CXX_EXTENSIONS or ext.lower() in CXX_EXTENSIONS:
+        return "c++"
+    return "c++"
+
+
+def clang_args(language: str, toolchain: Toolchain, side: str = "host",
+               user_flags: tuple[str, ...] = (), openmp: bool = False,
+               gpu_arch: str = DEFAULT_GPU_ARCH) -> list[str]:
+    """The libclang command line for one parse (file name not included)."""
+    args: list[str] = []
+    if language == "cuda":
+        args += ["-x", "cuda", f"--cuda-gpu-arch={gpu_arch}", "-Wno-unknown-cuda-version",
+                 "--cuda-host-only" if side == "host" else "--cuda-device-only"]
+        if not _has_std(user_flags):
+            args.append("-std=c++17")
+        if toolchain.cuda_path is not None:
+            args += [f"--cuda-path={toolchain.cuda_path}", "-idirafter", toolchain.stub_dir]
+        else:
+            args += ["-nocudainc", "-nocudalib", "-isystem", toolchain.shim_dir,
+                     "-include", "cuda_runtime.h"]
+    else:
+        args += ["-x", language]
+        if language == "c++" and not _has_std(user_flags):
+            args.append("-std=c++17")
+        args += ["-fopenmp"] if openmp else ["-Wno-unknown-pragmas", "-Wno-source-uses-openmp"]
+        omp_dir = toolchain.omp_include or os.path.join(toolchain.shim_dir, "omp")
+        args += ["-idirafter", omp_dir]
+    args += list(user_flags)
+    return args
+
+
+def _has_std(flags: tuple[str, ...]) -> bool:
+    return any(f.startswith(("-std=", "--std=")) for f in flags)
+
+
+@functools.lru_cache(maxsize=None)
+def _index():
+    return configure_libclang().Index.create()
+
+
+def read_source(path: str) -> bytes:
+    """Read a source file, refusing what cannot be C/C++/CUDA text (missing, binary)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError as exc:
+        raise InputError(f"no such file: {path}", id="no-such-file") from exc
+    except IsADirectoryError as exc:
+        raise InputError(f"is a directory: {path}", id="no-such-file") from exc
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}", id="unreadable") from exc
+    nul = data.find(b"\0")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        col = nul - (data.rfind(b"\n", 0, nul) + 1) + 1
+        raise InputError("binary file: NUL byte found; not a C, C++ or CUDA source",
+                         Location(path, line, col, nul), id="binary-file")
+    return data
+
+
+def input_warnings(path: str, data: bytes) -> list[Diagnostic]:
+    """Warnings about the bytes themselves: empty file, invalid UTF-8."""
+    if not data.strip():
+        return [Diagnostic.warning("file is empty or blank: nothing to analyse", "empty-file",
+                                   Location(path, 1, 1, 0))]
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        return [Diagnostic.warning("invalid UTF-8 byte; the file is kept byte for byte but "
+                                   "messages may show it as '?'", "invalid-utf8",
+                                   Location(path, line, col, exc.start))]
+    return []
+
+
+def parse_file(path: str, options: ParseOptions | None = None) -> ParsedFile:
+    """Parse ``path`` into one or two libclang units plus diagnostics (errors included).
+
+    Raises InputError when the file cannot be read; libclang errors do not raise, they are in
+    ``ParsedFile.diagnostics`` so the caller can show all of them.
+    """
+    return parse_source(read_source(path), path, options)
+
+
+def parse_source(source: str | bytes, name: str = "input.cu",
+                 options: ParseOptions | None = None) -> ParsedFile:
+    """Parse source bytes under the file name ``name`` (which need not exist on disk)."""
+    options = options or ParseOptions()
+    toolchain = options.toolchain or default_toolchain()
+    if isinstance(source, str):
+        source = source.encode("utf-8", errors="surrogateescape")
+    language = options.language or detect_language(name)
+    parsed = ParsedFile(name, source, language, {}, input_warnings(name, source))
+    sides = _sides(language, options.cuda_side, source)
+    for side in sides:
+        args = clang_args(language, toolchain, side, options.user_flags, gpu_arch=options.gpu_arch)
+        unit = _parse(name, args, source)
+        parsed.units[side] = unit
+        parsed.diagnostics.extend(convert_diagnostics(unit, side if len(sides) > 1 else None))
+    if language != "cuda" and options.openmp_check and b"omp" in source:
+        args = clang_args(language, toolchain, user_flags=options.user_flags, openmp=True)
+        parsed.diagnostics.extend(convert_diagnostics(_parse(name, args, source, detailed=False)))
+    parsed.diagnostics = _dedupe(parsed.diagnostics)
+    return parsed
+
+
+def _sides(language: str, cuda_side: str, source: bytes) -> tuple[str, ...]:
+    if language != "cuda":
+        return ("host",)
+    if cuda_side == "both" or (cuda_side == "auto" and b"__CUDA_ARCH__" in source):
+        return SIDES
+    if cuda_side in SIDES:
+        return (cuda_side,)
+    return ("host",)
+
+
+def _parse(path: str, args: list[str], source: bytes, detailed: bool = True):
+    cindex = configure_libclang()
+    flags = cindex.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD if detailed else 0
+    # The file's bytes go in as an unsaved file: libclang then never re-reads a file that
+    # changed under us, and tests can parse in-memory sources.
+    return _index().parse(path, args=args, unsaved_files=[(path, source)], options=flags)
+
+
+_SEVERITY = {0: None, 1: Severity.NOTE, 2: Severity.WARNING, 3: Severity.ERROR, 4: Severity.ERROR}
+
+
+def convert_diagnostics(unit, side: str | None = None) -> list[Diagnostic]:
+    """libclang's diagnostics of ``unit`` as s2s Diagnostics (ids ``clang-<flag>``)."""
+    out = []
+    for diag in unit.diagnostics:
+        converted = _convert(diag, side)
+        if converted is not None:
+            out.append(converted)
+    return out
+
+
+def _convert(diag, side: str | None) -> Diagnostic | None:
+    severity = _SEVERITY.get(diag.severity)
+    if severity is None:
+        return None
+    location = None
+    if diag.location.file is not None:
+        location = Location(diag.location.file.name, diag.location.line, diag.location.column,
+                            diag.location.offset)
+    option = diag.option or ""
+    if option.startswith("-W"):
+        ident = "clang-" + option[2:]
+    else:
+        ident = "clang-error" if severity is Severity.ERROR else "clang"
+    message = diag.spelling
+    if side is not None:
+        message += f" (CUDA {side} side)"
+    notes = tuple(n for n in (_convert(child, side) for child in diag.children) if n is not None)
+    return Diagnostic(severity, message, ident, location, notes)
+
+
+def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple] = set()
+    out = []
+    for diag in diags:
+        key = (diag.severity, diag.message.removesuffix(" (CUDA host side)")
+               .removesuffix(" (CUDA device side)"), diag.location)
+        if key not in seen:
+            seen.add(key)
+            out.append(diag)
+    return out
+

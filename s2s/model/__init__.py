@@ -1,0 +1,31 @@
+"""Frozen data passed between the stages of s2s (front end -> analyses -> transforms)."""
+
+from s2s.model.cuda import ApiCall, BuiltinUse, DeviceCall, Kernel, Launch, Param, SharedArray
+from s2s.model.host import CallSite, HostAllocation, HostFunction, Stmt
+from s2s.model.openmp import ArraySection, ListItem, MapClause, OmpClause, OmpDirective
+from s2s.model.serialize import to_json
+from s2s.model.span import Expr, SourceSpan
+from s2s.model.unit import TranslationUnit
+
+__all__ = [
+    "ApiCall",
+    "ArraySection",
+    "BuiltinUse",
+    "CallSite",
+    "DeviceCall",
+    "Expr",
+    "HostAllocation",
+    "HostFunction",
+    "Kernel",
+    "Launch",
+    "ListItem",
+    "MapClause",
+    "OmpClause",
+    "OmpDirective",
+    "Param",
+    "SharedArray",
+    "SourceSpan",
+    "Stmt",
+    "TranslationUnit",
+    "to_json",
+]

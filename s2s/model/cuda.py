@@ -1,0 +1,125 @@
+"""What the front end finds in CUDA code: kernels, launch sites and runtime API calls."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from s2s.model.span import Expr, SourceSpan
+
+
+@dataclass(frozen=True)
+class Param:
+    """A function parameter with the qualifiers that access analysis cares about."""
+
+    name: str
+    type: str
+    span: SourceSpan
+    is_pointer: bool = False
+    pointee_const: bool = False
+    restrict: bool = False
+
+
+@dataclass(frozen=True)
+class BuiltinUse:
+    """One use of threadIdx / blockIdx / blockDim / gridDim (or warpSize) and its component."""
+
+    var: str
+    component: str
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class SharedArray:
+    """A ``__shared__`` (or ``extern __shared__``) array declared in a kernel or device function."""
+
+    name: str
+    element_type: str
+    dims: tuple[str, ...]
+    extern: bool
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class DeviceCall:
+    """A call made from device code, classified so later passes need not re-parse names.
+
+    ``category`` is one of ``syncthreads``, ``atomic``, ``warp``, ``fence``, ``math``,
+    ``device_function`` or ``other``.
+    """
+
+    name: str
+    category: str
+    args: tuple[Expr, ...]
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A ``__global__`` function (or a ``__device__`` function when ``is_global`` is False)."""
+
+    name: str
+    span: SourceSpan
+    params: tuple[Param, ...]
+    body_span: SourceSpan | None
+    is_global: bool = True
+    template_params: tuple[str, ...] = ()
+    builtins: tuple[BuiltinUse, ...] = ()
+    shared_arrays: tuple[SharedArray, ...] = ()
+    calls: tuple[DeviceCall, ...] = ()
+    side: str = "host"
+
+    @property
+    def is_template(self) -> bool:
+        return bool(self.template_params)
+
+    @property
+    def syncthreads(self) -> tuple[DeviceCall, ...]:
+        return tuple(c for c in self.calls if c.category == "syncthreads")
+
+    @property
+    def atomics(self) -> tuple[DeviceCall, ...]:
+        return tuple(c for c in self.calls if c.category == "atomic")
+
+    @property
+    def warp_intrinsics(self) -> tuple[DeviceCall, ...]:
+        return tuple(c for c in self.calls if c.category == "warp")
+
+    @property
+    def device_functions_called(self) -> tuple[str, ...]:
+        names = (c.name for c in self.calls if c.category == "device_function")
+        return tuple(dict.fromkeys(names))
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A ``kernel<<<grid, block, shared, stream>>>(args)`` site in host code.
+
+    ``config_span`` covers exactly the ``<<<...>>>`` text; ``shared_bytes`` and ``stream`` are
+    None when omitted. ``function`` is the enclosing host function.
+    """
+
+    kernel: str
+    span: SourceSpan
+    config_span: SourceSpan
+    grid: Expr
+    block: Expr
+    shared_bytes: Expr | None
+    stream: Expr | None
+    args: tuple[Expr, ...]
+    function: str
+    template_args: str | None = None
+
+
+@dataclass(frozen=True)
+class ApiCall:
+    """A CUDA runtime API call (cudaMalloc, cudaMemcpy, ...) in host code.
+
+    ``category`` is one of ``alloc``, ``free``, ``memcpy``, ``memset``, ``sync``, ``stream``,
+    ``event``, ``device``, ``error`` or ``other``.
+    """
+
+    name: str
+    category: str
+    args: tuple[Expr, ...]
+    span: SourceSpan
+    function: str

@@ -1,0 +1,109 @@
+"""Host-side structure: allocations and functions with their loops, branches and calls.
+
+Statements form a small structured tree (not a CFG): later passes build their control-flow
+graphs from it, and every node keeps its span so edits can land before or around it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from s2s.model.cuda import Param
+from s2s.model.span import Expr, SourceSpan
+
+
+@dataclass(frozen=True)
+class HostAllocation:
+    """Storage for an array on the host.
+
+    ``kind`` is ``malloc``, ``calloc``, ``realloc``, ``new[]``, ``static_array`` (a fixed-size
+    array, global or local) or ``vla``. ``count`` is the number of elements when it can be
+    read off the source (``n`` in ``malloc(n * sizeof(double))``); ``size_bytes`` is the
+    byte-size expression as written, for the malloc family.
+    """
+
+    name: str
+    kind: str
+    element_type: str
+    span: SourceSpan
+    function: str | None
+    count: Expr | None = None
+    size_bytes: Expr | None = None
+    dims: tuple[Expr, ...] = ()
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A call in host code to any function (user, library or CUDA API)."""
+
+    name: str
+    args: tuple[Expr, ...]
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class Stmt:
+    """A statement node.
+
+    ``kind`` is one of ``block``, ``for``, ``while``, ``do``, ``range_for``, ``if``,
+    ``switch``, ``case``, ``default``, ``break``, ``continue``, ``return``, ``goto``, ``label``,
+    ``decl``, ``expr``, ``null`` or ``other``. ``cond`` is the loop or branch condition,
+    ``init``/``step`` the for-loop header parts, ``body`` the loop body or then-branch,
+    ``orelse`` the else-branch, ``children`` the statements of a block (or a case's statement),
+    ``label`` a goto target or label name. ``directive`` indexes the OpenMP directive whose
+    associated statement this is, if any. ``calls`` are the calls made directly by this
+    statement's own expressions (not by nested statements).
+    """
+
+    kind: str
+    span: SourceSpan
+    cond: Expr | None = None
+    init: Stmt | None = None
+    step: Expr | None = None
+    body: Stmt | None = None
+    orelse: Stmt | None = None
+    children: tuple[Stmt, ...] = ()
+    label: str | None = None
+    calls: tuple[CallSite, ...] = ()
+    directive: int | None = None
+
+    def walk(self):
+        """Yield this statement and every nested one, in source order."""
+        yield self
+        for part in (self.init, self.body, self.orelse):
+            if part is not None:
+                yield from part.walk()
+        for child in self.children:
+            yield from child.walk()
+
+
+@dataclass(frozen=True)
+class HostFunction:
+    """A function with a body, compiled for the host (or a kernel's host-visible definition)."""
+
+    name: str
+    span: SourceSpan
+    return_type: str
+    params: tuple[Param, ...]
+    body: Stmt | None
+    is_template: bool = False
+    is_static: bool = False
+
+    @property
+    def calls(self) -> tuple[CallSite, ...]:
+        if self.body is None:
+            return ()
+        return tuple(call for stmt in self.body.walk() for call in stmt.calls)
+
+    @property
+    def loops(self) -> tuple[Stmt, ...]:
+        if self.body is None:
+            return ()
+        kinds = {"for", "while", "do", "range_for"}
+        return tuple(s for s in self.body.walk() if s.kind in kinds)
+
+    @property
+    def branches(self) -> tuple[Stmt, ...]:
+        if self.body is None:
+            return ()
+        return tuple(s for s in self.body.walk() if s.kind in {"if", "switch"})

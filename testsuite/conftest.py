@@ -1,0 +1,34 @@
+"""Shared fixtures: in-memory parsing and the sample catalogue."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLES = REPO / "samples"
+
+
+def sample_dirs(language: str) -> list[Path]:
+    """Sample directories of one language (``cuda`` or ``openmp``) that have a sample.toml."""
+    return sorted(p.parent for p in (SAMPLES / language).glob("*/sample.toml"))
+
+
+def sample_meta(directory: Path) -> dict:
+    with open(directory / "sample.toml", "rb") as handle:
+        return tomllib.load(handle)
+
+
+@pytest.fixture
+def load_source():
+    """Parse and extract an in-memory source: ``load_source(text, name='x.cu')``."""
+    from s2s.frontend.extract import load
+
+    def _load(text: str, name: str = "input.cu", **options):
+        from s2s.frontend.parse import ParseOptions
+
+        return load(name, ParseOptions(**options), source=text.encode())
+
+    return _load
