@@ -186,11 +186,16 @@ def header_label(language: str, headers: str) -> str:
 
 
 def cuda_version(root: str | None) -> str:
+    """``13.0`` from CUDART_VERSION in the toolkit's headers (version.json is not always there)."""
     try:
-        with open(os.path.join(root or "", "version.json"), encoding="utf-8") as handle:
-            return json.load(handle)["cuda"]["version"]
-    except (OSError, KeyError, ValueError):
-        return "toolkit"
+        with open(os.path.join(root or "", "include", "cuda_runtime_api.h"), encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("#define CUDART_VERSION"):
+                    number = int(line.split()[2])
+                    return f"{number // 1000}.{number % 1000 // 10}"
+    except (OSError, ValueError, IndexError):
+        pass
+    return "toolkit"
 
 
 def compile_check(path: str, language: str, workdir: str) -> str:
@@ -233,9 +238,14 @@ def machine_info() -> dict[str, str]:
         "OS": platform.platform(),
         "Python": platform.python_version(),
         "libclang": libclang_version(),
-        "load average": " ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?",
+        "load average": load_average(),
     }
     return info
+
+
+def load_average() -> str:
+    """1/5/15-minute load: other work on the machine inflates wall times (not CPU times)."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
 
 
 def libclang_version() -> str:
@@ -285,6 +295,7 @@ def run(args) -> dict:
                 row[f"{mode}_{temp}"] = cell
                 print(f"  {language:4} {headers:4} {mode:5} {temp}: {cell.show()}", file=sys.stderr)
         report["rows"].append(row)
+    report["machine"]["load average"] += f" at the start; {load_average()} at the end"
     if not args.keep:
         shutil.rmtree(workdir, ignore_errors=True)
     return report
@@ -295,16 +306,17 @@ COLUMNS = (("parse_cold", "parse cold"), ("parse_warm", "parse warm"),
 
 
 def verdict(report: dict) -> str:
-    cells = [row["load_cold"] for row in report["rows"] if row["language"] == "cuda"]
-    times = [(c.median, row["headers"]) for c, row in zip(cells, [r for r in report["rows"]
-                                                                   if r["language"] == "cuda"], strict=True)
-             if c.median is not None]
-    if not times:
-        return f"target < {TARGET_S:.0f} s for parse+extract of a 1000-line .cu: not measured (extraction n/a)"
-    worst, label = max(times)
-    ok = "MET" if worst < TARGET_S else "MISSED"
-    return (f"target < {TARGET_S:.0f} s for parse+extract of a 1000-line .cu: {ok} "
-            f"(slowest, cold with {label}: {worst:.2f} s)")
+    """Whether the slowest cold parse+extract of the .cu input stays under the target."""
+    measured = [(row["load_cold"].median, statistics.median(row["load_cold"].cpu), row["headers"])
+                for row in report["rows"] if row["language"] == "cuda" and row["load_cold"].median is not None]
+    goal = f"target < {TARGET_S:.0f} s for parse+extract of a 1000-line .cu"
+    if report["lines"] != 1000:
+        goal += f" (this run: {report['lines']} lines requested)"
+    if not measured:
+        return f"{goal}: not measured (extraction n/a)"
+    wall, cpu, label = max(measured)
+    ok = "MET" if wall < TARGET_S else "MISSED"
+    return f"{goal}: {ok} (slowest, cold with {label}: {wall:.2f} s wall, {cpu:.2f} s CPU)"
 
 
 def notes(report: dict) -> list[str]:

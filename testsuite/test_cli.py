@@ -123,7 +123,7 @@ def test_invalid_utf8_warns_and_still_inspects(tmp_path, capsys):
     src = write(tmp_path, "latin.cu", data)
     code, out, err = run_cli(["inspect", src], capsys)
     assert code == 0
-    assert f"{src}:1:8: warning: invalid UTF-8" in err
+    assert f"{src}:1:7: warning: invalid UTF-8" in err
     assert "saxpy" in out
 
 

@@ -98,6 +98,10 @@ class Console:
         self.out = RichConsole(file=sys.stdout, highlight=False, soft_wrap=False, width=width)
         self.err = RichConsole(file=sys.stderr, highlight=False)
 
+    def status(self, text: str) -> None:
+        """A plain line on stderr (no wrapping or markup: tools and people both read it)."""
+        sys.stderr.write(text + "\n")
+
     @contextlib.contextmanager
     def progress(self, total: int) -> Iterator[callable]:
         """Yield ``advance(path)``; shows a transient bar on a terminal with several files."""
@@ -121,7 +125,7 @@ def report_results(results: Iterable[FileResult], printer: DiagnosticPrinter, co
                 continue
             printer.emit(diag)
         if getattr(result, "traceback", None) and console.verbose >= 2:
-            console.err.print(result.traceback, markup=False)
+            console.status(result.traceback.rstrip())
 
 
 def check_files_exist(paths: list[str]) -> None:

@@ -56,7 +56,7 @@ def _print_summary(results: list[FileResult], printer: DiagnosticPrinter, consol
     extra = printer.summary()
     if extra:
         line += f"; {extra}"
-    console.err.print(line, markup=False)
+    console.status(line)
 
 
 def _where(span: SourceSpan) -> str:

@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
                          choices=["kernels", "launches", "api", "allocations", "directives",
                                   "functions"], help="show only these tables (repeatable)")
 
-    for name, (summary, issue) in REWRITE_PASSES.items():
+    for name, (summary, _issue) in REWRITE_PASSES.items():
         sub = commands.add_parser(name, help=summary)
         add_file_options(sub)
         mode = sub.add_mutually_exclusive_group()

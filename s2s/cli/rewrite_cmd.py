@@ -35,15 +35,14 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
         failed = sum(isinstance(r, Failed) for r in results)
         verb = "would change" if (args.check or not (args.in_place or args.output_dir)) \
             else "changed"
-        console.err.print(f"{len(results)} files: {len(changed)} {verb}, {failed} failed",
-                          markup=False)
+        console.status(f"{len(results)} files: {len(changed)} {verb}, {failed} failed")
     return exit_code(results, changes_are_failure=args.check)
 
 
 def _emit(change: FileChange, args, console: Console) -> None:
     if args.check:
         if change.changed:
-            console.err.print(f"{change.path}: would be changed", markup=False)
+            console.status(f"{change.path}: would be changed")
     elif args.in_place:
         write_in_place(change, args.backup)
     elif args.output_dir:

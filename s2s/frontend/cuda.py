@@ -26,7 +26,8 @@ import functools
 import os
 import re
 import weakref
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from s2s.frontend.context import FUNCTION_KINDS, TEMPLATE_KINDS, ExtractContext, Node
 from s2s.frontend.toolchain import configure_libclang
@@ -206,6 +207,12 @@ def _kind(cursor) -> str:
     return _kind_names()[cursor._kind_id]
 
 
+def _spelling(cursor) -> str:
+    """``cursor.spelling`` without cindex's per-call null check."""
+    cindex = configure_libclang()
+    return cindex._CXString.from_result(cindex.conf.lib.clang_getCursorSpelling(cursor))
+
+
 def _has_file(cursor) -> bool:
     """False for cursors with no place in any file (default arguments, implicit nodes)."""
     extent, start, _, expansion, _, _ = _clang()
@@ -361,7 +368,8 @@ class _Macros:
             if not self.outer or call.start >= self.outer[-1].end:
                 self.outer.append(call)
         self._starts = [c.start for c in self.outer]
-        self._expansions: dict[int, str | None] = {}
+        self._expansions: dict[tuple[str, int], str | None] = {}
+        self._parsed: dict[tuple[int, int], tuple] = {}
 
     def call_at(self, offset: int) -> _MacroCall | None:
         """The outermost macro call whose text holds ``offset`` (its start included)."""
@@ -373,32 +381,47 @@ class _Macros:
     def inner_at(self, offset: int, outer_start: int) -> list[_MacroCall]:
         """Macro calls nested in the arguments of the call at ``outer_start`` that hold
         ``offset``, outermost first."""
-        i = bisect.bisect_right(self._all_starts, offset)
-        return [c for c in self.all[:i] if outer_start < c.start <= offset < c.end]
+        found, i = [], bisect.bisect_right(self._all_starts, offset) - 1
+        while i >= 0 and self.all[i].start > outer_start:
+            if offset < self.all[i].end:
+                found.append(self.all[i])
+            i -= 1
+        return found[::-1]
 
     def text(self, start: int, end: int) -> str:
         return self.source[start:end].decode("utf-8", errors="surrogateescape")
 
     def expansion(self, call: _MacroCall) -> str | None:
         """The call's text with the file's own macros expanded (None: macro not defined here)."""
-        if call.start not in self._expansions:
-            text = self.text(call.start, call.end)
+        text = self.text(call.start, call.end)
+        spans = self._defs.get(call.name, ())
+        # Same text under the same #define: same expansion (CHECK(cudaGetLastError()) x 50).
+        key = (text, bisect.bisect_left(spans, (call.start,)))
+        if key not in self._expansions:
             expanded = self._expand(text, call.start, frozenset(), 0)
-            self._expansions[call.start] = expanded if expanded != text else None
-        return self._expansions[call.start]
+            self._expansions[key] = expanded if expanded != text else None
+        return self._expansions[key]
 
     def _definition(self, name: str, before: int):
-        spans = [s for s in self._defs.get(name, ()) if s[0] < before]
+        """(params or None for an object-like macro, body) of the last ``#define`` before."""
+        spans = self._defs.get(name)
         if not spans:
             return None
-        text = self.text(*spans[-1]).replace("\\\n", " ")
-        text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
-        rest = text[len(name):]
-        if not rest.startswith("("):
-            return None, rest.strip()
-        close = rest.find(")")
-        params = [p.strip() for p in rest[1:close].split(",") if p.strip()]
-        return params, rest[close + 1 :].strip()
+        i = bisect.bisect_left(spans, (before,)) - 1
+        if i < 0:
+            return None
+        key = spans[i]
+        if key not in self._parsed:
+            text = self.text(*key).replace("\\\n", " ")
+            text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
+            rest = text[len(name):]
+            if not rest.startswith("("):
+                self._parsed[key] = None, rest.strip()
+            else:
+                close = rest.find(")")
+                params = [p.strip() for p in rest[1:close].split(",") if p.strip()]
+                self._parsed[key] = params, rest[close + 1 :].strip()
+        return self._parsed[key]
 
     def _expand(self, text: str, at: int, active: frozenset, depth: int) -> str:
         out, pos = [], 0
@@ -452,13 +475,13 @@ def _substitute(body: str, params: list[str], args: list[str]) -> str:
 # --- one extraction context ---------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Function:
-    """A function-like cursor of the walk and the walk items of its body."""
+    """A function-like cursor of the walk: its item index and the end of its subtree."""
 
     node: Node
-    node_index: int
-    body: list[int] = field(default_factory=list)
+    index: int
+    end: int
 
 
 class _Unit:
@@ -466,17 +489,16 @@ class _Unit:
     added, each item's parent and enclosing function, and cached per-cursor facts."""
 
     def __init__(self, ctx: ExtractContext):
-        self.ctx = ctx
+        # A proxy: the cache maps the context to this object weakly, so no strong reference
+        # may lead back to the context.
+        self.ctx = weakref.proxy(ctx)
         self.macros = _Macros(ctx)
-        self.hidden: set[int] = set()
         self.items = self._with_hidden(ctx.nodes())
-        self.parent: list[int] = []
-        self.owner: list[int] = []
-        self.functions: list[_Function] = []
-        self._index_tree()
+        self.depths = [node.depth for node in self.items]
+        self.functions = self._find_functions()
+        self._function_starts = [f.index for f in self.functions]
         self._attrs: dict = {}
-        self._occurrence: dict[int, int] = {}
-        self._count_macro_calls()
+        self._call_items = [i for i, n in enumerate(self.items) if n.kind == "CALL_EXPR"]
 
     # The walk -------------------------------------------------------------------------
 
@@ -485,16 +507,32 @@ class _Unit:
         if not calls or not nodes:
             return nodes
         ends = _subtree_ends(nodes)
+        if self._walk_enters_macros(nodes, ends, calls):
+            return nodes
         containers = {self._container(nodes, ends, call) for call in calls}
         containers.discard(None)
         out: list[Node] = []
         for i, node in enumerate(nodes):
             out.append(node)
             if i in containers:
-                first = len(out)
                 out.extend(self._hidden_children(node, self._extent(nodes, i)))
-                self.hidden.update(range(first, len(out)))
         return out
+
+    def _walk_enters_macros(self, nodes, ends, calls: list[_MacroCall]) -> bool:
+        """Whether the context's walk already holds macro-produced cursors (a cursor lies
+        within a macro call's text); a few probes suffice, as some macros produce none."""
+        probes = 0
+        for call in calls:
+            index = self._container(nodes, ends, call)
+            if index is None:
+                continue
+            start, end = self._extent(nodes, index)
+            if call.start <= start and end <= call.end:
+                return True
+            probes += 1
+            if probes == 5:
+                return False
+        return False
 
     def _container(self, nodes, ends, call: _MacroCall) -> int | None:
         """Index of the deepest walked cursor whose extent holds the macro call."""
@@ -561,40 +599,55 @@ class _Unit:
             stack.extend((c, depth + 1) for c in reversed(children))
         return out
 
-    def _index_tree(self) -> None:
-        depths = [node.depth for node in self.items]
-        parent, owner, functions = self.parent, self.owner, self.functions
-        stack: list[int] = []
-        func_stack: list[tuple[int, list[int]]] = []
+    def _find_functions(self) -> list[_Function]:
+        depths, count, out = self.depths, len(self.items), []
         for i, node in enumerate(self.items):
-            depth = depths[i]
-            while stack and depths[stack[-1]] >= depth:
-                stack.pop()
-            while func_stack and depths[functions[func_stack[-1][0]].node_index] >= depth:
-                func_stack.pop()
-            parent.append(stack[-1] if stack else -1)
-            if func_stack:
-                owner.append(func_stack[-1][0])
-                func_stack[-1][1].append(i)
-            else:
-                owner.append(-1)
             if node.kind in FUNCTION_KINDS:
-                function = _Function(node, i)
-                func_stack.append((len(functions), function.body))
-                functions.append(function)
-            stack.append(i)
+                end, depth = i + 1, depths[i]
+                while end < count and depths[end] > depth:
+                    end += 1
+                out.append(_Function(node, i, end))
+        return out
 
-    def _count_macro_calls(self) -> None:
-        """Number each macro-produced call by its rank among same-named calls of its macro."""
-        seen: dict[tuple[int, str], int] = {}
-        for i, node in enumerate(self.items):
-            if node.kind != "CALL_EXPR" or i not in self.hidden:
+    def parent(self, index: int) -> int:
+        """The walk parent of item ``index`` (-1 at the top): a short backward scan."""
+        depths, depth = self.depths, self.depths[index]
+        index -= 1
+        while index >= 0 and depths[index] >= depth:
+            index -= 1
+        return index
+
+    def owner(self, index: int) -> int:
+        """Index in ``functions`` of the innermost function holding item ``index``, or -1."""
+        i = bisect.bisect_left(self._function_starts, index) - 1
+        while i >= 0 and not index < self.functions[i].end:
+            i -= 1
+        return i
+
+    def body(self, function: _Function) -> Iterator[int]:
+        """Item indices of a function's subtree, without those of nested functions."""
+        index = function.index + 1
+        while index < function.end:
+            if self.items[index].kind in FUNCTION_KINDS:
+                index = self.functions[bisect.bisect_left(self._function_starts, index)].end
                 continue
-            call = self.macros.call_at(_offsets(node.cursor)[0])
-            if call is not None:
-                key = (call.start, self.call_name(i))
-                self._occurrence[i] = seen.get(key, 0)
-                seen[key] = self._occurrence[i] + 1
+            yield index
+            index += 1
+
+    def occurrence(self, index: int, call: _MacroCall) -> int:
+        """How many calls of the same name precede the call at ``index`` in the expansion of
+        ``call`` (the walk visits a macro's cursors as a block, in expansion order)."""
+        name = self.call_name(index)
+        count = 0
+        i = bisect.bisect_left(self._call_items, index) - 1
+        while i >= 0:
+            other = self._call_items[i]
+            start = _offsets(self.items[other].cursor)[0]
+            if not call.start <= start < call.end:
+                break
+            count += self.call_name(other) == name
+            i -= 1
+        return count
 
     # Per-cursor facts ---------------------------------------------------------------------
 
@@ -646,10 +699,10 @@ class _Unit:
         macro), so when it is exactly a macro call (``FULL_MASK``, ``MAX(a, b)``), that call
         is its text as written.
         """
-        span = self.span(cursor, template)
-        text = self.ctx.index.text(span.start, span.end)
-        if span.macro is None or (whole_macro and _offsets(cursor) == (span.start, span.end)):
-            return Expr(text, span)
+        offsets = _offsets(cursor)
+        span = self.span_of(*offsets, template)
+        if span.macro is None or (whole_macro and offsets == (span.start, span.end)):
+            return Expr(self.ctx.index.text(span.start, span.end), span)
         return Expr(self.spelled_text(cursor, span), span)
 
     def spelled_text(self, cursor, macro_span: SourceSpan) -> str:
@@ -684,7 +737,7 @@ class _Unit:
         if expansion is None:
             return None
         name = self.call_name(index)
-        return _call_args(expansion, name, self._occurrence.get(index, 0)) if name else None
+        return _call_args(expansion, name, self.occurrence(index, call)) if name else None
 
     def call_name(self, index: int) -> str:
         """The callee's name; '' for a functional cast such as ``T(0)`` in a template.
@@ -693,7 +746,7 @@ class _Unit:
         that of the overload set, or read from the callee's text.
         """
         cursor = self.items[index].cursor
-        name = cursor.spelling
+        name = _spelling(cursor)
         if name:
             return name
         children = _children(cursor)
@@ -739,6 +792,8 @@ def extract_kernels(ctx: ExtractContext) -> tuple[tuple[Kernel, ...], tuple[Kern
     found = []
     for number, function in enumerate(unit.functions):
         node = function.node
+        if node.kind in ("CONSTRUCTOR", "DESTRUCTOR"):
+            continue
         attrs = unit.attrs(node.cursor)
         is_global = "CUDAGLOBAL_ATTR" in attrs
         if is_global or "CUDADEVICE_ATTR" in attrs:
@@ -812,7 +867,7 @@ def _body_facts(unit: _Unit, function: _Function, device_names: set[str],
     shared: list[SharedArray] = []
     calls: list[DeviceCall] = []
     globals_used: list[str] = []
-    for index in function.body:
+    for index in unit.body(function):
         node = unit.items[index]
         kind = node.kind
         if kind == "DECL_REF_EXPR":
@@ -840,7 +895,7 @@ def _start(item) -> int:
 
 def _builtin(unit: _Unit, index: int, name: str, template: str | None) -> BuiltinUse:
     """``threadIdx.x`` (a property reference over the variable) or a bare use (component '')."""
-    parent = unit.parent[index]
+    parent = unit.parent(index)
     if name == "warpSize" or parent < 0 or unit.items[parent].kind != "MEMBER_REF_EXPR":
         return BuiltinUse(name, "", unit.span(unit.items[index].cursor, template))
     member = unit.items[parent].cursor
@@ -901,7 +956,7 @@ def _file_scope_shared(unit: _Unit) -> dict[str, tuple]:
     """``__shared__`` variables declared outside functions, by name: (cursor, template)."""
     found = {}
     for index, node in enumerate(unit.items):
-        if node.kind == "VAR_DECL" and unit.owner[index] < 0:
+        if node.kind == "VAR_DECL" and unit.owner(index) < 0:
             if "CUDASHARED_ATTR" in unit.attrs(node.cursor):
                 found[node.cursor.spelling] = (node.cursor, node.template)
     return found
@@ -954,12 +1009,11 @@ def extract_launches(ctx: ExtractContext) -> tuple[Launch, ...]:
     unit = _unit(ctx)
     launches = []
     for index, node in enumerate(unit.items):
-        if node.kind != "CALL_EXPR" or unit.parent[index] < 0:
+        if node.kind != "CALL_EXPR" or _spelling(node.cursor) not in CONFIG_CALLS:
             continue
-        if node.cursor.spelling not in CONFIG_CALLS:
-            continue
-        launch = unit.parent[index]
-        if unit.items[launch].kind != "CALL_EXPR" or unit.is_device_only(unit.owner[launch]):
+        launch = unit.parent(index)
+        if launch < 0 or unit.items[launch].kind != "CALL_EXPR" or unit.is_device_only(
+                unit.owner(launch)):
             continue
         launches.append(_launch(unit, launch, index))
     return tuple(sorted(launches, key=_start))
@@ -1049,7 +1103,7 @@ def _launch_from_macro(unit: _Unit, index: int, config_index: int, span: SourceS
     expansion = unit.macros.expansion(call) if call else None
     parsed = None
     if expansion is not None:
-        parsed = _parse_launch(expansion, unit._occurrence.get(config_index, 0))
+        parsed = _parse_launch(expansion, unit.occurrence(config_index, call))
     if parsed is None:
         return exprs, args, callee
     exprs = [e if e is None or e.text or i >= len(parsed.config)
@@ -1071,8 +1125,8 @@ def extract_api_calls(ctx: ExtractContext) -> tuple[ApiCall, ...]:
     for index, node in enumerate(unit.items):
         if node.kind != "CALL_EXPR":
             continue
-        name = node.cursor.spelling or unit.call_name(index)
-        if not name.startswith("cuda") or unit.is_device_only(unit.owner[index]):
+        name = unit.call_name(index)
+        if not name.startswith("cuda") or unit.is_device_only(unit.owner(index)):
             continue
         ref = node.cursor.referenced
         if ref is not None and ctx.in_main_file(ref):

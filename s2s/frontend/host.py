@@ -276,7 +276,13 @@ def _call_site(tree: _Tree, i: int) -> CallSite | None:
     if (not name or name == "operator()") and kids:
         # Dependent calls (templates) have no name; a functor or lambda call is named by
         # its object (``l(3)``), not ``operator()``, and the object is not an argument.
+        if not name and tree.kinds[kids[0]] == "TYPE_REF":
+            return None  # ``T(1.5)`` in a template: a functional cast, not a call
         callee = _callee_name(tree.ctx.index.text(*tree.extent(kids[0])))
+        if not callee:
+            # Inside a macro expansion the callee has no text of its own: use what it names.
+            target = tree.nodes[kids[0]].cursor.referenced
+            callee = target.spelling if target is not None else ""
         skip = 1 if name else 0
         name = callee or name
     if not name:
@@ -718,7 +724,10 @@ def _array_decl(tree: _Tree, i: int) -> HostAllocation | None:
         text = " * ".join(_factor(d.text) for d in dims)
         first, last = dims[0].span, dims[-1].span
         count = Expr(text, tree.ctx.index.span(first.start, max(first.start, last.end), tree.templates[i]))
-    return HostAllocation(cursor.spelling, "vla" if is_vla else "static_array", element.spelling,
+    # The declared spelling keeps typedefs (``cudaStream_t[4]``, not ``CUstream_st *[4]``).
+    written = vtype.spelling
+    element_type = written.split("[", 1)[0].strip() if "[" in written else element.spelling
+    return HostAllocation(cursor.spelling, "vla" if is_vla else "static_array", element_type,
                           span, node.function, count, None, dims)
 
 

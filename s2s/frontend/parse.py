@@ -99,7 +99,7 @@ def _has_std(flags: tuple[str, ...]) -> bool:
     return any(f.startswith(("-std=", "--std=")) for f in flags)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _index():
     return configure_libclang().Index.create()
 

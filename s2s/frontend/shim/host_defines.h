@@ -18,9 +18,7 @@
 #define __global__ __attribute__((global))
 #define __shared__ __attribute__((shared))
 #define __constant__ __attribute__((constant))
-/* clang accepts the 'managed' attribute for HIP only (with the toolkit headers a CUDA parse
- * warns and then rejects device uses); a managed variable is a device variable the host may
- * also touch, so __device__ is the faithful stand-in.  The macro name stays in the tokens. */
+/* See nvcc_compat.h for why a managed variable is a device variable here. */
 #define __managed__ __attribute__((device))
 #define __grid_constant__ __attribute__((grid_constant))
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))

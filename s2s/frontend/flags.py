@@ -1,0 +1,177 @@
+"""Compile flags from ``compile_commands.json`` (as clang-tidy's ``-p``), filtered for libclang.
+
+A build's command line holds much that libclang must not see (``-c``, ``-o out.o``, the input
+itself, dependency-file flags) and, for nvcc, options clang does not know (``-arch=sm_90``,
+``-Xcompiler -fPIC``, ``--expt-relaxed-constexpr``).  The table below says what happens to each
+flag: kept (with relative paths made absolute against the entry's directory), dropped because it
+only concerns code generation or the build, or unknown (dropped and reported once, so the user
+learns that the parse may differ from the build).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from s2s.diagnostics import UsageError
+
+# Flags that take a path argument (joined "-Idir" or separate "-I dir"); kept, path absolutized.
+_PATH_FLAGS = ("-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros", "--include-path",
+               "--system-include", "--pre-include")
+# Flags kept as they are (joined value or "=" value).
+_KEEP_PREFIXES = ("-D", "-U", "-std=", "-std", "--std", "-f", "-m", "-O", "-g", "-W", "-pedantic",
+                  "-ansi", "-nostdinc", "-pthread", "--cuda-gpu-arch=", "--cuda-path=",
+                  "--offload-arch=", "-fopenmp")
+# nvcc spellings translated to clang's.
+_NVCC_SPELLING = {"--define-macro": "-D", "--undefine-macro": "-U", "--include-path": "-I",
+                  "--system-include": "-isystem", "--pre-include": "-include"}
+# Flags dropped with their separate argument: build outputs and code generation only.
+_DROP_WITH_ARG = {"-o", "-MF", "-MT", "-MQ", "-x", "-arch", "-gencode", "-code", "-ccbin",
+                  "--compiler-bindir", "--output-file", "-Xptxas", "-Xlinker", "-Xnvlink",
+                  "--gpu-architecture", "--gpu-code", "--generate-code", "-maxrregcount",
+                  "--maxrregcount", "-L", "-l", "--library", "--library-path", "-t", "--threads",
+                  "-Xarch_device", "-Xarch_host", "--keep-dir", "-odir"}
+# Flags dropped on their own (or with a joined value).
+_DROP_PREFIXES = ("-c", "-S", "-E", "-M", "-o", "-arch=", "-gencode=", "-code=", "-ccbin=",
+                  "--gpu-architecture=", "--gpu-code=", "--generate-code=", "-rdc", "--relocatable",
+                  "-dc", "-dlink", "--device-c", "--device-link", "-lineinfo", "--expt-",
+                  "--extended-lambda", "-extended-lambda", "-expt-", "--use_fast_math",
+                  "-use_fast_math", "--keep", "-keep", "-L", "-l", "-Werror", "--Werror",
+                  "-maxrregcount=", "--ptxas-options", "-Xptxas=", "--resource-usage", "-G",
+                  "--threads=", "-t=", "-shared", "-static", "-fPIC", "-fpic", "-pipe",
+                  "--forward-unknown-to-host-compiler", "-forward-unknown-to-host-compiler",
+                  "--diag-suppress", "-diag-suppress", "--display-error-number", "-Xcudafe",
+                  "--cudart", "-cudart", "-rpath", "-Wl,", "-Xlinker=", "--source-in-ptx")
+_HOST_COMPILER_PASSTHROUGH = ("-Xcompiler", "--compiler-options")
+_SOURCE_SUFFIXES = {".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".C", ".i", ".ii"}
+
+
+@dataclass(frozen=True)
+class DatabaseEntry:
+    """One compile command: its working directory, source file and argument vector."""
+
+    directory: str
+    file: str
+    arguments: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CompilationDatabase:
+    """The entries of one ``compile_commands.json``, looked up by the real path of the source."""
+
+    path: str
+    entries: tuple[DatabaseEntry, ...]
+
+    def entry_for(self, source: str) -> DatabaseEntry | None:
+        """The first entry whose file is ``source`` (paths compared after resolving links)."""
+        wanted = os.path.realpath(source)
+        for entry in self.entries:
+            if os.path.realpath(os.path.join(entry.directory, entry.file)) == wanted:
+                return entry
+        return None
+
+
+def load_compile_commands(build_dir: str | os.PathLike) -> CompilationDatabase:
+    """Read ``BUILD_DIR/compile_commands.json`` (or the file itself when given one).
+
+    Raises ``UsageError`` when it is missing or malformed: the user asked for it explicitly.
+    """
+    path = Path(build_dir)
+    if path.is_dir():
+        path = path / "compile_commands.json"
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file (-p expects a build directory holding "
+                         "compile_commands.json)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise UsageError(f"{path}: cannot read compilation database: {err}") from None
+    if not isinstance(raw, list):
+        raise UsageError(f"{path}: a compilation database is a JSON list of commands")
+    entries = []
+    for number, item in enumerate(raw):
+        entries.append(_entry_from_json(item, path, number))
+    return CompilationDatabase(str(path), tuple(entries))
+
+
+def _entry_from_json(item: object, path: Path, number: int) -> DatabaseEntry:
+    if not isinstance(item, dict) or "file" not in item or "directory" not in item:
+        raise UsageError(f"{path}: entry {number} lacks 'file' or 'directory'")
+    if "arguments" in item:
+        arguments = tuple(str(a) for a in item["arguments"])
+    elif "command" in item:
+        arguments = tuple(shlex.split(str(item["command"])))
+    else:
+        raise UsageError(f"{path}: entry {number} has neither 'arguments' nor 'command'")
+    return DatabaseEntry(str(item["directory"]), str(item["file"]), arguments)
+
+
+def filter_flags(arguments: tuple[str, ...] | list[str],
+                 directory: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Split a compile command into (flags for libclang, unknown flags that were dropped).
+
+    ``arguments[0]`` is the compiler; source files are dropped; ``-Xcompiler a,b`` is unpacked and
+    filtered like the rest; relative include paths become absolute against ``directory``.
+    """
+    kept: list[str] = []
+    unknown: list[str] = []
+    args = list(arguments[1:])
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        nxt = args[i + 1] if i + 1 < len(args) else None
+        if arg in _HOST_COMPILER_PASSTHROUGH or arg.startswith(("-Xcompiler=", "--compiler-options=")):
+            value = arg.split("=", 1)[1] if "=" in arg else nxt
+            inner, inner_unknown = filter_flags(["cc", *(value or "").split(",")], directory)
+            kept.extend(inner)
+            unknown.extend(inner_unknown)
+            i += 1 if "=" in arg else 2
+            continue
+        taken = _classify(arg, nxt, directory, kept, unknown)
+        i += taken
+    return tuple(kept), tuple(dict.fromkeys(unknown))
+
+
+def _classify(arg: str, nxt: str | None, directory: str, kept: list[str],
+              unknown: list[str]) -> int:
+    """Append what ``arg`` contributes to ``kept`` / ``unknown``; return how many args it used."""
+    if not arg:
+        return 1
+    if not arg.startswith("-"):
+        if Path(arg).suffix in _SOURCE_SUFFIXES or Path(arg).suffix in {".o", ".obj", ".a"}:
+            return 1
+        unknown.append(arg)
+        return 1
+    spelled = arg
+    for nvcc, clang in _NVCC_SPELLING.items():
+        if arg == nvcc or arg.startswith(nvcc + "="):
+            spelled = clang + arg[len(nvcc) + 1:] if arg.startswith(nvcc + "=") else clang
+    for flag in _PATH_FLAGS:
+        if spelled == flag:
+            if nxt is None:
+                unknown.append(arg)
+                return 1
+            kept.extend([flag, _absolute(nxt, directory)])
+            return 2
+        if spelled.startswith(flag) and flag in ("-I", "-isystem", "-iquote", "-idirafter"):
+            kept.append(flag + _absolute(spelled[len(flag):], directory))
+            return 1
+    if spelled in ("-D", "-U") and nxt is not None:
+        kept.extend([spelled, nxt])
+        return 2
+    if arg in _DROP_WITH_ARG:
+        return 2
+    if arg.startswith(_DROP_PREFIXES):
+        return 1
+    if spelled.startswith(_KEEP_PREFIXES):
+        kept.append(spelled)
+        return 1
+    unknown.append(arg)
+    return 1
+
+
+def _absolute(path: str, directory: str) -> str:
+    return path if os.path.isabs(path) else os.path.normpath(os.path.join(directory, path))
