@@ -21,6 +21,7 @@ Usage: ``python scripts/bench_frontend.py [--runs 5] [--lines 1000] [--keep DIR]
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import platform
@@ -56,6 +57,7 @@ def options_for(headers: str):
 
 def measure(mode: str, path: str, headers: str) -> dict:
     """Run one parse or load of ``path``; return seconds and a summary of the result."""
+    gc.collect()  # dispose of the previous run's translation units outside the timed region
     start, cpu_start = time.perf_counter(), time.process_time()
     try:
         options = options_for(headers)

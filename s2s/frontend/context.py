@@ -114,7 +114,15 @@ class ExtractContext:
         self.top_level = [c for c in unit.cursor.get_children() if self.in_main_file(c)]
         self.index = SourceIndex(path, source, self.top_level)
         self._nodes: list[Node] | None = None
+        self._memo: dict[str, object] = {}
         self.diagnostics: list[Diagnostic] = []
+
+    def memo(self, key: str, build):
+        """``build(self)`` once per context: per-unit indexes of the extractors live and die
+        with the context (a global cache keyed by context kept every unit alive)."""
+        if key not in self._memo:
+            self._memo[key] = build(self)
+        return self._memo[key]
 
     def warn(self, message: str, id: str, at: SourceSpan) -> None:
         """Record a warning about a construct the extractor could not fully model."""

@@ -25,7 +25,6 @@ import ctypes
 import functools
 import os
 import re
-import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -489,9 +488,7 @@ class _Unit:
     added, each item's parent and enclosing function, and cached per-cursor facts."""
 
     def __init__(self, ctx: ExtractContext):
-        # A proxy: the cache maps the context to this object weakly, so no strong reference
-        # may lead back to the context.
-        self.ctx = weakref.proxy(ctx)
+        self.ctx = ctx
         self.macros = _Macros(ctx)
         self.items = self._with_hidden(ctx.nodes())
         self.depths = [node.depth for node in self.items]
@@ -772,14 +769,8 @@ def _subtree_ends(nodes: list[Node]) -> list[int]:
     return ends
 
 
-_UNITS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def _unit(ctx: ExtractContext) -> _Unit:
-    unit = _UNITS.get(ctx)
-    if unit is None:
-        unit = _UNITS[ctx] = _Unit(ctx)
-    return unit
+    return ctx.memo("cuda.unit", _Unit)
 
 
 # --- kernels and device functions -----------------------------------------------------------

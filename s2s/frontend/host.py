@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import ctypes
 import re
-import weakref
 
 from s2s.frontend.context import FUNCTION_KINDS, TEMPLATE_KINDS, ExtractContext
 from s2s.frontend.toolchain import configure_libclang
@@ -138,14 +137,8 @@ class _Tree:
         return Expr(self.ctx.index.text(start, end), self.span(i))
 
 
-_TREES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def _tree(ctx: ExtractContext) -> _Tree:
-    tree = _TREES.get(ctx)
-    if tree is None or tree.nodes is not ctx.nodes():
-        tree = _TREES[ctx] = _Tree(ctx)
-    return tree
+    return ctx.memo("host.tree", _Tree)
 
 
 def cuda_role(cursor) -> str:

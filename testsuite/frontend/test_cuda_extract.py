@@ -516,3 +516,20 @@ def test_extraction_of_a_thousand_lines():
     assert (len(kernels), len(device_functions), len(launches)) == (42, 42, 42)
     assert [k.name for k in kernels] == [f"kern{i}" for i in range(42)]
     assert len(api_calls) == 42 * 7 * 2  # each CHECK also calls cudaGetErrorString
+
+
+def test_model_does_not_keep_the_translation_unit_alive():
+    """A process that handles many files (the nvcc wrapper, a test run) must not accumulate
+    translation units: the model is plain data, the per-unit extractor indexes die with it."""
+    import gc
+    import weakref
+
+    from s2s.frontend.extract import extract
+
+    parsed = parse_source(_big_source(2), "small.cu", ParseOptions())
+    unit = weakref.ref(parsed.primary)
+    model, _ = extract(parsed)
+    del parsed
+    gc.collect()
+    assert unit() is None
+    assert [k.name for k in model.kernels] == ["kern0", "kern1"]

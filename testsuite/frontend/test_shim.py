@@ -8,8 +8,8 @@ machine with neither.
 from __future__ import annotations
 
 import pytest
-
 from conftest import REPO, sample_dirs, sample_meta
+
 from s2s.frontend.extract import load
 from s2s.frontend.parse import ParseOptions
 from s2s.frontend.toolchain import Toolchain, default_toolchain
