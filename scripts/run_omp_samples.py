@@ -30,14 +30,14 @@ The helpers (``count_copies``, ``find_unmapped_pointers``, ``compare_output``,
 
     spec = importlib.util.spec_from_file_location("run_omp_samples", path)
 
-Standard library only (Python >= 3.11 for tomllib).
+Building, running and the log parsing live in ``s2s.verify.omp_harness``
+(standard library only); this script adds the sample catalogue and the command
+line. It runs with any Python >= 3.11 (tomllib): when s2s is not installed it
+imports the harness from this checkout.
 """
 
 import argparse
-import math
 import os
-import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -50,16 +50,20 @@ import tomllib
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLES_DIR = REPO_ROOT / "samples" / "openmp"
 
-OFFLOAD_TARGET = "x86_64-pc-linux-gnu"
-COMPILERS = {"c": "clang-16", "c++": "clang++-16"}
-BASE_FLAGS = ["-O2", "-g", "-fopenmp"]
-OFFLOAD_FLAGS = [f"-fopenmp-targets={OFFLOAD_TARGET}"]
+try:
+    from s2s.verify import omp_harness as harness
+except ImportError:  # run with a Python that has not installed s2s: use the checkout
+    sys.path.insert(0, str(REPO_ROOT))
+    from s2s.verify import omp_harness as harness
+
+OFFLOAD_TARGET = harness.OFFLOAD_TARGET
+COMPILERS = harness.COMPILERS
 
 # LIBOMPTARGET_INFO bits (see the LLVM OpenMP docs, "LIBOMPTARGET_INFO"):
-INFO_KERNEL_ARGS = 0x01  # kernel/data-region entry with its arguments
-INFO_MAPPING_EXISTS = 0x02  # "Mapping exists ..." lookups of present data
-INFO_DATA_TRANSFER = 0x20  # "Copying data from host to device ..."
-INFO_ALL_CHECKS = INFO_KERNEL_ARGS | INFO_MAPPING_EXISTS | INFO_DATA_TRANSFER
+INFO_KERNEL_ARGS = harness.INFO_KERNEL_ARGS  # kernel/data-region entry with its arguments
+INFO_MAPPING_EXISTS = harness.INFO_MAPPING_EXISTS  # "Mapping exists ..." lookups of present data
+INFO_DATA_TRANSFER = harness.INFO_DATA_TRANSFER  # "Copying data from host to device ..."
+INFO_ALL_CHECKS = harness.INFO_ALL_CHECKS
 
 REQUIRED_KEYS: dict[str, type | tuple[type, ...]] = {
     "name": str,
@@ -73,163 +77,39 @@ REQUIRED_KEYS: dict[str, type | tuple[type, ...]] = {
 
 
 # --------------------------------------------------------------------------
-# LIBOMPTARGET_INFO parsing (reused by s2s's tests)
+# LIBOMPTARGET_INFO parsing and output comparison (kept for callers of this script's
+# helpers; the logic lives in s2s.verify.omp_harness)
 # --------------------------------------------------------------------------
-
-_COPY_RE = re.compile(
-    r"Copying data from (host to device|device to host),"
-    r".*?\bSize=(\d+)(?:, Name=(.*?))?\s*$"
-)
 
 
 def count_copies(text: str) -> dict:
-    """Count the data transfers in libomptarget's ``LIBOMPTARGET_INFO`` log.
+    """Count the data transfers in libomptarget's ``LIBOMPTARGET_INFO`` (bit 0x20) log.
 
-    ``text`` is the stderr of a program run with ``LIBOMPTARGET_INFO`` having
-    bit 0x20 set (e.g. ``LIBOMPTARGET_INFO=32``); other lines are ignored, so
-    the combined stdout+stderr may be passed.  Every line of the form::
-
-        Libomptarget device 0 info: Copying data from host to device,
-            HstPtr=0x..., TgtPtr=0x..., Size=800, Name=a[0:n]
-
-    is one copy (map clauses at region entry/exit, ``target update``, and the
-    8-byte pointer "attach" copies of mapped struct members all count).
-
-    Returns a dict::
-
-        {"h2d": int, "h2d_bytes": int,      # host -> device copies, bytes
-         "d2h": int, "d2h_bytes": int,      # device -> host copies, bytes
-         "transfers": [(direction, size, name), ...]}
-
-    where ``direction`` is ``"h2d"`` or ``"d2h"`` and ``name`` is the map
-    clause's text (``"unknown"`` or ``""`` when the runtime has none), in
-    the order they happened.
+    Returns ``{"h2d": int, "h2d_bytes": int, "d2h": int, "d2h_bytes": int,
+    "transfers": [(direction, size, name), ...]}``; see
+    ``omp_harness.parse_transfers`` for what counts as a copy.
     """
-    result = {"h2d": 0, "h2d_bytes": 0, "d2h": 0, "d2h_bytes": 0, "transfers": []}
-    for line in text.splitlines():
-        m = _COPY_RE.search(line)
-        if not m:
-            continue
-        direction = "h2d" if m.group(1) == "host to device" else "d2h"
-        size = int(m.group(2))
-        result[direction] += 1
-        result[direction + "_bytes"] += size
-        result["transfers"].append((direction, size, m.group(3) or ""))
-    return result
-
-
-_REGION_RE = re.compile(r"(Entering|Exiting) OpenMP (kernel|data region) at (\S+) with \d+ arguments")
-_ARG_RE = re.compile(r"info: ([A-Za-z_|]+)\((.*)\)\[(\d+)\]\s*(\(implicit\))?\s*$")
-_IMPLICIT_LOOKUP_RE = re.compile(r"Mapping exists \(implicit\) with .*\bName=(.*?)\s*$")
+    stats = harness.parse_copies(text)
+    return {
+        "h2d": stats.h2d_count,
+        "h2d_bytes": stats.h2d_bytes,
+        "d2h": stats.d2h_count,
+        "d2h_bytes": stats.d2h_bytes,
+        "transfers": harness.parse_transfers(text),
+    }
 
 
 def find_unmapped_pointers(text: str) -> list[dict]:
-    """Find pointers that target regions use without any device mapping.
-
-    A pointer referenced in a target region without a map clause is mapped
-    implicitly as a zero-length array section; libomptarget prints it as an
-    argument like ``use_address(b)[0] (implicit)``.  If the pointee is present
-    on the device (an enclosing ``target data``, ``target enter data`` ...)
-    the runtime then reports ``Mapping exists (implicit) with ... Name=b``;
-    if nothing is found the kernel receives the raw host address.  That
-    happens to work with the host-offload plugin (shared address space) but
-    is wrong on a discrete GPU.
-
-    ``text`` must come from a run with ``LIBOMPTARGET_INFO`` bits 0x1 (kernel
-    arguments) AND 0x2 (mapping look-ups) set, e.g. ``LIBOMPTARGET_INFO=3``
-    or ``35``: bit 0x1 alone lists the arguments but cannot tell whether a
-    mapping existed.
-
-    Returns one dict per offending (kernel, pointer) occurrence::
-
-        {"kernel": "prog.c:42:5", "name": "b"}
-    """
-    problems: list[dict] = []
-    kernel = None  # location of the kernel whose block we are in
-    pending: list[str] = []  # zero-size implicit args not yet found mapped
-    found: set[str] = set()
-
-    def flush() -> None:
-        for name in pending:
-            if name not in found:
-                problems.append({"kernel": kernel, "name": name})
-
-    for line in text.splitlines():
-        m = _REGION_RE.search(line)
-        if m:
-            if kernel is not None:
-                flush()
-            is_kernel = m.group(1) == "Entering" and m.group(2) == "kernel"
-            kernel = m.group(3) if is_kernel else None
-            pending, found = [], set()
-            continue
-        if kernel is None:
-            continue
-        m = _ARG_RE.search(line)
-        if m and "Mapping exists" not in line:
-            _kind, name, size, implicit = m.groups()
-            if implicit and int(size) == 0 and name != "unknown":
-                pending.append(name)
-            continue
-        m = _IMPLICIT_LOOKUP_RE.search(line)
-        if m:
-            found.add(m.group(1))
-    if kernel is not None:
-        flush()
-    return problems
-
-
-# --------------------------------------------------------------------------
-# output comparison
-# --------------------------------------------------------------------------
-
-_NUM_RE = re.compile(
-    r"[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|\b(?:inf(?:inity)?|nan)\b)",
-    re.IGNORECASE,
-)
-
-
-def _split_numbers(line: str) -> tuple[list[str], list[str]]:
-    """Split a line into its text pieces and its numeric tokens."""
-    return _NUM_RE.split(line), _NUM_RE.findall(line)
-
-
-def _numbers_close(a: str, b: str, tol: float) -> bool:
-    x, y = float(a), float(b)
-    if math.isnan(x) or math.isnan(y):
-        return math.isnan(x) and math.isnan(y)
-    if x == y:
-        return True
-    return tol > 0 and abs(x - y) <= tol * max(abs(x), abs(y))
+    """Pointers that target regions use without any device mapping, as
+    ``[{"kernel": "prog.c:42:5", "name": "b"}, ...]`` (needs ``LIBOMPTARGET_INFO`` bits
+    0x1 and 0x2); see ``omp_harness.find_unmapped``."""
+    return harness.find_unmapped(text)
 
 
 def compare_output(expected: str, actual: str, tolerance: float = 0.0) -> list[str]:
-    """Compare program output with the reference.
-
-    Lines are compared one by one; numbers (ints, floats, inf/nan) are
-    compared with the relative ``tolerance`` (0 means exactly equal values),
-    the text between them must be identical.  Trailing whitespace and
-    trailing blank lines are ignored.  Returns human-readable differences
-    (empty list = match).
-    """
-    exp_lines = [line.rstrip() for line in expected.rstrip().splitlines()]
-    act_lines = [line.rstrip() for line in actual.rstrip().splitlines()]
-    diffs: list[str] = []
-    if len(exp_lines) != len(act_lines):
-        diffs.append(f"line count differs: expected {len(exp_lines)}, got {len(act_lines)}")
-    for no, (e, a) in enumerate(zip(exp_lines, act_lines, strict=False), start=1):
-        if e == a:
-            continue
-        etext, enums = _split_numbers(e)
-        atext, anums = _split_numbers(a)
-        ok = (
-            etext == atext
-            and len(enums) == len(anums)
-            and all(_numbers_close(x, y, tolerance) for x, y in zip(enums, anums, strict=True))
-        )
-        if not ok:
-            diffs.append(f"line {no}: expected {e!r}, got {a!r}")
-    return diffs
+    """Human-readable differences between two outputs (empty list = match): numbers within
+    the relative ``tolerance``, other text exactly; see ``omp_harness.output_differences``."""
+    return harness.output_differences(expected, actual, tolerance)
 
 
 # --------------------------------------------------------------------------
@@ -320,16 +200,9 @@ def discover_samples(names: list[str] | None = None, samples_dir: Path = SAMPLES
 
 
 def toolchain_problem(langs: tuple[str, ...] = ("c", "c++")) -> str | None:
-    """Return None if clang-16 host offloading looks usable, else why not."""
-    for lang in langs:
-        if shutil.which(COMPILERS[lang]) is None:
-            return f"{COMPILERS[lang]} not found on PATH"
-    clang = Path(shutil.which(COMPILERS[langs[0]])).resolve()
-    libdirs = [clang.parent.parent / "lib", Path("/usr/lib/llvm-16/lib")]
-    for d in libdirs:
-        if (d / "libomptarget.so").exists() and any(d.glob("libomptarget.rtl.x86_64*.so*")):
-            return None
-    return "libomptarget (host plugin libomptarget.rtl.x86_64) not found; install libomp-16-dev"
+    """Return None if clang-16 host offloading works (built and run once), else why not."""
+    del langs  # the harness checks clang-16 and clang++-16 both
+    return harness.toolchain_problem()
 
 
 @dataclass
@@ -348,11 +221,13 @@ def build_command(
     compiler: str | None = None,
     extra_flags: list[str] | tuple[str, ...] = (),
 ) -> list[str]:
+    if compiler is None and offload:
+        return harness.build_command(sample.sources, exe, sample.lang, extra_flags)
     cc = compiler or COMPILERS[sample.lang]
     if compiler and not compiler.startswith("clang"):
         flags = ["-O2"]  # e.g. plain gcc: pragmas ignored
     else:
-        flags = BASE_FLAGS + (OFFLOAD_FLAGS if offload else [])
+        flags = ["-O2", "-g", "-fopenmp"] + ([f"-fopenmp-targets={OFFLOAD_TARGET}"] if offload else [])
     return [cc, *flags, *extra_flags, *map(str, sample.sources), "-o", str(exe), "-lm"]
 
 

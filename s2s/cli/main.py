@@ -16,6 +16,7 @@ from s2s import __version__
 from s2s.cli.common import Console, add_file_options, make_run_options, split_at_dashdash
 from s2s.cli.rewrite_cmd import run_rewrite
 from s2s.diagnostics import DiagnosticPrinter, S2SError, UsageError, silenced_from_env
+from s2s.transform import omp as _omp_pass  # noqa: F401  (registers the pass)
 from s2s.transform import registry
 
 #: Rewriting passes and the issue that brings each; the frame exists before the pass does.
@@ -56,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
                           help="write rewritten files under DIR instead")
         sub.add_argument("--backup", metavar="SUFFIX",
                          help="with --in-place, keep the original as FILE+SUFFIX")
+        sub.add_argument("--explain", action="store_true",
+                         help="explain every directive inserted or removed, with the access "
+                         "that needs it")
 
     nvcc = commands.add_parser("nvcc", help="drop-in nvcc wrapper running s2s passes first",
                                prefix_chars="\0")
@@ -86,7 +90,10 @@ def _run(argv: list[str]) -> int:
     files_part, extra_flags = split_at_dashdash(argv)
     parser = build_parser()
     args = parser.parse_args(files_part)
-    printer = DiagnosticPrinter(silenced=tuple(getattr(args, "silence", []) or ())
+    silenced = tuple(getattr(args, "silence", []) or ())
+    if not getattr(args, "explain", True):
+        silenced += ("*-explain",)
+    printer = DiagnosticPrinter(silenced=silenced
                                 + silenced_from_env())
     console = Console(quiet=getattr(args, "quiet", False), verbose=getattr(args, "verbose", 0))
     try:

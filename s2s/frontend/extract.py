@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from s2s.diagnostics import Diagnostic
+from s2s.frontend.accesses import extract_accesses
 from s2s.frontend.context import ExtractContext
 from s2s.frontend.cuda import extract_api_calls, extract_kernels, extract_launches
 from s2s.frontend.host import extract_allocations, extract_functions
@@ -46,6 +47,7 @@ def extract(parsed: ParsedFile) -> tuple[TranslationUnit, list[Diagnostic]]:
         launches = extract_launches(host)
         api_calls = extract_api_calls(host)
     directives = extract_directives(host)
+    array_refs, pointer_copies = extract_accesses(host, directives)
     # Everything in source order, whichever order the extractors found it in.
     kernels, device_functions, launches, api_calls = (
         _in_source_order(items) for items in (kernels, device_functions, launches, api_calls))
@@ -60,6 +62,8 @@ def extract(parsed: ParsedFile) -> tuple[TranslationUnit, list[Diagnostic]]:
         allocations=_in_source_order(extract_allocations(host)),
         directives=tuple(directives),
         functions=tuple(extract_functions(host, directives)),
+        array_refs=array_refs,
+        pointer_copies=pointer_copies,
     )
     return model, [d for ctx in contexts for d in ctx.diagnostics]
 

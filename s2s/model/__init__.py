@@ -1,5 +1,6 @@
 """Frozen data passed between the stages of s2s (front end -> analyses -> transforms)."""
 
+from s2s.model.access import ArrayRef, PointerCopy
 from s2s.model.cuda import ApiCall, BuiltinUse, DeviceCall, Kernel, Launch, Param, SharedArray
 from s2s.model.host import CallSite, HostAllocation, HostFunction, Stmt
 from s2s.model.openmp import ArraySection, ListItem, MapClause, OmpClause, OmpDirective
@@ -9,6 +10,7 @@ from s2s.model.unit import TranslationUnit
 
 __all__ = [
     "ApiCall",
+    "ArrayRef",
     "ArraySection",
     "BuiltinUse",
     "CallSite",
@@ -23,6 +25,7 @@ __all__ = [
     "OmpClause",
     "OmpDirective",
     "Param",
+    "PointerCopy",
     "SharedArray",
     "SourceSpan",
     "Stmt",

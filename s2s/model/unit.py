@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from s2s.model.access import ArrayRef, PointerCopy
 from s2s.model.cuda import ApiCall, Kernel, Launch
 from s2s.model.host import HostAllocation, HostFunction
 from s2s.model.openmp import OmpDirective
@@ -28,6 +29,8 @@ class TranslationUnit:
     allocations: tuple[HostAllocation, ...] = ()
     directives: tuple[OmpDirective, ...] = ()
     functions: tuple[HostFunction, ...] = ()
+    array_refs: tuple[ArrayRef, ...] = ()
+    pointer_copies: tuple[PointerCopy, ...] = ()
 
     @property
     def target_regions(self) -> tuple[OmpDirective, ...]:

@@ -1,0 +1,454 @@
+"""Where host and device copies of each array are fresh: an abstract interpretation of the IR.
+
+The state maps each pointer name to the sides ('H', 'D') whose copy of the storage it points
+to holds the newest data, and to the set of storage labels it may point to (flow-sensitive
+points-to through pointer copies, so a swap of double buffers keeps the facts with the
+buffers). A read on a side whose copy is not fresh, or a partial write there, is a
+*requirement failure*: a copy (``target update``) is needed before it. Loops are iterated to a
+fixpoint, branches meet (intersection of fresh sides, union of points-to), and calls to
+functions of the same file are analyzed in place with their parameters bound to the
+arguments, so summaries are exact per calling context.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, Node, Update
+from s2s.analysis.omp_sections import same_value
+
+BOTH = frozenset("HD")
+HOST = frozenset("H")
+_PATH = re.compile(r"^[A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*)*$")
+_ROOT = re.compile(r"^[A-Za-z_]\w*")
+MAX_INLINE_DEPTH = 8
+
+
+class Unsupported(Exception):
+    """A construct the analysis cannot model soundly (goto, recursion with device work)."""
+
+
+class State:
+    """Fresh sides, points-to sets and "untouched since entry" flags per name."""
+
+    __slots__ = ("valid", "pts", "pristine", "entry")
+
+    def __init__(self, entry: dict[str, frozenset]):
+        self.entry = entry  # names mapped with `to` start fresh on both sides
+        self.valid: dict[str, frozenset] = {}
+        self.pts: dict[str, frozenset] = {}
+        self.pristine: dict[str, bool] = {}
+
+    def copy(self) -> State:
+        other = State(self.entry)
+        other.valid, other.pts, other.pristine = dict(self.valid), dict(self.pts), \
+            dict(self.pristine)
+        return other
+
+    def get_valid(self, name: str) -> frozenset:
+        return self.valid.get(name, self.entry.get(name, HOST))
+
+    def get_pts(self, name: str) -> frozenset:
+        return self.pts.get(name, frozenset((name,)))
+
+    def key(self):
+        return (tuple(sorted(self.valid.items())), tuple(sorted(self.pts.items())),
+                tuple(sorted(self.pristine.items())))
+
+
+def meet(*states: State | None) -> State | None:
+    live = [s for s in states if s is not None]
+    if not live:
+        return None
+    out = live[0].copy()
+    for other in live[1:]:
+        for name in set(out.valid) | set(other.valid):
+            out.valid[name] = out.get_valid(name) & other.get_valid(name)
+        for name in set(out.pts) | set(other.pts):
+            out.pts[name] = out.get_pts(name) | other.get_pts(name)
+        for name in set(out.pristine) | set(other.pristine):
+            out.pristine[name] = out.pristine.get(name, True) and other.pristine.get(name, True)
+    return out
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A point where ``name``'s copy on ``side`` must be made fresh first.
+
+    ``node`` is the IR node (in ``function``'s IR) holding the access, ``local`` the name as
+    written there, ``name`` the same storage in the analyzed root function's names."""
+
+    node: Node
+    function: str
+    local: str
+    name: str
+    labels: frozenset
+    side: str
+    pristine: bool
+    access: Access | None  # None: a copy before a loop (see Interpreter._join_fixes)
+    valid: frozenset
+    chain: tuple = ()  # (call node, caller frame) from the root to the access's function
+
+
+@dataclass
+class Frame:
+    """One function being interpreted: its parameter bindings and local-name prefix."""
+
+    function: str
+    pointers: dict[str, str] = field(default_factory=dict)  # param -> root-scope name
+    scalars: dict[str, str] = field(default_factory=dict)  # param -> argument text
+    locals: frozenset = frozenset()
+    prefix: str = ""
+    offset_bound: frozenset = frozenset()  # params bound to a + k: no full writes
+
+    def resolve(self, name: str) -> str:
+        match = _ROOT.match(name)
+        if not match:
+            return name
+        root, rest = match.group(0), name[match.end():]
+        if root in self.pointers:
+            target = self.pointers[root]
+            if target.startswith("&") and rest.startswith("->"):
+                return target[1:] + "." + rest[2:]
+            return target + rest
+        if root in self.locals:
+            return self.prefix + name
+        return name
+
+
+@dataclass
+class Interpreter:
+    """Runs the IR of ``root`` from an entry state; records failures for tracked names."""
+
+    irs: dict[str, FunctionIR]
+    tracked: frozenset | None  # storage labels mapped in the region (None: all)
+    lengths: dict[str, str]  # label -> section length text in root-scope names
+    locals_of: dict[str, frozenset]
+    record: bool = False
+    failures: dict = field(default_factory=dict)
+    device_labels: set = field(default_factory=set)
+    _loops: list = field(default_factory=list)
+    _returns: list = field(default_factory=list)
+    _stack: list = field(default_factory=list)
+    _calls: list = field(default_factory=list)  # (call node, caller frame) of active calls
+    clobbers: list = field(default_factory=list)  # updates that would copy stale data
+
+    # --- entry points ---------------------------------------------------------------------
+
+    def run_range(self, nodes: list[Node], state: State, frame: Frame) -> State | None:
+        self._stack = [frame.function]
+        for node in nodes:
+            state = self.run(node, state, frame)
+            if state is None:
+                return None
+        return state
+
+    # --- statements -----------------------------------------------------------------------
+
+    def run(self, node: Node, state: State | None, frame: Frame) -> State | None:
+        if state is None:
+            return None
+        saved = {}
+        for update in node.before:
+            if update.scoped:
+                name = frame.resolve(update.name)
+                saved[name] = state.get_valid(name)
+            state = self.event(update, state, frame, node)
+        out = self._run(node, state, frame)
+        if out is not None and saved:
+            out = out.copy()
+            for name, before in saved.items():
+                if out.get_valid(name) == BOTH:  # only read while fresh: as stale as before
+                    out.valid[name] = before
+        return out
+
+    def _run(self, node: Node, state: State, frame: Frame) -> State | None:
+        kind = node.kind
+        if kind in ("leaf", "kernel"):
+            for event in node.events:
+                state = self.event(event, state, frame, node)
+            return state
+        if kind == "seq":
+            return self._seq(node, state, frame)
+        if kind == "loop":
+            return self._loop(node, state, frame)
+        if kind == "if":
+            state = self.events(node.cond, state, frame, node)
+            then = self.run(node.children[0], state.copy(), frame)
+            orelse = self.run(node.children[1], state.copy(), frame)
+            return meet(then, orelse)
+        if kind == "switch":
+            return self._switch(node, state, frame)
+        if kind == "jump":
+            state = self.events(node.events, state, frame, node)
+            return self._jump(node, state)
+        raise AssertionError(kind)
+
+    def _seq(self, node: Node, state: State, frame: Frame) -> State | None:
+        for child in node.children:
+            if child.jump in ("case", "default") and self._loops and \
+                    self._loops[-1]["switch"] is not None:
+                state = meet(state, self._loops[-1]["switch"])
+            state = self.run(child, state, frame)
+        return state
+
+    def _jump(self, node: Node, state: State) -> None:
+        if node.jump == "return":
+            self._returns.append(state)
+        elif node.jump == "break" and self._loops:
+            self._loops[-1]["breaks"].append(state)
+        elif node.jump == "continue":
+            for loop in reversed(self._loops):
+                if loop["switch"] is None:
+                    loop["continues"].append(state)
+                    break
+        elif node.jump == "goto":
+            raise Unsupported("goto")
+        return None
+
+    def _loop(self, node: Node, state: State, frame: Frame) -> State | None:
+        state = self.events(node.events, state, frame, node)
+        if node.init is not None:
+            state = self.run(node.init, state, frame)
+            if state is None:
+                return None
+        recording, self.record = self.record, False
+        head = state
+        for _ in range(50):
+            back, _ = self._iteration(node, head, frame)
+            new_head = meet(state, back)
+            if new_head.key() == head.key():
+                break
+            head = new_head
+        else:  # pragma: no cover - the lattice is finite; 50 rounds mean a bug
+            raise Unsupported("loop analysis did not converge")
+        self.record = recording
+        back, exit_state = self._iteration(node, head, frame)
+        if recording and back is not None and not frame.prefix:
+            self._join_fixes(node, state, back)
+        return exit_state
+
+    def _join_fixes(self, loop: Node, entry: State, back: State) -> None:
+        """An array fresh only on the host when the loop is entered and only on the device
+        when an iteration ends (or the reverse) is stale on both sides at the loop head: a
+        copy before the loop makes the entry agree with the iterations."""
+        for name in set(entry.valid) | set(back.valid):
+            before, after = entry.get_valid(name), back.get_valid(name)
+            if before and after and not before & after and self._tracked(back, name):
+                side = next(iter(after))
+                key = ("join", id(loop), name)
+                if key not in self.failures:
+                    self.failures[key] = Failure(loop, self._stack[0], name, name,
+                                                 back.get_pts(name), side, False, None, before)
+
+    def _iteration(self, node: Node, head: State, frame: Frame):
+        """One trip around the loop from ``head``: (state back at the head, exit state)."""
+        self._loops.append({"breaks": [], "continues": [], "switch": None})
+        if node.loop_kind == "do":
+            out = self.run(node.body, head.copy(), frame)
+            ctx = self._loops.pop()
+            after = meet(out, *ctx["continues"])
+            after = self.events(node.cond, after, frame, node) if after else None
+            return after, meet(after, *ctx["breaks"])
+        entered = self.events(node.cond, head.copy(), frame, node)
+        out = self.run(node.body, entered.copy(), frame)
+        ctx = self._loops.pop()
+        back = meet(out, *ctx["continues"])
+        if back is not None:
+            back = self.events(node.step, back, frame, node)
+        return back, meet(entered, *ctx["breaks"])
+
+    def _switch(self, node: Node, state: State, frame: Frame) -> State | None:
+        state = self.events(node.cond, state, frame, node)
+        self._loops.append({"breaks": [], "continues": [], "switch": state})
+        out = self.run(node.body, state.copy(), frame)
+        ctx = self._loops.pop()
+        has_default = any(n.jump == "default" for n in node.body.walk())
+        return meet(out, *ctx["breaks"], None if has_default else state)
+
+    # --- events ---------------------------------------------------------------------------
+
+    def events(self, events, state: State, frame: Frame, node: Node) -> State:
+        for event in events:
+            state = self.event(event, state, frame, node)
+            if state is None:
+                raise Unsupported("a call that never returns in a condition")
+        return state
+
+    def event(self, event, state: State, frame: Frame, node: Node) -> State | None:
+        if isinstance(event, Access):
+            return self._access(event, state, frame, node)
+        if isinstance(event, Copy):
+            return self._copy(event, state, frame)
+        if isinstance(event, Update):
+            return self._update(event, state, frame)
+        if isinstance(event, CallEvent):
+            self._calls.append((node, frame))
+            try:
+                return self._call(event, state, frame)
+            finally:
+                self._calls.pop()
+        raise AssertionError(event)
+
+    def _tracked(self, state: State, name: str) -> bool:
+        return self.tracked is None or bool(state.get_pts(name) & self.tracked)
+
+    def _access(self, access: Access, state: State, frame: Frame, node: Node) -> State:
+        name = frame.resolve(access.name)
+        if access.side == "D":
+            self.device_labels |= state.get_pts(name)
+        if not self._tracked(state, name):
+            return state
+        side = access.side
+        full = access.full is not None and _local(access.name) not in frame.offset_bound and \
+            self._same_length(access.full, frame, state.get_pts(name))
+        needs = access.reads or (access.writes and not full)
+        if needs and side not in state.get_valid(name):
+            self._fail(node, frame, access, name, side, state)
+        if access.writes:
+            state = state.copy()
+            pts = state.get_pts(name)
+            aliases = [n for n in set(state.valid) | set(state.pts) | set(pts) | {name}
+                       if state.get_pts(n) & pts]
+            for other in aliases:
+                if other != name:
+                    state.valid[other] = state.get_valid(other) & frozenset(side)
+                if side == "H":
+                    state.pristine[other] = False
+            state.valid[name] = frozenset(side)
+        return state
+
+    def _same_length(self, count: str, frame: Frame, labels: frozenset) -> bool:
+        text = frame.scalars.get(count.strip(), count)
+        wanted = {_section_length(self.lengths.get(label, "")) for label in labels}
+        if len(wanted) != 1 or None in wanted:
+            return False
+        return same_value(text, wanted.pop())
+
+    def _fail(self, node, frame, access, name, side, state):
+        if not self.record:
+            return
+        key = (id(node), frame.function, name, side)
+        if key not in self.failures:
+            self.failures[key] = Failure(node, frame.function, access.name, name,
+                                         state.get_pts(name), side,
+                                         state.pristine.get(name, True), access,
+                                         state.get_valid(name), tuple(self._calls))
+
+    def _copy(self, copy: Copy, state: State, frame: Frame) -> State:
+        state = state.copy()
+        target = frame.resolve(copy.target)
+        if copy.source is None:
+            state.pts[target] = frozenset((f"{target}@fresh",))
+            state.valid[target] = HOST
+            state.pristine[target] = False
+            return state
+        source = frame.resolve(copy.source)
+        state.pts[target] = state.get_pts(source)
+        state.valid[target] = state.get_valid(source)
+        state.pristine[target] = state.pristine.get(source, True)
+        return state
+
+    def _update(self, update: Update, state: State, frame: Frame) -> State:
+        name = frame.resolve(update.name)
+        source = "H" if update.side == "D" else "D"
+        if self._tracked(state, name) and source not in state.get_valid(name) and \
+                update.side not in state.get_valid(name):
+            # Copying from a stale copy over a stale copy cannot be right.
+            self.clobbers.append((update, frame.function, name))
+        elif self._tracked(state, name) and source not in state.get_valid(name):
+            # The destination is fresh and the source is not: copying would destroy data
+            # (an update placed in a function called in a state where it is wrong).
+            self.clobbers.append((update, frame.function, name))
+            return state
+        state = state.copy()
+        pts = state.get_pts(name)
+        state.valid[name] = BOTH
+        if len(pts) == 1:
+            for other in list(state.pts):
+                if state.get_pts(other) == pts:
+                    state.valid[other] = BOTH
+        return state
+
+    def _call(self, call: CallEvent, state: State, frame: Frame) -> State | None:
+        ir = self.irs.get(call.callee)
+        if ir is None:
+            return state
+        if call.callee in self._stack or len(self._stack) > MAX_INLINE_DEPTH:
+            raise Unsupported(f"recursive call to {call.callee}")
+        callee = self._bind(ir, call, frame)
+        self._stack.append(call.callee)
+        saved_returns, self._returns = self._returns, []
+        saved_loops, self._loops = self._loops, []
+        try:
+            out = self.run(ir.root, state, callee)
+            returns = self._returns
+        finally:
+            self._stack.pop()
+            self._returns, self._loops = saved_returns, saved_loops
+        result = meet(out, *returns)
+        if result is None:
+            return None
+        # The callee's locals die with it.
+        for table in (result.valid, result.pts, result.pristine):
+            for name in [n for n in table if callee.prefix and n.startswith(callee.prefix)]:
+                del table[name]
+        return result
+
+    def _bind(self, ir: FunctionIR, call: CallEvent, frame: Frame) -> Frame:
+        params = ir.function.params
+        pointers, scalars, offset = {}, {}, set()
+        for param, arg in zip(params, call.args, strict=False):
+            text = _strip(arg)
+            if not param.is_pointer:
+                scalars[param.name] = frame.scalars.get(text, text)
+                continue
+            if _PATH.match(text):
+                pointers[param.name] = frame.resolve(text)
+            elif text.startswith("&") and _PATH.match(text[1:].strip()):
+                pointers[param.name] = "&" + frame.resolve(text[1:].strip())
+            else:
+                base = re.match(r"^&?\s*([A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*)*)", text)
+                if base:
+                    pointers[param.name] = frame.resolve(base.group(1))
+                    offset.add(param.name)
+        depth = len(self._stack)
+        return Frame(call.callee, pointers, scalars, self.locals_of.get(call.callee, frozenset()),
+                     f"{call.callee}#{depth}::", frozenset(offset))
+
+
+def _section_length(section: str) -> str | None:
+    """``[0:n]`` -> ``n``; None for other sections and whole arrays."""
+    text = _norm(section)
+    return text[3:-1] if text.startswith("[0:") and text.endswith("]") else None
+
+
+def _local(name: str) -> str:
+    match = _ROOT.match(name)
+    return match.group(0) if match else name
+
+
+def _norm(text: str) -> str:
+    text = re.sub(r"\s+", "", text)
+    while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
+        text = text[1:-1]
+    return text
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _strip(arg: str) -> str:
+    """``(double *)x`` -> ``x``, ``(x)`` -> ``x``."""
+    text = arg.strip()
+    text = re.sub(r"^\(\s*(?:const\s+)?[A-Za-z_]\w*(?:\s+[A-Za-z_]\w*)*\s*\*+\s*\)\s*", "", text)
+    while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
+        text = text[1:-1].strip()
+    return text

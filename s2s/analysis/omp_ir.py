@@ -1,0 +1,320 @@
+"""A structured control-flow IR of host functions for OpenMP data-mapping analysis.
+
+Each host function's statement tree (``s2s.model.host.Stmt``) becomes a tree of nodes whose
+leaves carry *events* in execution order: an array access on the host or on the device (a
+whole target region is one ``kernel`` node), a pointer copy, or a call to a function of the
+same file (analyzed by inlining). Loops, branches, switches and jumps keep their structure, so
+the dataflow in :mod:`s2s.analysis.omp_flow` is an abstract interpretation over the
+structured control-flow graph, and placement can reason about "this loop" or "this branch".
+
+Full writes are recognized where they matter for the amount of data moved: a ``for`` loop
+``for (i = 0; i < E; i++)`` (host loop or target region) whose only accesses to an array are
+``a[i]`` and whose first one is an unconditional plain write overwrites ``a[0:E]``; no copy of
+the old contents is then needed.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+from s2s.model import ArrayRef, HostFunction, PointerCopy, Stmt, TranslationUnit
+
+LOOP_KINDS = ("for", "while", "do", "range_for")
+JUMP_KINDS = ("break", "continue", "return", "goto")
+
+
+@dataclass(frozen=True)
+class Access:
+    """An access to the storage named ``name`` (in the function's own names) on ``side``
+    ('H' host, 'D' device). ``full`` is the element count ``E`` when the access overwrites
+    elements ``[0:E)`` completely, else None."""
+
+    name: str
+    side: str
+    mode: str
+    ref: ArrayRef | None
+    full: str | None = None
+
+    @property
+    def reads(self) -> bool:
+        return self.mode in ("read", "readwrite")
+
+    @property
+    def writes(self) -> bool:
+        return self.mode in ("write", "readwrite")
+
+
+@dataclass(frozen=True)
+class Copy:
+    """Pointer copy ``target = source`` (source None: fresh or unknown storage)."""
+
+    target: str
+    source: str | None
+    offset: bool = False
+
+
+@dataclass(frozen=True)
+class CallEvent:
+    """A call to ``callee`` (a function with a body in this file) and its arguments as
+    written; the interpreter binds parameters to them."""
+
+    callee: str
+    args: tuple[str, ...]
+    offset: int
+
+
+@dataclass(frozen=True)
+class Update:
+    """A planned ``target update``: make ``name``'s copy on ``side`` fresh. A ``scoped``
+    update moves only the part the statement it precedes reads: the copy counts as fresh
+    while that statement runs, and as before afterwards."""
+
+    name: str
+    side: str
+    scoped: bool = False
+
+
+@dataclass(eq=False)
+class Node:
+    """One statement of the IR. ``kind``: seq, leaf, loop, if, switch, kernel, jump."""
+
+    kind: str
+    stmt: Stmt | None
+    function: str
+    events: list = field(default_factory=list)  # leaf/kernel events; loop: run once before
+    cond: list = field(default_factory=list)  # loop/if/switch condition events
+    step: list = field(default_factory=list)  # for-loop step events
+    children: list[Node] = field(default_factory=list)  # seq items; if: [then, else]
+    init: Node | None = None
+    body: Node | None = None
+    loop_kind: str = ""
+    jump: str = ""
+    directive: int | None = None
+    parent: Node | None = None
+    before: list = field(default_factory=list)  # planned updates executed before this node
+
+    def walk(self):
+        yield self
+        for child in self.parts():
+            yield from child.walk()
+
+    def parts(self) -> list[Node]:
+        out = [n for n in (self.init,) if n is not None] + list(self.children)
+        if self.body is not None:
+            out.append(self.body)
+        return out
+
+
+@dataclass
+class FunctionIR:
+    """The IR of one function, with facts the planner needs."""
+
+    function: HostFunction
+    root: Node
+    has_device: bool = False
+
+
+_LOOP_HEAD = re.compile(r"^\s*(?:(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long\s+long|"
+                        r"size_t|ptrdiff_t|short)\s+)?([A-Za-z_]\w*)\s*=\s*0\s*;?\s*$")
+_LOOP_COND = re.compile(r"^\s*([A-Za-z_]\w*)\s*<\s*(.+?)\s*$")
+_LOOP_STEP = re.compile(r"^\s*(?:\+\+\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*\+\+|([A-Za-z_]\w*)\s*\+=\s*1)\s*$")
+
+
+class IRBuilder:
+    """Builds :class:`FunctionIR` for every function of a translation unit."""
+
+    def __init__(self, model: TranslationUnit, source: bytes):
+        self.model = model
+        self.source = source
+        self.bodies = {f.name: f for f in model.functions if f.body is not None}
+        self.refs_by_function: dict[str | None, list[ArrayRef]] = {}
+        for ref in model.array_refs:
+            self.refs_by_function.setdefault(ref.function, []).append(ref)
+        self.copies_by_function: dict[str | None, list[PointerCopy]] = {}
+        for copy in model.pointer_copies:
+            self.copies_by_function.setdefault(copy.function, []).append(copy)
+
+    def text(self, stmt_or_expr) -> str:
+        span = stmt_or_expr.span
+        return self.source[span.start:span.end].decode("utf-8", "replace")
+
+    def build_all(self) -> dict[str, FunctionIR]:
+        out = {}
+        for name, function in self.bodies.items():
+            out[name] = self.build(function)
+        changed = True
+        while changed:  # a function that calls one with target regions has device work too
+            changed = False
+            for ir in out.values():
+                if ir.has_device:
+                    continue
+                for node in ir.root.walk():
+                    calls = [e for e in node.events + node.cond + node.step
+                             if isinstance(e, CallEvent)]
+                    if any(out[c.callee].has_device for c in calls if c.callee in out):
+                        ir.has_device = changed = True
+                        break
+        return out
+
+    def build(self, function: HostFunction) -> FunctionIR:
+        refs = sorted(self.refs_by_function.get(function.name, ()), key=lambda r: r.span.start)
+        copies = sorted(self.copies_by_function.get(function.name, ()),
+                        key=lambda c: c.span.start)
+        self._refs, self._copies, self._function = refs, copies, function.name
+        self._owner = _innermost_owner(function.body, [r.span.start for r in refs]
+                                       + [c.span.start for c in copies]
+                                       + [c.span.start for s in function.body.walk()
+                                          for c in s.calls])
+        root = self._node(function.body, None)
+        has_device = any(n.kind == "kernel" for n in root.walk())
+        return FunctionIR(function, root, has_device)
+
+    # --- statements ---------------------------------------------------------------------
+
+    def _node(self, stmt: Stmt, parent: Node | None) -> Node:
+        directive = self._target_of(stmt)
+        if directive is not None:
+            node = Node("kernel", stmt, self._function, directive=directive, parent=parent)
+            node.events = self._kernel_events(stmt, directive)
+            return node
+        kind = stmt.kind
+        if kind == "block":
+            node = Node("seq", stmt, self._function, parent=parent)
+            node.children = [self._node(c, node) for c in stmt.children]
+        elif kind in LOOP_KINDS:
+            node = Node("loop", stmt, self._function, parent=parent, loop_kind=kind)
+            if stmt.init is not None:
+                node.init = self._node(stmt.init, node)
+            node.cond = self._own_events(stmt, stmt.cond.span if stmt.cond else None)
+            node.step = self._own_events(stmt, stmt.step.span if stmt.step else None)
+            node.body = self._node(stmt.body, node) if stmt.body is not None else \
+                Node("seq", None, self._function, parent=node)
+            node.events = self._host_full_writes(stmt)
+        elif kind == "if":
+            node = Node("if", stmt, self._function, parent=parent)
+            node.cond = self._own_events(stmt, None)
+            then = self._node(stmt.body, node) if stmt.body else Node("seq", None, self._function)
+            orelse = self._node(stmt.orelse, node) if stmt.orelse else \
+                Node("seq", None, self._function, parent=node)
+            node.children = [then, orelse]
+        elif kind == "switch":
+            node = Node("switch", stmt, self._function, parent=parent)
+            node.cond = self._own_events(stmt, None)
+            node.body = self._node(stmt.body, node) if stmt.body else \
+                Node("seq", None, self._function, parent=node)
+        elif kind in ("case", "default", "label"):
+            node = Node("seq", stmt, self._function, parent=parent)
+            node.jump = kind  # a place where other paths join
+            node.children = [self._node(c, node) for c in stmt.children]
+        elif kind in JUMP_KINDS:
+            node = Node("jump", stmt, self._function, parent=parent, jump=kind)
+            node.events = self._own_events(stmt, None)
+        else:
+            node = Node("leaf", stmt, self._function, parent=parent)
+            node.events = self._own_events(stmt, None)
+        return node
+
+    def _target_of(self, stmt: Stmt) -> int | None:
+        """The target region whose body ``stmt`` is: its own directive, or an enclosing one
+        on the same statement (``#pragma omp target`` over ``#pragma omp teams ...``)."""
+        index = stmt.directive
+        directives = self.model.directives
+        while index is not None:
+            directive = directives[index]
+            if directive.is_target_region:
+                return index
+            parent = directive.parent
+            outer = directives[parent].stmt_span if parent is not None else None
+            if outer is None or outer.start not in (stmt.span.start, directive.span.start):
+                return None
+            index = parent
+        return None
+
+    def _own_events(self, stmt: Stmt, within) -> list:
+        """Events of ``stmt``'s own expressions (not nested statements), in source order;
+        ``within`` restricts them to one header part (a loop's condition or step)."""
+        events = []
+        for ref in self._refs:
+            if self._owner.get(ref.span.start) is stmt and _inside(ref.span, within):
+                if ref.directive is not None or (ref.call and ref.call in self.bodies):
+                    continue  # device accesses belong to kernels; user calls are inlined
+                events.append((ref.span.start, Access(ref.array, "H", ref.mode, ref)))
+        for copy in self._copies:
+            if self._owner.get(copy.span.start) is stmt and _inside(copy.span, within):
+                events.append((copy.span.start, Copy(copy.target, copy.source, copy.offset)))
+        if within is None or stmt.kind not in LOOP_KINDS:
+            for call in stmt.calls:
+                if call.name in self.bodies and _inside(call.span, within):
+                    events.append((call.span.start, CallEvent(
+                        call.name, tuple(a.text for a in call.args), call.span.start)))
+        events.sort(key=lambda item: item[0])
+        return [e for _, e in events]
+
+    def _kernel_events(self, stmt: Stmt, directive: int) -> list:
+        refs = [r for r in self._refs if r.directive == directive]
+        full = _full_writes(stmt, refs, self.text, self.source) if stmt.kind == "for" else {}
+        events = []
+        for ref in refs:
+            events.append(Access(ref.array, "D", ref.mode, ref, full.get(ref.array)))
+        return events
+
+    def _host_full_writes(self, stmt: Stmt) -> list:
+        if stmt.kind != "for":
+            return []
+        inner = [r for r in self._refs if r.directive is None and not r.call
+                 and stmt.span.start <= r.span.start < stmt.span.end]
+        return [Access(name, "H", "write", None, count)
+                for name, count in _full_writes(stmt, inner, self.text, self.source).items()]
+
+
+def _full_writes(stmt: Stmt, refs: list[ArrayRef], text, source: bytes) -> dict[str, str]:
+    """Arrays that ``for (i = 0; i < E; i++)`` overwrites completely: every access is
+    ``a[i]`` and the first one is an unconditional plain write. Returns name -> E."""
+    if stmt.init is None or stmt.cond is None or stmt.step is None:
+        return {}
+    head, cond, step = _LOOP_HEAD.match(text(stmt.init)), _LOOP_COND.match(text(stmt.cond)), \
+        _LOOP_STEP.match(text(stmt.step))
+    if not (head and cond and step):
+        return {}
+    var = head.group(1)
+    if cond.group(1) != var or var not in step.groups():
+        return {}
+    by_name: dict[str, list[ArrayRef]] = {}
+    for ref in refs:
+        by_name.setdefault(ref.array, []).append(ref)
+    out = {}
+    for name, group in by_name.items():
+        if any(len(r.subscripts) != 1 or r.subscripts[0].text.strip() != var for r in group):
+            continue
+        first = group[0]
+        # ``a[i] = f(a[i])`` reads before it writes although the write comes first in the
+        # text: a read up to the end of the first write's statement disqualifies.
+        statement_end = source.find(b";", first.span.end)
+        reads_first = any(r.reads and r.span.start < statement_end for r in group)
+        if first.mode == "write" and not first.conditional and not reads_first:
+            out[name] = cond.group(2)
+    return out
+
+
+def _inside(span, within) -> bool:
+    return within is None or within.start <= span.start < within.end
+
+
+def _innermost_owner(body: Stmt, offsets: list[int]) -> dict[int, Stmt]:
+    """For each offset, the innermost statement of ``body`` containing it."""
+    owner: dict[int, Stmt] = {}
+    wanted = sorted(set(offsets))
+
+    def visit(stmt: Stmt):
+        lo = bisect.bisect_left(wanted, stmt.span.start)
+        hi = bisect.bisect_left(wanted, stmt.span.end)
+        for offset in wanted[lo:hi]:
+            owner[offset] = stmt  # children are visited later and overwrite: innermost wins
+        for part in (stmt.init, stmt.body, stmt.orelse, *stmt.children):
+            if part is not None:
+                visit(part)
+
+    visit(body)
+    return owner

@@ -1,0 +1,597 @@
+"""Plans of OpenMP data mapping: one device data region per root function, copies inside it.
+
+For each function with target regions that no other such function calls (a *root*), the
+region is the range of statements of the innermost plain block that holds all device work
+(target regions, or calls reaching them); it never starts inside a loop, so the device copy
+lives across every iteration of the time loops it contains. Inside it:
+
+1. which arrays to map: everything the device accesses whose storage is allocated before the
+   region and whose element count is known (allocation, or the program's own map clauses);
+2. entry copies: an array gets ``to`` when some device access reads it (or writes it
+   partially) before the host changes it — found by running the dataflow with every array
+   fresh only on the host and collecting failures on untouched ("pristine") arrays;
+3. ``target update`` for every remaining failure, hoisted out of loops that do not write the
+   array on the other side, never out of a branch (that would copy on paths that do not need
+   it), never out of the region;
+4. exit copies: ``from`` only for arrays whose host copy is stale at the end and that the host
+   reads afterwards (or that escape to the caller).
+
+The plan is verified by running the dataflow again with the copies in place: any remaining
+failure abandons the function's plan (left as written, with a warning) instead of emitting
+something wrong.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from s2s.analysis.omp_flow import BOTH, Frame, Interpreter, State, Unsupported, _norm
+from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, IRBuilder, Node, Update
+from s2s.analysis.omp_sections import _NotPoly, host_section, poly
+from s2s.model import HostAllocation, SourceSpan, Stmt, TranslationUnit
+
+MAX_COPIES = 200
+DATA_WORDS = {("target", "data"), ("target", "enter"), ("target", "exit"), ("target", "update")}
+
+
+@dataclass(frozen=True)
+class MappedArray:
+    """One array of the data region: ``section`` is ``[lo:len]`` text ('' for a whole
+    static array); ``enter`` is ``to`` or ``alloc``, ``exit`` ``from`` or ``release``."""
+
+    name: str
+    section: str
+    enter: str
+    exit: str
+
+    @property
+    def structured_type(self) -> str:
+        return {("to", "from"): "tofrom", ("to", "release"): "to",
+                ("alloc", "from"): "from", ("alloc", "release"): "alloc"}[self.enter, self.exit]
+
+
+@dataclass(frozen=True)
+class PlannedUpdate:
+    """``target update to|from(name section)`` before ``anchor`` (in ``function``); ``at``
+    is where the line goes (the anchor, or the pragma line of its directive)."""
+
+    function: str
+    anchor: Stmt
+    at: SourceSpan
+    wrap: bool  # the anchor is the body of a control statement: add braces around it
+    motion: str  # 'to' or 'from'
+    item: str  # e.g. u[0:n]
+    reason: str  # what needs it, with file:line:col
+
+
+@dataclass(frozen=True)
+class RegionPlan:
+    function: str
+    first: Stmt
+    last: Stmt
+    at: SourceSpan  # where the opening directive goes
+    structured: bool
+    arrays: tuple[MappedArray, ...]
+    updates: tuple[PlannedUpdate, ...]
+
+
+@dataclass
+class OmpPlan:
+    regions: list[RegionPlan] = field(default_factory=list)
+    warnings: list[tuple[str, str, object]] = field(default_factory=list)  # (message, id, span)
+
+
+def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
+    plan = OmpPlan()
+    if not model.target_regions:
+        return plan
+    irs = IRBuilder(model, source).build_all()
+    for name in _roots(irs):
+        try:
+            region = _plan_root(model, irs, irs[name], plan, source)
+        except Unsupported as why:
+            plan.warnings.append((f"data mapping of '{name}' left as written: {why}",
+                                  "omp-unsupported", irs[name].function.span))
+            continue
+        if region is not None:
+            plan.regions.append(region)
+    return plan
+
+
+def _roots(irs: dict[str, FunctionIR]) -> list[str]:
+    called = set()
+    for ir in irs.values():
+        if not ir.has_device:
+            continue
+        for node in ir.root.walk():
+            for event in node.events + node.cond + node.step:
+                if isinstance(event, CallEvent):
+                    called.add(event.callee)
+    return [n for n, ir in irs.items() if ir.has_device and n not in called]
+
+
+# --- the region ------------------------------------------------------------------------------
+
+
+def _device_nodes(irs: dict[str, FunctionIR]):
+    memo: dict[int, bool] = {}
+
+    def has(node: Node) -> bool:
+        if id(node) not in memo:
+            own = node.kind == "kernel" or any(
+                isinstance(e, CallEvent) and e.callee in irs and irs[e.callee].has_device
+                for e in node.events + node.cond + node.step)
+            memo[id(node)] = own or any(has(p) for p in node.parts())
+        return memo[id(node)]
+
+    return has
+
+
+def _region(root: Node, has_device) -> tuple[Node, list[Node]]:
+    """The innermost plain block holding all device work, and its children from the first
+    to the last one with device work."""
+    block = root
+    while True:
+        busy = [c for c in block.children if has_device(c)]
+        if len(busy) == 1 and busy[0].kind == "seq" and not busy[0].jump:
+            block = busy[0]
+            continue
+        first, last = block.children.index(busy[0]), block.children.index(busy[-1])
+        return block, block.children[first:last + 1]
+
+
+def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionIR,
+               plan: OmpPlan, source: bytes) -> RegionPlan | None:
+    function = ir.function
+    if _has_data_directives(model, function):
+        plan.warnings.append((f"'{function.name}' already has target data/update directives; "
+                              "its mapping is left as written", "omp-existing-mapping",
+                              function.span))
+        return None
+    has_device = _device_nodes(irs)
+    block, nodes = _region(ir.root, has_device)
+    start, end = nodes[0].stmt.span.start, nodes[-1].stmt.span.end
+    locals_of = _locals(model, irs)
+    frame = Frame(function.name, locals=frozenset())
+
+    survey = Interpreter(irs, None, {}, locals_of)
+    survey.run_range(nodes, _entry_state(model, function, start, set()), frame)
+    lengths, skipped = _lengths(model, function, survey.device_labels, start, end)
+    for label, why in skipped.items():
+        plan.warnings.append((f"'{label}' keeps its per-kernel mapping: {why}", "omp-not-mapped",
+                              nodes[0].stmt.span))
+    tracked = frozenset(lengths)
+    if not tracked:
+        return None
+
+    live = _live_after(model, function, start, end, tracked)
+    solver = _Solver(model, irs, function, nodes, tracked, lengths, locals_of, frame, source)
+    seed: set[str] = set()
+    for _ in range(len(tracked) + 1):
+        to_labels, updates, exit_state = solver.solve(seed)
+        # An array the host reads afterwards but that is fresh on neither side at the end
+        # (a kernel under a branch overwrote it on one path only) must be copied in.
+        unsure = {label for label in live if exit_state is not None
+                  and not exit_state.get_valid(label)} - to_labels
+        if not unsure:
+            break
+        seed = to_labels | unsure
+    else:
+        raise Unsupported("copies at the region's end could not be made consistent")
+
+    swapped = _reassigned(nodes, tracked)
+    arrays = []
+    for label in sorted(tracked, key=lambda n: _first_use(model, n)):
+        fresh_host = exit_state is None or "H" in exit_state.get_valid(label)
+        exit_type = "from" if (label in live and not fresh_host) else "release"
+        enter_type = "to" if label in to_labels else "alloc"
+        arrays.append(MappedArray(label, lengths[label], enter_type, exit_type))
+    structured = len(nodes) == 1 and not swapped
+    return RegionPlan(function.name, nodes[0].stmt, nodes[-1].stmt,
+                      _insertion_span(nodes[0].stmt, model), structured, tuple(arrays),
+                      tuple(updates))
+
+
+class _Solver:
+    """Entry copies and ``target update`` placements for one region, by repeated dataflow."""
+
+    def __init__(self, model, irs, function, nodes, tracked, lengths, locals_of, frame,
+                 source):
+        self.model, self.irs, self.function, self.nodes = model, irs, function, nodes
+        self.tracked, self.lengths, self.locals_of, self.frame = tracked, lengths, locals_of, \
+            frame
+        self.source = source
+        self.start = nodes[0].stmt.span.start
+
+    def _run(self, to_labels):
+        interp = Interpreter(self.irs, self.tracked, self.lengths, self.locals_of, record=True)
+        exit_state = interp.run_range(self.nodes, _entry_state(self.model, self.function,
+                                                               self.start, to_labels),
+                                      self.frame)
+        return interp, exit_state
+
+    def solve(self, seed: set[str]):
+        for ir in self.irs.values():
+            for node in ir.root.walk():
+                node.before.clear()
+        model, irs, function, nodes = self.model, self.irs, self.function, self.nodes
+        tracked, lengths, source = self.tracked, self.lengths, self.source
+        to_labels = set(seed)
+        for _ in range(len(tracked) + 1):
+            interp, exit_state = self._run(to_labels)
+            # Copy in at entry what the device needs before the host changes it.
+            needed = {label for f in interp.failures.values()
+                      if f.access is not None and f.side == "D" and f.pristine
+                      for label in f.labels if label in tracked}
+            if needed <= to_labels:
+                break
+            to_labels |= needed
+        text = _texts(source)
+        updates = []
+        for _ in range(MAX_COPIES):
+            # One copy at a time, the earliest failure first: a copy can make later failures
+            # go away (three host reads in a row need one update, not three).
+            pending = [f for f in interp.failures.values() if f.access is not None]
+            if not pending:
+                break
+            stale = {f.name for f in pending if not f.valid}
+            joins = [f for f in interp.failures.values()
+                     if f.access is None and f.name in stale]
+            failure = joins[0] if joins else pending[0]
+            if failure.access is None and any(failure.node is n for n in nodes):
+                # A copy before the region's first loop is a copy at the region's entry.
+                to_labels |= {label for label in failure.labels if label in tracked}
+                interp, exit_state = self._run(to_labels)
+                continue
+            if not failure.valid:
+                where = failure.access.ref.span.location() if failure.access.ref else \
+                    function.name
+                raise Unsupported(f"neither the host nor the device copy of "
+                                  f"'{failure.local}' is known to be fresh at {where}")
+            updates.append(_place(failure, irs, nodes, lengths, model, function.name, text))
+            interp, exit_state = self._run(to_labels)
+            if interp.clobbers:
+                update, where, _ = interp.clobbers[0]
+                raise Unsupported(f"a copy of '{update.name}' inside '{where}' would copy "
+                                  f"stale data in one of its calling contexts")
+        else:
+            raise Unsupported(f"more than {MAX_COPIES} copies would be needed")
+        return to_labels, updates, exit_state
+
+
+def _insertion_span(stmt: Stmt, model: TranslationUnit) -> SourceSpan:
+    """A statement that a directive governs starts, for insertions, at the pragma."""
+    if stmt.directive is None:
+        return stmt.span
+    directive = model.directives[stmt.directive]
+    while directive.parent is not None and \
+            model.directives[directive.parent].stmt_span is not None and \
+            model.directives[directive.parent].stmt_span.start in (stmt.span.start,
+                                                                   directive.span.start):
+        directive = model.directives[directive.parent]
+    return directive.span
+
+
+def _reassigned(nodes: list[Node], tracked: frozenset) -> bool:
+    """Whether mapped pointers are reassigned in the region. Only a permutation is accepted
+    (double-buffer swaps through a temporary): the exit directive then still names each
+    mapped storage exactly once, through whichever pointer holds it at the end."""
+    copies = [e for n in nodes for m in n.walk() for e in m.events + m.cond + m.step
+              if isinstance(e, Copy)]
+    if not any(c.target in tracked for c in copies):
+        return False
+    values = {name: name for name in tracked}
+    for copy in copies:
+        if copy.source is None or copy.offset:
+            raise Unsupported(f"pointer '{copy.target}' is reassigned inside the data region")
+        values[copy.target] = values.get(copy.source, copy.source)
+    if sorted(values[name] for name in tracked) != sorted(tracked):
+        raise Unsupported("mapped pointers are reassigned inside the data region in a way "
+                          "that is not a swap")
+    return True
+
+
+def _entry_state(model: TranslationUnit, function, start: int, to_labels) -> State:
+    """The state where the region begins: every array fresh on the host (and on the device
+    for those copied in), pointers copied before the region pointing where their source
+    does (``r = result`` before the region makes ``r`` an alias of ``result``)."""
+    state = State({label: BOTH for label in to_labels})
+    for copy in model.pointer_copies:
+        if copy.function != function.name or copy.span.start >= start:
+            continue
+        if copy.source is None or copy.offset:
+            state.pts.pop(copy.target, None)
+            continue
+        state.pts[copy.target] = state.get_pts(copy.source)
+    for name, labels in state.pts.items():
+        state.valid[name] = BOTH if labels and labels <= set(to_labels) else frozenset("H")
+    return state
+
+
+def _has_data_directives(model: TranslationUnit, function) -> bool:
+    return any(d.function == function.name and d.words[:2] in DATA_WORDS
+               for d in model.directives)
+
+
+def _locals(model: TranslationUnit, irs: dict[str, FunctionIR]) -> dict[str, frozenset]:
+    out = {}
+    for name, ir in irs.items():
+        names = {c.target for n in ir.root.walk() for c in n.events + n.cond + n.step
+                 if isinstance(c, Copy)}
+        names |= {a.name for a in model.allocations if a.function == name}
+        out[name] = frozenset(_root(n) for n in names)
+    return out
+
+
+def _root(name: str) -> str:
+    match = re.match(r"[A-Za-z_]\w*", name)
+    return match.group(0) if match else name
+
+
+# --- sizes -----------------------------------------------------------------------------------
+
+
+def _lengths(model: TranslationUnit, function, labels: set[str], start: int, end: int):
+    """Section text per mappable label, and why the others are not mapped."""
+    lengths: dict[str, str] = {}
+    skipped: dict[str, str] = {}
+    for label in sorted(labels):
+        if "@" in label or "#" in label:
+            continue  # storage created inside the region or a callee's local
+        allocation = _allocation(model, function, label)
+        if allocation is not None and allocation.span.start >= start and \
+                allocation.span.start < end:
+            skipped[label] = "allocated inside the region"
+            continue
+        if _freed_inside(model, function, label, start, end):
+            skipped[label] = "freed inside the region"
+            continue
+        section = _section(model, function, label, allocation)
+        if section is None:
+            skipped[label] = "its element count is not known (no allocation or map clause " \
+                             "with a section in this function)"
+            continue
+        lengths[label] = section
+    return lengths, skipped
+
+
+def _allocation(model: TranslationUnit, function, label: str) -> HostAllocation | None:
+    for allocation in model.allocations:
+        if allocation.name == label and allocation.function in (function.name, None):
+            return allocation
+    return None
+
+
+def _freed_inside(model, function, label, start, end) -> bool:
+    for call in function.calls:
+        if call.name == "free" and start <= call.span.start < end and call.args and \
+                _norm(call.args[0].text) == _norm(label):
+            return True
+    return False
+
+
+def _section(model, function, label, allocation) -> str | None:
+    """``[0:count]`` from the allocation or the program's own map clauses; '' for arrays
+    mapped whole by name (fixed-size and variable-length arrays)."""
+    if allocation is not None and allocation.kind in ("static_array", "vla"):
+        return ""
+    if allocation is not None and allocation.count is not None:
+        return f"[0:{allocation.count.text}]"
+    for directive in model.directives:
+        if directive.function != function.name:
+            continue
+        for clause in directive.maps:
+            for item in clause.items:
+                if _norm(item.base) == _norm(label) and len(item.sections) == 1:
+                    section = item.sections[0]
+                    lower = section.lower.text if section.lower else "0"
+                    if _norm(lower) == "0" and section.length is not None:
+                        return f"[0:{section.length.text}]"
+    return None
+
+
+def _first_use(model: TranslationUnit, label: str) -> int:
+    for ref in model.array_refs:
+        if ref.array == label:
+            return ref.span.start
+    return 1 << 60
+
+
+def _live_after(model: TranslationUnit, function, start: int, end: int, tracked) -> set[str]:
+    """Labels whose host copy may be read after the region: read by name afterwards, or
+    through a pointer copied from it outside the region; storage that escapes to the
+    caller (parameters, globals, members) is live unless this is ``main``."""
+    groups = _alias_groups(model, function, start, end)
+    live = set()
+    escapes = function.name != "main"
+    params = {p.name for p in function.params}
+    for label in tracked:
+        group = groups.get(label, {label})
+        allocation = _allocation(model, function, label)
+        if escapes and (_root(label) in params or allocation is None
+                        or allocation.function is None):
+            live.add(label)
+            continue
+        for ref in model.array_refs:
+            if ref.function == function.name and ref.span.start >= end and \
+                    ref.directive is None and ref.array in group:
+                live.add(label)
+                break
+    return live
+
+
+def _alias_groups(model: TranslationUnit, function, start: int, end: int
+                  ) -> dict[str, set[str]]:
+    parent: dict[str, str] = {}
+
+    def find(x):
+        while parent.get(x, x) != x:
+            x = parent[x]
+        return x
+
+    for copy in model.pointer_copies:
+        inside = start <= copy.span.start < end
+        if copy.function == function.name and copy.source and not inside:
+            parent[find(copy.target)] = find(copy.source)
+    groups: dict[str, set[str]] = {}
+    for name in set(parent) | set(parent.values()):
+        groups.setdefault(find(name), set()).add(name)
+    return {name: groups[find(name)] for name in set(parent) | set(parent.values())}
+
+
+# --- placing copies --------------------------------------------------------------------------
+
+
+def _texts(source: bytes):
+    """Source text of a statement or expression of the planned file."""
+
+    def text(item) -> str:
+        return source[item.span.start:item.span.end].decode("utf-8", "replace")
+
+    return text
+
+
+def _place(failure, irs, region_nodes, lengths, model, root: str, text) -> PlannedUpdate:
+    if failure.access is None:
+        return _place_join(failure, irs, lengths, model, root)
+    failure = _lift_out_of_calls(failure, irs, root)
+    node = failure.node
+    anchor = _hoist(node, failure, region_nodes, irs)
+    motion = "from" if failure.side == "H" else "to"
+    part = host_section(anchor, failure.local, text) if failure.side == "H" and \
+        "D" in failure.valid else None
+    whole = _item(failure, irs, lengths, model, root)
+    if part is not None and _same_section(failure.local + part, whole):
+        part = None
+    anchor.before.append(Update(failure.local, failure.side, scoped=part is not None))
+    item = failure.local + part if part is not None else whole
+    access = failure.access
+    where = access.ref.span.location() if access.ref is not None else ""
+    side = "host" if failure.side == "H" else "device"
+    what = "reads" if access.reads else "writes part of"
+    reason = f"the {side} {what} {failure.local} at {where}"
+    wrap = anchor.parent is not None and anchor.parent.kind != "seq"
+    return PlannedUpdate(failure.function, anchor.stmt, _insertion_span(anchor.stmt, model),
+                         wrap, motion, item, reason)
+
+
+def _lift_out_of_calls(failure, irs, root: str):
+    """A copy needed inside a called function goes before the call in ``root`` when no
+    function on the way writes on the other side: it then happens only in the calling
+    contexts that need it (a copy inside a function shared by several call sites would run
+    in all of them, also where it would copy stale data)."""
+    if failure.function == root or not failure.chain:
+        return failure
+    other = "D" if failure.side == "H" else "H"
+    for call_node, _ in failure.chain:
+        for event in call_node.events + call_node.cond + call_node.step:
+            if isinstance(event, CallEvent) and event.callee in irs and \
+                    _writes_in(irs[event.callee].root, other, "", irs, set()):
+                return failure
+    outer_node, outer_frame = failure.chain[0]
+    if outer_frame.function != root:
+        return failure
+    return replace(failure, node=outer_node, function=root, local=failure.name, chain=())
+
+
+def _place_join(failure, irs, lengths, model, root: str) -> PlannedUpdate:
+    loop = failure.node
+    loop.before.append(Update(failure.local, failure.side))
+    motion = "from" if failure.side == "H" else "to"
+    item = _item(failure, irs, lengths, model, root)
+    side = "host" if failure.side == "H" else "device"
+    reason = (f"iterations of the loop at {loop.stmt.span.location()} leave {failure.local} "
+              f"fresh on the {side} only")
+    wrap = loop.parent is not None and loop.parent.kind != "seq"
+    return PlannedUpdate(failure.function, loop.stmt, _insertion_span(loop.stmt, model), wrap,
+                         motion, item, reason)
+
+
+def _same_section(a: str, b: str) -> bool:
+    """``u[0:n]`` and ``u[0 : n]``, compared as polynomials where possible."""
+    pa, pb = a.partition("["), b.partition("[")
+    if pa[0] != pb[0] or not pa[2] or not pb[2]:
+        return a == b
+    try:
+        return [poly(x) for x in pa[2].rstrip("]").split(":")] == \
+            [poly(x) for x in pb[2].rstrip("]").split(":")]
+    except _NotPoly:
+        return _norm(a) == _norm(b)
+
+
+def _hoist(node: Node, failure, region_nodes: list[Node], irs) -> Node:
+    """Move a copy out of loops that do not write the array on the other side."""
+    other = "D" if failure.side == "H" else "H"
+    tops = {id(n) for n in region_nodes}
+    anchor = node
+    parent = node.parent
+    while parent is not None and id(anchor) not in tops:
+        if parent.kind in ("if", "switch"):
+            break
+        if parent.kind == "loop":
+            if _writes_in(parent, other, failure.local, irs, set()):
+                break
+            anchor = parent
+        parent = parent.parent
+    return anchor
+
+
+def _writes_in(loop: Node, side: str, name: str, irs, seen: set) -> bool:
+    """Whether ``loop`` may write ``name`` or a pointer copied from or to it on ``side``
+    (for called functions: any storage they did not allocate), or reassigns it.
+    ``name`` '' means any storage."""
+    group = _copy_group(loop, name) if name else set()
+    for node in loop.walk():
+        for event in node.events + node.cond + node.step:
+            if isinstance(event, CallEvent) and event.callee in irs and event.callee not in seen:
+                seen.add(event.callee)
+                if _writes_in(irs[event.callee].root, side, "", irs, seen):
+                    return True
+            elif isinstance(event, Copy) and name and _root(event.target) in group:
+                return True
+            elif isinstance(event, Access) and event.side == side and event.writes and \
+                    (not name or _root(event.name) in group):
+                return True
+    return False
+
+
+def _copy_group(loop: Node, name: str) -> set[str]:
+    """``name``'s root and every pointer connected to it by copies inside ``loop``'s
+    function."""
+    top = loop
+    while top.parent is not None:
+        top = top.parent
+    edges = [(_root(e.target), _root(e.source)) for n in top.walk()
+             for e in n.events + n.cond + n.step if isinstance(e, Copy) and e.source]
+    group, grew = {_root(name)}, True
+    while grew:
+        grew = False
+        for a, b in edges:
+            if (a in group) != (b in group):
+                group |= {a, b}
+                grew = True
+    return group
+
+
+def _item(failure, irs, lengths, model, root: str) -> str:
+    """``name[0:len]`` in the names of the function where the copy goes."""
+    labels = [label for label in failure.labels if label in lengths]
+    section = lengths[labels[0]] if labels else ""
+    if section and failure.function != root:
+        section = _translate(section, irs[failure.function].function, model, failure.local)
+    return f"{failure.local}{section}"
+
+
+def _translate(section: str, function, model, local: str) -> str:
+    """A section of the caller's names in the callee ``function``: use the callee's own map
+    clause for ``local`` when it has one."""
+    for directive in model.directives:
+        if directive.function != function.name:
+            continue
+        for clause in directive.maps:
+            for item in clause.items:
+                if item.base == local and len(item.sections) == 1 and item.sections[0].length:
+                    lower = item.sections[0].lower.text if item.sections[0].lower else "0"
+                    return f"[{lower}:{item.sections[0].length.text}]"
+    raise Unsupported(f"no section of '{local}' is known inside '{function.name}'")

@@ -1,0 +1,205 @@
+"""Index ranges the host touches: the sub-array a ``target update`` has to move.
+
+When the host reads only a boundary row, one element of a flag array or a strided column
+block inside some statement, copying the whole array is waste. Index expressions are read
+as polynomials over the program's integer variables with integer coefficients (anything
+else — a division, a call — is an opaque atom). An index affine in the counters of the
+canonical ``for`` loops around it (``for (i = lo; i < hi; i++)``, ``<=`` too), with
+coefficients that are non-negative constants or sizes, ranges from its value at the lower
+bounds to its value at the last iteration; the section is the contiguous hull
+``[lowest : highest - lowest + 1]``. Any doubt gives None and the caller copies the whole
+array.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from s2s.analysis.omp_ir import LOOP_KINDS, Access, CallEvent, Node
+
+Poly = dict  # tuple of sorted atom names -> int coefficient
+
+_CAST = re.compile(r"\(\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:size_t|ptrdiff_t|int|long|"
+                   r"long\s+long|unsigned|short)\s*\)")
+_SAFE = re.compile(r"^[\w\s+\-*/%().]*$")
+_HEAD = re.compile(r"^\s*(?:(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long\s+long|"
+                   r"size_t|ptrdiff_t|short)\s+)?([A-Za-z_]\w*)\s*=\s*(.+?)\s*;?\s*$", re.S)
+_COND = re.compile(r"^\s*([A-Za-z_]\w*)\s*(<=|<)\s*(.+?)\s*$", re.S)
+_STEP = re.compile(r"^\s*(?:\+\+\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*\+\+|([A-Za-z_]\w*)\s*\+=\s*1)"
+                   r"\s*$")
+
+
+class _NotPoly(Exception):
+    pass
+
+
+def poly(text: str) -> Poly:
+    """``2*n - 1`` -> {('n',): 2, (): -1}; raises _NotPoly for what is not a polynomial."""
+    text = _CAST.sub("", text)  # (size_t)n: the same value for the sizes it is used on
+    if not _SAFE.match(text):
+        raise _NotPoly(text)
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError as err:
+        raise _NotPoly(text) from err
+    return _poly(tree, text)
+
+
+def _poly(node, text: str) -> Poly:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return {(): node.value} if node.value else {}
+    if isinstance(node, ast.Name):
+        return {(node.id,): 1}
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = _poly(node.operand, text)
+        return inner if isinstance(node.op, ast.UAdd) else scale(inner, -1)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        right = _poly(node.right, text)
+        return add(_poly(node.left, text), right if isinstance(node.op, ast.Add)
+                   else scale(right, -1))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return mul(_poly(node.left, text), _poly(node.right, text))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)):
+        atom = "(" + ast.unparse(node).replace("//", "/") + ")"
+        return {(atom,): 1}
+    raise _NotPoly(text)
+
+
+def same_value(a: str, b: str) -> bool:
+    """Whether two integer expressions are the same polynomial (text equality otherwise)."""
+    try:
+        return poly(a) == poly(b)
+    except _NotPoly:
+        return re.sub(r"\s+", "", a) == re.sub(r"\s+", "", b)
+
+
+def add(a: Poly, b: Poly) -> Poly:
+    out = dict(a)
+    for key, value in b.items():
+        out[key] = out.get(key, 0) + value
+        if out[key] == 0:
+            del out[key]
+    return out
+
+
+def scale(a: Poly, k: int) -> Poly:
+    return {key: value * k for key, value in a.items() if value * k}
+
+
+def mul(a: Poly, b: Poly) -> Poly:
+    out: Poly = {}
+    for ka, va in a.items():
+        for kb, vb in b.items():
+            out = add(out, {tuple(sorted(ka + kb)): va * vb})
+    return out
+
+
+def render(p: Poly) -> str:
+    if not p:
+        return "0"
+    terms = sorted(p.items(), key=lambda kv: (-len(kv[0]), kv[0]))
+    out = ""
+    for key, value in terms:
+        body = "*".join(key)
+        magnitude = abs(value)
+        term = body if (magnitude == 1 and body) else (f"{magnitude}*{body}" if body
+                                                       else str(magnitude))
+        if not out:
+            out = term if value > 0 else f"-{term}"
+        else:
+            out += f" + {term}" if value > 0 else f" - {term}"
+    return out
+
+
+def _loop_range(loop: Node, text) -> tuple[str, Poly, Poly] | None:
+    """(counter, first value, last value) of a canonical counting ``for`` loop."""
+    stmt = loop.stmt
+    if stmt is None or stmt.kind != "for" or not (stmt.init and stmt.cond and stmt.step):
+        return None
+    head, cond, step = _HEAD.match(text(stmt.init)), _COND.match(text(stmt.cond)), \
+        _STEP.match(text(stmt.step))
+    if not (head and cond and step) or cond.group(1) != head.group(1) or \
+            head.group(1) not in step.groups():
+        return None
+    try:
+        first, bound = poly(head.group(2)), poly(cond.group(3))
+    except _NotPoly:
+        return None
+    last = bound if cond.group(2) == "<=" else add(bound, {(): -1})
+    return head.group(1), first, last
+
+
+def host_section(anchor: Node, name: str, text) -> str | None:
+    """``[lo:len]`` of the elements of ``name`` the host reads inside ``anchor``, or None."""
+    ranges = []
+    for node in anchor.walk():
+        for event in node.events + node.cond + node.step:
+            if isinstance(event, CallEvent):
+                return None
+            if not isinstance(event, Access) or event.side != "H" or event.name != name:
+                continue
+            if event.writes or event.ref is None or len(event.ref.subscripts) != 1:
+                return None
+            found = _ref_range(event.ref.subscripts[0].text, node, anchor, text)
+            if found is None:
+                return None
+            ranges.append(found)
+    if not ranges or any(r != ranges[0] for r in ranges):
+        return None
+    low, high = ranges[0]
+    length = add(add(high, scale(low, -1)), {(): 1})
+    return f"[{render(low)}:{render(length)}]"
+
+
+def _ref_range(index: str, node: Node, anchor: Node, text):
+    try:
+        value = poly(index)
+    except _NotPoly:
+        return None
+    low, high = value, value
+    walker = node
+    while walker is not None:
+        if walker.kind == "loop" and walker.loop_kind in LOOP_KINDS:
+            bounds = _loop_range(walker, text)
+            counters = _counters(walker)
+            if bounds is None:
+                if any(c in _atoms(value) for c in counters):
+                    return None
+            else:
+                var, first, last = bounds
+                low, ok_low = _substitute(low, var, first)
+                high, ok_high = _substitute(high, var, last)
+                if not (ok_low and ok_high):
+                    return None
+        if walker is anchor:
+            break
+        walker = walker.parent
+    return low, high
+
+
+def _counters(loop: Node) -> set[str]:
+    stmt = loop.stmt
+    names = set()
+    if stmt is not None and stmt.step is not None:
+        names |= set(re.findall(r"[A-Za-z_]\w*", stmt.step.text))
+    return names
+
+
+def _atoms(p: Poly) -> set[str]:
+    return {atom for key in p for atom in key}
+
+
+def _substitute(p: Poly, var: str, value: Poly) -> tuple[Poly, bool]:
+    """Replace ``var`` (which must appear linearly with a non-negative coefficient)."""
+    out: Poly = {}
+    for key, coeff in p.items():
+        count = key.count(var)
+        if count == 0:
+            out = add(out, {key: coeff})
+            continue
+        if count > 1 or coeff < 0:
+            return p, False
+        rest = tuple(a for a in key if a != var)
+        out = add(out, mul({rest: coeff}, value))
+    return out, True

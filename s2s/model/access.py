@@ -1,0 +1,67 @@
+"""Array accesses and pointer copies in host code and OpenMP target regions.
+
+These are what data-mapping analysis works from: which array storage each statement reads or
+writes, on which side (host, or the device inside a target region), through which name, at
+which subscript; and the pointer copies (``r = result``, a swap through ``tmp``) that make two
+names refer to the same storage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from s2s.model.span import Expr, SourceSpan
+
+
+@dataclass(frozen=True)
+class ArrayRef:
+    """One access to the storage behind a pointer or array variable (or struct member).
+
+    ``array`` is the accessed storage as written without subscripts: ``u``, ``p.x``,
+    ``ps->vx``, ``grid`` (for ``grid[i][j]``); ``root`` its first variable (``u``, ``p``,
+    ``ps``). ``mode`` is ``read``, ``write`` or ``readwrite`` (``a[i] += v``, ``a[i]++``).
+    ``subscripts`` are the index expressions as written, outermost first (``()`` for ``*p``,
+    for ``p->x`` reads of a whole member pointer passed on, or when the pointer itself is
+    passed to a call). ``call`` names the function the pointer (or ``a + k``) is passed to,
+    with ``arg_index`` its position; ``mode`` is then ``readwrite`` unless the parameter is a
+    pointer to const (``read``). ``directive`` indexes, in ``TranslationUnit.directives``, the
+    innermost target region containing the access (None: host code). ``conditional`` is True
+    when the access is under an ``if``, ``?:``, ``&&``/``||`` or ``switch`` inside its
+    statement or target region (it may not happen on every execution). ``function`` is the
+    enclosing function.
+    """
+
+    array: str
+    root: str
+    mode: str
+    subscripts: tuple[Expr, ...]
+    span: SourceSpan
+    function: str | None
+    directive: int | None = None
+    call: str | None = None
+    arg_index: int | None = None
+    conditional: bool = False
+
+    @property
+    def reads(self) -> bool:
+        return self.mode in ("read", "readwrite")
+
+    @property
+    def writes(self) -> bool:
+        return self.mode in ("write", "readwrite")
+
+
+@dataclass(frozen=True)
+class PointerCopy:
+    """``target = source`` between pointer-typed names (also ``double *r = result;``).
+
+    ``source`` is the copied name without offset (``a`` for ``a + 1``, with ``offset`` True);
+    None when the right-hand side is not a plain name (a call, ``malloc``, a conditional):
+    the target then points to unknown storage unless an allocation says otherwise.
+    """
+
+    target: str
+    source: str | None
+    span: SourceSpan
+    function: str | None
+    offset: bool = False

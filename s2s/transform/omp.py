@@ -1,0 +1,139 @@
+"""``s2s omp``: turn an OpenMP data-mapping plan into edits of the source.
+
+Every directive goes on its own line with the indentation of the statement it precedes.
+A data region over one statement is a structured ``target data``; over several statements,
+or when pointers of the region are reassigned inside it (double-buffer swaps: the exit copy
+must follow the pointer's value at the end), it is a ``target enter data`` / ``target exit
+data`` pair. Explanations (``--explain``) are notes with id ``omp-explain``.
+"""
+
+from __future__ import annotations
+
+from s2s.analysis.omp_plan import OmpPlan, PlannedUpdate, RegionPlan, plan_file
+from s2s.diagnostics import Diagnostic
+from s2s.driver import PassOutput
+from s2s.edits import Edit
+from s2s.frontend.extract import Loaded
+from s2s.model import SourceSpan, Stmt
+from s2s.transform import registry
+
+EXPLAIN_ID = "omp-explain"
+
+
+def run_omp(loaded: Loaded) -> PassOutput:
+    model, source = loaded.model, loaded.source
+    if model.language == "cuda":
+        return PassOutput()
+    plan = plan_file(model, source)
+    edits, notes = [], []
+    for region in plan.regions:
+        edits += _region_edits(region, source, loaded.path)
+        notes += _explain(region)
+    diagnostics = [Diagnostic.warning(message, id, span) for message, id, span in plan.warnings]
+    return PassOutput(tuple(edits), tuple(diagnostics + notes))
+
+
+def _clauses(region: RegionPlan, kind: str) -> str:
+    if kind == "structured":
+        parts = [(a.structured_type, a) for a in region.arrays]
+    elif kind == "enter":
+        parts = [(a.enter, a) for a in region.arrays]
+    else:
+        parts = [(a.exit, a) for a in region.arrays]
+    by_type: dict[str, list[str]] = {}
+    for map_type, array in parts:
+        by_type.setdefault(map_type, []).append(f"{array.name}{array.section}")
+    order = ("to", "tofrom", "from", "alloc", "release")
+    return " ".join(f"map({t}: {', '.join(by_type[t])})" for t in order if t in by_type)
+
+
+def _region_edits(region: RegionPlan, source: bytes, path: str) -> list[Edit]:
+    edits = []
+    if region.structured:
+        edits.append(_line_before(region.at, source,
+                                  f"#pragma omp target data {_clauses(region, 'structured')}"))
+    else:
+        edits.append(_line_before(region.at, source,
+                                  f"#pragma omp target enter data {_clauses(region, 'enter')}"))
+        edits.append(_line_after(region.last, source,
+                                 f"#pragma omp target exit data {_clauses(region, 'exit')}"))
+    by_place: dict[int, list[PlannedUpdate]] = {}
+    for update in region.updates:
+        group = by_place.setdefault(update.at.start, [])
+        if all((u.motion, u.item) != (update.motion, update.item) for u in group):
+            group.append(update)
+    for group in by_place.values():
+        edits += _update_edits(group, source)
+    return edits
+
+
+def _update_edits(group: list[PlannedUpdate], source: bytes) -> list[Edit]:
+    """The ``target update`` lines before one statement (braces added around it when it is
+    the body of a control statement: a stand-alone directive cannot be one)."""
+    lines = [f"#pragma omp target update {u.motion}({u.item})" for u in group]
+    first = group[0]
+    span = first.at
+    if not any(u.wrap for u in group):
+        return [_line_before(span, source, line) for line in lines]
+    indent = span.indent
+    end = _statement_end(first.anchor, source)
+    opening = "{\n" + "".join(f"{indent}    {line}\n" for line in lines) + f"{indent}    "
+    return [Edit(span.file, span.start, 0, opening), Edit(span.file, end, 0, f"\n{indent}}}")]
+
+
+def _line_before(span: SourceSpan, source: bytes, text: str) -> Edit:
+    """Insert ``text`` as a line of its own before the statement at ``span``."""
+    line_start = source.rfind(b"\n", 0, span.start) + 1
+    prefix = source[line_start:span.start]
+    if prefix.strip() == b"":
+        return Edit(span.file, line_start, 0, f"{prefix.decode()}{text}\n")
+    return Edit(span.file, span.start, 0, f"\n{span.indent}{text}\n{span.indent}")
+
+
+def _line_after(stmt: Stmt, source: bytes, text: str) -> Edit:
+    """Insert ``text`` as a line of its own after the statement ``stmt``."""
+    end = _statement_end(stmt, source)
+    newline = source.find(b"\n", end)
+    if newline < 0:
+        return Edit(stmt.span.file, len(source), 0, f"\n{stmt.span.indent}{text}\n")
+    if source[end:newline].strip() == b"":
+        return Edit(stmt.span.file, newline + 1, 0, f"{stmt.span.indent}{text}\n")
+    return Edit(stmt.span.file, end, 0, f"\n{stmt.span.indent}{text}\n{stmt.span.indent}")
+
+
+def _statement_end(stmt: Stmt, source: bytes) -> int:
+    """End of the statement including its ``;`` (expression statements' spans exclude it)."""
+    end = stmt.span.end
+    if source[end - 1:end] in (b"}", b";"):
+        return end
+    at = end
+    while at < len(source) and source[at:at + 1] in (b" ", b"\t"):
+        at += 1
+    return at + 1 if source[at:at + 1] == b";" else end
+
+
+def _explain(region: RegionPlan) -> list[Diagnostic]:
+    notes = []
+    kind = "target data" if region.structured else "target enter/exit data"
+    arrays = ", ".join(f"{a.name}{a.section} ({a.enter}/{a.exit})" for a in region.arrays)
+    notes.append(Diagnostic.note(f"{kind} region in '{region.function}' maps {arrays}",
+                                 EXPLAIN_ID, region.first.span))
+    for update in region.updates:
+        notes.append(Diagnostic.note(f"target update {update.motion}({update.item}): "
+                                     f"{update.reason}", EXPLAIN_ID, update.anchor.span))
+    return notes
+
+
+def describe(plan: OmpPlan) -> str:
+    """A plain-text summary of a plan (for tests and debugging)."""
+    lines = []
+    for region in plan.regions:
+        lines.append(f"region {region.function} structured={region.structured}: "
+                     + _clauses(region, "structured" if region.structured else "enter"))
+        for update in region.updates:
+            lines.append(f"  update {update.motion}({update.item}) before line "
+                         f"{update.anchor.span.line}")
+    return "\n".join(lines)
+
+
+registry.register("omp", run_omp)
