@@ -153,7 +153,10 @@ class Interpreter:
         for update in node.before:
             if update.scoped:
                 name = frame.resolve(update.name)
-                saved[name] = state.get_valid(name)
+                pts = state.get_pts(name)
+                for other in set(state.pts) | set(state.valid) | {name}:
+                    if other == name or (len(pts) == 1 and state.get_pts(other) == pts):
+                        saved.setdefault(other, state.get_valid(other))
             state = self.event(update, state, frame, node)
         out = self._run(node, state, frame)
         if out is not None and saved:
@@ -312,7 +315,9 @@ class Interpreter:
             aliases = [n for n in set(state.valid) | set(state.pts) | set(pts) | {name}
                        if state.get_pts(n) & pts]
             for other in aliases:
-                if other != name:
+                if other != name and len(pts) == 1 and state.get_pts(other) == pts:
+                    state.valid[other] = frozenset(side)  # the same storage for sure
+                elif other != name:
                     state.valid[other] = state.get_valid(other) & frozenset(side)
                 if side == "H":
                     state.pristine[other] = False

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 
 from s2s.analysis.omp_flow import BOTH, Frame, Interpreter, State, Unsupported, _norm
 from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, IRBuilder, Node, Update
-from s2s.analysis.omp_sections import _NotPoly, host_section, poly
+from s2s.analysis.omp_sections import _NotPoly, host_sections, poly
 from s2s.model import HostAllocation, SourceSpan, Stmt, TranslationUnit
 
 MAX_COPIES = 200
@@ -74,6 +74,7 @@ class RegionPlan:
     structured: bool
     arrays: tuple[MappedArray, ...]
     updates: tuple[PlannedUpdate, ...]
+    exit_updates: tuple[str, ...] = ()  # ``target update from`` items before the exit
 
 
 @dataclass
@@ -181,16 +182,46 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         raise Unsupported("copies at the region's end could not be made consistent")
 
     swapped = _reassigned(nodes, tracked)
-    arrays = []
+    arrays, exit_updates = [], []
+    after = block.children[block.children.index(nodes[-1]) + 1:] + _continuation(block)
+    text = _texts(source)
     for label in sorted(tracked, key=lambda n: _first_use(model, n)):
         fresh_host = exit_state is None or "H" in exit_state.get_valid(label)
         exit_type = "from" if (label in live and not fresh_host) else "release"
+        if exit_type == "from" and label in ir_names(ir):
+            # Only the elements the host reads afterwards come back, when they are known.
+            group = frozenset(_alias_groups(model, function, 0, 0).get(label, ()))
+            parts = host_sections(after, label, text, aliases=group)
+            if parts and not any(_same_section(label + p, label + lengths[label])
+                                 for p in parts):
+                exit_type = "release"
+                exit_updates += [label + p for p in parts]
         enter_type = "to" if label in to_labels else "alloc"
         arrays.append(MappedArray(label, lengths[label], enter_type, exit_type))
-    structured = len(nodes) == 1 and not swapped
+    structured = len(nodes) == 1 and not swapped and not exit_updates
     return RegionPlan(function.name, nodes[0].stmt, nodes[-1].stmt,
                       _insertion_span(nodes[0].stmt, model), structured, tuple(arrays),
-                      tuple(updates))
+                      tuple(updates), tuple(exit_updates))
+
+
+def ir_names(ir: FunctionIR) -> set[str]:
+    """Names the function itself accesses (labels reached only through callees excluded)."""
+    return {e.name for n in ir.root.walk() for e in n.events + n.cond + n.step
+            if isinstance(e, Access)} | {e.target for n in ir.root.walk()
+                                         for e in n.events if isinstance(e, Copy)}
+
+
+def _continuation(block: Node) -> list[Node]:
+    """The statements that may run after the region ends (later siblings in every
+    enclosing block)."""
+    out: list[Node] = []
+    node = block
+    while node.parent is not None:
+        parent = node.parent
+        if parent.kind == "seq":
+            out += parent.children[parent.children.index(node) + 1:]
+        node = parent
+    return out
 
 
 class _Solver:
@@ -249,7 +280,7 @@ class _Solver:
                     function.name
                 raise Unsupported(f"neither the host nor the device copy of "
                                   f"'{failure.local}' is known to be fresh at {where}")
-            updates.append(_place(failure, irs, nodes, lengths, model, function.name, text))
+            updates += _place(failure, irs, nodes, lengths, model, function.name, text)
             interp, exit_state = self._run(to_labels)
             if interp.clobbers:
                 update, where, _ = interp.clobbers[0]
@@ -452,28 +483,32 @@ def _texts(source: bytes):
     return text
 
 
-def _place(failure, irs, region_nodes, lengths, model, root: str, text) -> PlannedUpdate:
+def _place(failure, irs, region_nodes, lengths, model, root: str, text
+           ) -> list[PlannedUpdate]:
     if failure.access is None:
-        return _place_join(failure, irs, lengths, model, root)
+        return [_place_join(failure, irs, lengths, model, root)]
     failure = _lift_out_of_calls(failure, irs, root)
     node = failure.node
     anchor = _hoist(node, failure, region_nodes, irs)
     motion = "from" if failure.side == "H" else "to"
-    part = host_section(anchor, failure.local, text) if failure.side == "H" and \
-        "D" in failure.valid else None
+    group = frozenset(_alias_groups(model, irs[failure.function].function, 0, 0)
+                      .get(failure.local, ()))
+    parts = host_sections([anchor], failure.local, text, aliases=group) \
+        if failure.side == "H" and "D" in failure.valid else None
     whole = _item(failure, irs, lengths, model, root)
-    if part is not None and _same_section(failure.local + part, whole):
-        part = None
-    anchor.before.append(Update(failure.local, failure.side, scoped=part is not None))
-    item = failure.local + part if part is not None else whole
+    if parts is not None and any(_same_section(failure.local + p, whole) for p in parts):
+        parts = None
+    items = [failure.local + p for p in parts] if parts else [whole]
+    for _ in items:
+        anchor.before.append(Update(failure.local, failure.side, scoped=parts is not None))
     access = failure.access
     where = access.ref.span.location() if access.ref is not None else ""
     side = "host" if failure.side == "H" else "device"
     what = "reads" if access.reads else "writes part of"
     reason = f"the {side} {what} {failure.local} at {where}"
     wrap = anchor.parent is not None and anchor.parent.kind != "seq"
-    return PlannedUpdate(failure.function, anchor.stmt, _insertion_span(anchor.stmt, model),
-                         wrap, motion, item, reason)
+    return [PlannedUpdate(failure.function, anchor.stmt, _insertion_span(anchor.stmt, model),
+                          wrap, motion, item, reason) for item in items]
 
 
 def _lift_out_of_calls(failure, irs, root: str):

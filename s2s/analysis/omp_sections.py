@@ -130,26 +130,60 @@ def _loop_range(loop: Node, text) -> tuple[str, Poly, Poly] | None:
     return head.group(1), first, last
 
 
-def host_section(anchor: Node, name: str, text) -> str | None:
+def host_section(anchor: Node, name: str, text, aliases: frozenset = frozenset()
+                 ) -> str | None:
     """``[lo:len]`` of the elements of ``name`` the host reads inside ``anchor``, or None."""
-    ranges = []
-    for node in anchor.walk():
-        for event in node.events + node.cond + node.step:
-            if isinstance(event, CallEvent):
-                return None
-            if not isinstance(event, Access) or event.side != "H" or event.name != name:
-                continue
-            if event.writes or event.ref is None or len(event.ref.subscripts) != 1:
-                return None
-            found = _ref_range(event.ref.subscripts[0].text, node, anchor, text)
-            if found is None:
-                return None
-            ranges.append(found)
-    if not ranges or any(r != ranges[0] for r in ranges):
+    sections = host_sections([anchor], name, text, limit=1, aliases=aliases)
+    return sections[0] if sections else None
+
+
+def host_sections(anchors: list[Node], name: str, text, limit: int = 4,
+                  aliases: frozenset = frozenset()) -> list[str] | None:
+    """The distinct ``[lo:len]`` sections of ``name`` the host reads inside ``anchors`` (at
+    most ``limit``; one directive each, as OpenMP allows one section of an array per
+    directive), or None when some access cannot be bounded, is a write, or goes through a
+    call."""
+    ranges: list[tuple[Poly, Poly]] = []
+    for anchor in anchors:
+        for node in anchor.walk():
+            for event in node.events + node.cond + node.step:
+                if isinstance(event, CallEvent):
+                    return None
+                if isinstance(event, Access) and event.name != name and event.name in aliases:
+                    return None  # read through another pointer to the same storage
+                if not isinstance(event, Access) or event.side != "H" or event.name != name:
+                    continue
+                if event.writes or event.ref is None or len(event.ref.subscripts) != 1:
+                    return None
+                found = _ref_range(event.ref.subscripts[0].text, node, anchor, text)
+                if found is None:
+                    return None
+                if found not in ranges:
+                    ranges.append(found)
+    if not ranges or len(ranges) > limit:
         return None
-    low, high = ranges[0]
-    length = add(add(high, scale(low, -1)), {(): 1})
-    return f"[{render(low)}:{render(length)}]"
+    variables = {v for low, high in ranges for atom in _atoms(low) | _atoms(high)
+                 for v in re.findall(r"[A-Za-z_]\w*", atom)}
+    texts = [text(a.stmt) for a in anchors if a.stmt is not None]
+    if any(_assigned(v, t) for v in variables for t in texts):
+        return None  # the bounds change while the statements run: the copy cannot go first
+    out = []
+    for low, high in ranges:
+        length = add(add(high, scale(low, -1)), {(): 1})
+        out.append(f"[{render(low)}:{render(length)}]")
+    return out
+
+
+def _assigned(variable: str, text: str) -> bool:
+    """Whether ``text`` may assign or declare ``variable`` (conservative, textual)."""
+    text = re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|/\*.*?\*/|//[^\n]*', " ", text,
+                  flags=re.S)
+    v = re.escape(variable)
+    patterns = (rf"(?<![\w.>]){v}\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)", rf"(?:\+\+|--)\s*{v}\b",
+                rf"(?<![\w.>]){v}\s*(?:\+\+|--)", rf"&\s*{v}\b",
+                rf"\b(?:int|long|short|char|unsigned|signed|size_t|ptrdiff_t|auto|double|float)"
+                rf"\b[^;(){{}}]*(?<![\w.>]){v}\b")
+    return any(re.search(p, text) for p in patterns)
 
 
 def _ref_range(index: str, node: Node, anchor: Node, text):

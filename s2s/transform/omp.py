@@ -55,8 +55,9 @@ def _region_edits(region: RegionPlan, source: bytes, path: str) -> list[Edit]:
     else:
         edits.append(_line_before(region.at, source,
                                   f"#pragma omp target enter data {_clauses(region, 'enter')}"))
-        edits.append(_line_after(region.last, source,
-                                 f"#pragma omp target exit data {_clauses(region, 'exit')}"))
+        lines = [f"#pragma omp target update from({item})" for item in region.exit_updates]
+        lines.append(f"#pragma omp target exit data {_clauses(region, 'exit')}")
+        edits.append(_line_after(region.last, source, lines))
     by_place: dict[int, list[PlannedUpdate]] = {}
     for update in region.updates:
         group = by_place.setdefault(update.at.start, [])
@@ -90,15 +91,17 @@ def _line_before(span: SourceSpan, source: bytes, text: str) -> Edit:
     return Edit(span.file, span.start, 0, f"\n{span.indent}{text}\n{span.indent}")
 
 
-def _line_after(stmt: Stmt, source: bytes, text: str) -> Edit:
-    """Insert ``text`` as a line of its own after the statement ``stmt``."""
+def _line_after(stmt: Stmt, source: bytes, lines: list[str]) -> Edit:
+    """Insert ``lines`` as lines of their own after the statement ``stmt``."""
     end = _statement_end(stmt, source)
     newline = source.find(b"\n", end)
+    indent = stmt.span.indent
+    block = "".join(f"{indent}{line}\n" for line in lines)
     if newline < 0:
-        return Edit(stmt.span.file, len(source), 0, f"\n{stmt.span.indent}{text}\n")
+        return Edit(stmt.span.file, len(source), 0, "\n" + block)
     if source[end:newline].strip() == b"":
-        return Edit(stmt.span.file, newline + 1, 0, f"{stmt.span.indent}{text}\n")
-    return Edit(stmt.span.file, end, 0, f"\n{stmt.span.indent}{text}\n{stmt.span.indent}")
+        return Edit(stmt.span.file, newline + 1, 0, block)
+    return Edit(stmt.span.file, end, 0, "\n" + block + indent)
 
 
 def _statement_end(stmt: Stmt, source: bytes) -> int:

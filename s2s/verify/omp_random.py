@@ -175,9 +175,9 @@ class _Gen:
 
     # ---------------------------------------------------------------- kernels
 
-    def kernel(self, out: _Lines, body: list[str], touched: list[tuple[str, _Array, bool]],
-               lo: str, hi: str, reduction: tuple[str, str] | None = None) -> None:
-        """Emit one target region: ``touched`` = (name used, array, read only)."""
+    def map_clauses(self, touched: list[tuple[str, _Array, bool]],
+                    reduction: tuple[str, str] | None) -> str:
+        """The naive map clauses of a region: ``touched`` = (name used, array, read only)."""
         clauses = []
         if reduction:
             clauses.append(f"map(tofrom: {reduction[1]})")
@@ -196,9 +196,15 @@ class _Gen:
                 clauses.append(f"map({kind}: {', '.join(items)})")
             else:
                 clauses.extend(f"map({kind}: {item})" for item in items)
-        red = f" reduction({reduction[0]}:{reduction[1]})" if reduction else ""
         sep = " \\\n    " if self.continuation and len(clauses) > 2 else " "
-        maps = sep.join(clauses)
+        return sep.join(clauses)
+
+    def kernel(self, out: _Lines, body: list[str], touched: list[tuple[str, _Array, bool]],
+               lo: str, hi: str, reduction: tuple[str, str] | None = None) -> None:
+        """Emit one target region: ``touched`` = (name used, array, read only)."""
+        maps = self.map_clauses(touched, reduction)
+        sep = " \\\n    " if "\n" in maps else " "
+        red = f" reduction({reduction[0]}:{reduction[1]})" if reduction else ""
         if self.rng.random() < self.split_rate:
             self.feat("split target + teams")
             out.add(f"#pragma omp target{sep if maps else ''}{maps}".rstrip())
@@ -314,6 +320,18 @@ class _Gen:
         self.kernel(out, body, [(n1, d1, False), (n2, d2, False), (ns, src, True)], "0",
                     self.size(d1))
 
+    def boundary_region(self, out: _Lines) -> None:
+        """A plain (single-thread) target region fixing the two ends of an array."""
+        arr = self.rng.choice(self.every())
+        nm, size = self.name(arr), self.size(arr)
+        maps = self.map_clauses([(nm, arr, False)], None)
+        self.feat("plain target region (boundary update)")
+        out.add(f"#pragma omp target {maps}".rstrip())
+        out.open("")
+        out.add(f"{nm}[0] = {nm}[1];")
+        out.add(f"{nm}[{size} - 1] = {self.wrap(f'{nm}[{size} - 2] + 1', arr.ctype)};")
+        out.close()
+
     def new_scalar(self, kind: str) -> tuple[str, str]:
         pool = {"sum": SCALAR_NAMES, "max": MAX_NAMES, "count": COUNT_NAMES}[kind]
         taken = [s[0] for s in self.scalars]
@@ -369,9 +387,11 @@ class _Gen:
         helper_pick = [h for h in self.helpers if h.kind != "sum"]
         if helper_pick and r.random() < 0.45:
             return self.helper_call(out, r.choice(helper_pick))
-        kind = r.choice(("elementwise", "elementwise", "stencil", "stencil", "gather", "two"))
+        kind = r.choice(("elementwise", "elementwise", "elementwise", "stencil", "stencil",
+                         "stencil", "gather", "gather", "two", "two", "boundary"))
         {"elementwise": self.elementwise_kernel, "stencil": self.stencil_kernel,
-         "gather": self.gather_kernel, "two": self.two_output_kernel}[kind](out)
+         "gather": self.gather_kernel, "two": self.two_output_kernel,
+         "boundary": self.boundary_region}[kind](out)
 
     # ---------------------------------------------------------------- helpers
 
