@@ -89,6 +89,7 @@ class Failure:
     access: Access | None  # None: a copy before a loop (see Interpreter._join_fixes)
     valid: frozenset
     chain: tuple = ()  # (call node, caller frame) from the root to the access's function
+    scalars: tuple = ()  # (parameter, argument text) of the access's function
 
 
 @dataclass
@@ -339,7 +340,8 @@ class Interpreter:
             self.failures[key] = Failure(node, frame.function, access.name, name,
                                          state.get_pts(name), side,
                                          state.pristine.get(name, True), access,
-                                         state.get_valid(name), tuple(self._calls))
+                                         state.get_valid(name), tuple(self._calls),
+                                         tuple(frame.scalars.items()))
 
     def _copy(self, copy: Copy, state: State, frame: Frame) -> State:
         state = state.copy()

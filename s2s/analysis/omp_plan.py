@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 
 from s2s.analysis.omp_flow import BOTH, Frame, Interpreter, State, Unsupported, _norm
 from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, IRBuilder, Node, Update
-from s2s.analysis.omp_sections import _NotPoly, host_sections, poly
+from s2s.analysis.omp_sections import _NotPoly, host_sections, poly, same_value
 from s2s.model import HostAllocation, SourceSpan, Stmt, TranslationUnit
 
 MAX_COPIES = 200
@@ -270,9 +270,11 @@ class _Solver:
             joins = [f for f in interp.failures.values()
                      if f.access is None and f.name in stale]
             failure = joins[0] if joins else pending[0]
-            if failure.access is None and any(failure.node is n for n in nodes):
+            fresh_entry = {label for label in failure.labels if label in tracked}
+            if failure.access is None and failure.node is nodes[0] and \
+                    not fresh_entry <= to_labels:
                 # A copy before the region's first loop is a copy at the region's entry.
-                to_labels |= {label for label in failure.labels if label in tracked}
+                to_labels |= fresh_entry
                 interp, exit_state = self._run(to_labels)
                 continue
             if not failure.valid:
@@ -280,7 +282,16 @@ class _Solver:
                     function.name
                 raise Unsupported(f"neither the host nor the device copy of "
                                   f"'{failure.local}' is known to be fresh at {where}")
-            updates += _place(failure, irs, nodes, lengths, model, function.name, text)
+            # The first failure of every other storage can be fixed in the same round: a
+            # copy of one array changes nothing for another.
+            chosen, seen = [failure], set(failure.labels)
+            if not joins:
+                for other in pending[1:]:
+                    if other.valid and not other.labels & seen:
+                        chosen.append(other)
+                    seen |= other.labels
+            for item in chosen:
+                updates += _place(item, irs, nodes, lengths, model, function.name, text)
             interp, exit_state = self._run(to_labels)
             if interp.clobbers:
                 update, where, _ = interp.clobbers[0]
@@ -519,10 +530,14 @@ def _lift_out_of_calls(failure, irs, root: str):
     if failure.function == root or not failure.chain:
         return failure
     other = "D" if failure.side == "H" else "H"
-    for call_node, _ in failure.chain:
+    innermost = len(failure.chain) - 1
+    for level, (call_node, _) in enumerate(failure.chain):
+        # The function holding the access may write other storage on the other side (a
+        # local temporary); the ones on the way may not write anything there.
+        name = failure.local if level == innermost else ""
         for event in call_node.events + call_node.cond + call_node.step:
             if isinstance(event, CallEvent) and event.callee in irs and \
-                    _writes_in(irs[event.callee].root, other, "", irs, set()):
+                    _writes_in(irs[event.callee].root, other, name, irs, set()):
                 return failure
     outer_node, outer_frame = failure.chain[0]
     if outer_frame.function != root:
@@ -614,8 +629,21 @@ def _item(failure, irs, lengths, model, root: str) -> str:
     labels = [label for label in failure.labels if label in lengths]
     section = lengths[labels[0]] if labels else ""
     if section and failure.function != root:
-        section = _translate(section, irs[failure.function].function, model, failure.local)
+        section = _by_parameter(section, failure.scalars) or \
+            _translate(section, irs[failure.function].function, model, failure.local)
     return f"{failure.local}{section}"
+
+
+def _by_parameter(section: str, scalars: tuple) -> str | None:
+    """``[0:n]`` of the caller as ``[0:len]`` in a callee whose parameter ``len`` received
+    ``n``."""
+    inner = section.strip("[]").split(":")
+    if len(inner) != 2 or not same_value(inner[0], "0"):
+        return None
+    for param, argument in scalars:
+        if same_value(argument, inner[1]):
+            return f"[0:{param}]"
+    return None
 
 
 def _translate(section: str, function, model, local: str) -> str:

@@ -75,7 +75,8 @@ def test_generator_covers_the_patterns():
               "two sequential loops", "kernel before the time loop", "int array",
               "global array (implicit map)", "global array (section map)", "global array (whole map)",
               "split target + teams", "early exit from the time loop",
-              "reduction result used in a later kernel", "kernel over part of an array"]
+              "reduction result used in a later kernel", "kernel over part of an array",
+              "plain target region (boundary update)"]
     missing = [f for f in wanted if seen[f] < 3]
     assert not missing, f"patterns (almost) never generated in 200 seeds: {missing}"
 
