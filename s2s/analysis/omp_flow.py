@@ -127,8 +127,11 @@ class Interpreter:
     lengths: dict[str, str]  # label -> section length text in root-scope names
     locals_of: dict[str, frozenset]
     record: bool = False
+    distinct: frozenset = frozenset()  # names that never share storage (swapped buffers)
     failures: dict = field(default_factory=dict)
     device_labels: set = field(default_factory=set)
+    #: label -> {(function, local name, pointer bindings, scalar bindings)} of device accesses
+    device_uses: dict = field(default_factory=dict)
     _loops: list = field(default_factory=list)
     _returns: list = field(default_factory=list)
     _stack: list = field(default_factory=list)
@@ -301,7 +304,12 @@ class Interpreter:
     def _access(self, access: Access, state: State, frame: Frame, node: Node) -> State:
         name = frame.resolve(access.name)
         if access.side == "D":
-            self.device_labels |= state.get_pts(name)
+            labels = state.get_pts(name)
+            self.device_labels |= labels
+            for label in labels:
+                self.device_uses.setdefault(label, set()).add(
+                    (frame.function, access.name, tuple(sorted(frame.pointers.items())),
+                     tuple(sorted(frame.scalars.items()))))
         if not self._tracked(state, name):
             return state
         side = access.side
@@ -316,6 +324,8 @@ class Interpreter:
             aliases = [n for n in set(state.valid) | set(state.pts) | set(pts) | {name}
                        if state.get_pts(n) & pts]
             for other in aliases:
+                if other != name and other in self.distinct and name in self.distinct:
+                    continue
                 if other != name and len(pts) == 1 and state.get_pts(other) == pts:
                     state.valid[other] = frozenset(side)  # the same storage for sure
                 elif other != name:

@@ -75,6 +75,8 @@ class RegionPlan:
     arrays: tuple[MappedArray, ...]
     updates: tuple[PlannedUpdate, ...]
     exit_updates: tuple[str, ...] = ()  # ``target update from`` items before the exit
+    removed: tuple[SourceSpan, ...] = ()  # the function's own data directives, replaced
+    explicit: tuple[tuple[SourceSpan, str], ...] = ()  # (target directive, clause to append)
 
 
 @dataclass
@@ -145,11 +147,13 @@ def _region(root: Node, has_device) -> tuple[Node, list[Node]]:
 def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionIR,
                plan: OmpPlan, source: bytes) -> RegionPlan | None:
     function = ir.function
-    if _has_data_directives(model, function):
-        plan.warnings.append((f"'{function.name}' already has target data/update directives; "
-                              "its mapping is left as written", "omp-existing-mapping",
-                              function.span))
-        return None
+    for callee in sorted(_callees(irs, function.name)):
+        if _data_directives(model, callee):
+            raise Unsupported(f"'{callee}', which it calls, has its own target data/update "
+                              "directives")
+    # The function's own data directives are replaced by the plan (which is computed
+    # from the program's accesses alone; the kernels keep their map clauses).
+    removed = tuple(d.span for d in _data_directives(model, function.name))
     has_device = _device_nodes(irs)
     block, nodes = _region(ir.root, has_device)
     start, end = nodes[0].stmt.span.start, nodes[-1].stmt.span.end
@@ -159,6 +163,11 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     survey = Interpreter(irs, None, {}, locals_of)
     survey.run_range(nodes, _entry_state(model, function, start, set()), frame)
     lengths, skipped = _lengths(model, function, survey.device_labels, start, end)
+    for label in list(skipped):
+        section = _section_from_callees(model, survey.device_uses.get(label, ()), source)
+        if section is not None and skipped[label].startswith("its element count"):
+            lengths[label] = section
+            del skipped[label]
     for label, why in skipped.items():
         plan.warnings.append((f"'{label}' keeps its per-kernel mapping: {why}", "omp-not-mapped",
                               nodes[0].stmt.span))
@@ -167,21 +176,26 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         return None
 
     live = _live_after(model, function, start, end, tracked)
-    solver = _Solver(model, irs, function, nodes, tracked, lengths, locals_of, frame, source)
+    swapped = _reassigned(nodes, tracked)
+    solver = _Solver(model, irs, function, nodes, tracked, lengths, locals_of, frame, source,
+                     tracked if swapped else frozenset())
     seed: set[str] = set()
     for _ in range(len(tracked) + 1):
         to_labels, updates, exit_state = solver.solve(seed)
         # An array the host reads afterwards but that is fresh on neither side at the end
         # (a kernel under a branch overwrote it on one path only) must be copied in.
-        unsure = {label for label in live if exit_state is not None
-                  and not exit_state.get_valid(label)} - to_labels
+        stale = {label for label in live if exit_state is not None
+                 and not exit_state.get_valid(label)}
+        if stale & to_labels:
+            raise Unsupported(f"'{sorted(stale & to_labels)[0]}' may be stale on both sides "
+                              "where the region ends")
+        unsure = stale - to_labels
         if not unsure:
             break
         seed = to_labels | unsure
     else:
         raise Unsupported("copies at the region's end could not be made consistent")
 
-    swapped = _reassigned(nodes, tracked)
     arrays, exit_updates = [], []
     after = block.children[block.children.index(nodes[-1]) + 1:] + _continuation(block)
     text = _texts(source)
@@ -199,9 +213,45 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         enter_type = "to" if label in to_labels else "alloc"
         arrays.append(MappedArray(label, lengths[label], enter_type, exit_type))
     structured = len(nodes) == 1 and not swapped and not exit_updates
+    explicit = _explicit_sections(model, nodes, lengths, exit_state)
     return RegionPlan(function.name, nodes[0].stmt, nodes[-1].stmt,
                       _insertion_span(nodes[0].stmt, model), structured, tuple(arrays),
-                      tuple(updates), tuple(exit_updates))
+                      tuple(updates), tuple(exit_updates), removed, tuple(explicit))
+
+
+def _explicit_sections(model: TranslationUnit, nodes: list[Node], lengths, state
+                       ) -> list[tuple[SourceSpan, str]]:
+    """``map(tofrom: p[0:n])`` for pointers a target region of the region uses without a
+    map clause: inside the data region the storage is present, so the clause moves
+    nothing, but the kernel no longer depends on an implicit zero-length mapping."""
+    out = []
+    for top in nodes:
+        for node in top.walk():
+            if node.kind != "kernel":
+                continue
+            directive = model.directives[node.directive]
+            mapped = {_norm(item.base) for d in _directive_chain(model, node.directive)
+                      for clause in d.clauses for item in clause.items}
+            missing = []
+            for event in node.events:
+                if not isinstance(event, Access) or _norm(event.name) in mapped:
+                    continue
+                labels = state.get_pts(event.name) if state is not None else {event.name}
+                sections = {lengths.get(label) for label in labels}
+                if len(sections) == 1 and next(iter(sections)) and event.name not in missing:
+                    missing.append(event.name)
+                    mapped.add(_norm(event.name))
+                    out.append((directive.span,
+                                f"map(tofrom: {event.name}{next(iter(sections))})"))
+    return out
+
+
+def _directive_chain(model: TranslationUnit, index: int) -> list:
+    """The directive and the ones it is nested in on the same construct."""
+    chain = [model.directives[index]]
+    while chain[-1].parent is not None:
+        chain.append(model.directives[chain[-1].parent])
+    return chain
 
 
 def ir_names(ir: FunctionIR) -> set[str]:
@@ -228,15 +278,16 @@ class _Solver:
     """Entry copies and ``target update`` placements for one region, by repeated dataflow."""
 
     def __init__(self, model, irs, function, nodes, tracked, lengths, locals_of, frame,
-                 source):
+                 source, distinct):
         self.model, self.irs, self.function, self.nodes = model, irs, function, nodes
         self.tracked, self.lengths, self.locals_of, self.frame = tracked, lengths, locals_of, \
             frame
-        self.source = source
+        self.source, self.distinct = source, distinct
         self.start = nodes[0].stmt.span.start
 
     def _run(self, to_labels):
-        interp = Interpreter(self.irs, self.tracked, self.lengths, self.locals_of, record=True)
+        interp = Interpreter(self.irs, self.tracked, self.lengths, self.locals_of, record=True,
+                             distinct=self.distinct)
         exit_state = interp.run_range(self.nodes, _entry_state(self.model, self.function,
                                                                self.start, to_labels),
                                       self.frame)
@@ -323,6 +374,7 @@ def _reassigned(nodes: list[Node], tracked: frozenset) -> bool:
               if isinstance(e, Copy)]
     if not any(c.target in tracked for c in copies):
         return False
+    _swap_statements_are_adjacent(nodes, tracked)
     values = {name: name for name in tracked}
     for copy in copies:
         if copy.source is None or copy.offset:
@@ -332,6 +384,25 @@ def _reassigned(nodes: list[Node], tracked: frozenset) -> bool:
         raise Unsupported("mapped pointers are reassigned inside the data region in a way "
                           "that is not a swap")
     return True
+
+
+def _swap_statements_are_adjacent(nodes: list[Node], tracked: frozenset) -> None:
+    """The statements of a swap follow each other and access nothing: between them two
+    mapped pointers briefly hold the same storage, which the analysis assumes never."""
+    holders = [n for top in nodes for n in top.walk() if n.kind == "leaf"
+               and any(isinstance(e, Copy) for e in n.events)]
+    for node in holders:
+        if any(isinstance(e, (Access, CallEvent)) for e in node.events):
+            raise Unsupported("a pointer swap statement inside the data region also "
+                              "accesses arrays")
+    parents = {id(n.parent) for n in holders}
+    if len(parents) > 1:
+        raise Unsupported("the pointer swap inside the data region is spread over blocks")
+    if holders:
+        siblings = holders[0].parent.children
+        places = sorted(siblings.index(n) for n in holders)
+        if places != list(range(places[0], places[0] + len(places))):
+            raise Unsupported("the statements of the pointer swap are not adjacent")
 
 
 def _entry_state(model: TranslationUnit, function, start: int, to_labels) -> State:
@@ -351,9 +422,21 @@ def _entry_state(model: TranslationUnit, function, start: int, to_labels) -> Sta
     return state
 
 
-def _has_data_directives(model: TranslationUnit, function) -> bool:
-    return any(d.function == function.name and d.words[:2] in DATA_WORDS
-               for d in model.directives)
+def _data_directives(model: TranslationUnit, function: str) -> list:
+    return [d for d in model.directives if d.function == function and d.words[:2] in DATA_WORDS]
+
+
+def _callees(irs: dict[str, FunctionIR], name: str) -> set[str]:
+    """Functions of the file that ``name`` calls, directly or not."""
+    found, todo = set(), [name]
+    while todo:
+        for node in irs[todo.pop()].root.walk():
+            for event in node.events + node.cond + node.step:
+                if isinstance(event, CallEvent) and event.callee in irs and \
+                        event.callee not in found:
+                    found.add(event.callee)
+                    todo.append(event.callee)
+    return found
 
 
 def _locals(model: TranslationUnit, irs: dict[str, FunctionIR]) -> dict[str, frozenset]:
@@ -431,6 +514,73 @@ def _section(model, function, label, allocation) -> str | None:
                     if _norm(lower) == "0" and section.length is not None:
                         return f"[0:{section.length.text}]"
     return None
+
+
+def _section_from_callees(model: TranslationUnit, uses, source: bytes) -> str | None:
+    """The section of storage that only called functions map, in the caller's names:
+    ``fx[0:numNode]`` in a function with ``double *fx = d->fx; const int numNode =
+    d->numNode;`` and ``d`` bound to the caller's ``d`` gives ``[0:d->numNode]``."""
+    found = set()
+    for function, local, pointers, scalars in uses:
+        length = _clause_length(model, function, local)
+        if length is None:
+            return None
+        translated = _in_caller_names(length, model, function, dict(pointers), dict(scalars),
+                                      source)
+        if translated is None:
+            return None
+        found.add(translated)
+    if len(found) != 1:
+        return None
+    return f"[0:{found.pop()}]"
+
+
+def _clause_length(model: TranslationUnit, function: str, local: str) -> str | None:
+    for directive in model.directives:
+        if directive.function != function:
+            continue
+        for clause in directive.maps:
+            for item in clause.items:
+                if item.base == local and len(item.sections) == 1:
+                    section = item.sections[0]
+                    lower = section.lower.text if section.lower else "0"
+                    if same_value(lower, "0") and section.length is not None:
+                        return section.length.text
+    return None
+
+
+def _in_caller_names(text: str, model, function: str, pointers: dict, scalars: dict,
+                     source: bytes, depth: int = 0) -> str | None:
+    """Rewrite an expression of ``function`` with the caller's names: scalar parameters by
+    their arguments, pointer parameters by their bindings, locals initialized once from
+    such expressions by their initializers."""
+    if depth > 3:
+        return None
+    body = model.function(function)
+    body_text = source[body.span.start:body.span.end].decode("utf-8", "replace")
+    params = {p.name for p in body.params}
+
+    def replace_name(match) -> str:
+        name = match.group(0)
+        if name in scalars:
+            return f"({scalars[name]})"
+        if name in pointers:
+            return pointers[name]
+        if name in params:
+            raise LookupError(name)
+        definitions = re.findall(rf"(?<![\w.>]){re.escape(name)}\s*=\s*([^;,]+)", body_text)
+        if len(definitions) != 1:
+            raise LookupError(name)
+        inner = _in_caller_names(definitions[0], model, function, pointers, scalars, source,
+                                 depth + 1)
+        if inner is None:
+            raise LookupError(name)
+        return f"({inner})"
+
+    try:
+        return re.sub(r"(?<![\w.>])[A-Za-z_]\w*", replace_name, text)
+    except LookupError:
+        return None
 
 
 def _first_use(model: TranslationUnit, label: str) -> int:

@@ -48,7 +48,12 @@ def _clauses(region: RegionPlan, kind: str) -> str:
 
 
 def _region_edits(region: RegionPlan, source: bytes, path: str) -> list[Edit]:
-    edits = []
+    edits = [_delete_lines(span, source) for span in region.removed]
+    clauses: dict[int, list[str]] = {}
+    for span, clause in region.explicit:
+        clauses.setdefault(span.end, []).append(clause)
+    for end, texts in clauses.items():
+        edits.append(Edit(path, _pragma_end(source, end), 0, " " + " ".join(texts)))
     if region.structured:
         edits.append(_line_before(region.at, source,
                                   f"#pragma omp target data {_clauses(region, 'structured')}"))
@@ -80,6 +85,28 @@ def _update_edits(group: list[PlannedUpdate], source: bytes) -> list[Edit]:
     end = _statement_end(first.anchor, source)
     opening = "{\n" + "".join(f"{indent}    {line}\n" for line in lines) + f"{indent}    "
     return [Edit(span.file, span.start, 0, opening), Edit(span.file, end, 0, f"\n{indent}}}")]
+
+
+def _pragma_end(source: bytes, end: int) -> int:
+    """Where a clause can be appended to a pragma: before trailing blanks and comments."""
+    line_end = source.find(b"\n", end - 1)
+    line_end = len(source) if line_end < 0 else line_end
+    text = source[:line_end]
+    for marker in (b"//", b"/*"):
+        at = text.find(marker, source.rfind(b"\n", 0, end) + 1)
+        if at >= 0:
+            line_end = min(line_end, at)
+    while line_end > 0 and source[line_end - 1:line_end] in (b" ", b"\t", b"\r"):
+        line_end -= 1
+    return line_end
+
+
+def _delete_lines(span: SourceSpan, source: bytes) -> Edit:
+    """Remove a directive with its whole line(s) (continuation lines included)."""
+    start = source.rfind(b"\n", 0, span.start) + 1
+    end = source.find(b"\n", span.end - 1)
+    end = len(source) if end < 0 else end + 1
+    return Edit(span.file, start, end - start, "")
 
 
 def _line_before(span: SourceSpan, source: bytes, text: str) -> Edit:
@@ -124,6 +151,13 @@ def _explain(region: RegionPlan) -> list[Diagnostic]:
     for update in region.updates:
         notes.append(Diagnostic.note(f"target update {update.motion}({update.item}): "
                                      f"{update.reason}", EXPLAIN_ID, update.anchor.span))
+    for item in region.exit_updates:
+        notes.append(Diagnostic.note(f"target update from({item}) at the region's end: the host "
+                                     "reads only these elements afterwards", EXPLAIN_ID,
+                                     region.last.span))
+    for span in region.removed:
+        notes.append(Diagnostic.note("removed this data directive: the plan above replaces it",
+                                     EXPLAIN_ID, span))
     return notes
 
 
