@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, sample_dirs, sample_meta
+
 from s2s.driver import RunOptions, Success, process_file
 from s2s.output import unified_diff
 from s2s.transform.omp import run_omp
