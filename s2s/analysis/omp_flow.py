@@ -240,7 +240,7 @@ class Interpreter:
         """An array fresh only on the host when the loop is entered and only on the device
         when an iteration ends (or the reverse) is stale on both sides at the loop head: a
         copy before the loop makes the entry agree with the iterations."""
-        for name in set(entry.valid) | set(back.valid):
+        for name in sorted(set(entry.valid) | set(back.valid)):
             before, after = entry.get_valid(name), back.get_valid(name)
             if before and after and not before & after and self._tracked(back, name):
                 side = next(iter(after))

@@ -147,6 +147,8 @@ def _region(root: Node, has_device) -> tuple[Node, list[Node]]:
 def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionIR,
                plan: OmpPlan, source: bytes) -> RegionPlan | None:
     function = ir.function
+    if any(node.jump in ("goto", "label") for node in ir.root.walk()):
+        raise Unsupported("it uses goto (control can re-enter the data region)")
     for callee in sorted(_callees(irs, function.name)):
         if _data_directives(model, callee):
             raise Unsupported(f"'{callee}', which it calls, has its own target data/update "
@@ -157,6 +159,8 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     has_device = _device_nodes(irs)
     block, nodes = _region(ir.root, has_device)
     start, end = nodes[0].stmt.span.start, nodes[-1].stmt.span.end
+    if function.name != "main" and any(n.jump == "return" for top in nodes for n in top.walk()):
+        raise Unsupported("it returns from inside the statements the data region would span")
     locals_of = _locals(model, irs)
     frame = Frame(function.name, locals=frozenset())
 
@@ -199,7 +203,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     arrays, exit_updates = [], []
     after = block.children[block.children.index(nodes[-1]) + 1:] + _continuation(block)
     text = _texts(source)
-    for label in sorted(tracked, key=lambda n: _first_use(model, n)):
+    for label in sorted(tracked, key=lambda n: (_first_use(model, n), n)):
         fresh_host = exit_state is None or "H" in exit_state.get_valid(label)
         exit_type = "from" if (label in live and not fresh_host) else "release"
         if exit_type == "from" and label in ir_names(ir):

@@ -1,0 +1,209 @@
+"""The data-mapping planner on small programs, in memory: what it maps, copies and refuses.
+
+Each case states the decision a careful person would make and why; the end-to-end tests
+(test_omp_samples.py, verify/test_omp_random.py) check by running programs that decisions
+like these are also correct.
+"""
+
+from __future__ import annotations
+
+from s2s.analysis.omp_plan import plan_file
+from s2s.transform.omp import describe, run_omp
+
+HEAD = "#include <stdio.h>\n#include <stdlib.h>\n"
+
+
+def plan(load_source, body: str):
+    loaded = load_source(HEAD + body, name="prog.c")
+    assert loaded.model is not None, [d.headline() for d in loaded.diagnostics]
+    return plan_file(loaded.model, loaded.source), loaded
+
+
+def regions(load_source, body):
+    result, _ = plan(load_source, body)
+    return describe(result), result
+
+
+def test_time_loop_maps_once_and_copies_back_what_the_host_reads(load_source):
+    text, result = regions(load_source, """
+int main(void) {
+    int n = 1000;
+    double *a = malloc(n * sizeof(double)), *b = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) a[i] = i;
+    for (int t = 0; t < 10; t++) {
+        #pragma omp target teams distribute parallel for map(tofrom: a[0:n], b[0:n])
+        for (int i = 0; i < n; i++) b[i] = 2 * a[i];
+        #pragma omp target teams distribute parallel for map(tofrom: a[0:n], b[0:n])
+        for (int i = 0; i < n; i++) a[i] = b[i] + 1;
+    }
+    printf("%f\\n", a[n - 1]);
+    free(a); free(b);
+    return 0;
+}
+""")
+    region = result.regions[0]
+    arrays = {a.name: (a.enter, a.exit) for a in region.arrays}
+    # a is read by the first kernel: in; b is written in full before any read: allocated only.
+    assert arrays == {"a": ("to", "release"), "b": ("alloc", "release")}
+    # Only the element the host prints comes back.
+    assert region.exit_updates == ("a[n - 1:1]",)
+    assert region.updates == ()
+
+
+def test_host_check_under_a_branch_updates_inside_the_branch(load_source):
+    _, result = regions(load_source, """
+int main(void) {
+    int n = 64;
+    double *u = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) u[i] = 0;
+    for (int t = 0; t < 100; t++) {
+        #pragma omp target teams distribute parallel for map(tofrom: u[0:n])
+        for (int i = 0; i < n; i++) u[i] += 1;
+        if (t % 10 == 0) {
+            double s = 0;
+            for (int i = 0; i < n; i++) s += u[i];
+            printf("%f\\n", s);
+        }
+    }
+    free(u);
+    return 0;
+}
+""")
+    (update,) = result.regions[0].updates
+    assert (update.motion, update.item) == ("from", "u[0:n]")
+    # Before the host loop inside the `if`: copied every tenth step, not every step.
+    assert update.anchor.kind == "for" and update.anchor.span.line == 13
+
+
+def test_host_write_between_kernels_is_copied_to_the_device(load_source):
+    _, result = regions(load_source, """
+int main(void) {
+    int n = 64;
+    double *u = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) u[i] = 0;
+    for (int t = 0; t < 5; t++) {
+        #pragma omp target teams distribute parallel for map(tofrom: u[0:n])
+        for (int i = 0; i < n; i++) u[i] += 1;
+        u[0] = 0;
+        #pragma omp target teams distribute parallel for map(tofrom: u[0:n])
+        for (int i = 1; i < n; i++) u[i] += u[i - 1];
+    }
+    printf("%f\\n", u[n - 1]);
+    free(u);
+    return 0;
+}
+""")
+    motions = [(u.motion, u.item) for u in result.regions[0].updates]
+    # The partial host write needs the device's values first, and the device needs it after.
+    assert motions == [("from", "u[0:n]"), ("to", "u[0:n]")]
+
+
+def test_double_buffer_swap_uses_enter_and_exit_data(load_source):
+    _, result = regions(load_source, """
+int main(void) {
+    int n = 64;
+    double *u = malloc(n * sizeof(double)), *v = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) { u[i] = i; v[i] = 0; }
+    for (int t = 0; t < 7; t++) {
+        #pragma omp target teams distribute parallel for map(tofrom: u[0:n], v[0:n])
+        for (int i = 0; i < n; i++) v[i] = u[i] + 1;
+        double *tmp = u;
+        u = v;
+        v = tmp;
+    }
+    double s = 0;
+    for (int i = 0; i < n; i++) s += u[i];
+    printf("%f\\n", s);
+    free(u); free(v);
+    return 0;
+}
+""")
+    region = result.regions[0]
+    assert not region.structured  # the exit must follow the pointers' values at the end
+    assert {a.name: a.exit for a in region.arrays} == {"u": "from", "v": "release"}
+
+
+def test_kernel_in_a_called_function_is_covered_by_the_callers_region(load_source):
+    _, result = regions(load_source, """
+static void step(int n, double *x) {
+    #pragma omp target teams distribute parallel for map(tofrom: x[0:n])
+    for (int i = 0; i < n; i++) x[i] = 0.5 * x[i] + 1;
+}
+int main(void) {
+    int n = 100;
+    double *x = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) x[i] = i;
+    for (int t = 0; t < 20; t++) step(n, x);
+    printf("%f\\n", x[3]);
+    free(x);
+    return 0;
+}
+""")
+    (region,) = result.regions
+    assert region.function == "main"
+    assert [(a.name, a.enter) for a in region.arrays] == [("x", "to")]
+    assert region.exit_updates == ("x[3:1]",)
+
+
+def test_goto_is_refused_with_a_reason(load_source):
+    result, _ = plan(load_source, """
+int main(void) {
+    int n = 10;
+    double *x = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) x[i] = i;
+again:
+    #pragma omp target teams distribute parallel for map(tofrom: x[0:n])
+    for (int i = 0; i < n; i++) x[i] += 1;
+    if (x[0] < 3) goto again;
+    printf("%f\\n", x[0]);
+    return 0;
+}
+""")
+    assert result.regions == []
+    assert any("goto" in message and id == "omp-unsupported"
+               for message, id, _ in result.warnings)
+
+
+def test_unknown_size_keeps_per_kernel_mapping_with_a_warning(load_source):
+    result, _ = plan(load_source, """
+double *get(int n);
+int main(void) {
+    int n = 10;
+    double *x = get(n);
+    for (int t = 0; t < 3; t++) {
+        #pragma omp target teams distribute parallel for
+        for (int i = 0; i < n; i++) x[i] += 1;
+    }
+    printf("%f\\n", x[0]);
+    return 0;
+}
+""")
+    assert any(id == "omp-not-mapped" and "'x'" in message for message, id, _ in result.warnings)
+
+
+def test_pass_output_is_idempotent_and_explained(load_source):
+    body = """
+int main(void) {
+    int n = 50;
+    double *a = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) a[i] = i;
+    for (int t = 0; t < 4; t++) {
+        #pragma omp target teams distribute parallel for map(tofrom: a[0:n])
+        for (int i = 0; i < n; i++) a[i] *= 2;
+    }
+    printf("%f\\n", a[1]);
+    free(a);
+    return 0;
+}
+"""
+    loaded = load_source(HEAD + body, name="prog.c")
+    output = run_omp(loaded)
+    from s2s.edits import EditSet
+
+    once = EditSet(output.edits).apply("prog.c", loaded.source)
+    assert b"#pragma omp target enter data map(to: a[0:n])" in once
+    assert b"#pragma omp target update from(a[1:1])" in once
+    assert any(d.id == "omp-explain" for d in output.diagnostics)
+    again = load_source(once.decode(), name="prog.c")
+    twice = EditSet(run_omp(again).edits).apply("prog.c", once)
+    assert twice == once
