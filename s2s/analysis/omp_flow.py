@@ -437,7 +437,7 @@ class Interpreter:
 
 def _section_length(section: str) -> str | None:
     """``[0:n]`` -> ``n``; None for other sections and whole arrays."""
-    text = _norm(section)
+    text = norm_text(section)
     return text[3:-1] if text.startswith("[0:") and text.endswith("]") else None
 
 
@@ -446,7 +446,7 @@ def _local(name: str) -> str:
     return match.group(0) if match else name
 
 
-def _norm(text: str) -> str:
+def norm_text(text: str) -> str:
     text = re.sub(r"\s+", "", text)
     while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
         text = text[1:-1]

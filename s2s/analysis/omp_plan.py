@@ -23,13 +23,27 @@ something wrong.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from s2s.analysis.omp_flow import BOTH, Frame, Interpreter, State, Unsupported, _norm
-from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, IRBuilder, Node, Update
-from s2s.analysis.omp_sections import _NotPoly, host_sections, poly, same_value
-from s2s.model import HostAllocation, SourceSpan, Stmt, TranslationUnit
+from s2s.analysis.omp_flow import BOTH, Frame, Interpreter, State, Unsupported, norm_text
+from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, IRBuilder, Node
+from s2s.analysis.omp_place import (
+    PlannedUpdate,
+    insertion_span,
+    place_copy,
+    same_section,
+    source_texts,
+)
+from s2s.analysis.omp_sections import host_sections
+from s2s.analysis.omp_sizes import (
+    alias_groups,
+    array_sections,
+    first_use,
+    live_after,
+    root_name,
+    section_from_callees,
+)
+from s2s.model import SourceSpan, Stmt, TranslationUnit
 
 MAX_COPIES = 200
 DATA_WORDS = {("target", "data"), ("target", "enter"), ("target", "exit"), ("target", "update")}
@@ -49,20 +63,6 @@ class MappedArray:
     def structured_type(self) -> str:
         return {("to", "from"): "tofrom", ("to", "release"): "to",
                 ("alloc", "from"): "from", ("alloc", "release"): "alloc"}[self.enter, self.exit]
-
-
-@dataclass(frozen=True)
-class PlannedUpdate:
-    """``target update to|from(name section)`` before ``anchor`` (in ``function``); ``at``
-    is where the line goes (the anchor, or the pragma line of its directive)."""
-
-    function: str
-    anchor: Stmt
-    at: SourceSpan
-    wrap: bool  # the anchor is the body of a control statement: add braces around it
-    motion: str  # 'to' or 'from'
-    item: str  # e.g. u[0:n]
-    reason: str  # what needs it, with file:line:col
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
     irs = IRBuilder(model, source).build_all()
     for name in _roots(irs):
         try:
-            region = _plan_root(model, irs, irs[name], plan, source)
+            region = _planroot_name(model, irs, irs[name], plan, source)
         except Unsupported as why:
             plan.warnings.append((f"data mapping of '{name}' left as written: {why}",
                                   "omp-unsupported", irs[name].function.span))
@@ -144,7 +144,7 @@ def _region(root: Node, has_device) -> tuple[Node, list[Node]]:
         return block, block.children[first:last + 1]
 
 
-def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionIR,
+def _planroot_name(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionIR,
                plan: OmpPlan, source: bytes) -> RegionPlan | None:
     function = ir.function
     if any(node.jump in ("goto", "label") for node in ir.root.walk()):
@@ -166,9 +166,9 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
 
     survey = Interpreter(irs, None, {}, locals_of)
     survey.run_range(nodes, _entry_state(model, function, start, set()), frame)
-    lengths, skipped = _lengths(model, function, survey.device_labels, start, end)
+    lengths, skipped = array_sections(model, function, survey.device_labels, start, end)
     for label in list(skipped):
-        section = _section_from_callees(model, survey.device_uses.get(label, ()), source)
+        section = section_from_callees(model, survey.device_uses.get(label, ()), source)
         if section is not None and skipped[label].startswith("its element count"):
             lengths[label] = section
             del skipped[label]
@@ -179,7 +179,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     if not tracked:
         return None
 
-    live = _live_after(model, function, start, end, tracked)
+    live = live_after(model, function, start, end, tracked)
     swapped = _reassigned(nodes, tracked)
     solver = _Solver(model, irs, function, nodes, tracked, lengths, locals_of, frame, source,
                      tracked if swapped else frozenset())
@@ -202,15 +202,15 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
 
     arrays, exit_updates = [], []
     after = block.children[block.children.index(nodes[-1]) + 1:] + _continuation(block)
-    text = _texts(source)
-    for label in sorted(tracked, key=lambda n: (_first_use(model, n), n)):
+    text = source_texts(source)
+    for label in sorted(tracked, key=lambda n: (first_use(model, n), n)):
         fresh_host = exit_state is None or "H" in exit_state.get_valid(label)
         exit_type = "from" if (label in live and not fresh_host) else "release"
         if exit_type == "from" and label in ir_names(ir):
             # Only the elements the host reads afterwards come back, when they are known.
-            group = frozenset(_alias_groups(model, function, 0, 0).get(label, ()))
+            group = frozenset(alias_groups(model, function, 0, 0).get(label, ()))
             parts = host_sections(after, label, text, aliases=group)
-            if parts and not any(_same_section(label + p, label + lengths[label])
+            if parts and not any(same_section(label + p, label + lengths[label])
                                  for p in parts):
                 exit_type = "release"
                 exit_updates += [label + p for p in parts]
@@ -219,7 +219,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     structured = len(nodes) == 1 and not swapped and not exit_updates
     explicit = _explicit_sections(model, nodes, lengths, exit_state)
     return RegionPlan(function.name, nodes[0].stmt, nodes[-1].stmt,
-                      _insertion_span(nodes[0].stmt, model), structured, tuple(arrays),
+                      insertion_span(nodes[0].stmt, model), structured, tuple(arrays),
                       tuple(updates), tuple(exit_updates), removed, tuple(explicit))
 
 
@@ -234,17 +234,17 @@ def _explicit_sections(model: TranslationUnit, nodes: list[Node], lengths, state
             if node.kind != "kernel":
                 continue
             directive = model.directives[node.directive]
-            mapped = {_norm(item.base) for d in _directive_chain(model, node.directive)
+            mapped = {norm_text(item.base) for d in _directive_chain(model, node.directive)
                       for clause in d.clauses for item in clause.items}
             missing = []
             for event in node.events:
-                if not isinstance(event, Access) or _norm(event.name) in mapped:
+                if not isinstance(event, Access) or norm_text(event.name) in mapped:
                     continue
                 labels = state.get_pts(event.name) if state is not None else {event.name}
                 sections = {lengths.get(label) for label in labels}
                 if len(sections) == 1 and next(iter(sections)) and event.name not in missing:
                     missing.append(event.name)
-                    mapped.add(_norm(event.name))
+                    mapped.add(norm_text(event.name))
                     out.append((directive.span,
                                 f"map(tofrom: {event.name}{next(iter(sections))})"))
     return out
@@ -313,7 +313,7 @@ class _Solver:
             if needed <= to_labels:
                 break
             to_labels |= needed
-        text = _texts(source)
+        text = source_texts(source)
         updates = []
         for _ in range(MAX_COPIES):
             # One copy at a time, the earliest failure first: a copy can make later failures
@@ -346,7 +346,7 @@ class _Solver:
                         chosen.append(other)
                     seen |= other.labels
             for item in chosen:
-                updates += _place(item, irs, nodes, lengths, model, function.name, text)
+                updates += place_copy(item, irs, nodes, lengths, model, function.name, text)
             interp, exit_state = self._run(to_labels)
             if interp.clobbers:
                 update, where, _ = interp.clobbers[0]
@@ -355,19 +355,6 @@ class _Solver:
         else:
             raise Unsupported(f"more than {MAX_COPIES} copies would be needed")
         return to_labels, updates, exit_state
-
-
-def _insertion_span(stmt: Stmt, model: TranslationUnit) -> SourceSpan:
-    """A statement that a directive governs starts, for insertions, at the pragma."""
-    if stmt.directive is None:
-        return stmt.span
-    directive = model.directives[stmt.directive]
-    while directive.parent is not None and \
-            model.directives[directive.parent].stmt_span is not None and \
-            model.directives[directive.parent].stmt_span.start in (stmt.span.start,
-                                                                   directive.span.start):
-        directive = model.directives[directive.parent]
-    return directive.span
 
 
 def _reassigned(nodes: list[Node], tracked: frozenset) -> bool:
@@ -449,366 +436,6 @@ def _locals(model: TranslationUnit, irs: dict[str, FunctionIR]) -> dict[str, fro
         names = {c.target for n in ir.root.walk() for c in n.events + n.cond + n.step
                  if isinstance(c, Copy)}
         names |= {a.name for a in model.allocations if a.function == name}
-        out[name] = frozenset(_root(n) for n in names)
+        out[name] = frozenset(root_name(n) for n in names)
     return out
 
-
-def _root(name: str) -> str:
-    match = re.match(r"[A-Za-z_]\w*", name)
-    return match.group(0) if match else name
-
-
-# --- sizes -----------------------------------------------------------------------------------
-
-
-def _lengths(model: TranslationUnit, function, labels: set[str], start: int, end: int):
-    """Section text per mappable label, and why the others are not mapped."""
-    lengths: dict[str, str] = {}
-    skipped: dict[str, str] = {}
-    for label in sorted(labels):
-        if "@" in label or "#" in label:
-            continue  # storage created inside the region or a callee's local
-        allocation = _allocation(model, function, label)
-        if allocation is not None and allocation.span.start >= start and \
-                allocation.span.start < end:
-            skipped[label] = "allocated inside the region"
-            continue
-        if _freed_inside(model, function, label, start, end):
-            skipped[label] = "freed inside the region"
-            continue
-        section = _section(model, function, label, allocation)
-        if section is None:
-            skipped[label] = "its element count is not known (no allocation or map clause " \
-                             "with a section in this function)"
-            continue
-        lengths[label] = section
-    return lengths, skipped
-
-
-def _allocation(model: TranslationUnit, function, label: str) -> HostAllocation | None:
-    for allocation in model.allocations:
-        if allocation.name == label and allocation.function in (function.name, None):
-            return allocation
-    return None
-
-
-def _freed_inside(model, function, label, start, end) -> bool:
-    for call in function.calls:
-        if call.name == "free" and start <= call.span.start < end and call.args and \
-                _norm(call.args[0].text) == _norm(label):
-            return True
-    return False
-
-
-def _section(model, function, label, allocation) -> str | None:
-    """``[0:count]`` from the allocation or the program's own map clauses; '' for arrays
-    mapped whole by name (fixed-size and variable-length arrays)."""
-    if allocation is not None and allocation.kind in ("static_array", "vla"):
-        return ""
-    if allocation is not None and allocation.count is not None:
-        return f"[0:{allocation.count.text}]"
-    for directive in model.directives:
-        if directive.function != function.name:
-            continue
-        for clause in directive.maps:
-            for item in clause.items:
-                if _norm(item.base) == _norm(label) and len(item.sections) == 1:
-                    section = item.sections[0]
-                    lower = section.lower.text if section.lower else "0"
-                    if _norm(lower) == "0" and section.length is not None:
-                        return f"[0:{section.length.text}]"
-    return None
-
-
-def _section_from_callees(model: TranslationUnit, uses, source: bytes) -> str | None:
-    """The section of storage that only called functions map, in the caller's names:
-    ``fx[0:numNode]`` in a function with ``double *fx = d->fx; const int numNode =
-    d->numNode;`` and ``d`` bound to the caller's ``d`` gives ``[0:d->numNode]``."""
-    found = set()
-    for function, local, pointers, scalars in uses:
-        length = _clause_length(model, function, local)
-        if length is None:
-            return None
-        translated = _in_caller_names(length, model, function, dict(pointers), dict(scalars),
-                                      source)
-        if translated is None:
-            return None
-        found.add(translated)
-    if len(found) != 1:
-        return None
-    return f"[0:{found.pop()}]"
-
-
-def _clause_length(model: TranslationUnit, function: str, local: str) -> str | None:
-    for directive in model.directives:
-        if directive.function != function:
-            continue
-        for clause in directive.maps:
-            for item in clause.items:
-                if item.base == local and len(item.sections) == 1:
-                    section = item.sections[0]
-                    lower = section.lower.text if section.lower else "0"
-                    if same_value(lower, "0") and section.length is not None:
-                        return section.length.text
-    return None
-
-
-def _in_caller_names(text: str, model, function: str, pointers: dict, scalars: dict,
-                     source: bytes, depth: int = 0) -> str | None:
-    """Rewrite an expression of ``function`` with the caller's names: scalar parameters by
-    their arguments, pointer parameters by their bindings, locals initialized once from
-    such expressions by their initializers."""
-    if depth > 3:
-        return None
-    body = model.function(function)
-    body_text = source[body.span.start:body.span.end].decode("utf-8", "replace")
-    params = {p.name for p in body.params}
-
-    def replace_name(match) -> str:
-        name = match.group(0)
-        if name in scalars:
-            return f"({scalars[name]})"
-        if name in pointers:
-            return pointers[name]
-        if name in params:
-            raise LookupError(name)
-        definitions = re.findall(rf"(?<![\w.>]){re.escape(name)}\s*=\s*([^;,]+)", body_text)
-        if len(definitions) != 1:
-            raise LookupError(name)
-        inner = _in_caller_names(definitions[0], model, function, pointers, scalars, source,
-                                 depth + 1)
-        if inner is None:
-            raise LookupError(name)
-        return f"({inner})"
-
-    try:
-        return re.sub(r"(?<![\w.>])[A-Za-z_]\w*", replace_name, text)
-    except LookupError:
-        return None
-
-
-def _first_use(model: TranslationUnit, label: str) -> int:
-    for ref in model.array_refs:
-        if ref.array == label:
-            return ref.span.start
-    return 1 << 60
-
-
-def _live_after(model: TranslationUnit, function, start: int, end: int, tracked) -> set[str]:
-    """Labels whose host copy may be read after the region: read by name afterwards, or
-    through a pointer copied from it outside the region; storage that escapes to the
-    caller (parameters, globals, members) is live unless this is ``main``."""
-    groups = _alias_groups(model, function, start, end)
-    live = set()
-    escapes = function.name != "main"
-    params = {p.name for p in function.params}
-    for label in tracked:
-        group = groups.get(label, {label})
-        allocation = _allocation(model, function, label)
-        if escapes and (_root(label) in params or allocation is None
-                        or allocation.function is None):
-            live.add(label)
-            continue
-        for ref in model.array_refs:
-            if ref.function == function.name and ref.span.start >= end and \
-                    ref.directive is None and ref.array in group:
-                live.add(label)
-                break
-    return live
-
-
-def _alias_groups(model: TranslationUnit, function, start: int, end: int
-                  ) -> dict[str, set[str]]:
-    parent: dict[str, str] = {}
-
-    def find(x):
-        while parent.get(x, x) != x:
-            x = parent[x]
-        return x
-
-    for copy in model.pointer_copies:
-        inside = start <= copy.span.start < end
-        if copy.function == function.name and copy.source and not inside:
-            parent[find(copy.target)] = find(copy.source)
-    groups: dict[str, set[str]] = {}
-    for name in set(parent) | set(parent.values()):
-        groups.setdefault(find(name), set()).add(name)
-    return {name: groups[find(name)] for name in set(parent) | set(parent.values())}
-
-
-# --- placing copies --------------------------------------------------------------------------
-
-
-def _texts(source: bytes):
-    """Source text of a statement or expression of the planned file."""
-
-    def text(item) -> str:
-        return source[item.span.start:item.span.end].decode("utf-8", "replace")
-
-    return text
-
-
-def _place(failure, irs, region_nodes, lengths, model, root: str, text
-           ) -> list[PlannedUpdate]:
-    if failure.access is None:
-        return [_place_join(failure, irs, lengths, model, root)]
-    failure = _lift_out_of_calls(failure, irs, root)
-    node = failure.node
-    anchor = _hoist(node, failure, region_nodes, irs)
-    motion = "from" if failure.side == "H" else "to"
-    group = frozenset(_alias_groups(model, irs[failure.function].function, 0, 0)
-                      .get(failure.local, ()))
-    parts = host_sections([anchor], failure.local, text, aliases=group) \
-        if failure.side == "H" and "D" in failure.valid else None
-    whole = _item(failure, irs, lengths, model, root)
-    if parts is not None and any(_same_section(failure.local + p, whole) for p in parts):
-        parts = None
-    items = [failure.local + p for p in parts] if parts else [whole]
-    for _ in items:
-        anchor.before.append(Update(failure.local, failure.side, scoped=parts is not None))
-    access = failure.access
-    where = access.ref.span.location() if access.ref is not None else ""
-    side = "host" if failure.side == "H" else "device"
-    what = "reads" if access.reads else "writes part of"
-    reason = f"the {side} {what} {failure.local} at {where}"
-    wrap = anchor.parent is not None and anchor.parent.kind != "seq"
-    return [PlannedUpdate(failure.function, anchor.stmt, _insertion_span(anchor.stmt, model),
-                          wrap, motion, item, reason) for item in items]
-
-
-def _lift_out_of_calls(failure, irs, root: str):
-    """A copy needed inside a called function goes before the call in ``root`` when no
-    function on the way writes on the other side: it then happens only in the calling
-    contexts that need it (a copy inside a function shared by several call sites would run
-    in all of them, also where it would copy stale data)."""
-    if failure.function == root or not failure.chain:
-        return failure
-    other = "D" if failure.side == "H" else "H"
-    innermost = len(failure.chain) - 1
-    for level, (call_node, _) in enumerate(failure.chain):
-        # The function holding the access may write other storage on the other side (a
-        # local temporary); the ones on the way may not write anything there.
-        name = failure.local if level == innermost else ""
-        for event in call_node.events + call_node.cond + call_node.step:
-            if isinstance(event, CallEvent) and event.callee in irs and \
-                    _writes_in(irs[event.callee].root, other, name, irs, set()):
-                return failure
-    outer_node, outer_frame = failure.chain[0]
-    if outer_frame.function != root:
-        return failure
-    return replace(failure, node=outer_node, function=root, local=failure.name, chain=())
-
-
-def _place_join(failure, irs, lengths, model, root: str) -> PlannedUpdate:
-    loop = failure.node
-    loop.before.append(Update(failure.local, failure.side))
-    motion = "from" if failure.side == "H" else "to"
-    item = _item(failure, irs, lengths, model, root)
-    side = "host" if failure.side == "H" else "device"
-    reason = (f"iterations of the loop at {loop.stmt.span.location()} leave {failure.local} "
-              f"fresh on the {side} only")
-    wrap = loop.parent is not None and loop.parent.kind != "seq"
-    return PlannedUpdate(failure.function, loop.stmt, _insertion_span(loop.stmt, model), wrap,
-                         motion, item, reason)
-
-
-def _same_section(a: str, b: str) -> bool:
-    """``u[0:n]`` and ``u[0 : n]``, compared as polynomials where possible."""
-    pa, pb = a.partition("["), b.partition("[")
-    if pa[0] != pb[0] or not pa[2] or not pb[2]:
-        return a == b
-    try:
-        return [poly(x) for x in pa[2].rstrip("]").split(":")] == \
-            [poly(x) for x in pb[2].rstrip("]").split(":")]
-    except _NotPoly:
-        return _norm(a) == _norm(b)
-
-
-def _hoist(node: Node, failure, region_nodes: list[Node], irs) -> Node:
-    """Move a copy out of loops that do not write the array on the other side."""
-    other = "D" if failure.side == "H" else "H"
-    tops = {id(n) for n in region_nodes}
-    anchor = node
-    parent = node.parent
-    while parent is not None and id(anchor) not in tops:
-        if parent.kind in ("if", "switch"):
-            break
-        if parent.kind == "loop":
-            if _writes_in(parent, other, failure.local, irs, set()):
-                break
-            anchor = parent
-        parent = parent.parent
-    return anchor
-
-
-def _writes_in(loop: Node, side: str, name: str, irs, seen: set) -> bool:
-    """Whether ``loop`` may write ``name`` or a pointer copied from or to it on ``side``
-    (for called functions: any storage they did not allocate), or reassigns it.
-    ``name`` '' means any storage."""
-    group = _copy_group(loop, name) if name else set()
-    for node in loop.walk():
-        for event in node.events + node.cond + node.step:
-            if isinstance(event, CallEvent) and event.callee in irs and event.callee not in seen:
-                seen.add(event.callee)
-                if _writes_in(irs[event.callee].root, side, "", irs, seen):
-                    return True
-            elif isinstance(event, Copy) and name and _root(event.target) in group:
-                return True
-            elif isinstance(event, Access) and event.side == side and event.writes and \
-                    (not name or _root(event.name) in group):
-                return True
-    return False
-
-
-def _copy_group(loop: Node, name: str) -> set[str]:
-    """``name``'s root and every pointer connected to it by copies inside ``loop``'s
-    function."""
-    top = loop
-    while top.parent is not None:
-        top = top.parent
-    edges = [(_root(e.target), _root(e.source)) for n in top.walk()
-             for e in n.events + n.cond + n.step if isinstance(e, Copy) and e.source]
-    group, grew = {_root(name)}, True
-    while grew:
-        grew = False
-        for a, b in edges:
-            if (a in group) != (b in group):
-                group |= {a, b}
-                grew = True
-    return group
-
-
-def _item(failure, irs, lengths, model, root: str) -> str:
-    """``name[0:len]`` in the names of the function where the copy goes."""
-    labels = [label for label in failure.labels if label in lengths]
-    section = lengths[labels[0]] if labels else ""
-    if section and failure.function != root:
-        section = _by_parameter(section, failure.scalars) or \
-            _translate(section, irs[failure.function].function, model, failure.local)
-    return f"{failure.local}{section}"
-
-
-def _by_parameter(section: str, scalars: tuple) -> str | None:
-    """``[0:n]`` of the caller as ``[0:len]`` in a callee whose parameter ``len`` received
-    ``n``."""
-    inner = section.strip("[]").split(":")
-    if len(inner) != 2 or not same_value(inner[0], "0"):
-        return None
-    for param, argument in scalars:
-        if same_value(argument, inner[1]):
-            return f"[0:{param}]"
-    return None
-
-
-def _translate(section: str, function, model, local: str) -> str:
-    """A section of the caller's names in the callee ``function``: use the callee's own map
-    clause for ``local`` when it has one."""
-    for directive in model.directives:
-        if directive.function != function.name:
-            continue
-        for clause in directive.maps:
-            for item in clause.items:
-                if item.base == local and len(item.sections) == 1 and item.sections[0].length:
-                    lower = item.sections[0].lower.text if item.sections[0].lower else "0"
-                    return f"[{lower}:{item.sections[0].length.text}]"
-    raise Unsupported(f"no section of '{local}' is known inside '{function.name}'")

@@ -9,7 +9,8 @@ data`` pair. Explanations (``--explain``) are notes with id ``omp-explain``.
 
 from __future__ import annotations
 
-from s2s.analysis.omp_plan import OmpPlan, PlannedUpdate, RegionPlan, plan_file
+from s2s.analysis.omp_place import PlannedUpdate
+from s2s.analysis.omp_plan import OmpPlan, RegionPlan, plan_file
 from s2s.diagnostics import Diagnostic
 from s2s.driver import PassOutput
 from s2s.edits import Edit

@@ -1,0 +1,220 @@
+"""Where each ``target update`` goes, and what it copies.
+
+A copy is needed where the dataflow finds an access to a stale copy. It goes before the
+statement holding that access, moved out of called functions when they do not write the array
+on the other side (so it happens only in the calling contexts that need it), out of loops that
+do not write it on the other side, never out of a branch; it copies only the elements the
+statement reads when they can be bounded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from s2s.analysis.omp_flow import Unsupported, norm_text
+from s2s.analysis.omp_ir import Access, CallEvent, Copy, Node, Update
+from s2s.analysis.omp_sections import _NotPoly, host_sections, poly, same_value
+from s2s.analysis.omp_sizes import alias_groups, root_name
+from s2s.model import SourceSpan, Stmt, TranslationUnit
+
+
+@dataclass(frozen=True)
+class PlannedUpdate:
+    """``target update to|from(name section)`` before ``anchor`` (in ``function``); ``at``
+    is where the line goes (the anchor, or the pragma line of its directive)."""
+
+    function: str
+    anchor: Stmt
+    at: SourceSpan
+    wrap: bool  # the anchor is the body of a control statement: add braces around it
+    motion: str  # 'to' or 'from'
+    item: str  # e.g. u[0:n]
+    reason: str  # what needs it, with file:line:col
+
+
+def insertion_span(stmt: Stmt, model: TranslationUnit) -> SourceSpan:
+    """A statement that a directive governs starts, for insertions, at the pragma."""
+    if stmt.directive is None:
+        return stmt.span
+    directive = model.directives[stmt.directive]
+    while directive.parent is not None and \
+            model.directives[directive.parent].stmt_span is not None and \
+            model.directives[directive.parent].stmt_span.start in (stmt.span.start,
+                                                                   directive.span.start):
+        directive = model.directives[directive.parent]
+    return directive.span
+
+
+def source_texts(source: bytes):
+    """Source text of a statement or expression of the planned file."""
+
+    def text(item) -> str:
+        return source[item.span.start:item.span.end].decode("utf-8", "replace")
+
+    return text
+
+
+def place_copy(failure, irs, region_nodes, lengths, model, root: str, text
+           ) -> list[PlannedUpdate]:
+    if failure.access is None:
+        return [_place_join(failure, irs, lengths, model, root)]
+    failure = _lift_out_of_calls(failure, irs, root)
+    node = failure.node
+    anchor = _hoist(node, failure, region_nodes, irs)
+    motion = "from" if failure.side == "H" else "to"
+    group = frozenset(alias_groups(model, irs[failure.function].function, 0, 0)
+                      .get(failure.local, ()))
+    parts = host_sections([anchor], failure.local, text, aliases=group) \
+        if failure.side == "H" and "D" in failure.valid else None
+    whole = _item(failure, irs, lengths, model, root)
+    if parts is not None and any(same_section(failure.local + p, whole) for p in parts):
+        parts = None
+    items = [failure.local + p for p in parts] if parts else [whole]
+    for _ in items:
+        anchor.before.append(Update(failure.local, failure.side, scoped=parts is not None))
+    access = failure.access
+    where = access.ref.span.location() if access.ref is not None else ""
+    side = "host" if failure.side == "H" else "device"
+    what = "reads" if access.reads else "writes part of"
+    reason = f"the {side} {what} {failure.local} at {where}"
+    wrap = anchor.parent is not None and anchor.parent.kind != "seq"
+    return [PlannedUpdate(failure.function, anchor.stmt, insertion_span(anchor.stmt, model),
+                          wrap, motion, item, reason) for item in items]
+
+
+def _lift_out_of_calls(failure, irs, root: str):
+    """A copy needed inside a called function goes before the call in ``root`` when no
+    function on the way writes on the other side: it then happens only in the calling
+    contexts that need it (a copy inside a function shared by several call sites would run
+    in all of them, also where it would copy stale data)."""
+    if failure.function == root or not failure.chain:
+        return failure
+    other = "D" if failure.side == "H" else "H"
+    innermost = len(failure.chain) - 1
+    for level, (call_node, _) in enumerate(failure.chain):
+        # The function holding the access may write other storage on the other side (a
+        # local temporary); the ones on the way may not write anything there.
+        name = failure.local if level == innermost else ""
+        for event in call_node.events + call_node.cond + call_node.step:
+            if isinstance(event, CallEvent) and event.callee in irs and \
+                    writes_in(irs[event.callee].root, other, name, irs, set()):
+                return failure
+    outer_node, outer_frame = failure.chain[0]
+    if outer_frame.function != root:
+        return failure
+    return replace(failure, node=outer_node, function=root, local=failure.name, chain=())
+
+
+def _place_join(failure, irs, lengths, model, root: str) -> PlannedUpdate:
+    loop = failure.node
+    loop.before.append(Update(failure.local, failure.side))
+    motion = "from" if failure.side == "H" else "to"
+    item = _item(failure, irs, lengths, model, root)
+    side = "host" if failure.side == "H" else "device"
+    reason = (f"iterations of the loop at {loop.stmt.span.location()} leave {failure.local} "
+              f"fresh on the {side} only")
+    wrap = loop.parent is not None and loop.parent.kind != "seq"
+    return PlannedUpdate(failure.function, loop.stmt, insertion_span(loop.stmt, model), wrap,
+                         motion, item, reason)
+
+
+def same_section(a: str, b: str) -> bool:
+    """``u[0:n]`` and ``u[0 : n]``, compared as polynomials where possible."""
+    pa, pb = a.partition("["), b.partition("[")
+    if pa[0] != pb[0] or not pa[2] or not pb[2]:
+        return a == b
+    try:
+        return [poly(x) for x in pa[2].rstrip("]").split(":")] == \
+            [poly(x) for x in pb[2].rstrip("]").split(":")]
+    except _NotPoly:
+        return norm_text(a) == norm_text(b)
+
+
+def _hoist(node: Node, failure, region_nodes: list[Node], irs) -> Node:
+    """Move a copy out of loops that do not write the array on the other side."""
+    other = "D" if failure.side == "H" else "H"
+    tops = {id(n) for n in region_nodes}
+    anchor = node
+    parent = node.parent
+    while parent is not None and id(anchor) not in tops:
+        if parent.kind in ("if", "switch"):
+            break
+        if parent.kind == "loop":
+            if writes_in(parent, other, failure.local, irs, set()):
+                break
+            anchor = parent
+        parent = parent.parent
+    return anchor
+
+
+def writes_in(loop: Node, side: str, name: str, irs, seen: set) -> bool:
+    """Whether ``loop`` may write ``name`` or a pointer copied from or to it on ``side``
+    (for called functions: any storage they did not allocate), or reassigns it.
+    ``name`` '' means any storage."""
+    group = _copy_group(loop, name) if name else set()
+    for node in loop.walk():
+        for event in node.events + node.cond + node.step:
+            if isinstance(event, CallEvent) and event.callee in irs and event.callee not in seen:
+                seen.add(event.callee)
+                if writes_in(irs[event.callee].root, side, "", irs, seen):
+                    return True
+            elif isinstance(event, Copy) and name and root_name(event.target) in group:
+                return True
+            elif isinstance(event, Access) and event.side == side and event.writes and \
+                    (not name or root_name(event.name) in group):
+                return True
+    return False
+
+
+def _copy_group(loop: Node, name: str) -> set[str]:
+    """``name``'s root and every pointer connected to it by copies inside ``loop``'s
+    function."""
+    top = loop
+    while top.parent is not None:
+        top = top.parent
+    edges = [(root_name(e.target), root_name(e.source)) for n in top.walk()
+             for e in n.events + n.cond + n.step if isinstance(e, Copy) and e.source]
+    group, grew = {root_name(name)}, True
+    while grew:
+        grew = False
+        for a, b in edges:
+            if (a in group) != (b in group):
+                group |= {a, b}
+                grew = True
+    return group
+
+
+def _item(failure, irs, lengths, model, root: str) -> str:
+    """``name[0:len]`` in the names of the function where the copy goes."""
+    labels = [label for label in failure.labels if label in lengths]
+    section = lengths[labels[0]] if labels else ""
+    if section and failure.function != root:
+        section = _by_parameter(section, failure.scalars) or \
+            _translate(section, irs[failure.function].function, model, failure.local)
+    return f"{failure.local}{section}"
+
+
+def _by_parameter(section: str, scalars: tuple) -> str | None:
+    """``[0:n]`` of the caller as ``[0:len]`` in a callee whose parameter ``len`` received
+    ``n``."""
+    inner = section.strip("[]").split(":")
+    if len(inner) != 2 or not same_value(inner[0], "0"):
+        return None
+    for param, argument in scalars:
+        if same_value(argument, inner[1]):
+            return f"[0:{param}]"
+    return None
+
+
+def _translate(section: str, function, model, local: str) -> str:
+    """A section of the caller's names in the callee ``function``: use the callee's own map
+    clause for ``local`` when it has one."""
+    for directive in model.directives:
+        if directive.function != function.name:
+            continue
+        for clause in directive.maps:
+            for item in clause.items:
+                if item.base == local and len(item.sections) == 1 and item.sections[0].length:
+                    lower = item.sections[0].lower.text if item.sections[0].lower else "0"
+                    return f"[{lower}:{item.sections[0].length.text}]"
+    raise Unsupported(f"no section of '{local}' is known inside '{function.name}'")

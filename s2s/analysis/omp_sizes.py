@@ -1,0 +1,196 @@
+"""How much of each array a data region maps, and whether the host needs it afterwards.
+
+Element counts come from the allocation (``malloc(n * sizeof(double))``, ``new double[n]``,
+fixed-size and variable-length arrays mapped whole by name), from the program's own map
+clauses with a ``[0:len]`` section, or — for storage that only called functions map, such as
+struct members pulled into locals — from those functions' clauses rewritten in the caller's
+names. Whether the host reads an array after the region decides if it comes back.
+"""
+
+from __future__ import annotations
+
+import re
+
+from s2s.analysis.omp_flow import norm_text
+from s2s.analysis.omp_sections import same_value
+from s2s.model import HostAllocation, TranslationUnit
+
+
+def root_name(name: str) -> str:
+    match = re.match(r"[A-Za-z_]\w*", name)
+    return match.group(0) if match else name
+
+
+def array_sections(model: TranslationUnit, function, labels: set[str], start: int, end: int):
+    """Section text per mappable label, and why the others are not mapped."""
+    lengths: dict[str, str] = {}
+    skipped: dict[str, str] = {}
+    for label in sorted(labels):
+        if "@" in label or "#" in label:
+            continue  # storage created inside the region or a callee's local
+        allocation = allocation_of(model, function, label)
+        if allocation is not None and allocation.span.start >= start and \
+                allocation.span.start < end:
+            skipped[label] = "allocated inside the region"
+            continue
+        if _freed_inside(model, function, label, start, end):
+            skipped[label] = "freed inside the region"
+            continue
+        section = _section(model, function, label, allocation)
+        if section is None:
+            skipped[label] = "its element count is not known (no allocation or map clause " \
+                             "with a section in this function)"
+            continue
+        lengths[label] = section
+    return lengths, skipped
+
+
+def allocation_of(model: TranslationUnit, function, label: str) -> HostAllocation | None:
+    for allocation in model.allocations:
+        if allocation.name == label and allocation.function in (function.name, None):
+            return allocation
+    return None
+
+
+def _freed_inside(model, function, label, start, end) -> bool:
+    for call in function.calls:
+        if call.name == "free" and start <= call.span.start < end and call.args and \
+                norm_text(call.args[0].text) == norm_text(label):
+            return True
+    return False
+
+
+def _section(model, function, label, allocation) -> str | None:
+    """``[0:count]`` from the allocation or the program's own map clauses; '' for arrays
+    mapped whole by name (fixed-size and variable-length arrays)."""
+    if allocation is not None and allocation.kind in ("static_array", "vla"):
+        return ""
+    if allocation is not None and allocation.count is not None:
+        return f"[0:{allocation.count.text}]"
+    for directive in model.directives:
+        if directive.function != function.name:
+            continue
+        for clause in directive.maps:
+            for item in clause.items:
+                if norm_text(item.base) == norm_text(label) and len(item.sections) == 1:
+                    section = item.sections[0]
+                    lower = section.lower.text if section.lower else "0"
+                    if norm_text(lower) == "0" and section.length is not None:
+                        return f"[0:{section.length.text}]"
+    return None
+
+
+def section_from_callees(model: TranslationUnit, uses, source: bytes) -> str | None:
+    """The section of storage that only called functions map, in the caller's names:
+    ``fx[0:numNode]`` in a function with ``double *fx = d->fx; const int numNode =
+    d->numNode;`` and ``d`` bound to the caller's ``d`` gives ``[0:d->numNode]``."""
+    found = set()
+    for function, local, pointers, scalars in uses:
+        length = _clause_length(model, function, local)
+        if length is None:
+            return None
+        translated = _in_caller_names(length, model, function, dict(pointers), dict(scalars),
+                                      source)
+        if translated is None:
+            return None
+        found.add(translated)
+    if len(found) != 1:
+        return None
+    return f"[0:{found.pop()}]"
+
+
+def _clause_length(model: TranslationUnit, function: str, local: str) -> str | None:
+    for directive in model.directives:
+        if directive.function != function:
+            continue
+        for clause in directive.maps:
+            for item in clause.items:
+                if item.base == local and len(item.sections) == 1:
+                    section = item.sections[0]
+                    lower = section.lower.text if section.lower else "0"
+                    if same_value(lower, "0") and section.length is not None:
+                        return section.length.text
+    return None
+
+
+def _in_caller_names(text: str, model, function: str, pointers: dict, scalars: dict,
+                     source: bytes, depth: int = 0) -> str | None:
+    """Rewrite an expression of ``function`` with the caller's names: scalar parameters by
+    their arguments, pointer parameters by their bindings, locals initialized once from
+    such expressions by their initializers."""
+    if depth > 3:
+        return None
+    body = model.function(function)
+    body_text = source[body.span.start:body.span.end].decode("utf-8", "replace")
+    params = {p.name for p in body.params}
+
+    def replace_name(match) -> str:
+        name = match.group(0)
+        if name in scalars:
+            return f"({scalars[name]})"
+        if name in pointers:
+            return pointers[name]
+        if name in params:
+            raise LookupError(name)
+        definitions = re.findall(rf"(?<![\w.>]){re.escape(name)}\s*=\s*([^;,]+)", body_text)
+        if len(definitions) != 1:
+            raise LookupError(name)
+        inner = _in_caller_names(definitions[0], model, function, pointers, scalars, source,
+                                 depth + 1)
+        if inner is None:
+            raise LookupError(name)
+        return f"({inner})"
+
+    try:
+        return re.sub(r"(?<![\w.>])[A-Za-z_]\w*", replace_name, text)
+    except LookupError:
+        return None
+
+
+def first_use(model: TranslationUnit, label: str) -> int:
+    for ref in model.array_refs:
+        if ref.array == label:
+            return ref.span.start
+    return 1 << 60
+
+
+def live_after(model: TranslationUnit, function, start: int, end: int, tracked) -> set[str]:
+    """Labels whose host copy may be read after the region: read by name afterwards, or
+    through a pointer copied from it outside the region; storage that escapes to the
+    caller (parameters, globals, members) is live unless this is ``main``."""
+    groups = alias_groups(model, function, start, end)
+    live = set()
+    escapes = function.name != "main"
+    params = {p.name for p in function.params}
+    for label in tracked:
+        group = groups.get(label, {label})
+        allocation = allocation_of(model, function, label)
+        if escapes and (root_name(label) in params or allocation is None
+                        or allocation.function is None):
+            live.add(label)
+            continue
+        for ref in model.array_refs:
+            if ref.function == function.name and ref.span.start >= end and \
+                    ref.directive is None and ref.array in group:
+                live.add(label)
+                break
+    return live
+
+
+def alias_groups(model: TranslationUnit, function, start: int, end: int
+                  ) -> dict[str, set[str]]:
+    parent: dict[str, str] = {}
+
+    def find(x):
+        while parent.get(x, x) != x:
+            x = parent[x]
+        return x
+
+    for copy in model.pointer_copies:
+        inside = start <= copy.span.start < end
+        if copy.function == function.name and copy.source and not inside:
+            parent[find(copy.target)] = find(copy.source)
+    groups: dict[str, set[str]] = {}
+    for name in set(parent) | set(parent.values()):
+        groups.setdefault(find(name), set()).add(name)
+    return {name: groups[find(name)] for name in set(parent) | set(parent.values())}
