@@ -32,19 +32,26 @@ class Unsupported(Exception):
 class State:
     """Fresh sides, points-to sets and "untouched since entry" flags per name."""
 
-    __slots__ = ("valid", "pts", "pristine", "entry")
+    __slots__ = ("valid", "pts", "pristine", "entry", "dirty")
 
     def __init__(self, entry: dict[str, frozenset]):
         self.entry = entry  # names mapped with `to` start fresh on both sides
         self.valid: dict[str, frozenset] = {}
         self.pts: dict[str, frozenset] = {}
         self.pristine: dict[str, bool] = {}
+        #: sections the host wrote since both copies were fresh (None: not known)
+        self.dirty: dict[str, frozenset | None] = {}
 
     def copy(self) -> State:
         other = State(self.entry)
-        other.valid, other.pts, other.pristine = dict(self.valid), dict(self.pts), \
-            dict(self.pristine)
+        other.valid, other.pts, other.pristine, other.dirty = dict(self.valid), \
+            dict(self.pts), dict(self.pristine), dict(self.dirty)
         return other
+
+    def get_dirty(self, name: str) -> frozenset | None:
+        if name in self.dirty:
+            return self.dirty[name]
+        return frozenset() if self.get_valid(name) == BOTH else None
 
     def get_valid(self, name: str) -> frozenset:
         return self.valid.get(name, self.entry.get(name, HOST))
@@ -53,8 +60,10 @@ class State:
         return self.pts.get(name, frozenset((name,)))
 
     def key(self):
+        dirty = tuple(sorted((n, tuple(sorted(d)) if d is not None else None)
+                             for n, d in self.dirty.items()))
         return (tuple(sorted(self.valid.items())), tuple(sorted(self.pts.items())),
-                tuple(sorted(self.pristine.items())))
+                tuple(sorted(self.pristine.items())), dirty)
 
 
 def meet(*states: State | None) -> State | None:
@@ -69,6 +78,9 @@ def meet(*states: State | None) -> State | None:
             out.pts[name] = out.get_pts(name) | other.get_pts(name)
         for name in set(out.pristine) | set(other.pristine):
             out.pristine[name] = out.pristine.get(name, True) and other.pristine.get(name, True)
+        for name in set(out.dirty) | set(other.dirty):
+            mine, theirs = out.get_dirty(name), other.get_dirty(name)
+            out.dirty[name] = None if mine is None or theirs is None else mine | theirs
     return out
 
 
@@ -90,6 +102,7 @@ class Failure:
     valid: frozenset
     chain: tuple = ()  # (call node, caller frame) from the root to the access's function
     scalars: tuple = ()  # (parameter, argument text) of the access's function
+    dirty: frozenset | None = None  # the host-written sections, when only those are stale
 
 
 @dataclass
@@ -128,6 +141,8 @@ class Interpreter:
     locals_of: dict[str, frozenset]
     record: bool = False
     distinct: frozenset = frozenset()  # names that never share storage (swapped buffers)
+    #: element section ``[i:1]`` of a host write in the region's own function, or None
+    section_of: object = None
     failures: dict = field(default_factory=dict)
     device_labels: set = field(default_factory=set)
     #: label -> {(function, local name, pointer bindings, scalar bindings)} of device accesses
@@ -247,7 +262,8 @@ class Interpreter:
                 key = ("join", id(loop), name)
                 if key not in self.failures:
                     self.failures[key] = Failure(loop, self._stack[0], name, name,
-                                                 back.get_pts(name), side, False, None, before)
+                                                 back.get_pts(name), side, False, None, before,
+                                                 dirty=entry.get_dirty(name))
 
     def _iteration(self, node: Node, head: State, frame: Frame):
         """One trip around the loop from ``head``: (state back at the head, exit state)."""
@@ -319,6 +335,7 @@ class Interpreter:
         if needs and side not in state.get_valid(name):
             self._fail(node, frame, access, name, side, state)
         if access.writes:
+            known = state.get_dirty(name)
             state = state.copy()
             pts = state.get_pts(name)
             aliases = [n for n in set(state.valid) | set(state.pts) | set(pts) | {name}
@@ -333,6 +350,17 @@ class Interpreter:
                 if side == "H":
                     state.pristine[other] = False
             state.valid[name] = frozenset(side)
+            dirty = None
+            if side == "H" and not full and self.section_of is not None and not frame.prefix \
+                    and not frame.pointers:
+                section = self.section_of(access)
+                if known is not None and section is not None and len(known) < 4:
+                    dirty = known | {section}
+            for other in aliases:
+                if other == name or (len(pts) == 1 and state.get_pts(other) == pts):
+                    state.dirty[other] = dirty
+                elif other not in self.distinct or name not in self.distinct:
+                    state.dirty[other] = None
         return state
 
     def _same_length(self, count: str, frame: Frame, labels: frozenset) -> bool:
@@ -351,7 +379,7 @@ class Interpreter:
                                          state.get_pts(name), side,
                                          state.pristine.get(name, True), access,
                                          state.get_valid(name), tuple(self._calls),
-                                         tuple(frame.scalars.items()))
+                                         tuple(frame.scalars.items()), state.get_dirty(name))
 
     def _copy(self, copy: Copy, state: State, frame: Frame) -> State:
         state = state.copy()
@@ -360,10 +388,12 @@ class Interpreter:
             state.pts[target] = frozenset((f"{target}@fresh",))
             state.valid[target] = HOST
             state.pristine[target] = False
+            state.dirty[target] = None
             return state
         source = frame.resolve(copy.source)
         state.pts[target] = state.get_pts(source)
         state.valid[target] = state.get_valid(source)
+        state.dirty[target] = state.get_dirty(source)
         state.pristine[target] = state.pristine.get(source, True)
         return state
 
@@ -382,10 +412,12 @@ class Interpreter:
         state = state.copy()
         pts = state.get_pts(name)
         state.valid[name] = BOTH
+        state.dirty[name] = frozenset()
         if len(pts) == 1:
             for other in list(state.pts):
                 if state.get_pts(other) == pts:
                     state.valid[other] = BOTH
+                    state.dirty[other] = frozenset()
         return state
 
     def _call(self, call: CallEvent, state: State, frame: Frame) -> State | None:

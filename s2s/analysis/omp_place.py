@@ -57,7 +57,7 @@ def source_texts(source: bytes):
 def place_copy(failure, irs, region_nodes, lengths, model, root: str, text
            ) -> list[PlannedUpdate]:
     if failure.access is None:
-        return [_place_join(failure, irs, lengths, model, root)]
+        return _place_join(failure, irs, lengths, model, root)
     failure = _lift_out_of_calls(failure, irs, root)
     node = failure.node
     anchor = _hoist(node, failure, region_nodes, irs)
@@ -66,12 +66,16 @@ def place_copy(failure, irs, region_nodes, lengths, model, root: str, text
                       .get(failure.local, ()))
     parts = host_sections([anchor], failure.local, text, aliases=group) \
         if failure.side == "H" and "D" in failure.valid else None
+    if failure.side == "D" and failure.dirty and "H" in failure.valid:
+        # Only the elements the host wrote since both copies were fresh are stale there.
+        parts = sorted(failure.dirty)
     whole = _item(failure, irs, lengths, model, root)
     if parts is not None and any(same_section(failure.local + p, whole) for p in parts):
         parts = None
     items = [failure.local + p for p in parts] if parts else [whole]
+    scoped = parts is not None and failure.side == "H"
     for _ in items:
-        anchor.before.append(Update(failure.local, failure.side, scoped=parts is not None))
+        anchor.before.append(Update(failure.local, failure.side, scoped=scoped))
     access = failure.access
     where = access.ref.span.location() if access.ref is not None else ""
     side = "host" if failure.side == "H" else "device"
@@ -105,17 +109,20 @@ def _lift_out_of_calls(failure, irs, root: str):
     return replace(failure, node=outer_node, function=root, local=failure.name, chain=())
 
 
-def _place_join(failure, irs, lengths, model, root: str) -> PlannedUpdate:
+def _place_join(failure, irs, lengths, model, root: str) -> list[PlannedUpdate]:
     loop = failure.node
     loop.before.append(Update(failure.local, failure.side))
     motion = "from" if failure.side == "H" else "to"
-    item = _item(failure, irs, lengths, model, root)
+    if failure.side == "D" and failure.dirty and "H" in failure.valid:
+        items = [failure.local + part for part in sorted(failure.dirty)]
+    else:
+        items = [_item(failure, irs, lengths, model, root)]
     side = "host" if failure.side == "H" else "device"
     reason = (f"iterations of the loop at {loop.stmt.span.location()} leave {failure.local} "
               f"fresh on the {side} only")
     wrap = loop.parent is not None and loop.parent.kind != "seq"
-    return PlannedUpdate(failure.function, loop.stmt, insertion_span(loop.stmt, model), wrap,
-                         motion, item, reason)
+    return [PlannedUpdate(failure.function, loop.stmt, insertion_span(loop.stmt, model), wrap,
+                          motion, item, reason) for item in items]
 
 
 def same_section(a: str, b: str) -> bool:

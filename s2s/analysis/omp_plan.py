@@ -23,6 +23,7 @@ something wrong.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from s2s.analysis.omp_flow import BOTH, Frame, Interpreter, State, Unsupported, norm_text
@@ -34,7 +35,14 @@ from s2s.analysis.omp_place import (
     same_section,
     source_texts,
 )
-from s2s.analysis.omp_sections import host_sections
+from s2s.analysis.omp_sections import (
+    _NotPoly,
+    assigned_in,
+    atoms_of,
+    host_sections,
+    poly,
+    render,
+)
 from s2s.analysis.omp_sizes import (
     alias_groups,
     array_sections,
@@ -288,10 +296,11 @@ class _Solver:
             frame
         self.source, self.distinct = source, distinct
         self.start = nodes[0].stmt.span.start
+        self.section_of = _element_section(nodes, source_texts(source))
 
     def _run(self, to_labels):
         interp = Interpreter(self.irs, self.tracked, self.lengths, self.locals_of, record=True,
-                             distinct=self.distinct)
+                             distinct=self.distinct, section_of=self.section_of)
         exit_state = interp.run_range(self.nodes, _entry_state(self.model, self.function,
                                                                self.start, to_labels),
                                       self.frame)
@@ -321,10 +330,7 @@ class _Solver:
             pending = [f for f in interp.failures.values() if f.access is not None]
             if not pending:
                 break
-            stale = {f.name for f in pending if not f.valid}
-            joins = [f for f in interp.failures.values()
-                     if f.access is None and f.name in stale]
-            failure = joins[0] if joins else pending[0]
+            failure, joins = _first_to_fix(interp.failures.values())
             fresh_entry = {label for label in failure.labels if label in tracked}
             if failure.access is None and failure.node is nodes[0] and \
                     not fresh_entry <= to_labels:
@@ -355,6 +361,41 @@ class _Solver:
         else:
             raise Unsupported(f"more than {MAX_COPIES} copies would be needed")
         return to_labels, updates, exit_state
+
+
+def _first_to_fix(failures):
+    """The earliest failure in execution order; one with both copies stale is fixed by the
+    copy before the loop whose iterations disagree with its entry (see _join_fixes)."""
+    failures = list(failures)
+    joins = {f.name: f for f in failures if f.access is None}
+    for failure in failures:
+        if failure.access is None:
+            continue
+        if not failure.valid and failure.name in joins:
+            return joins[failure.name], True
+        return failure, False
+    raise AssertionError("no failure to fix")
+
+
+def _element_section(nodes: list[Node], text):
+    """``[e:1]`` for a host write ``a[e] = ...`` whose index is the same wherever it is
+    evaluated in the region (its variables are assigned nowhere in it), else None."""
+    region_text = "\n".join(text(n.stmt) for n in nodes if n.stmt is not None)
+
+    def section_of(access) -> str | None:
+        ref = access.ref
+        if ref is None or len(ref.subscripts) != 1:
+            return None
+        try:
+            index = poly(ref.subscripts[0].text)
+        except _NotPoly:
+            return None
+        names = {v for atom in atoms_of(index) for v in re.findall(r"[A-Za-z_]\w*", atom)}
+        if any(assigned_in(v, region_text) for v in names):
+            return None
+        return f"[{render(index)}:1]"
+
+    return section_of
 
 
 def _reassigned(nodes: list[Node], tracked: frozenset) -> bool:

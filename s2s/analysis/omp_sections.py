@@ -162,10 +162,10 @@ def host_sections(anchors: list[Node], name: str, text, limit: int = 4,
                     ranges.append(found)
     if not ranges or len(ranges) > limit:
         return None
-    variables = {v for low, high in ranges for atom in _atoms(low) | _atoms(high)
+    variables = {v for low, high in ranges for atom in atoms_of(low) | atoms_of(high)
                  for v in re.findall(r"[A-Za-z_]\w*", atom)}
     texts = [text(a.stmt) for a in anchors if a.stmt is not None]
-    if any(_assigned(v, t) for v in variables for t in texts):
+    if any(assigned_in(v, t) for v in variables for t in texts):
         return None  # the bounds change while the statements run: the copy cannot go first
     out = []
     for low, high in ranges:
@@ -174,7 +174,7 @@ def host_sections(anchors: list[Node], name: str, text, limit: int = 4,
     return out
 
 
-def _assigned(variable: str, text: str) -> bool:
+def assigned_in(variable: str, text: str) -> bool:
     """Whether ``text`` may assign or declare ``variable`` (conservative, textual)."""
     text = re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|/\*.*?\*/|//[^\n]*', " ", text,
                   flags=re.S)
@@ -198,7 +198,7 @@ def _ref_range(index: str, node: Node, anchor: Node, text):
             bounds = _loop_range(walker, text)
             counters = _counters(walker)
             if bounds is None:
-                if any(c in _atoms(value) for c in counters):
+                if any(c in atoms_of(value) for c in counters):
                     return None
             else:
                 var, first, last = bounds
@@ -220,7 +220,7 @@ def _counters(loop: Node) -> set[str]:
     return names
 
 
-def _atoms(p: Poly) -> set[str]:
+def atoms_of(p: Poly) -> set[str]:
     return {atom for key in p for atom in key}
 
 
