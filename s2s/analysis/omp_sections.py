@@ -137,7 +137,7 @@ def host_section(anchor: Node, name: str, text, aliases: frozenset = frozenset()
     return sections[0] if sections else None
 
 
-def host_sections(anchors: list[Node], name: str, text, limit: int = 4,
+def host_sections(anchors: list[Node], name: str, text, limit: int = 6,
                   aliases: frozenset = frozenset()) -> list[str] | None:
     """The distinct ``[lo:len]`` sections of ``name`` the host reads inside ``anchors`` (at
     most ``limit``; one directive each, as OpenMP allows one section of an array per
