@@ -100,7 +100,7 @@ def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
     irs = IRBuilder(model, source).build_all()
     for name in _roots(irs):
         try:
-            region = _planroot_name(model, irs, irs[name], plan, source)
+            region = _plan_root(model, irs, irs[name], plan, source)
         except Unsupported as why:
             plan.warnings.append((f"data mapping of '{name}' left as written: {why}",
                                   "omp-unsupported", irs[name].function.span))
@@ -152,7 +152,7 @@ def _region(root: Node, has_device) -> tuple[Node, list[Node]]:
         return block, block.children[first:last + 1]
 
 
-def _planroot_name(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionIR,
+def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionIR,
                plan: OmpPlan, source: bytes) -> RegionPlan | None:
     function = ir.function
     if any(node.jump in ("goto", "label") for node in ir.root.walk()):
