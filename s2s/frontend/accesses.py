@@ -332,14 +332,43 @@ class _Scanner:
         return name or None
 
     def _expr(self, i: int) -> Expr:
-        """The text of node ``i`` as written; a macro argument (empty extent) by name."""
+        """The text of node ``i`` as written; a macro argument (empty extent) by name; an
+        index written through a macro (``IDX(i, j)``) as its expansion when that is plain
+        integer arithmetic (the span still names the macro)."""
         expr = self.tree.expr(i)
+        if expr.span.macro is not None:
+            expanded = self._render(i, 0)
+            if expanded:
+                return Expr(expanded, expr.span)
         if not expr.text:
             stripped = self._strip(i)
             text = self._name(stripped) or self.nodes[stripped].cursor.spelling
             if text:
                 return Expr(text, expr.span)
         return expr
+
+    def _render(self, i: int, depth: int) -> str | None:
+        """Integer arithmetic of names and literals printed back from the tree (used where
+        the source text is a macro call); None for anything else."""
+        if depth > 40:
+            return None
+        kind, kids = self.kinds[i], self.children[i]
+        cursor = self.nodes[i].cursor
+        if kind in ("UNEXPOSED_EXPR", "CSTYLE_CAST_EXPR") and kids:
+            return self._render(kids[-1], depth + 1)
+        if kind == "PAREN_EXPR" and len(kids) == 1:
+            inner = self._render(kids[0], depth + 1)
+            return f"({inner})" if inner else None
+        if kind == "DECL_REF_EXPR" and cursor.spelling:
+            return cursor.spelling
+        if kind == "INTEGER_LITERAL":
+            tokens = [t.spelling for t in cursor.get_tokens()]
+            return tokens[0] if len(tokens) == 1 and tokens[0].isdigit() else None
+        if kind == "BINARY_OPERATOR" and len(kids) == 2 and cursor.spelling in ("+", "-", "*",
+                                                                                  "/", "%"):
+            left, right = self._render(kids[0], depth + 1), self._render(kids[1], depth + 1)
+            return f"{left} {cursor.spelling} {right}" if left and right else None
+        return None
 
     def _resolve(self, i: int) -> tuple[str, int, list[Expr]] | None:
         """(name, root node, subscripts) of the storage expression (or pointer) at ``i``."""

@@ -489,3 +489,15 @@ def test_thousand_line_openmp_file_is_fast(tmp_path):
     elapsed = time.perf_counter() - start
     assert len(found) > 300
     assert elapsed < 1.0, elapsed  # measured ~0.05 s; the budget is 0.3 s
+
+
+def test_index_written_through_a_macro_is_expanded(load_source):
+    """Stencil codes index through macros; the analysis needs the arithmetic, not the call."""
+    loaded = load_source(
+        "#define IDX(r, c) ((r) * ld + (c))\n"
+        "double f(double *u, int n, int ld) { return u[IDX(n / 8, n / 2 + 1)] + u[IDX(1, 3)]; }\n",
+        name="m.c")
+    refs = [r for r in loaded.model.array_refs if r.array == "u"]
+    assert [r.subscripts[0].text for r in refs] == ["((n / 8) * ld + (n / 2 + 1))",
+                                                    "((1) * ld + (3))"]
+    assert all(r.subscripts[0].span.macro == "IDX" for r in refs)
