@@ -186,6 +186,17 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     tracked = frozenset(lengths)
     if not tracked:
         return None
+    user_mapped = {norm_text(item.base) for d in _data_directives(model, function.name)
+                   if d.words[:2] in (("target", "data"), ("target", "enter"))
+                   for clause in d.maps for item in clause.items}
+    if removed and {norm_text(label) for label in tracked} <= user_mapped:
+        # A hand-written mapping that keeps every array on the device is kept: replacing
+        # it could move more than its author chose to (they may know what the analysis
+        # cannot prove). Only mappings that leave arrays to per-kernel copies are re-planned.
+        plan.warnings.append((f"'{function.name}' has its own data mapping for every array "
+                              "its target regions use; kept as written (remove it to let "
+                              "s2s plan one)", "omp-existing-mapping", function.span))
+        return None
 
     live = live_after(model, function, start, end, tracked)
     swapped = _reassigned(nodes, tracked)

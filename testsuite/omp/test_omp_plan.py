@@ -208,3 +208,45 @@ int main(void) {
     again = load_source(once.decode(), name="prog.c")
     twice = EditSet(run_omp(again).edits).apply("prog.c", once)
     assert twice == once
+
+
+def test_complete_hand_written_mapping_is_kept(load_source):
+    result, _ = plan(load_source, """
+int main(void) {
+    int n = 64;
+    double *a = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) a[i] = i;
+    #pragma omp target data map(tofrom: a[0:n])
+    for (int t = 0; t < 3; t++) {
+        #pragma omp target teams distribute parallel for
+        for (int i = 0; i < n; i++) a[i] += 1;
+        #pragma omp target update from(a[0:n])
+        printf("%f\\n", a[0]);
+    }
+    free(a);
+    return 0;
+}
+""")
+    assert result.regions == []
+    assert [id for _, id, _ in result.warnings] == ["omp-existing-mapping"]
+
+
+def test_partial_hand_written_mapping_is_replanned(load_source):
+    result, _ = plan(load_source, """
+int main(void) {
+    int n = 64;
+    double *a = malloc(n * sizeof(double)), *b = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) { a[i] = i; b[i] = 0; }
+    #pragma omp target data map(tofrom: a[0:n])
+    for (int t = 0; t < 3; t++) {
+        #pragma omp target teams distribute parallel for map(tofrom: b[0:n])
+        for (int i = 0; i < n; i++) b[i] = a[i] + b[i];
+    }
+    printf("%f %f\\n", a[0], b[1]);
+    free(a); free(b);
+    return 0;
+}
+""")
+    (region,) = result.regions
+    assert len(region.removed) == 1  # the hand-written target data goes; the plan replaces it
+    assert {a.name for a in region.arrays} == {"a", "b"}
