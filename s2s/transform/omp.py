@@ -27,11 +27,26 @@ def run_omp(loaded: Loaded) -> PassOutput:
         return PassOutput()
     plan = plan_file(model, source)
     edits, notes = [], []
+    warnings = list(plan.warnings)
     for region in plan.regions:
+        blocked = _not_editable(region)
+        if blocked is not None:
+            origin = f"macro '{blocked.macro}'" if blocked.macro else \
+                f"template '{blocked.template}'"
+            warnings.append((f"the data mapping of '{region.function}' would have to be edited "
+                             f"inside {origin}; left as written", "omp-in-macro", blocked))
+            continue
         edits += _region_edits(region, source, loaded.path)
         notes += _explain(region)
-    diagnostics = [Diagnostic.warning(message, id, span) for message, id, span in plan.warnings]
+    diagnostics = [Diagnostic.warning(message, id, span) for message, id, span in warnings]
     return PassOutput(tuple(edits), tuple(diagnostics + notes))
+
+
+def _not_editable(region: RegionPlan) -> SourceSpan | None:
+    """The first place the region's edits would land in a macro expansion or template."""
+    spans = [region.at, region.last.span, *region.removed, *(s for s, _ in region.explicit)]
+    spans += [u.at for u in region.updates] + [u.anchor.span for u in region.updates]
+    return next((span for span in spans if not span.editable), None)
 
 
 def _clauses(region: RegionPlan, kind: str) -> str:

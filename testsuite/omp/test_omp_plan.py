@@ -250,3 +250,24 @@ int main(void) {
     (region,) = result.regions
     assert len(region.removed) == 1  # the hand-written target data goes; the plan replaces it
     assert {a.name for a in region.arrays} == {"a", "b"}
+
+
+def test_copy_needed_inside_a_macro_leaves_the_function_as_written(load_source):
+    loaded = load_source(HEAD + """
+#define REPORT(arr) do { printf("%f\\n", arr[0]); fflush(stdout); } while (0)
+int main(void) {
+    int n = 50;
+    double *a = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) a[i] = i;
+    for (int t = 0; t < 4; t++) {
+        #pragma omp target teams distribute parallel for map(tofrom: a[0:n])
+        for (int i = 0; i < n; i++) a[i] *= 2;
+        REPORT(a);
+    }
+    free(a);
+    return 0;
+}
+""", name="prog.c")
+    output = run_omp(loaded)
+    assert output.edits == ()
+    assert [d.id for d in output.diagnostics] == ["omp-in-macro"]
