@@ -117,9 +117,23 @@ class FunctionIR:
 
 
 _LOOP_HEAD = re.compile(r"^\s*(?:(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long\s+long|"
-                        r"size_t|ptrdiff_t|short)\s+)?([A-Za-z_]\w*)\s*=\s*0\s*;?\s*$")
-_LOOP_COND = re.compile(r"^\s*([A-Za-z_]\w*)\s*<\s*(.+?)\s*$")
-_LOOP_STEP = re.compile(r"^\s*(?:\+\+\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*\+\+|([A-Za-z_]\w*)\s*\+=\s*1)\s*$")
+                        r"size_t|ptrdiff_t|short)\s+)?([A-Za-z_]\w*)\s*=\s*(.+?)\s*;?\s*$", re.S)
+_LOOP_COND = re.compile(r"^\s*([A-Za-z_]\w*)\s*(<=|<)\s*(.+?)\s*$", re.S)
+_LOOP_STEP = re.compile(r"^\s*(?:\+\+\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*\+\+|([A-Za-z_]\w*)\s*\+=\s*1)"
+                        r"\s*$")
+
+
+def counting_loop(stmt: Stmt, text) -> tuple[str, str, str, str] | None:
+    """(counter, first value, ``<`` or ``<=``, bound) of ``for (i = a; i < b; i++)`` (also
+    ``++i``, ``i += 1``, ``<=``); None for any other loop."""
+    if stmt is None or stmt.kind != "for" or not (stmt.init and stmt.cond and stmt.step):
+        return None
+    head, cond, step = _LOOP_HEAD.match(text(stmt.init)), _LOOP_COND.match(text(stmt.cond)), \
+        _LOOP_STEP.match(text(stmt.step))
+    if not (head and cond and step) or cond.group(1) != head.group(1) or \
+            head.group(1) not in step.groups():
+        return None
+    return head.group(1), head.group(2), cond.group(2), cond.group(3)
 
 
 class IRBuilder:
@@ -272,15 +286,10 @@ class IRBuilder:
 def _full_writes(stmt: Stmt, refs: list[ArrayRef], text, source: bytes) -> dict[str, str]:
     """Arrays that ``for (i = 0; i < E; i++)`` overwrites completely: every access is
     ``a[i]`` and the first one is an unconditional plain write. Returns name -> E."""
-    if stmt.init is None or stmt.cond is None or stmt.step is None:
+    loop = counting_loop(stmt, text)
+    if loop is None or loop[1].strip() != "0" or loop[2] != "<":
         return {}
-    head, cond, step = _LOOP_HEAD.match(text(stmt.init)), _LOOP_COND.match(text(stmt.cond)), \
-        _LOOP_STEP.match(text(stmt.step))
-    if not (head and cond and step):
-        return {}
-    var = head.group(1)
-    if cond.group(1) != var or var not in step.groups():
-        return {}
+    var, _, _, bound = loop
     by_name: dict[str, list[ArrayRef]] = {}
     for ref in refs:
         by_name.setdefault(ref.array, []).append(ref)
@@ -294,7 +303,7 @@ def _full_writes(stmt: Stmt, refs: list[ArrayRef], text, source: bytes) -> dict[
         statement_end = source.find(b";", first.span.end)
         reads_first = any(r.reads and r.span.start < statement_end for r in group)
         if first.mode == "write" and not first.conditional and not reads_first:
-            out[name] = cond.group(2)
+            out[name] = bound
     return out
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from s2s.analysis.omp_flow import Unsupported, norm_text
 from s2s.analysis.omp_ir import Access, CallEvent, Copy, Node, Update
 from s2s.analysis.omp_sections import _NotPoly, host_sections, poly, same_value
-from s2s.analysis.omp_sizes import alias_groups, root_name
+from s2s.analysis.omp_sizes import alias_groups, clause_section, root_name
 from s2s.model import SourceSpan, Stmt, TranslationUnit
 
 
@@ -216,12 +216,7 @@ def _by_parameter(section: str, scalars: tuple) -> str | None:
 def _translate(section: str, function, model, local: str) -> str:
     """A section of the caller's names in the callee ``function``: use the callee's own map
     clause for ``local`` when it has one."""
-    for directive in model.directives:
-        if directive.function != function.name:
-            continue
-        for clause in directive.maps:
-            for item in clause.items:
-                if item.base == local and len(item.sections) == 1 and item.sections[0].length:
-                    lower = item.sections[0].lower.text if item.sections[0].lower else "0"
-                    return f"[{lower}:{item.sections[0].length.text}]"
+    found = clause_section(model, function.name, local)
+    if found is not None:
+        return f"[{found[0]}:{found[1]}]"
     raise Unsupported(f"no section of '{local}' is known inside '{function.name}'")

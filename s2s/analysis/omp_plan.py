@@ -222,12 +222,13 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     arrays, exit_updates = [], []
     after = block.children[block.children.index(nodes[-1]) + 1:] + _continuation(block)
     text = source_texts(source)
+    groups = alias_groups(model, function, 0, 0)
     for label in sorted(tracked, key=lambda n: (first_use(model, n), n)):
         fresh_host = exit_state is None or "H" in exit_state.get_valid(label)
         exit_type = "from" if (label in live and not fresh_host) else "release"
         if exit_type == "from" and label in ir_names(ir):
             # Only the elements the host reads afterwards come back, when they are known.
-            group = frozenset(alias_groups(model, function, 0, 0).get(label, ()))
+            group = frozenset(groups.get(label, ()))
             parts = host_sections(after, label, text, aliases=group)
             if parts and not any(same_section(label + p, label + lengths[label])
                                  for p in parts):

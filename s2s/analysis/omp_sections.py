@@ -16,19 +16,13 @@ from __future__ import annotations
 import ast
 import re
 
-from s2s.analysis.omp_ir import LOOP_KINDS, Access, CallEvent, Node
+from s2s.analysis.omp_ir import LOOP_KINDS, Access, CallEvent, Node, counting_loop
 
 Poly = dict  # tuple of sorted atom names -> int coefficient
 
 _CAST = re.compile(r"\(\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:size_t|ptrdiff_t|int|long|"
                    r"long\s+long|unsigned|short)\s*\)")
 _SAFE = re.compile(r"^[\w\s+\-*/%().]*$")
-_HEAD = re.compile(r"^\s*(?:(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long\s+long|"
-                   r"size_t|ptrdiff_t|short)\s+)?([A-Za-z_]\w*)\s*=\s*(.+?)\s*;?\s*$", re.S)
-_COND = re.compile(r"^\s*([A-Za-z_]\w*)\s*(<=|<)\s*(.+?)\s*$", re.S)
-_STEP = re.compile(r"^\s*(?:\+\+\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*\+\+|([A-Za-z_]\w*)\s*\+=\s*1)"
-                   r"\s*$")
-
 
 class _NotPoly(Exception):
     pass
@@ -114,20 +108,16 @@ def render(p: Poly) -> str:
 
 def _loop_range(loop: Node, text) -> tuple[str, Poly, Poly] | None:
     """(counter, first value, last value) of a canonical counting ``for`` loop."""
-    stmt = loop.stmt
-    if stmt is None or stmt.kind != "for" or not (stmt.init and stmt.cond and stmt.step):
+    found = counting_loop(loop.stmt, text)
+    if found is None:
         return None
-    head, cond, step = _HEAD.match(text(stmt.init)), _COND.match(text(stmt.cond)), \
-        _STEP.match(text(stmt.step))
-    if not (head and cond and step) or cond.group(1) != head.group(1) or \
-            head.group(1) not in step.groups():
-        return None
+    var, first_text, op, bound_text = found
     try:
-        first, bound = poly(head.group(2)), poly(cond.group(3))
+        first, bound = poly(first_text), poly(bound_text)
     except _NotPoly:
         return None
-    last = bound if cond.group(2) == "<=" else add(bound, {(): -1})
-    return head.group(1), first, last
+    last = bound if op == "<=" else add(bound, {(): -1})
+    return var, first, last
 
 
 def host_section(anchor: Node, name: str, text, aliases: frozenset = frozenset()

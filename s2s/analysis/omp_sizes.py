@@ -67,17 +67,8 @@ def _section(model, function, label, allocation) -> str | None:
         return ""
     if allocation is not None and allocation.count is not None:
         return f"[0:{allocation.count.text}]"
-    for directive in model.directives:
-        if directive.function != function.name:
-            continue
-        for clause in directive.maps:
-            for item in clause.items:
-                if norm_text(item.base) == norm_text(label) and len(item.sections) == 1:
-                    section = item.sections[0]
-                    lower = section.lower.text if section.lower else "0"
-                    if norm_text(lower) == "0" and section.length is not None:
-                        return f"[0:{section.length.text}]"
-    return None
+    found = clause_section(model, function.name, label, from_zero=True)
+    return f"[0:{found[1]}]" if found else None
 
 
 def section_from_callees(model: TranslationUnit, uses, source: bytes) -> str | None:
@@ -86,9 +77,10 @@ def section_from_callees(model: TranslationUnit, uses, source: bytes) -> str | N
     d->numNode;`` and ``d`` bound to the caller's ``d`` gives ``[0:d->numNode]``."""
     found = set()
     for function, local, pointers, scalars in uses:
-        length = _clause_length(model, function, local)
-        if length is None:
+        section = clause_section(model, function, local, from_zero=True)
+        if section is None:
             return None
+        length = section[1]
         translated = _in_caller_names(length, model, function, dict(pointers), dict(scalars),
                                       source)
         if translated is None:
@@ -99,17 +91,21 @@ def section_from_callees(model: TranslationUnit, uses, source: bytes) -> str | N
     return f"[0:{found.pop()}]"
 
 
-def _clause_length(model: TranslationUnit, function: str, local: str) -> str | None:
+def clause_section(model: TranslationUnit, function: str, name: str,
+                   from_zero: bool = False) -> tuple[str, str] | None:
+    """(lower, length) of the first one-dimensional section of ``name`` in a map clause of
+    ``function`` (with ``from_zero``: the first one starting at 0)."""
     for directive in model.directives:
         if directive.function != function:
             continue
         for clause in directive.maps:
             for item in clause.items:
-                if item.base == local and len(item.sections) == 1:
-                    section = item.sections[0]
-                    lower = section.lower.text if section.lower else "0"
-                    if same_value(lower, "0") and section.length is not None:
-                        return section.length.text
+                if norm_text(item.base) != norm_text(name) or len(item.sections) != 1:
+                    continue
+                section = item.sections[0]
+                lower = section.lower.text if section.lower else "0"
+                if section.length is not None and (not from_zero or same_value(lower, "0")):
+                    return lower, section.length.text
     return None
 
 
