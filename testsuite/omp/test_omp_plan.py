@@ -271,3 +271,24 @@ int main(void) {
     output = run_omp(loaded)
     assert output.edits == ()
     assert [d.id for d in output.diagnostics] == ["omp-in-macro"]
+
+
+def test_implicitly_mapped_pointer_gets_an_explicit_section(load_source):
+    loaded = load_source(HEAD + """
+int main(void) {
+    int n = 40;
+    double *a = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) a[i] = i;
+    for (int t = 0; t < 3; t++) {
+        #pragma omp target teams distribute parallel for
+        for (int i = 0; i < n; i++) a[i] += 1;
+    }
+    printf("%f\\n", a[2]);
+    free(a);
+    return 0;
+}
+""", name="prog.c")
+    from s2s.edits import EditSet
+
+    rewritten = EditSet(run_omp(loaded).edits).apply("prog.c", loaded.source).decode()
+    assert "#pragma omp target teams distribute parallel for map(tofrom: a[0:n])\n" in rewritten
