@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, Node, Update
-from s2s.analysis.omp_sections import same_value
+from s2s.analysis.polynomial import expand, same_value
 
 BOTH = frozenset("HD")
 HOST = frozenset("H")
@@ -368,7 +368,14 @@ class Interpreter:
         wanted = {_section_length(self.lengths.get(label, "")) for label in labels}
         if len(wanted) != 1 or None in wanted:
             return False
-        return same_value(text, wanted.pop())
+        wanted_text = wanted.pop()
+        if same_value(text, wanted_text):
+            return True
+        definitions = {}
+        for name in dict.fromkeys((frame.function, *self._stack)):
+            if name in self.irs:
+                definitions = {**self.irs[name].definitions, **definitions}
+        return same_value(expand(text, definitions), expand(wanted_text, definitions))
 
     def _fail(self, node, frame, access, name, side, state):
         if not self.record:

@@ -19,6 +19,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
+from s2s.analysis.polynomial import NotPoly, Poly, add, assigned_in, mul, poly, render
 from s2s.model import ArrayRef, HostFunction, PointerCopy, Stmt, TranslationUnit
 
 LOOP_KINDS = ("for", "while", "do", "range_for")
@@ -114,8 +115,13 @@ class FunctionIR:
     function: HostFunction
     root: Node
     has_device: bool = False
+    #: integer locals assigned once, where declared: name -> initializer text
+    definitions: dict = field(default_factory=dict)
 
 
+_DEFINITION = re.compile(r"^\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long\s+long|size_t|"
+                         r"ptrdiff_t|short|unsigned)\s+(?:const\s+)?([A-Za-z_]\w*)\s*=\s*"
+                         r"([^;,]+);\s*$", re.S)
 _LOOP_HEAD = re.compile(r"^\s*(?:(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long\s+long|"
                         r"size_t|ptrdiff_t|short)\s+)?([A-Za-z_]\w*)\s*=\s*(.+?)\s*;?\s*$", re.S)
 _LOOP_COND = re.compile(r"^\s*([A-Za-z_]\w*)\s*(<=|<)\s*(.+?)\s*$", re.S)
@@ -183,7 +189,23 @@ class IRBuilder:
                                           for c in s.calls])
         root = self._node(function.body, None)
         has_device = any(n.kind == "kernel" for n in root.walk())
-        return FunctionIR(function, root, has_device)
+        return FunctionIR(function, root, has_device, self._definitions(function))
+
+    def _definitions(self, function: HostFunction) -> dict[str, str]:
+        """``const size_t nel = (size_t)rows * cols;`` -> nel: its initializer, for the
+        integer locals never assigned again (so an element count spelled ``nel`` in one
+        place and ``rows*cols`` in another is recognized as the same)."""
+        body = self.text(function.body)
+        out = {}
+        for stmt in function.body.walk():
+            match = _DEFINITION.match(self.text(stmt)) if stmt.kind == "decl" else None
+            if match is None:
+                continue
+            name = match.group(1)
+            rest = body.replace(self.text(stmt), "", 1)
+            if not assigned_in(name, rest) and name not in out:
+                out[name] = match.group(2).strip()
+        return out
 
     # --- statements ---------------------------------------------------------------------
 
@@ -284,27 +306,113 @@ class IRBuilder:
 
 
 def _full_writes(stmt: Stmt, refs: list[ArrayRef], text, source: bytes) -> dict[str, str]:
-    """Arrays that ``for (i = 0; i < E; i++)`` overwrites completely: every access is
-    ``a[i]`` and the first one is an unconditional plain write. Returns name -> E."""
-    loop = counting_loop(stmt, text)
-    if loop is None or loop[1].strip() != "0" or loop[2] != "<":
+    """Arrays that a nest of counting loops ``for (i = 0; i < E; i++)`` overwrites
+    completely before reading them: every access has one subscript that numbers the nest's
+    iterations in mixed radix (``a[i]``, ``out[j * rows + i]`` over ``i < rows, j < cols``),
+    and every path through the body writes it first. Returns name -> element count."""
+    nest, body = _counting_nest(stmt, text)
+    if not nest:
         return {}
-    var, _, _, bound = loop
     by_name: dict[str, list[ArrayRef]] = {}
     for ref in refs:
         by_name.setdefault(ref.array, []).append(ref)
     out = {}
     for name, group in by_name.items():
-        if any(len(r.subscripts) != 1 or r.subscripts[0].text.strip() != var for r in group):
+        counts = {_radix_count(r.subscripts[0].text, nest) if len(r.subscripts) == 1 else None
+                  for r in group}
+        if len(counts) != 1 or None in counts:
             continue
-        first = group[0]
-        # ``a[i] = f(a[i])`` reads before it writes although the write comes first in the
-        # text: a read up to the end of the first write's statement disqualifies.
-        statement_end = source.find(b";", first.span.end)
-        reads_first = any(r.reads and r.span.start < statement_end for r in group)
-        if first.mode == "write" and not first.conditional and not reads_first:
-            out[name] = bound
+        if _writes_first(body, group, text) == _WRITES:
+            out[name] = counts.pop()
     return out
+
+
+def _counting_nest(stmt: Stmt, text) -> tuple[list[tuple[str, str]], Stmt | None]:
+    """The perfectly nested counting loops from 0 (``<``) starting at ``stmt`` as
+    (counter, bound) pairs, outermost first, and the innermost body."""
+    nest, body = [], stmt
+    while body is not None:
+        loop = counting_loop(body, text)
+        if loop is None or loop[1].strip() != "0" or loop[2] != "<":
+            break
+        nest.append((loop[0], loop[3]))
+        body = body.body
+        while body is not None and body.kind == "block" and len(body.children) == 1 and \
+                body.children[0].kind == "for":
+            body = body.children[0]
+    return nest, body
+
+
+def _radix_count(index: str, nest: list[tuple[str, str]]) -> str | None:
+    """``E`` when ``index`` takes every value of ``[0, E)`` exactly once over the nest:
+    ``c1*v1 + ... + ck*vk`` with the counters ordered so that ``c1 = 1`` and
+    ``c(k+1) = ck * bound(vk)``; the bounds may not use the counters."""
+    try:
+        value = poly(index)
+        bounds = {var: poly(bound) for var, bound in nest}
+    except NotPoly:
+        return None
+    counters = set(bounds)
+    if any(var in key for bound in bounds.values() for key in bound for var in counters):
+        return None
+    coefficient: dict[str, Poly] = {}
+    for key, factor in value.items():
+        used = [atom for atom in key if atom in counters]
+        if len(used) != 1 or key.count(used[0]) != 1:
+            return None
+        rest = list(key)
+        rest.remove(used[0])
+        coefficient.setdefault(used[0], {})
+        coefficient[used[0]] = add(coefficient[used[0]], {tuple(rest): factor})
+    if set(coefficient) != counters:
+        return None
+    radix: Poly = {(): 1}
+    remaining = dict(coefficient)
+    while remaining:
+        step = [var for var, c in remaining.items() if c == radix]
+        if len(step) != 1:
+            return None
+        radix = mul(radix, bounds[step[0]])
+        del remaining[step[0]]
+    return render(radix)
+
+
+_WRITES, _READS, _NEITHER = "writes", "reads", "neither"
+_SHORT_CIRCUIT = re.compile(r"\?|&&|\|\|")
+
+
+def _writes_first(stmt: Stmt, refs: list[ArrayRef], text) -> str:
+    """Whether every path through ``stmt`` writes the array (all of whose ``refs`` are
+    ``a[i]``) before it reads it: ``if (edge) a[i] = 0; else a[i] = f(b);`` overwrites ``a[i]``
+    as surely as a plain assignment. ``_READS`` also stands for "cannot tell" (a jump, a
+    nested loop that reads, a write under ``?:``/``&&``) and stops the search."""
+    inside = [r for r in refs if stmt.span.start <= r.span.start < stmt.span.end]
+    if stmt.kind in JUMP_KINDS:
+        return _READS  # the rest of the body may not run
+    if not inside:
+        return _READS if any(s.kind in JUMP_KINDS for s in stmt.walk()) else _NEITHER
+    if stmt.kind == "block":
+        for child in stmt.children:
+            status = _writes_first(child, inside, text)
+            if status != _NEITHER:
+                return status
+        return _NEITHER
+    if stmt.kind == "if":
+        if stmt.cond is not None and any(_inside(r.span, stmt.cond.span) for r in inside):
+            return _READS
+        branches = [_writes_first(part, inside, text) if part is not None else _NEITHER
+                    for part in (stmt.body, stmt.orelse)]
+        if _READS in branches:
+            return _READS
+        return _WRITES if branches == [_WRITES, _WRITES] else _NEITHER
+    if stmt.kind in ("expr", "decl"):
+        # ``a[i] = f(a[i])`` reads before it writes although the write comes first.
+        if any(r.reads for r in inside):
+            return _READS
+        # ``c ? (a[i] = x) : y`` writes only sometimes; ``a[i] = c ? x : y`` always.
+        head = text(stmt)[:inside[0].span.start - stmt.span.start]
+        return _READS if _SHORT_CIRCUIT.search(head) else _WRITES
+    return _READS if any(r.reads for r in inside) else _NEITHER
 
 
 def _inside(span, within) -> bool:

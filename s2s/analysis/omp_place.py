@@ -13,8 +13,9 @@ from dataclasses import dataclass, replace
 
 from s2s.analysis.omp_flow import Unsupported, norm_text
 from s2s.analysis.omp_ir import Access, CallEvent, Copy, Node, Update
-from s2s.analysis.omp_sections import _NotPoly, host_sections, poly, same_value
+from s2s.analysis.omp_sections import host_sections
 from s2s.analysis.omp_sizes import alias_groups, clause_section, root_name
+from s2s.analysis.polynomial import NotPoly, poly, same_value
 from s2s.model import SourceSpan, Stmt, TranslationUnit
 
 
@@ -133,7 +134,7 @@ def same_section(a: str, b: str) -> bool:
     try:
         return [poly(x) for x in pa[2].rstrip("]").split(":")] == \
             [poly(x) for x in pb[2].rstrip("]").split(":")]
-    except _NotPoly:
+    except NotPoly:
         return norm_text(a) == norm_text(b)
 
 

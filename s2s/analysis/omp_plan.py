@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from s2s.analysis import omp_existing
 from s2s.analysis.omp_flow import BOTH, Frame, Interpreter, State, Unsupported, norm_text
 from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, IRBuilder, Node
 from s2s.analysis.omp_place import (
@@ -35,14 +36,7 @@ from s2s.analysis.omp_place import (
     same_section,
     source_texts,
 )
-from s2s.analysis.omp_sections import (
-    _NotPoly,
-    assigned_in,
-    atoms_of,
-    host_sections,
-    poly,
-    render,
-)
+from s2s.analysis.omp_sections import atoms_of, host_sections
 from s2s.analysis.omp_sizes import (
     alias_groups,
     array_sections,
@@ -51,6 +45,7 @@ from s2s.analysis.omp_sizes import (
     root_name,
     section_from_callees,
 )
+from s2s.analysis.polynomial import NotPoly, assigned_in, poly, render
 from s2s.model import SourceSpan, Stmt, TranslationUnit
 
 MAX_COPIES = 200
@@ -186,18 +181,6 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     tracked = frozenset(lengths)
     if not tracked:
         return None
-    user_mapped = {norm_text(item.base) for d in _data_directives(model, function.name)
-                   if d.words[:2] in (("target", "data"), ("target", "enter"))
-                   for clause in d.maps for item in clause.items}
-    if removed and {norm_text(label) for label in tracked} <= user_mapped:
-        # A hand-written mapping that keeps every array on the device is kept: replacing
-        # it could move more than its author chose to (they may know what the analysis
-        # cannot prove). Only mappings that leave arrays to per-kernel copies are re-planned.
-        plan.warnings.append((f"'{function.name}' has its own data mapping for every array "
-                              "its target regions use; kept as written (remove it to let "
-                              "s2s plan one)", "omp-existing-mapping", function.span))
-        return None
-
     live = live_after(model, function, start, end, tracked)
     swapped = _reassigned(nodes, tracked)
     solver = _Solver(model, irs, function, nodes, tracked, lengths, locals_of, frame, source,
@@ -236,11 +219,53 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
                 exit_updates += [label + p for p in parts]
         enter_type = "to" if label in to_labels else "alloc"
         arrays.append(MappedArray(label, lengths[label], enter_type, exit_type))
+    if removed and not _replaces_hand_mapping(model, ir, tracked, lengths, plan,
+                                              (arrays, updates, exit_updates)):
+        return None
     structured = len(nodes) == 1 and not swapped and not exit_updates
     explicit = _explicit_sections(model, nodes, lengths, exit_state)
     return RegionPlan(function.name, nodes[0].stmt, nodes[-1].stmt,
                       insertion_span(nodes[0].stmt, model), structured, tuple(arrays),
                       tuple(updates), tuple(exit_updates), removed, tuple(explicit))
+
+
+def _replaces_hand_mapping(model, ir: FunctionIR, tracked, lengths, plan: OmpPlan,
+                           planned_copies) -> bool:
+    """Whether the plan replaces the function's own data directives (omp_existing). A
+    mapping that leaves arrays to per-kernel copies is always re-planned; one that keeps
+    every array on the device only when the plan provably copies no more."""
+    directives = _data_directives(model, ir.function.name)
+    user_mapped = {norm_text(item.base) for d in directives
+                   if d.words[:2] in (("target", "data"), ("target", "enter"))
+                   for clause in d.maps for item in clause.items}
+    if not {norm_text(label) for label in tracked} <= user_mapped:
+        return True
+    ours = omp_existing.planned(ir, *planned_copies)
+    name = ir.function.name
+    if ours is None:
+        plan.warnings.append((f"'{name}' has its own data mapping for every array its target "
+                              "regions use; kept as written", "omp-existing-mapping",
+                              ir.function.span))
+        return False
+    verdict = omp_existing.compare(omp_existing.hand_written(model, ir, directives), ours,
+                                   {norm_text(k): v for k, v in lengths.items()})
+    if verdict.missing is not None:
+        missing = verdict.missing
+        why = f" ({missing.reason})" if missing.reason else ""
+        plan.warnings.append((f"the hand-written data mapping of '{name}' never makes "
+                              f"{missing.describe()}, which the analysis finds needed{why}; "
+                              "kept as written: check it", "omp-suspect-mapping",
+                              missing.span or ir.function.span))
+    elif verdict.wider is not None:
+        plan.warnings.append((f"'{name}' has its own data mapping for every array its target "
+                              f"regions use; kept as written (s2s's plan makes "
+                              f"{verdict.wider.describe()} more widely or more often)",
+                              "omp-existing-mapping", ir.function.span))
+    for transfer in verdict.redundant if verdict.replace else ():
+        plan.warnings.append((f"{transfer.describe()} is not needed on any path that reads "
+                              "the copy it makes; s2s's plan drops it", "omp-redundant-copy",
+                              transfer.span or ir.function.span))
+    return verdict.replace
 
 
 def _explicit_sections(model: TranslationUnit, nodes: list[Node], lengths, state
@@ -400,7 +425,7 @@ def _element_section(nodes: list[Node], text):
             return None
         try:
             index = poly(ref.subscripts[0].text)
-        except _NotPoly:
+        except NotPoly:
             return None
         names = {v for atom in atoms_of(index) for v in re.findall(r"[A-Za-z_]\w*", atom)}
         if any(assigned_in(v, region_text) for v in names):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from s2s.analysis.omp_flow import norm_text
-from s2s.analysis.omp_sections import same_value
+from s2s.analysis.polynomial import same_value
 from s2s.model import HostAllocation, TranslationUnit
 
 

@@ -210,7 +210,56 @@ int main(void) {
     assert twice == once
 
 
-def test_complete_hand_written_mapping_is_kept(load_source):
+def _rewrite_twice(load_source, body: str):
+    from s2s.edits import EditSet
+
+    loaded = load_source(HEAD + body, name="prog.c")
+    output = run_omp(loaded)
+    once = EditSet(output.edits).apply("prog.c", loaded.source)
+    again = run_omp(load_source(once.decode(), name="prog.c"))
+    return output, once, again
+
+
+HAND_MAPPED = """
+int main(void) {
+    int n = 64;
+    double *a = malloc(n * sizeof(double)), *s = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) { a[i] = i; s[i] = 1; }
+    #pragma omp target data map(tofrom: a[0:n]) map(to: s[0:n])
+    for (int t = 0; t < 30; t++) {
+        #pragma omp target teams distribute parallel for
+        for (int i = 0; i < n; i++) a[i] += s[i];
+        #pragma omp target update from(a[0:n])
+        #pragma omp target update to(s[0:n])
+        if (t % 10 == 0)
+            printf("%f\\n", a[0] + a[n - 1]);
+    }
+    free(a); free(s);
+    return 0;
+}
+"""
+
+
+def test_complete_hand_mapping_with_redundant_copies_is_tightened(load_source):
+    # The host never changes s (its update is redundant) and reads two elements of a only
+    # every tenth step: the plan copies those two inside the branch and nothing else.
+    output, once, again = _rewrite_twice(load_source, HAND_MAPPED)
+    text = once.decode()
+    assert "update to(s" not in text
+    assert "#pragma omp target update from(a[0:1])" in text
+    assert "#pragma omp target update from(a[n - 1:1])" in text
+    assert text.index("if (t % 10 == 0)") < text.index("update from(a[0:1])")
+    # ... and a is not read after the loop: its exit copy goes too.
+    redundant = sorted(d.message for d in output.diagnostics if d.id == "omp-redundant-copy")
+    assert len(redundant) == 2
+    assert "'target update to(s[0:n])'" in redundant[0] and "exit copy of a[0:n]" in redundant[1]
+    assert "map(tofrom: a" not in text
+    assert again.edits == [] or not again.edits
+    assert not [d for d in again.diagnostics if d.severity != "note" and d.id != "omp-explain"]
+
+
+def test_hand_mapping_missing_a_copy_is_kept_and_reported(load_source):
+    # No `target update from(a)` before the host reads a: the host prints stale values.
     result, _ = plan(load_source, """
 int main(void) {
     int n = 64;
@@ -220,15 +269,67 @@ int main(void) {
     for (int t = 0; t < 3; t++) {
         #pragma omp target teams distribute parallel for
         for (int i = 0; i < n; i++) a[i] += 1;
-        #pragma omp target update from(a[0:n])
-        printf("%f\\n", a[0]);
+        printf("%f\\n", a[5]);
     }
     free(a);
     return 0;
 }
 """)
     assert result.regions == []
-    assert [id for _, id, _ in result.warnings] == ["omp-existing-mapping"]
+    [(message, wid, span)] = result.warnings
+    assert wid == "omp-suspect-mapping"
+    assert "target update from(a[5:1])" in message and "host reads a" in message
+
+
+def test_hand_mapping_that_copies_less_than_the_plan_is_kept(load_source):
+    # The author copies the one element the host reads at a data-dependent index; the
+    # analysis cannot bound it and would copy the whole array: the author's mapping stays.
+    result, _ = plan(load_source, """
+int main(void) {
+    int n = 64;
+    double *a = malloc(n * sizeof(double));
+    int *pick = malloc(3 * sizeof(int));
+    for (int i = 0; i < n; i++) a[i] = i;
+    for (int t = 0; t < 3; t++) pick[t] = (t * 7) % n;
+    #pragma omp target data map(tofrom: a[0:n]) map(to: pick[0:3])
+    for (int t = 0; t < 3; t++) {
+        #pragma omp target teams distribute parallel for
+        for (int i = 0; i < n; i++) a[i] += 1;
+        #pragma omp target update from(a[pick[t]:1])
+        printf("%f\\n", a[pick[t]]);
+    }
+    free(a); free(pick);
+    return 0;
+}
+""")
+    assert result.regions == []
+    [(message, wid, _)] = result.warnings
+    assert wid == "omp-existing-mapping" and "target update from(a[0:n])" in message
+
+
+def test_hand_mapping_keeps_its_element_copy_and_loses_its_exit_copy(load_source):
+    output, once, _ = _rewrite_twice(load_source, """
+int main(void) {
+    int n = 64;
+    double *a = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) a[i] = i;
+    #pragma omp target data map(tofrom: a[0:n])
+    for (int t = 0; t < 3; t++) {
+        #pragma omp target teams distribute parallel for
+        for (int i = 0; i < n; i++) a[i] += 1;
+        int k = (t * 7) % n;
+        #pragma omp target update from(a[k:1])
+        printf("%f\\n", a[k]);
+    }
+    free(a);
+    return 0;
+}
+""")
+    text = once.decode()
+    assert "#pragma omp target data map(to: a[0:n])" in text
+    assert text.count("#pragma omp target update from(a[k:1])") == 1
+    assert [d.id for d in output.diagnostics if d.severity.name == "WARNING"] == \
+        ["omp-redundant-copy"]
 
 
 def test_partial_hand_written_mapping_is_replanned(load_source):

@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from s2s.analysis.omp_sections import _NotPoly, add, mul, poly, render, scale
+from s2s.analysis.polynomial import NotPoly, add, mul, poly, render, scale
 
 ATOMS = st.sampled_from(["n", "m", "rows", "cols", "k"])
 MONOMIALS = st.lists(ATOMS, max_size=2).map(lambda a: tuple(sorted(a)))
@@ -22,7 +22,7 @@ def test_not_polynomials():
     for text in ("f(n)", "a[i]", "x ? 1 : 2", "n << 1", "1.5"):
         try:
             poly(text)
-        except _NotPoly:
+        except NotPoly:
             continue
         raise AssertionError(text)
 

@@ -1,0 +1,153 @@
+"""Hand-written data mappings compared with the planned one: keep, tighten, or question.
+
+A function whose own ``target data`` / ``enter data`` directives already keep every array
+its target regions use on the device is the work of someone who thought about it; s2s
+replaces it only when the plan is provably no worse. Both mappings are reduced to their
+*transfers* (entry copies, exit copies, ``target update`` directives with the statement they
+precede and how many loops enclose it). The plan replaces the hand-written mapping when each
+of its transfers is matched by a hand-written one of the same kind and array that copies at
+least the same section, no more often (no deeper in loops). The hand-written transfers left
+over are then redundant and are reported as such. When the plan needs a kind of copy the
+hand-written mapping never makes, the hand-written one may read stale data: it is kept and
+that is reported, since the analysis is conservative and could be wrong about a path the
+author knows cannot happen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from s2s.analysis.omp_flow import norm_text
+from s2s.analysis.omp_ir import FunctionIR, Node
+from s2s.analysis.omp_place import PlannedUpdate, same_section
+from s2s.model import SourceSpan, TranslationUnit
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """One copy a mapping makes: ``kind`` is ``to``/``from`` (at the region's entry/exit) or
+    ``update to``/``update from``; ``anchor`` the start of the statement an update precedes
+    and ``depth`` the number of loops around it."""
+
+    kind: str
+    base: str
+    item: str
+    span: SourceSpan | None = None
+    anchor: int | None = None
+    depth: int = 0
+    reason: str = ""
+
+    def describe(self) -> str:
+        if self.kind.startswith("update"):
+            return f"'target update {self.kind.split()[1]}({self.item})'"
+        return f"the {'entry' if self.kind == 'to' else 'exit'} copy of {self.item}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """``replace``: the plan is used; ``redundant``: hand-written transfers it drops;
+    ``missing``: a planned transfer the hand-written mapping never makes (kept as written);
+    ``wider``: a planned transfer the hand-written mapping makes, but smaller or less
+    often (kept as written)."""
+
+    replace: bool
+    redundant: tuple[Transfer, ...] = ()
+    missing: Transfer | None = None
+    wider: Transfer | None = None
+
+
+def hand_written(model: TranslationUnit, ir: FunctionIR, directives) -> list[Transfer]:
+    """The transfers of the function's own data directives."""
+    nodes = [n for n in ir.root.walk() if n.stmt is not None]
+    out = []
+    for directive in directives:
+        words = directive.words[:2]
+        if words == ("target", "update"):
+            anchor = _next_statement(nodes, directive.span.end)
+            for clause in directive.clauses:
+                if clause.name not in ("to", "from"):
+                    continue
+                for item in clause.items:
+                    out.append(Transfer(f"update {clause.name}", norm_text(item.base),
+                                        norm_text(item.text), directive.span,
+                                        anchor.stmt.span.start if anchor else None,
+                                        _loop_depth(anchor) if anchor else 0))
+            continue
+        for clause in directive.maps:
+            kinds = {"to": ("to",), "tofrom": ("to", "from"), "from": ("from",)}
+            if words == ("target", "exit"):
+                kinds = {"from": ("from",)}
+            for kind in kinds.get(clause.map_type, ()):
+                for item in clause.items:
+                    out.append(Transfer(kind, norm_text(item.base), norm_text(item.text),
+                                        directive.span))
+    return out
+
+
+def planned(ir: FunctionIR, arrays, updates: tuple[PlannedUpdate, ...],
+            exit_updates: tuple[str, ...]) -> list[Transfer] | None:
+    """The transfers of a plan; None when it places copies in other functions (not
+    comparable with directives of this one)."""
+    out = []
+    for array in arrays:
+        item = norm_text(array.name + array.section)
+        if array.enter == "to":
+            out.append(Transfer("to", norm_text(array.name), item))
+        if array.exit == "from":
+            out.append(Transfer("from", norm_text(array.name), item))
+    out += [Transfer("from", norm_text(item.partition("[")[0]), norm_text(item))
+            for item in exit_updates]
+    by_stmt = {id(n.stmt): n for n in ir.root.walk() if n.stmt is not None}
+    for update in updates:
+        node = by_stmt.get(id(update.anchor))
+        if update.function != ir.function.name or node is None:
+            return None
+        out.append(Transfer(f"update {update.motion}", norm_text(update.item.partition("[")[0]),
+                            norm_text(update.item), update.at, update.anchor.span.start,
+                            _loop_depth(node), update.reason))
+    return out
+
+
+def compare(user: list[Transfer], plan: list[Transfer], lengths: dict[str, str]) -> Verdict:
+    """Whether the plan may replace the hand-written mapping, and why (module docstring)."""
+    if _keys(user) == _keys(plan):
+        return Verdict(replace=False)
+    used: set[int] = set()
+    for transfer in plan:
+        same_kind = [i for i, u in enumerate(user)
+                     if u.kind == transfer.kind and u.base == transfer.base]
+        if not same_kind:
+            return Verdict(replace=False, missing=transfer)
+        covering = [i for i in same_kind if _covers(user[i], transfer, lengths)]
+        if not covering:
+            return Verdict(replace=False, wider=transfer)
+        # Prefer the hand-written copy at the same statement: it is the one kept.
+        exact = [i for i in covering if user[i].anchor == transfer.anchor]
+        used.add((exact or covering)[0])
+    redundant = tuple(u for i, u in enumerate(user) if i not in used)
+    return Verdict(replace=bool(redundant) or _keys(user) != _keys(plan), redundant=redundant)
+
+
+def _covers(user: Transfer, transfer: Transfer, lengths: dict[str, str]) -> bool:
+    whole = lengths.get(user.base)
+    wide = same_section(user.item, transfer.item) or \
+        (whole is not None and same_section(user.item, user.base + whole))
+    return wide and user.depth >= transfer.depth
+
+
+def _keys(transfers: list[Transfer]) -> list[tuple]:
+    return sorted((t.kind, t.base, t.item, t.anchor if t.kind.startswith("update") else -1)
+                  for t in transfers)
+
+
+def _next_statement(nodes: list[Node], offset: int) -> Node | None:
+    after = [n for n in nodes if n.stmt.span.start >= offset]
+    return min(after, key=lambda n: (n.stmt.span.start, -n.stmt.span.end)) if after else None
+
+
+def _loop_depth(node: Node) -> int:
+    depth, parent = 0, node.parent
+    while parent is not None:
+        depth += parent.kind == "loop"
+        parent = parent.parent
+    return depth

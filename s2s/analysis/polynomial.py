@@ -1,0 +1,125 @@
+"""Integer index expressions as polynomials over the program's variables.
+
+Array sections, loop bounds and element counts are compared by value, not by spelling:
+``(size_t)rows * cols`` and ``cols*rows`` are the same count. Anything that is not a sum of
+products of variables and integer constants (a division, a call) is an opaque atom or
+raises :class:`NotPoly`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+Poly = dict  # tuple of sorted atom names -> int coefficient
+
+_CAST = re.compile(r"\(\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:size_t|ptrdiff_t|int|long|"
+                   r"long\s+long|unsigned|short)\s*\)")
+_SAFE = re.compile(r"^[\w\s+\-*/%().]*$")
+
+
+class NotPoly(Exception):
+    pass
+
+
+def poly(text: str) -> Poly:
+    """``2*n - 1`` -> {('n',): 2, (): -1}; raises NotPoly for what is not a polynomial."""
+    text = _CAST.sub("", text)  # (size_t)n: the same value for the sizes it is used on
+    if not _SAFE.match(text):
+        raise NotPoly(text)
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError as err:
+        raise NotPoly(text) from err
+    return _poly(tree, text)
+
+
+def _poly(node, text: str) -> Poly:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return {(): node.value} if node.value else {}
+    if isinstance(node, ast.Name):
+        return {(node.id,): 1}
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = _poly(node.operand, text)
+        return inner if isinstance(node.op, ast.UAdd) else scale(inner, -1)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        right = _poly(node.right, text)
+        return add(_poly(node.left, text), right if isinstance(node.op, ast.Add)
+                   else scale(right, -1))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return mul(_poly(node.left, text), _poly(node.right, text))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)):
+        atom = "(" + ast.unparse(node).replace("//", "/") + ")"
+        return {(atom,): 1}
+    raise NotPoly(text)
+
+
+def same_value(a: str, b: str) -> bool:
+    """Whether two integer expressions are the same polynomial (text equality otherwise)."""
+    try:
+        return poly(a) == poly(b)
+    except NotPoly:
+        return re.sub(r"\s+", "", a) == re.sub(r"\s+", "", b)
+
+
+def add(a: Poly, b: Poly) -> Poly:
+    out = dict(a)
+    for key, value in b.items():
+        out[key] = out.get(key, 0) + value
+        if out[key] == 0:
+            del out[key]
+    return out
+
+
+def scale(a: Poly, k: int) -> Poly:
+    return {key: value * k for key, value in a.items() if value * k}
+
+
+def mul(a: Poly, b: Poly) -> Poly:
+    out: Poly = {}
+    for ka, va in a.items():
+        for kb, vb in b.items():
+            out = add(out, {tuple(sorted(ka + kb)): va * vb})
+    return out
+
+
+def render(p: Poly) -> str:
+    if not p:
+        return "0"
+    terms = sorted(p.items(), key=lambda kv: (-len(kv[0]), kv[0]))
+    out = ""
+    for key, value in terms:
+        body = "*".join(key)
+        magnitude = abs(value)
+        term = body if (magnitude == 1 and body) else (f"{magnitude}*{body}" if body
+                                                       else str(magnitude))
+        if not out:
+            out = term if value > 0 else f"-{term}"
+        else:
+            out += f" + {term}" if value > 0 else f" - {term}"
+    return out
+
+
+def assigned_in(variable: str, text: str) -> bool:
+    """Whether ``text`` may assign or declare ``variable`` (conservative, textual)."""
+    text = re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|/\*.*?\*/|//[^\n]*', " ", text,
+                  flags=re.S)
+    v = re.escape(variable)
+    patterns = (rf"(?<![\w.>]){v}\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)", rf"(?:\+\+|--)\s*{v}\b",
+                rf"(?<![\w.>]){v}\s*(?:\+\+|--)", rf"&\s*{v}\b",
+                rf"\b(?:int|long|short|char|unsigned|signed|size_t|ptrdiff_t|auto|double|float)"
+                rf"\b[^;(){{}}]*(?<![\w.>]){v}\b")
+    return any(re.search(p, text) for p in patterns)
+
+
+def expand(text: str, definitions: dict[str, str], rounds: int = 4) -> str:
+    """``text`` with variables replaced by their single definitions (``nel`` ->
+    ``((size_t)rows * cols)``), a few levels deep."""
+    for _ in range(rounds):
+        replaced = re.sub(r"\b[A-Za-z_]\w*\b",
+                          lambda m: f"({definitions[m.group(0)]})" if m.group(0) in definitions
+                          else m.group(0), text)
+        if replaced == text:
+            break
+        text = replaced
+    return text

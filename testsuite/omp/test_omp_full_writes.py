@@ -1,0 +1,64 @@
+"""Which kernels overwrite an array completely (so it needs no copy in): the planner then
+maps it ``alloc`` instead of ``to``. Each case is a kernel shape from the samples."""
+
+from __future__ import annotations
+
+import pytest
+
+from s2s.analysis.omp_plan import plan_file
+
+PROGRAM = """#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+    int rows = 12, cols = 7, n = rows * cols;
+    const int nel = rows * cols;
+    double *a = malloc(nel * sizeof(double)), *b = malloc(nel * sizeof(double));
+    for (int i = 0; i < n; i++) b[i] = i;
+    #pragma omp target teams distribute parallel for map(tofrom: a[0:nel], b[0:nel])
+    KERNEL
+    printf("%f\\n", a[3]);
+    free(a); free(b);
+    return 0;
+}
+"""
+
+FULL = {
+    "plain": "for (int i = 0; i < nel; i++) a[i] = b[i];",
+    "if_else_split": "for (int i = 0; i < nel; i++) {\n"
+                     "    if (i == 0 || i == nel - 1) a[i] = 0.0; else a[i] = b[i] + 1;\n}",
+    "conditional_value": "for (int i = 0; i < nel; i++) a[i] = i == 0 ? b[i] : 2 * b[i];",
+    "transpose_nest": "for (int i = 0; i < rows; i++)\n"
+                      "    for (int j = 0; j < cols; j++) a[(size_t)j * rows + i] = b[i * cols + j];",
+    "row_major_nest": "for (int i = 0; i < rows; i++)\n"
+                      "    for (int j = 0; j < cols; j++) { a[i * cols + j] = b[i]; }",
+}
+
+PARTIAL = {
+    "one_branch_only": "for (int i = 0; i < nel; i++) { if (i > 0) a[i] = b[i]; }",
+    "read_in_condition": "for (int i = 0; i < nel; i++) { if (a[i] > 0) a[i] = 0; else a[i] = 1; }",
+    "write_under_conditional_operator": "for (int i = 0; i < nel; i++) i ? (a[i] = 1) : 0;",
+    "read_before_write": "for (int i = 0; i < nel; i++) a[i] = a[i] + b[i];",
+    "continue_first": "for (int i = 0; i < nel; i++) { if (b[i] < 0) continue; a[i] = b[i]; }",
+    "wrong_radix": "for (int i = 0; i < rows; i++)\n"
+                   "    for (int j = 0; j < cols; j++) a[i * rows + j] = b[i];",
+    "strided_half": "for (int i = 0; i < rows; i++)\n"
+                    "    for (int j = 0; j < cols; j++) a[2 * (i * cols + j)] = b[i];",
+}
+
+
+def _entry_of_a(load_source, kernel: str) -> str:
+    loaded = load_source(PROGRAM.replace("KERNEL", kernel), name="prog.c")
+    plan = plan_file(loaded.model, loaded.source)
+    [region] = plan.regions
+    [entry] = [m.enter for m in region.arrays if m.name == "a"]
+    return entry
+
+
+@pytest.mark.parametrize("name", sorted(FULL))
+def test_complete_overwrite_needs_no_copy_in(load_source, name):
+    assert _entry_of_a(load_source, FULL[name]) == "alloc"
+
+
+@pytest.mark.parametrize("name", sorted(PARTIAL))
+def test_partial_or_unprovable_overwrite_copies_in(load_source, name):
+    assert _entry_of_a(load_source, PARTIAL[name]) == "to"
