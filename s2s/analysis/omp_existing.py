@@ -84,19 +84,42 @@ def hand_written(model: TranslationUnit, ir: FunctionIR, directives) -> list[Tra
     return out
 
 
-def planned(ir: FunctionIR, arrays, updates: tuple[PlannedUpdate, ...],
+def kernel_clauses(model: TranslationUnit, ir: FunctionIR, arrays: set[str]) -> list[Transfer]:
+    """The copies the map clauses of the function's target regions make for ``arrays``
+    (those no data directive keeps on the device; scalars are not compared):
+    ``map(from: h[0:n])`` on a kernel is a copy back after every launch, like a
+    ``target update from`` after it."""
+    out = []
+    for node in ir.root.walk():
+        if node.kind != "kernel" or node.directive is None:
+            continue
+        directive = model.directives[node.directive]
+        for clause in directive.maps:
+            kinds = {"to": ("to",), "tofrom": ("to", "from"), "from": ("from",)}
+            for motion in kinds.get(clause.map_type, ()):
+                for item in clause.items:
+                    if norm_text(item.base) not in arrays:
+                        continue
+                    out.append(Transfer(f"update {motion}", norm_text(item.base),
+                                        norm_text(item.text), directive.span,
+                                        node.stmt.span.start, _loop_depth(node)))
+    return out
+
+
+def planned(ir: FunctionIR, region_end: int, arrays, updates: tuple[PlannedUpdate, ...],
             exit_updates: tuple[str, ...]) -> list[Transfer] | None:
     """The transfers of a plan; None when it places copies in other functions (not
-    comparable with directives of this one)."""
+    comparable with directives of this one). Copies at the region's exit are anchored at
+    its end (``region_end``)."""
     out = []
     for array in arrays:
         item = norm_text(array.name + array.section)
         if array.enter == "to":
             out.append(Transfer("to", norm_text(array.name), item))
         if array.exit == "from":
-            out.append(Transfer("from", norm_text(array.name), item))
-    out += [Transfer("from", norm_text(item.partition("[")[0]), norm_text(item))
-            for item in exit_updates]
+            out.append(Transfer("from", norm_text(array.name), item, anchor=region_end))
+    out += [Transfer("from", norm_text(item.partition("[")[0]), norm_text(item),
+                     anchor=region_end) for item in exit_updates]
     by_stmt = {id(n.stmt): n for n in ir.root.walk() if n.stmt is not None}
     for update in updates:
         node = by_stmt.get(id(update.anchor))
@@ -108,24 +131,46 @@ def planned(ir: FunctionIR, arrays, updates: tuple[PlannedUpdate, ...],
     return out
 
 
-def compare(user: list[Transfer], plan: list[Transfer], lengths: dict[str, str]) -> Verdict:
-    """Whether the plan may replace the hand-written mapping, and why (module docstring)."""
+def compare(user: list[Transfer], plan: list[Transfer], lengths: dict[str, str],
+            aliases: dict[str, frozenset] | None = None) -> Verdict:
+    """Whether the plan may replace the hand-written mapping, and why (module docstring).
+    ``aliases`` maps a pointer to the others that may point into the same storage."""
+    aliases = aliases or {}
     if _keys(user) == _keys(plan):
         return Verdict(replace=False)
     used: set[int] = set()
+    narrower = False
     for transfer in plan:
+        # A copy back at the region's end may be written as a ``target update from``
+        # inside it just as well.
         same_kind = [i for i, u in enumerate(user)
-                     if u.kind == transfer.kind and u.base == transfer.base]
+                     if u.base == transfer.base and _same_kind(u, transfer)]
         if not same_kind:
+            if any(u.base in aliases.get(transfer.base, ()) for u in user):
+                # Copied through another pointer to the same storage (``mid = img + k``):
+                # the sections cannot be compared, so no claim that one is missing.
+                return Verdict(replace=False, wider=transfer)
             return Verdict(replace=False, missing=transfer)
         covering = [i for i in same_kind if _covers(user[i], transfer, lengths)]
         if not covering:
             return Verdict(replace=False, wider=transfer)
         # Prefer the hand-written copy at the same statement: it is the one kept.
         exact = [i for i in covering if user[i].anchor == transfer.anchor]
+        match = user[(exact or covering)[0]]
         used.add((exact or covering)[0])
+        narrower |= not same_section(match.item, transfer.item) or match.depth > transfer.depth
     redundant = tuple(u for i, u in enumerate(user) if i not in used)
-    return Verdict(replace=bool(redundant) or _keys(user) != _keys(plan), redundant=redundant)
+    # Same copies, only placed or grouped differently: the author's text stays.
+    return Verdict(replace=bool(redundant) or narrower, redundant=redundant)
+
+
+def _same_kind(user: Transfer, transfer: Transfer) -> bool:
+    if transfer.kind == "from":
+        # A copy back at the region's end may be written as a ``target update from`` after
+        # the last statement that needs the device (and before the region closes).
+        return user.kind == "from" or (user.kind == "update from" and user.span is not None
+                                       and user.span.start >= (transfer.anchor or 0))
+    return user.kind == transfer.kind
 
 
 def _covers(user: Transfer, transfer: Transfer, lengths: dict[str, str]) -> bool:

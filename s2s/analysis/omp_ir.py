@@ -122,6 +122,7 @@ class FunctionIR:
 _DEFINITION = re.compile(r"^\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long\s+long|size_t|"
                          r"ptrdiff_t|short|unsigned)\s+(?:const\s+)?([A-Za-z_]\w*)\s*=\s*"
                          r"([^;,]+);\s*$", re.S)
+_MEMBER = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 _LOOP_HEAD = re.compile(r"^\s*(?:(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long\s+long|"
                         r"size_t|ptrdiff_t|short)\s+)?([A-Za-z_]\w*)\s*=\s*(.+?)\s*;?\s*$", re.S)
 _LOOP_COND = re.compile(r"^\s*([A-Za-z_]\w*)\s*(<=|<)\s*(.+?)\s*$", re.S)
@@ -204,8 +205,38 @@ class IRBuilder:
             name = match.group(1)
             rest = body.replace(self.text(stmt), "", 1)
             if not assigned_in(name, rest) and name not in out:
-                out[name] = match.group(2).strip()
+                value = match.group(2).strip()
+                out[name] = self._member_value(function, stmt, value) or value
         return out
+
+    def _member_value(self, function: HostFunction, decl: Stmt, member: str) -> str | None:
+        """For ``const int n = p.n;`` after ``p.n = np;`` in the same straight-line block:
+        ``np``, when nothing between the two can change ``p`` (no ``&p``, ``p`` not passed
+        to a call, ``p.n`` not assigned again) and ``np`` is not assigned after it. That is
+        how struct-of-arrays codes pull sizes into locals."""
+        if not _MEMBER.match(member):
+            return None
+        siblings = list(function.body.children)
+        if decl not in siblings:
+            return None
+        root = member.split(".")[0]
+        escapes = re.compile(rf"&\s*{root}\b|\b{root}\s*[,)]|{re.escape(member)}\s*=[^=]")
+        assign = re.compile(rf"^\s*{re.escape(member)}\s*=\s*([^;=][^;]*?)\s*;?\s*$", re.S)
+        for index in range(siblings.index(decl) - 1, -1, -1):
+            text = self.text(siblings[index])
+            found = assign.match(text) if siblings[index].kind == "expr" else None
+            if found is None:
+                if escapes.search(text):
+                    return None
+                continue
+            value = found.group(1).strip()
+            after = self.source[siblings[index].span.end:function.body.span.end].decode(
+                "utf-8", "replace")
+            names = set(re.findall(r"[A-Za-z_]\w*", value))
+            if "(" in value or any(assigned_in(v, after) for v in names):
+                return None
+            return value
+        return None
 
     # --- statements ---------------------------------------------------------------------
 
