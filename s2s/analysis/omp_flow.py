@@ -152,6 +152,7 @@ class Interpreter:
     _stack: list = field(default_factory=list)
     _calls: list = field(default_factory=list)  # (call node, caller frame) of active calls
     clobbers: list = field(default_factory=list)  # updates that would copy stale data
+    pushed: set = field(default_factory=set)  # (id(node), name) of elements pushed after
 
     # --- entry points ---------------------------------------------------------------------
 
@@ -332,6 +333,15 @@ class Interpreter:
         full = access.full is not None and _local(access.name) not in frame.offset_bound and \
             self._same_length(access.full, frame, state.get_pts(name))
         needs = access.reads or (access.writes and not full)
+        if side == "H" and access.writes and not access.reads and \
+                access.name in node.write_through and state.get_valid(name) == frozenset("D"):
+            # The element goes to the device right after the statement: the device copy
+            # stays the newest one everywhere, the host copy stays stale elsewhere.
+            if self.record:
+                self.pushed.add((id(node), access.name))
+            state = state.copy()
+            state.pristine[name] = False
+            return state
         if needs and side not in state.get_valid(name):
             self._fail(node, frame, access, name, side, state)
         if access.writes:

@@ -95,6 +95,8 @@ class Node:
     directive: int | None = None
     parent: Node | None = None
     before: list = field(default_factory=list)  # planned updates executed before this node
+    #: names whose element written here is pushed to the device right after (planned)
+    write_through: set = field(default_factory=set)
 
     def walk(self):
         yield self
@@ -126,21 +128,26 @@ _MEMBER = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 _LOOP_HEAD = re.compile(r"^\s*(?:(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long\s+long|"
                         r"size_t|ptrdiff_t|short)\s+)?([A-Za-z_]\w*)\s*=\s*(.+?)\s*;?\s*$", re.S)
 _LOOP_COND = re.compile(r"^\s*([A-Za-z_]\w*)\s*(<=|<)\s*(.+?)\s*$", re.S)
-_LOOP_STEP = re.compile(r"^\s*(?:\+\+\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*\+\+|([A-Za-z_]\w*)\s*\+=\s*1)"
-                        r"\s*$")
+_LOOP_STEP = re.compile(r"^\s*(?:\+\+\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*\+\+|([A-Za-z_]\w*)\s*\+=\s*"
+                        r"([1-9]\d*))\s*$")
 
 
-def counting_loop(stmt: Stmt, text) -> tuple[str, str, str, str] | None:
+def counting_loop(stmt: Stmt, text, stride: bool = False
+                  ) -> tuple[str, str, str, str] | tuple[str, str, str, str, int] | None:
     """(counter, first value, ``<`` or ``<=``, bound) of ``for (i = a; i < b; i++)`` (also
-    ``++i``, ``i += 1``, ``<=``); None for any other loop."""
+    ``++i``, ``i += 1``, ``<=``); None for any other loop. With ``stride``, loops stepping
+    by a constant ``i += c`` count too, and the step is a fifth element."""
     if stmt is None or stmt.kind != "for" or not (stmt.init and stmt.cond and stmt.step):
         return None
     head, cond, step = _LOOP_HEAD.match(text(stmt.init)), _LOOP_COND.match(text(stmt.cond)), \
         _LOOP_STEP.match(text(stmt.step))
     if not (head and cond and step) or cond.group(1) != head.group(1) or \
-            head.group(1) not in step.groups():
+            head.group(1) not in step.groups()[:3]:
         return None
-    return head.group(1), head.group(2), cond.group(2), cond.group(3)
+    by = int(step.group(4)) if step.group(4) else 1
+    if stride:
+        return head.group(1), head.group(2), cond.group(2), cond.group(3), by
+    return (head.group(1), head.group(2), cond.group(2), cond.group(3)) if by == 1 else None
 
 
 class IRBuilder:

@@ -31,6 +31,7 @@ class PlannedUpdate:
     motion: str  # 'to' or 'from'
     item: str  # e.g. u[0:n]
     reason: str  # what needs it, with file:line:col
+    after: bool = False  # goes after the anchor (a host write pushed to the device)
 
 
 def insertion_span(stmt: Stmt, model: TranslationUnit) -> SourceSpan:
@@ -85,6 +86,47 @@ def place_copy(failure, irs, region_nodes, lengths, model, root: str, text
     wrap = anchor.parent is not None and anchor.parent.kind != "seq"
     return [PlannedUpdate(failure.function, anchor.stmt, insertion_span(anchor.stmt, model),
                           wrap, motion, item, reason) for item in items]
+
+
+def push_candidates(nodes: list[Node], section_of) -> list[tuple[Node, Access, str]]:
+    """Host statements that write one element of an array, in a plain block of the region's
+    own function: (node, access, ``[e:1]``). Where the device holds the newest copy of the
+    array, such an element is pushed to the device right after the statement instead of
+    fetching the whole array first (``a[0] = 8.0;`` pinning a boundary)."""
+    if section_of is None:
+        return []
+    out = []
+    for top in nodes:
+        for node in top.walk():
+            if node.kind != "leaf" or node.parent is None or node.parent.kind != "seq":
+                continue
+            siblings = node.parent.children
+            later = siblings[siblings.index(node) + 1:]
+            if later and later[0].jump in ("case", "default", "label"):
+                continue
+            for event in node.events:
+                if isinstance(event, Access) and event.side == "H" and event.writes and \
+                        not event.reads:
+                    section = section_of(event)
+                    if section is not None:
+                        out.append((node, event, section))
+    return out
+
+
+def push_after(node: Node, access: Access, section: str, model) -> PlannedUpdate:
+    """The ``target update to`` of a pushed element: before the next statement of the
+    block, or after the statement when it is the block's last."""
+    where = access.ref.span.location() if access.ref is not None else ""
+    reason = f"the host writes {access.name}{section} at {where}, where the device copy is " \
+             "the newest elsewhere"
+    siblings = node.parent.children
+    later = siblings[siblings.index(node) + 1:]
+    if later and later[0].stmt is not None:
+        following = later[0].stmt
+        return PlannedUpdate(node.function, following, insertion_span(following, model),
+                             False, "to", access.name + section, reason)
+    return PlannedUpdate(node.function, node.stmt, node.stmt.span, False, "to",
+                         access.name + section, reason, after=True)
 
 
 def _lift_out_of_calls(failure, irs, root: str):

@@ -33,6 +33,8 @@ from s2s.analysis.omp_place import (
     PlannedUpdate,
     insertion_span,
     place_copy,
+    push_after,
+    push_candidates,
     same_section,
     source_texts,
 )
@@ -40,6 +42,7 @@ from s2s.analysis.omp_sections import atoms_of, host_sections
 from s2s.analysis.omp_sizes import (
     alias_groups,
     array_sections,
+    exact_aliases,
     first_use,
     live_after,
     root_name,
@@ -212,7 +215,8 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         if exit_type == "from" and label in ir_names(ir):
             # Only the elements the host reads afterwards come back, when they are known.
             group = frozenset(groups.get(label, ()))
-            parts = host_sections(after, label, text, aliases=group)
+            parts = host_sections(after, label, text, aliases=group,
+                                  same=exact_aliases(model, function, label, start))
             if parts and not any(same_section(label + p, label + lengths[label])
                                  for p in parts):
                 exit_type = "release"
@@ -354,6 +358,7 @@ class _Solver:
         self.source, self.distinct = source, distinct
         self.start = nodes[0].stmt.span.start
         self.section_of = _element_section(nodes, source_texts(source))
+        self.candidates = push_candidates(nodes, self.section_of)
 
     def _run(self, to_labels):
         interp = Interpreter(self.irs, self.tracked, self.lengths, self.locals_of, record=True,
@@ -367,6 +372,9 @@ class _Solver:
         for ir in self.irs.values():
             for node in ir.root.walk():
                 node.before.clear()
+                node.write_through.clear()
+        for node, access, _ in self.candidates:
+            node.write_through.add(access.name)
         model, irs, function, nodes = self.model, self.irs, self.function, self.nodes
         tracked, lengths, source = self.tracked, self.lengths, self.source
         to_labels = set(seed)
@@ -417,6 +425,9 @@ class _Solver:
                                   f"stale data in one of its calling contexts")
         else:
             raise Unsupported(f"more than {MAX_COPIES} copies would be needed")
+        updates += [push_after(node, access, section, model)
+                    for node, access, section in self.candidates
+                    if (id(node), access.name) in interp.pushed]
         return to_labels, updates, exit_state
 
 

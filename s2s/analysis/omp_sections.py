@@ -21,15 +21,19 @@ from s2s.analysis.polynomial import NotPoly, Poly, add, assigned_in, mul, poly, 
 
 def _loop_range(loop: Node, text) -> tuple[str, Poly, Poly] | None:
     """(counter, first value, last value) of a canonical counting ``for`` loop."""
-    found = counting_loop(loop.stmt, text)
+    found = counting_loop(loop.stmt, text, stride=True)
     if found is None:
         return None
-    var, first_text, op, bound_text = found
+    var, first_text, op, bound_text, step = found
     try:
         first, bound = poly(first_text), poly(bound_text)
     except NotPoly:
         return None
     last = bound if op == "<=" else add(bound, {(): -1})
+    if step != 1:
+        # The last value the counter takes: first + step * ((last - first) / step).
+        span = render(add(last, scale(first, -1)))
+        last = add(first, {(f"(({span}) / {step})",): step})
     return var, first, last
 
 
@@ -41,20 +45,23 @@ def host_section(anchor: Node, name: str, text, aliases: frozenset = frozenset()
 
 
 def host_sections(anchors: list[Node], name: str, text, limit: int = 6,
-                  aliases: frozenset = frozenset()) -> list[str] | None:
+                  aliases: frozenset = frozenset(), same: frozenset = frozenset()
+                  ) -> list[str] | None:
     """The distinct ``[lo:len]`` sections of ``name`` the host reads inside ``anchors`` (at
     most ``limit``; one directive each, as OpenMP allows one section of an array per
     directive), or None when some access cannot be bounded, is a write, or goes through a
-    call."""
+    call. Reads through the pointers in ``same`` (which certainly hold the same address)
+    count as reads of ``name``."""
     ranges: list[tuple[Poly, Poly]] = []
     for anchor in anchors:
         for node in anchor.walk():
             for event in node.events + node.cond + node.step:
                 if isinstance(event, CallEvent):
                     return None
-                if isinstance(event, Access) and event.name != name and event.name in aliases:
+                mine = isinstance(event, Access) and (event.name == name or event.name in same)
+                if isinstance(event, Access) and not mine and event.name in aliases:
                     return None  # read through another pointer to the same storage
-                if not isinstance(event, Access) or event.side != "H" or event.name != name:
+                if not mine or event.side != "H":
                     continue
                 if event.writes or event.ref is None or len(event.ref.subscripts) != 1:
                     return None

@@ -190,3 +190,31 @@ def alias_groups(model: TranslationUnit, function, start: int, end: int
     for name in set(parent) | set(parent.values()):
         groups.setdefault(find(name), set()).add(name)
     return {name: groups[find(name)] for name in set(parent) | set(parent.values())}
+
+
+def exact_aliases(model: TranslationUnit, function, name: str, before: int) -> frozenset[str]:
+    """Pointers that certainly hold the same address as ``name`` after offset ``before``:
+    every pointer copy among them in the function is a plain ``r = name`` (no offset, no
+    other source) made before that offset, and ``name`` itself is not reassigned once
+    copied (its allocation comes first)."""
+    group = {name}
+    copies = [c for c in model.pointer_copies if c.function == function.name]
+    grew = True
+    while grew:
+        grew = False
+        for copy in copies:
+            if copy.source in group and copy.target not in group:
+                group.add(copy.target)
+                grew = True
+    members = [c for c in copies if c.target in group and c.target != name]
+    first = min((c.span.start for c in members), default=before)
+    for copy in copies:
+        if copy.target == name:
+            if copy.span.start >= first:  # reassigned after it was copied
+                return frozenset()
+        elif copy.target in group and (copy.offset or copy.source is None or
+                                       copy.source not in group or copy.span.start >= before):
+            return frozenset()
+    if len(members) != len(group) - 1:
+        return frozenset()  # a pointer of the group assigned twice
+    return frozenset(group - {name})

@@ -81,6 +81,10 @@ def _region_edits(region: RegionPlan, source: bytes, path: str) -> list[Edit]:
         edits.append(_line_after(region.last, source, lines))
     by_place: dict[int, list[PlannedUpdate]] = {}
     for update in region.updates:
+        if update.after:
+            edits.append(_line_after(update.anchor, source,
+                                     [f"#pragma omp target update {update.motion}({update.item})"]))
+            continue
         group = by_place.setdefault(update.at.start, [])
         if all((u.motion, u.item) != (update.motion, update.item) for u in group):
             group.append(update)

@@ -94,9 +94,35 @@ int main(void) {
 }
 """)
     motions = [(u.motion, u.item) for u in result.regions[0].updates]
-    # The partial host write needs the device's values first; afterwards only the element
-    # the host wrote is stale on the device.
-    assert motions == [("from", "u[0:n]"), ("to", "u[0:1]")]
+    # The device holds the newest u; the host overwrites one element: that element goes to
+    # the device right after (no need to fetch the whole array first).
+    assert motions == [("to", "u[0:1]")]
+
+
+def test_element_written_last_in_a_block_is_pushed_after_it(load_source):
+    output, once, again = _rewrite_twice(load_source, """
+int main(void) {
+    int n = 64;
+    double *u = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) u[i] = 0;
+    for (int t = 0; t < 5; t++) {
+        #pragma omp target teams distribute parallel for map(tofrom: u[0:n])
+        for (int i = 0; i < n; i++) u[i] += 1;
+        if (t % 2) {
+            u[n - 1] = -1;
+        }
+    }
+    printf("%f\\n", u[n - 1]);
+    free(u);
+    return 0;
+}
+""")
+    # (A branch-conditional element write in a time loop used to leave the function as
+    # written: the whole-array fetch before it made both copies stale at the loop head.)
+    text = once.decode()
+    assert "u[n - 1] = -1;\n            #pragma omp target update to(u[n - 1:1])\n        }" in text
+    assert "#pragma omp target exit data map(release: u[0:n])" in text
+    assert not again.edits
 
 
 def test_double_buffer_swap_uses_enter_and_exit_data(load_source):
