@@ -104,6 +104,7 @@ class KernelVectorGraph:
                 raise GraphError(f"vector name {vector.name!r} used twice")
             self._index[vector.name] = number
         _validate(self)
+        _ = self.windows  # an empty window is a modelling error: report it now
 
     @property
     def n_points(self) -> int:
