@@ -28,7 +28,8 @@ rewriter cannot place in a pool).
 
 Refused with an :class:`~s2s.diagnostics.UnsupportedConstruct` (the op's span, a stable id):
 unknown buffers, operands in the wrong space, reads of uninitialized or freed buffers,
-copies within one space or of part of a buffer, and buffers paired with several others.
+copies within one space or of part of a buffer, buffers paired with several others, and a
+value the host needs again after overwriting it (one transfer per value cannot restore it).
 """
 
 from __future__ import annotations
@@ -205,6 +206,10 @@ class _RegionBuilder:
             self.value[name] = self._new_value(buffer, None, SPACE_DEVICE[space])
         return self.value[name]
 
+    def _home(self, value: int) -> int:
+        spec = self.specs[value]
+        return spec["entry"] if spec["producer"] is None else self.kernels[spec["producer"]].device
+
     def _host_overwritten(self, name: str, point: int, incoming: int | None) -> None:
         """The host buffer ``name`` gets a new value at ``point``: bound the old value's
         upload and, for a downloaded value, its download."""
@@ -225,6 +230,10 @@ class _RegionBuilder:
             src = self._buffer(op.src, op.span)
             value = self._read(op.src, src.space, op.span)
             if src.space == DEVICE:
+                if self._home(value) == CPU and self.value.get(op.dst) != value:
+                    raise UnsupportedConstruct(
+                        f"'{op.dst}' gets back a host value after the host overwrote it; a single "
+                        "transfer per value cannot express that", op.span, "transfers-reload")
                 self._host_overwritten(op.dst, point, value)
             if op.dst in self.freed:
                 raise UnsupportedConstruct(f"'{op.dst}' is used after it was freed", op.span,
