@@ -73,13 +73,19 @@ def matching_path(affinity: AffinityGraph, component: Sequence[int],
     """Greedy edge matching, then Or-opt and 2-opt improvement (first improvement)."""
     if len(component) <= 2:
         return tuple(component)
-    path = _greedy_fragments(affinity, component)
+    local = {v: k for k, v in enumerate(component)}
+    weight = [[0] * len(component) for _ in component]
+    for v in component:
+        row = weight[local[v]]
+        for u, w in affinity.adjacency[v].items():
+            row[local[u]] = w
+    path = [local[v] for v in _greedy_fragments(affinity, component)]
     for _ in range(max_rounds):
-        improved = _or_opt(affinity, path)
-        improved = _two_opt(affinity, path) or improved
+        improved = _or_opt(weight, path)
+        improved = _two_opt(weight, path) or improved
         if not improved:
             break
-    return tuple(path)
+    return tuple(component[k] for k in path)
 
 
 def _greedy_fragments(affinity: AffinityGraph, component: Sequence[int]) -> list[int]:
@@ -114,52 +120,59 @@ def _greedy_fragments(affinity: AffinityGraph, component: Sequence[int]) -> list
     return path
 
 
-def _or_opt(affinity: AffinityGraph, path: list[int]) -> bool:
-    """Move one run of 1..3 vertices (maybe reversed) to its best other place; True if any."""
-    w = affinity.weight
-    n = len(path)
+def _or_opt(weight: list[list[int]], path: list[int]) -> bool:
+    """Move runs of 1..3 vertices (maybe reversed) to their best other place, scanning the
+    path once; True if any move gained. ``weight`` is the component's dense matrix."""
+    improved = False
     for length in (1, 2, 3):
-        for i in range(n - length + 1):
+        i = 0
+        while i + length <= len(path):
+            n = len(path)
             j = i + length - 1
-            run = path[i:j + 1]
+            first, last = path[i], path[j]
             left = path[i - 1] if i > 0 else None
             right = path[j + 1] if j + 1 < n else None
-            removed = (w(left, run[0]) if left is not None else 0) + \
-                      (w(run[-1], right) if right is not None else 0) - \
-                      (w(left, right) if left is not None and right is not None else 0)
+            removed = (weight[left][first] if left is not None else 0) + \
+                      (weight[last][right] if right is not None else 0) - \
+                      (weight[left][right] if left is not None and right is not None else 0)
             rest = path[:i] + path[j + 1:]
-            best_gain, best_at, best_run = 0, None, None
+            best_gain, best_at, reverse = 0, None, False
+            wf, wl = weight[first], weight[last]
             for at in range(len(rest) + 1):
                 if at == i:
                     continue
                 a = rest[at - 1] if at > 0 else None
                 b = rest[at] if at < len(rest) else None
-                base = w(a, b) if a is not None and b is not None else 0
-                for candidate in (run, run[::-1]):
-                    added = (w(a, candidate[0]) if a is not None else 0) + \
-                            (w(candidate[-1], b) if b is not None else 0) - base
-                    if added - removed > best_gain:
-                        best_gain, best_at, best_run = added - removed, at, candidate
+                base = weight[a][b] if a is not None and b is not None else 0
+                forward = (wf[a] if a is not None else 0) + (wl[b] if b is not None else 0) - base
+                backward = (wl[a] if a is not None else 0) + (wf[b] if b is not None else 0) - base
+                if forward - removed > best_gain:
+                    best_gain, best_at, reverse = forward - removed, at, False
+                if backward - removed > best_gain:
+                    best_gain, best_at, reverse = backward - removed, at, True
             if best_at is not None:
-                path[:] = rest[:best_at] + best_run + rest[best_at:]
-                return True
-    return False
+                run = path[i:j + 1]
+                path[:] = rest[:best_at] + (run[::-1] if reverse else run) + rest[best_at:]
+                improved = True
+            i += 1
+    return improved
 
 
-def _two_opt(affinity: AffinityGraph, path: list[int]) -> bool:
-    """Reverse one sub-path when that gains; True if a reversal was made."""
-    w = affinity.weight
+def _two_opt(weight: list[list[int]], path: list[int]) -> bool:
+    """Reverse every sub-path whose reversal gains, in one scan; True if any did."""
     n = len(path)
+    improved = False
     for i in range(n - 1):
-        before = w(path[i - 1], path[i]) if i > 0 else 0
+        before = weight[path[i - 1]][path[i]] if i > 0 else 0
         for j in range(i + 1, n):
-            after = w(path[j], path[j + 1]) if j + 1 < n else 0
-            new_before = w(path[i - 1], path[j]) if i > 0 else 0
-            new_after = w(path[i], path[j + 1]) if j + 1 < n else 0
+            after = weight[path[j]][path[j + 1]] if j + 1 < n else 0
+            new_before = weight[path[i - 1]][path[j]] if i > 0 else 0
+            new_after = weight[path[i]][path[j + 1]] if j + 1 < n else 0
             if new_before + new_after > before + after:
                 path[i:j + 1] = path[i:j + 1][::-1]
-                return True
-    return False
+                before = weight[path[i - 1]][path[i]] if i > 0 else 0
+                improved = True
+    return improved
 
 
 def exact_path(affinity: AffinityGraph, component: Sequence[int]) -> tuple[int, ...]:
