@@ -48,6 +48,16 @@ from s2s.analysis.transfers.workloads import RANDOM_ROWS, random_graph, table4  
 TIME_TARGET_MS = 5.7
 
 
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def median_ms(function, runs: int) -> float:
     function()  # warm-up
     times = []
@@ -179,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.seeds:
         seed_summary(args.seeds, args.markdown)
     print()
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+    print(f"machine: {cpu_name()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}, load {load[0]:.2f} at start, "
           f"{os.getloadavg()[0]:.2f} at end")
     return 1 if failures or missed else 0
