@@ -112,9 +112,9 @@ def print_table(rows: list[list[str]], markdown: bool) -> None:
             print("| " + " | ".join(row) + " |")
         return
     widths = [max(len(HEADER[k]), *(len(r[k]) for r in rows)) for k in range(len(HEADER))]
-    print("  ".join(h.ljust(w) for h, w in zip(HEADER, widths)))
+    print("  ".join(h.ljust(w) for h, w in zip(HEADER, widths, strict=True)))
     for row in rows:
-        print("  ".join(c.ljust(w) if k < 4 else c.rjust(w) for k, (c, w) in enumerate(zip(row, widths))))
+        print("  ".join(c.ljust(w) if k < 4 else c.rjust(w) for k, (c, w) in enumerate(zip(row, widths, strict=True))))
 
 
 def seed_summary(seeds: int, markdown: bool) -> None:
@@ -144,9 +144,9 @@ def seed_summary(seeds: int, markdown: bool) -> None:
             print("| " + " | ".join(line) + " |")
     else:
         widths = [max(len(header[k]), *(len(x[k]) for x in lines)) for k in range(len(header))]
-        print("  ".join(h.rjust(w) for h, w in zip(header, widths)))
+        print("  ".join(h.rjust(w) for h, w in zip(header, widths, strict=True)))
         for line in lines:
-            print("  ".join(c.rjust(w) for c, w in zip(line, widths)))
+            print("  ".join(c.rjust(w) for c, w in zip(line, widths, strict=True)))
 
 
 def main(argv: list[str] | None = None) -> int:

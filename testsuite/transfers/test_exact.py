@@ -42,7 +42,7 @@ def test_hitting_points_is_lexicographically_optimal(windows_, late):
     got = _score(list(result.values()), result, windows_, late)
     best = None
     for times in itertools.product(*[range(w.earliest, w.latest + 1) for w in windows_]):
-        assigned = {w.vector: t for w, t in zip(windows_, times)}
+        assigned = {w.vector: t for w, t in zip(windows_, times, strict=True)}
         score = _score(list(times), assigned, windows_, late)
         best = score if best is None or score < best else best
     assert got == best
@@ -53,10 +53,10 @@ def test_hitting_points_is_lexicographically_optimal(windows_, late):
 @given(windows(max_count=5, horizon=5), st.booleans())
 def test_time_run_is_optimal_for_a_fixed_order(run, late):
     points = time_run(run, late)
-    assert all(p in w for p, w in zip(points, run))
+    assert all(p in w for p, w in zip(points, run, strict=True))
 
     def score(times):
-        messages = 1 + sum(a != b for a, b in zip(times, times[1:]))
+        messages = 1 + sum(a != b for a, b in zip(times, times[1:], strict=False))
         return (messages, -sum(times) if late else sum(times))
 
     best = min(score(t) for t in itertools.product(*[range(w.earliest, w.latest + 1) for w in run]))

@@ -55,11 +55,11 @@ def test_allocation_plan_keeps_messages_contiguous_in_both_pools(graph, alignmen
     pools = allocation_plan(plan, alignment)
     for offsets, size in ((pools.host_offset, pools.host_bytes), (pools.device_offset, pools.device_bytes)):
         placed = sorted((o, v) for v, o in enumerate(offsets) if o is not None)
-        for (a, u), (b, _) in zip(placed, placed[1:]):
+        for (a, u), (b, _) in zip(placed, placed[1:], strict=False):
             assert a + graph.vectors[u].size <= b  # no overlap
         assert all(o % alignment == 0 for o, _ in placed)
         assert not placed or placed[-1][0] + graph.vectors[placed[-1][1]].size == size
-    for v, window in ((w.vector, w) for w in graph.windows):
+    for v in (w.vector for w in graph.windows):
         assert pools.host_offset[v] == pools.device_offset[v] is not None
     copies = 0
     for v in range(len(graph.vectors)):

@@ -45,7 +45,7 @@ class AffinityGraph:
     def path_weight(self, path: list[int] | tuple[int, ...]) -> int:
         edges = self.edges
         total = 0
-        for u, v in zip(path, path[1:]):
+        for u, v in zip(path, path[1:], strict=False):
             total += edges.get((u, v) if u < v else (v, u), 0)
         return total
 

@@ -174,7 +174,7 @@ def brute_force_startups(graph: KernelVectorGraph, limit: int = 6) -> int:
     best = len(windows)
     choices = [range(w.earliest, w.latest + 1) for w in windows]
     for times in itertools.product(*choices):
-        point = {w.vector: t for w, t in zip(windows, times)}
+        point = {w.vector: t for w, t in zip(windows, times, strict=True)}
         for order in itertools.permutations(windows):
             best = min(best, _count_messages(graph, order, point))
     return best

@@ -183,7 +183,7 @@ def _validate(graph: KernelVectorGraph) -> None:
                 raise GraphError(f"kernel {kernel.name!r} writes {graph.vectors[vector].name!r}, "
                                  "which already has a value (not single assignment)")
             defined[vector] = True
-    for vector, is_defined in zip(graph.vectors, defined):
+    for vector, is_defined in zip(graph.vectors, defined, strict=True):
         if not is_defined:
             raise GraphError(f"vector {vector.name!r} is neither live on entry nor written")
 

@@ -58,9 +58,11 @@ def _random_dfs(adjacency, component: Sequence[int], rng: random.Random) -> list
             continue
         total = sum(w for _, w in choices)
         pick = rng.random() * total
-        for nxt, weight in choices:
+        nxt = choices[-1][0]
+        for candidate, weight in choices:
             pick -= weight
             if pick < 0:
+                nxt = candidate
                 break
         visited.add(nxt)
         order.append(nxt)

@@ -101,7 +101,7 @@ def time_layout(graph: KernelVectorGraph, layout: Sequence[int], policy: str) ->
     points: dict[int, int] = {}
     for run in layout_runs(graph, layout):
         late = prefers_late(policy, run[0].direction)
-        points.update(zip((w.vector for w in run), time_run(run, late)))
+        points.update(zip((w.vector for w in run), time_run(run, late), strict=True))
     return points
 
 
