@@ -1,0 +1,286 @@
+"""Kernel-vector graphs from straight-line host regions (the input the CUDA rewriter builds).
+
+A region is a sequence of operations on named buffers, each in one memory space: device
+allocations and frees, ``cudaMemcpy`` host-to-device and device-to-host, kernel launches
+with the device buffers they read and write, and host code with the host buffers it reads
+and writes (host code that touches operands acts as a CPU kernel). A write is a full
+overwrite; a kernel that updates part of a buffer must list it as read too.
+
+:func:`build_region_graph` follows the *values* the original program moves: a launch reads
+whatever its device buffer holds at that moment (a value the program copied there, or one
+a kernel wrote), host code whatever its host buffer holds. Every value becomes one
+single-assignment vector; the program's copies are dropped -- they only tell which value
+each kernel sees -- and the optimizer decides anew when each value moves. A host buffer and
+the device buffer it is copied to or from form one *operand* (they must pair one-to-one).
+
+Storage reuse on the host side bounds the windows (the device side is renamed: a pooled
+allocation gives each version its own place): a value must be uploaded before host code
+overwrites its buffer (``upload_by``), and where the program brings a new value into a host
+buffer by a device-to-host copy, the old value is uploaded and the new one downloaded on
+the same side of that copy as in the program (the copy's point bounds both windows).
+
+Values on entry: host and device buffers not allocated in the region hold them (a host and
+a device entry value are different vectors: the program may hold stale data on one side).
+Values on exit: every buffer not freed in the region is live out on its device, unless
+``live_out`` lists the live buffers explicitly. A vector is fusable only when neither of
+its operand's buffers is pinned (``Buffer.movable=False``: external or escaping storage the
+rewriter cannot place in a pool).
+
+Refused with an :class:`~s2s.diagnostics.UnsupportedConstruct` (the op's span, a stable id):
+unknown buffers, operands in the wrong space, reads of uninitialized or freed buffers,
+copies within one space or of part of a buffer, buffers paired with several others, and a
+value the host needs again after overwriting it (one transfer per value cannot restore it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from s2s.analysis.transfers.graph import CPU, GPU, GraphError, Kernel, KernelVectorGraph, Vector
+from s2s.diagnostics import UnsupportedConstruct
+from s2s.model.span import SourceSpan
+
+HOST, DEVICE = "host", "device"
+SPACE_DEVICE = {HOST: CPU, DEVICE: GPU}
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """A buffer of ``size`` bytes in ``space``. ``local`` buffers are allocated in the region
+    (no value on entry); ``movable`` says the rewriter may place it in a pool (defaults to
+    ``local``)."""
+
+    name: str
+    space: str
+    size: int
+    local: bool = True
+    movable: bool | None = None
+
+    @property
+    def can_move(self) -> bool:
+        return self.local if self.movable is None else self.movable
+
+
+@dataclass(frozen=True)
+class Copy:
+    """``cudaMemcpy(dst, src, nbytes, kind)``; the kind follows from the buffers' spaces."""
+
+    dst: str
+    src: str
+    nbytes: int | None = None
+    span: SourceSpan | None = None
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A kernel launch on the GPU reading and writing device buffers."""
+
+    name: str
+    reads: tuple[str, ...]
+    writes: tuple[str, ...]
+    span: SourceSpan | None = None
+
+
+@dataclass(frozen=True)
+class HostCode:
+    """Host statements between launches that read or write host buffers (a CPU kernel)."""
+
+    name: str
+    reads: tuple[str, ...]
+    writes: tuple[str, ...]
+    span: SourceSpan | None = None
+
+
+@dataclass(frozen=True)
+class Free:
+    buffer: str
+    span: SourceSpan | None = None
+
+
+Op = Copy | Launch | HostCode | Free
+
+
+@dataclass(frozen=True)
+class Operand:
+    """A host buffer and the device buffer it pairs with (either may be None)."""
+
+    name: str
+    host: str | None
+    device: str | None
+
+
+@dataclass(frozen=True)
+class RegionGraph:
+    """The graph of a region and the way back to the program: ``operand_of[v]`` is the
+    operand holding vector ``v``; ``op_of_kernel[k]`` the index in ``ops`` of kernel ``k``."""
+
+    graph: KernelVectorGraph
+    operands: tuple[Operand, ...]
+    operand_of: tuple[int, ...]
+    op_of_kernel: tuple[int, ...]
+
+
+def build_region_graph(buffers: Sequence[Buffer], ops: Sequence[Op],
+                       live_out: Iterable[str] | None = None) -> RegionGraph:
+    """The kernel-vector graph of a straight-line region (see the module docstring)."""
+    return _RegionBuilder(buffers, ops, live_out).build()
+
+
+@dataclass
+class _RegionBuilder:
+    buffers: Sequence[Buffer]
+    ops: Sequence[Op]
+    live_out: Iterable[str] | None
+    by_name: dict[str, Buffer] = field(default_factory=dict)
+    operand: dict[str, int] = field(default_factory=dict)
+    operands: list[Operand] = field(default_factory=list)
+    specs: list[dict] = field(default_factory=list)
+    kernels: list[Kernel] = field(default_factory=list)
+    op_of_kernel: list[int] = field(default_factory=list)
+    value: dict[str, int | None] = field(default_factory=dict)
+    freed: set[str] = field(default_factory=set)
+
+    def build(self) -> RegionGraph:
+        self.by_name = {b.name: b for b in self.buffers}
+        self._pair_operands()
+        for number, op in enumerate(self.ops):
+            self._step(number, op)
+        self._mark_live_out()
+        return self._result()
+
+    # -- operands ---------------------------------------------------------------------
+
+    def _buffer(self, name: str, span: SourceSpan | None, space: str | None = None) -> Buffer:
+        buffer = self.by_name.get(name)
+        if buffer is None:
+            raise UnsupportedConstruct(f"unknown buffer '{name}' in the transfer region", span,
+                                       "transfers-unknown-buffer")
+        if space is not None and buffer.space != space:
+            raise UnsupportedConstruct(f"'{name}' is a {buffer.space} buffer used as a {space} operand",
+                                       span, "transfers-space")
+        return buffer
+
+    def _pair_operands(self) -> None:
+        partner: dict[str, tuple[str, SourceSpan | None]] = {}
+        for op in self.ops:
+            if not isinstance(op, Copy):
+                continue
+            dst, src = self._buffer(op.dst, op.span), self._buffer(op.src, op.span)
+            if dst.space == src.space:
+                raise UnsupportedConstruct(f"copy from '{src.name}' to '{dst.name}' stays in {dst.space} "
+                                           "memory", op.span, "transfers-copy-kind")
+            if op.nbytes is not None and not op.nbytes == dst.size == src.size:
+                raise UnsupportedConstruct(f"copy of {op.nbytes} bytes between '{src.name}' ({src.size}) "
+                                           f"and '{dst.name}' ({dst.size}) is partial", op.span,
+                                           "transfers-partial-copy")
+            for a, b in ((dst.name, src.name), (src.name, dst.name)):
+                if partner.setdefault(a, (b, op.span))[0] != b:
+                    raise UnsupportedConstruct(f"'{a}' is copied to or from both '{partner[a][0]}' and "
+                                               f"'{b}'", op.span, "transfers-aliased-buffers")
+        for buffer in self.buffers:
+            if buffer.name in self.operand:
+                continue
+            other = partner.get(buffer.name, (None, None))[0]
+            host, device = (buffer.name, other) if buffer.space == HOST else (other, buffer.name)
+            self.operands.append(Operand(host or device, host, device))
+            for name in (host, device):
+                if name is not None:
+                    self.operand[name] = len(self.operands) - 1
+
+    # -- values -----------------------------------------------------------------------
+
+    def _new_value(self, buffer: Buffer, producer: int | None, entry: int | None) -> int:
+        self.specs.append(dict(operand=self.operand[buffer.name], producer=producer, entry=entry,
+                               live_out=set(), upload_by=None, download_from=None))
+        return len(self.specs) - 1
+
+    def _read(self, name: str, space: str, span: SourceSpan | None) -> int:
+        buffer = self._buffer(name, span, space)
+        if name in self.freed:
+            raise UnsupportedConstruct(f"'{name}' is used after it was freed", span, "transfers-use-after-free")
+        if self.value.get(name) is None:
+            if buffer.local:
+                raise UnsupportedConstruct(f"'{name}' is read before anything is written to it", span,
+                                           "transfers-uninitialized")
+            self.value[name] = self._new_value(buffer, None, SPACE_DEVICE[space])
+        return self.value[name]
+
+    def _home(self, value: int) -> int:
+        spec = self.specs[value]
+        return spec["entry"] if spec["producer"] is None else self.kernels[spec["producer"]].device
+
+    def _host_overwritten(self, name: str, point: int, incoming: int | None) -> None:
+        """The host buffer ``name`` gets a new value at ``point``: bound the old value's
+        upload and, for a downloaded value, its download."""
+        old = self.value.get(name)
+        if old is not None:
+            spec = self.specs[old]
+            spec["upload_by"] = point if spec["upload_by"] is None else min(spec["upload_by"], point)
+        if incoming is not None:
+            spec = self.specs[incoming]
+            spec["download_from"] = max(spec["download_from"] or 0, point)
+
+    def _step(self, number: int, op: Op) -> None:
+        point = len(self.kernels)
+        if isinstance(op, Free):
+            self._buffer(op.buffer, op.span)
+            self.freed.add(op.buffer)
+        elif isinstance(op, Copy):
+            src = self._buffer(op.src, op.span)
+            value = self._read(op.src, src.space, op.span)
+            if src.space == DEVICE:
+                if self._home(value) == CPU and self.value.get(op.dst) != value:
+                    raise UnsupportedConstruct(
+                        f"'{op.dst}' gets back a host value after the host overwrote it; a single "
+                        "transfer per value cannot express that", op.span, "transfers-reload")
+                self._host_overwritten(op.dst, point, value)
+            if op.dst in self.freed:
+                raise UnsupportedConstruct(f"'{op.dst}' is used after it was freed", op.span,
+                                           "transfers-use-after-free")
+            self.value[op.dst] = value
+        else:
+            space = DEVICE if isinstance(op, Launch) else HOST
+            reads = tuple(dict.fromkeys(self._read(name, space, op.span) for name in op.reads))
+            writes = []
+            for name in dict.fromkeys(op.writes):
+                buffer = self._buffer(name, op.span, space)
+                if name in self.freed:
+                    raise UnsupportedConstruct(f"'{name}' is used after it was freed", op.span,
+                                               "transfers-use-after-free")
+                if space == HOST:
+                    self._host_overwritten(name, point, None)
+                self.value[name] = self._new_value(buffer, point, None)
+                writes.append(self.value[name])
+            self.kernels.append(Kernel(op.name, SPACE_DEVICE[space], reads, tuple(writes), op.span))
+            self.op_of_kernel.append(number)
+
+    def _mark_live_out(self) -> None:
+        names = set(self.live_out) if self.live_out is not None else \
+            {b.name for b in self.buffers if b.name not in self.freed}
+        for name in sorted(names):
+            buffer = self._buffer(name, None)
+            if name in self.freed or self.value.get(name) is None:
+                continue
+            self.specs[self.value[name]]["live_out"].add(SPACE_DEVICE[buffer.space])
+
+    def _result(self) -> RegionGraph:
+        per_operand: dict[int, list[int]] = {}
+        for number, spec in enumerate(self.specs):
+            per_operand.setdefault(spec["operand"], []).append(number)
+        vectors = []
+        for number, spec in enumerate(self.specs):
+            operand = self.operands[spec["operand"]]
+            versions = per_operand[spec["operand"]]
+            name = operand.name if len(versions) == 1 else f"{operand.name}.{versions.index(number)}"
+            movable = all(self.by_name[b].can_move for b in (operand.host, operand.device) if b is not None)
+            size = self.by_name[operand.host or operand.device].size
+            vectors.append(Vector(name, size, spec["entry"], frozenset(spec["live_out"]), operand.name,
+                                  movable, spec["upload_by"], spec["download_from"]))
+        try:
+            graph = KernelVectorGraph(tuple(vectors), tuple(self.kernels))
+        except GraphError as error:  # a value needed on the host at two separate times
+            raise UnsupportedConstruct(f"cannot plan the transfers of this region: {error}", None,
+                                       "transfers-window") from error
+        return RegionGraph(graph, tuple(self.operands), tuple(s["operand"] for s in self.specs),
+                           tuple(self.op_of_kernel))
