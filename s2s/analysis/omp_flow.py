@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, Node, Update
-from s2s.analysis.polynomial import expand, same_value
+from s2s.analysis.polynomial import disjoint, expand, same_value
 
 BOTH = frozenset("HD")
 HOST = frozenset("H")
@@ -72,15 +72,16 @@ def meet(*states: State | None) -> State | None:
         return None
     out = live[0].copy()
     for other in live[1:]:
+        # Stale sections first: they depend on the fresh sides before the meet changes them.
+        for name in set(out.dirty) | set(other.dirty):
+            mine, theirs = out.get_dirty(name), other.get_dirty(name)
+            out.dirty[name] = None if mine is None or theirs is None else mine | theirs
         for name in set(out.valid) | set(other.valid):
             out.valid[name] = out.get_valid(name) & other.get_valid(name)
         for name in set(out.pts) | set(other.pts):
             out.pts[name] = out.get_pts(name) | other.get_pts(name)
         for name in set(out.pristine) | set(other.pristine):
             out.pristine[name] = out.pristine.get(name, True) and other.pristine.get(name, True)
-        for name in set(out.dirty) | set(other.dirty):
-            mine, theirs = out.get_dirty(name), other.get_dirty(name)
-            out.dirty[name] = None if mine is None or theirs is None else mine | theirs
     return out
 
 
@@ -176,14 +177,16 @@ class Interpreter:
                 pts = state.get_pts(name)
                 for other in set(state.pts) | set(state.valid) | {name}:
                     if other == name or (len(pts) == 1 and state.get_pts(other) == pts):
-                        saved.setdefault(other, state.get_valid(other))
+                        saved.setdefault(other, (state.get_valid(other),
+                                                 state.get_dirty(other)))
             state = self.event(update, state, frame, node)
         out = self._run(node, state, frame)
         if out is not None and saved:
             out = out.copy()
-            for name, before in saved.items():
+            for name, (valid, dirty) in saved.items():
                 if out.get_valid(name) == BOTH:  # only read while fresh: as stale as before
-                    out.valid[name] = before
+                    out.valid[name] = valid
+                    out.dirty[name] = dirty
         return out
 
     def _run(self, node: Node, state: State, frame: Frame) -> State | None:
@@ -342,7 +345,8 @@ class Interpreter:
             state = state.copy()
             state.pristine[name] = False
             return state
-        if needs and side not in state.get_valid(name):
+        if needs and side not in state.get_valid(name) and \
+                not self._fresh_element(access, state, name, frame):
             self._fail(node, frame, access, name, side, state)
         if access.writes:
             known = state.get_dirty(name)
@@ -361,17 +365,31 @@ class Interpreter:
                     state.pristine[other] = False
             state.valid[name] = frozenset(side)
             dirty = None
-            if side == "H" and not full and self.section_of is not None and not frame.prefix \
-                    and not frame.pointers:
+            root_frame = not frame.prefix and not frame.pointers and not frame.scalars
+            if side == "H" and not full and self.section_of is not None and root_frame:
                 section = self.section_of(access)
                 if known is not None and section is not None and len(known) < 4:
                     dirty = known | {section}
+            elif side == "D" and access.extent is not None and root_frame and \
+                    known is not None and len(known) < 4:
+                # The host copy is now stale only where kernels wrote since both were fresh.
+                dirty = known | {access.extent}
             for other in aliases:
                 if other == name or (len(pts) == 1 and state.get_pts(other) == pts):
                     state.dirty[other] = dirty
                 elif other not in self.distinct or name not in self.distinct:
                     state.dirty[other] = None
         return state
+
+    def _fresh_element(self, access: Access, state: State, name: str, frame: Frame) -> bool:
+        """A host read of one element that no kernel wrote since both copies were fresh:
+        the host copy of that element is still the newest one."""
+        if access.side != "H" or access.writes or self.section_of is None or \
+                frame.prefix or frame.pointers or "D" not in state.get_valid(name):
+            return False
+        written = state.get_dirty(name)
+        section = self.section_of(access) if written is not None else None
+        return section is not None and all(disjoint(section, part) for part in written)
 
     def _same_length(self, count: str, frame: Frame, labels: frozenset) -> bool:
         text = frame.scalars.get(count.strip(), count)

@@ -19,7 +19,17 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-from s2s.analysis.polynomial import NotPoly, Poly, add, assigned_in, mul, poly, render
+from s2s.analysis.polynomial import (
+    NotPoly,
+    Poly,
+    add,
+    assigned_in,
+    mul,
+    poly,
+    render,
+    scale,
+    substitute,
+)
 from s2s.model import ArrayRef, HostFunction, PointerCopy, Stmt, TranslationUnit
 
 LOOP_KINDS = ("for", "while", "do", "range_for")
@@ -37,6 +47,8 @@ class Access:
     mode: str
     ref: ArrayRef | None
     full: str | None = None
+    #: a device write's ``[lo:len]`` hull over the kernel's loops (None: not bounded)
+    extent: str | None = None
 
     @property
     def reads(self) -> bool:
@@ -121,9 +133,25 @@ class FunctionIR:
     definitions: dict = field(default_factory=dict)
 
 
-_DEFINITION = re.compile(r"^\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long\s+long|size_t|"
-                         r"ptrdiff_t|short|unsigned)\s+(?:const\s+)?([A-Za-z_]\w*)\s*=\s*"
-                         r"([^;,]+);\s*$", re.S)
+_DECLARATION = re.compile(r"^\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long\s+long|size_t|"
+                          r"ptrdiff_t|short|unsigned)\s+(?:const\s+)?([^;]+);\s*$", re.S)
+_DECLARATOR = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*(.+?)\s*$", re.S)
+
+
+def _top_level_split(text: str) -> list[str]:
+    """``a = f(x, y), b = 2`` -> ['a = f(x, y)', ' b = 2']: commas outside parentheses."""
+    parts, depth, current = [], 0, ""
+    for char in text:
+        depth += char in "([{"
+        depth -= char in ")]}"
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    return parts + [current]
+
+
 _MEMBER = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 _LOOP_HEAD = re.compile(r"^\s*(?:(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long\s+long|"
                         r"size_t|ptrdiff_t|short)\s+)?([A-Za-z_]\w*)\s*=\s*(.+?)\s*;?\s*$", re.S)
@@ -148,6 +176,24 @@ def counting_loop(stmt: Stmt, text, stride: bool = False
     if stride:
         return head.group(1), head.group(2), cond.group(2), cond.group(3), by
     return (head.group(1), head.group(2), cond.group(2), cond.group(3)) if by == 1 else None
+
+
+def loop_range(stmt: Stmt, text) -> tuple[str, Poly, Poly] | None:
+    """(counter, first value, last value) of a counting ``for`` loop (constant strides too:
+    the last value is then ``first + step * ((last - first) / step)``)."""
+    found = counting_loop(stmt, text, stride=True)
+    if found is None:
+        return None
+    var, first_text, op, bound_text, step = found
+    try:
+        first, bound = poly(first_text), poly(bound_text)
+    except NotPoly:
+        return None
+    last = bound if op == "<=" else add(bound, {(): -1})
+    if step != 1:
+        span = render(add(last, scale(first, -1)))
+        last = add(first, {(f"(({span}) / {step})",): step})
+    return var, first, last
 
 
 class IRBuilder:
@@ -206,14 +252,18 @@ class IRBuilder:
         body = self.text(function.body)
         out = {}
         for stmt in function.body.walk():
-            match = _DEFINITION.match(self.text(stmt)) if stmt.kind == "decl" else None
+            match = _DECLARATION.match(self.text(stmt)) if stmt.kind == "decl" else None
             if match is None:
                 continue
-            name = match.group(1)
             rest = body.replace(self.text(stmt), "", 1)
-            if not assigned_in(name, rest) and name not in out:
-                value = match.group(2).strip()
-                out[name] = self._member_value(function, stmt, value) or value
+            for declarator in _top_level_split(match.group(1)):
+                found = _DECLARATOR.match(declarator)
+                if found is None:
+                    continue
+                name = found.group(1)
+                if not assigned_in(name, rest) and name not in out:
+                    value = found.group(2).strip()
+                    out[name] = self._member_value(function, stmt, value) or value
         return out
 
     def _member_value(self, function: HostFunction, decl: Stmt, member: str) -> str | None:
@@ -331,7 +381,8 @@ class IRBuilder:
         full = _full_writes(stmt, refs, self.text, self.source) if stmt.kind == "for" else {}
         events = []
         for ref in refs:
-            events.append(Access(ref.array, "D", ref.mode, ref, full.get(ref.array)))
+            extent = _write_extent(stmt, ref, self.text) if ref.writes else None
+            events.append(Access(ref.array, "D", ref.mode, ref, full.get(ref.array), extent))
         return events
 
     def _host_full_writes(self, stmt: Stmt) -> list:
@@ -451,6 +502,39 @@ def _writes_first(stmt: Stmt, refs: list[ArrayRef], text) -> str:
         head = text(stmt)[:inside[0].span.start - stmt.span.start]
         return _READS if _SHORT_CIRCUIT.search(head) else _WRITES
     return _READS if any(r.reads for r in inside) else _NEITHER
+
+
+def _write_extent(kernel: Stmt, ref: ArrayRef, text) -> str | None:
+    """``[lo:len]`` holding every element a kernel's write ``a[f(i, j)]`` may touch: ``f``
+    affine in the counters of the counting loops around it (non-negative coefficients), its
+    other variables not assigned in the kernel. Elements outside it keep their host value,
+    which is what lets the host read boundary elements an interior-only kernel never
+    writes without a copy."""
+    if len(ref.subscripts) != 1:
+        return None
+    try:
+        low = high = poly(ref.subscripts[0].text)
+    except NotPoly:
+        return None
+    loops = [s for s in kernel.walk() if s.kind in LOOP_KINDS and
+             s.span.start <= ref.span.start < s.span.end]
+    counters = set()
+    for loop in reversed(loops):  # innermost first: inner bounds may use outer counters
+        bounds = loop_range(loop, text)
+        if bounds is None:
+            return None
+        var, first, last = bounds
+        counters.add(var)
+        low, ok_low = substitute(low, var, first)
+        high, ok_high = substitute(high, var, last)
+        if not (ok_low and ok_high):
+            return None
+    body = text(kernel)
+    names = {v for key in list(low) + list(high) for atom in key
+             for v in re.findall(r"[A-Za-z_]\w*", atom)}
+    if names & counters or any(assigned_in(v, body) for v in names):
+        return None
+    return f"[{render(low)}:{render(add(add(high, scale(low, -1)), {(): 1}))}]"
 
 
 def _inside(span, within) -> bool:

@@ -15,7 +15,7 @@ from s2s.analysis.omp_flow import Unsupported, norm_text
 from s2s.analysis.omp_ir import Access, CallEvent, Copy, Node, Update
 from s2s.analysis.omp_sections import host_sections
 from s2s.analysis.omp_sizes import alias_groups, clause_section, root_name
-from s2s.analysis.polynomial import NotPoly, poly, same_value
+from s2s.analysis.polynomial import NotPoly, disjoint, poly, same_value
 from s2s.model import SourceSpan, Stmt, TranslationUnit
 
 
@@ -74,8 +74,18 @@ def place_copy(failure, irs, region_nodes, lengths, model, root: str, text
     whole = _item(failure, irs, lengths, model, root)
     if parts is not None and any(same_section(failure.local + p, whole) for p in parts):
         parts = None
-    items = [failure.local + p for p in parts] if parts else [whole]
     scoped = parts is not None and failure.side == "H"
+    written = failure.dirty if failure.side == "H" and "D" in failure.valid and \
+        failure.function == root else None
+    if written and any(same_section(failure.local + w, whole) for w in written):
+        written = None  # kernels may have written all of it
+    if written:
+        # Only what kernels wrote since both copies were fresh is stale on the host.
+        if parts is not None:
+            parts = [p for p in parts if not all(disjoint(p, w) for w in written)] or parts
+        if parts is None or len(parts) > len(written):
+            parts, scoped = sorted(written), False
+    items = [failure.local + p for p in parts] if parts else [whole]
     for _ in items:
         anchor.before.append(Update(failure.local, failure.side, scoped=scoped))
     access = failure.access
@@ -156,7 +166,9 @@ def _place_join(failure, irs, lengths, model, root: str) -> list[PlannedUpdate]:
     loop = failure.node
     loop.before.append(Update(failure.local, failure.side))
     motion = "from" if failure.side == "H" else "to"
-    if failure.side == "D" and failure.dirty and "H" in failure.valid:
+    if failure.dirty and (failure.side, failure.function) in (("D", root), ("H", root)) and \
+            ("H" if failure.side == "D" else "D") in failure.valid:
+        # Stale only where the other side wrote since both were fresh.
         items = [failure.local + part for part in sorted(failure.dirty)]
     else:
         items = [_item(failure, irs, lengths, model, root)]

@@ -48,7 +48,7 @@ from s2s.analysis.omp_sizes import (
     root_name,
     section_from_callees,
 )
-from s2s.analysis.polynomial import NotPoly, assigned_in, poly, render
+from s2s.analysis.polynomial import NotPoly, assigned_in, disjoint, poly, render
 from s2s.model import SourceSpan, Stmt, TranslationUnit
 
 MAX_COPIES = 200
@@ -213,12 +213,21 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         fresh_host = exit_state is None or "H" in exit_state.get_valid(label)
         exit_type = "from" if (label in live and not fresh_host) else "release"
         if exit_type == "from" and label in ir_names(ir):
-            # Only the elements the host reads afterwards come back, when they are known.
+            # Only the elements the host reads afterwards come back, when they are known,
+            # and of those only the ones kernels wrote since both copies were fresh.
             group = frozenset(groups.get(label, ()))
             parts = host_sections(after, label, text, aliases=group,
                                   same=exact_aliases(model, function, label, start))
-            if parts and not any(same_section(label + p, label + lengths[label])
-                                 for p in parts):
+            if parts and any(same_section(label + p, label + lengths[label]) for p in parts):
+                parts = None
+            written = exit_state.get_dirty(label) if exit_state is not None else None
+            if written and any(same_section(label + w, label + lengths[label]) for w in written):
+                written = None  # kernels may have written all of it
+            if written is not None and parts is not None:
+                parts = [p for p in parts if not all(disjoint(p, w) for w in written)]
+            elif written and parts is None:
+                parts = sorted(written)
+            if parts is not None:
                 exit_type = "release"
                 exit_updates += [label + p for p in parts]
         enter_type = "to" if label in to_labels else "alloc"

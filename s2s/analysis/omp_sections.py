@@ -15,26 +15,8 @@ from __future__ import annotations
 
 import re
 
-from s2s.analysis.omp_ir import LOOP_KINDS, Access, CallEvent, Node, counting_loop
-from s2s.analysis.polynomial import NotPoly, Poly, add, assigned_in, mul, poly, render, scale
-
-
-def _loop_range(loop: Node, text) -> tuple[str, Poly, Poly] | None:
-    """(counter, first value, last value) of a canonical counting ``for`` loop."""
-    found = counting_loop(loop.stmt, text, stride=True)
-    if found is None:
-        return None
-    var, first_text, op, bound_text, step = found
-    try:
-        first, bound = poly(first_text), poly(bound_text)
-    except NotPoly:
-        return None
-    last = bound if op == "<=" else add(bound, {(): -1})
-    if step != 1:
-        # The last value the counter takes: first + step * ((last - first) / step).
-        span = render(add(last, scale(first, -1)))
-        last = add(first, {(f"(({span}) / {step})",): step})
-    return var, first, last
+from s2s.analysis.omp_ir import LOOP_KINDS, Access, CallEvent, Node, loop_range
+from s2s.analysis.polynomial import NotPoly, Poly, add, assigned_in, poly, render, scale, substitute
 
 
 def host_section(anchor: Node, name: str, text, aliases: frozenset = frozenset()
@@ -93,15 +75,15 @@ def _ref_range(index: str, node: Node, anchor: Node, text):
     walker = node
     while walker is not None:
         if walker.kind == "loop" and walker.loop_kind in LOOP_KINDS:
-            bounds = _loop_range(walker, text)
+            bounds = loop_range(walker.stmt, text)
             counters = _counters(walker)
             if bounds is None:
                 if any(c in atoms_of(value) for c in counters):
                     return None
             else:
                 var, first, last = bounds
-                low, ok_low = _substitute(low, var, first)
-                high, ok_high = _substitute(high, var, last)
+                low, ok_low = substitute(low, var, first)
+                high, ok_high = substitute(high, var, last)
                 if not (ok_low and ok_high):
                     return None
         if walker is anchor:
@@ -120,18 +102,3 @@ def _counters(loop: Node) -> set[str]:
 
 def atoms_of(p: Poly) -> set[str]:
     return {atom for key in p for atom in key}
-
-
-def _substitute(p: Poly, var: str, value: Poly) -> tuple[Poly, bool]:
-    """Replace ``var`` (which must appear linearly with a non-negative coefficient)."""
-    out: Poly = {}
-    for key, coeff in p.items():
-        count = key.count(var)
-        if count == 0:
-            out = add(out, {key: coeff})
-            continue
-        if count > 1 or coeff < 0:
-            return p, False
-        rest = tuple(a for a in key if a != var)
-        out = add(out, mul({rest: coeff}, value))
-    return out, True

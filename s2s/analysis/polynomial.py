@@ -22,9 +22,22 @@ class NotPoly(Exception):
     pass
 
 
+_MEMBER_PATH = re.compile(r"\b[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)+")
+
+
+def _sanitize(match) -> str:
+    return re.sub(r"\s+", "", match.group(0)).replace("->", "__arrow__").replace(".", "__dot__")
+
+
+def _unsanitize(name: str) -> str:
+    return name.replace("__arrow__", "->").replace("__dot__", ".")
+
+
 def poly(text: str) -> Poly:
-    """``2*n - 1`` -> {('n',): 2, (): -1}; raises NotPoly for what is not a polynomial."""
+    """``2*n - 1`` -> {('n',): 2, (): -1}; raises NotPoly for what is not a polynomial.
+    Struct members (``d->numNode``, ``p.n``) are variables like any other."""
     text = _CAST.sub("", text)  # (size_t)n: the same value for the sizes it is used on
+    text = _MEMBER_PATH.sub(_sanitize, text)
     if not _SAFE.match(text):
         raise NotPoly(text)
     try:
@@ -38,7 +51,7 @@ def _poly(node, text: str) -> Poly:
     if isinstance(node, ast.Constant) and isinstance(node.value, int):
         return {(): node.value} if node.value else {}
     if isinstance(node, ast.Name):
-        return {(node.id,): 1}
+        return {(_unsanitize(node.id),): 1}
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         inner = _poly(node.operand, text)
         return inner if isinstance(node.op, ast.UAdd) else scale(inner, -1)
@@ -49,7 +62,7 @@ def _poly(node, text: str) -> Poly:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
         return mul(_poly(node.left, text), _poly(node.right, text))
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)):
-        atom = "(" + ast.unparse(node).replace("//", "/") + ")"
+        atom = "(" + _unsanitize(ast.unparse(node).replace("//", "/")) + ")"
         return {(atom,): 1}
     raise NotPoly(text)
 
@@ -116,10 +129,47 @@ def expand(text: str, definitions: dict[str, str], rounds: int = 4) -> str:
     """``text`` with variables replaced by their single definitions (``nel`` ->
     ``((size_t)rows * cols)``), a few levels deep."""
     for _ in range(rounds):
-        replaced = re.sub(r"\b[A-Za-z_]\w*\b",
+        replaced = re.sub(r"(?<![\w.>])[A-Za-z_]\w*\b",  # not a member name
                           lambda m: f"({definitions[m.group(0)]})" if m.group(0) in definitions
                           else m.group(0), text)
         if replaced == text:
             break
         text = replaced
     return text
+
+
+def substitute(p: Poly, var: str, value: Poly) -> tuple[Poly, bool]:
+    """Replace ``var`` (which must appear linearly with a non-negative coefficient)."""
+    out: Poly = {}
+    for key, coeff in p.items():
+        count = key.count(var)
+        if count == 0:
+            out = add(out, {key: coeff})
+            continue
+        if count > 1 or coeff < 0:
+            return p, False
+        rest = tuple(a for a in key if a != var)
+        out = add(out, mul({rest: coeff}, value))
+    return out, True
+
+
+def disjoint(a: str, b: str) -> bool:
+    """Whether sections ``[lo:len]`` ``a`` and ``b`` certainly share no element: one ends
+    before the other starts by a constant margin (``[0:1]`` and ``[1:n-2]``; ``[n-1:1]`` and
+    ``[1:n-2]``)."""
+    try:
+        (lo_a, len_a), (lo_b, len_b) = _bounds(a), _bounds(b)
+    except NotPoly:
+        return False
+    for gap in (add(lo_b, scale(add(lo_a, len_a), -1)), add(lo_a, scale(add(lo_b, len_b), -1))):
+        if set(gap) <= {()} and gap.get((), 0) >= 0:
+            return True
+    return False
+
+
+def _bounds(section: str) -> tuple[Poly, Poly]:
+    inner = section.strip()
+    if not (inner.startswith("[") and inner.endswith("]")) or inner.count(":") != 1:
+        raise NotPoly(section)
+    low, length = inner[1:-1].split(":")
+    return poly(low), poly(length)
