@@ -50,6 +50,8 @@ BINARY_OPS = {
     "ShlAssign": "<<=", "ShrAssign": ">>=", "AndAssign": "&=", "XorAssign": "^=",
     "OrAssign": "|=",
 }
+ASSIGN_OPS = frozenset(op for op in BINARY_OPS.values()
+                       if op.endswith("=") and op not in ("<=", ">=", "==", "!="))
 _EVAL_INT, _EVAL_FLOAT = 1, 2
 
 
@@ -336,6 +338,8 @@ class _Lowering:
         if ref is not None and ref.kind.name == "CONSTRUCTOR":
             return ir.Opaque("construct", args, self.span(cursor))
         name = cursor.spelling
+        if name.startswith("operator") and name[8:] in ASSIGN_OPS and len(args) == 2:
+            return ir.Assign(name[8:], args[0], args[1])  # struct assignment (float4 a = b)
         device = False
         if ref is not None and ref.kind.name in ("FUNCTION_DECL", "FUNCTION_TEMPLATE"):
             location = ref.location

@@ -1,0 +1,189 @@
+"""Kernel access models at run time: which element ranges a box of blocks reads and writes.
+
+The tool (``s2s``) derives each kernel's access maps and serializes them (see
+``KernelAccess.to_dict``); partitioned launches load that form here and ask, per partition,
+for sorted, disjoint, half-open element ranges. Maps are written over symbolic launch
+parameters and instantiated with the launch's values (``maptext.py``); each (kernel, array,
+mode, launch values) gets a row plan (``islmaps.py``) and, unless disabled, a native
+enumerator compiled with llvmlite (``jit.py``), both cached. The pure-isl enumerator gives the
+same ranges and serves when llvmlite is unavailable (``S2S_ACCESS_JIT=0``).
+
+Reads may be over-approximated (``read_exact`` False); a read of unknown offsets ends at
+``UNBOUNDED``: clip it to the buffer. Writes are exact for a partitionable kernel.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from dataclasses import dataclass, field
+
+from runtime.access.islmaps import (
+    UNBOUNDED,
+    instantiate_map,
+    isl_ranges,
+    merge_ranges,
+    plan_rows,
+    write_conflict,
+)
+from runtime.access.maptext import split_header
+
+GRID_PARAMS = ("gdx", "gdy", "gdz", "bdx", "bdy", "bdz")
+
+
+@dataclass(frozen=True)
+class Box:
+    """A box of blocks, half-open per dimension (x, y, z)."""
+
+    lo: tuple[int, int, int]
+    hi: tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class Launch:
+    """Launch-time values: grid and block sizes and the integer scalar arguments by name."""
+
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    scalars: dict[str, int] = field(default_factory=dict)
+
+    def values(self, names) -> dict[str, int]:
+        known = dict(zip(GRID_PARAMS, (*self.grid, *self.block), strict=True))
+        known.update(self.scalars)
+        missing = [n for n in names if n not in known]
+        if missing:
+            raise KeyError(f"launch has no value for {', '.join(missing)}")
+        return {n: int(known[n]) for n in names}
+
+
+@dataclass(frozen=True)
+class ArrayModel:
+    """The serialized access of one pointer parameter."""
+
+    elem_size: int | None
+    read: str | None
+    write: str | None
+    read_exact: bool = True
+    write_exact: bool = True
+
+
+class _Enumerator:
+    """Ranges of one instantiated map for any box: a JIT function or the isl fallback."""
+
+    def __init__(self, text: str, values: dict[str, int], grid, use_jit: bool):
+        self.plan = plan_rows(instantiate_map(text, values), grid)
+        self.function = None
+        if use_jit:
+            from runtime.access.jit import compile_plan  # llvmlite only when asked for
+
+            self.function = compile_plan(self.plan)
+        self.capacity = 256
+        self.buffer = (ctypes.c_int64 * (2 * self.capacity))()
+        self.lock = threading.Lock()
+
+    def ranges(self, box: Box) -> list[tuple[int, int]]:
+        if self.function is None:
+            return isl_ranges(self.plan, box)
+        bounds = (ctypes.c_int64 * 6)(*box.lo, *box.hi)
+        with self.lock:
+            count = self.function(bounds, self.buffer, self.capacity)
+            if abs(count) > self.capacity:
+                self.capacity = 2 * abs(count)
+                self.buffer = (ctypes.c_int64 * (2 * self.capacity))()
+                count = self.function(bounds, self.buffer, self.capacity)
+            flat = self.buffer[: 2 * abs(count)]
+        pairs = list(zip(flat[::2], flat[1::2], strict=True))
+        return pairs if count >= 0 else merge_ranges(pairs)
+
+
+_CACHE: dict[tuple, _Enumerator] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def jit_enabled() -> bool:
+    return os.environ.get("S2S_ACCESS_JIT", "1") not in ("0", "false", "no")
+
+
+@dataclass(frozen=True)
+class KernelAccess:
+    """The access model of one kernel (see the module docstring and the contract)."""
+
+    kernel: str
+    params: tuple[str, ...]
+    partitionable: bool
+    reason: str | None
+    models: dict[str, ArrayModel]
+
+    @property
+    def arrays(self) -> tuple[str, ...]:
+        return tuple(self.models)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> KernelAccess:
+        models = {name: ArrayModel(a.get("elem_size"), a.get("read"), a.get("write"),
+                                   a.get("read_exact", True), a.get("write_exact", True))
+                  for name, a in data["arrays"].items()}
+        return cls(data["kernel"], tuple(data["params"]), bool(data["partitionable"]), data.get("reason"), models)
+
+    def to_dict(self) -> dict:
+        return {
+            "kernel": self.kernel, "params": list(self.params),
+            "partitionable": self.partitionable, "reason": self.reason,
+            "arrays": {name: {"elem_size": m.elem_size, "read": m.read, "write": m.write,
+                              "read_exact": m.read_exact, "write_exact": m.write_exact}
+                       for name, m in self.models.items()},
+        }
+
+    def reads(self, array: str) -> bool:
+        return self.models[array].read is not None
+
+    def writes(self, array: str) -> bool:
+        return self.models[array].write is not None
+
+    def read_ranges(self, array: str, box: Box, launch: Launch, jit: bool | None = None):
+        return self._ranges(array, "read", box, launch, jit)
+
+    def write_ranges(self, array: str, box: Box, launch: Launch, jit: bool | None = None):
+        return self._ranges(array, "write", box, launch, jit)
+
+    def enumerator(self, array: str, mode: str, launch: Launch, jit: bool | None = None):
+        """The cached enumerator of (kernel, array, mode, launch values), None if no access."""
+        text = getattr(self.models[array], mode)
+        if text is None:
+            return None
+        use_jit = jit_enabled() if jit is None else jit
+        values = launch.values(split_header(text)[0])
+        key = (self.kernel, array, mode, text, tuple(sorted(values.items())), launch.grid,
+               use_jit)
+        found = _CACHE.get(key)
+        if found is None:
+            with _CACHE_LOCK:
+                found = _CACHE.get(key)
+                if found is None:
+                    found = _CACHE[key] = _Enumerator(text, values, launch.grid, use_jit)
+        return found
+
+    def _ranges(self, array: str, mode: str, box: Box, launch: Launch, jit: bool | None):
+        enumerator = self.enumerator(array, mode, launch, jit)
+        return [] if enumerator is None else enumerator.ranges(box)
+
+    def launch_conflict(self, launch: Launch) -> str | None:
+        """Exact check for one launch: why threads of different blocks write one element,
+        or None. (``partitionable`` was decided on sample launches by the tool.)"""
+        for name, model in self.models.items():
+            if model.write is None:
+                continue
+            values = launch.values(split_header(model.write)[0])
+            found = write_conflict(instantiate_map(model.write, values))
+            if found is not None and found[0] == "blocks":
+                return f"threads of different blocks write {name}[{found[1]}]"
+        return None
+
+
+def clear_cache() -> None:
+    with _CACHE_LOCK:
+        _CACHE.clear()
+
+
+__all__ = ["UNBOUNDED", "Box", "KernelAccess", "Launch", "clear_cache", "jit_enabled"]
