@@ -80,19 +80,24 @@ class _Enumerator:
             self.function = compile_plan(self.plan)
         self.capacity = 256
         self.buffer = (ctypes.c_int64 * (2 * self.capacity))()
+        self.bounds = (ctypes.c_int64 * 6)()
         self.lock = threading.Lock()
 
     def ranges(self, box: Box) -> list[tuple[int, int]]:
         if self.function is None:
             return isl_ranges(self.plan, box)
-        bounds = (ctypes.c_int64 * 6)(*box.lo, *box.hi)
         with self.lock:
+            bounds = self.bounds
+            bounds[0], bounds[1], bounds[2] = box.lo
+            bounds[3], bounds[4], bounds[5] = box.hi
             count = self.function(bounds, self.buffer, self.capacity)
             if abs(count) > self.capacity:
                 self.capacity = 2 * abs(count)
                 self.buffer = (ctypes.c_int64 * (2 * self.capacity))()
                 count = self.function(bounds, self.buffer, self.capacity)
             flat = self.buffer[: 2 * abs(count)]
+        if count == 1:
+            return [(flat[0], flat[1])]
         pairs = list(zip(flat[::2], flat[1::2], strict=True))
         return pairs if count >= 0 else merge_ranges(pairs)
 

@@ -95,23 +95,35 @@ def _rows(image: isl.Set, width: int | None) -> isl.Set:
     return image.apply(rows.align_params(image.get_space())).coalesce()
 
 
+def _piece(name: str, piece: isl.Map, whole: isl.Map, context: isl.Set) -> RowPiece | None:
+    """Row ``q`` -> [lexmin, lexmax] of ``piece``; None unless every row between the two
+    bounds lies in ``whole`` (the exactness check, for all boxes at once)."""
+    lo, hi = piece.lexmin(), piece.lexmax()
+    above = lo.apply_range(isl.Map("{ [a] -> [r] : r >= a }").align_params(lo.get_space()))
+    below = hi.apply_range(isl.Map("{ [a] -> [r] : r <= a }").align_params(hi.get_space()))
+    if not (above & below).intersect_params(context).is_subset(whole):
+        return None
+    lo_pw = isl.PwMultiAff.from_map(lo.set_tuple_name(isl.dim_type.in_, name)).get_pw_aff(0)
+    hi_pw = isl.PwMultiAff.from_map(hi.set_tuple_name(isl.dim_type.in_, name)).get_pw_aff(0)
+    domain = piece.domain().set_tuple_name(name).intersect_params(context)
+    return RowPiece(domain.coalesce(), lo_pw.coalesce(), hi_pw.coalesce())
+
+
 def _pieces(rows: isl.Set, context: isl.Set) -> list[RowPiece] | None:
-    """Per-row [lexmin, lexmax] of every basic set; None when that is not exact."""
+    """One piece for the whole image when each row of it is one interval (one range per
+    row), else one per basic set; None when even that is not exact."""
     whole = isl.Map.from_range(rows).move_dims(isl.dim_type.in_, 0, isl.dim_type.out, 0, 1)
+    single = _piece("S_0", whole, whole, context)
+    if single is not None:
+        return [single]
     pieces = []
     for k, bset in enumerate(rows.get_basic_sets()):
-        piece = isl.Map.from_range(isl.Set.from_basic_set(bset)).move_dims(
+        part = isl.Map.from_range(isl.Set.from_basic_set(bset)).move_dims(
             isl.dim_type.in_, 0, isl.dim_type.out, 0, 1)
-        lo, hi = piece.lexmin(), piece.lexmax()
-        above = lo.apply_range(isl.Map("{ [a] -> [r] : r >= a }").align_params(lo.get_space()))
-        below = hi.apply_range(isl.Map("{ [a] -> [r] : r <= a }").align_params(hi.get_space()))
-        if not (above & below).intersect_params(context).is_subset(whole):
+        piece = _piece(f"S_{k}", part, whole, context)
+        if piece is None:
             return None
-        name = f"S_{k}"
-        lo_pw = isl.PwMultiAff.from_map(lo.set_tuple_name(isl.dim_type.in_, name)).get_pw_aff(0)
-        hi_pw = isl.PwMultiAff.from_map(hi.set_tuple_name(isl.dim_type.in_, name)).get_pw_aff(0)
-        domain = piece.domain().set_tuple_name(name).intersect_params(context)
-        pieces.append(RowPiece(domain.coalesce(), lo_pw, hi_pw))
+        pieces.append(piece)
     return pieces
 
 

@@ -54,7 +54,6 @@ class _Codegen:
         self.cur_end = self._local("cur_end", 0)
         self.have = self._local("have", 0)
         self.unsorted = self._local("unsorted", 0)
-        self.last_end = self._local("last_end", -(1 << 63))
         self.params = {name: builder.load(builder.gep(box, [ir.Constant(I64, k)]), name=name)
                        for k, name in enumerate(BOX_PARAMS)}
 
@@ -123,27 +122,58 @@ class _Codegen:
 
     def emit(self, start, end) -> None:
         """Join the current range when ``[start, end)`` overlaps or touches it, else flush it
-        and start anew; anything that lands before a flushed range marks the output unsorted."""
+        and start anew; then fold the current range into flushed ones it reaches back to.
+        Whatever still lands before a flushed range marks the output unsorted."""
         b = self.b
         have = b.icmp_signed("!=", b.load(self.have), ir.Constant(I64, 0))
         cur_start, cur_end = b.load(self.cur_start), b.load(self.cur_end)
         touches = b.and_(b.icmp_signed("<=", start, cur_end), b.icmp_signed(">=", end, cur_start))
         with b.if_else(b.and_(have, touches)) as (then, otherwise):
             with then:
-                new_start = b.select(b.icmp_signed("<", start, cur_start), start, cur_start)
-                b.store(new_start, self.cur_start)
-                b.store(b.select(b.icmp_signed(">", end, cur_end), end, cur_end), self.cur_end)
-                with b.if_then(b.icmp_signed("<=", new_start, b.load(self.last_end))):
-                    b.store(ir.Constant(I64, 1), self.unsorted)
+                b.store(self.min(start, cur_start), self.cur_start)
+                b.store(self.max(end, cur_end), self.cur_end)
             with otherwise:
                 with b.if_then(have):
                     self.flush(cur_start, cur_end)
-                    b.store(cur_end, self.last_end)
-                    with b.if_then(b.icmp_signed("<", start, cur_start)):
-                        b.store(ir.Constant(I64, 1), self.unsorted)
                 b.store(start, self.cur_start)
                 b.store(end, self.cur_end)
                 b.store(ir.Constant(I64, 1), self.have)
+        self.absorb()
+
+    def min(self, a, c):
+        return self.b.select(self.b.icmp_signed("<", a, c), a, c)
+
+    def max(self, a, c):
+        return self.b.select(self.b.icmp_signed(">", a, c), a, c)
+
+    def absorb(self) -> None:
+        b = self.b
+        head = b.append_basic_block("absorb.head")
+        check = b.append_basic_block("absorb.check")
+        merge = b.append_basic_block("absorb.merge")
+        done = b.append_basic_block("absorb.done")
+        b.branch(head)
+        b.position_at_end(head)
+        count = b.load(self.count)
+        stored = b.and_(b.icmp_signed(">", count, ir.Constant(I64, 0)),
+                        b.icmp_signed("<=", count, self.cap))
+        b.cbranch(stored, check, done)
+        b.position_at_end(check)
+        at = b.mul(b.sub(count, ir.Constant(I64, 1)), ir.Constant(I64, 2))
+        prev_start = b.load(b.gep(self.out, [at]))
+        prev_end = b.load(b.gep(self.out, [b.add(at, ir.Constant(I64, 1))]))
+        cur_start, cur_end = b.load(self.cur_start), b.load(self.cur_end)
+        with b.if_then(b.icmp_signed("<", cur_end, prev_start)):
+            b.store(ir.Constant(I64, 1), self.unsorted)
+        reach = b.and_(b.icmp_signed("<=", cur_start, prev_end),
+                       b.icmp_signed(">=", cur_end, prev_start))
+        b.cbranch(reach, merge, done)
+        b.position_at_end(merge)
+        b.store(self.min(prev_start, cur_start), self.cur_start)
+        b.store(self.max(prev_end, cur_end), self.cur_end)
+        b.store(b.sub(count, ir.Constant(I64, 1)), self.count)
+        b.branch(head)
+        b.position_at_end(done)
 
     def flush(self, start, end) -> None:
         b = self.b
