@@ -112,7 +112,7 @@ def analyze_kernel(kernel: KernelBody, functions: dict[str, KernelBody]) -> Kern
 
 def _sample_overrides(records: list[AccessRecord]) -> dict[str, int]:
     """Launch values the sample launches must respect: extent 1 in dimensions no access
-    depends on, and ``blockDim.x = c`` when the kernel scales ``blockIdx.x`` by a constant
+    depends on (except the grid's x extent), and ``blockDim.x = c`` when the kernel scales ``blockIdx.x`` by a constant
     ``c`` (``blockIdx.x * TILE + threadIdx.x`` assumes blocks of TILE threads)."""
     used, scales = set(), {}
     polys = [r.index for r in records if r.index is not None]
@@ -124,7 +124,8 @@ def _sample_overrides(records: list[AccessRecord]) -> dict[str, int]:
                 scales[mono[0]] = max(scales.get(mono[0], 0), abs(coeff))
     fixed = {}
     for axis in "xyz":
-        for thread, extent in ((f"t{axis}", f"bd{axis}"), (f"b{axis}", f"gd{axis}")):
+        pairs = [(f"t{axis}", f"bd{axis}")] + ([(f"b{axis}", f"gd{axis}")] if axis != "x" else [])
+        for thread, extent in pairs:  # gridDim.x stays > 1: blocks that ignore blockIdx clash
             if thread not in used and extent not in used:
                 fixed[extent] = 1
         if f"b{axis}" in scales and f"bd{axis}" not in fixed:
