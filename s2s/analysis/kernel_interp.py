@@ -648,8 +648,11 @@ class Interpreter:
         return out
 
     def offset(self, base, index) -> Ptr:
+        """The element ``base[index]``; an index loaded from memory is a fresh data value."""
         if not isinstance(base, Ptr):
             return Ptr(None, None)
+        if not isinstance(index, (Poly, Ptr)):
+            index = self.fresh("d")
         if base.offset is None or not isinstance(index, Poly):
             return Ptr(base.base, None)
         return Ptr(base.base, base.offset + index)
