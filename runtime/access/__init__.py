@@ -49,12 +49,13 @@ class Launch:
     scalars: dict[str, int] = field(default_factory=dict)
 
     def values(self, names) -> dict[str, int]:
-        known = dict(zip(GRID_PARAMS, (*self.grid, *self.block), strict=True))
-        known.update(self.scalars)
-        missing = [n for n in names if n not in known]
-        if missing:
-            raise KeyError(f"launch has no value for {', '.join(missing)}")
-        return {n: int(known[n]) for n in names}
+        grid, block, scalars = self.grid, self.block, self.scalars
+        known = {"gdx": grid[0], "gdy": grid[1], "gdz": grid[2],
+                 "bdx": block[0], "bdy": block[1], "bdz": block[2]}
+        try:
+            return {n: int(known[n] if n in known else scalars[n]) for n in names}
+        except KeyError as missing:
+            raise KeyError(f"launch has no value for {missing.args[0]}") from None
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,16 @@ class ArrayModel:
     write: str | None
     read_exact: bool = True
     write_exact: bool = True
+
+    def params(self, mode: str) -> tuple[str, ...]:
+        """The launch parameters a map needs (its header), parsed once."""
+        found = _PARAMS.get(getattr(self, mode))
+        if found is None:
+            found = _PARAMS[getattr(self, mode)] = tuple(split_header(getattr(self, mode))[0])
+        return found
+
+
+_PARAMS: dict[str, tuple[str, ...]] = {}
 
 
 class _Enumerator:
@@ -88,8 +99,8 @@ class _Enumerator:
             return isl_ranges(self.plan, box)
         with self.lock:
             bounds = self.bounds
-            bounds[0], bounds[1], bounds[2] = box.lo
-            bounds[3], bounds[4], bounds[5] = box.hi
+            bounds[0:3] = box.lo
+            bounds[3:6] = box.hi
             count = self.function(bounds, self.buffer, self.capacity)
             if abs(count) > self.capacity:
                 self.capacity = 2 * abs(count)
@@ -107,7 +118,11 @@ _CACHE_LOCK = threading.Lock()
 
 
 def jit_enabled() -> bool:
-    return os.environ.get("S2S_ACCESS_JIT", "1") not in ("0", "false", "no")
+    """Whether enumerators are compiled (read once, at import: ``S2S_ACCESS_JIT=0`` disables)."""
+    return _JIT
+
+
+_JIT = os.environ.get("S2S_ACCESS_JIT", "1") not in ("0", "false", "no")
 
 
 @dataclass(frozen=True)
@@ -119,6 +134,10 @@ class KernelAccess:
     partitionable: bool
     reason: str | None
     models: dict[str, ArrayModel]
+    _found: dict = field(default_factory=dict, compare=False, repr=False)
+    #: [launch object, jit flag, {(array, mode): enumerator}]: the partitions of one launch
+    #: ask with the same Launch object, so they skip even the key computation.
+    _last: list = field(default_factory=lambda: [None, None, {}], compare=False, repr=False)
 
     @property
     def arrays(self) -> tuple[str, ...]:
@@ -154,19 +173,30 @@ class KernelAccess:
 
     def enumerator(self, array: str, mode: str, launch: Launch, jit: bool | None = None):
         """The cached enumerator of (kernel, array, mode, launch values), None if no access."""
-        text = getattr(self.models[array], mode)
+        use_jit = _JIT if jit is None else jit
+        last = self._last
+        if last[0] is launch and last[1] == use_jit:
+            found = last[2].get((array, mode))
+            if found is not None:
+                return found
+        else:
+            last[0], last[1], last[2] = launch, use_jit, {}
+        model = self.models[array]
+        text = getattr(model, mode)
         if text is None:
             return None
-        use_jit = jit_enabled() if jit is None else jit
-        values = launch.values(split_header(text)[0])
-        key = (self.kernel, array, mode, text, tuple(sorted(values.items())), launch.grid,
-               use_jit)
-        found = _CACHE.get(key)
+        names = model.params(mode)
+        values = launch.values(names)
+        local = (array, mode, tuple(values[n] for n in names), launch.grid, use_jit)
+        found = self._found.get(local)
         if found is None:
+            key = (text, local[2], launch.grid, use_jit)
             with _CACHE_LOCK:
                 found = _CACHE.get(key)
                 if found is None:
                     found = _CACHE[key] = _Enumerator(text, values, launch.grid, use_jit)
+            self._found[local] = found
+        last[2][(array, mode)] = found
         return found
 
     def _ranges(self, array: str, mode: str, box: Box, launch: Launch, jit: bool | None):
@@ -187,6 +217,8 @@ class KernelAccess:
 
 
 def clear_cache() -> None:
+    """Forget every enumerator (benchmarks of the build cost); live KernelAccess objects keep
+    the ones they already looked up."""
     with _CACHE_LOCK:
         _CACHE.clear()
 
