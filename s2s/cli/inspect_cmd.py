@@ -6,6 +6,7 @@ import json
 import sys
 
 from s2s import __version__
+from s2s.analysis.kernel_access import analyze_unit
 from s2s.cli.common import Console, report_results
 from s2s.diagnostics import DiagnosticPrinter
 from s2s.driver import Failed, FileResult, RunOptions, Skipped, Success, exit_code, process_file
@@ -26,22 +27,27 @@ def run_inspect(args, options: RunOptions, printer: DiagnosticPrinter, console: 
                 report_results([result], printer, console)
                 if isinstance(result, Success):
                     print_tables(result.loaded.model, console, args.only or TABLES)
+                    if getattr(args, "access", False):
+                        print_access(result.loaded.model, console)
     if args.format == "json":
         report_results(results, printer, console)
-        json.dump(json_report(results), sys.stdout, indent=1)
+        json.dump(json_report(results, getattr(args, "access", False)), sys.stdout, indent=1)
         sys.stdout.write("\n")
     elif not console.quiet:
         _print_summary(results, printer, console)
     return exit_code(results)
 
 
-def json_report(results: list[FileResult]) -> dict:
+def json_report(results: list[FileResult], access: bool = False) -> dict:
     files = []
     for result in results:
         entry = {"path": result.path, "status": result.status,
                  "diagnostics": [d.to_json() for d in result.diagnostics]}
         if isinstance(result, Success):
             entry["model"] = to_json(result.loaded.model)
+            if access:
+                entry["access"] = [m.to_dict() for m in analyze_unit(
+                    result.loaded.model.kernel_bodies)]
         elif isinstance(result, Skipped):
             entry["reason"] = result.reason
         files.append(entry)
@@ -154,3 +160,38 @@ def _map(m) -> str:
     mods = ", ".join(m.modifiers)
     kind = m.map_type if m.clause == "map" else m.clause
     return f"{mods + ', ' if mods else ''}{kind}: {items}"
+
+
+#: Longest map text shown whole in the table; longer maps show their first disjunct.
+MAP_TEXT_LIMIT = 600
+
+
+def print_access(model: TranslationUnit, console: Console) -> None:
+    """One table per kernel: each pointer parameter's read and write maps, must/may."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    for access in analyze_unit(model.kernel_bodies):
+        verdict = "partitionable" if access.partitionable else f"NOT partitionable: {access.reason}"
+        t = Table(title=escape(f"{model.path}: access of {access.kernel} ({verdict})"),
+                  title_justify="left", expand=False)
+        for column in ("array", "mode", "must/may", "map"):
+            t.add_column(column, overflow="fold")
+        for array in access.arrays:
+            for mode, text, exact in (("read", array.read, array.read_exact),
+                                      ("write", array.write, array.write_exact)):
+                if text is not None:
+                    t.add_row(array.name, mode, "must" if exact else "may",
+                              escape(_map_text(text)))
+            if array.read is None and array.write is None:
+                t.add_row(array.name, "-", "", "not accessed")
+        console.out.print(t)
+        for note in access.notes:
+            console.out.print(f"  note: {note}", markup=False)
+
+
+def _map_text(text: str) -> str:
+    if len(text) <= MAP_TEXT_LIMIT:
+        return text
+    pieces = text.split("; ")
+    return f"{pieces[0]}; ... }} ({len(pieces)} disjuncts, --format json shows all)"

@@ -44,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--only", action="append", default=[],
                          choices=["kernels", "launches", "api", "allocations", "directives",
                                   "functions"], help="show only these tables (repeatable)")
+    inspect.add_argument("--access", action="store_true",
+                         help="also show each kernel's access maps, must/may, partitionability")
 
     for name, (summary, _issue) in REWRITE_PASSES.items():
         sub = commands.add_parser(name, help=summary)

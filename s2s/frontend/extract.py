@@ -13,6 +13,7 @@ from s2s.frontend.accesses import extract_accesses
 from s2s.frontend.context import ExtractContext
 from s2s.frontend.cuda import extract_api_calls, extract_kernels, extract_launches
 from s2s.frontend.host import extract_allocations, extract_functions
+from s2s.frontend.kernel_body import extract_kernel_bodies
 from s2s.frontend.openmp import extract_directives
 from s2s.frontend.parse import ParsedFile, ParseOptions, parse_file, parse_source
 from s2s.model.unit import TranslationUnit
@@ -37,13 +38,14 @@ def extract(parsed: ParsedFile) -> tuple[TranslationUnit, list[Diagnostic]]:
     side = "host" if "host" in parsed.units else "device"
     host = ExtractContext(parsed.path, parsed.source, parsed.primary, side)
     contexts = [host]
-    kernels = device_functions = launches = api_calls = ()
+    kernels = device_functions = launches = api_calls = bodies = ()
     if parsed.language == "cuda":
         device = host
         if "device" in parsed.units and parsed.units["device"] is not parsed.primary:
             device = ExtractContext(parsed.path, parsed.source, parsed.units["device"], "device")
             contexts.append(device)
         kernels, device_functions = extract_kernels(device)
+        bodies = extract_kernel_bodies(device)
         launches = extract_launches(host)
         api_calls = extract_api_calls(host)
     directives = extract_directives(host)
@@ -64,6 +66,7 @@ def extract(parsed: ParsedFile) -> tuple[TranslationUnit, list[Diagnostic]]:
         functions=tuple(extract_functions(host, directives)),
         array_refs=array_refs,
         pointer_copies=pointer_copies,
+        kernel_bodies=bodies,
     )
     return model, [d for ctx in contexts for d in ctx.diagnostics]
 

@@ -18,6 +18,8 @@ def to_json(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out: dict[str, Any] = {"type": type(value).__name__}
         for field in dataclasses.fields(value):
+            if not field.metadata.get("json", True):
+                continue
             item = getattr(value, field.name)
             if item is None or item == ():
                 continue

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from s2s.model.access import ArrayRef, PointerCopy
 from s2s.model.cuda import ApiCall, Kernel, Launch
 from s2s.model.host import HostAllocation, HostFunction
+from s2s.model.kernel_ir import KernelBody
 from s2s.model.openmp import OmpDirective
 
 
@@ -31,6 +32,9 @@ class TranslationUnit:
     functions: tuple[HostFunction, ...] = ()
     array_refs: tuple[ArrayRef, ...] = ()
     pointer_copies: tuple[PointerCopy, ...] = ()
+    #: Lowered bodies of kernels and device functions (kernel IR), for access analysis;
+    #: left out of the JSON form (it restates the source).
+    kernel_bodies: tuple[KernelBody, ...] = field(default=(), metadata={"json": False})
 
     @property
     def target_regions(self) -> tuple[OmpDirective, ...]:
@@ -40,6 +44,12 @@ class TranslationUnit:
         for kernel in self.kernels:
             if kernel.name == name:
                 return kernel
+        return None
+
+    def kernel_body(self, name: str) -> KernelBody | None:
+        for body in self.kernel_bodies:
+            if body.name == name:
+                return body
         return None
 
     def function(self, name: str) -> HostFunction | None:

@@ -1,0 +1,1 @@
+"""Runtime support of s2s-rewritten programs (never imports the s2s tool)."""

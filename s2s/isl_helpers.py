@@ -1,0 +1,66 @@
+"""Every isl operation of the tool, in one place.
+
+Access maps are written over symbolic launch parameters with products such as
+``bdx*bx`` that isl cannot hold (see ``s2s/analysis/affine.py``); every operation here therefore
+instantiates the parameters first, through ``runtime.access`` (the tool may import the
+runtime, never the reverse). Decisions that must hold for all launches are taken on a panel
+of sample launches (:data:`SAMPLE_LAUNCHES`) with distinct small values, chosen so that
+block, grid and scalar sizes differ from one another in both orders; the runtime repeats the
+injectivity check exactly for the actual launch (``KernelAccess.launch_conflict``).
+Comparisons are mathematical (``is_equal``), never textual.
+"""
+
+from __future__ import annotations
+
+from runtime.access.islmaps import instantiate_map, write_conflict
+from runtime.access.maptext import split_header
+
+GRID_PARAMS = ("gdx", "gdy", "gdz", "bdx", "bdy", "bdz")
+_PRIMES = (5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61)
+#: (grid, block, scalar values in parameter order) of the sample launches.
+SAMPLE_LAUNCHES = (
+    ((3, 2, 2), (4, 3, 2), _PRIMES),
+    ((4, 3, 1), (8, 2, 1), tuple(reversed(_PRIMES))),
+    ((2, 2, 1), (32, 4, 1), tuple(range(64, 80))),
+)
+
+
+def sample_values(text: str, fixed: dict[str, int] | None = None) -> list[dict[str, int]]:
+    """Launch values of the sample panel for the parameters of ``text``; ``fixed`` overrides
+    (a kernel that never reads ``threadIdx.y`` is sampled with ``blockDim.y = 1``: launching
+    it with more would make every ``y`` thread repeat the same work)."""
+    names = split_header(text)[0]
+    scalars = [n for n in names if n not in GRID_PARAMS]
+    out = []
+    for grid, block, values in SAMPLE_LAUNCHES:
+        known = dict(zip(GRID_PARAMS, (*grid, *block), strict=True))
+        known.update(zip(scalars, values, strict=False))
+        known.update(fixed or {})
+        out.append({n: known.get(n, 1) for n in names})
+    return out
+
+
+def write_conflicts(text: str, fixed: dict[str, int] | None = None
+                    ) -> tuple[str, int, dict] | None:
+    """The first sample launch where two threads write one element of the ``text`` map:
+    (``'blocks'`` or ``'threads'``, the element, the launch values); None if injective on all.
+    A ``'blocks'`` conflict anywhere wins over a ``'threads'`` one."""
+    within = None
+    for values in sample_values(text, fixed):
+        found = write_conflict(instantiate_map(text, values))
+        if found is None:
+            continue
+        if found[0] == "blocks":
+            return found[0], found[1], values
+        within = within or (found[0], found[1], values)
+    return within
+
+
+def maps_equal(first: str, second: str, values: dict[str, int]) -> bool:
+    """Whether two map texts denote the same relation for the given launch values."""
+    a, b = instantiate_map(first, values), instantiate_map(second, values)
+    return a.is_equal(b.align_params(a.get_space()))
+
+
+def map_is_empty(text: str, values: dict[str, int]) -> bool:
+    return instantiate_map(text, values).is_empty()
