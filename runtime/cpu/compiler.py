@@ -66,8 +66,8 @@ def translation_unit(source: KernelSource, instantiate: list[str]) -> tuple[str,
     """The text handed to the compiler and the exported kernel names."""
     exported = tuple(source.kernels) + tuple(instantiate)
     entries = ",\n    ".join(
-        f'S2S_KERNEL(&{name}, "{name}", {"true" if source.needs_fibers(name) else "false"})'
-        for name in exported)
+        f'{{"{name}", &s2s::launch<&{name}, {fib}>, &s2s::describe<&{name}>, {int(fib == "true")}}}'
+        for name in exported for fib in ["true" if source.needs_fibers(name) else "false"])
     quoted = source.name.replace("\\", "\\\\").replace('"', '\\"')
     text = (f'#include "s2s_simt.h"\n#line 1 "{quoted}"\n{source.text}\n'
             f'#line 1 "<s2s generated entry table>"\nS2S_MODULE(\n    {entries}\n)\n')

@@ -296,8 +296,6 @@ struct KernelEntry {
 
 }  // namespace s2s
 
-#define S2S_KERNEL(fn, name, fibers) {name, &s2s::launch<fn, fibers>, &s2s::describe<fn>, fibers}
-
 /* the generated table and its C accessors (one module per shared object) */
 #define S2S_MODULE(...)                                                                         \
     static const s2s::KernelEntry s2s_kernel_table[] = {__VA_ARGS__};                           \
