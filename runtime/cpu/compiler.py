@@ -29,7 +29,7 @@ INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 STUB_DIR = INCLUDE_DIR / "cuda_stub"
 BASE_FLAGS = ("-std=c++17", "-O2", "-fPIC", "-shared", "-fopenmp", "-ffp-contract=off", "-fno-math-errno",
               "-w")
-ABI_VERSION = "1"
+ABI_VERSION = "2"
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def translation_unit(source: KernelSource, instantiate: list[str]) -> tuple[str,
     """The text handed to the compiler and the exported kernel names."""
     exported = tuple(source.kernels) + tuple(instantiate)
     entries = ",\n    ".join(
-        f'{{"{name}", &s2s::launch<&{name}, {fib}>, &s2s::describe<&{name}>, {int(fib == "true")}}}'
+        f'{{"{name}", &s2s::launch<&{name}, {fib}>, &s2s::describe<&{name}>, {int(fib == "true")}, (void *)&{name}}}'
         for name in exported for fib in ["true" if source.needs_fibers(name) else "false"])
     quoted = source.name.replace("\\", "\\\\").replace('"', '\\"')
     text = (f'#include "s2s_simt.h"\n#line 1 "{quoted}"\n{source.text}\n'

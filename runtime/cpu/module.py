@@ -77,7 +77,7 @@ class Kernel:
     def __init__(self, lib: ctypes.CDLL, index: int, name: str, fibers: bool, params: list[Param]):
         self._lib, self._index = lib, index
         self.name, self.fibers, self.params = name, fibers, tuple(params)
-
+        self.symbol = name           # mangled name, filled in by Module
     def launch(self, grid, block, args, shared: int = 0, box=None, threads: int | None = None) -> None:
         """Run blocks ``box`` (default: the whole grid) of a ``grid`` x ``block`` launch with raw ``args``.
 
@@ -117,6 +117,7 @@ class Module:
         self._lib = ctypes.CDLL(str(path), mode=ctypes.RTLD_LOCAL)
         lib = self._lib
         lib.s2s_kernel_name.restype = ctypes.c_char_p
+        lib.s2s_kernel_symbol.restype = ctypes.c_char_p
         lib.s2s_kernel_launch.argtypes = [ctypes.c_int, ctypes.POINTER(LaunchDesc), ctypes.c_void_p]
         lib.s2s_kernel_params.argtypes = [ctypes.c_int, ctypes.POINTER(ParamDesc), ctypes.c_int]
         self.kernels: dict[str, Kernel] = {}
@@ -127,6 +128,7 @@ class Module:
             lib.s2s_kernel_params(i, descs, count)
             params = [Param(d.size, KIND_NAMES[d.kind], bool(d.const_target)) for d in descs[:count]]
             self.kernels[name] = Kernel(lib, i, name, bool(lib.s2s_kernel_fibers(i)), params)
+            self.kernels[name].symbol = lib.s2s_kernel_symbol(i).decode()
 
     def __getitem__(self, name: str) -> Kernel:
         try:

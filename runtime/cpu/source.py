@@ -83,11 +83,12 @@ class Function:
 class KernelSource:
     """Result of preprocessing: text to compile, the kernels in it and which need fibers."""
     name: str
-    text: str
+    text: str                                   # for the host compiler (extern __shared__ rewritten)
     kernels: list[str]                          # non-template kernels, exported automatically
     template_kernels: list[str]                 # need explicit instantiations
     fibers: dict[str, bool] = field(default_factory=dict)   # base kernel name -> needs fibers
     quoted_includes: list[str] = field(default_factory=list)
+    device_text: str = ""                       # host code blanked, otherwise verbatim (for nvcc)
 
     def needs_fibers(self, kernel: str) -> bool:
         """Whether ``kernel`` (possibly ``name<args>``) must run its threads as fibers."""
@@ -353,4 +354,4 @@ def prepare(text: str, name: str = "kernels.cu") -> KernelSource:
     kernels = [f.name for f in device if f.kernel and not f.template]
     templates = [f.name for f in device if f.kernel and f.template]
     return KernelSource(name, rewritten, list(dict.fromkeys(kernels)), list(dict.fromkeys(templates)),
-                        {k.split("::")[-1]: v for k, v in fibers.items()} | fibers, quoted)
+                        {k.split("::")[-1]: v for k, v in fibers.items()} | fibers, quoted, blanked)

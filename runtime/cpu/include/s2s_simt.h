@@ -15,6 +15,7 @@
 #ifndef S2S_SIMT_H
 #define S2S_SIMT_H
 
+#include <dlfcn.h>
 #include <cassert>
 #include <cfloat>
 #include <climits>
@@ -292,6 +293,7 @@ struct KernelEntry {
     int (*launch)(const LaunchDesc *, void **);
     int (*describe)(ParamDesc *, int);
     int fibers;
+    void *function;        /* the kernel itself: dladdr gives its mangled name for the cuda backend */
 };
 
 }  // namespace s2s
@@ -307,6 +309,13 @@ struct KernelEntry {
     { return s2s_kernel_table[i].describe(out, cap); }                                          \
     extern "C" int s2s_kernel_launch(int i, const s2s::LaunchDesc *d, void **args)              \
     { return s2s_kernel_table[i].launch(d, args); }                                             \
+    extern "C" const char *s2s_kernel_symbol(int i)                                             \
+    {                                                                                           \
+        Dl_info info;                                                                           \
+        if (dladdr(s2s_kernel_table[i].function, &info) && info.dli_sname)                      \
+            return info.dli_sname;                                                              \
+        return s2s_kernel_table[i].name;                                                        \
+    }                                                                                           \
     extern "C" int s2s_module_abi(void) { return 1; }
 
 #endif
