@@ -29,7 +29,7 @@ INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 STUB_DIR = INCLUDE_DIR / "cuda_stub"
 BASE_FLAGS = ("-std=c++17", "-O2", "-fPIC", "-shared", "-fopenmp", "-ffp-contract=off", "-fno-math-errno",
               "-w")
-ABI_VERSION = "2"
+ABI_VERSION = "3"
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,28 @@ def _header_digest(include_dirs: list[Path], names: list[str]) -> str:
     return h.hexdigest()
 
 
+def state_library(compiler: str, identity: str) -> Path:
+    """The shared library holding the emulator's per-OS-thread state (see s2s_fibers.h), built once."""
+    h = hashlib.sha256()
+    for path in sorted(INCLUDE_DIR.rglob("*.h")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    key = hashlib.sha256("\0".join([ABI_VERSION, identity, h.hexdigest()]).encode()).hexdigest()[:24]
+    target = cache_dir() / f"libs2s_simt_state-{key}.so"
+    if target.exists():
+        return target
+    source = cache_dir() / f"s2s_simt_state-{key}.cpp"
+    source.write_text('#define S2S_STATE_DEFINITION\n#include "s2s_simt.h"\n')
+    fd, tmp = tempfile.mkstemp(suffix=".so", dir=cache_dir())
+    os.close(fd)
+    command = [compiler, *BASE_FLAGS, f"-I{INCLUDE_DIR}", str(source), "-o", tmp]
+    proc = subprocess.run(command, capture_output=True, text=True)
+    if proc.returncode != 0:
+        os.unlink(tmp)
+        raise CompileError("building the emulator state library failed", command, proc.stderr)
+    os.replace(tmp, target)
+    return target
+
+
 def compile_module(source: KernelSource, instantiate: list[str] | None = None,
                    include_dirs: list[str | Path] | None = None) -> Compiled:
     """Compile (or fetch from the cache) the module for ``source`` with the given template instantiations."""
@@ -116,8 +138,9 @@ def compile_module(source: KernelSource, instantiate: list[str] | None = None,
     (out_dir / f"{key}.cpp").write_text(text)
     fd, tmp = tempfile.mkstemp(suffix=".so", dir=out_dir)
     os.close(fd)
+    state = state_library(compiler, identity)
     command = [compiler, *flags, f"-I{INCLUDE_DIR}", f"-I{STUB_DIR}", *[f"-I{d}" for d in dirs],
-               "-x", "c++", str(out_dir / f"{key}.cpp"), "-o", tmp]
+               "-x", "c++", str(out_dir / f"{key}.cpp"), "-x", "none", str(state), "-o", tmp]
     proc = subprocess.run(command, capture_output=True, text=True)
     if proc.returncode != 0:
         os.unlink(tmp)

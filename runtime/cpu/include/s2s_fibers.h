@@ -107,7 +107,17 @@ struct State {
     size_t dyn_smem_size;
 };
 
-static thread_local State tls;
+/* The state lives in one small shared library (libs2s_simt_state.so, loaded
+   once, RTLD_GLOBAL) with the initial-exec TLS model: an access is one
+   %fs-relative load instead of a __tls_get_addr call per function, which
+   makes barrier-heavy kernels about twice as fast.  Each kernel module
+   defining its own thread_local would need dynamic TLS (static TLS space
+   for dlopen'ed objects is a few hundred bytes, shared by all modules). */
+#ifdef S2S_STATE_DEFINITION
+__thread State tls __attribute__((tls_model("initial-exec")));
+#else
+extern __thread State tls __attribute__((tls_model("initial-exec")));
+#endif
 
 static inline Fiber &current() { return tls.fibers[tls.cur]; }
 
