@@ -23,15 +23,15 @@ import numpy as np
 from runtime import launch as launch_mod
 from runtime.buffers import HOST, AddressSpace, DevicePointer, VirtualBuffer, device_bit
 from runtime.coherence import TransferStats, location_name
-from runtime.cpu.device import CpuDevice
 from runtime.cpu import module as cpu_module
+from runtime.cpu.device import CpuDevice
 from runtime.errors import AddressError, BackendUnavailable, ConfigError
 
 DISTRIBUTIONS = ("linear", "host")
 
 
 def _cuda_devices(count: int | None):
-    from runtime.cuda import device as cuda_device    # optional extra: PyCUDA is imported only when asked
+    from runtime.cuda import device as cuda_device  # optional extra: PyCUDA is imported only when asked
     return cuda_device.open_devices(count)
 
 

@@ -62,33 +62,38 @@ def median_ms(fn, repeats: int) -> float:
     return 1e3 * statistics.median(times)
 
 
+def emulator_cases(threads: int) -> list[tuple[str, object, int]]:
+    """(label, launch function, CUDA threads launched) on a fresh 1-device runtime."""
+    rt = Runtime("cpu", 1, threads=threads)
+    tiled = rt.load_module(path=str(SAMPLES / "matmul_tiled" / "matmul_tiled.cu"))["matmul_tiled"]
+    naive = rt.load_module(source=NAIVE_MATMUL, name="naive.cu")["matmul_naive"]
+    reduce_ = rt.load_module(path=str(SAMPLES / "block_reduction" / "block_reduction.cu"))["block_sum_atomic"]
+    softmax = rt.load_module(path=str(SAMPLES / "softmax_warp" / "softmax_warp.cu"))["softmax_rows"]
+    n = 256
+    a, b, c = rt.malloc(4 * n * n), rt.malloc(4 * n * n), rt.malloc(4 * n * n)
+    rt.memcpy_htod(a, np.random.rand(n * n).astype(np.float32))
+    rt.memcpy_htod(b, np.random.rand(n * n).astype(np.float32))
+    m = 1 << 20
+    x, s = rt.malloc(4 * m), rt.malloc(4)
+    rt.memcpy_htod(x, np.ones(m, np.float32))
+    rows_, cols = 512, 1000
+    sin, sout = rt.malloc(4 * rows_ * cols), rt.malloc(4 * rows_ * cols)
+    rt.memcpy_htod(sin, np.random.rand(rows_ * cols).astype(np.float32))
+    cases = [
+        ("tiled matmul 256^3 (fibers, 2 barriers/tile)", lambda: rt.launch(tiled, (16, 16), (16, 16), [a, b, c, n, n, n]),
+         n * n),
+        ("naive matmul 256^3 (plain loop)", lambda: rt.launch(naive, (16, 16), (16, 16), [a, b, c, n]), n * n),
+        ("block reduction 2^20 (fibers, atomicAdd)", lambda: rt.launch(reduce_, m // 256, 256, [x, s, m]), m),
+        ("softmax 512x1000 (fibers, warp shuffles)",
+         lambda: rt.launch(softmax, rows_, 128, [sin, sout, rows_, cols], shared=(cols + 32) * 4), rows_ * 128),
+    ]
+    return cases
+
+
 def emulator_rows(repeats: int) -> list[tuple[str, str, float, float]]:
     rows = []
     for threads in (os.cpu_count() or 1, 1):
-        rt = Runtime("cpu", 1, threads=threads)
-        tiled = rt.load_module(path=str(SAMPLES / "matmul_tiled" / "matmul_tiled.cu"))["matmul_tiled"]
-        naive = rt.load_module(source=NAIVE_MATMUL, name="naive.cu")["matmul_naive"]
-        reduce_ = rt.load_module(path=str(SAMPLES / "block_reduction" / "block_reduction.cu"))["block_sum_atomic"]
-        softmax = rt.load_module(path=str(SAMPLES / "softmax_warp" / "softmax_warp.cu"))["softmax_rows"]
-        n = 256
-        a, b, c = rt.malloc(4 * n * n), rt.malloc(4 * n * n), rt.malloc(4 * n * n)
-        rt.memcpy_htod(a, np.random.rand(n * n).astype(np.float32))
-        rt.memcpy_htod(b, np.random.rand(n * n).astype(np.float32))
-        m = 1 << 20
-        x, s = rt.malloc(4 * m), rt.malloc(4)
-        rt.memcpy_htod(x, np.ones(m, np.float32))
-        rows_, cols = 512, 1000
-        sin, sout = rt.malloc(4 * rows_ * cols), rt.malloc(4 * rows_ * cols)
-        rt.memcpy_htod(sin, np.random.rand(rows_ * cols).astype(np.float32))
-        cases = [
-            ("tiled matmul 256^3 (fibers, 2 barriers/tile)", lambda: rt.launch(tiled, (16, 16), (16, 16), [a, b, c, n, n, n]),
-             n * n),
-            ("naive matmul 256^3 (plain loop)", lambda: rt.launch(naive, (16, 16), (16, 16), [a, b, c, n]), n * n),
-            ("block reduction 2^20 (fibers, atomicAdd)", lambda: rt.launch(reduce_, m // 256, 256, [x, s, m]), m),
-            ("softmax 512x1000 (fibers, warp shuffles)",
-             lambda: rt.launch(softmax, rows_, 128, [sin, sout, rows_, cols], shared=(cols + 32) * 4), rows_ * 128),
-        ]
-        for label, fn, cuda_threads in cases:
+        for label, fn, cuda_threads in emulator_cases(threads):
             ms = median_ms(fn, repeats)
             rows.append((label, str(threads), ms, cuda_threads / ms / 1e3))
     return rows
@@ -106,7 +111,7 @@ def tracker_rows(ops: int) -> list[tuple[str, int, float, float, float]]:
         for _ in range(ops):
             lo = rng.randrange(size - 64)
             ranges.append((lo, lo + rng.randrange(1, 64), 1 << rng.randrange(1, 5)))
-        result = [f"{segments:,} (now {len(tracker):,})", len(tracker)]
+        result = [f"{len(tracker):,}", 0]
         for op in (tracker.assign, tracker.add, tracker.query):
             start = time.perf_counter()
             if op.__name__ == "query":
@@ -116,6 +121,7 @@ def tracker_rows(ops: int) -> list[tuple[str, int, float, float, float]]:
                 for lo, hi, bits in ranges:
                     op(lo, hi, bits)
             result.append(ops / (time.perf_counter() - start))
+        result[1] = len(tracker)
         rows.append(tuple(result))
     return rows
 
@@ -170,7 +176,7 @@ def main() -> int:
         print(f"| {label} | {threads} | {ms:.1f} | {rate:.1f} |")
 
     print("\n### Segment tracker (operations per second, ranges of 1-63 bytes)\n")
-    print("| segments | after run | assign/s | add/s | query/s |")
+    print("| segments before | after | assign/s | add/s | query/s |")
     print("|---|---:|---:|---:|---:|")
     for label, after, a, b, c in tracker_rows(ops):
         print(f"| {label} | {after:,} | {a:,.0f} | {b:,.0f} | {c:,.0f} |")

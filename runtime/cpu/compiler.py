@@ -47,7 +47,7 @@ def cache_dir() -> Path:
     return path
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def find_compiler() -> tuple[str, str]:
     """(compiler path, identity string) of the host C++ compiler."""
     candidates = [os.environ["S2S_CXX"]] if os.environ.get("S2S_CXX") else ["g++", "clang++", "clang++-16"]

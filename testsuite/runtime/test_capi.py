@@ -9,8 +9,8 @@ import shutil
 import subprocess
 
 import pytest
-
 from conftest import CUDA_SAMPLES, REPO
+
 from runtime import capi
 from runtime.capi_build import program_flags
 from runtime.errors import ConfigError

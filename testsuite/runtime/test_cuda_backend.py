@@ -11,9 +11,9 @@ import shutil
 
 import numpy as np
 import pytest
-
 from conftest import CUDA_SAMPLES
 from fakes import FakeAccess, FakeArray, linear_1d
+
 from runtime.api import Runtime
 from runtime.cpu import module as cpu_module
 from runtime.cpu.source import prepare

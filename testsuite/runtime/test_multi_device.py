@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from conftest import CUDA_SAMPLES
 from fakes import FakeAccess, FakeArray, linear_1d, rows_2d, whole
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_samples_cpu import hotspot_fields, hotspot_reference
+
 from runtime.api import Runtime
 from runtime.errors import AddressError, ConfigError
 from runtime.partition import split_grid
-from test_samples_cpu import hotspot_fields, hotspot_reference
 
 f32 = np.float32
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import CUDA_SAMPLES
 
 f32 = np.float32
