@@ -26,6 +26,7 @@ from runtime.coherence import TransferStats, location_name
 from runtime.cpu import module as cpu_module
 from runtime.cpu.device import CpuDevice
 from runtime.errors import AddressError, BackendUnavailable, ConfigError
+from runtime.partition import dim3
 
 DISTRIBUTIONS = ("linear", "host")
 
@@ -151,6 +152,21 @@ class Runtime:
         stats = launch_mod.run(self, kernel, grid, block, list(args), shared, access, partition)
         self.launches.append(stats)
         return stats
+
+    def read_hint(self, kernel: KernelHandle, grid, block, args, access, target,
+                  partition: str = "auto") -> dict[int, list[tuple[int, int]]]:
+        """Byte ranges (relative to ``target``) each device will read in that launch: a ``distribute`` hint
+        for memcpy_htod, so a copy puts the data where the next kernel reads it."""
+        dst = self.space.resolve(target)
+        grid, block = dim3(grid), dim3(block)
+        pointers = launch_mod.resolve_pointers(self, kernel, list(args))
+        plan = launch_mod.partition_plan(kernel, grid, block, list(args), pointers, access, len(self.devices),
+                                         partition)
+        hint: dict[int, list[tuple[int, int]]] = {}
+        for device, buf, lo, hi in plan.reads:
+            if buf is dst.buffer:
+                hint.setdefault(device, []).append((lo - dst.offset, hi - dst.offset))
+        return hint
 
     def synchronize(self) -> None:
         for device in self.devices:

@@ -121,14 +121,19 @@ def partition_plan(kernel, grid, block, args, pointers, access, ndevices: int, m
     return Plan(boxes, reads, writes, True, None)
 
 
+def resolve_pointers(runtime, kernel, args) -> dict[int, DevicePointer]:
+    """Pointer arguments (non-null) resolved to (buffer, offset), by parameter index."""
+    return {i: runtime.space.resolve(a) for i, (a, p) in enumerate(zip(args, kernel.params, strict=True))
+            if p.kind == "pointer" and a is not None and not (isinstance(a, int) and a == 0)}
+
+
 def run(runtime, kernel, grid, block, args, shared: int = 0, access=None, mode: str = "auto") -> LaunchStats:
     """Launch ``kernel`` over all devices of ``runtime``; returns the launch's statistics."""
     start = time.perf_counter()
     grid, block = dim3(grid), dim3(block)
     if len(args) != len(kernel.params):
         raise LaunchError(f"{kernel.name}: {len(args)} arguments for {len(kernel.params)} parameters")
-    pointers = {i: runtime.space.resolve(a) for i, (a, p) in enumerate(zip(args, kernel.params, strict=True))
-                if p.kind == "pointer" and a is not None and not (isinstance(a, int) and a == 0)}
+    pointers = resolve_pointers(runtime, kernel, args)
     devices = runtime.devices
     plan = partition_plan(kernel, grid, block, args, pointers, access, len(devices), mode)
     copies = plan_fetches(plan.reads, len(devices))

@@ -154,6 +154,24 @@ def test_read_only_data_is_shared_not_moved_twice():
     assert again.transfers.copies == 0
 
 
+def test_upload_by_read_hint_needs_no_transfer_at_launch():
+    rt = runtime(4)
+    mod = rt.load_module(path=str(CUDA_SAMPLES / "hotspot" / "hotspot.cu"))
+    width = height = 48
+    temp, power = hotspot_fields(width, height)
+    dp, src, dst = rt.malloc(power.nbytes), rt.malloc(temp.nbytes), rt.malloc(temp.nbytes)
+    args = [dp, src, dst, width, height, 0.125, 1.0, 1.0, 0.0625]
+    grid = (3, 3)
+    for buf, data in ((dp, power), (src, temp)):
+        hint = rt.read_hint(mod["hotspot_step"], grid, (16, 16), args, HOTSPOT, buf)
+        assert sorted(hint) == [0, 1, 2, 3]         # 3x3 blocks on 4 devices: a 2x2 split
+        rt.memcpy_htod(buf, data, distribute=hint)
+    stats = rt.launch(mod["hotspot_step"], grid, (16, 16), args, access=HOTSPOT)
+    assert stats.transfers.copies == 0
+    got = download(rt, dst, f32, width * height).reshape(height, width)
+    np.testing.assert_allclose(got, hotspot_reference(temp, power, 1), rtol=1e-6)
+
+
 def test_memcpy_modes_memset_dtod_and_free():
     rt = runtime(3)
     data = np.arange(3000, dtype=np.int32)
