@@ -30,7 +30,7 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "testsuite" / "runtime"))
+sys.path.insert(0, str(REPO / "testsuite" / "runtime"))   # the fake access model of the tests
 
 from fakes import FakeAccess, FakeArray, linear_1d, rows_2d  # noqa: E402
 

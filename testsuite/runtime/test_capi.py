@@ -9,7 +9,7 @@ import shutil
 import subprocess
 
 import pytest
-from conftest import CUDA_SAMPLES, REPO
+from rt_support import CUDA_SAMPLES, REPO
 
 from runtime import capi
 from runtime.capi_build import program_flags

@@ -11,8 +11,8 @@ import shutil
 
 import numpy as np
 import pytest
-from conftest import CUDA_SAMPLES
 from fakes import FakeAccess, FakeArray, linear_1d
+from rt_support import CUDA_SAMPLES
 
 from runtime.api import Runtime
 from runtime.cpu import module as cpu_module

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import CUDA_SAMPLES
 from fakes import FakeAccess, FakeArray, linear_1d, rows_2d, whole
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_samples_cpu import hotspot_fields, hotspot_reference
+from rt_support import CUDA_SAMPLES, hotspot_fields, hotspot_reference
 
 from runtime.api import Runtime
 from runtime.errors import AddressError, ConfigError

@@ -10,9 +10,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import CUDA_SAMPLES
+from rt_support import CUDA_SAMPLES, Helper, hotspot_fields, hotspot_reference
+
+from runtime.api import Runtime
 
 f32 = np.float32
+
+
+@pytest.fixture(scope="module")
+def runtimes():
+    return {"1dev": Runtime("cpu", 1, threads=2), "3dev": Runtime("cpu", 3, threads=2)}
+
+
+@pytest.fixture(params=["1dev", "3dev"])
+def helper(request, runtimes):
+    """Each sample test runs on one device and on three (whole-grid fallback without an access model)."""
+    return Helper(runtimes[request.param])
 
 
 def dyadic(n, mod, scale, shift=0, seed=0):
@@ -92,22 +105,6 @@ def test_gemver(helper):
     assert np.array_equal(helper.get(dB, f32, n * n).reshape(n, n), B)
     assert np.array_equal(helper.get(dx, f32, n), x.astype(f32))
     assert np.array_equal(helper.get(dw, f32, n), w.astype(f32))
-
-
-def hotspot_reference(temp, power, steps, cap=0.125, rx=1.0, ry=1.0, rz=0.0625, amb=80.0):
-    t = temp.astype(np.float64)
-    for _ in range(steps):
-        p = np.pad(t, 1, mode="edge")
-        n, s, w, e = p[:-2, 1:-1], p[2:, 1:-1], p[1:-1, :-2], p[1:-1, 2:]
-        t = t + cap * (power + (s + n - 2 * t) * ry + (e + w - 2 * t) * rx + (amb - t) * rz)
-    return t
-
-
-def hotspot_fields(width, height):
-    x, y = np.meshgrid(np.arange(width), np.arange(height))
-    temp = (320 + 0.5 * ((3 * x + 5 * y) % 17)).astype(f32)
-    power = (0.0625 * ((7 * x + 11 * y) % 13)).astype(f32)
-    return temp, power
 
 
 def test_hotspot(helper):
