@@ -1,1 +1,2 @@
-"""Runtime support of s2s-rewritten programs (never imports the s2s tool)."""
+"""s2s runtime: virtual buffers over several devices (emulated CPU devices or CUDA GPUs), see
+runtime.api; kernel access enumerators in runtime.access. It never imports the s2s tool."""

@@ -1,0 +1,131 @@
+"""Python side of the C interface (runtime/include/s2s_runtime.h, runtime/csrc/s2s_runtime.c).
+
+The C library calls these functions with plain integers: virtual device addresses, raw host addresses,
+byte counts and the address of the ``void **args`` array of a launch.  One Runtime per process, created
+on first use from the environment (S2S_BACKEND, S2S_DEVICES).  Exceptions propagate to C, which turns
+them into a non-zero return code and ``s2s_last_error()``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import struct
+
+from runtime.api import Runtime
+from runtime.errors import AddressError, ConfigError, LaunchError
+
+try:                        # the access package is issue 4's; partitioned C launches need it, the rest not
+    from runtime.access import KernelAccess
+except ImportError:         # pragma: no cover - depends on which branches are merged
+    KernelAccess = None
+
+HOST_TO_HOST, HOST_TO_DEVICE, DEVICE_TO_HOST, DEVICE_TO_DEVICE, DEFAULT = range(5)
+UNPACK = {("signed", 1): "b", ("signed", 2): "h", ("signed", 4): "i", ("signed", 8): "q",
+          ("unsigned", 1): "B", ("unsigned", 2): "H", ("unsigned", 4): "I", ("unsigned", 8): "Q",
+          ("float", 4): "f", ("float", 8): "d"}
+
+_state: dict = {"runtime": None, "modules": [], "access": {}}
+
+
+def runtime() -> Runtime:
+    if _state["runtime"] is None:
+        _state["runtime"] = Runtime()
+    return _state["runtime"]
+
+
+def device_count() -> int:
+    return runtime().device_count
+
+
+def malloc(nbytes: int) -> int:
+    return runtime().malloc(nbytes).addr
+
+
+def free(addr: int) -> int:
+    runtime().free(addr)
+    return 0
+
+
+def _is_device(addr: int) -> bool:
+    try:
+        runtime().space.resolve(addr)
+        return True
+    except AddressError:
+        return False
+
+
+def memcpy(dst: int, src: int, nbytes: int, kind: int) -> int:
+    rt = runtime()
+    if kind == DEFAULT:
+        kind = {(False, False): HOST_TO_HOST, (False, True): HOST_TO_DEVICE, (True, False): DEVICE_TO_HOST,
+                (True, True): DEVICE_TO_DEVICE}[(_is_device(src), _is_device(dst))]
+    if kind == HOST_TO_DEVICE:
+        rt.memcpy_htod(dst, src, nbytes)
+    elif kind == DEVICE_TO_HOST:
+        rt.memcpy_dtoh(dst, src, nbytes)
+    elif kind == DEVICE_TO_DEVICE:
+        rt.memcpy_dtod(dst, src, nbytes)
+    elif kind == HOST_TO_HOST:
+        ctypes.memmove(dst, src, nbytes)
+    else:
+        raise ConfigError(f"memcpy kind {kind}")
+    return 0
+
+
+def memset(addr: int, value: int, nbytes: int) -> int:
+    runtime().memset(addr, value, nbytes)
+    return 0
+
+
+def synchronize() -> int:
+    runtime().synchronize()
+    return 0
+
+
+def _register(module) -> int:
+    _state["modules"].append(module)
+    return len(_state["modules"]) - 1
+
+
+def _instantiations(text: str | None) -> list[str]:
+    return [part.strip() for part in (text or "").split(";") if part.strip()]
+
+
+def module_load(path: str, instantiate: str | None) -> int:
+    return _register(runtime().load_module(path=path, instantiate=_instantiations(instantiate)))
+
+
+def module_load_source(name: str, source: str, instantiate: str | None) -> int:
+    return _register(runtime().load_module(source=source, name=name, instantiate=_instantiations(instantiate)))
+
+
+def set_access(handle: int, kernel: str, access_json: str) -> int:
+    if KernelAccess is None:
+        raise ConfigError("s2s_set_access: the access-model package (runtime.access) is not installed")
+    _state["access"][(handle, kernel)] = KernelAccess.from_dict(json.loads(access_json))
+    return 0
+
+
+def _read_args(params, argv_addr: int) -> list:
+    """Values of a cudaLaunchKernel-style ``void **args`` array, decoded by the parameter layout."""
+    argv = (ctypes.c_void_p * max(1, len(params))).from_address(argv_addr) if params else []
+    values = []
+    for i, p in enumerate(params):
+        raw = ctypes.string_at(argv[i], p.size)
+        if p.kind == "pointer":
+            values.append(int.from_bytes(raw, "little"))
+        elif p.kind == "struct":
+            values.append(raw)
+        else:
+            values.append(struct.unpack("<" + UNPACK[(p.kind, p.size)], raw)[0])
+    return values
+
+
+def launch(handle: int, kernel: str, grid, block, shared: int, argv_addr: int) -> int:
+    modules = _state["modules"]
+    if not 0 <= handle < len(modules):
+        raise LaunchError(f"s2s_launch: no module with handle {handle}")
+    k = modules[handle][kernel]
+    runtime().launch(k, grid, block, _read_args(k.params, argv_addr), shared, _state["access"].get((handle, kernel)))
+    return 0

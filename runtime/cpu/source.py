@@ -1,0 +1,357 @@
+"""Light textual preprocessing of CUDA source for the cpu backend.
+
+The runtime cannot use the tool's libclang front end (it never imports ``s2s``), and it does not need to:
+the host C++ compiler parses the kernels.  What has to happen before that is textual and small:
+
+* host function definitions (``main``, launch wrappers; anything with neither ``__global__`` nor
+  ``__device__``) are blanked out, because they contain ``<<<...>>>`` and CUDA API calls.  Blanking keeps
+  every newline, so compiler messages point at the original line numbers (a ``#line`` directive carries
+  the file name);
+* ``extern __shared__ T name[];`` becomes a pointer to the emulator's per-OS-thread dynamic shared memory;
+* constructs the emulator cannot run are reported with file:line:col before anything is compiled;
+* the kernels are listed, and each is marked as needing fibers if it can reach a barrier or warp
+  operation through the functions and macros it names (conservative: any mention counts).
+
+The scanner masks comments, string and character literals and preprocessor lines so that brace matching
+sees only code; it handles namespaces and ``extern "C"`` blocks by recursion.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from runtime.errors import UnsupportedConstruct
+
+SYNC_NAMES = frozenset({
+    "__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__syncwarp",
+    "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync", "__any_sync",
+    "__all_sync",
+})
+
+# identifier -> what to call it in the error message
+UNSUPPORTED_NAMES = {
+    "asm": "inline assembly (asm)", "__asm__": "inline assembly (asm)", "__asm": "inline assembly (asm)",
+    "__half": "half precision (__half)", "__half2": "half precision (__half2)", "half2": "half precision (half2)",
+    "__nv_bfloat16": "bfloat16 (__nv_bfloat16)", "__nv_bfloat162": "bfloat16 (__nv_bfloat162)",
+    "cooperative_groups": "cooperative groups", "wmma": "warp matrix functions (wmma)",
+    "texture": "texture references", "tex1Dfetch": "texture fetch (tex1Dfetch)", "tex1D": "texture fetch (tex1D)",
+    "tex2D": "texture fetch (tex2D)", "tex3D": "texture fetch (tex3D)", "surf2Dwrite": "surface writes",
+    "surf2Dread": "surface reads", "cudaTextureObject_t": "texture objects",
+    "__match_any_sync": "__match_any_sync", "__match_all_sync": "__match_all_sync",
+    "__reduce_add_sync": "__reduce_add_sync", "__reduce_min_sync": "__reduce_min_sync",
+    "__reduce_max_sync": "__reduce_max_sync", "__shfl": "legacy __shfl without _sync",
+    "__shfl_up": "legacy __shfl_up without _sync", "__shfl_down": "legacy __shfl_down without _sync",
+    "__shfl_xor": "legacy __shfl_xor without _sync", "__ballot": "legacy __ballot without _sync",
+    "curand_init": "the cuRAND device API", "__cvta_generic_to_shared": "address-space conversion",
+    "__pipeline_memcpy_async": "asynchronous copies (pipeline)", "__isGlobal": "address-space queries",
+}
+UNSUPPORTED_HEADERS = {
+    "cuda_fp16.h": "half precision (cuda_fp16.h)", "cuda_bf16.h": "bfloat16 (cuda_bf16.h)",
+    "cooperative_groups.h": "cooperative groups (cooperative_groups.h)", "mma.h": "warp matrix functions (mma.h)",
+    "curand_kernel.h": "the cuRAND device API (curand_kernel.h)", "cuda_pipeline.h": "cuda_pipeline.h",
+    "cuda/barrier": "libcu++ barriers (cuda/barrier)", "cuda/atomic": "libcu++ atomics (cuda/atomic)",
+}
+UNSUPPORTED_HEADER_PREFIXES = {"cub/": "CUB", "thrust/": "Thrust", "cuda/std/": "libcu++"}
+
+ATTRIBUTE_WORDS = frozenset({"__launch_bounds__", "__attribute__", "__align__", "alignas", "__declspec",
+                             "decltype", "__maxnreg__"})
+IDENT = re.compile(r"[A-Za-z_]\w*")
+EXTERN_SHARED = re.compile(r"\bextern\s+__shared__\b")
+EXTERN_SHARED_DECL = re.compile(
+    r"extern\s+__shared__\s+(?P<type>.*?)\b(?P<name>[A-Za-z_]\w*)\s*\[\s*\]\s*(?P<dims>(?:\[[^\]]*\]\s*)*);",
+    re.S)
+ALIGN = re.compile(r"__align__\s*\(\s*\d+\s*\)|alignas\s*\(\s*\d+\s*\)")
+INCLUDE = re.compile(r"^\s*#\s*include\s*([<\"])([^>\"]+)[>\"]", re.M)
+DEFINE = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)(.*)$", re.S)
+
+
+@dataclass(frozen=True)
+class Function:
+    """A top-level function definition: where it is and what it references."""
+    name: str                  # qualified with enclosing namespaces
+    start: int                 # byte offsets into the text (end exclusive)
+    end: int
+    kernel: bool
+    device: bool
+    template: bool
+    constexpr: bool
+    references: frozenset[str]
+
+
+@dataclass
+class KernelSource:
+    """Result of preprocessing: text to compile, the kernels in it and which need fibers."""
+    name: str
+    text: str                                   # for the host compiler (extern __shared__ rewritten)
+    kernels: list[str]                          # non-template kernels, exported automatically
+    template_kernels: list[str]                 # need explicit instantiations
+    fibers: dict[str, bool] = field(default_factory=dict)   # base kernel name -> needs fibers
+    quoted_includes: list[str] = field(default_factory=list)
+    device_text: str = ""                       # host code blanked, otherwise verbatim (for nvcc)
+
+    def needs_fibers(self, kernel: str) -> bool:
+        """Whether ``kernel`` (possibly ``name<args>``) must run its threads as fibers."""
+        base = kernel.split("<", 1)[0].strip()
+        return self.fibers.get(base, True)
+
+
+def mask_text(text: str) -> str:
+    """Same length as ``text``; comments, literals and preprocessor lines replaced by spaces (newlines kept)."""
+    out = list(text)
+    i, n = 0, len(text)
+    line_start = True
+    while i < n:
+        c = text[i]
+        if line_start and c == "#":
+            j = i
+            while j < n and not (text[j] == "\n" and text[j - 1] != "\\"):
+                j += 1
+            _blank(out, i, j)
+            i = j
+            continue
+        if c == "\n":
+            line_start = True
+            i += 1
+            continue
+        if not c.isspace():
+            line_start = False
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            _blank(out, i, j)
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            _blank(out, i, j)
+            i = j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            _blank(out, i + 1, min(j, n))
+            i = j + 1
+        else:
+            i += 1
+    return "".join(out)
+
+
+def _blank(chars: list[str], start: int, end: int) -> None:
+    for k in range(start, end):
+        if chars[k] != "\n":
+            chars[k] = " "
+
+
+def _matching(masked: str, open_at: int) -> int:
+    """Index of the bracket closing the one at ``open_at`` (any of (), [], {} nesting)."""
+    depth = 0
+    for k in range(open_at, len(masked)):
+        ch = masked[k]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                return k
+    return len(masked) - 1
+
+
+def _function_name(header: str) -> str | None:
+    """Identifier naming the function in a definition header (skips attribute parentheses)."""
+    k = 0
+    while True:
+        p = header.find("(", k)
+        if p < 0:
+            return None
+        words = IDENT.findall(header[:p])
+        if words and words[-1] not in ATTRIBUTE_WORDS:
+            return words[-1]
+        k = _matching(header, p) + 1
+
+
+def scan_functions(masked: str, start: int = 0, end: int | None = None, prefix: str = "",
+                   macros: dict[str, frozenset[str]] | None = None) -> list[Function]:
+    """Top-level function definitions in ``masked[start:end]``, recursing into namespaces.
+
+    Header words are expanded through ``macros`` so that ``#define DEV __device__`` still marks a function
+    as device code."""
+    macros = macros or {}
+    end = len(masked) if end is None else end
+    found: list[Function] = []
+    item = start
+    i = start
+    while i < end:
+        ch = masked[i]
+        if ch == ";":
+            item = i + 1
+        elif ch in "([":
+            i = _matching(masked, i)
+        elif ch == "{":
+            header = masked[item:i]
+            close = _matching(masked, i)
+            ns = re.search(r"\bnamespace\s+([A-Za-z_]\w*)?\s*$", header)
+            if ns or re.search(r"\bextern\s*\"\s*\"\s*$", header):
+                inner = prefix + (ns.group(1) + "::" if ns and ns.group(1) else "")
+                found += scan_functions(masked, i + 1, close, inner, macros)
+                item = close + 1
+            elif _is_function_header(header):
+                words = _expand(set(IDENT.findall(header)), macros)
+                name = _function_name(header) or "?"
+                found.append(Function(prefix + name, item, close + 1, "__global__" in words,
+                                      bool(words & {"__global__", "__device__"}), "template" in words,
+                                      "constexpr" in words,
+                                      frozenset(IDENT.findall(masked[i:close]))))
+                item = close + 1
+            i = close
+        i += 1
+    return found
+
+
+def _strip_groups(header: str) -> str:
+    """The header without parenthesised groups and template parameter lists (defaults hold '=')."""
+    out, depth, k = [], 0, 0
+    while k < len(header):
+        ch = header[k]
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif depth == 0:
+            out.append(ch)
+        k += 1
+    flat = "".join(out)
+    while True:
+        m = re.search(r"\btemplate\s*<", flat)
+        if not m:
+            return flat
+        depth, k = 0, m.end() - 1
+        while k < len(flat):
+            depth += {"<": 1, ">": -1}.get(flat[k], 0)
+            if depth == 0:
+                break
+            k += 1
+        flat = flat[:m.start()] + flat[k + 1:]
+
+
+def _is_function_header(header: str) -> bool:
+    stripped = header.strip()
+    if "(" not in stripped:
+        return False
+    flat = _strip_groups(stripped)
+    if re.search(r"(?<![=!<>])=(?!=)", flat):
+        return False
+    return not re.match(r"^(typedef\s+)?(struct|class|union|enum)\b", flat.strip())
+
+
+def _expand(words: set[str], macros: dict[str, frozenset[str]]) -> set[str]:
+    todo, seen = list(words), set(words)
+    while todo:
+        for w in macros.get(todo.pop(), ()):
+            if w not in seen:
+                seen.add(w)
+                todo.append(w)
+    return seen
+
+
+def _macros(text: str) -> dict[str, frozenset[str]]:
+    macros = {}
+    for line in re.findall(r"^\s*#\s*define\b(?:[^\n]*\\\n)*[^\n]*", text, re.M):
+        m = DEFINE.match(line)
+        if m:
+            macros[m.group(1)] = frozenset(IDENT.findall(m.group(2)))
+    return macros
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def check_supported(text: str, masked: str, name: str, device_spans: list[tuple[int, int]]) -> None:
+    """Raise UnsupportedConstruct for the first construct the emulator cannot run."""
+    for m in INCLUDE.finditer(text):
+        header = m.group(2).strip()
+        what = UNSUPPORTED_HEADERS.get(header) or next(
+            (f"{lib} ({header})" for pre, lib in UNSUPPORTED_HEADER_PREFIXES.items() if header.startswith(pre)),
+            None)
+        if what:
+            raise UnsupportedConstruct(name, *_line_col(text, m.start(2)), what)
+    for lo, hi in device_spans:
+        for m in IDENT.finditer(masked, lo, hi):
+            if m.group(0) in UNSUPPORTED_NAMES:
+                raise UnsupportedConstruct(name, *_line_col(text, m.start()), UNSUPPORTED_NAMES[m.group(0)])
+        launch = masked.find("<<<", lo, hi)
+        if launch >= 0:
+            raise UnsupportedConstruct(name, *_line_col(text, launch),
+                                       "dynamic parallelism (a kernel launch in device code)")
+
+
+def rewrite_extern_shared(text: str, masked: str, functions: list[Function]) -> str:
+    """Turn each ``extern __shared__ T name[];`` into a pointer to the dynamic shared memory."""
+    pieces, last = [], 0
+    for m in EXTERN_SHARED.finditer(masked):
+        decl = EXTERN_SHARED_DECL.match(text, m.start())
+        if not decl:
+            raise UnsupportedConstruct("<source>", *_line_col(text, m.start()),
+                                       "this form of extern __shared__ declaration")
+        ctype = ALIGN.sub("", decl.group("type")).strip()
+        var, dims = decl.group("name"), decl.group("dims").strip()
+        cast = f"reinterpret_cast<{ctype} (*){dims}>(s2s::tls.dyn_smem)"
+        inside = any(f.start <= m.start() < f.end for f in functions)
+        newlines = text.count("\n", m.start(), decl.end())
+        if inside:
+            new = f"{ctype} (*const {var}){dims} = {cast};" + "\n" * newlines
+        else:
+            line, _ = _line_col(text, decl.end())
+            new = f"\n#define {var} ({cast})\n#line {line + 1}\n"
+        pieces += [text[last:m.start()], new]
+        last = decl.end()
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def _fiber_kernels(functions: list[Function], macros: dict[str, frozenset[str]]) -> dict[str, bool]:
+    """For each kernel: can it reach a barrier or warp operation by name?"""
+    refs: dict[str, set[str]] = {}
+    for f in functions:
+        refs.setdefault(f.name.split("::")[-1], set()).update(f.references)
+    for name, body in macros.items():
+        refs.setdefault(name, set()).update(body)
+    result = {}
+    for f in functions:
+        if not f.kernel:
+            continue
+        seen, todo = set(), [f.name.split("::")[-1]]
+        while todo:
+            cur = todo.pop()
+            if cur in seen:
+                continue
+            seen.add(cur)
+            todo.extend(refs.get(cur, ()))
+        result[f.name] = bool(seen & SYNC_NAMES)
+    return result
+
+
+def prepare(text: str, name: str = "kernels.cu") -> KernelSource:
+    """Preprocess CUDA source (a whole .cu file or just its device code) for the host compiler."""
+    masked = mask_text(text)
+    macros = _macros(text)
+    functions = scan_functions(masked, macros=macros)
+    device = [f for f in functions if f.device]
+    check_supported(text, masked, name, [(f.start, f.end) for f in device])
+    chars = list(text)
+    for f in functions:
+        if not f.device and not f.constexpr:
+            _blank(chars, f.start, f.end)
+    blanked = "".join(chars)
+    try:
+        rewritten = rewrite_extern_shared(blanked, mask_text(blanked), device)
+    except UnsupportedConstruct as err:
+        raise UnsupportedConstruct(name, err.line, err.column, err.construct) from None
+    fibers = _fiber_kernels(functions, macros)
+    quoted = [m.group(2) for m in INCLUDE.finditer(text) if m.group(1) == '"']
+    kernels = [f.name for f in device if f.kernel and not f.template]
+    templates = [f.name for f in device if f.kernel and f.template]
+    return KernelSource(name, rewritten, list(dict.fromkeys(kernels)), list(dict.fromkeys(templates)),
+                        {k.split("::")[-1]: v for k, v in fibers.items()} | fibers, quoted, blanked)

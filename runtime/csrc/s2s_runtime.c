@@ -1,0 +1,188 @@
+/*
+ * s2s_runtime.c -- the C interface of the s2s runtime, by embedding CPython.
+ *
+ * Design: every function forwards to runtime/capi.py in an embedded (or,
+ * when the host process is already Python, the running) interpreter.  The
+ * runtime's state -- virtual buffers, trackers, access models (isl), the
+ * compile cache, PyCUDA contexts -- lives in Python once; a C++ copy of it
+ * would have to be kept in step with the Python one.  The calls a rewritten
+ * host program makes are coarse (an allocation, a whole-buffer copy, a
+ * launch) and each does far more work than the few microseconds of call
+ * overhead, so the interpreter is not on any per-element path.
+ *
+ * Build-time settings (see runtime/capi_build.py): S2S_PYTHONPATH, the
+ * sys.path entries of the Python that built the library (repository root
+ * and site-packages with numpy), and S2S_PYTHON_HOME.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "s2s_runtime.h"
+
+#ifndef S2S_PYTHONPATH
+#define S2S_PYTHONPATH ""
+#endif
+
+static PyObject *bridge;                 /* the runtime.capi module */
+static char last_error[4096];
+static int initialised;
+
+static void set_error(const char *message)
+{
+    snprintf(last_error, sizeof last_error, "%s", message);
+}
+
+/* store the pending Python exception as the last error */
+static int fail_from_python(void)
+{
+    PyObject *type, *value, *trace;
+    PyErr_Fetch(&type, &value, &trace);
+    PyErr_NormalizeException(&type, &value, &trace);
+    PyObject *text = value ? PyObject_Str(value) : NULL;
+    const char *msg = text ? PyUnicode_AsUTF8(text) : NULL;
+    const char *kind = type ? ((PyTypeObject *)type)->tp_name : "error";
+    snprintf(last_error, sizeof last_error, "%s: %s", kind, msg ? msg : "(no message)");
+    Py_XDECREF(text);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(trace);
+    PyErr_Clear();
+    return -1;
+}
+
+static void add_paths(void)
+{
+    PyObject *sys_path = PySys_GetObject("path");        /* borrowed */
+    const char *env = getenv("S2S_RUNTIME_PYTHONPATH");
+    const char *lists[2] = {env ? env : "", S2S_PYTHONPATH};
+    Py_ssize_t at = 0;
+    for (int k = 0; k < 2; ++k) {
+        char *copy = strdup(lists[k]);
+        for (char *part = strtok(copy, ":"); part; part = strtok(NULL, ":")) {
+            PyObject *entry = PyUnicode_FromString(part);
+            PyList_Insert(sys_path, at++, entry);
+            Py_DECREF(entry);
+        }
+        free(copy);
+    }
+}
+
+static int ensure_started(void)
+{
+    if (initialised)
+        return 0;
+    int own = !Py_IsInitialized();
+    if (own)
+        Py_InitializeEx(0);
+    PyGILState_STATE gil = PyGILState_Ensure();
+    add_paths();
+    bridge = PyImport_ImportModule("runtime.capi");
+    int rc = bridge ? 0 : fail_from_python();
+    PyGILState_Release(gil);
+    if (own)
+        PyEval_SaveThread();           /* let any thread take the GIL from now on */
+    initialised = rc == 0;
+    return rc;
+}
+
+/* call runtime.capi.<name>(*args built from fmt); store an integer result in *out */
+static int call(const char *name, long long *out, const char *fmt, ...)
+{
+    if (ensure_started() != 0)
+        return -1;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    va_list ap;
+    va_start(ap, fmt);
+    PyObject *args = Py_VaBuildValue(fmt, ap);
+    va_end(ap);
+    PyObject *fn = args ? PyObject_GetAttrString(bridge, name) : NULL;
+    PyObject *result = fn ? PyObject_CallObject(fn, args) : NULL;
+    int rc = 0;
+    if (!result) {
+        rc = fail_from_python();
+    } else if (out) {
+        *out = PyLong_AsLongLong(result);
+        if (PyErr_Occurred())
+            rc = fail_from_python();
+    }
+    Py_XDECREF(result);
+    Py_XDECREF(fn);
+    Py_XDECREF(args);
+    PyGILState_Release(gil);
+    return rc;
+}
+
+#define ADDR(p) ((unsigned long long)(size_t)(p))
+
+int s2s_get_device_count(int *count)
+{
+    long long n = 0;
+    int rc = call("device_count", &n, "()");
+    if (rc == 0)
+        *count = (int)n;
+    return rc;
+}
+
+int s2s_malloc(void **ptr, size_t bytes)
+{
+    long long addr = 0;
+    int rc = call("malloc", &addr, "(K)", (unsigned long long)bytes);
+    if (rc == 0)
+        *ptr = (void *)(size_t)addr;
+    return rc;
+}
+
+int s2s_free(void *ptr) { return call("free", NULL, "(K)", ADDR(ptr)); }
+
+int s2s_memcpy(void *dst, const void *src, size_t bytes, int kind)
+{
+    return call("memcpy", NULL, "(KKKi)", ADDR(dst), ADDR(src), (unsigned long long)bytes, kind);
+}
+
+int s2s_memset(void *ptr, int value, size_t bytes)
+{
+    return call("memset", NULL, "(KiK)", ADDR(ptr), value, (unsigned long long)bytes);
+}
+
+int s2s_synchronize(void) { return call("synchronize", NULL, "()"); }
+
+int s2s_module_load(s2s_module_t *module, const char *path, const char *instantiate)
+{
+    long long handle = 0;
+    int rc = call("module_load", &handle, "(sz)", path, instantiate);
+    if (rc == 0)
+        *module = (s2s_module_t)handle;
+    return rc;
+}
+
+int s2s_module_load_source(s2s_module_t *module, const char *name, const char *source, const char *instantiate)
+{
+    long long handle = 0;
+    int rc = call("module_load_source", &handle, "(ssz)", name, source, instantiate);
+    if (rc == 0)
+        *module = (s2s_module_t)handle;
+    return rc;
+}
+
+int s2s_set_access(s2s_module_t module, const char *kernel, const char *access_json)
+{
+    return call("set_access", NULL, "(iss)", module, kernel, access_json);
+}
+
+int s2s_launch(s2s_module_t module, const char *kernel, s2s_dim3 grid, s2s_dim3 block, size_t shared_bytes,
+               void **args)
+{
+    return call("launch", NULL, "(is(III)(III)KK)", module, kernel, grid.x, grid.y, grid.z, block.x, block.y,
+                block.z, (unsigned long long)shared_bytes, ADDR(args));
+}
+
+const char *s2s_last_error(void)
+{
+    if (!initialised && !last_error[0])
+        return "runtime not started";
+    return last_error;
+}

@@ -1,0 +1,1 @@
+"""The cuda backend (PyCUDA, optional extra): one context and stream per GPU."""

@@ -1,0 +1,211 @@
+"""The cuda backend: one PyCUDA context and stream per GPU, kernels built with nvcc to cubin (cached).
+
+PyCUDA is an optional extra (``pip install s2s[cuda]``); it is imported only when this backend is asked
+for, and a missing PyCUDA or driver becomes BackendUnavailable (the cpu backend is then the default).
+
+Kernels: the same preprocessed source as the cpu backend (host code blanked) is compiled by nvcc with a
+prelude that redefines ``blockIdx`` and ``gridDim``: a partitioned launch runs grid ``hi - lo`` and the
+kernel sees ``blockIdx + lo`` and the full grid, read from a ``__constant__`` array set on the device's
+stream before each launch (so launches on one device stay ordered).  Template instantiations are forced
+by taking their addresses; the symbol to look up is the mangled name the host compiler reports for the
+same declaration (runtime/cpu/module.py, Itanium ABI on both sides).  Parameter layouts also come from the
+host compiler.
+
+All copies go to the device's stream (asynchronous); device-to-host copies synchronise before returning
+because the host reads the result right away; peer copies use cuMemcpyPeerAsync, which works with or
+without peer access enabled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import hashlib
+import importlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from runtime.cpu.compiler import cache_dir
+from runtime.cpu.source import prepare
+from runtime.errors import BackendUnavailable, CompileError, ConfigError
+
+PRELUDE = r"""#include <cuda_runtime.h>
+__constant__ unsigned int s2s_partition[6];          /* block offset xyz, full grid xyz */
+static __device__ __forceinline__ uint3 s2s_block_index()
+{ return make_uint3(blockIdx.x + s2s_partition[0], blockIdx.y + s2s_partition[1], blockIdx.z + s2s_partition[2]); }
+static __device__ __forceinline__ dim3 s2s_grid_dim()
+{ return dim3(s2s_partition[3], s2s_partition[4], s2s_partition[5]); }
+#define blockIdx s2s_block_index()
+#define gridDim s2s_grid_dim()
+"""
+FORMATS = {("pointer", 8): "P", ("signed", 1): "b", ("signed", 2): "h", ("signed", 4): "i",
+           ("signed", 8): "q", ("unsigned", 1): "B", ("unsigned", 2): "H", ("unsigned", 4): "I",
+           ("unsigned", 8): "Q", ("float", 4): "f", ("float", 8): "d"}
+
+
+def driver():
+    """pycuda.driver, initialised; BackendUnavailable when PyCUDA or the driver is missing."""
+    try:
+        drv = importlib.import_module("pycuda.driver")
+        drv.init()
+    except (ImportError, OSError) as err:
+        raise BackendUnavailable(f"cuda backend: PyCUDA or the CUDA driver is not available ({err})") from err
+    except Exception as err:        # pycuda.driver.Error: no driver, no device
+        raise BackendUnavailable(f"cuda backend: {err}") from err
+    return drv
+
+
+def open_devices(count: int | None) -> list[CudaDevice]:
+    drv = driver()
+    available = drv.Device.count()
+    if available == 0:
+        raise BackendUnavailable("cuda backend: no GPU found")
+    count = available if count is None else count
+    if count > available:
+        raise ConfigError(f"{count} cuda devices requested, {available} present")
+    return [CudaDevice(drv, i) for i in range(count)]
+
+
+def build_cubin(text: str, name: str, instantiate: list[str], include_dirs: list, arch: str) -> bytes:
+    """nvcc -cubin of the prelude + host-blanked source, cached by text, arch and nvcc version."""
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+    forced = ", ".join(f"(void *)&{k}" for k in instantiate)
+    quoted = name.replace('"', '\\"')
+    unit = (PRELUDE + f'#line 1 "{quoted}"\n' + text
+            + (f'\nvoid *s2s_instantiations[] = {{{forced}}};\n' if instantiate else "\n"))
+    key = hashlib.sha256("\0".join([unit, arch, version, *map(str, include_dirs)]).encode()).hexdigest()[:32]
+    target = cache_dir() / f"{key}-{arch}.cubin"
+    if target.exists():
+        return target.read_bytes()
+    source = cache_dir() / f"{key}.cu"
+    source.write_text(unit)
+    fd, tmp = tempfile.mkstemp(suffix=".cubin", dir=cache_dir())
+    os.close(fd)
+    command = [nvcc, "-cubin", f"-arch={arch}", "-O3", "-std=c++17", *[f"-I{d}" for d in include_dirs],
+               str(source), "-o", tmp]
+    proc = subprocess.run(command, capture_output=True, text=True)
+    if proc.returncode != 0:
+        os.unlink(tmp)
+        raise CompileError(f"{name}: nvcc rejected the kernel source", command, proc.stderr)
+    os.replace(tmp, target)
+    return target.read_bytes()
+
+
+class CudaKernel:
+    """A kernel function in one device's module, with the argument format of its parameters."""
+
+    def __init__(self, function, params, constant):
+        self.function, self.params, self.constant = function, params, constant
+        fmt = "".join(FORMATS.get((p.kind, p.size), f"{p.size}s") for p in params)
+        function.prepare(fmt)
+
+
+class CudaModule:
+    def __init__(self, device: CudaDevice, cubin: bytes, described):
+        self.device, self.described = device, described
+        with device.current():
+            self.module = device.drv.module_from_buffer(cubin)
+            self.constant = self.module.get_global("s2s_partition")[0]
+        self._kernels: dict[str, CudaKernel] = {}
+
+    def kernel(self, name: str) -> CudaKernel:
+        if name not in self._kernels:
+            described = self.described[name]
+            with self.device.current():
+                fn = self.module.get_function(described.symbol)
+            self._kernels[name] = CudaKernel(fn, described.params, self.constant)
+        return self._kernels[name]
+
+
+class CudaDevice:
+    """GPU ``index``: a context (kept off the context stack between calls) and a stream."""
+
+    backend = "cuda"
+
+    def __init__(self, drv, index: int):
+        self.drv, self.index = drv, index
+        self.gpu = drv.Device(index)
+        self.ctx = self.gpu.make_context()
+        try:
+            self.stream = drv.Stream()
+        finally:
+            drv.Context.pop()
+        major, minor = self.gpu.compute_capability()
+        self.arch = f"sm_{major}{minor}"
+        self._allocations: dict[int, object] = {}
+
+    @property
+    def name(self) -> str:
+        return f"gpu{self.index}"
+
+    @contextlib.contextmanager
+    def current(self):
+        self.ctx.push()
+        try:
+            yield
+        finally:
+            self.drv.Context.pop()
+
+    @staticmethod
+    def _host(addr: int, nbytes: int):
+        return (ctypes.c_char * nbytes).from_address(addr)
+
+    def alloc(self, nbytes: int) -> int:
+        with self.current():
+            allocation = self.drv.mem_alloc(max(nbytes, 1))
+        self._allocations[int(allocation)] = allocation
+        return int(allocation)
+
+    def free(self, addr: int) -> None:
+        allocation = self._allocations.pop(addr)
+        with self.current():
+            allocation.free()
+
+    def upload(self, addr: int, src_addr: int, nbytes: int) -> None:
+        with self.current():
+            self.drv.memcpy_htod_async(addr, self._host(src_addr, nbytes), self.stream)
+
+    def download(self, dst_addr: int, addr: int, nbytes: int) -> None:
+        with self.current():
+            self.drv.memcpy_dtoh_async(self._host(dst_addr, nbytes), addr, self.stream)
+            self.stream.synchronize()
+
+    def copy_local(self, dst: int, src: int, nbytes: int) -> None:
+        with self.current():
+            self.drv.memcpy_dtod_async(dst, src, nbytes, self.stream)
+
+    def copy_from_peer(self, dst: int, peer: CudaDevice, src: int, nbytes: int) -> None:
+        with self.current():
+            self.drv.memcpy_peer_async(dst, src, nbytes, dest_context=self.ctx, src_context=peer.ctx,
+                                       stream=self.stream)
+
+    def fill(self, addr: int, value: int, nbytes: int) -> None:
+        with self.current():
+            self.drv.memset_d8_async(addr, value, nbytes, self.stream)
+
+    def load(self, text: str, name: str, instantiate, include_dirs, described) -> CudaModule:
+        source = prepare(text, name)
+        cubin = build_cubin(source.device_text, name, list(instantiate or []), list(include_dirs or []),
+                            self.arch)
+        return CudaModule(self, cubin, described)
+
+    def launch(self, kernel: CudaKernel, grid, block, args, shared: int, box) -> None:
+        lo, hi = box
+        partition = (ctypes.c_uint32 * 6)(*lo, *grid)
+        values = [a if p.kind != "struct" else bytes(a) for a, p in zip(args, kernel.params, strict=True)]
+        with self.current():
+            self.drv.memcpy_htod_async(kernel.constant, partition, self.stream)
+            kernel.function.prepared_async_call(tuple(h - lo_ for lo_, h in zip(lo, hi, strict=True)),
+                                                tuple(block), self.stream, *values, shared_size=shared)
+
+    def synchronize(self) -> None:
+        with self.current():
+            self.stream.synchronize()
+
+
+def nvcc_available() -> bool:
+    return bool(shutil.which("nvcc") or Path("/usr/local/cuda/bin/nvcc").exists())

@@ -1,0 +1,50 @@
+"""Errors of the s2s runtime.
+
+The runtime never imports the tool, so it has its own small hierarchy; messages that point into a kernel
+source use the same ``file:line:col: error: message [id]`` shape as the tool's diagnostics so a user sees
+one format whichever side found the problem.
+"""
+
+from __future__ import annotations
+
+
+class RuntimeFailure(Exception):
+    """Base class of every error the runtime raises on purpose."""
+
+
+class ConfigError(RuntimeFailure):
+    """Bad backend name, device count, environment variable or argument."""
+
+
+class UnsupportedConstruct(RuntimeFailure):
+    """Kernel source uses something the chosen backend cannot run; raised before compiling."""
+
+    def __init__(self, file: str, line: int, column: int, construct: str, backend: str = "cpu"):
+        self.file, self.line, self.column, self.construct = file, line, column, construct
+        super().__init__(f"{file}:{line}:{column}: error: {construct} is not supported by the {backend} "
+                         f"backend [runtime-unsupported]")
+
+
+class CompileError(RuntimeFailure):
+    """The compiler rejected the generated translation unit; carries the command and its output."""
+
+    def __init__(self, message: str, command: list[str] | None = None, output: str = ""):
+        self.command, self.output = command or [], output
+        text = message
+        if command:
+            text += "\ncommand: " + " ".join(command)
+        if output:
+            text += "\n" + output.rstrip()
+        super().__init__(text)
+
+
+class LaunchError(RuntimeFailure):
+    """A kernel launch was refused (bad configuration, bad arguments) or failed while running."""
+
+
+class AddressError(RuntimeFailure):
+    """An address that belongs to no allocation, or a copy that runs past the end of one."""
+
+
+class BackendUnavailable(RuntimeFailure):
+    """The requested backend cannot be used here (e.g. PyCUDA or a GPU driver is missing)."""

@@ -1,0 +1,61 @@
+/*
+ * s2s_runtime.h -- C interface of the s2s multi-device runtime.
+ *
+ * A program rewritten by s2s calls these functions in place of the CUDA
+ * runtime API.  Device pointers are virtual addresses: pointer arithmetic
+ * on them works as with cudaMalloc'd pointers, but they must not be
+ * dereferenced on the host.  The same binary runs on emulated CPU devices
+ * or on GPUs; the backend and device count come from the environment:
+ *
+ *   S2S_BACKEND = cpu | cuda | auto (default auto: cuda where a GPU is found)
+ *   S2S_DEVICES = number of devices (cpu default 1, cuda default all GPUs)
+ *
+ * Every function returns 0 on success and a non-zero code on failure;
+ * s2s_last_error() then returns a message (valid until the next call).
+ * Link with the library built by `python -m runtime.capi_build`.
+ */
+#ifndef S2S_RUNTIME_H
+#define S2S_RUNTIME_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct s2s_dim3 { unsigned int x, y, z; } s2s_dim3;
+typedef int s2s_module_t;
+
+enum s2s_memcpy_kind {            /* same values as cudaMemcpyKind */
+    S2S_HOST_TO_HOST = 0,
+    S2S_HOST_TO_DEVICE = 1,
+    S2S_DEVICE_TO_HOST = 2,
+    S2S_DEVICE_TO_DEVICE = 3,
+    S2S_DEFAULT = 4                 /* inferred from the pointers */
+};
+
+int s2s_get_device_count(int *count);
+int s2s_malloc(void **ptr, size_t bytes);
+int s2s_free(void *ptr);
+int s2s_memcpy(void *dst, const void *src, size_t bytes, int kind);
+int s2s_memset(void *ptr, int value, size_t bytes);
+int s2s_synchronize(void);
+
+/* kernels: a .cu file (its host code is ignored) or source text; `instantiate`
+   lists template kernels to build, separated by ';' (NULL for none) */
+int s2s_module_load(s2s_module_t *module, const char *path, const char *instantiate);
+int s2s_module_load_source(s2s_module_t *module, const char *name, const char *source,
+                           const char *instantiate);
+/* access model of one kernel (JSON of the access contract) enabling partitioned launches */
+int s2s_set_access(s2s_module_t module, const char *kernel, const char *access_json);
+/* args as for cudaLaunchKernel: one pointer to each argument's value */
+int s2s_launch(s2s_module_t module, const char *kernel, s2s_dim3 grid, s2s_dim3 block,
+               size_t shared_bytes, void **args);
+
+const char *s2s_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

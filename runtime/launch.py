@@ -1,0 +1,153 @@
+"""Partitioned kernel launches (paper section 8.3, with shared read copies).
+
+One launch on P devices:
+
+1. split the grid into P boxes (runtime.partition);
+2. for every device and every pointer argument, ask the access model for the byte ranges the box reads
+   (offsets from the pointer argument, so ``d + k`` arguments work) and plan the copies that bring the
+   device's instance up to date -- planned for all devices against the trackers as they were before the
+   launch, coalesced per (buffer, source, destination);
+3. run each box on its device;
+4. record each box's write ranges as now held by that device alone.
+
+Reads are brought up to date for *all* devices before any box runs, so a box never sees another box's
+writes (which would be a race in the CUDA program anyway).  A kernel without a usable access model (none
+given, not partitionable, a written pointer the model does not cover) runs whole on device 0 with
+whole-buffer coherence: every pointer argument's buffer is brought up to date there, and every buffer it
+may write (pointer not to const) is afterwards held by device 0 alone.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from runtime.buffers import DevicePointer, device_bit
+from runtime.coherence import TransferStats, execute, plan_fetches
+from runtime.errors import LaunchError
+from runtime.partition import Box, LaunchConfig, dim3, split_grid
+
+
+@dataclass
+class LaunchStats:
+    """Per-launch statistics for benchmarks and tests."""
+    kernel: str
+    partitioned: bool
+    reason: str | None
+    boxes: list[tuple[int, Box]]
+    transfers: TransferStats
+    bookkeeping_s: float = 0.0       # access enumeration, tracker queries and updates, copy planning
+    kernel_s: float = 0.0
+    read_ranges: int = 0
+    write_ranges: int = 0
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class Plan:
+    boxes: list[tuple[int, Box]]
+    reads: list[tuple[int, object, int, int]]      # (device, buffer, lo, hi) in bytes
+    writes: list[tuple[int, object, int, int]]
+    partitioned: bool
+    reason: str | None
+
+
+def _model_info(access) -> tuple[list[str], dict[str, int]]:
+    """Parameter names and element sizes of a serialisable access model (contract: to_dict())."""
+    cached = getattr(access, "_s2s_runtime_info", None)
+    if cached is None:
+        d = access.to_dict()
+        cached = (list(d["params"]), {a: int(v["elem_size"]) for a, v in d["arrays"].items()})
+        try:
+            access._s2s_runtime_info = cached
+        except AttributeError:
+            pass
+    return cached
+
+
+def whole_plan(kernel, grid, pointers: dict[int, DevicePointer], reason: str | None) -> Plan:
+    box = Box((0, 0, 0), grid)
+    reads, writes = [], []
+    for i, ptr in pointers.items():
+        reads.append((0, ptr.buffer, 0, ptr.buffer.nbytes))
+        if not kernel.params[i].const_target:
+            writes.append((0, ptr.buffer, 0, ptr.buffer.nbytes))
+    return Plan([(0, box)], reads, writes, False, reason)
+
+
+def _byte_ranges(ranges, ptr: DevicePointer, elem_size: int):
+    size = ptr.buffer.nbytes
+    for lo, hi in ranges:
+        a = min(max(ptr.offset + lo * elem_size, 0), size)
+        b = min(max(ptr.offset + hi * elem_size, 0), size)
+        if a < b:
+            yield a, b
+
+
+def partition_plan(kernel, grid, block, args, pointers, access, ndevices: int, mode: str) -> Plan:
+    """Boxes and byte-range read/write sets per device, or a whole-grid plan with the reason why."""
+    if access is None:
+        return whole_plan(kernel, grid, pointers, "no access model" if ndevices > 1 else None)
+    if not access.partitionable:
+        return whole_plan(kernel, grid, pointers, access.reason or "access model says not partitionable")
+    if ndevices == 1:
+        return whole_plan(kernel, grid, pointers, None)
+    names, elem_sizes = _model_info(access)
+    if len(names) != len(kernel.params):
+        raise LaunchError(f"{kernel.name}: access model has {len(names)} parameters, kernel has "
+                          f"{len(kernel.params)}")
+    covered = set(access.arrays)
+    for i in pointers:
+        if names[i] not in covered and not kernel.params[i].const_target:
+            return whole_plan(kernel, grid, pointers, f"written pointer {names[i]!r} has no access model")
+    scalars = {n: int(a) for n, a, p in zip(names, args, kernel.params, strict=True)
+               if p.kind in ("signed", "unsigned")}
+    config = LaunchConfig(grid, block, scalars)
+    boxes = [(d, b) for d, b in enumerate(split_grid(grid, ndevices, mode)) if not b.empty]
+    reads, writes = [], []
+    for device, box in boxes:
+        for i, ptr in pointers.items():
+            name = names[i]
+            if name not in covered:
+                reads.append((device, ptr.buffer, 0, ptr.buffer.nbytes))
+                continue
+            es = elem_sizes[name]
+            if access.reads(name):
+                reads += [(device, ptr.buffer, a, b)
+                          for a, b in _byte_ranges(access.read_ranges(name, box, config), ptr, es)]
+            if access.writes(name):
+                writes += [(device, ptr.buffer, a, b)
+                           for a, b in _byte_ranges(access.write_ranges(name, box, config), ptr, es)]
+    return Plan(boxes, reads, writes, True, None)
+
+
+def resolve_pointers(runtime, kernel, args) -> dict[int, DevicePointer]:
+    """Pointer arguments (non-null) resolved to (buffer, offset), by parameter index."""
+    return {i: runtime.space.resolve(a) for i, (a, p) in enumerate(zip(args, kernel.params, strict=True))
+            if p.kind == "pointer" and a is not None and not (isinstance(a, int) and a == 0)}
+
+
+def run(runtime, kernel, grid, block, args, shared: int = 0, access=None, mode: str = "auto") -> LaunchStats:
+    """Launch ``kernel`` over all devices of ``runtime``; returns the launch's statistics."""
+    start = time.perf_counter()
+    grid, block = dim3(grid), dim3(block)
+    if len(args) != len(kernel.params):
+        raise LaunchError(f"{kernel.name}: {len(args)} arguments for {len(kernel.params)} parameters")
+    pointers = resolve_pointers(runtime, kernel, args)
+    devices = runtime.devices
+    plan = partition_plan(kernel, grid, block, args, pointers, access, len(devices), mode)
+    copies = plan_fetches(plan.reads, len(devices))
+    bookkeeping = time.perf_counter() - start
+    transfers = execute(copies, devices)
+    kernel_start = time.perf_counter()
+    for device, box in plan.boxes:
+        raw = [(ptr.buffer.instance(device) + ptr.offset) if (ptr := pointers.get(i)) else
+               (0 if p.kind == "pointer" else a) for i, (a, p) in enumerate(zip(args, kernel.params, strict=True))]
+        devices[device].launch(kernel.on(device), grid, block, raw, shared, (box.lo, box.hi))
+    kernel_s = time.perf_counter() - kernel_start
+    update_start = time.perf_counter()
+    for device, buf, lo, hi in plan.writes:
+        buf.tracker.assign(lo, hi, device_bit(device))
+    bookkeeping += time.perf_counter() - update_start
+    return LaunchStats(kernel.name, plan.partitioned, plan.reason, plan.boxes, transfers, bookkeeping, kernel_s,
+                       len(plan.reads), len(plan.writes))
