@@ -18,6 +18,9 @@ from s2s.cli.rewrite_cmd import run_rewrite
 from s2s.diagnostics import DiagnosticPrinter, S2SError, UsageError, silenced_from_env
 from s2s.transform import omp as _omp_pass  # noqa: F401  (registers the pass)
 from s2s.transform import registry
+from s2s.wrapper.compilers import is_compiler_command, table_for
+from s2s.wrapper.launcher import run_launcher, run_nvcc
+from s2s.wrapper.nvcc_args import NVCC
 
 #: Rewriting passes and the issue that brings each; the frame exists before the pass does.
 REWRITE_PASSES = {
@@ -26,6 +29,9 @@ REWRITE_PASSES = {
     "fuse": ("fuse CUDA kernels of launch sequences", "#8"),
     "mgpu": ("partition CUDA programs over several GPUs", "#6"),
 }
+
+
+COMMANDS = ("inspect", *REWRITE_PASSES, "nvcc", "verify")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,6 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None and table_for(os.path.basename(sys.argv[0])) is NVCC:
+        argv = ["nvcc", *sys.argv[1:]]  # installed as a symlink named nvcc (as ccache is)
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         return _run(argv)
@@ -85,8 +93,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: list[str]) -> int:
+    pass_issues = {name: issue for name, (_summary, issue) in REWRITE_PASSES.items()}
     if argv[:1] == ["nvcc"]:
-        return _not_available("nvcc", "#9")
+        return run_nvcc(argv[1:], pass_issues)
+    if argv and argv[0] not in COMMANDS and is_compiler_command(argv[0], os.environ):
+        return run_launcher(argv, pass_issues)  # CMAKE_<LANG>_COMPILER_LAUNCHER=s2s
     files_part, extra_flags = split_at_dashdash(argv)
     parser = build_parser()
     args = parser.parse_args(files_part)
