@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from s2s import __version__
 from s2s.cli.common import Console, add_file_options, make_run_options, split_at_dashdash
 from s2s.cli.rewrite_cmd import run_rewrite
+from s2s.cli.verify_cmd import add_verify_options, run_verify
 from s2s.diagnostics import DiagnosticPrinter, S2SError, UsageError, silenced_from_env
 from s2s.transform import omp as _omp_pass  # noqa: F401  (registers the pass)
 from s2s.transform import registry
@@ -73,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify = commands.add_parser("verify", help="build and run original and rewritten "
                                  "programs and compare their outputs")
     add_file_options(verify)
+    add_verify_options(verify)
     return parser
 
 
@@ -119,7 +121,8 @@ def _run(argv: list[str]) -> int:
             return run_rewrite(args, make_run_options(args, extra_flags, printer), printer,
                                console, run_pass)
         if args.command == "verify":
-            return _not_available("verify", "#9")
+            return run_verify(args, make_run_options(args, extra_flags, printer), extra_flags,
+                              printer, console)
     except UsageError as error:
         printer.emit(error.diagnostic)
         return 2

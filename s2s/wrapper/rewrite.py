@@ -92,17 +92,26 @@ def _clang_flags(arg: Arg, nvcc_style: bool) -> list[str]:
 def rewrite_source(source: Source, options: ParseOptions,
                    passes: Sequence[tuple[str, Pass]]) -> Rewrite:
     """Run ``passes`` in order over ``source``; raises RewriteFailed, InputError."""
-    before = read_source(source.path)
+    before, after, said = chain_passes(source.path, RunOptions(parse=options), passes)
+    return Rewrite(source, before, after, said)
+
+
+def chain_passes(path: str, options: RunOptions, passes: Sequence[tuple[str, Pass]]
+                 ) -> tuple[bytes, bytes, tuple[Diagnostic, ...]]:
+    """The file's bytes before and after ``passes`` ran in order, and what the passes said
+    (the front end's own warnings left out: the compiler gives its own). Each pass parses the
+    previous one's output under the file's name. Raises RewriteFailed, InputError."""
+    before = read_source(path)
     current = before
     said: list[Diagnostic] = []
     for _name, run_pass in passes:
-        result = process_file(source.path, RunOptions(parse=options), run_pass, source=current)
+        result = process_file(path, options, run_pass, source=current)
         if isinstance(result, Failed):
             errors = [d for d in result.diagnostics if d.is_error] or list(result.diagnostics)
-            raise RewriteFailed(source.path, errors[0] if errors else
+            raise RewriteFailed(path, errors[0] if errors else
                                 Diagnostic.error("the pass failed", "internal"))
         if isinstance(result, Success):
             said += result.diagnostics[len(result.loaded.diagnostics):]
             if result.change is not None:
                 current = result.change.after
-    return Rewrite(source, before, current, tuple(said))
+    return before, current, tuple(said)
