@@ -98,8 +98,13 @@ def _run(argv: list[str]) -> int:
     pass_issues = {name: issue for name, (_summary, issue) in REWRITE_PASSES.items()}
     if argv[:1] == ["nvcc"]:
         return run_nvcc(argv[1:], pass_issues)
-    if argv and argv[0] not in COMMANDS and is_compiler_command(argv[0], os.environ):
-        return run_launcher(argv, pass_issues)  # CMAKE_<LANG>_COMPILER_LAUNCHER=s2s
+    # CMAKE_<LANG>_COMPILER_LAUNCHER=s2s (or "s2s;--s2s-passes=omp"): s2s [--s2s-*] COMPILER
+    lead = 0
+    while lead < len(argv) and argv[lead].startswith("--s2s-"):
+        lead += 1
+    if lead < len(argv) and argv[lead] not in COMMANDS \
+            and is_compiler_command(argv[lead], os.environ):
+        return run_launcher([argv[lead], *argv[:lead], *argv[lead + 1:]], pass_issues)
     files_part, extra_flags = split_at_dashdash(argv)
     parser = build_parser()
     args = parser.parse_args(files_part)
