@@ -8,7 +8,8 @@ ends in one of two safe places:
   no source changed, or a wrapper further up the process chain already ran the passes;
 * *fall back*: the same, plus one warning line saying why, when the wrapper cannot do what was
   asked: an option it does not know, a bad setting, a pass that failed on a source, or
-  rewritten sources that the compiler rejects while the originals compile.
+  rewritten sources that the compiler rejects. The warning comes only when the original
+  command compiles: when it fails too, the compiler's own messages say what is wrong.
 
 Only a missing real compiler is an error (exit 2): there is nothing to fall back to.
 Otherwise the exit code is the compiler's.
@@ -234,9 +235,14 @@ class _Wrapper:
         return self._execute(args, capture=False).returncode
 
     def _fall_back(self, args: list[str], reason: str) -> int:
-        self._warn(f"{self.name}: {reason}; compiling the original sources unchanged",
-                   "wrapper-fallback")
-        return self._pass_on(args)
+        """Compile the command as given; say why only if that works (when it fails, the
+        compiler's own errors are the news, and a parse failure of s2s usually repeats them)."""
+        result = self._execute(args, capture=True)
+        if result.returncode == 0:
+            self._warn(f"{self.name}: {reason}; compiled the original sources unchanged",
+                       "wrapper-fallback")
+        _write(result.stdout, result.stderr)
+        return result.returncode
 
     def _execute(self, args: list[str], capture: bool) -> subprocess.CompletedProcess:
         env = child_environ(self.environ, self.compiler)
