@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from s2s.wrapper.config import (ConfigProblem, find_config_file, load_settings,
-                                parse_pass_list, split_wrapper_options)
+from s2s.wrapper.config import (
+    ConfigProblem,
+    find_config_file,
+    load_settings,
+    parse_pass_list,
+    split_wrapper_options,
+)
 
 
 def test_wrapper_options_are_taken_out_wherever_they_are():
