@@ -78,8 +78,9 @@ def _passes(text: str):
 
 def _print_verdict(verdict: Verdict, console: Console, tolerance: float) -> None:
     changed = ", ".join(verdict.changed) if verdict.changed else "none (the passes changed nothing)"
-    table = Table(title=f"{' '.join(verdict.sources)}: rewritten files: {changed}",
-                  title_justify="left", expand=False)
+    console.out.print(f"program: {' '.join(verdict.sources)}\nrewritten files: {changed}",
+                      markup=False, soft_wrap=True)
+    table = Table(expand=False)
     for column in ("program", "exit", "h2d copies", "h2d bytes", "d2h copies", "d2h bytes",
                    "unmapped pointers"):
         table.add_column(column, justify="left" if column == "program" else "right")
@@ -93,7 +94,7 @@ def _print_verdict(verdict: Verdict, console: Console, tolerance: float) -> None
             f"DIFFERENT ({len(verdict.differences)} place(s))"
         console.out.print(f"outputs: {outcome}; verdict: {'OK' if verdict.ok else 'FAILED'}")
     else:
-        console.out.print(f"{' '.join(verdict.sources)}: verdict: FAILED (not run)")
+        console.out.print("verdict: FAILED (not run)")
 
 
 def _cells(run: ProgramRun) -> list[str]:
