@@ -222,6 +222,13 @@ def test_unavailable_pass_warns_and_compiles_the_original(project, capfd):
     assert "unknown pass 'nonsense'" in warnings[0] and "'mgpu' (issue #6)" in warnings[0]
 
 
+def test_bad_wrapper_option_falls_back(project, capfd):
+    code = main(["nvcc", "--s2s-pases=fuse", ARCH, "-E", "src/k.cu"])
+    out, err = capfd.readouterr()
+    assert code == 0 and "scale" in out
+    assert "unknown wrapper option '--s2s-pases=fuse'" in err and "[wrapper-fallback]" in err
+
+
 def _s2s_env(tmp_path) -> dict[str, str]:
     env = dict(os.environ, PYTHONPATH=str(REPO), S2S_PASSES="none")
     env.pop("S2S_WRAPPED", None)
