@@ -168,6 +168,8 @@ class DiagnosticPrinter:
     show_source: bool = True
     sources: dict[str, bytes] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=lambda: {"error": 0, "warning": 0, "note": 0})
+    #: said once per warning id; None for none (the nvcc wrapper keeps a warning to one line)
+    hint: str | None = "note: silence this warning with --silence {id}"
     _hinted: set[str] = field(default_factory=set)
 
     def is_silenced(self, diag: Diagnostic) -> bool:
@@ -181,9 +183,9 @@ class DiagnosticPrinter:
             return False
         self.counts[diag.severity.value] += 1
         self.stream.write(self.render(diag))
-        if diag.severity is Severity.WARNING and diag.id not in self._hinted:
+        if diag.severity is Severity.WARNING and diag.id not in self._hinted and self.hint:
             self._hinted.add(diag.id)
-            self.stream.write(f"note: silence this warning with --silence {diag.id}\n")
+            self.stream.write(self.hint.format(id=diag.id) + "\n")
         return True
 
     def render(self, diag: Diagnostic) -> str:

@@ -70,14 +70,19 @@ class RunOptions:
     flags_for: Callable[[str], tuple[str, ...]] | None = None
 
 
-def process_file(path: str, options: RunOptions, run_pass: Pass | None = None) -> FileResult:
-    """Load ``path`` and run ``run_pass`` on it; never raises for problems with this file."""
+def process_file(path: str, options: RunOptions, run_pass: Pass | None = None,
+                 source: bytes | None = None) -> FileResult:
+    """Load ``path`` and run ``run_pass`` on it; never raises for problems with this file.
+
+    ``source`` stands in for the file's bytes (the output of an earlier pass, when passes are
+    chained); the file's name still decides its language and where its includes are found.
+    """
     try:
         parse_options = options.parse
         if options.flags_for is not None:
             extra = options.flags_for(path)
             parse_options = replace(parse_options, user_flags=parse_options.user_flags + extra)
-        loaded = load(path, parse_options)
+        loaded = load(path, parse_options, source=source)
         if loaded.model is None:
             return Failed(path, loaded.diagnostics)
         if run_pass is None:

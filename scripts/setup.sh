@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything s2s and its tests need; idempotent (a second run takes about a second).
-#  - Debian packages: clang-16, clang-tools-16, libomp-16-dev (OpenMP host offload for tests)
+#  - Debian packages: clang-16, clang-tools-16, libomp-16-dev (OpenMP host offload for tests),
+#    cmake and make (the compiler wrapper's sample projects)
 #  - a virtual environment in .venv with s2s installed editable, plus the dev extra
 # Usage: scripts/setup.sh            (S2S_SKIP_APT=1 to leave system packages alone)
 set -euo pipefail
@@ -13,6 +14,9 @@ command -v clang-16 >/dev/null 2>&1 || need_apt+=(clang-16)
 command -v clang-offload-packager-16 >/dev/null 2>&1 \
   || [ -x /usr/lib/llvm-16/bin/clang-offload-packager ] || need_apt+=(clang-tools-16)
 ls /usr/lib/llvm-16/lib/libomptarget.so* >/dev/null 2>&1 || need_apt+=(libomp-16-dev)
+# the wrapper's sample projects (testsuite/wrapper/test_build_projects.py)
+command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
+command -v make >/dev/null 2>&1 || need_apt+=(make)
 if [ "${#need_apt[@]}" -gt 0 ] && [ "${S2S_SKIP_APT:-0}" != 1 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"

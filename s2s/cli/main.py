@@ -15,9 +15,13 @@ from collections.abc import Sequence
 from s2s import __version__
 from s2s.cli.common import Console, add_file_options, make_run_options, split_at_dashdash
 from s2s.cli.rewrite_cmd import run_rewrite
+from s2s.cli.verify_cmd import add_verify_options, run_verify
 from s2s.diagnostics import DiagnosticPrinter, S2SError, UsageError, silenced_from_env
 from s2s.transform import omp as _omp_pass  # noqa: F401  (registers the pass)
 from s2s.transform import registry
+from s2s.wrapper.compilers import is_compiler_command, table_for
+from s2s.wrapper.launcher import run_launcher, run_nvcc
+from s2s.wrapper.nvcc_args import NVCC
 
 #: Rewriting passes and the issue that brings each; the frame exists before the pass does.
 REWRITE_PASSES = {
@@ -26,6 +30,9 @@ REWRITE_PASSES = {
     "fuse": ("fuse CUDA kernels of launch sequences", "#8"),
     "mgpu": ("partition CUDA programs over several GPUs", "#6"),
 }
+
+
+COMMANDS = ("inspect", *REWRITE_PASSES, "nvcc", "verify")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,10 +76,13 @@ def build_parser() -> argparse.ArgumentParser:
     verify = commands.add_parser("verify", help="build and run original and rewritten "
                                  "programs and compare their outputs")
     add_file_options(verify)
+    add_verify_options(verify)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None and table_for(os.path.basename(sys.argv[0])) is NVCC:
+        argv = ["nvcc", *sys.argv[1:]]  # installed as a symlink named nvcc (as ccache is)
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         return _run(argv)
@@ -87,8 +97,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: list[str]) -> int:
+    pass_issues = {name: issue for name, (_summary, issue) in REWRITE_PASSES.items()}
     if argv[:1] == ["nvcc"]:
-        return _not_available("nvcc", "#9")
+        return run_nvcc(argv[1:], pass_issues)
+    # CMAKE_<LANG>_COMPILER_LAUNCHER=s2s (or "s2s;--s2s-passes=omp"): s2s [--s2s-*] COMPILER
+    lead = 0
+    while lead < len(argv) and argv[lead].startswith("--s2s-"):
+        lead += 1
+    if lead < len(argv) and argv[lead] not in COMMANDS \
+            and is_compiler_command(argv[lead], os.environ):
+        return run_launcher([argv[lead], *argv[:lead], *argv[lead + 1:]], pass_issues)
     files_part, extra_flags = split_at_dashdash(argv)
     parser = build_parser()
     args = parser.parse_args(files_part)
@@ -110,7 +128,8 @@ def _run(argv: list[str]) -> int:
             return run_rewrite(args, make_run_options(args, extra_flags, printer), printer,
                                console, run_pass)
         if args.command == "verify":
-            return _not_available("verify", "#9")
+            return run_verify(args, make_run_options(args, extra_flags, printer), extra_flags,
+                              printer, console)
     except UsageError as error:
         printer.emit(error.diagnostic)
         return 2

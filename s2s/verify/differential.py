@@ -1,0 +1,195 @@
+"""``s2s verify``: build the original and the rewritten program, run both, compare.
+
+This is the check users run on their own code before trusting a rewrite: same exit status,
+same output (numbers within a relative tolerance if asked), and, for OpenMP offload, how many
+copies and bytes each version moves, with every kernel pointer that has no device mapping
+reported as an error in the rewritten program (it works on the host device only).
+
+A backend per program kind does the building and running: OpenMP programs run on clang-16's
+host device through :mod:`s2s.verify.omp_harness`. CUDA programs need the s2s runtime's cpu
+devices, which are not merged yet; :func:`register_backend` is where they plug in, and until
+then :func:`verify_program` says so instead of pretending.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from s2s.diagnostics import Diagnostic, S2SError, ToolchainError
+from s2s.driver import Pass, RunOptions
+from s2s.frontend.parse import detect_language
+from s2s.verify import omp_harness
+from s2s.wrapper.linemap import add_line_directives
+from s2s.wrapper.rewrite import RewriteFailed, chain_passes
+
+
+class VerifyUnavailable(S2SError):
+    """This kind of program cannot be verified by this s2s (exit 2, nothing was run)."""
+
+    exit_code = 2
+    default_id = "verify-unavailable"
+
+
+@dataclass(frozen=True)
+class VerifyOptions:
+    run: RunOptions  # how to parse (user flags after --, -p database)
+    passes: tuple[tuple[str, Pass], ...]
+    args: tuple[str, ...] = ()  # the program's command-line arguments
+    tolerance: float = 0.0  # relative tolerance for numbers in the output
+    timeout: float = 120.0  # seconds per run
+    build_flags: tuple[str, ...] = ()  # compiler flags for both builds (-D, -I ...)
+
+
+@dataclass(frozen=True)
+class ProgramRun:
+    """One version of the program, run once."""
+
+    stdout: str
+    returncode: int
+    copies: omp_harness.CopyStats | None  # None where the backend cannot count copies
+    unmapped: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The comparison of one program's original and rewritten versions."""
+
+    sources: tuple[str, ...]
+    kind: str  # "openmp" or "cuda"
+    changed: tuple[str, ...]  # sources the passes changed
+    original: ProgramRun | None = None
+    rewritten: ProgramRun | None = None
+    differences: tuple[str, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.is_error for d in self.diagnostics)
+
+
+Backend = Callable[[Sequence[str], VerifyOptions], Verdict]
+BACKENDS: dict[str, Backend] = {}
+
+
+def register_backend(kind: str, backend: Backend) -> None:
+    """Make programs of ``kind`` ('openmp', 'cuda') verifiable."""
+    BACKENDS[kind] = backend
+
+
+def program_kind(sources: Sequence[str]) -> str:
+    """'cuda' for a program with a .cu source, else 'openmp'."""
+    return "cuda" if any(detect_language(s) == "cuda" for s in sources) else "openmp"
+
+
+def verify_program(sources: Sequence[str], options: VerifyOptions) -> Verdict:
+    """Verify one program made of ``sources``; raises VerifyUnavailable, ToolchainError."""
+    kind = program_kind(sources)
+    backend = BACKENDS.get(kind)
+    if backend is None:
+        raise VerifyUnavailable(
+            "verifying CUDA programs needs the s2s runtime's cpu devices to run the original "
+            "and the rewritten kernels, and that runtime is not merged yet; nothing was built "
+            "or run", id="verify-cuda-unavailable")
+    return backend(sources, options)
+
+
+# --------------------------------------------------------------------------
+# OpenMP offload programs on clang-16's host device
+# --------------------------------------------------------------------------
+
+
+def verify_openmp(sources: Sequence[str], options: VerifyOptions) -> Verdict:
+    problem = omp_harness.toolchain_problem()
+    if problem is not None:
+        raise ToolchainError(f"cannot build OpenMP offload programs here: {problem}")
+    sources = tuple(sources)
+    said: list[Diagnostic] = []
+    rewritten: dict[str, tuple[bytes, bytes]] = {}
+    for path in sources:
+        try:
+            before, after, notes = chain_passes(path, options.run, options.passes)
+        except RewriteFailed as error:
+            return Verdict(sources, "openmp", (), diagnostics=(error.diagnostic,))
+        said += notes
+        if before != after:
+            rewritten[path] = (before, after)
+    with tempfile.TemporaryDirectory(prefix="s2s-verify-") as temp:
+        built = _build_both(sources, rewritten, Path(temp), options)
+        if isinstance(built, Diagnostic):
+            return Verdict(sources, "openmp", tuple(rewritten), diagnostics=(*said, built))
+        original, changed = (_run(exe, options) for exe in built)
+    if isinstance(original, Diagnostic) or isinstance(changed, Diagnostic):
+        failures = tuple(r for r in (original, changed) if isinstance(r, Diagnostic))
+        return Verdict(sources, "openmp", tuple(rewritten), diagnostics=(*said, *failures))
+    differences = tuple(omp_harness.output_differences(original.stdout, changed.stdout,
+                                                       options.tolerance))
+    said += _judge(original, changed, differences)
+    return Verdict(sources, "openmp", tuple(rewritten), original, changed, differences,
+                   tuple(said))
+
+
+def _build_both(sources: tuple[str, ...], rewritten: dict[str, tuple[bytes, bytes]],
+                temp: Path, options: VerifyOptions) -> tuple[Path, Path] | Diagnostic:
+    """Build the original and the rewritten program; a Diagnostic when either fails."""
+    copies = []
+    for number, path in enumerate(sources):
+        if path not in rewritten:
+            copies.append(path)
+            continue
+        copy = temp / str(number) / os.path.basename(path)
+        copy.parent.mkdir()
+        copy.write_bytes(add_line_directives(*rewritten[path], path))
+        copies.append(str(copy))
+    quote = [flag for d in dict.fromkeys(os.path.dirname(p) or "." for p in rewritten)
+             for flag in ("-iquote", d)]
+    language = omp_harness.language_of(sources)
+    exes = temp / "original", temp / "rewritten"
+    for exe, files, extra in ((exes[0], sources, ()), (exes[1], copies, quote)):
+        try:
+            omp_harness.build(files, exe, language, (*extra, *options.build_flags))
+        except omp_harness.BuildError as error:
+            which = exe.name
+            return Diagnostic.error(f"the {which} program does not build: "
+                                    f"{_first_error(error.stderr)}", f"verify-build-{which}")
+    return exes
+
+
+def _run(exe: Path, options: VerifyOptions) -> ProgramRun | Diagnostic:
+    try:
+        result = omp_harness.run(exe, options.args, timeout=options.timeout)
+    except subprocess.TimeoutExpired:
+        return Diagnostic.error(f"the {exe.name} program ran longer than {options.timeout:g} s",
+                                f"verify-timeout-{exe.name}")
+    return ProgramRun(result.stdout, result.returncode, result.copies, result.unmapped)
+
+
+def _judge(original: ProgramRun, rewritten: ProgramRun,
+           differences: tuple[str, ...]) -> list[Diagnostic]:
+    said = []
+    if original.returncode != rewritten.returncode:
+        said.append(Diagnostic.error(f"exit status differs: original {original.returncode}, "
+                                     f"rewritten {rewritten.returncode}", "verify-exit-status"))
+    if differences:
+        said.append(Diagnostic.error(f"outputs differ in {len(differences)} place(s); first: "
+                                     f"{differences[0]}", "verify-output"))
+    for pointer in rewritten.unmapped:
+        said.append(Diagnostic.error(f"the rewritten program uses {pointer} with no device "
+                                     "mapping: right on the host device, wrong on a GPU",
+                                     "verify-unmapped"))
+    for pointer in original.unmapped:
+        said.append(Diagnostic.warning(f"the original program uses {pointer} with no device "
+                                       "mapping", "verify-unmapped-original"))
+    return said
+
+
+def _first_error(stderr: str) -> str:
+    lines = [line for line in stderr.splitlines() if "error" in line]
+    return (lines or stderr.strip().splitlines()[:1] or ["(no message)"])[0].strip()
+
+
+register_backend("openmp", verify_openmp)

@@ -1,0 +1,117 @@
+"""Run the selected passes over one compiler input and keep what the build needs.
+
+The passes see the source as the compiler would: the same language, the preprocessing flags
+of the command line (``-I -D -U -include -isystem -std``, also inside ``-Xcompiler``) and the
+same GPU architecture. Passes are chained: each one parses the previous one's output under
+the original file name, so includes resolve exactly as for the original.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from s2s.diagnostics import Diagnostic
+from s2s.driver import Failed, Pass, RunOptions, Success, process_file
+from s2s.frontend.parse import DEFAULT_GPU_ARCH, ParseOptions, read_source
+from s2s.wrapper.args import FORWARDED, Arg, Classified, Role, Source, Value, classify
+from s2s.wrapper.cc_args import CC
+
+_ARCH = re.compile(r"(?:sm|compute)_(\d+[a-z]?)")
+#: nvcc's long spellings of preprocessing options, as clang spells them
+_CLANG_SPELLING = {"--define-macro": "-D", "--undefine-macro": "-U", "--include-path": "-I",
+                   "--system-include": "-isystem", "--pre-include": "-include", "--std": "-std=",
+                   "-std": "-std="}
+#: nvcc options whose value is a comma-separated list
+_LIST_VALUED = {"-D", "-U", "-I", "-isystem", "-include"}
+
+
+class RewriteFailed(Exception):
+    """A pass could not process a source; carries the first error."""
+
+    def __init__(self, path: str, diagnostic: Diagnostic):
+        super().__init__(diagnostic.headline())
+        self.path = path
+        self.diagnostic = diagnostic
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """One source before and after the passes, and what the passes said about it."""
+
+    source: Source
+    before: bytes
+    after: bytes
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+def parse_options(command: Classified, source: Source, nvcc_style: bool) -> ParseOptions:
+    """How libclang must parse ``source`` to see what the compiler will see."""
+    flags = preprocessing_flags(command, nvcc_style)
+    arch = DEFAULT_GPU_ARCH
+    for value in command.values(Role.ARCH):
+        match = _ARCH.fullmatch(value)
+        if match:
+            arch = f"sm_{match.group(1)}"
+    return ParseOptions(language=source.language, user_flags=tuple(flags), gpu_arch=arch)
+
+
+def preprocessing_flags(command: Classified, nvcc_style: bool) -> list[str]:
+    """The command's preprocessing flags in clang's spelling, host-compiler ones included.
+
+    OpenMP flags are left out on purpose: the front end parses OpenMP sources without
+    ``-fopenmp`` (the loops under ``target data`` vanish from the cursor tree otherwise).
+    """
+    flags: list[str] = []
+    for arg in command.options:
+        if arg.option.role is Role.PREPROCESS:
+            flags += _clang_flags(arg, nvcc_style)
+        elif arg.option.role is Role.HOST and arg.value is not None:
+            split = nvcc_style and arg.option is not FORWARDED
+            host = classify(arg.value.split(",") if split else [arg.value], CC)
+            flags += [f for a in host.options if a.option.role is Role.PREPROCESS
+                      for f in _clang_flags(a, False)]
+    return flags
+
+
+def _clang_flags(arg: Arg, nvcc_style: bool) -> list[str]:
+    name = _CLANG_SPELLING.get(arg.name, arg.name)
+    if arg.value is None:
+        return [name]
+    if arg.option.value is Value.JOINED or name.endswith("="):
+        return [name + arg.value]
+    values = arg.value.split(",") if nvcc_style and name in _LIST_VALUED else [arg.value]
+    return [flag for value in values for flag in (name, value)]
+
+
+def rewrite_source(source: Source, options: ParseOptions,
+                   passes: Sequence[tuple[str, Pass]]) -> Rewrite:
+    """Run ``passes`` in order over ``source``; raises RewriteFailed, InputError."""
+    before, after, said = chain_passes(source.path, RunOptions(parse=options), passes)
+    return Rewrite(source, before, after, said)
+
+
+def chain_passes(path: str, options: RunOptions, passes: Sequence[tuple[str, Pass]]
+                 ) -> tuple[bytes, bytes, tuple[Diagnostic, ...]]:
+    """The file's bytes before and after ``passes`` ran in order, and what the passes said
+    (the front end's own warnings left out: the compiler gives its own). Each pass parses the
+    previous one's output under the file's name. Raises RewriteFailed, InputError."""
+    before = read_source(path)
+    current = before
+    said: list[Diagnostic] = []
+    for _name, run_pass in passes:
+        result = process_file(path, options, run_pass, source=current)
+        if isinstance(result, Failed):
+            errors = [d for d in result.diagnostics if d.is_error] or list(result.diagnostics)
+            raise RewriteFailed(path, errors[0] if errors else
+                                Diagnostic.error("the pass failed", "internal"))
+        if isinstance(result, Success):
+            said += result.diagnostics[len(result.loaded.diagnostics):]
+            if result.change is not None:
+                current = result.change.after
+    return before, current, tuple(said)
