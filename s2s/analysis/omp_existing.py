@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from s2s.analysis.omp_flow import norm_text
 from s2s.analysis.omp_ir import FunctionIR, Node
 from s2s.analysis.omp_place import PlannedUpdate, same_section
+from s2s.analysis.omp_sizes import alias_groups
 from s2s.model import SourceSpan, TranslationUnit
 
 
@@ -54,6 +55,65 @@ class Verdict:
     redundant: tuple[Transfer, ...] = ()
     missing: Transfer | None = None
     wider: Transfer | None = None
+
+
+def replaces_hand_mapping(model: TranslationUnit, ir: FunctionIR, directives, tracked,
+                          lengths: dict[str, str], warnings: list, region_end: int,
+                          planned_copies) -> bool:
+    """Whether the plan replaces the function's own data directives (omp_existing): a
+    mapping that leaves arrays to per-kernel copies is re-planned unless it provably copies
+    less than the plan; one that keeps every array on the device only when the plan
+    provably copies no more."""
+    user_mapped = {norm_text(item.base) for d in directives
+                   if d.words[:2] in (("target", "data"), ("target", "enter"))
+                   for clause in d.maps for item in clause.items}
+    complete = {norm_text(label) for label in tracked} <= user_mapped
+    ours = planned(ir, region_end, *planned_copies)
+    name = ir.function.name
+    if ours is None:
+        if complete:
+            warnings.append((f"'{name}' has its own data mapping for every array its "
+                                  "target regions use; kept as written",
+                                  "omp-existing-mapping", ir.function.span))
+        return not complete
+    groups = alias_groups(model, ir.function, 0, 0)
+    user = hand_written(model, ir, directives) + \
+        kernel_clauses(model, ir, {norm_text(label) for label in tracked}
+                                    - user_mapped)
+    verdict = compare(user, ours, {norm_text(k): v for k, v in lengths.items()},
+                                   {norm_text(k): frozenset(norm_text(x) for x in v)
+                                    for k, v in groups.items()})
+    if not complete and verdict.wider is None:
+        return verdict.replace or verdict.missing is not None
+    _report_kept_or_tightened(warnings, ir, verdict)
+    return verdict.replace
+
+
+def _report_kept_or_tightened(warnings: list, ir: FunctionIR, verdict: Verdict) -> None:
+    name = ir.function.name
+    kept = f"'{name}' has its own data mapping for the arrays its target regions use; kept " \
+           "as written"
+    if verdict.missing is not None and verdict.missing.kind == "to":
+        # The analysis copies in arrays that kernels overwrite only partly, not knowing
+        # whether the rest is ever read: no claim that the author is wrong.
+        warnings.append((f"{kept} (s2s's plan would also make "
+                              f"{verdict.missing.describe()})", "omp-existing-mapping",
+                              ir.function.span))
+    elif verdict.missing is not None:
+        missing = verdict.missing
+        why = f" ({missing.reason})" if missing.reason else ""
+        warnings.append((f"the hand-written data mapping of '{name}' never makes "
+                              f"{missing.describe()}, which the analysis finds needed{why}; "
+                              "kept as written: check it", "omp-suspect-mapping",
+                              missing.span or ir.function.span))
+    elif verdict.wider is not None:
+        warnings.append((f"{kept} (s2s's plan makes {verdict.wider.describe()} more "
+                              "widely or more often)", "omp-existing-mapping",
+                              ir.function.span))
+    for transfer in verdict.redundant if verdict.replace else ():
+        warnings.append((f"{transfer.describe()} is not needed on any path that reads "
+                              "the copy it makes; s2s's plan drops it", "omp-redundant-copy",
+                              transfer.span or ir.function.span))
 
 
 def hand_written(model: TranslationUnit, ir: FunctionIR, directives) -> list[Transfer]:

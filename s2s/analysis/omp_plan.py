@@ -232,73 +232,15 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
                 exit_updates += [label + p for p in parts]
         enter_type = "to" if label in to_labels else "alloc"
         arrays.append(MappedArray(label, lengths[label], enter_type, exit_type))
-    if removed and not _replaces_hand_mapping(model, ir, tracked, lengths, plan, end,
-                                              (arrays, updates, exit_updates)):
+    if removed and not omp_existing.replaces_hand_mapping(
+            model, ir, _data_directives(model, function.name), tracked, lengths,
+            plan.warnings, end, (arrays, updates, exit_updates)):
         return None
     structured = len(nodes) == 1 and not swapped and not exit_updates
     explicit = _explicit_sections(model, nodes, lengths, exit_state)
     return RegionPlan(function.name, nodes[0].stmt, nodes[-1].stmt,
                       insertion_span(nodes[0].stmt, model), structured, tuple(arrays),
                       tuple(updates), tuple(exit_updates), removed, tuple(explicit))
-
-
-def _replaces_hand_mapping(model, ir: FunctionIR, tracked, lengths, plan: OmpPlan,
-                           region_end: int, planned_copies) -> bool:
-    """Whether the plan replaces the function's own data directives (omp_existing): a
-    mapping that leaves arrays to per-kernel copies is re-planned unless it provably copies
-    less than the plan; one that keeps every array on the device only when the plan
-    provably copies no more."""
-    directives = _data_directives(model, ir.function.name)
-    user_mapped = {norm_text(item.base) for d in directives
-                   if d.words[:2] in (("target", "data"), ("target", "enter"))
-                   for clause in d.maps for item in clause.items}
-    complete = {norm_text(label) for label in tracked} <= user_mapped
-    ours = omp_existing.planned(ir, region_end, *planned_copies)
-    name = ir.function.name
-    if ours is None:
-        if complete:
-            plan.warnings.append((f"'{name}' has its own data mapping for every array its "
-                                  "target regions use; kept as written",
-                                  "omp-existing-mapping", ir.function.span))
-        return not complete
-    groups = alias_groups(model, ir.function, 0, 0)
-    user = omp_existing.hand_written(model, ir, directives) + \
-        omp_existing.kernel_clauses(model, ir, {norm_text(label) for label in tracked}
-                                    - user_mapped)
-    verdict = omp_existing.compare(user, ours, {norm_text(k): v for k, v in lengths.items()},
-                                   {norm_text(k): frozenset(norm_text(x) for x in v)
-                                    for k, v in groups.items()})
-    if not complete and verdict.wider is None:
-        return verdict.replace or verdict.missing is not None
-    _report_kept_or_tightened(plan, ir, verdict)
-    return verdict.replace
-
-
-def _report_kept_or_tightened(plan: OmpPlan, ir: FunctionIR, verdict) -> None:
-    name = ir.function.name
-    kept = f"'{name}' has its own data mapping for the arrays its target regions use; kept " \
-           "as written"
-    if verdict.missing is not None and verdict.missing.kind == "to":
-        # The analysis copies in arrays that kernels overwrite only partly, not knowing
-        # whether the rest is ever read: no claim that the author is wrong.
-        plan.warnings.append((f"{kept} (s2s's plan would also make "
-                              f"{verdict.missing.describe()})", "omp-existing-mapping",
-                              ir.function.span))
-    elif verdict.missing is not None:
-        missing = verdict.missing
-        why = f" ({missing.reason})" if missing.reason else ""
-        plan.warnings.append((f"the hand-written data mapping of '{name}' never makes "
-                              f"{missing.describe()}, which the analysis finds needed{why}; "
-                              "kept as written: check it", "omp-suspect-mapping",
-                              missing.span or ir.function.span))
-    elif verdict.wider is not None:
-        plan.warnings.append((f"{kept} (s2s's plan makes {verdict.wider.describe()} more "
-                              "widely or more often)", "omp-existing-mapping",
-                              ir.function.span))
-    for transfer in verdict.redundant if verdict.replace else ():
-        plan.warnings.append((f"{transfer.describe()} is not needed on any path that reads "
-                              "the copy it makes; s2s's plan drops it", "omp-redundant-copy",
-                              transfer.span or ir.function.span))
 
 
 def _explicit_sections(model: TranslationUnit, nodes: list[Node], lengths, state

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 
-from s2s.analysis.omp_ir import LOOP_KINDS, Access, CallEvent, Node, loop_range
+from s2s.analysis.omp_ir import Access, CallEvent, Node
+from s2s.analysis.omp_loops import LOOP_KINDS, loop_range
 from s2s.analysis.polynomial import NotPoly, Poly, add, assigned_in, poly, render, scale, substitute
 
 
