@@ -167,7 +167,8 @@ def kernel_clauses(model: TranslationUnit, ir: FunctionIR, arrays: set[str]) -> 
 
 
 def planned(ir: FunctionIR, region_end: int, arrays, updates: tuple[PlannedUpdate, ...],
-            exit_updates: tuple[str, ...]) -> list[Transfer] | None:
+            exit_updates: tuple[str, ...], entry_updates: tuple[str, ...] = ()
+            ) -> list[Transfer] | None:
     """The transfers of a plan; None when it places copies in other functions (not
     comparable with directives of this one). Copies at the region's exit are anchored at
     its end (``region_end``)."""
@@ -180,6 +181,8 @@ def planned(ir: FunctionIR, region_end: int, arrays, updates: tuple[PlannedUpdat
             out.append(Transfer("from", norm_text(array.name), item, anchor=region_end))
     out += [Transfer("from", norm_text(item.partition("[")[0]), norm_text(item),
                      anchor=region_end) for item in exit_updates]
+    out += [Transfer("to", norm_text(item.partition("[")[0]), norm_text(item))
+            for item in entry_updates]
     by_stmt = {id(n.stmt): n for n in ir.root.walk() if n.stmt is not None}
     for update in updates:
         node = by_stmt.get(id(update.anchor))

@@ -42,6 +42,7 @@ from s2s.analysis.omp_sections import atoms_of, host_sections
 from s2s.analysis.omp_sizes import (
     alias_groups,
     array_sections,
+    entry_sections,
     exact_aliases,
     first_use,
     live_after,
@@ -83,6 +84,7 @@ class RegionPlan:
     exit_updates: tuple[str, ...] = ()  # ``target update from`` items before the exit
     removed: tuple[SourceSpan, ...] = ()  # the function's own data directives, replaced
     explicit: tuple[tuple[SourceSpan, str], ...] = ()  # (target directive, clause to append)
+    entry_updates: tuple[str, ...] = ()  # ``target update to`` items after the entry
 
 
 @dataclass
@@ -205,7 +207,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     else:
         raise Unsupported("copies at the region's end could not be made consistent")
 
-    arrays, exit_updates = [], []
+    arrays, exit_updates, entry_updates = [], [], []
     after = block.children[block.children.index(nodes[-1]) + 1:] + _continuation(block)
     text = source_texts(source)
     groups = alias_groups(model, function, 0, 0)
@@ -231,16 +233,22 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
                 exit_type = "release"
                 exit_updates += [label + p for p in parts]
         enter_type = "to" if label in to_labels else "alloc"
+        held = entry_sections(model, function, label, start, source) \
+            if enter_type == "to" else None
+        if held is not None:  # a fresh buffer: only the elements the host set go over
+            enter_type = "alloc"
+            entry_updates += [label + part for part in held]
         arrays.append(MappedArray(label, lengths[label], enter_type, exit_type))
     if removed and not omp_existing.replaces_hand_mapping(
             model, ir, _data_directives(model, function.name), tracked, lengths,
-            plan.warnings, end, (arrays, updates, exit_updates)):
+            plan.warnings, end, (arrays, updates, exit_updates, entry_updates)):
         return None
-    structured = len(nodes) == 1 and not swapped and not exit_updates
+    structured = len(nodes) == 1 and not swapped and not exit_updates and not entry_updates
     explicit = _explicit_sections(model, nodes, lengths, exit_state)
     return RegionPlan(function.name, nodes[0].stmt, nodes[-1].stmt,
                       insertion_span(nodes[0].stmt, model), structured, tuple(arrays),
-                      tuple(updates), tuple(exit_updates), removed, tuple(explicit))
+                      tuple(updates), tuple(exit_updates), removed, tuple(explicit),
+                      tuple(entry_updates))
 
 
 def _explicit_sections(model: TranslationUnit, nodes: list[Node], lengths, state

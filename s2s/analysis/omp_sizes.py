@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from s2s.analysis.omp_flow import norm_text
-from s2s.analysis.polynomial import same_value
+from s2s.analysis.polynomial import NotPoly, assigned_in, poly, render, same_value
 from s2s.model import HostAllocation, TranslationUnit
 
 
@@ -218,3 +218,46 @@ def exact_aliases(model: TranslationUnit, function, name: str, before: int) -> f
     if len(members) != len(group) - 1:
         return frozenset()  # a pointer of the group assigned twice
     return frozenset(group - {name})
+
+
+def entry_sections(model: TranslationUnit, function, label: str, start: int, source: bytes,
+                   limit: int = 4) -> list[str] | None:
+    """The elements of a ``malloc``/``new[]`` array that hold data when the region starts,
+    as ``[e:1]`` sections, when the host wrote only single elements of it since its
+    allocation (``b[0] = a[0]; b[n - 1] = a[n - 1];`` on a fresh scratch buffer): the entry
+    copy moves those instead of the whole array, whose other elements are indeterminate on
+    both sides anyway. None when anything else happened to it (a loop over it, a read, a
+    call, a pointer copy), or it is not such a buffer."""
+    allocation = allocation_of(model, function, label)
+    if allocation is None or allocation.kind not in ("malloc", "new[]") or \
+            allocation.function != function.name or allocation.span.end > start:
+        return None
+    after = allocation.span.end
+    for copy in model.pointer_copies:
+        if copy.function == function.name and after <= copy.span.start < start and \
+                label in (copy.source, copy.target):
+            return None
+    loops = [s.span for s in function.body.walk() if s.kind in ("for", "while", "do", "range_for")]
+    sections: list[str] = []
+    for ref in model.array_refs:
+        if ref.function != function.name or ref.root != label or \
+                not after <= ref.span.start < start:
+            continue
+        if ref.array != label or ref.call or ref.directive is not None or ref.reads or \
+                len(ref.subscripts) != 1:
+            return None
+        if any(span.start <= ref.span.start < span.end for span in loops):
+            return None
+        index = ref.subscripts[0].text
+        try:
+            value = poly(index)
+        except NotPoly:
+            return None
+        between = source[ref.span.end:start].decode("utf-8", "replace")
+        names = {v for key in value for atom in key for v in re.findall(r"[A-Za-z_]\w*", atom)}
+        if any(assigned_in(v, between) for v in names):
+            return None
+        section = f"[{render(value)}:1]"
+        if not any(same_value(section[1:-3], known[1:-3]) for known in sections):
+            sections.append(section)
+    return sections if len(sections) <= limit else None

@@ -76,6 +76,8 @@ def _region_edits(region: RegionPlan, source: bytes, path: str) -> list[Edit]:
     else:
         edits.append(_line_before(region.at, source,
                                   f"#pragma omp target enter data {_clauses(region, 'enter')}"))
+        edits += [_line_before(region.at, source, f"#pragma omp target update to({item})")
+                  for item in region.entry_updates]
         lines = [f"#pragma omp target update from({item})" for item in region.exit_updates]
         lines.append(f"#pragma omp target exit data {_clauses(region, 'exit')}")
         edits.append(_line_after(region.last, source, lines))
@@ -171,10 +173,14 @@ def _explain(region: RegionPlan) -> list[Diagnostic]:
     for update in region.updates:
         notes.append(Diagnostic.note(f"target update {update.motion}({update.item}): "
                                      f"{update.reason}", EXPLAIN_ID, update.anchor.span))
+    for item in region.entry_updates:
+        notes.append(Diagnostic.note(f"target update to({item}) at the region's start: the host "
+                                     "set only these elements of the fresh buffer", EXPLAIN_ID,
+                                     region.first.span))
     for item in region.exit_updates:
         notes.append(Diagnostic.note(f"target update from({item}) at the region's end: the host "
-                                     "reads only these elements afterwards", EXPLAIN_ID,
-                                     region.last.span))
+                                     "needs these elements afterwards and the device holds "
+                                     "their newest values", EXPLAIN_ID, region.last.span))
     for span in region.removed:
         notes.append(Diagnostic.note("removed this data directive: the plan above replaces it",
                                      EXPLAIN_ID, span))

@@ -13,7 +13,7 @@ int main(void) {
     int rows = 12, cols = 7, n = rows * cols;
     const int nel = rows * cols;
     double *a = malloc(nel * sizeof(double)), *b = malloc(nel * sizeof(double));
-    for (int i = 0; i < n; i++) b[i] = i;
+    for (int i = 0; i < n; i++) { a[i] = -1; b[i] = i; }  /* a holds data: partial writes keep it */
     #pragma omp target teams distribute parallel for map(tofrom: a[0:nel], b[0:nel])
     KERNEL
     printf("%f\\n", a[3]);

@@ -7,8 +7,11 @@ like these are also correct.
 
 from __future__ import annotations
 
+import pytest
+
 from s2s.analysis.omp_plan import plan_file
 from s2s.transform.omp import describe, run_omp
+from s2s.verify import omp_harness
 
 HEAD = "#include <stdio.h>\n#include <stdlib.h>\n"
 
@@ -99,8 +102,7 @@ int main(void) {
     assert motions == [("to", "u[0:1]")]
 
 
-def test_element_written_last_in_a_block_is_pushed_after_it(load_source):
-    output, once, again = _rewrite_twice(load_source, """
+PUSHED_ELEMENT = """
 int main(void) {
     int n = 64;
     double *u = malloc(n * sizeof(double));
@@ -116,13 +118,18 @@ int main(void) {
     free(u);
     return 0;
 }
-""")
+"""
+
+
+def test_element_written_last_in_a_block_is_pushed_after_it(load_source, tmp_path):
+    output, once, again = _rewrite_twice(load_source, PUSHED_ELEMENT)
     # (A branch-conditional element write in a time loop used to leave the function as
     # written: the whole-array fetch before it made both copies stale at the loop head.)
     text = once.decode()
     assert "u[n - 1] = -1;\n            #pragma omp target update to(u[n - 1:1])\n        }" in text
     assert "#pragma omp target exit data map(release: u[0:n])" in text
     assert not again.edits
+    _same_output(HEAD + PUSHED_ELEMENT, text, tmp_path)
 
 
 def test_double_buffer_swap_uses_enter_and_exit_data(load_source):
@@ -246,6 +253,21 @@ def _rewrite_twice(load_source, body: str):
     return output, once, again
 
 
+def _same_output(original: str, rewritten: str, tmp_path) -> None:
+    """Both programs built with host offload print the same, and the rewrite maps every
+    pointer its kernels use."""
+    if omp_harness.toolchain_problem():
+        pytest.skip(omp_harness.toolchain_problem())
+    results = []
+    for name, text in (("orig", original), ("new", rewritten)):
+        (tmp_path / f"{name}.c").write_text(text)
+        omp_harness.build(tmp_path / f"{name}.c", tmp_path / name)
+        results.append(omp_harness.run(tmp_path / name))
+    assert results[0].stdout == results[1].stdout and results[1].returncode == 0
+    assert results[1].unmapped == ()
+    assert results[1].copies.total_bytes < results[0].copies.total_bytes
+
+
 HAND_MAPPED = """
 int main(void) {
     int n = 64;
@@ -266,7 +288,7 @@ int main(void) {
 """
 
 
-def test_complete_hand_mapping_with_redundant_copies_is_tightened(load_source):
+def test_complete_hand_mapping_with_redundant_copies_is_tightened(load_source, tmp_path):
     # The host never changes s (its update is redundant) and reads two elements of a only
     # every tenth step: the plan copies those two inside the branch and nothing else.
     output, once, again = _rewrite_twice(load_source, HAND_MAPPED)
@@ -280,6 +302,7 @@ def test_complete_hand_mapping_with_redundant_copies_is_tightened(load_source):
     assert len(redundant) == 2
     assert "'target update to(s[0:n])'" in redundant[0] and "exit copy of a[0:n]" in redundant[1]
     assert "map(tofrom: a" not in text
+    _same_output(HEAD + HAND_MAPPED, text, tmp_path)
     assert again.edits == [] or not again.edits
     assert not [d for d in again.diagnostics if d.severity != "note" and d.id != "omp-explain"]
 
@@ -419,3 +442,53 @@ int main(void) {
 
     rewritten = EditSet(run_omp(loaded).edits).apply("prog.c", loaded.source).decode()
     assert "#pragma omp target teams distribute parallel for map(tofrom: a[0:n])\n" in rewritten
+
+
+FRESH_BUFFER = """
+int main(void) {
+    int n = 64;
+    double *a = malloc(n * sizeof(double)), *b = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) a[i] = i;
+    b[0] = a[0];
+    b[n - 1] = a[n - 1];
+    for (int t = 0; t < 3; t++) {
+        #pragma omp target teams distribute parallel for map(tofrom: a[0:n], b[0:n])
+        for (int i = 1; i < n - 1; i++) b[i] = 0.5 * (a[i - 1] + a[i + 1]);
+        #pragma omp target teams distribute parallel for map(tofrom: a[0:n], b[0:n])
+        for (int i = 0; i < n; i++) a[i] = b[i];
+    }
+    printf("%f %f\\n", a[0], a[n / 2]);
+    free(a); free(b);
+    return 0;
+}
+"""
+
+
+def test_fresh_buffer_sends_only_the_elements_the_host_set(load_source, tmp_path):
+    # b comes from malloc and the host sets only its two end points before the kernels:
+    # its other elements are indeterminate on both sides, so only those two go over.
+    output, once, again = _rewrite_twice(load_source, FRESH_BUFFER)
+    text = once.decode()
+    assert "alloc: b[0:n]" in text
+    assert "#pragma omp target update to(b[0:1])" in text
+    assert "#pragma omp target update to(b[n - 1:1])" in text
+    assert not again.edits
+    _same_output(HEAD + FRESH_BUFFER, once.decode(), tmp_path)
+
+
+def test_buffer_initialized_in_a_loop_is_copied_whole(load_source):
+    result, _ = plan(load_source, """
+int main(void) {
+    int n = 64;
+    double *b = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i += 2) b[i] = i;
+    #pragma omp target teams distribute parallel for map(tofrom: b[0:n])
+    for (int i = 1; i < n - 1; i++) b[i] += 1;
+    printf("%f\\n", b[n / 2]);
+    free(b);
+    return 0;
+}
+""")
+    [region] = result.regions
+    assert [(m.name, m.enter) for m in region.arrays] == [("b", "to")]
+    assert region.entry_updates == ()
