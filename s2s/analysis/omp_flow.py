@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, Node, Update
-from s2s.analysis.polynomial import disjoint, expand, same_value
+from s2s.analysis.polynomial import disjoint, expand, same_value, trim
 
 BOTH = frozenset("HD")
 HOST = frozenset("H")
@@ -344,6 +344,14 @@ class Interpreter:
                 self.pushed.add((id(node), access.name))
             state = state.copy()
             state.pristine[name] = False
+            written, element = state.get_dirty(name), self.section_of(access)
+            if written is not None and element is not None:
+                # Both copies now agree on that element: trim it off the stale part.
+                trimmed = frozenset(trim(part, element) for part in written)
+                pts = state.get_pts(name)
+                for other in set(state.pts) | set(state.valid) | {name}:
+                    if other == name or (len(pts) == 1 and state.get_pts(other) == pts):
+                        state.dirty[other] = trimmed
             return state
         if needs and side not in state.get_valid(name) and \
                 not self._fresh_element(access, state, name, frame):
@@ -370,6 +378,11 @@ class Interpreter:
                 section = self.section_of(access)
                 if known is not None and section is not None and len(known) < 4:
                     dirty = known | {section}
+            elif side == "D" and root_frame and full and \
+                    len({self.lengths.get(label) for label in pts}) == 1 and \
+                    self.lengths.get(next(iter(pts))):
+                # The host copy is stale everywhere: the whole mapped section.
+                dirty = frozenset((self.lengths[next(iter(pts))],))
             elif side == "D" and access.extent is not None and root_frame and \
                     known is not None and len(known) < 4:
                 # The host copy is now stale only where kernels wrote since both were fresh.

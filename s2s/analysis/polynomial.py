@@ -173,3 +173,19 @@ def _bounds(section: str) -> tuple[Poly, Poly]:
         raise NotPoly(section)
     low, length = inner[1:-1].split(":")
     return poly(low), poly(length)
+
+
+def trim(section: str, element: str) -> str:
+    """``section`` without ``element`` when the element is its first or last one
+    (``[0:n]`` minus ``[0:1]`` is ``[1:n - 1]``); otherwise ``section`` unchanged."""
+    try:
+        (low, length), (at, one) = _bounds(section), _bounds(element)
+    except NotPoly:
+        return section
+    if one != {(): 1}:
+        return section
+    if at == low:
+        return f"[{render(add(low, {(): 1}))}:{render(add(length, {(): -1}))}]"
+    if at == add(add(low, length), {(): -1}):
+        return f"[{render(low)}:{render(add(length, {(): -1}))}]"
+    return section

@@ -492,3 +492,33 @@ int main(void) {
     [region] = result.regions
     assert [(m.name, m.enter) for m in region.arrays] == [("b", "to")]
     assert region.entry_updates == ()
+
+
+INTERIOR = """
+int main(void) {
+    int n = 64;
+    double *a = malloc(n * sizeof(double)), *b = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) { a[i] = i; b[i] = 0; }
+    for (int t = 0; t < 4; t++) {
+        #pragma omp target teams distribute parallel for map(tofrom: a[0:n], b[0:n])
+        for (int i = 1; i < n - 1; i++) b[i] = 0.5 * (a[i - 1] + a[i + 1]);
+        #pragma omp target teams distribute parallel for map(tofrom: a[0:n], b[0:n])
+        for (int i = 1; i < n - 1; i++) a[i] = b[i];
+        printf("%f\\n", a[0] + a[n - 1]);
+    }
+    printf("%f %f %f\\n", a[0], a[n / 2], a[n - 1]);
+    free(a); free(b);
+    return 0;
+}
+"""
+
+
+def test_elements_no_kernel_writes_are_read_without_copies(load_source, tmp_path):
+    # The kernels write a[1..n-2] only: the host's a[0] and a[n-1] stay the newest values,
+    # inside the loop and after it; only a[n/2] comes back.
+    output, once, again = _rewrite_twice(load_source, INTERIOR)
+    text = once.decode()
+    assert text.count("#pragma omp target update") == 1
+    assert "#pragma omp target update from(a[(n / 2):1])" in text
+    assert not again.edits
+    _same_output(HEAD + INTERIOR, text, tmp_path)

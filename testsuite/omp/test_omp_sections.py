@@ -37,3 +37,24 @@ def test_ring_laws(a, b, c):
     assert add(a, b) == add(b, a)
     assert mul(a, add(b, c)) == add(mul(a, b), mul(a, c))
     assert add(a, scale(a, -1)) == {}
+
+
+def test_disjoint_sections_are_proved_by_constant_gaps():
+    from s2s.analysis.polynomial import disjoint
+
+    assert disjoint("[0:1]", "[1:n - 2]")
+    assert disjoint("[n - 1:1]", "[1:n - 2]")
+    assert disjoint("[1:n - 2]", "[n - 1:1]")
+    assert not disjoint("[n / 2:1]", "[1:n - 2]")  # inside for n >= 4, unknown in general
+    assert not disjoint("[0:2]", "[1:n - 2]")
+    assert not disjoint("[k:1]", "[1:n - 2]")
+
+
+def test_trim_drops_an_end_element_only():
+    from s2s.analysis.polynomial import same_value, trim
+
+    low, length = trim("[0:n]", "[0:1]")[1:-1].split(":")
+    assert same_value(low, "1") and same_value(length, "n - 1")
+    low, length = trim("[1:n - 1]", "[n - 1:1]")[1:-1].split(":")
+    assert same_value(low, "1") and same_value(length, "n - 2")
+    assert trim("[0:n]", "[3:1]") == "[0:n]"
