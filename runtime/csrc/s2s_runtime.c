@@ -168,6 +168,16 @@ int s2s_module_load_source(s2s_module_t *module, const char *name, const char *s
     return rc;
 }
 
+int s2s_module_load_source_dirs(s2s_module_t *module, const char *name, const char *source,
+                                const char *instantiate, const char *include_dirs)
+{
+    long long handle = 0;
+    int rc = call("module_load_source", &handle, "(sszz)", name, source, instantiate, include_dirs);
+    if (rc == 0)
+        *module = (s2s_module_t)handle;
+    return rc;
+}
+
 int s2s_set_access(s2s_module_t module, const char *kernel, const char *access_json)
 {
     return call("set_access", NULL, "(iss)", module, kernel, access_json);
