@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import os
 import struct
 
 from runtime.api import Runtime
@@ -140,4 +141,24 @@ def _read_args(params, argv_addr: int) -> list:
 def launch(handle: int, kernel: str, grid, block, shared: int, argv_addr: int) -> int:
     k = _module(handle)[kernel]
     runtime().launch(k, grid, block, _read_args(k.params, argv_addr), shared, _state["access"].get((handle, kernel)))
+    return 0
+
+
+def _links(stats) -> dict[str, int]:
+    return {f"{a}->{b}": n for (a, b), n in sorted(stats.link_bytes.items())}
+
+
+def write_stats() -> int:
+    """Write the statistics to $S2S_STATS (called by the C library when the program exits)."""
+    path = os.environ.get("S2S_STATS")
+    rt = _state["runtime"]
+    if not path or rt is None:
+        return 0
+    launches = [{"kernel": s.kernel, "partitioned": s.partitioned, "reason": s.reason, "boxes": len(s.boxes),
+                 "links": _links(s.transfers), "bookkeeping_s": s.bookkeeping_s, "kernel_s": s.kernel_s}
+                for s in rt.launches]
+    data = {"backend": rt.backend, "devices": rt.device_count, "launches": launches,
+            "memcpy_links": _links(rt.copy_stats)}
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(data, handle)
     return 0

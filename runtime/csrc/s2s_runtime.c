@@ -190,6 +190,13 @@ int s2s_launch(s2s_module_t module, const char *kernel, s2s_dim3 grid, s2s_dim3 
                 block.z, (unsigned long long)shared_bytes, ADDR(args));
 }
 
+/* S2S_STATS=FILE: the runtime's statistics, written when the program exits */
+__attribute__((destructor)) static void s2s_write_stats_at_exit(void)
+{
+    if (initialised && getenv("S2S_STATS"))
+        call("write_stats", NULL, "()");
+}
+
 const char *s2s_last_error(void)
 {
     if (!initialised && !last_error[0])
