@@ -200,3 +200,19 @@ def _unescape(text: str) -> bytes:
             i += 4
     return bytes(out)
 
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc not found on PATH")
+def test_nvcc_wrapper_builds_the_rewritten_program(tmp_path, monkeypatch, capfd):
+    """``s2s nvcc --s2s-passes=mgpu`` rewrites, adds the runtime's include and link flags, and the
+    program runs on cpu devices; its warnings point at the original file."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("S2S_WRAPPED", "S2S_REAL_NVCC", "S2S_PASSES"):
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / "prog.cu").write_text(PROGRAM)
+    code = main(["nvcc", "--s2s-passes=mgpu", "-std=c++17", "-arch=sm_90", "prog.cu", "-o", "prog"])
+    err = capfd.readouterr().err
+    assert code == 0, err
+    assert "prog.cu:" in err and "kernel 'counted' runs on one device" in err
+    out, stats = run(tmp_path / "prog", 2, stats=tmp_path / "stats.json")
+    assert out.startswith("sum ") and sum(launch["partitioned"] for launch in stats["launches"]) == 2
