@@ -138,6 +138,29 @@ def resolve_pointers(runtime, kernel, args) -> dict[int, DevicePointer]:
             if p.kind == "pointer" and a is not None and not (isinstance(a, int) and a == 0)}
 
 
+_PLANS: dict[tuple, tuple[object, object, Plan]] = {}
+_PLAN_LIMIT = 256
+
+
+def cached_plan(kernel, grid, block, args, pointers, access, ndevices: int, mode: str) -> Plan:
+    """``partition_plan``, remembered per launch: the same kernel, model, grid, block, scalar arguments
+    and pointer arguments (buffer object and offset) on the same devices give the same plan, and
+    iterative programs repeat a few launches (a stencil step and its pointer-swapped twin). The plan is
+    independent of who holds what; the copies are planned anew at every launch."""
+    if access is None:
+        return partition_plan(kernel, grid, block, args, pointers, access, ndevices, mode)
+    values = tuple((id(ptr.buffer), ptr.offset) if (ptr := pointers.get(i)) else a for i, a in enumerate(args))
+    key = (id(kernel), id(access), grid, block, values, ndevices, mode)
+    found = _PLANS.get(key)
+    if found is not None and found[0] is access and found[1] is kernel:
+        return found[2]
+    plan = partition_plan(kernel, grid, block, args, pointers, access, ndevices, mode)
+    if len(_PLANS) >= _PLAN_LIMIT:
+        _PLANS.clear()
+    _PLANS[key] = (access, kernel, plan)    # holding the objects keeps their ids from being reused
+    return plan
+
+
 def run(runtime, kernel, grid, block, args, shared: int = 0, access=None, mode: str = "auto") -> LaunchStats:
     """Launch ``kernel`` over all devices of ``runtime``; returns the launch's statistics."""
     start = time.perf_counter()
@@ -146,7 +169,7 @@ def run(runtime, kernel, grid, block, args, shared: int = 0, access=None, mode: 
         raise LaunchError(f"{kernel.name}: {len(args)} arguments for {len(kernel.params)} parameters")
     pointers = resolve_pointers(runtime, kernel, args)
     devices = runtime.devices
-    plan = partition_plan(kernel, grid, block, args, pointers, access, len(devices), mode)
+    plan = cached_plan(kernel, grid, block, args, pointers, access, len(devices), mode)
     copies = plan_fetches(plan.reads, len(devices))
     bookkeeping = time.perf_counter() - start
     transfers = execute(copies, devices)
