@@ -42,9 +42,7 @@ def mgpu_runtime_flags() -> RuntimeFlags:
     ``-Xlinker -rpath -Xlinker DIR`` is understood by nvcc and by gcc/clang alike, so the
     program finds the library where it was built without LD_LIBRARY_PATH."""
     try:
-        library = capi_build.build_library()
+        link = capi_build.link_flags()
     except (BackendUnavailable, CompileError, OSError) as error:
         raise RuntimeUnavailable(f"the s2s runtime library cannot be built here: {error}") from None
-    return RuntimeFlags(compile=(f"-I{capi_build.HEADER_DIR}",),
-                        link=(f"-L{library.parent}", "-ls2s_runtime", "-Xlinker", "-rpath",
-                              "-Xlinker", str(library.parent)))
+    return RuntimeFlags(compile=(f"-I{capi_build.HEADER_DIR}",), link=tuple(link))
