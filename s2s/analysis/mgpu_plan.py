@@ -155,10 +155,9 @@ def _launch_problem(model: TranslationUnit, launch, table: dict[str, TableKernel
 
 def _after_includes(masked: bytes) -> int:
     """Offset just after the last ``#include`` line (0 when there is none)."""
-    last = None
-    for last in _INCLUDE.finditer(masked):
-        pass
-    if last is None:
+    matches = list(_INCLUDE.finditer(masked))
+    if not matches:
         return 0
+    last = matches[-1]
     end = last.end()
     return end + 1 if masked[end:end + 1] == b"\n" else end

@@ -11,6 +11,7 @@ from mgpu_support import NVCC, build, run
 
 from s2s.analysis.mgpu_sites import mask, tokens_in
 from s2s.cli.main import main
+from s2s.driver import RunOptions, process_file
 from s2s.transform.mgpu import c_string, run_mgpu
 
 HEAD = """\
@@ -60,8 +61,6 @@ int main() {
 
 
 def rewrite_text(tmp_path, text: str, name: str = "prog.cu"):
-    from s2s.driver import RunOptions, Success, process_file
-
     path = tmp_path / name
     path.write_text(text)
     result = process_file(str(path), RunOptions(), run_mgpu)
