@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import ctypes
 import json
+import os
 import struct
 
 from runtime.api import Runtime
 from runtime.errors import AddressError, ConfigError, LaunchError
 
-try:                        # the access package is issue 4's; partitioned C launches need it, the rest not
+try:                        # partitioned C launches need the access package (isl); plain ones do not
     from runtime.access import KernelAccess
-except ImportError:         # pragma: no cover - depends on which branches are merged
+except ImportError:         # pragma: no cover - islpy missing
     KernelAccess = None
 
 HOST_TO_HOST, HOST_TO_DEVICE, DEVICE_TO_HOST, DEVICE_TO_DEVICE, DEFAULT = range(5)
@@ -96,15 +97,30 @@ def module_load(path: str, instantiate: str | None) -> int:
     return _register(runtime().load_module(path=path, instantiate=_instantiations(instantiate)))
 
 
-def module_load_source(name: str, source: str, instantiate: str | None) -> int:
-    return _register(runtime().load_module(source=source, name=name, instantiate=_instantiations(instantiate)))
+def module_load_source(name: str, source: str, instantiate: str | None, include_dirs: str | None = None) -> int:
+    dirs = [d for d in (include_dirs or "").split(":") if d]
+    return _register(runtime().load_module(source=source, name=name, instantiate=_instantiations(instantiate),
+                                           include_dirs=dirs))
 
 
 def set_access(handle: int, kernel: str, access_json: str) -> int:
     if KernelAccess is None:
-        raise ConfigError("s2s_set_access: the access-model package (runtime.access) is not installed")
-    _state["access"][(handle, kernel)] = KernelAccess.from_dict(json.loads(access_json))
+        raise ConfigError("s2s_set_access: the access-model package (runtime.access) cannot be imported "
+                          "(is islpy installed?)")
+    access = KernelAccess.from_dict(json.loads(access_json))
+    k = _module(handle)[kernel]
+    if len(access.params) != len(k.params):
+        raise ConfigError(f"s2s_set_access: the model of {access.kernel} has {len(access.params)} parameters, "
+                          f"kernel {kernel} has {len(k.params)}")
+    _state["access"][(handle, kernel)] = access
     return 0
+
+
+def _module(handle: int):
+    modules = _state["modules"]
+    if not 0 <= handle < len(modules):
+        raise LaunchError(f"no module with handle {handle}")
+    return modules[handle]
 
 
 def _read_args(params, argv_addr: int) -> list:
@@ -123,9 +139,26 @@ def _read_args(params, argv_addr: int) -> list:
 
 
 def launch(handle: int, kernel: str, grid, block, shared: int, argv_addr: int) -> int:
-    modules = _state["modules"]
-    if not 0 <= handle < len(modules):
-        raise LaunchError(f"s2s_launch: no module with handle {handle}")
-    k = modules[handle][kernel]
+    k = _module(handle)[kernel]
     runtime().launch(k, grid, block, _read_args(k.params, argv_addr), shared, _state["access"].get((handle, kernel)))
+    return 0
+
+
+def _links(stats) -> dict[str, int]:
+    return {f"{a}->{b}": n for (a, b), n in sorted(stats.link_bytes.items())}
+
+
+def write_stats() -> int:
+    """Write the statistics to $S2S_STATS (called by the C library when the program exits)."""
+    path = os.environ.get("S2S_STATS")
+    rt = _state["runtime"]
+    if not path or rt is None:
+        return 0
+    launches = [{"kernel": s.kernel, "partitioned": s.partitioned, "reason": s.reason, "boxes": len(s.boxes),
+                 "links": _links(s.transfers), "bookkeeping_s": s.bookkeeping_s, "kernel_s": s.kernel_s}
+                for s in rt.launches]
+    data = {"backend": rt.backend, "devices": rt.device_count, "launches": launches,
+            "memcpy_links": _links(rt.copy_stats)}
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(data, handle)
     return 0

@@ -1,7 +1,7 @@
 """Build the C interface library on demand: ``libs2s_runtime.so`` embedding this Python.
 
     python -m runtime.capi_build            # builds (cached) and prints the library path
-    python -m runtime.capi_build --flags    # compiler/linker flags for a program using s2s_runtime.h
+    python -m runtime.capi_build --flags    # compiler/linker flags (gcc, clang, nvcc) for a program using it
 
 The library is keyed (like kernel modules) by its C source, the header, the Python version and the
 compiler, and lands in the cache directory of the cpu backend.  It records the ``sys.path`` of the Python
@@ -67,9 +67,14 @@ def build_library(compiler: str = "gcc") -> Path:
 
 
 def program_flags() -> list[str]:
-    """Flags to compile and link a C/C++ program against the library."""
+    """Flags to compile and link a C/C++ or CUDA program against the library (``-Xlinker`` is
+    understood by gcc, clang and nvcc alike, ``-Wl,`` by nvcc not)."""
+    return [f"-I{HEADER_DIR}", *link_flags()]
+
+
+def link_flags() -> list[str]:
     lib = build_library()
-    return [f"-I{HEADER_DIR}", f"-L{lib.parent}", "-ls2s_runtime", f"-Wl,-rpath,{lib.parent}"]
+    return [f"-L{lib.parent}", "-ls2s_runtime", "-Xlinker", "-rpath", "-Xlinker", str(lib.parent)]
 
 
 def main(argv: list[str]) -> int:

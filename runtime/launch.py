@@ -11,10 +11,14 @@ One launch on P devices:
 4. record each box's write ranges as now held by that device alone.
 
 Reads are brought up to date for *all* devices before any box runs, so a box never sees another box's
-writes (which would be a race in the CUDA program anyway).  A kernel without a usable access model (none
-given, not partitionable, a written pointer the model does not cover) runs whole on device 0 with
-whole-buffer coherence: every pointer argument's buffer is brought up to date there, and every buffer it
-may write (pointer not to const) is afterwards held by device 0 alone.
+writes (which would be a race in the CUDA program anyway).  A kernel without a usable access model runs
+whole on device 0 with whole-buffer coherence: every pointer argument's buffer is brought up to date
+there, and every buffer it may write (pointer not to const) is afterwards held by device 0 alone.
+"Usable" is decided per launch: a model that is partitionable, covers every written pointer, knows the
+element sizes, has a value for every map parameter, and whose write maps are injective across blocks for
+*this* launch's values (``KernelAccess.launch_conflict``: the tool decided on sample launches).  Read
+ranges of unknown offsets reach ``runtime.access.UNBOUNDED`` (2^62) and may start below 0; they are
+clipped to the buffer.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from dataclasses import dataclass, field
 from runtime.buffers import DevicePointer, device_bit
 from runtime.coherence import TransferStats, execute, plan_fetches
 from runtime.errors import LaunchError
-from runtime.partition import Box, LaunchConfig, dim3, split_grid
+from runtime.partition import Box, Launch, dim3, split_grid
 
 
 @dataclass
@@ -52,17 +56,10 @@ class Plan:
     reason: str | None
 
 
-def _model_info(access) -> tuple[list[str], dict[str, int]]:
-    """Parameter names and element sizes of a serialisable access model (contract: to_dict())."""
-    cached = getattr(access, "_s2s_runtime_info", None)
-    if cached is None:
-        d = access.to_dict()
-        cached = (list(d["params"]), {a: int(v["elem_size"]) for a, v in d["arrays"].items()})
-        try:
-            access._s2s_runtime_info = cached
-        except AttributeError:
-            pass
-    return cached
+def _model_info(access) -> tuple[list[str], dict[str, int | None]]:
+    """Parameter names and element sizes of an access model (``KernelAccess`` or a test double with
+    the same ``params`` / ``models[name].elem_size`` attributes)."""
+    return list(access.params), {name: model.elem_size for name, model in access.models.items()}
 
 
 def whole_plan(kernel, grid, pointers: dict[int, DevicePointer], reason: str | None) -> Plan:
@@ -100,15 +97,29 @@ def partition_plan(kernel, grid, block, args, pointers, access, ndevices: int, m
     for i in pointers:
         if names[i] not in covered and not kernel.params[i].const_target:
             return whole_plan(kernel, grid, pointers, f"written pointer {names[i]!r} has no access model")
+        if names[i] in covered and not elem_sizes[names[i]]:
+            return whole_plan(kernel, grid, pointers, f"element size of {names[i]!r} unknown to the model")
     scalars = {n: int(a) for n, a, p in zip(names, args, kernel.params, strict=True)
                if p.kind in ("signed", "unsigned")}
-    config = LaunchConfig(grid, block, scalars)
-    boxes = [(d, b) for d, b in enumerate(split_grid(grid, ndevices, mode)) if not b.empty]
+    config = Launch(grid, block, scalars)
+    try:
+        conflict = access.launch_conflict(config)
+        if conflict is not None:
+            return whole_plan(kernel, grid, pointers, f"this launch: {conflict}")
+        boxes = [(d, b) for d, b in enumerate(split_grid(grid, ndevices, mode)) if not b.empty]
+        reads, writes = _box_ranges(boxes, pointers, names, elem_sizes, access, config)
+    except KeyError as missing:             # a map parameter that is not an integer argument here
+        return whole_plan(kernel, grid, pointers, f"access model: {missing.args[0]}")
+    return Plan(boxes, reads, writes, True, None)
+
+
+def _box_ranges(boxes, pointers, names, elem_sizes, access, config):
+    """(device, buffer, lo, hi) byte ranges each box reads and writes."""
     reads, writes = [], []
     for device, box in boxes:
         for i, ptr in pointers.items():
             name = names[i]
-            if name not in covered:
+            if name not in access.models:
                 reads.append((device, ptr.buffer, 0, ptr.buffer.nbytes))
                 continue
             es = elem_sizes[name]
@@ -118,13 +129,36 @@ def partition_plan(kernel, grid, block, args, pointers, access, ndevices: int, m
             if access.writes(name):
                 writes += [(device, ptr.buffer, a, b)
                            for a, b in _byte_ranges(access.write_ranges(name, box, config), ptr, es)]
-    return Plan(boxes, reads, writes, True, None)
+    return reads, writes
 
 
 def resolve_pointers(runtime, kernel, args) -> dict[int, DevicePointer]:
     """Pointer arguments (non-null) resolved to (buffer, offset), by parameter index."""
     return {i: runtime.space.resolve(a) for i, (a, p) in enumerate(zip(args, kernel.params, strict=True))
             if p.kind == "pointer" and a is not None and not (isinstance(a, int) and a == 0)}
+
+
+_PLANS: dict[tuple, tuple[object, object, Plan]] = {}
+_PLAN_LIMIT = 256
+
+
+def cached_plan(kernel, grid, block, args, pointers, access, ndevices: int, mode: str) -> Plan:
+    """``partition_plan``, remembered per launch: the same kernel, model, grid, block, scalar arguments
+    and pointer arguments (buffer object and offset) on the same devices give the same plan, and
+    iterative programs repeat a few launches (a stencil step and its pointer-swapped twin). The plan is
+    independent of who holds what; the copies are planned anew at every launch."""
+    if access is None:
+        return partition_plan(kernel, grid, block, args, pointers, access, ndevices, mode)
+    values = tuple((id(ptr.buffer), ptr.offset) if (ptr := pointers.get(i)) else a for i, a in enumerate(args))
+    key = (id(kernel), id(access), grid, block, values, ndevices, mode)
+    found = _PLANS.get(key)
+    if found is not None and found[0] is access and found[1] is kernel:
+        return found[2]
+    plan = partition_plan(kernel, grid, block, args, pointers, access, ndevices, mode)
+    if len(_PLANS) >= _PLAN_LIMIT:
+        _PLANS.clear()
+    _PLANS[key] = (access, kernel, plan)    # holding the objects keeps their ids from being reused
+    return plan
 
 
 def run(runtime, kernel, grid, block, args, shared: int = 0, access=None, mode: str = "auto") -> LaunchStats:
@@ -135,7 +169,7 @@ def run(runtime, kernel, grid, block, args, shared: int = 0, access=None, mode: 
         raise LaunchError(f"{kernel.name}: {len(args)} arguments for {len(kernel.params)} parameters")
     pointers = resolve_pointers(runtime, kernel, args)
     devices = runtime.devices
-    plan = partition_plan(kernel, grid, block, args, pointers, access, len(devices), mode)
+    plan = cached_plan(kernel, grid, block, args, pointers, access, len(devices), mode)
     copies = plan_fetches(plan.reads, len(devices))
     bookkeeping = time.perf_counter() - start
     transfers = execute(copies, devices)

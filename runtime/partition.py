@@ -1,8 +1,10 @@
 """Splitting a launch grid into boxes of blocks, one per device.
 
-``Box`` and ``LaunchConfig`` have the attribute names of ``runtime.access.Box`` / ``Launch`` (see the
-access contract: lo/hi half-open per dimension; grid, block, scalars), so they can be handed to any
-access model's ``read_ranges`` / ``write_ranges`` without this module importing the access package.
+``Box`` and ``Launch`` are the types of the access contract (``runtime.access`` re-exports them): one
+definition, so the boxes this module makes and the launch values ``runtime.launch`` collects go to
+``KernelAccess.read_ranges`` / ``write_ranges`` / ``launch_conflict`` as they are.  They live here, in a
+module without dependencies, because the access package needs isl and the runtime's plain (unpartitioned)
+paths do not.
 
 Why 1-D along the outermost dimension first: kernels map blockIdx.y (or .z) to rows of row-major arrays,
 so a split along y gives each device a contiguous band of memory and one segment per written array.  A
@@ -20,7 +22,7 @@ Dim3 = tuple[int, int, int]
 
 @dataclass(frozen=True)
 class Box:
-    """Blocks [lo, hi) per dimension (x, y, z)."""
+    """A box of blocks, half-open per dimension (x, y, z): [lo, hi)."""
     lo: Dim3
     hi: Dim3
 
@@ -34,11 +36,24 @@ class Box:
 
 
 @dataclass(frozen=True)
-class LaunchConfig:
-    """Launch-time values an access model needs."""
+class Launch:
+    """Launch-time values an access model needs: grid and block sizes, integer scalars by name."""
     grid: Dim3
     block: Dim3
     scalars: dict[str, int] = field(default_factory=dict)
+
+    def values(self, names) -> dict[str, int]:
+        """Values of the map parameters ``names`` (gdx..bdz and scalar names); KeyError names a missing one."""
+        grid, block, scalars = self.grid, self.block, self.scalars
+        known = {"gdx": grid[0], "gdy": grid[1], "gdz": grid[2],
+                 "bdx": block[0], "bdy": block[1], "bdz": block[2]}
+        try:
+            return {n: int(known[n] if n in known else scalars[n]) for n in names}
+        except KeyError as missing:
+            raise KeyError(f"launch has no value for {missing.args[0]}") from None
+
+
+LaunchConfig = Launch   # the name this module used before the access package was merged
 
 
 def dim3(value) -> Dim3:

@@ -153,7 +153,7 @@ def test_usage_error_exit_code(capsys):
 
 def test_pass_not_available_yet_exits_2(tmp_path, capsys):
     src = write(tmp_path, "saxpy.cu", SAXPY)
-    code, _, err = run_cli(["mgpu", src], capsys)
+    code, _, err = run_cli(["transfers", src], capsys)
     assert code == 2 and "not available" in err
     assert src.read_text() == SAXPY
 

@@ -28,34 +28,9 @@ from runtime.access.islmaps import (
     write_conflict,
 )
 from runtime.access.maptext import split_header
+from runtime.partition import Box, Launch
 
 GRID_PARAMS = ("gdx", "gdy", "gdz", "bdx", "bdy", "bdz")
-
-
-@dataclass(frozen=True)
-class Box:
-    """A box of blocks, half-open per dimension (x, y, z)."""
-
-    lo: tuple[int, int, int]
-    hi: tuple[int, int, int]
-
-
-@dataclass(frozen=True)
-class Launch:
-    """Launch-time values: grid and block sizes and the integer scalar arguments by name."""
-
-    grid: tuple[int, int, int]
-    block: tuple[int, int, int]
-    scalars: dict[str, int] = field(default_factory=dict)
-
-    def values(self, names) -> dict[str, int]:
-        grid, block, scalars = self.grid, self.block, self.scalars
-        known = {"gdx": grid[0], "gdy": grid[1], "gdz": grid[2],
-                 "bdx": block[0], "bdy": block[1], "bdz": block[2]}
-        try:
-            return {n: int(known[n] if n in known else scalars[n]) for n in names}
-        except KeyError as missing:
-            raise KeyError(f"launch has no value for {missing.args[0]}") from None
 
 
 @dataclass(frozen=True)
@@ -205,14 +180,19 @@ class KernelAccess:
 
     def launch_conflict(self, launch: Launch) -> str | None:
         """Exact check for one launch: why threads of different blocks write one element,
-        or None. (``partitionable`` was decided on sample launches by the tool.)"""
+        or None. (``partitionable`` was decided on sample launches by the tool.) The answer is
+        cached per array and launch values, so repeated launches pay a dictionary lookup."""
         for name, model in self.models.items():
             if model.write is None:
                 continue
-            values = launch.values(split_header(model.write)[0])
-            found = write_conflict(instantiate_map(model.write, values))
-            if found is not None and found[0] == "blocks":
-                return f"threads of different blocks write {name}[{found[1]}]"
+            values = launch.values(model.params("write"))
+            key = ("conflict", name, tuple(values.values()))
+            if key not in self._found:
+                found = write_conflict(instantiate_map(model.write, values))
+                self._found[key] = (f"threads of different blocks write {name}[{found[1]}]"
+                                    if found is not None and found[0] == "blocks" else None)
+            if self._found[key] is not None:
+                return self._found[key]
         return None
 
 

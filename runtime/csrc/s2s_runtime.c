@@ -168,6 +168,16 @@ int s2s_module_load_source(s2s_module_t *module, const char *name, const char *s
     return rc;
 }
 
+int s2s_module_load_source_dirs(s2s_module_t *module, const char *name, const char *source,
+                                const char *instantiate, const char *include_dirs)
+{
+    long long handle = 0;
+    int rc = call("module_load_source", &handle, "(sszz)", name, source, instantiate, include_dirs);
+    if (rc == 0)
+        *module = (s2s_module_t)handle;
+    return rc;
+}
+
 int s2s_set_access(s2s_module_t module, const char *kernel, const char *access_json)
 {
     return call("set_access", NULL, "(iss)", module, kernel, access_json);
@@ -178,6 +188,13 @@ int s2s_launch(s2s_module_t module, const char *kernel, s2s_dim3 grid, s2s_dim3 
 {
     return call("launch", NULL, "(is(III)(III)KK)", module, kernel, grid.x, grid.y, grid.z, block.x, block.y,
                 block.z, (unsigned long long)shared_bytes, ADDR(args));
+}
+
+/* S2S_STATS=FILE: the runtime's statistics, written when the program exits */
+__attribute__((destructor)) static void s2s_write_stats_at_exit(void)
+{
+    if (initialised && getenv("S2S_STATS"))
+        call("write_stats", NULL, "()");
 }
 
 const char *s2s_last_error(void)

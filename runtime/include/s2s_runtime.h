@@ -46,6 +46,9 @@ int s2s_synchronize(void);
 int s2s_module_load(s2s_module_t *module, const char *path, const char *instantiate);
 int s2s_module_load_source(s2s_module_t *module, const char *name, const char *source,
                            const char *instantiate);
+/* the same, with directories (separated by ':') searched for the quoted includes of `source` */
+int s2s_module_load_source_dirs(s2s_module_t *module, const char *name, const char *source,
+                                const char *instantiate, const char *include_dirs);
 /* access model of one kernel (JSON of the access contract) enabling partitioned launches */
 int s2s_set_access(s2s_module_t module, const char *kernel, const char *access_json);
 /* args as for cudaLaunchKernel: one pointer to each argument's value */

@@ -1,17 +1,19 @@
 """Compiler and linker flags that rewritten sources need from the s2s runtime.
 
 Sources rewritten by ``mgpu`` call the s2s multi-GPU runtime (issue #6), so compiling them
-needs its include directory and linking them needs its library. The runtime is not merged
-yet, so :func:`mgpu_runtime_flags` is a hook that says so instead of guessing paths: the
-wrapper then treats ``mgpu`` as not available and compiles without it. When the runtime
-lands, this function returns its flags (and the wrapper tests gain an mgpu build that runs
-on the runtime's cpu devices).
+needs its include directory (``s2s_mgpu.h``, ``s2s_runtime.h``) and linking them needs its C
+library, built on demand by :mod:`runtime.capi_build` (cached). When the library cannot be
+built here (no shared libpython, no C compiler), :func:`mgpu_runtime_flags` raises
+:class:`RuntimeUnavailable` and the wrapper compiles without the pass, saying why.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from runtime import capi_build
+from runtime.errors import BackendUnavailable, CompileError
 
 #: Passes whose output calls into the s2s runtime.
 RUNTIME_PASSES = frozenset({"mgpu"})
@@ -35,10 +37,12 @@ def runtime_flags(passes: Iterable[str]) -> RuntimeFlags:
 
 
 def mgpu_runtime_flags() -> RuntimeFlags:
-    """HOOK (issue #6): the include and link flags of the s2s multi-GPU runtime.
+    """The include and link flags of the s2s runtime's C library (built if needed).
 
-    Not implemented because the runtime is not merged; raising keeps the wrapper honest: a
-    source rewritten to call a runtime that cannot be linked would break the build.
-    """
-    raise RuntimeUnavailable("the s2s multi-GPU runtime is not merged yet (issue #6), so "
-                             "sources rewritten by mgpu could not be compiled and linked")
+    ``-Xlinker -rpath -Xlinker DIR`` is understood by nvcc and by gcc/clang alike, so the
+    program finds the library where it was built without LD_LIBRARY_PATH."""
+    try:
+        link = capi_build.link_flags()
+    except (BackendUnavailable, CompileError, OSError) as error:
+        raise RuntimeUnavailable(f"the s2s runtime library cannot be built here: {error}") from None
+    return RuntimeFlags(compile=(f"-I{capi_build.HEADER_DIR}",), link=tuple(link))

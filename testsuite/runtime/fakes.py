@@ -1,7 +1,8 @@
 """A small stand-in for runtime.access.KernelAccess (issue 4), implementing the contract's methods.
 
-Ranges come from plain Python functions of (box, launch) instead of isl maps, which is enough to drive the
-runtime's partitioned launches in tests and benchmarks until the real access package lands.
+Ranges come from plain Python functions of (box, launch) instead of isl maps: tests of the runtime's
+coherence logic use it to state exactly which ranges a box touches (including deliberately odd ones);
+testsuite/runtime/test_real_access.py drives the same launches with real models from the analysis.
 """
 
 from __future__ import annotations
@@ -39,9 +40,18 @@ class FakeAccess:
     reason: str | None = None
     calls: int = 0
 
+    conflict: str | None = None
+
     @property
     def arrays(self) -> tuple[str, ...]:
         return tuple(self.array_models)
+
+    @property
+    def models(self) -> dict[str, FakeArray]:
+        return self.array_models
+
+    def launch_conflict(self, launch) -> str | None:
+        return self.conflict
 
     def reads(self, array: str) -> bool:
         return self.array_models[array].read is not None

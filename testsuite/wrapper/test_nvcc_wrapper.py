@@ -215,11 +215,11 @@ def test_unsupported_option_falls_back(project, capfd):
 
 
 def test_unavailable_pass_warns_and_compiles_the_original(project, capfd):
-    code, out, err = wrapped(capfd, "mgpu,nonsense", ARCH, "-E", "src/k.cu")
+    code, out, err = wrapped(capfd, "transfers,nonsense", ARCH, "-E", "src/k.cu")
     assert code == 0 and "__global__" not in out and "scale" in out
     warnings = [line for line in err.splitlines() if "warning" in line]
     assert len(warnings) == 1
-    assert "unknown pass 'nonsense'" in warnings[0] and "'mgpu' (issue #6)" in warnings[0]
+    assert "unknown pass 'nonsense'" in warnings[0] and "'transfers' (issue #7)" in warnings[0]
 
 
 def test_bad_wrapper_option_falls_back(project, capfd):

@@ -1,0 +1,304 @@
+/*
+ * s2s_mgpu.h -- what a CUDA source rewritten by `s2s mgpu` includes.
+ *
+ * The rewrite (s2s/transform/mgpu.py) leaves kernels and host code as they
+ * are and changes three things:
+ *
+ *   - `k<<<grid, block, shared, stream>>>(args)` becomes
+ *     `s2s_mgpu_launch(k, grid, block, shared, stream)(args)`: the launcher
+ *     converts the arguments to the kernel's parameter types (as a launch
+ *     does), finds the kernel in this file's table and calls s2s_launch with
+ *     the kernel's access model, so the runtime partitions the grid over its
+ *     devices;
+ *   - the CUDA runtime calls the file makes are redirected, by macros placed
+ *     after its #includes, to functions here with the same signatures
+ *     (cudaMalloc -> s2s_mgpu::Malloc, ...); the AST decides which names are
+ *     redirected and refuses the file if it calls one not listed here;
+ *   - the end of the file defines s2s_mgpu_this_unit(): the original source
+ *     text (the runtime compiles the kernels from it for its backend), the
+ *     directory of its quoted includes and, per kernel, the host stub's
+ *     address, the name and the access model (JSON).
+ *
+ * Streams are serialised (every operation is ordered on the runtime, which is
+ * a legal schedule of any stream program); events record host time.  The
+ * program sees one device (cudaGetDeviceCount gives 1): the runtime spreads
+ * that device over S2S_DEVICES devices of S2S_BACKEND.  Errors of the runtime
+ * are printed to stderr once and returned as cudaErrorUnknown (sticky until
+ * cudaGetLastError), so CUDA_CHECK-style macros in the program report them.
+ *
+ * Needs the CUDA runtime's types (dim3, cudaError_t, ...): nvcc includes
+ * cuda_runtime.h before any source.  C++11 or later.
+ */
+#ifndef S2S_MGPU_H
+#define S2S_MGPU_H
+
+#include <chrono>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <cuda_runtime.h>
+
+#include "s2s_runtime.h"
+
+struct s2s_mgpu_kernel {
+    const void *stub;          /* address of the kernel's host stub: what the launch names */
+    const char *name;          /* the name the runtime knows the kernel by */
+    const char *access_json;   /* its access model (runtime.access contract) */
+};
+
+struct s2s_mgpu_unit {
+    const char *name;          /* the source file's name (messages, compile cache) */
+    const char *include_dirs;  /* ':'-separated, for the source's quoted includes */
+    const char *source;        /* the original source text */
+    const s2s_mgpu_kernel *kernels;
+    int count;
+};
+
+/* defined at the end of the rewritten file */
+static const s2s_mgpu_unit &s2s_mgpu_this_unit();
+
+namespace s2s_mgpu {
+
+inline cudaError_t &sticky_error()
+{
+    static cudaError_t error = cudaSuccess;
+    return error;
+}
+
+inline cudaError_t &last_code()
+{
+    static cudaError_t error = cudaSuccess;
+    return error;
+}
+
+/* a runtime call failed: say why (the runtime's message), remember it, return cudaErrorUnknown */
+inline cudaError_t fail(const char *what)
+{
+    std::fprintf(stderr, "s2s runtime: %s: %s\n", what, s2s_last_error());
+    sticky_error() = last_code() = cudaErrorUnknown;
+    return cudaErrorUnknown;
+}
+
+inline cudaError_t check(int rc, const char *what) { return rc == 0 ? cudaSuccess : fail(what); }
+
+template <class T>
+inline cudaError_t Malloc(T **ptr, size_t bytes)
+{
+    return check(s2s_malloc(reinterpret_cast<void **>(ptr), bytes), "cudaMalloc");
+}
+
+inline cudaError_t Free(void *ptr) { return ptr ? check(s2s_free(ptr), "cudaFree") : cudaSuccess; }
+
+inline cudaError_t Memcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
+{
+    return check(s2s_memcpy(dst, src, bytes, static_cast<int>(kind)), "cudaMemcpy");
+}
+
+inline cudaError_t MemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
+                               cudaStream_t = 0)
+{
+    return check(s2s_memcpy(dst, src, bytes, static_cast<int>(kind)), "cudaMemcpyAsync");
+}
+
+inline cudaError_t Memset(void *ptr, int value, size_t bytes)
+{
+    return check(s2s_memset(ptr, value, bytes), "cudaMemset");
+}
+
+inline cudaError_t MemsetAsync(void *ptr, int value, size_t bytes, cudaStream_t = 0)
+{
+    return check(s2s_memset(ptr, value, bytes), "cudaMemsetAsync");
+}
+
+inline cudaError_t DeviceSynchronize() { return check(s2s_synchronize(), "cudaDeviceSynchronize"); }
+inline cudaError_t DeviceReset() { return DeviceSynchronize(); }
+
+inline cudaError_t GetDeviceCount(int *count)
+{
+    *count = 1;                 /* one virtual device, spread over the runtime's devices */
+    return cudaSuccess;
+}
+
+inline cudaError_t SetDevice(int device) { return device == 0 ? cudaSuccess : cudaErrorInvalidDevice; }
+
+inline cudaError_t GetDevice(int *device)
+{
+    *device = 0;
+    return cudaSuccess;
+}
+
+inline cudaError_t GetLastError()
+{
+    cudaError_t error = sticky_error();
+    sticky_error() = cudaSuccess;
+    return error;
+}
+
+inline cudaError_t PeekAtLastError() { return sticky_error(); }
+
+inline const char *GetErrorString(cudaError_t error)
+{
+    if (error == cudaErrorUnknown && last_code() == cudaErrorUnknown)
+        return s2s_last_error();
+    return ::cudaGetErrorString(error);
+}
+
+inline const char *GetErrorName(cudaError_t error) { return ::cudaGetErrorName(error); }
+
+/* ---- host memory: page-locking means nothing to the runtime ---- */
+template <class T>
+inline cudaError_t MallocHost(T **ptr, size_t bytes)
+{
+    *ptr = static_cast<T *>(std::malloc(bytes ? bytes : 1));
+    return *ptr ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+template <class T>
+inline cudaError_t HostAlloc(T **ptr, size_t bytes, unsigned int = 0) { return MallocHost(ptr, bytes); }
+
+inline cudaError_t FreeHost(void *ptr)
+{
+    std::free(ptr);
+    return cudaSuccess;
+}
+
+/* ---- streams (serialised) and events (host clock) ---- */
+struct stream_tag { int unused; };
+struct event_state { std::chrono::steady_clock::time_point at; };
+
+inline cudaError_t StreamCreate(cudaStream_t *stream)
+{
+    *stream = reinterpret_cast<cudaStream_t>(new stream_tag());
+    return cudaSuccess;
+}
+
+inline cudaError_t StreamCreateWithFlags(cudaStream_t *stream, unsigned int) { return StreamCreate(stream); }
+
+inline cudaError_t StreamDestroy(cudaStream_t stream)
+{
+    delete reinterpret_cast<stream_tag *>(stream);
+    return cudaSuccess;
+}
+
+inline cudaError_t StreamSynchronize(cudaStream_t) { return check(s2s_synchronize(), "cudaStreamSynchronize"); }
+
+inline cudaError_t EventCreate(cudaEvent_t *event)
+{
+    *event = reinterpret_cast<cudaEvent_t>(new event_state());
+    return cudaSuccess;
+}
+
+inline cudaError_t EventCreateWithFlags(cudaEvent_t *event, unsigned int) { return EventCreate(event); }
+
+inline cudaError_t EventRecord(cudaEvent_t event, cudaStream_t = 0)
+{
+    cudaError_t error = check(s2s_synchronize(), "cudaEventRecord");
+    reinterpret_cast<event_state *>(event)->at = std::chrono::steady_clock::now();
+    return error;
+}
+
+inline cudaError_t EventSynchronize(cudaEvent_t) { return cudaSuccess; }
+
+inline cudaError_t EventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t stop)
+{
+    auto span = reinterpret_cast<event_state *>(stop)->at - reinterpret_cast<event_state *>(start)->at;
+    *ms = std::chrono::duration<float, std::milli>(span).count();
+    return cudaSuccess;
+}
+
+inline cudaError_t EventDestroy(cudaEvent_t event)
+{
+    delete reinterpret_cast<event_state *>(event);
+    return cudaSuccess;
+}
+
+/* ---- launches ---- */
+namespace {
+
+/* the module of this file's kernels, loaded (and given the access models) at the first launch */
+inline int unit_module(s2s_module_t *module)
+{
+    static int state = 0;            /* 0: not tried, 1: loaded, -1: failed */
+    static s2s_module_t loaded = 0;
+    if (state == 0) {
+        const s2s_mgpu_unit &unit = s2s_mgpu_this_unit();
+        state = -1;
+        if (s2s_module_load_source_dirs(&loaded, unit.name, unit.source, NULL, unit.include_dirs) != 0) {
+            fail("loading the kernels");
+            return -1;
+        }
+        for (int i = 0; i < unit.count; ++i)
+            if (s2s_set_access(loaded, unit.kernels[i].name, unit.kernels[i].access_json) != 0) {
+                fail(unit.kernels[i].name);
+                return -1;
+            }
+        state = 1;
+    }
+    *module = loaded;
+    return state == 1 ? 0 : -1;
+}
+
+inline const char *kernel_name(const void *stub)
+{
+    const s2s_mgpu_unit &unit = s2s_mgpu_this_unit();
+    for (int i = 0; i < unit.count; ++i)
+        if (unit.kernels[i].stub == stub)
+            return unit.kernels[i].name;
+    return NULL;
+}
+
+inline s2s_dim3 to_dim3(dim3 d)
+{
+    s2s_dim3 out = {d.x, d.y, d.z};
+    return out;
+}
+
+template <typename... P>
+struct launcher {
+    const void *stub;
+    dim3 grid, block;
+    size_t shared;
+
+    template <typename... A>
+    cudaError_t operator()(A &&...args) const
+    {
+        static_assert(sizeof...(A) == sizeof...(P), "kernel launched with the wrong number of arguments");
+        std::tuple<typename std::decay<P>::type...> values(std::forward<A>(args)...);
+        return run(values, std::index_sequence_for<P...>());
+    }
+
+    template <typename Tuple, std::size_t... I>
+    cudaError_t run(Tuple &values, std::index_sequence<I...>) const
+    {
+        void *argv[sizeof...(P) + 1] = {static_cast<void *>(&std::get<I>(values))...};
+        const char *name = kernel_name(stub);
+        s2s_module_t module;
+        if (!name) {
+            std::fprintf(stderr, "s2s runtime: launch of a kernel that is not in this file's table\n");
+            return sticky_error() = last_code() = cudaErrorInvalidDeviceFunction;
+        }
+        if (unit_module(&module) != 0)
+            return sticky_error() = cudaErrorUnknown;
+        return check(s2s_launch(module, name, to_dim3(grid), to_dim3(block), shared, argv), name);
+    }
+};
+
+}  // namespace
+
+}  // namespace s2s_mgpu
+
+/* k<<<grid, block, shared, stream>>>(args) -> s2s_mgpu_launch(k, grid, block, shared, stream)(args) */
+template <typename... P>
+static s2s_mgpu::launcher<P...> s2s_mgpu_launch(void (*kernel)(P...), dim3 grid, dim3 block, size_t shared = 0,
+                                                cudaStream_t = 0)
+{
+    s2s_mgpu::launcher<P...> out = {reinterpret_cast<const void *>(kernel), grid, block, shared};
+    return out;
+}
+
+#endif

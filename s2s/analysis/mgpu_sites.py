@@ -1,0 +1,173 @@
+"""Where the tokens of a kernel launch are, for the mgpu rewrite.
+
+A launch ``k<<<grid, block, shared, stream>>>(args)`` is rewritten by three small edits:
+``s2s_mgpu_launch(`` before the kernel name, ``, `` for ``<<<`` and ``)`` for ``>>>``; the
+kernel name, the configuration and the arguments keep their text (nested parentheses,
+casts, template arguments in them are untouched). The front end gives exact extents for a
+launch written in the file. For a launch produced by a macro it gives the macro call's
+extent, and the ``<<<`` is either in the call's arguments (``CHECK(k<<<g, b>>>(x))``) or in
+the macro's body (``#define LAUNCH(k, n, ...) k<<<...>>>(__VA_ARGS__)``); this module finds
+the tokens in whichever text holds them, on a copy of the source with comments and string
+literals blanked, and says why when it cannot.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from s2s.model import SourceSpan
+
+_IDENT = re.compile(rb"[A-Za-z_][A-Za-z_0-9]*")
+
+
+@dataclass(frozen=True)
+class LaunchTokens:
+    """Byte offsets of one launch's edit points."""
+
+    kernel_start: int      # first byte of the kernel expression
+    open: int              # the ``<<<``
+    close: int             # the ``>>>``
+    kernel_text: str       # the kernel expression as written (a macro parameter in a body)
+
+
+def mask(source: bytes) -> bytes:
+    """``source`` with the insides of comments, string and character literals replaced by
+    spaces (newlines kept), so token searches see code only."""
+    out = bytearray(source)
+
+    def blank(a: int, b: int) -> None:
+        for k in range(a, b):
+            if out[k] != 0x0A:
+                out[k] = 0x20
+
+    i, n = 0, len(source)
+    while i < n:
+        two = source[i:i + 2]
+        if two == b"//":
+            end = source.find(b"\n", i)
+            end = n if end < 0 else end
+            blank(i, end)
+            i = end
+        elif two == b"/*":
+            end = source.find(b"*/", i + 2)
+            end = n if end < 0 else end + 2
+            blank(i, end)
+            i = end
+        elif source[i] in (0x22, 0x27):                  # " or '
+            j = i + 1
+            while j < n and source[j] not in (source[i], 0x0A):
+                j += 2 if source[j] == 0x5C else 1
+            blank(i + 1, min(j, n))
+            i = j + 1
+        else:
+            i += 1
+    return bytes(out)
+
+
+def tokens_in(masked: bytes, start: int, end: int) -> tuple[list[LaunchTokens], str | None]:
+    """The launches whose ``<<<`` lies in ``masked[start:end]``, or a reason why one cannot be
+    rewritten."""
+    found = []
+    at = masked.find(b"<<<", start, end)
+    while at >= 0:
+        close = _matching_close(masked, at + 3, end)
+        if close is None:
+            return [], "no '>>>' closing the launch configuration"
+        kernel_start, problem = _kernel_start(masked, at)
+        if problem:
+            return [], problem
+        text = masked[kernel_start:at].decode("utf-8", "replace").strip()
+        found.append(LaunchTokens(kernel_start, at, close, text))
+        at = masked.find(b"<<<", close + 3, end)
+    return found, None
+
+
+def _matching_close(masked: bytes, pos: int, end: int) -> int | None:
+    depth = 0
+    while pos < end:
+        ch = masked[pos:pos + 1]
+        if ch in (b"(", b"[", b"{"):
+            depth += 1
+        elif ch in (b")", b"]", b"}"):
+            depth -= 1
+            if depth < 0:
+                return None
+        elif depth == 0 and masked[pos:pos + 3] == b">>>":
+            return pos
+        pos += 1
+    return None
+
+
+def _kernel_start(masked: bytes, at: int) -> tuple[int, str | None]:
+    """Start of the kernel name before ``<<<`` (``k``, ``ns::k``), or why it is not a name."""
+    pos = at
+    while pos > 0 and masked[pos - 1:pos] in (b" ", b"\t", b"\n", b"\\", b"\r"):
+        pos -= 1
+    if masked[pos - 1:pos] == b">":
+        return pos, "the kernel is a template instantiation"
+    start = pos
+    while True:
+        j = start
+        while j > 0 and (masked[j - 1:j].isalnum() or masked[j - 1:j] == b"_"):
+            j -= 1
+        if j == start or not _IDENT.fullmatch(masked[j:start]):
+            return pos, "the launched kernel is not a plain name (a function pointer or an expression)"
+        start = j
+        if masked[start - 2:start] == b"::":
+            start -= 2
+            continue
+        return start, None
+
+
+def macro_body(masked: bytes, name: str) -> tuple[int, int] | None:
+    """Byte range of the replacement text of ``#define name(...)`` in the file (continuation
+    lines included); None if the file does not define it (exactly once)."""
+    pattern = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+" + re.escape(name.encode()) + rb"\b", re.M)
+    hits = list(pattern.finditer(masked))
+    if len(hits) != 1:
+        return None
+    start = hits[0].end()
+    if masked[start:start + 1] == b"(":
+        close = masked.find(b")", start)
+        if close < 0:
+            return None
+        start = close + 1
+    end = start
+    while True:
+        line_end = masked.find(b"\n", end)
+        if line_end < 0:
+            return start, len(masked)
+        if masked[end:line_end].rstrip(b" \t\r").endswith(b"\\"):
+            end = line_end + 1
+            continue
+        return start, line_end
+
+
+def launch_tokens(masked: bytes, span: SourceSpan, kernel: str
+                  ) -> tuple[list[LaunchTokens], str | None]:
+    """Edit points of the launch of ``kernel`` whose front-end extent is ``span``.
+
+    Returns the launches of the text that holds the ``<<<`` (all of a macro body's launches,
+    since editing the body rewrites them all) or the reason none can be rewritten."""
+    if span.macro is None:
+        found, problem = tokens_in(masked, span.start, span.end)
+        if problem or len(found) != 1:
+            return [], problem or "the launch's '<<<' was not found where the parser put it"
+        if found[0].kernel_text.replace(" ", "").split("::")[-1] != kernel:
+            return [], f"the text before '<<<' is {found[0].kernel_text!r}, not the kernel name"
+        return found, None
+    found, problem = tokens_in(masked, span.start, span.end)
+    if problem:
+        return [], f"in the arguments of macro '{span.macro}': {problem}"
+    if found:
+        return found, None
+    body = macro_body(masked, span.macro)
+    if body is None:
+        return [], (f"the launch comes from the body of macro '{span.macro}', which is not "
+                    "defined (once) in this file")
+    found, problem = tokens_in(masked, *body)
+    if problem or not found:
+        return [], (f"in the body of macro '{span.macro}': "
+                    f"{problem or 'no <<< (the launch comes from a nested macro)'}")
+    return found, None

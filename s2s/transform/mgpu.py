@@ -1,0 +1,121 @@
+"""``s2s mgpu``: rewrite a single-GPU CUDA file to run partitioned on the s2s runtime's devices.
+
+From the plan (``s2s/analysis/mgpu_plan.py``) the file gets
+
+* after its last ``#include``: ``#include <s2s_mgpu.h>`` and one ``#define cudaX s2s_mgpu::X``
+  per CUDA runtime function the file calls (same signatures, paper section 8.4; a macro
+  reaches the calls inside the program's own macros such as ``CUDA_CHECK(...)``, whose
+  arguments libclang reports only as the macro call's extent);
+* at each launch: ``k<<<g, b, s, st>>>(args)`` -> ``s2s_mgpu_launch(k, g, b, s, st)(args)``
+  (three small edits; the arguments keep their text), also inside macro bodies;
+* at the end: ``s2s_mgpu_this_unit()``, the original source as a string (the runtime
+  compiles the kernels from it), the directory of its quoted includes, and the table of
+  kernels with their access models as JSON.
+
+Kernels themselves are not cloned: the runtime runs the unmodified kernel on each box of
+blocks, with ``blockIdx`` offset to the box and ``gridDim`` the whole grid (the cpu emulator
+takes the box; the cuda backend compiles the kernel behind a prelude that redefines both), see
+docs/mgpu.md. The rewritten file builds with nvcc and the flags of ``python -m
+runtime.capi_build --flags`` (``s2s nvcc --s2s-passes=mgpu`` adds them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from s2s.analysis.mgpu_plan import SUPPORTED_API, MgpuPlan, plan_file
+from s2s.diagnostics import Diagnostic, UnsupportedConstruct
+from s2s.driver import PassOutput
+from s2s.edits import Edit
+from s2s.frontend.extract import Loaded
+from s2s.transform import registry
+
+LAUNCH_FUNCTION = "s2s_mgpu_launch"
+
+
+def run_mgpu(loaded: Loaded) -> PassOutput:
+    model, source, path = loaded.model, loaded.source, loaded.path
+    if model.language != "cuda":
+        return PassOutput()
+    plan = plan_file(model, source)
+    if plan.refusals:
+        first, *rest = plan.refusals
+        notes = tuple(Diagnostic.note(r.message, r.id, r.span) for r in rest)
+        raise UnsupportedConstruct(f"not rewritten for the s2s runtime: {first.message}",
+                                   first.span, first.id, notes)
+    warnings = tuple(Diagnostic.warning(w.message, w.id, w.span) for w in plan.warnings)
+    if plan.empty:
+        return PassOutput((), warnings)
+    edits = [Edit(path, plan.prologue_at, 0, prologue(plan))]
+    for launch in plan.launches:
+        edits.append(Edit(path, launch.kernel_start, 0, f"{LAUNCH_FUNCTION}("))
+        edits.append(Edit(path, launch.open, 3, ", "))
+        edits.append(Edit(path, launch.close, 3, ")"))
+    tail = "" if source.endswith(b"\n") or not source else "\n"
+    edits.append(Edit(path, len(source), 0, tail + epilogue(plan, path, source)))
+    return PassOutput(tuple(edits), warnings)
+
+
+def prologue(plan: MgpuPlan) -> str:
+    lines = ["/* s2s mgpu: CUDA runtime calls and kernel launches of this file go to the s2s "
+             "runtime (s2s_mgpu.h) */",
+             "#include <s2s_mgpu.h>"]
+    lines += [f"#define {name} s2s_mgpu::{SUPPORTED_API[name]}" for name in plan.api_names]
+    return "\n".join(lines) + "\n"
+
+
+def epilogue(plan: MgpuPlan, path: str, source: bytes) -> str:
+    rows = []
+    for kernel in plan.kernels:
+        access = c_string(json.dumps(kernel.access, separators=(",", ":")).encode(), indent=12)
+        rows.append(f"        {{reinterpret_cast<const void *>({kernel.name}), "
+                    f"{c_string(kernel.name.encode())},\n{access}}},")
+    directory = os.path.dirname(os.path.abspath(path))
+    table = "\n".join(rows) if rows else "        {nullptr, nullptr, nullptr},"
+    return (
+        "\n/* s2s mgpu: this file's kernels for the runtime: the original source (compiled by the "
+        "runtime for its\n   backend), where its quoted includes are, and each kernel's access "
+        "model (s2s inspect --access) */\n"
+        "static const s2s_mgpu_unit &s2s_mgpu_this_unit()\n{\n"
+        "    static const s2s_mgpu_kernel kernels[] = {\n"
+        f"{table}\n    }};\n"
+        "    static const s2s_mgpu_unit unit = {\n"
+        f"        {c_string(os.path.basename(path).encode())}, "
+        f"{c_string(os.fsencode(directory))},\n"
+        f"{c_string(source, indent=8)},\n"
+        f"        kernels, {len(plan.kernels)}}};\n"
+        "    return unit;\n}\n")
+
+
+def c_string(data: bytes, indent: int = 0, width: int = 100) -> str:
+    """A C string literal of ``data``, as concatenated pieces of at most about ``width``
+    characters (one per source line at least); bytes other than printable ASCII are escaped
+    (``\\n``, ``\\t``, three-digit octal), so the literal means exactly ``data``."""
+    pad = " " * indent
+    pieces = []
+    for line in data.splitlines(keepends=True) or [b""]:
+        out, size = [], 0
+        for byte in line:
+            ch = chr(byte)
+            if ch in '"\\?':
+                text = "\\" + ch
+            elif byte == 0x0A:
+                text = "\\n"
+            elif byte == 0x09:
+                text = "\\t"
+            elif 0x20 <= byte < 0x7F:
+                text = ch
+            else:
+                text = f"\\{byte:03o}"
+            if size >= width:
+                pieces.append("".join(out))
+                out, size = [], 0
+            out.append(text)
+            size += len(text)
+        pieces.append("".join(out))
+    quoted = [f'{pad}"{piece}"' for piece in pieces]
+    return "\n".join(quoted) if indent else " ".join(quoted)
+
+
+registry.register("mgpu", run_mgpu)

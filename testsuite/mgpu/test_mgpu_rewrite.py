@@ -1,0 +1,217 @@
+"""The mgpu rewrite at the source level: launch edits (plain, nested parentheses, macro arguments, macro
+bodies), API redirection, refusals with their reasons, kernels kept on one device; and a macro-heavy
+program built and run on 1 and 3 devices."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from mgpu_support import NVCC, build, run
+
+from s2s.analysis.mgpu_sites import mask, tokens_in
+from s2s.cli.main import main
+from s2s.driver import RunOptions, process_file
+from s2s.transform.mgpu import c_string, run_mgpu
+
+HEAD = """\
+#include <cstdio>
+#include <cuda_runtime.h>
+#define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \\
+    printf("error %s\\n", cudaGetErrorString(e_)); return 1; } } while (0)
+#define LAUNCH(k, n, ...) k<<<((n) + 127) / 128, 128>>>(__VA_ARGS__)
+__global__ void scale(float *x, float a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = a * x[i];
+}
+__global__ void shift(const float *x, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] + (i > 0 ? x[i - 1] : 0.0f);
+}
+__device__ int calls;
+__global__ void counted(float *x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] += 1.0f;
+    if (i == 0) calls = calls + 1;
+}
+"""
+
+PROGRAM = HEAD + """\
+static int blocks_for(int n, int b) { return (n + b - 1) / b; }
+int main() {
+    const int n = 1000;
+    float h[n], *x, *y;
+    for (int i = 0; i < n; ++i) h[i] = 0.5f * (i % 9);
+    CHECK(cudaMalloc(&x, n * sizeof(float)));
+    CHECK(cudaMalloc((void **)&y, n * sizeof(float)));
+    CHECK(cudaMemcpy(x, h, sizeof(h), cudaMemcpyHostToDevice));
+    LAUNCH(scale, n, x, 2.0f, n);
+    CHECK(cudaGetLastError());
+    shift<<<dim3(blocks_for(n, (64)), 1), dim3((64))>>>(x, y, (int)(n));
+    counted<<<blocks_for(n, 128), 128>>>(y, n);
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaMemcpy(h, y, sizeof(h), cudaMemcpyDeviceToHost));
+    double s = 0; for (int i = 0; i < n; ++i) s += h[i] * (i % 7);
+    int count = 0; CHECK(cudaGetDeviceCount(&count));
+    printf("sum %.3f devices %d\\n", s, count);
+    CHECK(cudaFree(x)); CHECK(cudaFree(y));
+    return 0;
+}
+"""
+
+
+def rewrite_text(tmp_path, text: str, name: str = "prog.cu"):
+    path = tmp_path / name
+    path.write_text(text)
+    result = process_file(str(path), RunOptions(), run_mgpu)
+    return path, result
+
+
+def test_launches_are_rewritten_by_three_small_edits(tmp_path):
+    path, result = rewrite_text(tmp_path, PROGRAM)
+    after = result.change.after.decode()
+    # the macro body is rewritten once, for every use; the call sites keep their text
+    assert "#define LAUNCH(k, n, ...) s2s_mgpu_launch(k, ((n) + 127) / 128, 128)(__VA_ARGS__)" in after
+    assert "LAUNCH(scale, n, x, 2.0f, n);" in after
+    assert ("s2s_mgpu_launch(shift, dim3(blocks_for(n, (64)), 1), dim3((64)))(x, y, (int)(n));"
+            in after)
+    assert "s2s_mgpu_launch(counted, blocks_for(n, 128), 128)(y, n);" in after
+    assert "<<<" not in after.split("s2s_mgpu_this_unit()")[0]
+    # API calls: redirected by name, after the includes, only the ones the file calls
+    prologue = after[after.index("#include <cuda_runtime.h>"):after.index("#define CHECK")]
+    names = re.findall(r"#define (cuda\w+) s2s_mgpu::(\w+)", prologue)
+    assert names == [("cudaDeviceSynchronize", "DeviceSynchronize"), ("cudaFree", "Free"),
+                     ("cudaGetDeviceCount", "GetDeviceCount"), ("cudaGetErrorString", "GetErrorString"),
+                     ("cudaGetLastError", "GetLastError"), ("cudaMalloc", "Malloc"), ("cudaMemcpy", "Memcpy")]
+    # the kernel table names every kernel; the original source is embedded verbatim
+    assert after.count("reinterpret_cast<const void *>(") == 3
+    assert '"__global__ void shift(const float *x, float *y, int n) {\\n"' in after
+
+
+def test_kernel_writing_a_device_variable_runs_on_one_device(tmp_path):
+    _, result = rewrite_text(tmp_path, PROGRAM)
+    warnings = [d for d in result.diagnostics if d.id == "mgpu-one-device"]
+    assert len(warnings) == 1
+    assert "'counted'" in warnings[0].message and "writes device variable 'calls'" in warnings[0].message
+    assert '\\"partitionable\\":false' in result.change.after.decode()
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc not found on PATH")
+def test_macro_program_runs_partitioned(tmp_path):
+    path, result = rewrite_text(tmp_path, PROGRAM)
+    out = tmp_path / "out.cu"
+    out.write_bytes(result.change.after)
+    exe = build(out, tmp_path / "prog")
+    x = [2.0 * 0.5 * (i % 9) for i in range(1000)]
+    y = [x[i] + (x[i - 1] if i else 0.0) + 1.0 for i in range(1000)]
+    expected = f"sum {sum(v * (i % 7) for i, v in enumerate(y)):.3f} devices 1\n"
+    one, _ = run(exe, 1)
+    three, stats = run(exe, 3, stats=tmp_path / "stats.json")
+    assert one == three == expected
+    by_kernel = {launch["kernel"]: launch for launch in stats["launches"]}
+    assert by_kernel["scale"]["partitioned"] and by_kernel["shift"]["partitioned"]
+    assert not by_kernel["counted"]["partitioned"]
+    assert by_kernel["counted"]["reason"].startswith("writes device variable 'calls'")
+
+
+@pytest.mark.parametrize("body, message", [
+    ("float *m; cudaMallocManaged(&m, 4);", "'cudaMallocManaged' cannot be rewritten: managed memory"),
+    ("float v = 1; cudaMemcpyToSymbol(calls, &v, 4);", "'cudaMemcpyToSymbol' cannot be rewritten"),
+    ("int v; cudaDriverGetVersion(&v);",
+     "'cudaDriverGetVersion' cannot be rewritten: not supported by the s2s runtime"),
+    ("void (*k)(float *, float, int) = scale; k<<<1, 1>>>(0, 1.0f, 1);",
+     "launch of 'k' cannot be rewritten"),
+    ("elsewhere<<<1, 1>>>(0);", "launch of 'elsewhere' cannot be rewritten: the kernel is not defined"),
+    ("tmpl<float><<<1, 1>>>(0);", "launch of 'tmpl' cannot be rewritten: template kernels"),
+])
+def test_refusals_name_the_reason(tmp_path, body, message):
+    text = HEAD + ("__global__ void elsewhere(float *x);\n"
+                   "template <typename T> __global__ void tmpl(T *x) { x[threadIdx.x] = 0; }\n"
+                   f"int main() {{ {body} return 0; }}\n")
+    _, result = rewrite_text(tmp_path, text)
+    assert result.status == "failed"
+    diagnostic = result.diagnostics[0]
+    assert diagnostic.id in ("mgpu-api", "mgpu-launch") and message in diagnostic.message, diagnostic.message
+    assert diagnostic.location.line == text.count("\n")
+
+
+def test_refusal_goes_through_the_cli_with_exit_1(tmp_path, capsys):
+    path = tmp_path / "bad.cu"
+    path.write_text(HEAD + "int main() { float *m; cudaMallocManaged(&m, 4); return 0; }\n")
+    assert main(["mgpu", str(path), "--in-place"]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:{HEAD.count(chr(10)) + 1}:" in err and "error: not rewritten for the s2s runtime" in err
+    assert path.read_text().endswith("return 0; }\n")           # left as it was
+
+
+def test_code_before_the_last_include_is_refused(tmp_path):
+    text = HEAD + "void early(float **p) { cudaMalloc(p, 4); }\n#include <cstdlib>\nint main() { return 0; }\n"
+    _, result = rewrite_text(tmp_path, text)
+    assert result.status == "failed" and result.diagnostics[0].id == "mgpu-order"
+
+
+def test_file_without_cuda_host_code_is_unchanged(tmp_path):
+    _, result = rewrite_text(tmp_path, HEAD)
+    assert not result.change.changed
+
+
+def test_diff_and_output_dir_modes(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "p.cu").write_text(PROGRAM)
+    assert main(["mgpu", "p.cu", "--diff"]) == 0
+    diff = capsys.readouterr().out
+    assert diff.startswith("--- a/p.cu\n+++ b/p.cu\n") and "+#include <s2s_mgpu.h>" in diff
+    assert main(["mgpu", "p.cu", "-o", "out"]) == 0
+    assert "s2s_mgpu_this_unit" in (tmp_path / "out" / "p.cu").read_text()
+    assert (tmp_path / "p.cu").read_text() == PROGRAM
+
+
+def test_launch_tokens_in_masked_text():
+    source = b'/* k<<<1,1>>>() */ f<<<g(1, (2)), b>>>(x); s = "<<<"; ns::h<<<1, 1>>>();'
+    found, problem = tokens_in(mask(source), 0, len(source))
+    assert problem is None
+    assert [(t.kernel_text, source[t.open:t.close + 3]) for t in found] == [
+        ("f", b"<<<g(1, (2)), b>>>"), ("ns::h", b"<<<1, 1>>>")]
+    _, problem = tokens_in(mask(b"(*p)<<<1, 1>>>();"), 0, 17)
+    assert problem and "not a plain name" in problem
+
+
+def test_c_string_round_trip():
+    data = bytes(range(256)) + b'tab\there "quoted" back\\slash ??= end\n'
+    literal = c_string(data, indent=4)
+    pieces = re.findall(r'"((?:[^"\\]|\\.)*)"', literal)
+    decoded = b"".join(_unescape(p) for p in pieces)
+    assert decoded == data
+
+
+def _unescape(text: str) -> bytes:
+    out, i = bytearray(), 0
+    simple = {"n": 10, "t": 9, "\\": 92, '"': 34, "?": 63}
+    while i < len(text):
+        if text[i] != "\\":
+            out.append(ord(text[i]))
+            i += 1
+        elif text[i + 1] in simple:
+            out.append(simple[text[i + 1]])
+            i += 2
+        else:
+            out.append(int(text[i + 1:i + 4], 8))
+            i += 4
+    return bytes(out)
+
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc not found on PATH")
+def test_nvcc_wrapper_builds_the_rewritten_program(tmp_path, monkeypatch, capfd):
+    """``s2s nvcc --s2s-passes=mgpu`` rewrites, adds the runtime's include and link flags, and the
+    program runs on cpu devices; its warnings point at the original file."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("S2S_WRAPPED", "S2S_REAL_NVCC", "S2S_PASSES"):
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / "prog.cu").write_text(PROGRAM)
+    code = main(["nvcc", "--s2s-passes=mgpu", "-std=c++17", "-arch=sm_90", "prog.cu", "-o", "prog"])
+    err = capfd.readouterr().err
+    assert code == 0, err
+    assert "prog.cu:" in err and "kernel 'counted' runs on one device" in err
+    out, stats = run(tmp_path / "prog", 2, stats=tmp_path / "stats.json")
+    assert out.startswith("sum ") and sum(launch["partitioned"] for launch in stats["launches"]) == 2
