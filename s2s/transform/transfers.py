@@ -25,8 +25,7 @@ from __future__ import annotations
 
 from s2s.analysis.transfers.graph import Direction
 from s2s.analysis.transfers.host_code import HostRegion, RegionStatement, find_regions
-from s2s.analysis.transfers.host_plan import HostPlan, Message, plan_host_code
-from s2s.analysis.transfers.optimize import optimize
+from s2s.analysis.transfers.host_plan import HostPlan, Message, plan_region
 from s2s.analysis.transfers.region import HOST
 from s2s.diagnostics import Diagnostic, UnsupportedConstruct
 from s2s.driver import PassOutput
@@ -49,7 +48,7 @@ def run_transfers(loaded: Loaded) -> PassOutput:
     edits: list[Edit] = []
     for region in regions:
         try:
-            host_plan = plan_host_code(region, optimize(region.graph.graph, policy="tight"))
+            host_plan = plan_region(region)
         except UnsupportedConstruct as refusal:
             diagnostics.append(_warning(refusal))
             continue
@@ -66,7 +65,7 @@ def plan_file(loaded: Loaded) -> tuple[list[HostPlan], list[UnsupportedConstruct
     plans = []
     for region in regions:
         try:
-            plans.append(plan_host_code(region, optimize(region.graph.graph, policy="tight")))
+            plans.append(plan_region(region))
         except UnsupportedConstruct as refusal:
             refusals.append(refusal)
     return plans, refusals

@@ -370,7 +370,8 @@ class _Extractor:
     def _host_op(self, stmt: Stmt) -> HostCode | None:
         refs = [r for r in self.model.array_refs if r.directive is None and stmt.span.contains(r.span)
                 and self.space.get(r.root) == HOST]
-        reads = [r.root for r in refs if r.reads or r.root in self.has_value]
+        # reads of a buffer that holds nothing yet (a fill through a readwrite call) read nothing
+        reads = [r.root for r in refs if r.root in self.has_value]
         writes = [r.root for r in refs if r.writes]
         self.has_value.update(writes)
         if not reads and not writes:

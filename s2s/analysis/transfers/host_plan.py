@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from s2s.analysis.transfers.graph import Direction
 from s2s.analysis.transfers.host_code import HostRegion
+from s2s.analysis.transfers.optimize import optimize
 from s2s.analysis.transfers.region import DEVICE, HOST, Operand
 from s2s.analysis.transfers.timing import TransferPlan
 from s2s.diagnostics import UnsupportedConstruct
@@ -81,6 +82,21 @@ class HostPlan:
     @property
     def host_allocs_after(self) -> int:
         return self.host_allocs_before - len(self.region.host_pooled) + bool(self.region.host_pooled)
+
+
+#: Plans tried per region, best (fewest messages) first on ties: the optimizer's per-value
+#: optimum is not always reachable with one slot per operand, another optimal timing may be.
+CANDIDATES = (("optimal", "tight"), ("optimal", "greedy"), ("matching", "tight"), ("matching", "greedy"))
+
+
+def plan_region(region: HostRegion) -> HostPlan:
+    """The host plan with the fewest ``cudaMemcpy`` messages among :data:`CANDIDATES`."""
+    best = None
+    for method, policy in CANDIDATES:
+        candidate = plan_host_code(region, optimize(region.graph.graph, method, policy))
+        if best is None or len(candidate.messages) < len(best.messages):
+            best = candidate
+    return best
 
 
 def plan_host_code(region: HostRegion, plan: TransferPlan) -> HostPlan:
