@@ -103,29 +103,91 @@ def plan_host_code(region: HostRegion, plan: TransferPlan) -> HostPlan:
     graph = region.graph
     operand_of = graph.operand_of
     shared = [o for o in range(len(graph.operands)) if _both_pooled(region, graph.operands[o])]
-    groups: dict[tuple[Direction, int], list[int]] = {}
+    moves: dict[int, tuple[Direction, int]] = {}   # vector -> (direction, point), pooled operands
     singles: list[tuple[Direction, int, int]] = []
     for transfer in plan.transfers:
         for vector in transfer.vectors:
-            operand = operand_of[vector]
-            if operand in shared:
-                groups.setdefault((transfer.direction, transfer.point), []).append(operand)
+            if operand_of[vector] in shared:
+                moves[vector] = (transfer.direction, transfer.point)
             else:
-                singles.append((transfer.direction, transfer.point, operand))
+                singles.append((transfer.direction, transfer.point, operand_of[vector]))
+    groups = _groups(moves, operand_of)
     moving = [o for o in dict.fromkeys(operand_of[v] for v in plan.layout) if o in shared
               and any(o in members for members in groups.values())]
     candidates = [moving, sorted(moving, key=lambda o: (_signature(o, groups), moving.index(o)))]
     slots = min(candidates, key=lambda order: len(_runs(order, groups)))
+    moves = _merge_runs(graph.graph, slots, moves, operand_of)
+    groups = _groups(moves, operand_of)
     slots += [o for o in shared if o not in slots]
     host_tail = tuple(o for o in range(len(graph.operands)) if o not in slots
                       and _pooled_name(region, graph.operands[o], HOST))
     device_tail = tuple(o for o in range(len(graph.operands)) if o not in slots
                         and _pooled_name(region, graph.operands[o], DEVICE))
     runs = _runs(slots, groups) + [(d, p, (o,)) for d, p, o in singles]
-    messages = tuple(sorted((Message(d, p, ops, _boundary(region, d, p, ops)) for d, p, ops in runs),
-                            key=lambda m: (m.point, m.direction is Direction.UP, slots.index(m.operands[0])
-                                           if m.operands[0] in slots else len(slots))))
-    return HostPlan(region, plan, tuple(slots), host_tail, device_tail, messages)
+    messages = [Message(d, p, ops, _boundary(region, d, p, ops)) for d, p, ops in runs]
+    messages = _downloads_first(region, messages)
+    messages.sort(key=lambda m: (m.point, m.direction is Direction.UP,
+                                 slots.index(m.operands[0]) if m.operands[0] in slots else len(slots)))
+    return HostPlan(region, plan, tuple(slots), host_tail, device_tail, tuple(messages))
+
+
+def _groups(moves: dict[int, tuple[Direction, int]], operand_of) -> dict[tuple[Direction, int], list[int]]:
+    groups: dict[tuple[Direction, int], list[int]] = {}
+    for vector, key in moves.items():
+        groups.setdefault(key, []).append(operand_of[vector])
+    return groups
+
+
+def _merge_runs(graph, slots: list[int], moves: dict[int, tuple[Direction, int]], operand_of
+                ) -> dict[int, tuple[Direction, int]]:
+    """Re-time whole runs to join a neighbouring run of the same direction.
+
+    With one slot per operand the optimizer's per-value timing may split what a different
+    timing keeps together (a value downloaded early next to a buffer that moves every
+    iteration). A run moves to a point of a run just before or after it in slot order when
+    that point lies in every window of the run's values; each move removes at least one
+    message, so the loop ends.
+    """
+    moves = dict(moves)
+    position = {o: k for k, o in enumerate(slots)}
+    while True:
+        vector_at = {(operand_of[v], key): v for v, key in moves.items()}
+        runs = _runs(slots, _groups(moves, operand_of))
+        runs.sort(key=lambda run: (len(run[2]), run[1]))
+        merged = False
+        for direction, point, operands in runs:
+            vectors = [vector_at[(o, (direction, point))] for o in operands]
+            windows = [graph.window_of(v) for v in vectors]
+            lo, hi = max(w.earliest for w in windows), min(w.latest for w in windows)
+            for neighbour in (position[operands[0]] - 1, position[operands[-1]] + 1):
+                if not 0 <= neighbour < len(slots):
+                    continue
+                targets = sorted(key[1] for (o, key) in vector_at if o == slots[neighbour]
+                                 and key[0] is direction and key[1] != point and lo <= key[1] <= hi)
+                if targets:
+                    for v in vectors:
+                        moves[v] = (direction, targets[0])
+                    merged = True
+                    break
+            if merged:
+                break
+        if not merged:
+            return moves
+
+
+def _downloads_first(region: HostRegion, messages: list[Message]) -> list[Message]:
+    """At one point every download comes before every upload (a value leaving a device
+    buffer before the next one enters it)."""
+    last_download: dict[int, int] = {}
+    for m in messages:
+        if m.direction is Direction.DOWN:
+            last_download[m.point] = max(last_download.get(m.point, 0), m.boundary)
+    result = []
+    for m in messages:
+        if m.direction is Direction.UP and m.boundary < last_download.get(m.point, 0):
+            m = Message(m.direction, m.point, m.operands, last_download[m.point])
+        result.append(m)
+    return result
 
 
 def _pooled_name(region: HostRegion, operand: Operand, space: str) -> bool:
