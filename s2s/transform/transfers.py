@@ -73,8 +73,7 @@ def plan_file(loaded: Loaded) -> tuple[list[HostPlan], list[UnsupportedConstruct
 
 def _warning(refusal: UnsupportedConstruct) -> Diagnostic:
     d = refusal.diagnostic
-    return Diagnostic.warning(d.message, d.id, refusal.span) if refusal.span is not None else \
-        Diagnostic.warning(d.message, d.id)
+    return Diagnostic.warning(d.message, d.id, d.location)
 
 
 def _worth_it(plan: HostPlan) -> bool:

@@ -202,15 +202,18 @@ class _Extractor:
                     self.sizes[match.group(1)] = call.args[2].text
 
     def _api_statement(self, index: int, stmt: Stmt, call: ApiCall) -> str | None:
-        """The wrapper macro's name (or None) when ``stmt`` is just ``call`` or ``M(call)``."""
+        """The wrapper macro's name (or None) when ``stmt`` is just ``call`` or ``M(call)``
+        with the call spelled in the macro's argument."""
         text = stmt.span.text(self.source).strip().rstrip(";").strip()
-        if stmt.span.macro is None and call.span == stmt.span or _norm(text) == _norm(call.span.text(self.source)):
-            return None
+        if call.span.macro is None:
+            if stmt.kind == "expr" and _norm(text) == _norm(call.span.text(self.source)):
+                return None
+            self._refuse(f"'{call.name}' is part of a larger statement", call.span, "transfers-unsupported-call")
         match = re.match(r"^([A-Za-z_]\w*)\s*\((.*)\)$", text, re.S)
         if match and re.match(rf"^\s*{call.name}\s*\(", match.group(2)) and call.args and \
                 all(_norm(a.text) in _norm(match.group(2)) for a in call.args):
             return match.group(1)
-        if call.span.macro is not None and call.name not in text:
+        if call.name not in text:
             self._refuse(f"'{call.name}' comes from the body of macro '{call.span.macro}'", call.span,
                          "transfers-in-macro")
         self._refuse(f"'{call.name}' is part of a larger statement", call.span, "transfers-unsupported-call")
