@@ -232,13 +232,16 @@ int main(int argc, char **argv)
     place_tile(b, 3, 2, h_A32, L);
     place_tile(b, 3, 3, h_A33, L);
     double checksum = 0.0, worst = 0.0;
+    int step = n > 32 ? n / 32 : 1;   /* 32 rows of L L^T: O(n^2) checks, not O(n^3) */
     for (int r = 0; r < n; ++r) {
         for (int c = 0; c <= r; ++c) {
+            checksum += L[r * n + c];
+            if (r % step != step - 1)
+                continue;
             double s = 0.0;
             for (int k = 0; k <= c; ++k)
                 s += (double)L[r * n + k] * L[c * n + k];
             worst = fmax(worst, fabs(s - entry(n, r, c)));
-            checksum += L[r * n + c];
         }
     }
     printf("cholesky 4x4 tiles of %dx%d\n", b, b);
