@@ -125,3 +125,16 @@ def test_programs_agree_on_cpu_devices(name, rewritten, shim_ready, tmp_path):
     # fused copies also move the alignment padding between slots, at most 255 bytes per gap
     for key in ("h2d_bytes", "d2h_bytes"):
         assert after.counts[key] <= before.counts[key] + 255 * before.counts["cudaMemcpy"]
+
+
+def test_nvcc_wrapper_runs_the_pass(tmp_path, capfd):
+    if _nvcc() is None:
+        pytest.skip("nvcc not found")
+    from s2s.cli.main import main
+
+    source = REPO / "samples" / "cuda" / "horner" / "horner.cu"
+    obj = tmp_path / "horner.o"
+    assert main(["nvcc", "--s2s-passes=transfers", "--s2s-verbose", "-c", "-arch=sm_90", str(source),
+                 "-o", str(obj)]) == 0
+    assert obj.is_file()
+    assert "passes transfers (from --s2s-passes): 1 of 1 sources changed" in capfd.readouterr().err
