@@ -79,9 +79,9 @@ def main() -> int:
             print("| " + " | ".join(row) + " |")
     else:
         widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-        print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+        print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
         for row in rows:
-            print("  ".join(c.ljust(w) for c, w in zip(row, widths)))
+            print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
     return 1 if failed else 0
 
 

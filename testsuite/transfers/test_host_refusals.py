@@ -69,7 +69,8 @@ def refused(load_source, body: str) -> tuple[str, int, int]:
 
 
 def line_of(body: str, needle: str) -> int:
-    return program(body).splitlines().index(next(l for l in program(body).splitlines() if needle in l)) + 1
+    lines = program(body).splitlines()
+    return next(number for number, text in enumerate(lines, 1) if needle in text)
 
 
 def test_plain_region_is_rewritten(load_source):
