@@ -201,7 +201,7 @@ class _Extractor:
                     self.space[match.group(1)] = kind_spaces[call.args.index(arg)]
                     self.sizes[match.group(1)] = call.args[2].text
 
-    def _api_statement(self, index: int, stmt: Stmt, call: ApiCall) -> str | None:
+    def _api_statement(self, stmt: Stmt, call: ApiCall) -> str | None:
         """The wrapper macro's name (or None) when ``stmt`` is just ``call`` or ``M(call)``
         with the call spelled in the macro's argument."""
         text = stmt.span.text(self.source).strip().rstrip(";").strip()
@@ -231,14 +231,14 @@ class _Extractor:
             return RegionStatement(stmt, "launch", launch=launches[0])
         for call in calls:
             if call.name not in MEMORY_CALLS and call.name not in NEUTRAL_API and call.name.startswith("cuda") \
-                    and self._mentions(call.span, call):
+                    and self._mentions(call):
                 self._refuse(f"'{call.name}' on a region buffer is not supported", call.span,
                              "transfers-unsupported-call")
         if memory:
             call = memory[0]
             if len(memory) > 1:
                 self._refuse("several CUDA memory calls in one statement", call.span, "transfers-unsupported-call")
-            wrapper = self._api_statement(index, stmt, call)
+            wrapper = self._api_statement(stmt, call)
             if call.name == "cudaMalloc":
                 return RegionStatement(stmt, "device-alloc", _ADDRESS_OF.match(call.args[0].text).group(1),
                                        wrapper, call)
@@ -265,7 +265,7 @@ class _Extractor:
             return ""
         return match.group(1)
 
-    def _mentions(self, span: SourceSpan, call: ApiCall) -> bool:
+    def _mentions(self, call: ApiCall) -> bool:
         return any(word in self.space for a in call.args for word in _WORD.findall(a.text))
 
     def _host_free(self, stmt: Stmt) -> str | None:
