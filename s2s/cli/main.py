@@ -20,6 +20,7 @@ from s2s.diagnostics import DiagnosticPrinter, S2SError, UsageError, silenced_fr
 from s2s.transform import mgpu as _mgpu_pass  # noqa: F401  (registers the pass)
 from s2s.transform import omp as _omp_pass  # noqa: F401  (registers the pass)
 from s2s.transform import registry
+from s2s.transform import transfers as _transfers_pass  # noqa: F401  (registers the pass)
 from s2s.wrapper.compilers import is_compiler_command, table_for
 from s2s.wrapper.launcher import run_launcher, run_nvcc
 from s2s.wrapper.nvcc_args import NVCC

@@ -102,6 +102,41 @@ MAPS = {
         "acc": (None, IN_N)},
     "nbody/integrate": {"pos_in": (IN_N, None), "pos_out": (None, IN_N),
                         "vel": (IN_N, IN_N), "acc": (IN_N, None)},
+    # samples of s2s transfers (issue 7): 1-D grids over b x b tiles, t = X, row t/b, column t%b
+    "horner/vmul": {"y": (IN_N, None), "x": (IN_N, None), "t": (None, IN_N)},
+    "horner/vadd": {"t": (IN_N, None), "a": (IN_N, None), "y": (None, IN_N)},
+    "block_matmul/gemm_block": {
+        "X": (f"exists (r, c, k : {X} = b*r + c and 0 <= c < b and 0 <= k < b and i = b*r + k) "
+              f"and {X} < b*b", None),
+        "Y": (f"exists (r, c, k : {X} = b*r + c and 0 <= c < b and 0 <= k < b and i = b*k + c) "
+              f"and {X} < b*b", None),
+        "P": (None, f"i = {X} and {X} < b*b")},
+    "cholesky_tiles/syrk_tile": {
+        "L": (f"exists (r, c, k : {X} = b*r + c and 0 <= c < b and c <= r and 0 <= k < b and "
+              f"(i = b*r + k or i = b*c + k)) and {X} < b*b", None),
+        "A": (f"i = {X} and {X} < b*b and exists (r, c : {X} = b*r + c and 0 <= c < b and c <= r)",
+              f"i = {X} and {X} < b*b and exists (r, c : {X} = b*r + c and 0 <= c < b and c <= r)")},
+    "cholesky_tiles/gemm_tile": {
+        "Li": (f"exists (r, c, k : {X} = b*r + c and 0 <= c < b and 0 <= k < b and i = b*r + k) "
+               f"and {X} < b*b", None),
+        "Lj": (f"exists (r, c, k : {X} = b*r + c and 0 <= c < b and 0 <= k < b and i = b*c + k) "
+               f"and {X} < b*b", None),
+        "A": (f"i = {X} and {X} < b*b", f"i = {X} and {X} < b*b")},
+    "cholesky_tiles/trsm_tile": {
+        "Ljj": (f"exists (j, k : 0 <= k <= j < b and i = b*j + k) and {X} < b", None),
+        "A": (f"exists (j : 0 <= j < b and i = b*({X}) + j) and {X} < b",
+              f"exists (j : 0 <= j < b and i = b*({X}) + j) and {X} < b")},
+    "cg_steps/dot": {"x": ("exists (t : t >= 0 and i = 256*t + tx and i < n)", None),
+                     "y": ("exists (t : t >= 0 and i = 256*t + tx and i < n)", None),
+                     "out": (None, "i = 0 and tx = 0")},
+    "cg_steps/axpy_ratio": {"num": (f"i = 0 and {X} < n", None), "den": (f"i = 0 and {X} < n", None),
+                            "x": (IN_N, None), "y": (IN_N, IN_N)},
+    "cg_steps/axmy_ratio": {"num": (f"i = 0 and {X} < n", None), "den": (f"i = 0 and {X} < n", None),
+                            "x": (IN_N, None), "y": (IN_N, IN_N)},
+    "cg_steps/ratio": {"num": ("i = 0 and bx = 0 and tx = 0", None),
+                       "den": ("i = 0 and bx = 0 and tx = 0", None),
+                       "out": (None, "i = 0 and bx = 0 and tx = 0")},
+    "cg_steps/update_p": {"beta": (f"i = 0 and {X} < n", None), "r": (IN_N, None), "p": (IN_N, IN_N)},
 }
 
 VERDICTS = {
@@ -109,6 +144,7 @@ VERDICTS = {
                                                 "(atomicAdd reduction)"),
     "block_reduction/final_sum": (False, "threads of different blocks write out[0]"),
     "macro_launch/histogram_kernel": (False, "writes hist at a data-dependent offset (line 74)"),
+    "cg_steps/dot": (False, "threads of different blocks write out[0]"),
 }
 #: Arrays whose read map over-approximates (may) and kernels whose writes are may.
 MAY_READS = {("macro_launch/histogram_kernel", "hist"), ("template_launch/sum_squares_kernel", "y")}

@@ -17,7 +17,9 @@ Two generalisations of the paper's model, both needed to describe real host code
   filled before the region) and a vector may have to be on either device at exit
   (``live_out``); the paper's live-on-exit vectors have ``live_out={CPU}``;
 * a window may be clipped by storage reuse (``upload_by``: the host storage is overwritten
-  at that point; ``download_from``: the host storage is still in use before that point).
+  at that point; ``download_from``: the host storage is still in use before that point;
+  ``upload_from`` and ``download_by``: the same for *device* storage shared by several
+  values, as when a rewrite keeps the program's device buffers instead of renaming them).
 
 ``fusable=False`` marks a vector whose host storage cannot be moved (it escapes, or is
 allocated outside the rewritten scope): it is transferred alone.
@@ -60,6 +62,8 @@ class Vector:
     fusable: bool = True
     upload_by: int | None = None
     download_from: int | None = None
+    upload_from: int | None = None
+    download_by: int | None = None
 
 
 @dataclass(frozen=True)
@@ -211,6 +215,10 @@ def transfer_windows(graph: KernelVectorGraph) -> tuple[Window, ...]:
             latest = min(latest, vector.upload_by)
         if direction is Direction.DOWN and vector.download_from is not None:
             earliest = max(earliest, vector.download_from)
+        if direction is Direction.UP and vector.upload_from is not None:
+            earliest = max(earliest, vector.upload_from)
+        if direction is Direction.DOWN and vector.download_by is not None:
+            latest = min(latest, vector.download_by)
         if earliest > latest:
             raise GraphError(f"vector {vector.name!r}: no point to {direction.value} it "
                              f"(window {earliest}..{latest} is empty)")

@@ -19,6 +19,14 @@ overwrites its buffer (``upload_by``), and where the program brings a new value 
 buffer by a device-to-host copy, the old value is uploaded and the new one downloaded on
 the same side of that copy as in the program (the copy's point bounds both windows).
 
+With ``shared_device=True`` device storage is *not* renamed: each device buffer keeps one
+place for all its values, as in a rewrite that pools the program's own buffers. A value then
+enters its device buffer only after every kernel that used the previous value there
+(``upload_from``), and a kernel result is downloaded before the buffer gets its next value
+(``download_by``); where the previous value may still have to go down, the next one goes up
+no earlier than the program's own copy. A value that would have to enter the same device
+buffer twice is refused (``transfers-device-reuse``).
+
 Values on entry: host and device buffers not allocated in the region hold them (a host and
 a device entry value are different vectors: the program may hold stale data on one side).
 Values on exit: every buffer not freed in the region is live out on its device, unless
@@ -93,12 +101,20 @@ class HostCode:
 
 
 @dataclass(frozen=True)
+class Alloc:
+    """A device buffer comes into existence here: nothing can be uploaded to it earlier."""
+
+    buffer: str
+    span: SourceSpan | None = None
+
+
+@dataclass(frozen=True)
 class Free:
     buffer: str
     span: SourceSpan | None = None
 
 
-Op = Copy | Launch | HostCode | Free
+Op = Copy | Launch | HostCode | Alloc | Free
 
 
 @dataclass(frozen=True)
@@ -122,9 +138,10 @@ class RegionGraph:
 
 
 def build_region_graph(buffers: Sequence[Buffer], ops: Sequence[Op],
-                       live_out: Iterable[str] | None = None) -> RegionGraph:
+                       live_out: Iterable[str] | None = None,
+                       shared_device: bool = False) -> RegionGraph:
     """The kernel-vector graph of a straight-line region (see the module docstring)."""
-    return _RegionBuilder(buffers, ops, live_out).build()
+    return _RegionBuilder(buffers, ops, live_out, shared_device).build()
 
 
 @dataclass
@@ -132,6 +149,7 @@ class _RegionBuilder:
     buffers: Sequence[Buffer]
     ops: Sequence[Op]
     live_out: Iterable[str] | None
+    shared_device: bool = False
     by_name: dict[str, Buffer] = field(default_factory=dict)
     operand: dict[str, int] = field(default_factory=dict)
     operands: list[Operand] = field(default_factory=list)
@@ -140,6 +158,8 @@ class _RegionBuilder:
     op_of_kernel: list[int] = field(default_factory=list)
     value: dict[str, int | None] = field(default_factory=dict)
     freed: set[str] = field(default_factory=set)
+    last_touch: dict[str, int] = field(default_factory=dict)
+    entered: dict[str, set[int]] = field(default_factory=dict)
 
     def build(self) -> RegionGraph:
         self.by_name = {b.name: b for b in self.buffers}
@@ -192,7 +212,8 @@ class _RegionBuilder:
 
     def _new_value(self, buffer: Buffer, producer: int | None, entry: int | None) -> int:
         self.specs.append(dict(operand=self.operand[buffer.name], producer=producer, entry=entry,
-                               live_out=set(), upload_by=None, download_from=None))
+                               live_out=set(), upload_by=None, download_from=None,
+                               upload_from=None, download_by=None))
         return len(self.specs) - 1
 
     def _read(self, name: str, space: str, span: SourceSpan | None) -> int:
@@ -221,9 +242,33 @@ class _RegionBuilder:
             spec = self.specs[incoming]
             spec["download_from"] = max(spec["download_from"] or 0, point)
 
+    def _device_entered(self, name: str, incoming: int, point: int, span: SourceSpan | None,
+                        kernel_write: bool = False) -> None:
+        """Device buffer ``name`` (not renamed) gets ``incoming`` at ``point``: the previous
+        value's download must come first; an upload may not disturb the previous value."""
+        seen = self.entered.setdefault(name, set())
+        if incoming in seen:
+            raise UnsupportedConstruct(f"a value returns to '{name}' after the buffer held another "
+                                       "one; a single transfer per value cannot express that", span,
+                                       "transfers-device-reuse")
+        seen.add(incoming)
+        previous = self.value.get(name)
+        incoming_spec = self.specs[incoming]
+        if previous is not None and self._home(previous) == GPU:
+            spec = self.specs[previous]
+            spec["download_by"] = point if spec["download_by"] is None else min(spec["download_by"], point)
+            if not kernel_write:
+                incoming_spec["upload_from"] = max(incoming_spec["upload_from"] or 0, point)
+        if not kernel_write and name in self.last_touch:
+            incoming_spec["upload_from"] = max(incoming_spec["upload_from"] or 0,
+                                               self.last_touch[name] + 1)
+
     def _step(self, number: int, op: Op) -> None:
         point = len(self.kernels)
-        if isinstance(op, Free):
+        if isinstance(op, Alloc):
+            self._buffer(op.buffer, op.span, DEVICE)
+            self.last_touch[op.buffer] = point - 1
+        elif isinstance(op, Free):
             self._buffer(op.buffer, op.span)
             self.freed.add(op.buffer)
         elif isinstance(op, Copy):
@@ -238,6 +283,8 @@ class _RegionBuilder:
             if op.dst in self.freed:
                 raise UnsupportedConstruct(f"'{op.dst}' is used after it was freed", op.span,
                                            "transfers-use-after-free")
+            if self.shared_device and src.space == HOST and self.value.get(op.dst) != value:
+                self._device_entered(op.dst, value, point, op.span)
             self.value[op.dst] = value
         else:
             space = DEVICE if isinstance(op, Launch) else HOST
@@ -250,8 +297,13 @@ class _RegionBuilder:
                                                "transfers-use-after-free")
                 if space == HOST:
                     self._host_overwritten(name, point, None)
-                self.value[name] = self._new_value(buffer, point, None)
+                new = self._new_value(buffer, point, None)
+                if self.shared_device and space == DEVICE:
+                    self._device_entered(name, new, point, op.span, kernel_write=True)
+                self.value[name] = new
                 writes.append(self.value[name])
+            if space == DEVICE:
+                self.last_touch.update((name, point) for name in (*op.reads, *op.writes))
             self.kernels.append(Kernel(op.name, SPACE_DEVICE[space], reads, tuple(writes), op.span))
             self.op_of_kernel.append(number)
 
@@ -276,7 +328,8 @@ class _RegionBuilder:
             movable = all(self.by_name[b].can_move for b in (operand.host, operand.device) if b is not None)
             size = self.by_name[operand.host or operand.device].size
             vectors.append(Vector(name, size, spec["entry"], frozenset(spec["live_out"]), operand.name,
-                                  movable, spec["upload_by"], spec["download_from"]))
+                                  movable, spec["upload_by"], spec["download_from"],
+                                  spec["upload_from"], spec["download_by"]))
         try:
             graph = KernelVectorGraph(tuple(vectors), tuple(self.kernels))
         except GraphError as error:  # a value needed on the host at two separate times

@@ -1,0 +1,435 @@
+"""Straight-line CUDA host regions from the model: buffers, operations, refusals.
+
+A *region* is the top-level statement list of one host function that calls ``cudaMalloc``,
+``cudaMemcpy`` or launches kernels. Every top-level statement gets a role:
+
+* ``device-alloc`` ``cudaMalloc((void **)&d, size)`` / ``device-free`` ``cudaFree(d)``;
+* ``host-alloc`` ``T *h = (T *)malloc(size);`` / ``host-free`` ``free(h)``;
+* ``copy`` ``cudaMemcpy(dst, src, size, kind)`` between a host and a device buffer;
+* ``launch`` a kernel launch: its device-buffer arguments are read or written as the kernel's
+  access analysis says (a parameter without a model is read and written);
+* ``host``: any other statement that reads or writes host buffers (their array accesses
+  inside the statement, nested loops included) -- a CPU kernel;
+* ``neutral``: statements touching no buffer (declarations, error checks, printing).
+
+API calls may sit alone in an expression statement or as the single argument of a
+function-like macro (``CHECK(cudaMemcpy(...))``): the rewrite then replaces the whole macro
+call and keeps the wrapper. Writes are taken as updates (read too) once a buffer has a
+value: a kernel or loop writing part of a buffer must not lose the rest.
+
+What cannot be followed is refused with an :class:`UnsupportedConstruct` (span, stable id):
+launches or CUDA calls under control flow (``transfers-control-flow``), buffers used through
+expressions (``d + k``, ``&h``, aliases, returns: ``transfers-escape``), ``realloc``
+(``transfers-realloc``), copies of part of a buffer (``transfers-partial-copy``), streams and
+other memory calls on region buffers (``transfers-unsupported-call``), API calls produced by a
+macro body (``transfers-in-macro``). Buffers that cannot go into a pool (allocated by other
+means, not freed in the region, sizes not known where the pool is made) stay as they are;
+their transfers are planned but not fused.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from s2s.analysis.kernel_access import KernelAccessModel, analyze_unit
+from s2s.analysis.transfers.region import (
+    DEVICE,
+    HOST,
+    Alloc,
+    Buffer,
+    Copy,
+    Free,
+    HostCode,
+    Launch,
+    Op,
+    RegionGraph,
+    build_region_graph,
+)
+from s2s.diagnostics import UnsupportedConstruct
+from s2s.model import SourceSpan, Stmt
+from s2s.model.cuda import ApiCall
+from s2s.model.cuda import Launch as LaunchSite
+from s2s.model.host import HostFunction
+from s2s.model.unit import TranslationUnit
+
+MEMORY_CALLS = {"cudaMalloc", "cudaMemcpy", "cudaFree"}
+NEUTRAL_API = {"cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString", "cudaDeviceSynchronize",
+               "cudaDeviceReset", "cudaGetErrorName", "cudaSetDevice", "cudaGetDeviceCount"}
+_ADDRESS_OF = re.compile(r"^\s*(?:\(\s*void\s*\*\s*\*\s*\)\s*)?&\s*([A-Za-z_]\w*)\s*$")
+_IDENT = re.compile(r"^\s*([A-Za-z_]\w*)\s*$")
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_KIND_SPACES = {"cudaMemcpyHostToDevice": (DEVICE, HOST), "cudaMemcpyDeviceToHost": (HOST, DEVICE)}
+
+
+@dataclass(frozen=True)
+class RegionStatement:
+    """A top-level statement of the region and what it does to the buffers."""
+
+    stmt: Stmt
+    role: str
+    buffer: str | None = None
+    wrapper: str | None = None
+    call: ApiCall | None = None
+    launch: LaunchSite | None = None
+    op: int | None = None
+
+
+@dataclass(frozen=True)
+class HostRegion:
+    """A function's region: statements with roles, the buffers (with their byte-size
+    expressions), the region graph, and which buffers may go into the pools."""
+
+    function: str
+    statements: tuple[RegionStatement, ...]
+    buffers: tuple[Buffer, ...]
+    sizes: dict[str, str]
+    ops: tuple[Op, ...]
+    graph: RegionGraph
+    host_pooled: frozenset[str]
+    device_pooled: frozenset[str]
+    alloc_at: dict[str, int]
+    free_at: dict[str, int]
+    allocation_spans: dict[str, SourceSpan] = field(default_factory=dict)
+
+    def statement_of_kernel(self, kernel: int) -> int:
+        op = self.graph.op_of_kernel[kernel]
+        return next(i for i, s in enumerate(self.statements) if s.op == op)
+
+
+def find_regions(model: TranslationUnit, source: bytes) -> tuple[list[HostRegion], list[UnsupportedConstruct]]:
+    """Every host function with CUDA memory calls, as a region or as a refusal."""
+    accesses = {m.kernel: m for m in analyze_unit(model.kernel_bodies)}
+    regions, refusals = [], []
+    for function in model.functions:
+        calls = [c for c in model.api_calls if c.function == function.name and c.name in MEMORY_CALLS]
+        if function.body is None or not calls:
+            continue
+        try:
+            regions.append(_Extractor(model, source, function, accesses).extract())
+        except UnsupportedConstruct as refusal:
+            refusals.append(refusal)
+    return regions, refusals
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+@dataclass
+class _Extractor:
+    model: TranslationUnit
+    source: bytes
+    function: HostFunction
+    accesses: dict[str, KernelAccessModel]
+    space: dict[str, str] = field(default_factory=dict)
+    sizes: dict[str, str] = field(default_factory=dict)
+    local: set[str] = field(default_factory=set)
+    alloc_at: dict[str, int] = field(default_factory=dict)
+    free_at: dict[str, int] = field(default_factory=dict)
+    wrapped_host: set[str] = field(default_factory=set)
+    allocation_spans: dict[str, SourceSpan] = field(default_factory=dict)
+    has_value: set[str] = field(default_factory=set)
+
+    # -- classification -------------------------------------------------------------
+
+    def extract(self) -> HostRegion:
+        top = self.function.body.children
+        calls = [c for c in self.model.api_calls if c.function == self.function.name]
+        launches = [x for x in self.model.launches if x.function == self.function.name]
+        self._collect_buffers(top, calls)
+        statements, ops = [], []
+        for index, stmt in enumerate(top):
+            inner = [c for c in calls if stmt.span.contains(c.span) or c.span == stmt.span]
+            inner_launches = [x for x in launches if stmt.span.contains(x.span)]
+            entry = self._classify(index, stmt, inner, inner_launches)
+            if entry.role == "device-alloc":
+                ops.append(Alloc(entry.buffer, entry.call.span))
+            op = self._op(entry)
+            if op is not None:
+                ops.append(op)
+                entry = RegionStatement(entry.stmt, entry.role, entry.buffer, entry.wrapper, entry.call,
+                                        entry.launch, len(ops) - 1)
+            statements.append(entry)
+        buffers = [Buffer(name, self.space[name], 1, name in self.local, self._poolable(name, statements))
+                   for name in self.space]
+        graph = build_region_graph(buffers, ops, shared_device=True)
+        host_pooled = frozenset(b.name for b in buffers if b.space == HOST and b.can_move)
+        device_pooled = frozenset(b.name for b in buffers if b.space == DEVICE and b.can_move)
+        return HostRegion(self.function.name, tuple(statements), tuple(buffers), dict(self.sizes), tuple(ops),
+                          graph, host_pooled, device_pooled, dict(self.alloc_at), dict(self.free_at),
+                          dict(self.allocation_spans))
+
+    def _refuse(self, message: str, span: SourceSpan, id: str):
+        raise UnsupportedConstruct(f"{message}; the transfers of '{self.function.name}' are left as "
+                                   "written", span, id)
+
+    def _collect_buffers(self, top: tuple[Stmt, ...], calls: list[ApiCall]) -> None:
+        for index, stmt in enumerate(top):
+            for call in calls:
+                if call.name == "cudaMalloc" and (stmt.span.contains(call.span) or call.span == stmt.span):
+                    match = _ADDRESS_OF.match(call.args[0].text) if call.args else None
+                    if match is None or len(call.args) != 2:
+                        self._refuse(f"cannot follow the pointer allocated by '{call.span.text(self.source)}'",
+                                     call.span, "transfers-escape")
+                    name = match.group(1)
+                    if name in self.space:
+                        self._refuse(f"'{name}' is allocated twice", call.span, "transfers-realloc")
+                    self.space[name], self.sizes[name] = DEVICE, call.args[1].text
+                    self.local.add(name)
+                    self.alloc_at[name] = index
+        for alloc in self.model.allocations:
+            if alloc.function != self.function.name or alloc.kind != "malloc" or alloc.size_bytes is None:
+                continue
+            index = next((i for i, s in enumerate(top) if s.span.contains(alloc.span)), None)
+            if index is None or top[index].kind != "decl":
+                continue
+            self.space[alloc.name], self.sizes[alloc.name] = HOST, alloc.size_bytes.text
+            self.local.add(alloc.name)
+            self.alloc_at[alloc.name] = index
+            self.allocation_spans[alloc.name] = alloc.span
+        for call in calls:
+            if call.name != "cudaMemcpy" or len(call.args) != 4:
+                continue
+            for arg in call.args[:2]:
+                match = _IDENT.match(arg.text)
+                if match and match.group(1) not in self.space:
+                    kind_spaces = _KIND_SPACES.get(call.args[3].text.strip())
+                    if kind_spaces is None:
+                        self._refuse(f"'{arg.text}' is not allocated here and the copy kind does not say "
+                                     "where it lives", call.span, "transfers-copy-kind")
+                    self.space[match.group(1)] = kind_spaces[call.args.index(arg)]
+                    self.sizes[match.group(1)] = call.args[2].text
+
+    def _api_statement(self, stmt: Stmt, call: ApiCall) -> str | None:
+        """The wrapper macro's name (or None) when ``stmt`` is just ``call`` or ``M(call)``
+        with the call spelled in the macro's argument."""
+        text = stmt.span.text(self.source).strip().rstrip(";").strip()
+        if call.span.macro is None:
+            if stmt.kind == "expr" and _norm(text) == _norm(call.span.text(self.source)):
+                return None
+            self._refuse(f"'{call.name}' is part of a larger statement", call.span, "transfers-unsupported-call")
+        match = re.match(r"^([A-Za-z_]\w*)\s*\((.*)\)$", text, re.S)
+        if match and re.match(rf"^\s*{call.name}\s*\(", match.group(2)) and call.args and \
+                all(_norm(a.text) in _norm(match.group(2)) for a in call.args):
+            return match.group(1)
+        if call.name not in text:
+            self._refuse(f"'{call.name}' comes from the body of macro '{call.span.macro}'", call.span,
+                         "transfers-in-macro")
+        self._refuse(f"'{call.name}' is part of a larger statement", call.span, "transfers-unsupported-call")
+
+    def _classify(self, index: int, stmt: Stmt, calls: list[ApiCall],
+                  launches: list[LaunchSite]) -> RegionStatement:
+        memory = [c for c in calls if c.name in MEMORY_CALLS]
+        if stmt.kind not in ("expr", "decl") and stmt.span.macro is None and (memory or launches):
+            site = (memory or launches)[0].span
+            self._refuse("a CUDA memory call or launch under control flow", site, "transfers-control-flow")
+        if launches:
+            if len(launches) > 1 or memory:
+                self._refuse("several launches or calls in one statement", launches[0].span,
+                             "transfers-unsupported-call")
+            return RegionStatement(stmt, "launch", launch=launches[0])
+        for call in calls:
+            if call.name not in MEMORY_CALLS and call.name not in NEUTRAL_API and call.name.startswith("cuda") \
+                    and self._mentions(call):
+                self._refuse(f"'{call.name}' on a region buffer is not supported", call.span,
+                             "transfers-unsupported-call")
+        if memory:
+            call = memory[0]
+            if len(memory) > 1:
+                self._refuse("several CUDA memory calls in one statement", call.span, "transfers-unsupported-call")
+            wrapper = self._api_statement(stmt, call)
+            if call.name == "cudaMalloc":
+                return RegionStatement(stmt, "device-alloc", _ADDRESS_OF.match(call.args[0].text).group(1),
+                                       wrapper, call)
+            if call.name == "cudaFree":
+                return RegionStatement(stmt, "device-free", self._plain(call.args[0].text, call.span),
+                                       wrapper, call)
+            return RegionStatement(stmt, "copy", None, wrapper, call)
+        host_alloc = next((n for n, i in self.alloc_at.items() if i == index and self.space[n] == HOST), None)
+        if host_alloc is not None:
+            self._check_uses(stmt, allowed={host_alloc})
+            return RegionStatement(stmt, "host-alloc", host_alloc)
+        freed = self._host_free(stmt)
+        if freed is not None:
+            self.free_at[freed] = index
+            return RegionStatement(stmt, "host-free", freed)
+        self._check_uses(stmt)
+        return RegionStatement(stmt, "host")
+
+    def _plain(self, text: str, span: SourceSpan) -> str:
+        match = _IDENT.match(text)
+        if match is None or match.group(1) not in self.space:
+            if any(word in self.space for word in _WORD.findall(text)):
+                self._refuse(f"cannot follow the buffer expression '{text.strip()}'", span, "transfers-escape")
+            return ""
+        return match.group(1)
+
+    def _mentions(self, call: ApiCall) -> bool:
+        return any(word in self.space for a in call.args for word in _WORD.findall(a.text))
+
+    def _host_free(self, stmt: Stmt) -> str | None:
+        text = stmt.span.text(self.source).strip().rstrip(";")
+        match = re.match(r"^free\s*\(\s*([A-Za-z_]\w*)\s*\)$", text)
+        if stmt.kind == "expr" and match and self.space.get(match.group(1)) == HOST:
+            return match.group(1)
+        return None
+
+    # -- uses of buffers in host statements --------------------------------------------
+
+    def _check_uses(self, stmt: Stmt, allowed: set[str] = frozenset()) -> None:
+        """Every mention of a buffer in a host statement must be an array access, a null test
+        or a call argument the access extraction saw; anything else may let it escape."""
+        for copy in self.model.pointer_copies:
+            if not stmt.span.contains(copy.span):
+                continue
+            if copy.source in self.space or (copy.target in self.space and copy.target not in allowed):
+                self._refuse(f"'{copy.source or copy.target}' is aliased or reassigned", copy.span,
+                             "transfers-escape")
+        refs = [r for r in self.model.array_refs if r.directive is None and stmt.span.contains(r.span)]
+        for ref in refs:
+            if ref.root in self.space and ref.call in ("realloc", "free"):
+                self._refuse(f"'{ref.root}' is passed to {ref.call}", ref.span, "transfers-realloc")
+            if ref.root in self.space and self.space[ref.root] == DEVICE:
+                self._refuse(f"device buffer '{ref.root}' is used in host code", ref.span, "transfers-escape")
+        text = self.source[stmt.span.start:stmt.span.end]
+        masked = _mask(text)
+        for match in re.finditer(rb"[A-Za-z_]\w*", masked):
+            name = match.group().decode()
+            if name not in self.space or name in allowed:
+                continue
+            at = stmt.span.start + match.start()
+            if any(r.span.start <= at < r.span.end for r in refs):
+                continue
+            before = masked[:match.start()].rstrip()
+            after = masked[match.end():].lstrip()
+            if stmt.kind == "decl" and before.endswith((b"*", b"* const")) and \
+                    re.match(rb"^(,|;|\)|$|=\s*(NULL|nullptr|0)\s*[,;)]?)", after):
+                continue  # declared here without a value (a cudaMalloc target)
+            if before.endswith(b"!") or after.startswith((b"==", b"!=")) or \
+                    (before.endswith((b"||", b"&&", b"(")) and after.startswith((b"||", b"&&", b")"))):
+                continue  # a null test of the pointer
+            line = stmt.span.line + text[:match.start()].count(b"\n")
+            column = at - (self.source.rfind(b"\n", 0, at) + 1) + 1
+            span = SourceSpan(stmt.span.file, at, at + len(name), line, column, indent=stmt.span.indent)
+            self._refuse(f"'{name}' is used in a way the transfer rewrite cannot follow", span,
+                         "transfers-escape")
+
+    # -- operations -------------------------------------------------------------------
+
+    def _op(self, entry: RegionStatement) -> Op | None:
+        span = entry.stmt.span
+        if entry.role == "copy":
+            call = entry.call
+            dst, src = self._plain(call.args[0].text, call.span), self._plain(call.args[1].text, call.span)
+            if not dst or not src:
+                return None
+            for name in (dst, src):
+                if _norm(call.args[2].text) != _norm(self.sizes[name]):
+                    self._refuse(f"the copy of '{call.args[2].text}' bytes may not cover '{name}' "
+                                 f"('{self.sizes[name]}' bytes)", call.span, "transfers-partial-copy")
+            self.has_value.add(dst)
+            return Copy(dst, src, None, call.span)
+        if entry.role == "device-free":
+            self.free_at[entry.buffer] = self._index_of(entry)
+            return Free(entry.buffer, span)
+        if entry.role == "host-free":
+            return Free(entry.buffer, span)
+        if entry.role == "launch":
+            return self._launch_op(entry.launch)
+        if entry.role == "host":
+            return self._host_op(entry.stmt)
+        return None
+
+    def _index_of(self, entry: RegionStatement) -> int:
+        return next(i for i, s in enumerate(self.function.body.children) if s is entry.stmt)
+
+    def _launch_op(self, launch: LaunchSite) -> Launch | None:
+        if launch.stream is not None and launch.stream.text.strip() not in ("0", "NULL", "nullptr"):
+            self._refuse("a launch on a stream", launch.span, "transfers-unsupported-call")
+        model = self.accesses.get(launch.kernel)
+        kernel = self.model.kernel(launch.kernel)
+        reads, writes = [], []
+        for position, arg in enumerate(launch.args):
+            name = self._plain(arg.text, arg.span)
+            if not name:
+                continue
+            if self.space[name] != DEVICE:
+                self._refuse(f"host buffer '{name}' is passed to kernel '{launch.kernel}'", arg.span,
+                             "transfers-escape")
+            param = kernel.params[position].name if kernel and position < len(kernel.params) else None
+            access = model.array(param) if model and param else None
+            read = access is None or access.read is not None
+            write = access is None or access.write is not None
+            if read or (write and name in self.has_value):
+                reads.append(name)
+            if write:
+                writes.append(name)
+                self.has_value.add(name)
+        if not reads and not writes:
+            return None
+        return Launch(launch.kernel, tuple(reads), tuple(writes), launch.span)
+
+    def _host_op(self, stmt: Stmt) -> HostCode | None:
+        refs = [r for r in self.model.array_refs if r.directive is None and stmt.span.contains(r.span)
+                and self.space.get(r.root) == HOST]
+        # reads of a buffer that holds nothing yet (a fill through a readwrite call) read nothing
+        reads = [r.root for r in refs if r.root in self.has_value]
+        writes = [r.root for r in refs if r.writes]
+        self.has_value.update(writes)
+        if not reads and not writes:
+            return None
+        name = f"host code at line {stmt.span.line}"
+        return HostCode(name, tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(writes)), stmt.span)
+
+    # -- pools --------------------------------------------------------------------------
+
+    def _poolable(self, name: str, statements: list[RegionStatement]) -> bool:
+        """A buffer goes into a pool when it is allocated and freed at the top level here
+        (host: by a single-declarator malloc declaration) and its size can be computed where
+        the pools are made (nothing in between declares or assigns a name the size uses)."""
+        if name not in self.local or name not in self.free_at:
+            return False
+        at = self.alloc_at[name]
+        if self.space[name] == HOST:
+            stmt = statements[at].stmt
+            span = self.allocation_spans[name]
+            head = self.source[stmt.span.start:span.start].decode(errors="replace")
+            tail = self.source[span.end:stmt.span.end].decode(errors="replace")
+            if "," in head or tail.strip() not in ("", ";", ")", ");") or tail.count(")") > 1:
+                return False
+        start = min(self.alloc_at[n] for n in self.local if n in self.free_at)
+        words = set(_WORD.findall(self.sizes[name]))
+        for stmt in (s.stmt for s in statements[start:at]):
+            text = stmt.span.text(self.source)
+            for word in words:
+                if stmt.kind == "decl" and re.search(rf"\b{word}\s*(=|;|,|\[)", text) or \
+                        re.search(rf"(\b{word}\s*([-+*/%&|^]?=(?!=)|\+\+|--))|((\+\+|--)\s*{word}\b)", text):
+                    return False
+        return True
+
+
+def _mask(text: bytes) -> bytes:
+    """``text`` with comments and string/char literals blanked (same length), so that names
+    are only found in code."""
+    out = bytearray(text)
+    i, n = 0, len(text)
+    while i < n:
+        two = text[i:i + 2]
+        if two == b"//":
+            end = text.find(b"\n", i)
+            end = n if end < 0 else end
+        elif two == b"/*":
+            end = text.find(b"*/", i + 2)
+            end = n if end < 0 else end + 2
+        elif text[i:i + 1] in (b'"', b"'"):
+            quote, end = text[i:i + 1], i + 1
+            while end < n and text[end:end + 1] != quote:
+                end += 2 if text[end:end + 1] == b"\\" else 1
+            end = min(end + 1, n)
+        else:
+            i += 1
+            continue
+        out[i:end] = b" " * (end - i)
+        i = end
+    return bytes(out)

@@ -1,0 +1,267 @@
+"""From a region's transfer plan to what the rewritten host code does: pools, slots, copies.
+
+The optimizer plans per *value* (a single-assignment vector); the rewrite keeps the program's
+buffers (device storage is shared by a buffer's values, see ``region.build_region_graph``'s
+``shared_device``), so the memory layout is per *operand*: a host buffer and the device buffer
+it pairs with get one slot at the same offset in the host pool and the device pool. A fused
+message is a run of operands in consecutive slots that move in the same direction at the same
+point; it is one ``cudaMemcpy`` of the byte range from the first slot to the end of the last.
+
+Operands with several transferred values can make the optimizer's grouping impossible to lay
+out as consecutive slots; the slot order is the better (fewer messages) of two candidates --
+the operands in the order of the optimizer's layout, and the operands sorted by the groups they
+belong to -- and the messages are counted honestly from the order chosen.
+
+Every message is placed at a statement boundary inside its point's range (after the previous
+kernel's statement, before the next one), after the allocation and before the free of every
+buffer it touches; downloads as early as possible, uploads as late as possible.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from s2s.analysis.transfers.graph import Direction
+from s2s.analysis.transfers.host_code import HostRegion
+from s2s.analysis.transfers.optimize import optimize
+from s2s.analysis.transfers.region import DEVICE, HOST, Operand
+from s2s.analysis.transfers.timing import TransferPlan
+from s2s.diagnostics import UnsupportedConstruct
+
+
+@dataclass(frozen=True)
+class Message:
+    """One ``cudaMemcpy``: ``operands`` (slot order, consecutive when several) at ``point``,
+    inserted before top-level statement ``boundary`` (``len(statements)``: after the last)."""
+
+    direction: Direction
+    point: int
+    operands: tuple[int, ...]
+    boundary: int
+
+
+@dataclass(frozen=True)
+class HostPlan:
+    region: HostRegion
+    plan: TransferPlan
+    slots: tuple[int, ...]          # operands with a slot in both pools, in memory order
+    host_tail: tuple[int, ...]      # operands only in the host pool
+    device_tail: tuple[int, ...]    # operands only in the device pool
+    messages: tuple[Message, ...]
+
+    @property
+    def operands(self) -> tuple[Operand, ...]:
+        return self.region.graph.operands
+
+    def pooled(self, operand: int, space: str) -> bool:
+        op = self.operands[operand]
+        name = op.host if space == HOST else op.device
+        pool = self.region.host_pooled if space == HOST else self.region.device_pooled
+        return name is not None and name in pool
+
+    @property
+    def copies_before(self) -> int:
+        return sum(s.role == "copy" for s in self.region.statements)
+
+    @property
+    def copies_after(self) -> int:
+        return len(self.messages)
+
+    @property
+    def device_allocs_before(self) -> int:
+        return sum(s.role == "device-alloc" for s in self.region.statements)
+
+    @property
+    def device_allocs_after(self) -> int:
+        return self.device_allocs_before - len(self.region.device_pooled) + bool(self.region.device_pooled)
+
+    @property
+    def host_allocs_before(self) -> int:
+        return sum(s.role == "host-alloc" for s in self.region.statements)
+
+    @property
+    def host_allocs_after(self) -> int:
+        return self.host_allocs_before - len(self.region.host_pooled) + bool(self.region.host_pooled)
+
+
+#: Plans tried per region, best (fewest messages) first on ties: the optimizer's per-value
+#: optimum is not always reachable with one slot per operand, another optimal timing may be.
+CANDIDATES = (("optimal", "tight"), ("optimal", "greedy"), ("matching", "tight"), ("matching", "greedy"))
+
+
+def plan_region(region: HostRegion) -> HostPlan:
+    """The host plan with the fewest ``cudaMemcpy`` messages among :data:`CANDIDATES`."""
+    best = None
+    for method, policy in CANDIDATES:
+        candidate = plan_host_code(region, optimize(region.graph.graph, method, policy))
+        if best is None or len(candidate.messages) < len(best.messages):
+            best = candidate
+    return best
+
+
+def plan_host_code(region: HostRegion, plan: TransferPlan) -> HostPlan:
+    graph = region.graph
+    operand_of = graph.operand_of
+    shared = [o for o in range(len(graph.operands)) if _both_pooled(region, graph.operands[o])]
+    moves: dict[int, tuple[Direction, int]] = {}   # vector -> (direction, point), pooled operands
+    singles: list[tuple[Direction, int, int]] = []
+    for transfer in plan.transfers:
+        for vector in transfer.vectors:
+            if operand_of[vector] in shared:
+                moves[vector] = (transfer.direction, transfer.point)
+            else:
+                singles.append((transfer.direction, transfer.point, operand_of[vector]))
+    groups = _groups(moves, operand_of)
+    moving = [o for o in dict.fromkeys(operand_of[v] for v in plan.layout) if o in shared
+              and any(o in members for members in groups.values())]
+    candidates = [moving, sorted(moving, key=lambda o: (_signature(o, groups), moving.index(o)))]
+    slots = min(candidates, key=lambda order: len(_runs(order, groups)))
+    moves = _merge_runs(graph.graph, slots, moves, operand_of)
+    groups = _groups(moves, operand_of)
+    slots += [o for o in shared if o not in slots]
+    host_tail = tuple(o for o in range(len(graph.operands)) if o not in slots
+                      and _pooled_name(region, graph.operands[o], HOST))
+    device_tail = tuple(o for o in range(len(graph.operands)) if o not in slots
+                        and _pooled_name(region, graph.operands[o], DEVICE))
+    runs = _runs(slots, groups) + [(d, p, (o,)) for d, p, o in singles]
+    messages = [Message(d, p, ops, _boundary(region, d, p, ops)) for d, p, ops in runs]
+    messages = _downloads_first(region, messages)
+    messages.sort(key=lambda m: (m.point, m.direction is Direction.UP,
+                                 slots.index(m.operands[0]) if m.operands[0] in slots else len(slots)))
+    return HostPlan(region, plan, tuple(slots), host_tail, device_tail, tuple(messages))
+
+
+def _groups(moves: dict[int, tuple[Direction, int]], operand_of) -> dict[tuple[Direction, int], list[int]]:
+    groups: dict[tuple[Direction, int], list[int]] = {}
+    for vector, key in moves.items():
+        groups.setdefault(key, []).append(operand_of[vector])
+    return groups
+
+
+def _merge_runs(graph, slots: list[int], moves: dict[int, tuple[Direction, int]], operand_of
+                ) -> dict[int, tuple[Direction, int]]:
+    """Re-time whole runs to join a neighbouring run of the same direction.
+
+    With one slot per operand the optimizer's per-value timing may split what a different
+    timing keeps together (a value downloaded early next to a buffer that moves every
+    iteration). A run moves to a point of a run just before or after it in slot order when
+    that point lies in every window of the run's values; each move removes at least one
+    message, so the loop ends.
+    """
+    moves = dict(moves)
+    position = {o: k for k, o in enumerate(slots)}
+    while True:
+        vector_at = {(operand_of[v], key): v for v, key in moves.items()}
+        runs = _runs(slots, _groups(moves, operand_of))
+        runs.sort(key=lambda run: (len(run[2]), run[1]))
+        merged = False
+        for direction, point, operands in runs:
+            vectors = [vector_at[(o, (direction, point))] for o in operands]
+            windows = [graph.window_of(v) for v in vectors]
+            lo, hi = max(w.earliest for w in windows), min(w.latest for w in windows)
+            for neighbour in (position[operands[0]] - 1, position[operands[-1]] + 1):
+                if not 0 <= neighbour < len(slots):
+                    continue
+                targets = sorted(key[1] for (o, key) in vector_at if o == slots[neighbour]
+                                 and key[0] is direction and key[1] != point and lo <= key[1] <= hi)
+                if targets:
+                    for v in vectors:
+                        moves[v] = (direction, targets[0])
+                    merged = True
+                    break
+            if merged:
+                break
+        if not merged:
+            return moves
+
+
+def _downloads_first(region: HostRegion, messages: list[Message]) -> list[Message]:
+    """At one point every download comes before every upload (a value leaving a device
+    buffer before the next one enters it)."""
+    last_download: dict[int, int] = {}
+    for m in messages:
+        if m.direction is Direction.DOWN:
+            last_download[m.point] = max(last_download.get(m.point, 0), m.boundary)
+    result = []
+    for m in messages:
+        if m.direction is Direction.UP and m.boundary < last_download.get(m.point, 0):
+            m = Message(m.direction, m.point, m.operands, last_download[m.point])
+        result.append(m)
+    return result
+
+
+def _pooled_name(region: HostRegion, operand: Operand, space: str) -> bool:
+    name = operand.host if space == HOST else operand.device
+    return name is not None and name in (region.host_pooled if space == HOST else region.device_pooled)
+
+
+def _both_pooled(region: HostRegion, operand: Operand) -> bool:
+    return _pooled_name(region, operand, HOST) and _pooled_name(region, operand, DEVICE)
+
+
+def _signature(operand: int, groups) -> tuple:
+    return tuple(sorted((p, d is Direction.UP) for (d, p), members in groups.items() if operand in members))
+
+
+def _runs(order, groups) -> list[tuple[Direction, int, tuple[int, ...]]]:
+    """Maximal runs of consecutive slots per (direction, point) group."""
+    position = {o: k for k, o in enumerate(order)}
+    result = []
+    for (direction, point), members in groups.items():
+        ordered = sorted(set(members), key=position.__getitem__)
+        run: list[int] = []
+        for operand in ordered:
+            if run and position[operand] != position[run[-1]] + 1:
+                result.append((direction, point, tuple(run)))
+                run = []
+            run.append(operand)
+        if run:
+            result.append((direction, point, tuple(run)))
+    return result
+
+
+def _boundary(region: HostRegion, direction: Direction, point: int, operands: tuple[int, ...]) -> int:
+    statements = region.statements
+    kernels = len(region.graph.graph.kernels)
+    lo = 0 if point == 0 else region.statement_of_kernel(point - 1) + 1
+    if point < kernels:
+        hi = region.statement_of_kernel(point)
+    else:
+        hi = next((i for i in range(lo, len(statements)) if statements[i].stmt.kind == "return"),
+                  len(statements))
+    for operand in operands:
+        for name, space in ((region.graph.operands[operand].host, HOST),
+                            (region.graph.operands[operand].device, DEVICE)):
+            if name is None:
+                continue
+            alloc, free = _lifetime(region, name, space)
+            if alloc is not None:
+                lo = max(lo, alloc + 1)
+            if free is not None:
+                hi = min(hi, free)
+    if lo > hi:
+        span = statements[min(lo, len(statements) - 1)].stmt.span
+        raise UnsupportedConstruct("no place between the allocations and frees of the buffers for a "
+                                   "planned copy", span, "transfers-placement")
+    own = [i for i in range(lo, hi + 1) if i < len(statements) and _copies(region, statements[i], direction)
+           & set(operands)]
+    if own:  # where the program copied one of these operands itself: keeps the code's shape
+        return own[0]
+    return lo if direction is Direction.DOWN else hi
+
+
+def _copies(region: HostRegion, entry, direction: Direction) -> set[int]:
+    """The operands a ``cudaMemcpy`` statement of the program moves in ``direction``."""
+    if entry.role != "copy" or entry.op is None:
+        return set()
+    op = region.ops[entry.op]
+    operand = region.graph.operands
+    host = op.src if direction is Direction.UP else op.dst
+    return {k for k, o in enumerate(operand) if o.host == host}
+
+
+def _lifetime(region: HostRegion, name: str, space: str) -> tuple[int | None, int | None]:
+    pool = region.host_pooled if space == HOST else region.device_pooled
+    if name in pool:
+        return (min(region.alloc_at[n] for n in pool), max(region.free_at[n] for n in pool))
+    return region.alloc_at.get(name), region.free_at.get(name)

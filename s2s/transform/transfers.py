@@ -1,0 +1,269 @@
+"""``s2s transfers``: pooled allocations and fused copies in CUDA host code (issue 7).
+
+For every host function with a straight-line region (see
+:mod:`s2s.analysis.transfers.host_code`), the optimizer plans when each value moves
+(:func:`~s2s.analysis.transfers.optimize`, exact optimum, ``tight`` timing) and
+:mod:`~s2s.analysis.transfers.host_plan` lays the operands out in slots. The edits:
+
+* a block of ``const size_t s2s_off_<buffer>`` offsets (aligned to :data:`ALIGNMENT`) and
+  the pool sizes before the first pooled allocation;
+* one ``malloc`` for the host pool; each pooled ``malloc(size)`` becomes its slot (NULL when
+  the pool failed, so the program's own checks still see a failure);
+* one ``cudaMalloc`` for the device pool where the first pooled one was, with the same error
+  check wrapper; each pooled ``cudaMalloc`` becomes an assignment of its slot;
+* the program's ``cudaMemcpy`` calls are removed and the planned messages inserted, one
+  ``cudaMemcpy`` per run of consecutive slots (wrapped like the program's copies were);
+* pooled ``free``/``cudaFree`` calls are removed; the last one frees the pool.
+
+Whole statements are replaced, also when they are a call of an error-checking macro
+(``CHECK(cudaMalloc(...))``): the macro call is text in the file, its definition is never
+touched. Refusals become warnings with the refusal's id; ``--explain`` adds notes
+(``transfers-explain``) saying what moved where and what it saved.
+"""
+
+from __future__ import annotations
+
+from s2s.analysis.transfers.graph import Direction
+from s2s.analysis.transfers.host_code import HostRegion, RegionStatement, find_regions
+from s2s.analysis.transfers.host_plan import HostPlan, Message, plan_region
+from s2s.analysis.transfers.region import HOST
+from s2s.diagnostics import Diagnostic, UnsupportedConstruct
+from s2s.driver import PassOutput
+from s2s.edits import Edit
+from s2s.frontend.extract import Loaded
+from s2s.model import SourceSpan
+from s2s.transform import registry
+
+EXPLAIN_ID = "transfers-explain"
+ALIGNMENT = 256
+HOST_POOL, DEVICE_POOL = "s2s_host_pool", "s2s_device_pool"
+
+
+def run_transfers(loaded: Loaded) -> PassOutput:
+    model, source = loaded.model, loaded.source
+    if model.language != "cuda":
+        return PassOutput()
+    regions, refusals = find_regions(model, source)
+    diagnostics = [_warning(r) for r in refusals]
+    edits: list[Edit] = []
+    for region in regions:
+        try:
+            host_plan = plan_region(region)
+        except UnsupportedConstruct as refusal:
+            diagnostics.append(_warning(refusal))
+            continue
+        if not _worth_it(host_plan):
+            continue
+        edits += region_edits(host_plan, source)
+        diagnostics += _explain(host_plan)
+    return PassOutput(tuple(edits), tuple(diagnostics))
+
+
+def plan_file(loaded: Loaded) -> tuple[list[HostPlan], list[UnsupportedConstruct]]:
+    """The host plans of a file (for the benchmark and tests)."""
+    regions, refusals = find_regions(loaded.model, loaded.source)
+    plans = []
+    for region in regions:
+        try:
+            plans.append(plan_region(region))
+        except UnsupportedConstruct as refusal:
+            refusals.append(refusal)
+    return plans, refusals
+
+
+def _warning(refusal: UnsupportedConstruct) -> Diagnostic:
+    d = refusal.diagnostic
+    return Diagnostic.warning(d.message, d.id, d.location)
+
+
+def _worth_it(plan: HostPlan) -> bool:
+    return plan.copies_after < plan.copies_before or plan.device_allocs_after < plan.device_allocs_before \
+        or plan.host_allocs_after < plan.host_allocs_before
+
+
+# -- text -------------------------------------------------------------------------------
+
+
+def _offset_name(plan: HostPlan, operand: int) -> str:
+    op = plan.operands[operand]
+    return f"s2s_off_{op.host or op.device}"
+
+
+def _size(plan: HostPlan, operand: int) -> str:
+    op = plan.operands[operand]
+    return plan.region.sizes[op.host or op.device]
+
+
+def _wrap(wrapper: str | None, call: str) -> str:
+    return f"{wrapper}({call});" if wrapper else f"{call};"
+
+
+def _offset_lines(plan: HostPlan) -> list[str]:
+    lines = [f"/* s2s transfers: pooled buffers, offsets aligned to {ALIGNMENT} bytes */"]
+
+    def chain(operands, base: str | None) -> str | None:
+        previous = base
+        for operand in operands:
+            value = "0" if previous is None else \
+                f"({previous} + {ALIGNMENT - 1}) & ~(size_t){ALIGNMENT - 1}"
+            lines.append(f"const size_t {_offset_name(plan, operand)} = {value};")
+            previous = f"{_offset_name(plan, operand)} + ({_size(plan, operand)})"
+        return previous
+
+    shared_end = chain(plan.slots, None)
+    host_end = chain(plan.host_tail, shared_end)
+    if plan.region.host_pooled:
+        lines.append(f"const size_t s2s_host_bytes = {host_end};")
+    device_end = chain(plan.device_tail, shared_end)
+    if plan.region.device_pooled:
+        lines.append(f"const size_t s2s_device_bytes = {device_end};")
+        lines.append(f"char *{DEVICE_POOL} = NULL;")
+    return lines
+
+
+def _message_text(plan: HostPlan, message: Message, wrapper: str | None) -> str:
+    first, last = message.operands[0], message.operands[-1]
+    op = plan.operands[first]
+    kind = "cudaMemcpyHostToDevice" if message.direction is Direction.UP else "cudaMemcpyDeviceToHost"
+    dst, src = (op.device, op.host) if message.direction is Direction.UP else (op.host, op.device)
+    if len(message.operands) == 1:
+        size = _size(plan, first)
+    else:
+        size = f"{_offset_name(plan, last)} + ({_size(plan, last)}) - {_offset_name(plan, first)}"
+    return _wrap(wrapper, f"cudaMemcpy({dst}, {src}, {size}, {kind})")
+
+
+# -- edits ------------------------------------------------------------------------------
+
+
+def region_edits(plan: HostPlan, source: bytes) -> list[Edit]:
+    region = plan.region
+    statements = region.statements
+    inserts: dict[int, list[str]] = {}
+    edits: list[Edit] = []
+    pooled = region.host_pooled | region.device_pooled
+    first_alloc = min(region.alloc_at[n] for n in pooled) if pooled else None
+    if first_alloc is not None:
+        inserts.setdefault(first_alloc, []).extend(_offset_lines(plan))
+    slot_of = {}
+    for operand, op in enumerate(plan.operands):
+        for name in (op.host, op.device):
+            if name is not None:
+                slot_of[name] = operand
+    if region.host_pooled:
+        first_host = min(region.alloc_at[n] for n in region.host_pooled)
+        inserts.setdefault(first_host, []).append(f"char *{HOST_POOL} = (char *)malloc(s2s_host_bytes);")
+        for name in sorted(region.host_pooled):
+            span = region.allocation_spans[name]
+            edits.append(Edit(span.file, span.start, span.length,
+                              f"({HOST_POOL} ? (void *)({HOST_POOL} + {_offset_name(plan, slot_of[name])}) "
+                              ": NULL)"))
+    copy_wrapper = next((s.wrapper for s in statements if s.role == "copy" and s.wrapper), None)
+    first_device = min((region.alloc_at[n] for n in region.device_pooled), default=None)
+    last_device_free = max((region.free_at[n] for n in region.device_pooled), default=None)
+    last_host_free = max((region.free_at[n] for n in region.host_pooled), default=None)
+    for index, entry in enumerate(statements):
+        text = None
+        if entry.role == "copy" and entry.op is not None:
+            text = ""
+        elif entry.role == "device-alloc" and entry.buffer in region.device_pooled:
+            assign = (f"{entry.buffer} = reinterpret_cast<decltype({entry.buffer})>("
+                      f"{DEVICE_POOL} + {_offset_name(plan, slot_of[entry.buffer])});")
+            text = assign if index != first_device else \
+                _wrap(entry.wrapper, f"cudaMalloc((void **)&{DEVICE_POOL}, s2s_device_bytes)") + \
+                "\n" + entry.stmt.span.indent + assign
+        elif entry.role == "device-free" and entry.buffer in region.device_pooled:
+            text = "" if index != last_device_free else _wrap(entry.wrapper, f"cudaFree({DEVICE_POOL})")
+        elif entry.role == "host-free" and entry.buffer in region.host_pooled:
+            text = "" if index != last_host_free else f"free({HOST_POOL});"
+        if text is not None:
+            edits.append(_replace_statement(entry, source, text))
+    for message in plan.messages:
+        inserts.setdefault(message.boundary, []).append(_message_text(plan, message, copy_wrapper))
+    for boundary, lines in inserts.items():
+        edits.append(_insert_lines(statements, boundary, source, lines))
+    return edits
+
+
+def _statement_end(entry: RegionStatement, source: bytes) -> int:
+    end = entry.stmt.span.end
+    if source[end - 1:end] in (b"}", b";"):
+        return end
+    at = end
+    while at < len(source) and source[at:at + 1] in (b" ", b"\t"):
+        at += 1
+    return at + 1 if source[at:at + 1] == b";" else end
+
+
+def _replace_statement(entry: RegionStatement, source: bytes, text: str) -> Edit:
+    """Replace a whole statement; an empty ``text`` removes its line(s) when it is alone there."""
+    span = entry.stmt.span
+    start, end = span.start, _statement_end(entry, source)
+    line_start = source.rfind(b"\n", 0, start) + 1
+    line_end = source.find(b"\n", end)
+    line_end = len(source) if line_end < 0 else line_end
+    alone = source[line_start:start].strip() == b"" and source[end:line_end].strip() == b""
+    if not text and alone:
+        return Edit(span.file, line_start, min(line_end + 1, len(source)) - line_start, "")
+    return Edit(span.file, start, end - start, text)
+
+
+def _insert_lines(statements: tuple[RegionStatement, ...], boundary: int, source: bytes,
+                  lines: list[str]) -> Edit:
+    if boundary < len(statements):
+        span = statements[boundary].stmt.span
+        line_start = source.rfind(b"\n", 0, span.start) + 1
+        block = "".join(f"{span.indent}{line}\n" for line in lines)
+        if source[line_start:span.start].strip() == b"":
+            return Edit(span.file, line_start, 0, block)
+        return Edit(span.file, span.start, 0, "\n" + block + span.indent)
+    last = statements[-1]
+    end = _statement_end(last, source)
+    indent = last.stmt.span.indent
+    return Edit(last.stmt.span.file, end, 0, "".join(f"\n{indent}{line}" for line in lines))
+
+
+# -- explanations ---------------------------------------------------------------------
+
+
+def _explain(plan: HostPlan) -> list[Diagnostic]:
+    region = plan.region
+    graph = region.graph.graph
+    first = region.statements[0].stmt.span
+    notes = [Diagnostic.note(
+        f"'{region.function}': {plan.copies_before} cudaMemcpy calls become {plan.copies_after}, "
+        f"{plan.device_allocs_before} cudaMalloc calls {plan.device_allocs_after}, "
+        f"{plan.host_allocs_before} host allocations {plan.host_allocs_after} "
+        f"({len(graph.kernels)} kernels, {sum(k.device == 0 for k in graph.kernels)} of them host code; "
+        f"fewest possible transfers of its values: {plan.plan.startups})", EXPLAIN_ID, first)]
+    for message in plan.messages:
+        names = ", ".join(plan.operands[o].name for o in message.operands)
+        verb = "upload" if message.direction is Direction.UP else "download"
+        where = _where(region, message)
+        notes.append(Diagnostic.note(f"{verb} {names} in one cudaMemcpy {where}", EXPLAIN_ID,
+                                     _anchor(region, message)))
+    for operand in range(len(plan.operands)):
+        op = plan.operands[operand]
+        for name, space in ((op.host, HOST), (op.device, "device")):
+            if name is not None and name not in (region.host_pooled | region.device_pooled) \
+                    and name in region.alloc_at:
+                notes.append(Diagnostic.note(f"'{name}' stays out of the {space} pool (not allocated and "
+                                             "freed at the top level, or its size is not known where the "
+                                             "pool is made)", EXPLAIN_ID,
+                                             region.statements[region.alloc_at[name]].stmt.span))
+    return notes
+
+
+def _where(region: HostRegion, message: Message) -> str:
+    kernels = region.graph.graph.kernels
+    if message.point < len(kernels):
+        return f"before '{kernels[message.point].name}' (line {_anchor(region, message).line})"
+    return f"after '{kernels[-1].name}'"
+
+
+def _anchor(region: HostRegion, message: Message) -> SourceSpan:
+    index = min(message.boundary, len(region.statements) - 1)
+    return region.statements[index].stmt.span
+
+
+registry.register("transfers", run_transfers)

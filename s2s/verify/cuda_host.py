@@ -1,0 +1,101 @@
+"""Run a whole CUDA program (host code and kernels) on the s2s runtime's cpu devices.
+
+The runtime offers the CUDA-like calls through its C interface (``s2s_runtime.h``). A CUDA
+host program becomes an ordinary C++ program against it:
+
+* the host translation unit is the ``.cu`` file with every kernel (and ``__device__``-only
+  function) body replaced by ``;`` and every launch ``k<<<g, b, s>>>(args)`` replaced by
+  ``s2s_shim::launcher<decltype(k)>::launch("k", g, b, s, args)`` -- the kernel's declared
+  parameter types convert the arguments, as a real launch does (edits from the s2s model, so
+  the same spans the rewriter uses);
+* ``cuda_shim/cuda_runtime.h`` stands in for the CUDA header: ``cudaMalloc``/``cudaMemcpy``/
+  ``cudaFree``/``cudaMemset``/error calls forward to ``s2s_*``; launches load the kernels
+  once from the ``.cu`` file (the runtime blanks its host code and compiles the kernels for
+  the emulated devices) and call ``s2s_launch``;
+* the shim counts the calls and copied bytes and writes them at exit to ``S2S_SHIM_COUNTS``.
+
+Kept deliberately narrow: the calls the samples use; anything else fails to compile with the
+missing name, which is the honest outcome.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from runtime.capi_build import program_flags
+from s2s.diagnostics import ToolchainError
+from s2s.edits import Edit, EditSet
+from s2s.frontend.extract import load
+
+SHIM_DIR = Path(__file__).resolve().parent / "cuda_shim"
+
+
+@dataclass(frozen=True)
+class HostRun:
+    stdout: str
+    stderr: str
+    returncode: int
+    counts: dict[str, int]
+
+
+def host_source(path: str, source: bytes | None = None) -> bytes:
+    """The host translation unit of ``path`` (or ``source`` under that name) for the shim."""
+    loaded = load(path, source=source)
+    if loaded.model is None:
+        raise ToolchainError(f"{path}: cannot parse the CUDA program: "
+                             + "; ".join(d.message for d in loaded.diagnostics[:3]))
+    model, text = loaded.model, loaded.source
+    edits = EditSet()
+    for kernel in (*model.kernels, *model.device_functions):
+        if kernel.body_span is None:
+            continue
+        head = text[kernel.span.start:kernel.body_span.start]
+        if not kernel.is_global and b"__host__" in head:
+            continue
+        edits.add(Edit(path, kernel.body_span.start, kernel.body_span.length, ";"))
+    for launch in model.launches:
+        if launch.template_args or not launch.span.editable:
+            raise ToolchainError(f"{launch.span.location()}: the host shim runs plain launches only")
+        open_paren = text.index(b"(", launch.config_span.end)
+        grid, block = launch.grid.text, launch.block.text
+        shared = launch.shared_bytes.text if launch.shared_bytes is not None else "0"
+        head = (f"s2s_shim::launcher<decltype({launch.kernel})>::launch(\"{launch.kernel}\", "
+                f"dim3({grid}), dim3({block}), (size_t)({shared})")
+        edits.add(Edit(path, launch.span.start, open_paren + 1 - launch.span.start,
+                       head + (", " if launch.args else "")))
+    return edits.apply(path, text)
+
+
+def build(path: str, workdir: Path, source: bytes | None = None, compiler: str = "g++") -> Path:
+    """Compile the program at ``path`` (or ``source``) against the shim; returns the executable."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    kernels = workdir / Path(path).name
+    kernels.write_bytes(source if source is not None else Path(path).read_bytes())
+    host = workdir / (Path(path).stem + ".host.cpp")
+    host.write_bytes(host_source(str(kernels)))
+    exe = workdir / Path(path).stem
+    command = [compiler, "-std=c++17", "-O1", "-w", f"-I{SHIM_DIR}", f'-DS2S_SHIM_KERNELS="{kernels}"',
+               "-x", "c++", str(host), "-o", str(exe), *program_flags()]
+    proc = subprocess.run(command, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise ToolchainError(f"building {path} against the CUDA host shim failed:\n{proc.stderr[-3000:]}")
+    return exe
+
+
+def run(exe: Path, args: tuple[str, ...] = (), devices: int = 1, timeout: float = 300) -> HostRun:
+    """Run a shim-built program on ``devices`` emulated cpu devices."""
+    with tempfile.TemporaryDirectory() as tmp:
+        counts_file = Path(tmp) / "counts"
+        env = dict(os.environ, S2S_BACKEND="cpu", S2S_DEVICES=str(devices),
+                   S2S_SHIM_COUNTS=str(counts_file))
+        proc = subprocess.run([str(exe), *args], capture_output=True, text=True, env=env, timeout=timeout)
+        counts = {}
+        if counts_file.exists():
+            for line in counts_file.read_text().splitlines():
+                key, value = line.split()
+                counts[key] = int(value)
+    return HostRun(proc.stdout, proc.stderr, proc.returncode, counts)
