@@ -151,7 +151,11 @@ def test_usage_error_exit_code(capsys):
     assert exc.value.code == 2
 
 
-def test_pass_not_available_yet_exits_2(tmp_path, capsys):
+def test_pass_not_available_yet_exits_2(tmp_path, capsys, monkeypatch):
+    import s2s.cli.main  # noqa: F401  (registers every pass first)
+    from s2s.transform import registry
+
+    monkeypatch.delitem(registry.PASSES, "transfers")  # as before issue #7
     src = write(tmp_path, "saxpy.cu", SAXPY)
     code, _, err = run_cli(["transfers", src], capsys)
     assert code == 2 and "not available" in err

@@ -214,7 +214,11 @@ def test_unsupported_option_falls_back(project, capfd):
     assert "nvcc fatal   : Unknown option '--no-such-option'" in err and "warning" not in err
 
 
-def test_unavailable_pass_warns_and_compiles_the_original(project, capfd):
+def test_unavailable_pass_warns_and_compiles_the_original(project, capfd, monkeypatch):
+    import s2s.cli.main  # noqa: F401  (registers every pass first)
+    from s2s.transform import registry
+
+    monkeypatch.delitem(registry.PASSES, "transfers")  # as before issue #7
     code, out, err = wrapped(capfd, "transfers,nonsense", ARCH, "-E", "src/k.cu")
     assert code == 0 and "__global__" not in out and "scale" in out
     warnings = [line for line in err.splitlines() if "warning" in line]
