@@ -35,7 +35,8 @@ def dyadic(n, mod, scale, shift=0, seed=0):
 def test_every_sample_file_is_covered():
     covered = {"saxpy", "block_reduction", "elementwise_chain", "gemver", "hotspot", "macro_launch",
                "matmul_tiled", "nbody", "softmax_warp", "streams_events", "template_launch", "two_files",
-               "bicgk"}
+               "bicgk", "axpydot", "atax", "sgemv", "sgemvt", "gesummv", "vadd", "waxpby", "sscal",
+               "madd", "bicgk_tiled", "softmax_chain", "layernorm", "bias_gelu"}
     assert {p.name for p in CUDA_SAMPLES.iterdir() if (p / "sample.toml").exists()} == covered
 
 
