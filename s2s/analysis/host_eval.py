@@ -107,8 +107,10 @@ def _eval(node, env: dict, text: str):
             if len(args) == 1 and isinstance(args[0], Dim3):
                 return args[0]
             return Dim3(*(int(a) for a in args))
-        if node.func.id in ("max", "min") and len(args) == 2:
-            return max(args) if node.func.id == "max" else min(args)
+        if node.func.id == "s2s_count" and len(args) == 1:
+            return as_dim3(args[0]).count
+        if node.func.id in ("max", "min", "s2s_max") and len(args) == 2:
+            return min(args) if node.func.id == "min" else max(args)
     raise EvalError(f"cannot evaluate '{text}'")
 
 

@@ -77,7 +77,8 @@ def stage_text(ctx: Context, group: Group, segment: Segment, i: int, name: str) 
     kernel = ctx.unit.kernel(node.launch.kernel)
     body = kernel.body_span
     edits: list[tuple[int, int, str]] = []
-    for use in kernel.builtins:
+    remap = len(group.segments) > 1
+    for use in kernel.builtins if remap else ():
         if body.contains(use.span) and use.var in BUILTIN_NAMES:
             edits.append((use.span.start, use.span.start + len(use.var), f"s2s_{use.var}"))
     refs = []
@@ -89,9 +90,8 @@ def stage_text(ctx: Context, group: Group, segment: Segment, i: int, name: str) 
         edits += _site_edits(ctx, node, i, param, plan)
     text = _apply(ctx.source, body.start, body.end, edits)
     params = ["uint3 s2s_blockIdx", "uint3 s2s_threadIdx", "uint3 s2s_blockDim",
-              "uint3 s2s_gridDim"] + [f"{p.type} {p.name}".replace("* ", "*")
-                                      if p.type.endswith("*") else f"{p.type} {p.name}"
-                                      for p in kernel.params] + refs
+              "uint3 s2s_gridDim"] if remap else []
+    params += [f"{p.type} {p.name}" for p in kernel.params] + refs
     head = f"static __device__ __forceinline__ void {name}(" + ", ".join(params) + ")\n"
     return head + text + "\n"
 
@@ -155,8 +155,7 @@ def fused_kernel_text(ctx: Context, group: Group, name: str) -> str:
 def _call(ctx: Context, segment: Segment, i: int, stage: str, passed: dict, nseg: int) -> str:
     node = ctx.node(i)
     kernel = ctx.unit.kernel(node.launch.kernel)
-    builtins = ("blockIdx", "threadIdx", "blockDim", "gridDim") if nseg == 1 else \
-        ("s2s_bid", "s2s_tid", "s2s_bdim", "s2s_gdim")
+    builtins = () if nseg == 1 else ("s2s_bid", "s2s_tid", "s2s_bdim", "s2s_gdim")
     args = list(builtins) + [passed[(i, p.name)] for p in kernel.params]
     args += [var(b) for p, b in node.buffers.items()
              if segment.buffers.get(b) is not None and segment.buffers[b].mode != "global"]
