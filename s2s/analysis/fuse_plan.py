@@ -132,7 +132,8 @@ def plan_run(ctx: Context) -> tuple[list[Group], list[Decision]]:
         for i in merged.nodes:
             groups[i] = merged
     result = sorted({id(g): g for g in groups.values()}.values(), key=lambda g: g.nodes[0])
-    return result, decisions
+    unique = list({(d.made, d.nodes, d.reason): d for d in decisions}.values())
+    return result, unique
 
 
 def _is_map(node: LaunchNode) -> bool:

@@ -73,7 +73,7 @@ def replay(path: str, source: bytes | None = None, overrides: dict | None = None
             for name in declare(stmt.span.text(source), env):
                 if overrides and name in overrides:
                     env[name] = overrides[name]
-        elif stmt.kind == "expr":
+        elif stmt.kind in ("expr", "do"):  # "do": a CUDA_CHECK(...) style macro
             _statement(state, model, stmt)
     outputs = {name for name, _data in state.result.outputs}
     state.result.minimum = sum(_count(r) * 4 for r in state.min_reads.values()) + \
