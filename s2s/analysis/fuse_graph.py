@@ -28,6 +28,8 @@ from s2s.model.unit import TranslationUnit
 
 IDENT = re.compile(r"[A-Za-z_]\w*")
 LOOPS = frozenset({"for", "while", "do", "range_for"})
+#: Calls that cannot observe or change device data (constructors of launch shapes).
+HARMLESS = frozenset({"dim3", "make_uint3", "make_int3"})
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,7 @@ def _runs_in_block(unit, function, block: Stmt, in_loop, launches, facts) -> lis
     runs, current = [], []
     for child in block.children:
         inside = [la for la in launches if child.span.contains(la.span)]
-        calls = [c for s in child.walk() for c in s.calls]
+        calls = [c for s in child.walk() for c in s.calls if c.name not in HARMLESS]
         if len(inside) == 1 and child.kind == "expr" and len(calls) <= 1:
             current.append(_node(unit, len(current), inside[0], child, facts))
             continue

@@ -114,17 +114,20 @@ def plan_run(ctx: Context) -> tuple[list[Group], list[Decision]]:
                         if not _try_merge(ctx, groups, root, h, decisions):
                             giveup.add(h)
     while True:                                                  # phase 3
-        best = None
+        best, refused = None, []
         distinct = list({id(g): g for g in groups.values()}.values())
         for a in distinct:
             for b in distinct:
                 if a.nodes[0] >= b.nodes[0] or _connected(ctx.run, a, b):
                     continue
-                merged, _why = plan_group(ctx, sorted(a.nodes + b.nodes))
-                if merged is not None and merged.cost < a.cost + b.cost and \
+                merged, why = plan_group(ctx, sorted(a.nodes + b.nodes))
+                if merged is None:
+                    refused.append(Decision(False, _names(ctx, sorted(a.nodes + b.nodes)), why))
+                elif merged.cost < a.cost + b.cost and \
                         (best is None or a.cost + b.cost - merged.cost > best[0]):
                     best = (a.cost + b.cost - merged.cost, a, b, merged)
         if best is None:
+            decisions += refused
             break
         _, a, b, merged = best
         decisions.append(Decision(True, _names(ctx, merged.nodes), "independent launches "
