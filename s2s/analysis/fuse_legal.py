@@ -101,7 +101,7 @@ def pair_verdict(run: Run, a: LaunchNode, b: LaunchNode) -> Verdict:
     if a.config != b.config:
         dep = deps[0]
         return Verdict(False, "grid", f"{dep.kind} on {dep.buffer} between launches of "
-                       f"different shapes (<<<{a.launch.config_span and a.config[0]}, "
+                       f"different shapes (<<<{a.config[0]}, "
                        f"{a.config[1]}>>> vs <<<{b.config[0]}, {b.config[1]}>>>)")
     panels = sample_values([a, b])
     if panels is None:

@@ -127,7 +127,10 @@ def _binary(op, a, b, text: str):
     if isinstance(op, ast.Div):
         if b == 0:
             raise EvalError(f"division by zero in '{text}'")
-        return int(a / b) if both_int and abs(a) < 2**52 else (math.trunc(a / b) if both_int else a / b)
+        if both_int:  # C truncates toward zero
+            quotient = abs(a) // abs(b)
+            return quotient if (a >= 0) == (b >= 0) else -quotient
+        return a / b
     if isinstance(op, ast.Mod) and both_int and b != 0:
         return int(math.fmod(a, b))
     if both_int and isinstance(op, ast.LShift):

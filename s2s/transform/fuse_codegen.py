@@ -127,7 +127,7 @@ def _apply(source: bytes, start: int, end: int, edits) -> str:
 def fused_kernel_text(ctx: Context, group: Group, name: str) -> str:
     params, info = kernel_params(ctx, group)
     stages, calls = [], []
-    for s, segment in enumerate(group.segments):
+    for segment in group.segments:
         seg_calls = []
         for i in segment.nodes:
             stage = f"{name}_stage{i}_{ctx.node(i).launch.kernel}"
@@ -190,8 +190,8 @@ def launch_text(ctx: Context, group: Group, name: str) -> str:
     args = []
     if len(group.segments) > 1:
         for segment in group.segments:
-            grid, block, _shared = ctx.node(segment.nodes[0]).launch.grid.text, \
-                ctx.node(segment.nodes[0]).launch.block.text, None
+            grid = ctx.node(segment.nodes[0]).launch.grid.text
+            block = ctx.node(segment.nodes[0]).launch.block.text
             args += [f"dim3({grid}).{a}" for a in "xyz"] + [f"dim3({block}).{a}" for a in "xyz"]
     names = [n for _t, n in params][len(args):]
     texts = {v: k[0] for k, v in info["scalars"].items()}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from testsuite.fuse.fuse_support import fused_sets, planned, refusals
 
 MAP = """
