@@ -64,3 +64,54 @@ def maps_equal(first: str, second: str, values: dict[str, int]) -> bool:
 
 def map_is_empty(text: str, values: dict[str, int]) -> bool:
     return instantiate_map(text, values).is_empty()
+
+
+# --- fusion: relations between the accesses of two launches ---------------------------------
+
+def _instantiated(texts: list[str], values: dict[str, int], array: str):
+    """The union of the maps ``texts`` (one kernel's accesses of one buffer, possibly through
+    several parameters) with the range tuple renamed to ``array`` so that maps of different
+    kernels (whose parameters have different names) can be compared."""
+    import islpy as isl
+
+    result = None
+    for text in texts:
+        names = split_header(text)[0]
+        m = instantiate_map(text, {n: values[n] for n in names})
+        m = m.set_tuple_name(isl.dim_type.out, array)
+        result = m if result is None else result.union(m)
+    return result
+
+
+def access_scope(first: list[str], first_values: dict, second: list[str], second_values: dict
+                 ) -> str:
+    """Who touches an element of both access sets: ``'thread'`` when every element common to
+    the two relations is accessed by the same thread in both, ``'block'`` when by threads of
+    one block, else ``'grid'`` (threads of different blocks: a global barrier)."""
+    import islpy as isl
+
+    a = _instantiated(first, first_values, "S2S_BUF")
+    b = _instantiated(second, second_values, "S2S_BUF")
+    pairs = b.apply_range(a.reverse())          # thread of the second -> thread of the first
+    if pairs.is_empty():
+        return "thread"
+    same_thread = isl.Map("{ [bx, by, bz, tx, ty, tz] -> [bx, by, bz, tx, ty, tz] }")
+    if pairs.is_subset(same_thread):
+        return "thread"
+    same_block = isl.Map("{ [bx, by, bz, tx, ty, tz] -> [bx, by, bz, ux, uy, uz] }")
+    return "block" if pairs.is_subset(same_block) else "grid"
+
+
+def covered_by_same_thread(reads: list[str], read_values: dict, writes: list[str],
+                           write_values: dict, per_block: bool = False) -> bool:
+    """Whether every (thread, element) of ``reads`` is in ``writes`` (``per_block``: every
+    (block, element)), and ``writes`` gives each thread (block) at most one element: then a
+    register (a shared variable) can carry the element from the first access to the second."""
+    import islpy as isl
+
+    r = _instantiated(reads, read_values, "S2S_BUF")
+    w = _instantiated(writes, write_values, "S2S_BUF")
+    if per_block:
+        r = r.project_out(isl.dim_type.in_, 3, 3)
+        w = w.project_out(isl.dim_type.in_, 3, 3)
+    return r.is_subset(w) and w.is_single_valued()

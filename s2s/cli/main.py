@@ -17,6 +17,7 @@ from s2s.cli.common import Console, add_file_options, make_run_options, split_at
 from s2s.cli.rewrite_cmd import run_rewrite
 from s2s.cli.verify_cmd import add_verify_options, run_verify
 from s2s.diagnostics import DiagnosticPrinter, S2SError, UsageError, silenced_from_env
+from s2s.transform import fuse as _fuse_pass  # noqa: F401  (registers the pass)
 from s2s.transform import mgpu as _mgpu_pass  # noqa: F401  (registers the pass)
 from s2s.transform import omp as _omp_pass  # noqa: F401  (registers the pass)
 from s2s.transform import registry

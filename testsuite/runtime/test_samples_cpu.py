@@ -38,7 +38,10 @@ def test_every_sample_file_is_covered():
                "bicgk",
                # whole programs (host code included) run on cpu devices, original and rewritten by
                # s2s transfers, in testsuite/transfers/test_host_rewrite.py
-               "horner", "cholesky_tiles", "block_matmul", "cg_steps"}
+               "horner", "cholesky_tiles", "block_matmul", "cg_steps",
+               # original and fused programs replayed on cpu devices, in testsuite/fuse
+               "axpydot", "atax", "sgemv", "sgemvt", "gesummv", "vadd", "waxpby", "sscal",
+               "madd", "bicgk_tiled", "softmax_chain", "layernorm", "bias_gelu"}
     assert {p.name for p in CUDA_SAMPLES.iterdir() if (p / "sample.toml").exists()} == covered
 
 

@@ -1,0 +1,230 @@
+"""Launch sequences of host code as a dependence DAG, with host liveness and span layers.
+
+A *run* is a maximal sequence of launch statements in one block of a host function with
+nothing between them that calls a function (a ``cudaMemcpy``, a check, a host routine could
+observe or change device data); declarations such as ``dim3 grid2(...)`` may sit between.
+Each launch becomes a node: its kernel's facts, the host buffer bound to every pointer
+parameter (plain identifiers only) and the text of its scalar arguments.
+
+Dependences are per buffer (RAW, WAR, WAW); the legality module refines them with the access
+maps. Span layering follows FusionStitching (paper 004, section 3.1): a node without
+successors has span 0, any other node one more than its largest successor; nodes of one
+layer are independent of each other.
+
+Host liveness: a buffer is *dead* after a point when it was allocated with ``cudaMalloc`` in
+the same function, the run is not inside a loop, and every later mention is a ``cudaFree`` or
+an argument of a launch that only writes it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from s2s.analysis.fuse_kernels import KernelFacts
+from s2s.model.cuda import Launch
+from s2s.model.host import Stmt
+from s2s.model.unit import TranslationUnit
+
+IDENT = re.compile(r"[A-Za-z_]\w*")
+LOOPS = frozenset({"for", "while", "do", "range_for"})
+#: Calls that cannot observe or change device data (constructors of launch shapes).
+HARMLESS = frozenset({"dim3", "make_uint3", "make_int3"})
+
+
+@dataclass(frozen=True)
+class LaunchNode:
+    index: int
+    launch: Launch
+    facts: KernelFacts | None
+    buffers: dict          # pointer param -> buffer name
+    scalars: dict          # other param -> argument text
+    config: tuple          # (grid text, block text, shared text) with blanks removed
+    stmt: Stmt
+    problem: str | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.launch.kernel}#{self.index}"
+
+    def reads(self, buffer: str) -> bool:
+        return any(b == buffer and self.facts.reads(p) for p, b in self.buffers.items())
+
+    def writes(self, buffer: str) -> bool:
+        return any(b == buffer and self.facts.writes(p) for p, b in self.buffers.items())
+
+    def params_of(self, buffer: str) -> list[str]:
+        return [p for p, b in self.buffers.items() if b == buffer]
+
+
+@dataclass(frozen=True)
+class Dependence:
+    first: int
+    second: int
+    buffer: str
+    kind: str              # RAW | WAR | WAW
+
+
+@dataclass
+class Run:
+    function: str
+    nodes: list[LaunchNode]
+    in_loop: bool
+    function_span: object
+    deps: list[Dependence] = field(default_factory=list)
+
+    def edges(self, a: int, b: int) -> list[Dependence]:
+        lo, hi = min(a, b), max(a, b)
+        return [d for d in self.deps if d.first == lo and d.second == hi]
+
+    def successors(self, a: int) -> set[int]:
+        return {d.second for d in self.deps if d.first == a}
+
+
+def find_runs(unit: TranslationUnit, source: bytes, facts: dict) -> list[Run]:
+    runs = []
+    for function in unit.functions:
+        launches = [la for la in unit.launches if la.function == function.name]
+        if function.body is None or len(launches) < 1:
+            continue
+        for block, in_loop in _blocks(function.body, False):
+            runs += _runs_in_block(unit, function, block, in_loop, launches, facts)
+    return runs
+
+
+def _blocks(stmt: Stmt, in_loop: bool):
+    if stmt.kind == "block":
+        yield stmt, in_loop
+    inner = in_loop or stmt.kind in LOOPS
+    for part in (stmt.body, stmt.orelse):
+        if part is not None:
+            yield from _blocks(part, inner)
+    for child in stmt.children:
+        yield from _blocks(child, inner)
+
+
+def _runs_in_block(unit, function, block: Stmt, in_loop, launches, facts) -> list[Run]:
+    runs, current = [], []
+    for child in block.children:
+        inside = [la for la in launches if child.span.contains(la.span)]
+        calls = [c for s in child.walk() for c in s.calls if c.name not in HARMLESS]
+        if len(inside) == 1 and child.kind == "expr" and len(calls) <= 1:
+            current.append(_node(unit, len(current), inside[0], child, facts))
+            continue
+        if calls or inside:
+            if current:
+                runs.append(Run(function.name, current, in_loop, function.span))
+            current = []
+    if current:
+        runs.append(Run(function.name, current, in_loop, function.span))
+    for run in runs:
+        run.deps = dependences(run.nodes)
+    return runs
+
+
+def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) -> LaunchNode:
+    kernel_facts: KernelFacts | None = facts.get(launch.kernel)
+    buffers, scalars, problem = {}, {}, None
+    shared = launch.shared_bytes.text if launch.shared_bytes is not None else "0"
+    config = tuple(re.sub(r"\s+", "", t) for t in (launch.grid.text, launch.block.text, shared))
+    if kernel_facts is None:
+        problem = f"no analysable definition of kernel '{launch.kernel}' in this file"
+    elif not launch.span.editable:
+        problem = "the launch is inside a macro expansion or template"
+    elif launch.stream is not None and launch.stream.text.strip() not in ("0", "NULL", "nullptr"):
+        problem = "launch on an explicit stream"
+    elif len(launch.args) != len(kernel_facts.params):
+        problem = "argument count differs from the kernel's parameters"
+    else:
+        for (name, kind), arg in zip(kernel_facts.params, launch.args, strict=True):
+            text = arg.text.strip()
+            if kind == "pointer":
+                if not IDENT.fullmatch(text):
+                    problem = f"pointer argument '{text}' is not a plain device pointer variable"
+                buffers[name] = text
+            else:
+                scalars[name] = text
+        copied = {c.target for c in unit.pointer_copies if c.function == launch.function}
+        copied |= {c.source for c in unit.pointer_copies if c.function == launch.function}
+        aliased = sorted(set(buffers.values()) & copied)
+        if problem is None and aliased:
+            problem = f"pointer '{aliased[0]}' is reassigned in '{launch.function}' (aliasing)"
+        if problem is None and not kernel_facts.fusible:
+            problem = f"kernel '{launch.kernel}' is not fusible: {kernel_facts.detail}"
+    return LaunchNode(index, launch, kernel_facts, buffers, scalars, config, stmt, problem)
+
+
+def dependences(nodes: list[LaunchNode]) -> list[Dependence]:
+    deps = []
+    for a in nodes:
+        for b in nodes[a.index + 1:]:
+            if a.facts is None or b.facts is None:
+                common = set(a.launch.args) and {x.text for x in a.launch.args} & \
+                    {x.text for x in b.launch.args}
+                deps += [Dependence(a.index, b.index, c, "RAW") for c in sorted(common)]
+                continue
+            for buffer in sorted(set(a.buffers.values()) & set(b.buffers.values())):
+                if a.writes(buffer) and b.reads(buffer):
+                    deps.append(Dependence(a.index, b.index, buffer, "RAW"))
+                if a.reads(buffer) and b.writes(buffer):
+                    deps.append(Dependence(a.index, b.index, buffer, "WAR"))
+                if a.writes(buffer) and b.writes(buffer):
+                    deps.append(Dependence(a.index, b.index, buffer, "WAW"))
+    return deps
+
+
+def span_layers(run: Run) -> dict[int, int]:
+    """FusionStitching's span of each node: 0 for sinks, else 1 + the largest successor's."""
+    span: dict[int, int] = {}
+    for node in reversed(run.nodes):
+        succ = run.successors(node.index)
+        span[node.index] = 1 + max(span[s] for s in succ) if succ else 0
+    return span
+
+
+# --- host liveness ----------------------------------------------------------------------------
+
+def allocated_here(unit: TranslationUnit, function: str, buffer: str) -> bool:
+    pattern = re.compile(rf"&\s*{re.escape(buffer)}\b")
+    return any(c.category == "alloc" and c.function == function and c.args
+               and pattern.search(c.args[0].text) for c in unit.api_calls)
+
+
+def live_after(unit: TranslationUnit, run: Run, buffer: str, offset: int, source: bytes,
+               facts: dict) -> bool:
+    """Whether ``buffer`` may be read after byte ``offset`` (by host code or a later launch)."""
+    if run.in_loop or not allocated_here(unit, run.function, buffer):
+        return True
+    end = run.function_span.end
+    text = _masked(source[offset:end])
+    later = [la for la in unit.launches if la.function == run.function
+             and la.span.start >= offset]
+    frees = [c for c in unit.api_calls if c.function == run.function and c.category == "free"
+             and c.span.start >= offset]
+    for match in re.finditer(rf"\b{re.escape(buffer)}\b", text):
+        at = offset + match.start()
+        if any(c.span.start <= at < c.span.end for c in frees):
+            continue
+        launch = next((la for la in later if la.span.start <= at < la.span.end), None)
+        if launch is not None and _write_only_arg(launch, at, facts):
+            continue
+        return True
+    return False
+
+
+def _write_only_arg(launch: Launch, at: int, facts: dict) -> bool:
+    kernel = facts.get(launch.kernel)
+    if kernel is None or len(kernel.params) != len(launch.args):
+        return False
+    for (name, kind), arg in zip(kernel.params, launch.args, strict=True):
+        if arg.span.start <= at < arg.span.end:
+            return kind == "pointer" and IDENT.fullmatch(arg.text.strip()) is not None \
+                and kernel.writes(name) and not kernel.reads(name)
+    return False
+
+
+def _masked(data: bytes) -> str:
+    """Comments and string literals blanked (same length), so names inside them don't count."""
+    text = data.decode("utf-8", "surrogateescape")
+    pattern = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'', re.S)
+    return pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)

@@ -1,0 +1,219 @@
+"""What fusion needs to know about one kernel: its class and where its arrays are indexed.
+
+Classes (paper 001, section 3.2): *map* (each thread writes its own elements), *reduce*
+(threads of several blocks or a block tree combine into one element: atomics, or one result
+per block through shared memory), *nested* map or map-reduce over the rows or columns of
+2-D data (a thread or block walks a row or column in a loop), and *other* with the reason.
+The class is read off the access records of the symbolic interpreter (index polynomials:
+does a write depend on the thread? does a read walk a loop counter, and with which stride?)
+and off the kernel body (barriers, atomics, warp operations, shared arrays).
+
+Alongside, every subscript of a pointer parameter is listed with its source span and
+whether it is the target of an assignment: code generation rewrites exactly these spans
+when an array is passed on chip. A parameter used any other way (``&q[i]``, ``p + k``,
+passed to a function) *escapes* and is never rewritten.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from s2s.analysis.kernel_access import KernelAccessModel, analyze_kernel
+from s2s.analysis.kernel_interp import interpret
+from s2s.analysis.kernel_values import AccessRecord
+from s2s.model import kernel_ir as ir
+from s2s.model.cuda import Kernel
+from s2s.model.span import SourceSpan
+from s2s.model.unit import TranslationUnit
+
+THREAD_ATOMS = frozenset({"tx", "ty", "tz"})
+BLOCK_ATOMS = frozenset({"bx", "by", "bz"})
+GRID_ATOMS = frozenset({"gdx", "gdy", "gdz", "bdx", "bdy", "bdz"})
+
+
+@dataclass(frozen=True)
+class Site:
+    """One ``p[index]`` in the body: ``write`` when it is an assignment's target (``op`` is
+    the assignment operator), else a read."""
+
+    span: SourceSpan
+    write: bool
+    op: str | None = None
+
+
+@dataclass(frozen=True)
+class KernelFacts:
+    name: str
+    kind: str                  # map | reduce | nested | other
+    detail: str                # human description of the class (or the reason for other)
+    access: KernelAccessModel
+    records: tuple[AccessRecord, ...]
+    barriers: bool
+    atomics: bool
+    shared: bool
+    device_builtins: bool      # a called __device__ function reads blockIdx/threadIdx...
+    sites: dict                # pointer param -> tuple[Site, ...]
+    escapes: frozenset         # pointer params used other than as p[...]
+    params: tuple              # (name, kind) of every parameter
+
+    @property
+    def fusible(self) -> bool:
+        return self.kind != "other"
+
+    def reads(self, param: str) -> bool:
+        array = self.access.array(param)
+        return array is not None and array.read is not None
+
+    def writes(self, param: str) -> bool:
+        array = self.access.array(param)
+        return array is not None and array.write is not None
+
+    def atomic_writes(self, param: str) -> bool:
+        writes = [r for r in self.records if r.array == param and r.mode == "write"]
+        return bool(writes) and all(r.atomic for r in writes)
+
+
+def kernel_facts(unit: TranslationUnit) -> dict[str, KernelFacts]:
+    """Facts of every ``__global__`` kernel of the unit, by name."""
+    functions = {b.name: b for b in unit.kernel_bodies if not b.is_global}
+    device = {k.name: k for k in unit.device_functions}
+    facts = {}
+    for kernel in unit.kernels:
+        body = unit.kernel_body(kernel.name)
+        if body is None:
+            continue
+        facts[kernel.name] = _facts(kernel, body, functions, device)
+    return facts
+
+
+def _facts(kernel: Kernel, body: ir.KernelBody, functions, device) -> KernelFacts:
+    outcome = interpret(body, functions)
+    access = analyze_kernel(body, functions)
+    called = _called(kernel, device)
+    calls = list(kernel.calls) + [c for k in called for c in k.calls]
+    barriers = any(c.category == "syncthreads" for c in calls)
+    atomics = any(c.category == "atomic" for c in calls)
+    warp = any(c.category == "warp" for c in calls)
+    shared = bool(kernel.shared_arrays) or any(k.shared_arrays for k in called)
+    device_builtins = any(k.builtins for k in called)
+    pointers = {p.name for p in body.pointer_params}
+    sites, escapes = _sites(body.body, pointers)
+    kind, detail = _classify(kernel, body, access, outcome.records, barriers, warp)
+    return KernelFacts(kernel.name, kind, detail, access, tuple(outcome.records), barriers,
+                       atomics, shared, device_builtins, sites, frozenset(escapes),
+                       tuple((p.name, p.kind) for p in body.params))
+
+
+def _called(kernel: Kernel, device: dict) -> list[Kernel]:
+    seen, todo = {}, list(kernel.device_functions_called)
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in device:
+            continue
+        seen[name] = device[name]
+        todo += list(device[name].device_functions_called)
+    return list(seen.values())
+
+
+def _classify(kernel, body, access, records, barriers, warp) -> tuple[str, str]:
+    if kernel.is_template:
+        return "other", "template kernel (instantiations are not fused)"
+    if warp:
+        return "other", "warp-level intrinsics exchange data between lanes"
+    writes = [r for r in records if r.mode == "write"]
+    if not writes:
+        return "other", "writes no global memory"
+    if not access.partitionable and not _only_atomic_conflicts(access, records):
+        return "other", access.reason or "access not analysable"
+    if any(r.index is None for r in records):
+        return "other", "an access offset is not affine in the thread indices"
+    atomic = [r for r in writes if r.atomic]
+    walks = _walks(records)
+    if atomic:
+        names = sorted({r.atomic for r in atomic})
+        return "reduce", (f"reduce: partial results combined with {', '.join(names)}"
+                          + (f"; reads walk {walks}" if walks else ""))
+    per_block = [r for r in writes if not (r.index.atoms() & THREAD_ATOMS)]
+    if per_block and barriers:
+        what = f"nested map-reduce over {walks}, one block per" if walks else "reduce:"
+        return "reduce" if not walks else "nested", (
+            f"{what} block tree in shared memory, one result per block"
+            if not walks else f"{what} {walks[:-1] if walks.endswith('s') else walks}")
+    if per_block:
+        return "other", "threads of a block write the same element without a barrier"
+    loop_writes = any(_loop_atoms(r) for r in writes)
+    if walks and not loop_writes:
+        return "nested", f"nested map-reduce over {walks} (a thread reduces a {walks[:-1]})"
+    if loop_writes:
+        return "nested", "nested map over rows (threads of a block stride through a row)"
+    return "map", "map: each thread writes its own elements"
+
+
+def _only_atomic_conflicts(access: KernelAccessModel, records) -> bool:
+    """Unpartitionable only because atomics of different blocks meet in one element."""
+    reason = access.reason or ""
+    atomic_arrays = {r.array for r in records if r.atomic}
+    return "reduction" in reason and any(f" {a}[" in reason for a in atomic_arrays)
+
+
+def _loop_atoms(record: AccessRecord) -> set[str]:
+    return {a for a in record.index.atoms() if a.startswith("_t")}
+
+
+def _walks(records) -> str:
+    """``rows`` when some read walks a loop with unit (or thread-block) stride, ``columns``
+    when the stride is a scalar (a row length); '' when no read walks a loop."""
+    kinds = set()
+    for record in records:
+        if record.mode != "read" or record.index is None:
+            continue
+        for atom in _loop_atoms(record):
+            strides = [(mono, c) for mono, c in record.index.terms if atom in mono]
+            for mono, _c in strides:
+                rest = set(mono) - {atom}
+                if rest & {"gdx", "gdy", "gdz"}:
+                    continue  # a grid-stride loop: every thread of the grid, not a row
+                kinds.add("rows" if rest <= GRID_ATOMS else "columns")
+    if not kinds:
+        return ""
+    return "columns" if "columns" in kinds else "rows"
+
+
+# --- subscripts of pointer parameters -------------------------------------------------------
+
+def _sites(block: ir.Block, pointers: set[str]) -> tuple[dict, set[str]]:
+    sites: dict[str, list[Site]] = {p: [] for p in pointers}
+    escapes: set[str] = set()
+
+    def visit(node, context: str | None = None, op: str | None = None):
+        if isinstance(node, ir.Index) and isinstance(node.base, ir.Var) \
+                and node.base.name in pointers:
+            if context == "address" or node.span is None or not node.span.editable:
+                escapes.add(node.base.name)
+            else:
+                sites[node.base.name].append(Site(node.span, context == "target", op))
+            visit(node.index)
+            return
+        if isinstance(node, ir.Var):
+            if node.name in pointers:
+                escapes.add(node.name)
+            return
+        if isinstance(node, ir.Assign):
+            visit(node.target, "target", node.op)
+            visit(node.value)
+            return
+        if isinstance(node, ir.Unary) and node.op in ("&", "pre++", "pre--", "post++", "post--"):
+            visit(node.operand, "address")
+            return
+        if isinstance(node, (tuple, list)):
+            for item in node:
+                visit(item)
+            return
+        if dataclasses.is_dataclass(node):
+            for field in dataclasses.fields(node):
+                if field.name != "span":
+                    visit(getattr(node, field.name))
+
+    visit(block)
+    return {p: tuple(s) for p, s in sites.items()}, escapes

@@ -1,0 +1,103 @@
+"""Per-kernel registers and static shared memory from ``nvcc --resource-usage``.
+
+A fused kernel holds the stages of several kernels: its static shared memory is the sum of
+theirs (each stage keeps its own ``__shared__`` arrays) and its register demand at least the
+largest stage's plus one register per value passed on chip. Measuring the original kernels
+with ptxas is the only reliable source of these numbers (they depend on the compiler), so the
+file is compiled once, ``-c`` only, and the result cached on disk by source text, flags and
+nvcc version. Without nvcc (or with ``S2S_FUSE_NVCC=0``) the check is skipped and
+``--explain`` says so.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Static shared memory a block may use without opting in, and register limits (sm_90).
+SMEM_LIMIT = 48 * 1024
+REGS_PER_THREAD = 255
+REGS_PER_BLOCK = 65536
+
+_FUNCTION = re.compile(r"Compiling entry function '(\w+)'|Function properties for (\w+)")
+_USAGE = re.compile(r"Used (\d+) registers")
+_SMEM = re.compile(r"(\d+) bytes smem")
+
+
+@dataclass(frozen=True)
+class Usage:
+    registers: int
+    smem: int
+
+
+def nvcc_path() -> str | None:
+    if os.environ.get("S2S_FUSE_NVCC", "1") == "0":
+        return None
+    found = shutil.which("nvcc")
+    if found is None and os.path.isfile("/usr/local/cuda/bin/nvcc"):
+        found = "/usr/local/cuda/bin/nvcc"
+    return found
+
+
+@functools.cache
+def _nvcc_version(nvcc: str) -> str:
+    return subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+
+
+def resource_usage(source: bytes, path: str, kernels: tuple[str, ...], arch: str = "sm_90"
+                   ) -> dict[str, Usage] | None:
+    """Usage of each of ``kernels`` (by plain name); None when nvcc is unavailable or fails."""
+    nvcc = nvcc_path()
+    if nvcc is None:
+        return None
+    key = hashlib.sha256(source + arch.encode() + _nvcc_version(nvcc).encode()).hexdigest()
+    cache = Path(os.environ.get("S2S_CPU_CACHE", Path.home() / ".cache" / "s2s-runtime"))
+    cached = cache / "fuse-resources" / f"{key}.json"
+    if cached.is_file():
+        data = json.loads(cached.read_text())
+    else:
+        data = _measure(nvcc, source, path, arch)
+        if data is None:
+            return None
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data))
+        os.replace(tmp, cached)
+    out = {}
+    for mangled, (regs, smem) in data.items():
+        for name in kernels:
+            if mangled == name or mangled.startswith(f"_Z{len(name)}{name}"):
+                out[name] = Usage(regs, smem)
+    return out
+
+
+def _measure(nvcc: str, source: bytes, path: str, arch: str) -> dict | None:
+    directory = os.path.dirname(os.path.abspath(path))
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, os.path.basename(path))
+        with open(copy, "wb") as handle:
+            handle.write(source)
+        proc = subprocess.run([nvcc, "-c", f"-arch={arch}", "--resource-usage", f"-I{directory}",
+                               copy, "-o", os.path.join(tmp, "out.o")],
+                              capture_output=True, text=True)
+    if proc.returncode != 0:
+        return None
+    usage, current = {}, None
+    for line in (proc.stdout + proc.stderr).splitlines():
+        found = _FUNCTION.search(line)
+        if found:
+            current = found.group(1) or found.group(2)
+            continue
+        used = _USAGE.search(line)
+        if used and current is not None:
+            smem = _SMEM.search(line)
+            usage[current] = (int(used.group(1)), int(smem.group(1)) if smem else 0)
+    return usage

@@ -1,0 +1,200 @@
+"""Values of simple host expressions: launch shapes, sizes and scalar arguments.
+
+Fusion needs numbers in two places: the planner weighs buffers by their size at the
+program's default sizes (``int n = 1000000;``), and the fusion checker replays a program's
+launch sequence on the runtime's cpu devices. Both only need the straight-line arithmetic a
+CUDA ``main`` uses for sizes (``(n + THREADS - 1) / THREADS``, ``(size_t)m * n *
+sizeof(float)``, ``dim3 grid(a, b)``), so this is a small evaluator of C expressions with C
+integer semantics (truncating ``/`` and ``%``), object-like numeric macros, casts that are
+dropped, ``sizeof`` of scalar types and ``dim3``. Anything else raises :class:`EvalError`
+and the caller falls back (unit weights, or "not replayable").
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from dataclasses import dataclass
+
+SIZEOF = {"float": 4, "double": 8, "int": 4, "unsigned": 4, "unsigned int": 4, "long": 8,
+          "size_t": 8, "char": 1, "short": 2, "long long": 8, "float2": 8, "float4": 16}
+_CAST = re.compile(r"\(\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:size_t|int|float|double|long"
+                   r"(?:\s+long)?|unsigned|char|short|void)\s*\**\s*\)")
+_SIZEOF = re.compile(r"sizeof\s*\(\s*([A-Za-z_][\w ]*?)\s*\)")
+_FLOAT_SUFFIX = re.compile(r"\b(\d+\.\d*(?:[eE][-+]?\d+)?|\d*\.\d+(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+)[fF]\b")
+_INT_SUFFIX = re.compile(r"\b(\d+)(?:[uU][lL]{0,2}|[lL]{1,2}[uU]?)\b")
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n]+)$", re.M)
+
+
+class EvalError(ValueError):
+    """The expression is outside what this evaluator models."""
+
+
+@dataclass(frozen=True)
+class Dim3:
+    x: int
+    y: int = 1
+    z: int = 1
+
+    @property
+    def count(self) -> int:
+        return self.x * self.y * self.z
+
+    def as_tuple(self) -> tuple[int, int, int]:
+        return (self.x, self.y, self.z)
+
+
+def as_dim3(value) -> Dim3:
+    if isinstance(value, Dim3):
+        return value
+    if isinstance(value, int):
+        return Dim3(value)
+    raise EvalError(f"{value!r} is not a launch extent")
+
+
+def numeric_macros(source: bytes) -> dict[str, int | float]:
+    """Object-like macros whose body evaluates to a number (``#define THREADS 256``)."""
+    found: dict[str, int | float] = {}
+    for name, body in _DEFINE.findall(source):
+        text = body.decode("utf-8", "replace").split("//")[0].split("/*")[0].strip()
+        try:
+            found[name.decode()] = evaluate(text, found)
+        except EvalError:
+            continue
+    return found
+
+
+def evaluate(text: str, env: dict):
+    """The value of the C expression ``text`` with names from ``env``."""
+    cleaned = _SIZEOF.sub(lambda m: str(_sizeof(m.group(1))), text)
+    cleaned = _CAST.sub(" ", cleaned)
+    cleaned = _FLOAT_SUFFIX.sub(r"\1", cleaned)
+    cleaned = _INT_SUFFIX.sub(r"\1", cleaned).strip()
+    if not cleaned or any(tok in cleaned for tok in ("?", "&&", "||", "->", "[", "\"", "'")):
+        raise EvalError(f"cannot evaluate '{text}'")
+    try:
+        tree = ast.parse(cleaned, mode="eval")
+    except SyntaxError as error:
+        raise EvalError(f"cannot evaluate '{text}'") from error
+    return _eval(tree.body, env, text)
+
+
+def _sizeof(type_name: str) -> int:
+    name = " ".join(type_name.split())
+    if name not in SIZEOF:
+        raise EvalError(f"sizeof({name}) is not known")
+    return SIZEOF[name]
+
+
+def _eval(node, env: dict, text: str):
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id in env:
+            return env[node.id]
+        raise EvalError(f"'{node.id}' has no known value in '{text}'")
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _eval(node.operand, env, text)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp):
+        return _binary(node.op, _eval(node.left, env, text), _eval(node.right, env, text), text)
+    if isinstance(node, ast.Attribute) and node.attr in ("x", "y", "z"):
+        return getattr(as_dim3(_eval(node.value, env, text)), node.attr)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+        args = [_eval(a, env, text) for a in node.args]
+        if node.func.id == "dim3" and 1 <= len(args) <= 3:
+            if len(args) == 1 and isinstance(args[0], Dim3):
+                return args[0]
+            return Dim3(*(int(a) for a in args))
+        if node.func.id == "s2s_count" and len(args) == 1:
+            return as_dim3(args[0]).count
+        if node.func.id in ("max", "min", "s2s_max") and len(args) == 2:
+            return min(args) if node.func.id == "min" else max(args)
+    raise EvalError(f"cannot evaluate '{text}'")
+
+
+def _binary(op, a, b, text: str):
+    if isinstance(a, Dim3) or isinstance(b, Dim3):
+        raise EvalError(f"arithmetic on dim3 in '{text}'")
+    both_int = isinstance(a, int) and isinstance(b, int)
+    if isinstance(op, ast.Add):
+        return a + b
+    if isinstance(op, ast.Sub):
+        return a - b
+    if isinstance(op, ast.Mult):
+        return a * b
+    if isinstance(op, ast.Div):
+        if b == 0:
+            raise EvalError(f"division by zero in '{text}'")
+        if both_int:  # C truncates toward zero
+            quotient = abs(a) // abs(b)
+            return quotient if (a >= 0) == (b >= 0) else -quotient
+        return a / b
+    if isinstance(op, ast.Mod) and both_int and b != 0:
+        return int(math.fmod(a, b))
+    if both_int and isinstance(op, ast.LShift):
+        return a << b
+    if both_int and isinstance(op, ast.RShift):
+        return a >> b
+    raise EvalError(f"operator not modelled in '{text}'")
+
+
+def split_declarators(text: str) -> list[str]:
+    """``m = 1200, n = 1000`` -> ``['m = 1200', 'n = 1000']`` (commas at depth 0 only)."""
+    parts, depth, start = [], 0, 0
+    for at, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:at].strip())
+            start = at + 1
+    parts.append(text[start:].strip())
+    return [p for p in parts if p]
+
+
+_DECL = re.compile(r"^(?:static\s+)?(?:const\s+)?(?:unsigned\s+)?(int|size_t|float|double|long|"
+                   r"unsigned|long\s+long|dim3)\s+(.+?);?\s*$", re.S)
+_DIM3_CTOR = re.compile(r"^(\w+)\s*\((.*)\)$", re.S)
+
+
+def declare(text: str, env: dict) -> list[str]:
+    """Evaluate the declarators of a scalar or ``dim3`` declaration statement into ``env``;
+    returns the names it bound (declarators it cannot evaluate are skipped)."""
+    match = _DECL.match(text.strip())
+    if match is None:
+        return []
+    kind, rest = match.group(1), match.group(2)
+    bound = []
+    for part in split_declarators(rest):
+        name, value = _declarator(kind, part, env)
+        if name is not None:
+            env[name] = value
+            bound.append(name)
+    return bound
+
+
+def _declarator(kind: str, part: str, env: dict):
+    try:
+        if "=" in part:
+            name, _, init = part.partition("=")
+            name = name.strip()
+            value = evaluate(init, env)
+        elif kind == "dim3" and _DIM3_CTOR.match(part):
+            name, args = _DIM3_CTOR.match(part).groups()
+            value = Dim3(*(int(evaluate(a, env)) for a in split_declarators(args)))
+        else:
+            return None, None
+    except (EvalError, TypeError):
+        return None, None
+    if not re.fullmatch(r"[A-Za-z_]\w*", name):
+        return None, None
+    if kind == "dim3":
+        value = as_dim3(value)
+    elif kind in ("int", "size_t", "long", "unsigned", "long long"):
+        value = int(value)
+    else:
+        value = float(value)
+    return name, value

@@ -1,0 +1,138 @@
+"""``s2s fuse``: fuse the kernels of CUDA launch sequences (issue 8).
+
+Per host function: launch runs (``fuse_graph``), kernel classes (``fuse_kernels``), the
+span-layered plan (``fuse_plan``), then edits: the fused kernels go after the last fused
+kernel's definition, the last launch of each group becomes the fused launch, the other
+launches of the group are deleted, and buffers that no longer exist in global memory lose
+their ``cudaMalloc``/``cudaFree`` statements. ``--explain`` (notes with id ``fuse-explain``)
+lists every kernel's class and every fusion made or refused with the reason.
+"""
+
+from __future__ import annotations
+
+from s2s.analysis import fuse_plan
+from s2s.analysis.fuse_graph import find_runs
+from s2s.analysis.fuse_kernels import kernel_facts
+from s2s.analysis.fuse_resources import resource_usage
+from s2s.analysis.host_eval import EvalError, as_dim3, declare, evaluate, numeric_macros
+from s2s.diagnostics import Diagnostic
+from s2s.driver import PassOutput
+from s2s.edits import Edit
+from s2s.frontend.extract import Loaded
+from s2s.transform import fuse_codegen, registry
+
+EXPLAIN_ID = "fuse-explain"
+
+
+def run_fuse(loaded: Loaded) -> PassOutput:
+    model, source = loaded.model, loaded.source
+    if model.language != "cuda":
+        return PassOutput()
+    facts = kernel_facts(model)
+    notes = [Diagnostic.note(f"kernel {name}: {f.kind} ({f.detail})", EXPLAIN_ID,
+                             model.kernel(name).span) for name, f in facts.items()]
+    runs = [r for r in find_runs(model, source, facts) if len(r.nodes) > 1]
+    usage = None
+    if runs:
+        usage = resource_usage(source, loaded.path, tuple(facts))
+        if usage is None:
+            notes.append(Diagnostic.note("resource limits not checked: nvcc --resource-usage "
+                                         "unavailable", EXPLAIN_ID))
+    edits, texts, anchors, counter = [], [], [], 0
+    for run in runs:
+        ctx = context(model, source, run, facts, usage)
+        groups, decisions = fuse_plan.plan_run(ctx)
+        for decision in decisions:
+            verb = "fused" if decision.made else "not fused"
+            at = ctx.node(int(decision.nodes[0].split("#")[1])).launch.span
+            notes.append(Diagnostic.note(f"{verb}: {' + '.join(decision.nodes)}: "
+                                         f"{decision.reason}", EXPLAIN_ID, at))
+        for group in groups:
+            if not group.fused:
+                continue
+            name = f"s2s_fused_{counter}"
+            counter += 1
+            texts.append(fuse_codegen.fused_kernel_text(ctx, group, name))
+            anchors.append(max(model.kernel(ctx.node(i).launch.kernel).span.end
+                               for i in group.nodes))
+            edits += _host_edits(ctx, group, name)
+    if texts:
+        helpers = fuse_codegen.HOST_HELPERS if "s2s_count(" in "".join(
+            e.text for e in edits) else ""
+        edits.append(Edit(loaded.path, max(anchors), 0,
+                          "\n\n" + helpers + "\n".join(texts).rstrip("\n")))
+    return PassOutput(tuple(edits), tuple(notes))
+
+
+def context(model, source: bytes, run, facts, usage) -> fuse_plan.Context:
+    env = dict(numeric_macros(source))
+    function = model.function(run.function)
+    first = run.nodes[0].stmt.span.start
+    for stmt in function.body.children if function.body is not None else ():
+        if stmt.span.start >= first:
+            break
+        if stmt.kind == "decl":
+            declare(stmt.span.text(source), env)
+    sizes = {}
+    for call in model.api_calls:
+        if call.category == "alloc" and call.function == run.function and len(call.args) >= 2:
+            target = call.args[0].text.replace("(void **)", "").replace(" ", "").lstrip("&")
+            try:
+                sizes[target] = int(evaluate(call.args[1].text, env))
+            except (EvalError, TypeError, ValueError):
+                continue
+    threads = {}
+    for node in run.nodes:
+        try:
+            threads[node.config[1]] = as_dim3(evaluate(node.launch.block.text, env)).count
+        except (EvalError, TypeError):
+            continue
+    return fuse_plan.Context(model, source, run, facts, sizes, usage, threads)
+
+
+def _host_edits(ctx: fuse_plan.Context, group: fuse_plan.Group, name: str) -> list[Edit]:
+    edits = []
+    last = ctx.node(group.nodes[-1]).launch
+    edits.append(Edit(last.span.file, last.span.start, last.span.length,
+                      fuse_codegen.launch_text(ctx, group, name)))
+    for i in group.nodes[:-1]:
+        edits.append(_delete_statement(ctx.source, ctx.node(i).stmt.span))
+    for buffer in sorted(group.dead):
+        for call in ctx.unit.api_calls:
+            if call.function != ctx.run.function or not call.args:
+                continue
+            alloc = call.category == "alloc" and \
+                call.args[0].text.replace(" ", "").endswith("&" + buffer)
+            free = call.category == "free" and call.args[0].text.strip() == buffer
+            if alloc or free:
+                stmt = _statement_of(ctx, call.span)
+                if stmt is not None:
+                    edits.append(_delete_statement(ctx.source, stmt.span))
+    return edits
+
+
+def _statement_of(ctx: fuse_plan.Context, span):
+    function = ctx.unit.function(ctx.run.function)
+    best = None
+    for stmt in function.body.walk():
+        if stmt.kind == "expr" and stmt.span.start <= span.start and span.end <= stmt.span.end:
+            best = stmt
+    return best
+
+
+def _delete_statement(source: bytes, span) -> Edit:
+    """Remove the statement with its line when nothing else is on it (its ``;`` included)."""
+    start, end = span.start, span.end
+    while end < len(source) and source[end:end + 1] in (b" ", b"\t"):
+        end += 1
+    if source[end:end + 1] == b";":
+        end += 1
+    line_start = source.rfind(b"\n", 0, start) + 1
+    line_end = source.find(b"\n", end)
+    line_end = len(source) if line_end < 0 else line_end
+    if not source[line_start:start].strip() and not source[end:line_end].strip():
+        return Edit(span.file, line_start, line_end + 1 - line_start, "")
+    return Edit(span.file, start, end - start, "")
+
+
+registry.register("fuse", run_fuse)

@@ -1,0 +1,215 @@
+"""Text of fused kernels: one ``__device__`` stage per original launch, one ``__global__``
+kernel calling the stages.
+
+Each stage is the original kernel body, verbatim except for three kinds of spans: uses of
+``blockIdx``/``threadIdx``/``blockDim``/``gridDim`` (renamed to stage parameters, so that a
+stage can run on a remapped block or thread range), and subscripts ``p[...]`` of buffers
+passed on chip (replaced by a reference to the fused kernel's register or ``__shared__``
+variable; ``p[...] = v`` becomes ``p[...] = s2s_p = v`` where the value must still reach
+global memory). Keeping the body verbatim inside a function keeps early ``return``
+statements meaning "this stage is done" and leaves every other line as the user wrote it.
+
+Several launch shapes in one kernel (horizontal fusion) are dispatched by ranges of a 1-D
+block index; each shape's blocks rebuild their original ``blockIdx`` and, when the block
+sizes differ, threads beyond the shape's block size skip the stage.
+"""
+
+from __future__ import annotations
+
+import re
+
+from s2s.analysis.fuse_plan import BufferPlan, Context, Group, Segment
+
+BUILTIN_NAMES = ("threadIdx", "blockIdx", "blockDim", "gridDim")
+HOST_HELPERS = (
+    "static inline unsigned s2s_count(dim3 d) { return d.x * d.y * d.z; }\n"
+    "static inline unsigned s2s_max(unsigned a, unsigned b) { return a > b ? a : b; }\n")
+
+
+def var(buffer: str) -> str:
+    return "s2s_" + re.sub(r"\W", "_", buffer)
+
+
+def kernel_params(ctx: Context, group: Group) -> tuple[list[tuple[str, str]], dict]:
+    """(type, name) of the fused kernel's parameters and, per (node, param), the expression
+    the fused kernel passes to the stage."""
+    params: list[tuple[str, str]] = []
+    passed: dict[tuple[int, str], str] = {}
+    buffers: dict[str, str] = {}
+    scalars: dict[tuple[str, str], str] = {}
+    if len(group.segments) > 1:
+        for s, _segment in enumerate(group.segments):
+            params += [("unsigned", f"s2s_g{s}{a}") for a in "xyz"]
+            params += [("unsigned", f"s2s_b{s}{a}") for a in "xyz"]
+    for i in group.nodes:
+        node = ctx.node(i)
+        kernel = ctx.unit.kernel(node.launch.kernel)
+        for param, arg in zip(kernel.params, node.launch.args, strict=True):
+            if param.name in node.buffers:
+                buffer = node.buffers[param.name]
+                if buffer in group.dead:
+                    passed[(i, param.name)] = "nullptr"
+                    continue
+                if buffer not in buffers:
+                    written = any(ctx.node(j).writes(buffer) for j in group.nodes)
+                    ctype = _pointee(param.type)
+                    declared = ctype if written else f"const {ctype}"
+                    buffers[buffer] = buffer
+                    params.append((f"{declared} *", buffer))
+                passed[(i, param.name)] = buffer
+            else:
+                key = (arg.text.strip(), param.type)
+                if key not in scalars:
+                    scalars[key] = f"s2s_a{len(scalars)}"
+                    params.append((param.type, scalars[key]))
+                passed[(i, param.name)] = scalars[key]
+    return params, {"passed": passed, "scalars": scalars}
+
+
+def _pointee(type_text: str) -> str:
+    words = type_text.replace("*", " ").replace("__restrict__", " ").split()
+    return " ".join(w for w in words if w not in ("const", "volatile")) or "float"
+
+
+def stage_text(ctx: Context, group: Group, segment: Segment, i: int, name: str) -> str:
+    """The ``__device__`` function of node ``i``: its kernel's body with spans replaced."""
+    node = ctx.node(i)
+    kernel = ctx.unit.kernel(node.launch.kernel)
+    body = kernel.body_span
+    edits: list[tuple[int, int, str]] = []
+    remap = len(group.segments) > 1
+    for use in kernel.builtins if remap else ():
+        if body.contains(use.span) and use.var in BUILTIN_NAMES:
+            edits.append((use.span.start, use.span.start + len(use.var), f"s2s_{use.var}"))
+    refs = []
+    for param, buffer in node.buffers.items():
+        plan = segment.buffers.get(buffer)
+        if plan is None or plan.mode == "global":
+            continue
+        refs.append(f"{plan.ctype} &{var(buffer)}")
+        edits += _site_edits(ctx, node, i, param, plan)
+    text = _apply(ctx.source, body.start, body.end, edits)
+    params = ["uint3 s2s_blockIdx", "uint3 s2s_threadIdx", "uint3 s2s_blockDim",
+              "uint3 s2s_gridDim"] if remap else []
+    params += [f"{p.type} {p.name}" for p in kernel.params] + refs
+    head = f"static __device__ __forceinline__ void {name}(" + ", ".join(params) + ")\n"
+    return head + text + "\n"
+
+
+def _site_edits(ctx: Context, node, i: int, param: str, plan: BufferPlan):
+    edits = []
+    reg = var(plan.buffer)
+    first_reads = i == plan.first and not node.writes(plan.buffer)
+    for site in node.facts.sites[param]:
+        original = site.span.text(ctx.source)
+        if site.write:
+            text = f"{original} = {reg}" if plan.store_at == i else reg
+        elif first_reads:
+            text = f"({reg} = {original})"
+        else:
+            text = reg
+        edits.append((site.span.start, site.span.end, text))
+    return edits
+
+
+def _apply(source: bytes, start: int, end: int, edits) -> str:
+    out, pos = [], start
+    for a, b, text in sorted(edits):
+        if a < pos:
+            continue
+        out.append(source[pos:a].decode("utf-8", "surrogateescape"))
+        out.append(text)
+        pos = b
+    out.append(source[pos:end].decode("utf-8", "surrogateescape"))
+    return "".join(out)
+
+
+def fused_kernel_text(ctx: Context, group: Group, name: str) -> str:
+    params, info = kernel_params(ctx, group)
+    stages, calls = [], []
+    for segment in group.segments:
+        seg_calls = []
+        for i in segment.nodes:
+            stage = f"{name}_stage{i}_{ctx.node(i).launch.kernel}"
+            stages.append(stage_text(ctx, group, segment, i, stage))
+            if i in segment.barriers_before:
+                seg_calls.append("__syncthreads();")
+            seg_calls.append(_call(ctx, segment, i, stage, info["passed"], len(group.segments)))
+        calls.append(seg_calls)
+    lines = [f"__global__ void {name}(" + ", ".join(f"{t} {n}".replace("* ", "*")
+                                                  for t, n in params) + ")", "{"]
+    for segment in group.segments:
+        for plan in segment.buffers.values():
+            if plan.mode == "register":
+                lines.append(f"    {plan.ctype} {var(plan.buffer)};")
+            elif plan.mode == "shared":
+                lines.append(f"    __shared__ {plan.ctype} {var(plan.buffer)};")
+    if len(group.segments) == 1:
+        lines += ["    " + c for c in calls[0]]
+    else:
+        lines += _dispatch(calls)
+    lines.append("}")
+    return "\n".join(stages) + "\n" + "\n".join(lines) + "\n"
+
+
+def _call(ctx: Context, segment: Segment, i: int, stage: str, passed: dict, nseg: int) -> str:
+    node = ctx.node(i)
+    kernel = ctx.unit.kernel(node.launch.kernel)
+    builtins = () if nseg == 1 else ("s2s_bid", "s2s_tid", "s2s_bdim", "s2s_gdim")
+    args = list(builtins) + [passed[(i, p.name)] for p in kernel.params]
+    args += [var(b) for p, b in node.buffers.items()
+             if segment.buffers.get(b) is not None and segment.buffers[b].mode != "global"]
+    return f"{stage}({', '.join(args)});"
+
+
+def _dispatch(calls: list[list[str]]) -> list[str]:
+    lines = ["    unsigned s2s_block = blockIdx.x;", "    unsigned s2s_thread = threadIdx.x;"]
+    for s, seg_calls in enumerate(calls):
+        g = [f"s2s_g{s}{a}" for a in "xyz"]
+        b = [f"s2s_b{s}{a}" for a in "xyz"]
+        lines += [
+            f"    if (s2s_block < {g[0]} * {g[1]} * {g[2]}) {{",
+            f"        uint3 s2s_bid = uint3{{s2s_block % {g[0]}, s2s_block / {g[0]} % {g[1]}, "
+            f"s2s_block / ({g[0]} * {g[1]})}};",
+            f"        uint3 s2s_gdim = uint3{{{g[0]}, {g[1]}, {g[2]}}};",
+            f"        uint3 s2s_bdim = uint3{{{b[0]}, {b[1]}, {b[2]}}};",
+            f"        if (s2s_thread < {b[0]} * {b[1]} * {b[2]}) {{",
+            f"            uint3 s2s_tid = uint3{{s2s_thread % {b[0]}, s2s_thread / {b[0]} % {b[1]}, "
+            f"s2s_thread / ({b[0]} * {b[1]})}};",
+        ]
+        lines += ["            " + c for c in seg_calls]
+        lines += ["        }", "        return;", "    }",
+                  f"    s2s_block -= {g[0]} * {g[1]} * {g[2]};"]
+    lines.pop()
+    return lines
+
+
+def launch_text(ctx: Context, group: Group, name: str) -> str:
+    params, info = kernel_params(ctx, group)
+    by_name = {n: t for t, n in params}
+    args = []
+    if len(group.segments) > 1:
+        for segment in group.segments:
+            grid = ctx.node(segment.nodes[0]).launch.grid.text
+            block = ctx.node(segment.nodes[0]).launch.block.text
+            args += [f"dim3({grid}).{a}" for a in "xyz"] + [f"dim3({block}).{a}" for a in "xyz"]
+    names = [n for _t, n in params][len(args):]
+    texts = {v: k[0] for k, v in info["scalars"].items()}
+    args += [texts.get(n, n) for n in names if n in by_name]
+    first = ctx.node(group.segments[0].nodes[0]).launch
+    if len(group.segments) == 1:
+        shared = [ctx.node(i).launch.shared_bytes for i in group.nodes
+                  if ctx.node(i).launch.shared_bytes is not None]
+        config = f"{first.grid.text}, {first.block.text}"
+        if shared:
+            config += f", {shared[0].text}"
+    else:
+        grids = " + ".join(f"s2s_count(dim3({ctx.node(s.nodes[0]).launch.grid.text}))"
+                           for s in group.segments)
+        blocks = [f"s2s_count(dim3({ctx.node(s.nodes[0]).launch.block.text}))"
+                  for s in group.segments]
+        threads = blocks[0]
+        for b in blocks[1:]:
+            threads = f"s2s_max({threads}, {b})"
+        config = f"{grids}, {threads}"
+    return f"{name}<<<{config}>>>({', '.join(args)})"

@@ -1,0 +1,34 @@
+"""Helpers of the fusion tests: plan a source held in memory."""
+
+from __future__ import annotations
+
+from s2s.analysis import fuse_plan
+from s2s.analysis.fuse_graph import find_runs
+from s2s.analysis.fuse_kernels import kernel_facts
+from s2s.frontend.extract import load
+from s2s.frontend.parse import ParseOptions
+from s2s.transform.fuse import context
+
+HEAD = "#include <cuda_runtime.h>\n"
+
+
+def planned(text: str, name: str = "input.cu"):
+    """(facts, [(run, groups, decisions)]) of an in-memory CUDA source."""
+    loaded = load(name, ParseOptions(), source=(HEAD + text).encode())
+    assert loaded.model is not None, [d.headline() for d in loaded.diagnostics]
+    facts = kernel_facts(loaded.model)
+    out = []
+    for run in find_runs(loaded.model, loaded.source, facts):
+        ctx = context(loaded.model, loaded.source, run, facts, None)
+        groups, decisions = fuse_plan.plan_run(ctx)
+        out.append((run, groups, decisions))
+    return facts, out
+
+
+def fused_sets(plans) -> list[list[str]]:
+    return [[run.nodes[i].launch.kernel for i in g.nodes] for run, groups, _ in plans
+            for g in groups if g.fused]
+
+
+def refusals(plans) -> list[str]:
+    return [d.reason for _run, _groups, decisions in plans for d in decisions if not d.made]
