@@ -89,6 +89,9 @@ class AddressSpace:
         self._bases: list[int] = []
         self._buffers: list[VirtualBuffer] = []
         self._next = VIRTUAL_BASE
+        #: Bumped by every free: what an address resolved to before stays valid until then (addresses
+        #: are never reused), so launches cache their resolved pointers per generation.
+        self.generation = 0
 
     def allocate(self, nbytes: int, devices: list) -> VirtualBuffer:
         if nbytes < 0:
@@ -104,6 +107,7 @@ class AddressSpace:
         if k < 0 or self._buffers[k] is not buf:
             raise AddressError(f"free of {buf.addr:#x}, which is not a live allocation")
         del self._bases[k], self._buffers[k]
+        self.generation += 1
 
     def resolve(self, pointer, nbytes: int = 0) -> DevicePointer:
         """(buffer, offset) for a VirtualBuffer, DevicePointer or integer virtual address.

@@ -78,8 +78,9 @@ def plan_fetches(needs, ndevices: int) -> list[Copy]:
     return copies
 
 
-def execute(copies: list[Copy], devices: list) -> TransferStats:
-    """Issue the copies (asynchronously where the backend can) and record the new shared holders."""
+def execute(copies: list[Copy], devices: list, record: bool = True) -> TransferStats:
+    """Issue the copies (asynchronously where the backend can) and record the new shared holders (unless
+    ``record`` is false: the caller sets the trackers' whole state afterwards, runtime/launch.py)."""
     stats = TransferStats()
     start = time.perf_counter()
     for source in {c.src for c in copies if c.src != HOST}:
@@ -95,7 +96,8 @@ def execute(copies: list[Copy], devices: list) -> TransferStats:
             dst_dev.copy_from_peer(dst_addr, src_dev, c.buffer.instance(c.src - 1) + c.lo, n)
         stats.link_bytes[(location_name(devices, c.src), dst_dev.name)] += n
         stats.copies += 1
-    for c in copies:
-        c.buffer.tracker.add(c.lo, c.hi, 1 << c.dst)
+    if record:
+        for c in copies:
+            c.buffer.tracker.add(c.lo, c.hi, 1 << c.dst)
     stats.seconds = time.perf_counter() - start
     return stats

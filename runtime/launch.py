@@ -7,8 +7,14 @@ One launch on P devices:
    (offsets from the pointer argument, so ``d + k`` arguments work) and plan the copies that bring the
    device's instance up to date -- planned for all devices against the trackers as they were before the
    launch, coalesced per (buffer, source, destination);
-3. run each box on its device;
-4. record each box's write ranges as now held by that device alone.
+3. record the copies' new shared holders, then each box's write ranges as held by that device alone
+   (before the boxes run: nothing reads the trackers until the launch returns);
+4. run each box on its device.
+
+Steady state: the plan of steps 1-2 (boxes, byte ranges) is cached per launch arguments
+(``cached_plan``, ``_prepare``), and the copies and the trackers' states after step 3 are cached per
+plan and tracker states before it (``_transition``): a launch repeated from states seen before replays
+them without a tracker query, copy planning or tracker edit (docs/runtime.md, "Bookkeeping").
 
 Reads are brought up to date for *all* devices before any box runs, so a box never sees another box's
 writes (which would be a race in the CUDA program anyway).  A kernel without a usable access model runs
@@ -30,6 +36,7 @@ from runtime.buffers import DevicePointer, device_bit
 from runtime.coherence import TransferStats, execute, plan_fetches
 from runtime.errors import LaunchError
 from runtime.partition import Box, Launch, dim3, split_grid
+from runtime.tracker import SegmentTracker
 
 
 @dataclass
@@ -45,6 +52,7 @@ class LaunchStats:
     read_ranges: int = 0
     write_ranges: int = 0
     extra: dict = field(default_factory=dict)
+    replayed: bool = False           # copies and tracker states replayed from an earlier launch
 
 
 @dataclass
@@ -54,6 +62,14 @@ class Plan:
     writes: list[tuple[int, object, int, int]]
     partitioned: bool
     reason: str | None
+    trackers: tuple = ()            # the tracker of every buffer the launch reads or writes
+    #: tracker states before -> (copies, tracker states after): see ``_transition``
+    transitions: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not self.trackers:
+            buffers = dict.fromkeys(buf for _, buf, _, _ in self.reads + self.writes)
+            self.trackers = tuple(buf.tracker for buf in buffers)
 
 
 def _model_info(access) -> tuple[list[str], dict[str, int | None]]:
@@ -113,10 +129,22 @@ def partition_plan(kernel, grid, block, args, pointers, access, ndevices: int, m
     return Plan(boxes, reads, writes, True, None)
 
 
+def _query_ranges(access, boxes, config):
+    """A function (box number, array, mode) -> element ranges: from one ``launch_ranges`` call for all
+    boxes where the model has it (``KernelAccess``: one native call), else query by query (test
+    doubles)."""
+    if not hasattr(access, "launch_ranges"):
+        return lambda k, name, mode: getattr(access, f"{mode}_ranges")(name, boxes[k][1], config)
+    index = {query: q for q, query in enumerate(access.queries)}
+    found = access.launch_ranges([box for _, box in boxes], config)
+    return lambda k, name, mode: found[k * len(index) + index[name, mode]]
+
+
 def _box_ranges(boxes, pointers, names, elem_sizes, access, config):
     """(device, buffer, lo, hi) byte ranges each box reads and writes."""
     reads, writes = [], []
-    for device, box in boxes:
+    ranges = _query_ranges(access, boxes, config)
+    for k, (device, _box) in enumerate(boxes):
         for i, ptr in pointers.items():
             name = names[i]
             if name not in access.models:
@@ -124,11 +152,9 @@ def _box_ranges(boxes, pointers, names, elem_sizes, access, config):
                 continue
             es = elem_sizes[name]
             if access.reads(name):
-                reads += [(device, ptr.buffer, a, b)
-                          for a, b in _byte_ranges(access.read_ranges(name, box, config), ptr, es)]
+                reads += [(device, ptr.buffer, a, b) for a, b in _byte_ranges(ranges(k, name, "read"), ptr, es)]
             if access.writes(name):
-                writes += [(device, ptr.buffer, a, b)
-                           for a, b in _byte_ranges(access.write_ranges(name, box, config), ptr, es)]
+                writes += [(device, ptr.buffer, a, b) for a, b in _byte_ranges(ranges(k, name, "write"), ptr, es)]
     return reads, writes
 
 
@@ -146,7 +172,7 @@ def cached_plan(kernel, grid, block, args, pointers, access, ndevices: int, mode
     """``partition_plan``, remembered per launch: the same kernel, model, grid, block, scalar arguments
     and pointer arguments (buffer object and offset) on the same devices give the same plan, and
     iterative programs repeat a few launches (a stencil step and its pointer-swapped twin). The plan is
-    independent of who holds what; the copies are planned anew at every launch."""
+    independent of who holds what; the copies are planned against the trackers (``_transition``)."""
     if access is None:
         return partition_plan(kernel, grid, block, args, pointers, access, ndevices, mode)
     values = tuple((id(ptr.buffer), ptr.offset) if (ptr := pointers.get(i)) else a for i, a in enumerate(args))
@@ -161,27 +187,89 @@ def cached_plan(kernel, grid, block, args, pointers, access, ndevices: int, mode
     return plan
 
 
-def run(runtime, kernel, grid, block, args, shared: int = 0, access=None, mode: str = "auto") -> LaunchStats:
-    """Launch ``kernel`` over all devices of ``runtime``; returns the launch's statistics."""
-    start = time.perf_counter()
-    grid, block = dim3(grid), dim3(block)
+#: (kernel id, model id, grid, block, args, mode, devices, address-space generation) ->
+#: (kernel, model, grid, block, pointers, plan), for launches repeated with the very same arguments.
+_LAUNCHES: dict[tuple, tuple] = {}
+_LAUNCH_LIMIT = 1024
+_TRANSITION_LIMIT = 64          # per plan
+_snapshot = SegmentTracker.snapshot
+
+
+def _prepare(runtime, kernel, grid, block, args, access, mode: str):
+    """(grid, block, pointers, plan) of a launch; remembered per raw arguments so that a repeated launch
+    skips the dim3 conversion, the address resolution and the plan key. Valid while no buffer is freed
+    (``AddressSpace.generation``): addresses are never reused, so what an address names changes only by
+    a free. Unhashable arguments (lists as grid) are not remembered."""
+    space = runtime.space
+    try:
+        key = (id(kernel), id(access), grid, block, tuple(args), mode, len(runtime.devices), space.generation)
+        found = _LAUNCHES.get(key)
+    except TypeError:
+        key = found = None
+    if found is not None and found[0] is kernel and found[1] is access:
+        return found[2:]
+    dims = dim3(grid), dim3(block)
     if len(args) != len(kernel.params):
         raise LaunchError(f"{kernel.name}: {len(args)} arguments for {len(kernel.params)} parameters")
     pointers = resolve_pointers(runtime, kernel, args)
+    plan = cached_plan(kernel, *dims, args, pointers, access, len(runtime.devices), mode)
+    if key is not None:
+        if len(_LAUNCHES) >= _LAUNCH_LIMIT:
+            _LAUNCHES.clear()
+        _LAUNCHES[key] = (kernel, access, *dims, pointers, plan)
+    return (*dims, pointers, plan)
+
+
+def _transition(plan: Plan):
+    """(the trackers' states now, what the plan did from these states before, or None).
+
+    The copies a launch needs and the trackers' states after it are functions of the plan and of the
+    trackers' states before it.  An iterative program returns to the same states (a stencil's halo
+    exchange: after two pointer-swapped steps every tracker is where it was), so each plan remembers,
+    per tuple of states before, the copies and the states after, and a steady-state launch replays
+    them: no tracker queries, no copy planning, no tracker edits.  States are interned objects
+    (``SegmentTracker.snapshot``), so the lookup hashes a few pointers.  A tracker too large for a
+    snapshot (None) disables it for the launch."""
+    states = tuple(map(_snapshot, plan.trackers))
+    if None in states:
+        return None, None
+    return states, plan.transitions.get(states)
+
+
+def _remember(states, plan: Plan, copies) -> None:
+    after = tuple(map(_snapshot, plan.trackers))
+    if None not in after:
+        if len(plan.transitions) >= _TRANSITION_LIMIT:
+            plan.transitions.clear()
+        plan.transitions[states] = (copies, after)
+
+
+def run(runtime, kernel, grid, block, args, shared: int = 0, access=None, mode: str = "auto") -> LaunchStats:
+    """Launch ``kernel`` over all devices of ``runtime``; returns the launch's statistics."""
+    start = time.perf_counter()
+    grid, block, pointers, plan = _prepare(runtime, kernel, grid, block, args, access, mode)
     devices = runtime.devices
-    plan = cached_plan(kernel, grid, block, args, pointers, access, len(devices), mode)
-    copies = plan_fetches(plan.reads, len(devices))
-    bookkeeping = time.perf_counter() - start
-    transfers = execute(copies, devices)
+    states, replay = _transition(plan)
+    if replay is not None:                 # the trackers' states after this launch, known from before
+        for tracker, state in zip(plan.trackers, replay[1], strict=True):
+            tracker.restore(state)
+        bookkeeping = time.perf_counter() - start
+        transfers = execute(replay[0], devices, record=False)
+    else:
+        copies = plan_fetches(plan.reads, len(devices))
+        bookkeeping = time.perf_counter() - start
+        transfers = execute(copies, devices)
+        update_start = time.perf_counter()
+        for device, buf, lo, hi in plan.writes:
+            buf.tracker.assign(lo, hi, device_bit(device))
+        if states is not None:
+            _remember(states, plan, copies)
+        bookkeeping += time.perf_counter() - update_start
     kernel_start = time.perf_counter()
     for device, box in plan.boxes:
         raw = [(ptr.buffer.instance(device) + ptr.offset) if (ptr := pointers.get(i)) else
                (0 if p.kind == "pointer" else a) for i, (a, p) in enumerate(zip(args, kernel.params, strict=True))]
         devices[device].launch(kernel.on(device), grid, block, raw, shared, (box.lo, box.hi))
     kernel_s = time.perf_counter() - kernel_start
-    update_start = time.perf_counter()
-    for device, buf, lo, hi in plan.writes:
-        buf.tracker.assign(lo, hi, device_bit(device))
-    bookkeeping += time.perf_counter() - update_start
     return LaunchStats(kernel.name, plan.partitioned, plan.reason, plan.boxes, transfers, bookkeeping, kernel_s,
-                       len(plan.reads), len(plan.writes))
+                       len(plan.reads), len(plan.writes), replayed=replay is not None)

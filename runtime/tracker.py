@@ -24,8 +24,11 @@ runs.  Costs, for n segments and a range covering m of them:
 The previous representation (two flat lists with slice assignment) cost O(n) per insertion: a memmove of
 the whole tail, 5,300 assigns/s at 200,000 segments (docs/benchmarks.md).
 
-``snapshot``/``restore`` give a small tracker's whole state as a hashable value, which is what lets a
-partitioned launch recognise that the trackers are in a state it has seen before (runtime/launch.py).
+``snapshot``/``restore`` give a small tracker's whole state as a value (a ``TrackerState``), which is what
+lets a partitioned launch recognise that the trackers are in a state it has seen before and replay what
+it did then (runtime/launch.py).  States are interned: equal states are one object, so comparing and
+hashing them is by identity (no walk over the segments), and ``restore`` only stores the state: the
+segment lists are rebuilt from it when the tracker is next used.
 """
 
 from __future__ import annotations
@@ -36,6 +39,32 @@ from bisect import bisect_left, bisect_right
 DEFAULT_LOAD = 256
 #: Trackers of at most this many segments (in one chunk) have a snapshot (see ``snapshot``).
 SNAPSHOT_LIMIT = 64
+#: Interned states; cleared when it grows past the limit (then equal states made before and after are
+#: two objects: a launch fails to recognise a state, which costs time but is never wrong).
+_INTERNED: dict[tuple, TrackerState] = {}
+_INTERN_LIMIT = 1 << 16
+
+
+class TrackerState:
+    """A tracker's whole state (segment starts and masks), interned: compare and hash by identity."""
+
+    __slots__ = ("starts", "masks")
+
+    def __init__(self, starts: tuple[int, ...], masks: tuple[int, ...]):
+        self.starts, self.masks = starts, masks
+
+    def __repr__(self) -> str:
+        return f"TrackerState({list(zip(self.starts, self.masks, strict=True))})"
+
+
+def _intern(starts: tuple[int, ...], masks: tuple[int, ...]) -> TrackerState:
+    key = (starts, masks)
+    state = _INTERNED.get(key)
+    if state is None:
+        if len(_INTERNED) >= _INTERN_LIMIT:
+            _INTERNED.clear()
+        state = _INTERNED[key] = TrackerState(starts, masks)
+    return state
 
 
 class SegmentTracker:
@@ -53,10 +82,17 @@ class SegmentTracker:
         self._starts: list[list[int]] = [[0]]
         self._masks: list[list[int]] = [[initial_mask]]
         self._firsts: list[int] = [0]
-        self._state: tuple | None = None
+        self._state: TrackerState | None = None
 
     def __len__(self) -> int:
+        if self._starts is None:
+            self._thaw()
         return sum(map(len, self._starts))
+
+    def _thaw(self) -> None:
+        """Rebuild the segment lists from the state ``restore`` left (done at first use)."""
+        state = self._state
+        self._starts, self._masks, self._firsts = [list(state.starts)], [list(state.masks)], [0]
 
     def _check(self, lo: int, hi: int) -> None:
         if not 0 <= lo <= hi <= self.size:
@@ -181,6 +217,8 @@ class SegmentTracker:
         self._check(lo, hi)
         if lo == hi:
             return
+        if self._starts is None:
+            self._thaw()
         self._state = None
         self._split(lo)
         self._split(hi)
@@ -195,6 +233,8 @@ class SegmentTracker:
         self._check(lo, hi)
         if lo == hi:
             return
+        if self._starts is None:
+            self._thaw()
         self._state = None
         self._split(lo)
         self._split(hi)
@@ -215,6 +255,8 @@ class SegmentTracker:
         self._check(lo, hi)
         if lo == hi:
             return []
+        if self._starts is None:
+            self._thaw()
         c, k = self._locate(lo)
         chunks_s, chunks_m = self._starts, self._masks
         starts, masks = chunks_s[c], chunks_m[c]
@@ -246,27 +288,29 @@ class SegmentTracker:
 
     # --- whole-state values ---------------------------------------------------------------
 
-    def snapshot(self) -> tuple | None:
-        """The whole state as a hashable value ((starts), (masks)), or None when the tracker has more
-        than SNAPSHOT_LIMIT segments (then comparing states costs more than it saves).  Remembered until
-        the next change, so asking twice is one attribute read."""
+    def snapshot(self) -> TrackerState | None:
+        """The whole state (interned: equal states give the same object), or None when the tracker has
+        more than SNAPSHOT_LIMIT segments (then comparing states costs more than it saves).  Remembered
+        until the next change, so asking twice is one attribute read."""
         state = self._state
         if state is None:
             if len(self._starts) > 1 or len(self._starts[0]) > SNAPSHOT_LIMIT:
                 return None
-            state = self._state = (tuple(self._starts[0]), tuple(self._masks[0]))
+            state = self._state = _intern(tuple(self._starts[0]), tuple(self._masks[0]))
         return state
 
-    def restore(self, state: tuple) -> None:
-        """Set the whole state to a value ``snapshot`` returned (of a tracker of the same size)."""
-        starts, masks = state
-        self._starts, self._masks, self._firsts = [list(starts)], [list(masks)], [0]
+    def restore(self, state: TrackerState) -> None:
+        """Set the whole state to one ``snapshot`` returned (of a tracker of the same size).  O(1): the
+        segment lists are rebuilt when the tracker is next edited or queried."""
         self._state = state
+        self._starts = None
 
     def check_structure(self) -> None:
         """Assert the representation's invariants (for tests): chunks non-empty and bounded, the index
         equal to the chunks' first starts, starts strictly increasing from 0 and below ``size``, no
         equal neighbouring masks, and a remembered snapshot equal to the state."""
+        if self._starts is None:
+            self._thaw()
         assert len(self._starts) == len(self._masks) == len(self._firsts) >= 1
         flat_s, flat_m = [], []
         for starts, masks, first in zip(self._starts, self._masks, self._firsts, strict=True):
@@ -278,4 +322,4 @@ class SegmentTracker:
         assert all(a < b for a, b in zip(flat_s, flat_s[1:], strict=False))
         assert all(a != b for a, b in zip(flat_m, flat_m[1:], strict=False))
         if self._state is not None:
-            assert self._state == (tuple(flat_s), tuple(flat_m))
+            assert (self._state.starts, self._state.masks) == (tuple(flat_s), tuple(flat_m))

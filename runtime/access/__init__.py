@@ -8,6 +8,11 @@ mode, launch values) gets a row plan (``islmaps.py``) and, unless disabled, a na
 enumerator compiled with llvmlite (``jit.py``), both cached. The pure-isl enumerator gives the
 same ranges and serves when llvmlite is unavailable (``S2S_ACCESS_JIT=0``).
 
+Plans are made per box *pattern* (which grid axes the box spans completely, ``box_pattern``): a
+row band of a 2-D grid gets a plan for exactly such bands, usually one interval per box without a
+row loop. ``KernelAccess.launch_ranges`` answers every (box, array, mode) of a launch from one
+native call (``batch.py``).
+
 Reads may be over-approximated (``read_exact`` False); a read of unknown offsets ends at
 ``UNBOUNDED``: clip it to the buffer. Writes are exact for a partitionable kernel.
 """
@@ -15,12 +20,16 @@ Reads may be over-approximated (``read_exact`` False); a read of unknown offsets
 from __future__ import annotations
 
 import ctypes
+import operator
 import os
 import threading
 from dataclasses import dataclass, field
 
+from runtime.access.batch import LaunchBatch
 from runtime.access.islmaps import (
+    NO_FULL_AXES,
     UNBOUNDED,
+    box_pattern,
     instantiate_map,
     isl_ranges,
     merge_ranges,
@@ -57,8 +66,8 @@ _PARAMS: dict[str, tuple[str, ...]] = {}
 class _Enumerator:
     """Ranges of one instantiated map for any box: a JIT function or the isl fallback."""
 
-    def __init__(self, text: str, values: dict[str, int], grid, use_jit: bool):
-        self.plan = plan_rows(instantiate_map(text, values), grid)
+    def __init__(self, text: str, values: dict[str, int], grid, use_jit: bool, full=NO_FULL_AXES):
+        self.plan = plan_rows(instantiate_map(text, values), grid, full)
         self.function = None
         if use_jit:
             from runtime.access.jit import compile_plan  # llvmlite only when asked for
@@ -110,9 +119,11 @@ class KernelAccess:
     reason: str | None
     models: dict[str, ArrayModel]
     _found: dict = field(default_factory=dict, compare=False, repr=False)
-    #: [launch object, jit flag, {(array, mode): enumerator}]: the partitions of one launch
-    #: ask with the same Launch object, so they skip even the key computation.
+    #: [launch object, jit flag, {(array, mode, pattern): enumerator}]: the partitions of one
+    #: launch ask with the same Launch object, so they skip even the key computation.
     _last: list = field(default_factory=lambda: [None, None, {}], compare=False, repr=False)
+    #: [launch object, jit flag, boxes, LaunchBatch]: the last ``launch_ranges`` question.
+    _batch: list = field(default_factory=lambda: [None, None, (), None], compare=False, repr=False)
 
     @property
     def arrays(self) -> tuple[str, ...]:
@@ -134,6 +145,16 @@ class KernelAccess:
                        for name, m in self.models.items()},
         }
 
+    @property
+    def queries(self) -> tuple[tuple[str, str], ...]:
+        """(array, mode) of every map, in model order: the order of ``launch_ranges``' answers."""
+        found = self._found.get("queries")
+        if found is None:
+            found = self._found["queries"] = tuple(
+                (name, mode) for name, model in self.models.items() for mode in ("read", "write")
+                if getattr(model, mode) is not None)
+        return found
+
     def reads(self, array: str) -> bool:
         return self.models[array].read is not None
 
@@ -146,12 +167,31 @@ class KernelAccess:
     def write_ranges(self, array: str, box: Box, launch: Launch, jit: bool | None = None):
         return self._ranges(array, "write", box, launch, jit)
 
-    def enumerator(self, array: str, mode: str, launch: Launch, jit: bool | None = None):
-        """The cached enumerator of (kernel, array, mode, launch values), None if no access."""
+    def launch_ranges(self, boxes, launch: Launch, jit: bool | None = None) -> list[list[tuple[int, int]]]:
+        """The ranges of every query (``queries``) for every box, box-major: the answer for box b and
+        query q is at ``b * len(queries) + q``. One native call for all of them (``batch.py``); the
+        prepared call is kept for the next question with the same Launch object and Box objects."""
+        use_jit = _JIT if jit is None else jit
+        last = self._batch
+        if (last[0] is launch and last[1] == use_jit and len(last[2]) == len(boxes)
+                and all(map(operator.is_, boxes, last[2]))):
+            return last[3].run()
+        items = []
+        for box in boxes:
+            full = box_pattern(box, launch.grid)
+            items += [(self.enumerator(array, mode, launch, use_jit, full), box) for array, mode in self.queries]
+        batch = LaunchBatch(items)
+        last[:] = [launch, use_jit, tuple(boxes), batch]
+        return batch.run()
+
+    def enumerator(self, array: str, mode: str, launch: Launch, jit: bool | None = None, full=NO_FULL_AXES):
+        """The cached enumerator of (kernel, array, mode, launch values, box pattern), None if no
+        access. ``full``: the axes along which the boxes it will be asked about span the whole grid
+        (``box_pattern``); the default plan serves any box."""
         use_jit = _JIT if jit is None else jit
         last = self._last
         if last[0] is launch and last[1] == use_jit:
-            found = last[2].get((array, mode))
+            found = last[2].get((array, mode, full))
             if found is not None:
                 return found
         else:
@@ -162,20 +202,20 @@ class KernelAccess:
             return None
         names = model.params(mode)
         values = launch.values(names)
-        local = (array, mode, tuple(values[n] for n in names), launch.grid, use_jit)
+        local = (array, mode, tuple(values[n] for n in names), launch.grid, use_jit, full)
         found = self._found.get(local)
         if found is None:
-            key = (text, local[2], launch.grid, use_jit)
+            key = (text, local[2], launch.grid, use_jit, full)
             with _CACHE_LOCK:
                 found = _CACHE.get(key)
                 if found is None:
-                    found = _CACHE[key] = _Enumerator(text, values, launch.grid, use_jit)
+                    found = _CACHE[key] = _Enumerator(text, values, launch.grid, use_jit, full)
             self._found[local] = found
-        last[2][(array, mode)] = found
+        last[2][(array, mode, full)] = found
         return found
 
     def _ranges(self, array: str, mode: str, box: Box, launch: Launch, jit: bool | None):
-        enumerator = self.enumerator(array, mode, launch, jit)
+        enumerator = self.enumerator(array, mode, launch, jit, box_pattern(box, launch.grid))
         return [] if enumerator is None else enumerator.ranges(box)
 
     def launch_conflict(self, launch: Launch) -> str | None:

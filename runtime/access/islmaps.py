@@ -9,7 +9,9 @@ and *checks* exactness symbolically for all boxes: first one row for everything 
 contiguous image), then the coefficients found in the map (``width``, ``bdx``...) from the
 largest down, and finally ``W = 1`` (one element per row, always exact). The same plan feeds
 the isl enumerator here and the llvmlite JIT (``jit.py``) through an isl AST, so both produce
-identical ranges. Unbounded images (reads of unknown offsets) are capped at ``UNBOUNDED``.
+identical ranges. Unbounded images (reads of unknown offsets) are capped at ``UNBOUNDED``. A plan can be made for
+the boxes that span chosen axes of the grid completely (``full``, see :func:`plan_rows`): the
+runtime picks the plan by the box's pattern.
 """
 
 from __future__ import annotations
@@ -50,20 +52,32 @@ class RowPlan:
     context: isl.Set   # valid boxes: 0 <= lo <= hi <= grid
 
 
-def box_set(grid: tuple[int, int, int]) -> tuple[isl.Set, isl.Set]:
-    """(the threads of a box, the valid boxes) with the box bounds as parameters."""
+#: A box pattern: per axis (x, y, z), whether the box spans the whole grid along it.
+NO_FULL_AXES = (False, False, False)
+
+
+def box_pattern(box, grid: tuple[int, int, int]) -> tuple[bool, bool, bool]:
+    """Which axes ``box`` spans completely (a row band of a 2-D grid: x and z)."""
+    lo, hi = box.lo, box.hi
+    return (lo[0] == 0 and hi[0] == grid[0], lo[1] == 0 and hi[1] == grid[1], lo[2] == 0 and hi[2] == grid[2])
+
+
+def box_set(grid: tuple[int, int, int], full=NO_FULL_AXES) -> tuple[isl.Set, isl.Set]:
+    """(the threads of a box, the valid boxes) with the box bounds as parameters; along the axes
+    marked in ``full`` the valid boxes span the whole grid."""
     params = ", ".join(BOX_PARAMS)
     gx, gy, gz = grid
     threads = isl.Set(f"[{params}] -> {{ [{', '.join(THREAD_DIMS)}] : lx <= bx < hx and "
                       f"ly <= by < hy and lz <= bz < hz }}")
+    spans = "".join(f" and l{a} = 0 and h{a} = {g}" for a, g, f in zip("xyz", grid, full, strict=True) if f)
     context = isl.Set(f"[{params}] -> {{ : 0 <= lx <= hx <= {gx} and 0 <= ly <= hy <= {gy} and "
-                      f"0 <= lz <= hz <= {gz} }}")
+                      f"0 <= lz <= hz <= {gz}{spans} }}")
     return threads, context
 
 
-def image_over_box(access: isl.Map, grid: tuple[int, int, int]) -> tuple[isl.Set, isl.Set]:
+def image_over_box(access: isl.Map, grid: tuple[int, int, int], full=NO_FULL_AXES) -> tuple[isl.Set, isl.Set]:
     """The accessed offsets of a box (parametric in the box), capped, and the box context."""
-    threads, context = box_set(grid)
+    threads, context = box_set(grid, full)
     access = access.align_params(threads.get_space())
     image = access.intersect_domain(threads).range().intersect_params(context)
     cap = isl.Set(f"{{ [i] : {-UNBOUNDED} <= i < {UNBOUNDED} }}").align_params(image.get_space())
@@ -127,9 +141,15 @@ def _pieces(rows: isl.Set, context: isl.Set) -> list[RowPiece] | None:
     return pieces
 
 
-def plan_rows(access: isl.Map, grid: tuple[int, int, int]) -> RowPlan:
-    """The coarsest exact row decomposition of ``access`` for every box of ``grid``."""
-    image, context = image_over_box(access, grid)
+def plan_rows(access: isl.Map, grid: tuple[int, int, int], full=NO_FULL_AXES) -> RowPlan:
+    """The coarsest exact row decomposition of ``access`` for every box of ``grid`` (every box that
+    spans the axes marked in ``full``).
+
+    Why the ``full`` variant: the usual partition is a band of rows (``split_grid`` cuts along one
+    axis), and over such boxes a stencil's image is one contiguous interval, so the plan needs no row
+    loop at all (``W = None``, a constant number of operations per box) where the plan for all boxes
+    walks every row of the band."""
+    image, context = image_over_box(access, grid, full)
     for width in [None, *candidate_widths(access), 1]:
         if width is not None and width < 1:
             continue

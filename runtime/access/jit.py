@@ -7,6 +7,10 @@ partition of full rows comes out as one range. The return value is the number of
 (negated when they arrived out of order and still need sorting); when it exceeds ``cap`` only
 the first ``cap`` were stored and the caller retries with a larger buffer.
 
+``batch_driver`` is one more native function, compiled once, that runs a table of enumerators
+(one per partition and array access of a launch) into one output buffer: a launch's ranges cost
+one call from Python instead of one per (partition, array, mode) (``runtime/access/batch.py``).
+
 Only the AST comes from isl (``islmaps.py`` owns every isl call); this module walks it.
 """
 
@@ -26,6 +30,9 @@ I64 = ir.IntType(64)
 I1 = ir.IntType(1)
 FUNC_TYPE = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
                              ctypes.POINTER(ctypes.c_int64), ctypes.c_int64)
+#: int64 run_all(int64 n, int64 *fns, int64 *boxes, int64 *out, int64 cap, int64 *counts)
+DRIVER_TYPE = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p,
+                               ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p)
 _LOCK = threading.Lock()
 _OP = isl.ast_expr_op_type
 
@@ -248,6 +255,20 @@ class _Codegen:
 _COUNTER = [0]
 
 
+def _add_module(module: ir.Module, name: str) -> int:
+    """Optimise and load ``module``; the address of its function ``name``."""
+    with _LOCK:
+        engine, target = _engine()
+        parsed = llvm.parse_assembly(str(module))
+        parsed.verify()
+        tuning = llvm.create_pipeline_tuning_options(speed_level=2)
+        passes = llvm.create_pass_builder(target, tuning)
+        passes.getModulePassManager().run(parsed, passes)
+        engine.add_module(parsed)
+        engine.finalize_object()
+        return engine.get_function_address(name)
+
+
 def compile_plan(plan: RowPlan):
     """A ctypes function enumerating ``plan``'s ranges for a box (see the module docstring)."""
     ast = ast_of_plan(plan)
@@ -263,13 +284,44 @@ def compile_plan(plan: RowPlan):
     with _LOCK:
         _COUNTER[0] += 1
         func.name = f"enumerate_{_COUNTER[0]}"
-        engine, target = _engine()
-        parsed = llvm.parse_assembly(str(module))
-        parsed.verify()
-        tuning = llvm.create_pipeline_tuning_options(speed_level=2)
-        passes = llvm.create_pass_builder(target, tuning)
-        passes.getModulePassManager().run(parsed, passes)
-        engine.add_module(parsed)
-        engine.finalize_object()
-        address = engine.get_function_address(func.name)
-    return FUNC_TYPE(address)
+    return FUNC_TYPE(_add_module(module, func.name))
+
+
+@functools.cache
+def batch_driver():
+    """``run_all(n, fns, boxes, out, cap, counts)``: for q < n, call enumerator ``fns[q]`` on the box
+    ``boxes[6q:6q+6]`` writing at the current end of ``out`` with the capacity left, store its
+    count in ``counts[q]`` and advance by the count's magnitude; return the total. Past ``cap`` the
+    enumerators store nothing but still count, so the caller learns the size to retry with."""
+    module = ir.Module(name="access_batch")
+    enum_ptr = ir.FunctionType(I64, [I64.as_pointer(), I64.as_pointer(), I64]).as_pointer()
+    func = ir.Function(module, ir.FunctionType(I64, [I64, I64.as_pointer(), I64.as_pointer(),
+                                                     I64.as_pointer(), I64, I64.as_pointer()]),
+                       name="access_run_all")
+    n, fns, boxes, out, cap, counts = func.args
+    b = ir.IRBuilder(func.append_basic_block("entry"))
+    zero = ir.Constant(I64, 0)
+    q_slot, pos_slot = b.alloca(I64), b.alloca(I64)
+    b.store(zero, q_slot)
+    b.store(zero, pos_slot)
+    head, body, done = (func.append_basic_block(x) for x in ("head", "body", "done"))
+    b.branch(head)
+    b.position_at_end(head)
+    q = b.load(q_slot)
+    b.cbranch(b.icmp_signed("<", q, n), body, done)
+    b.position_at_end(body)
+    pos = b.load(pos_slot)
+    left = b.sub(cap, pos)
+    left = b.select(b.icmp_signed("<", left, zero), zero, left)
+    target = b.inttoptr(b.load(b.gep(fns, [q])), enum_ptr)
+    count = b.call(target, [b.gep(boxes, [b.mul(q, ir.Constant(I64, 6))]),
+                            b.gep(out, [b.mul(b.select(b.icmp_signed(">", pos, cap), cap, pos),
+                                              ir.Constant(I64, 2))]), left])
+    b.store(count, b.gep(counts, [q]))
+    size = b.select(b.icmp_signed("<", count, zero), b.neg(count), count)
+    b.store(b.add(pos, size), pos_slot)
+    b.store(b.add(q, ir.Constant(I64, 1)), q_slot)
+    b.branch(head)
+    b.position_at_end(done)
+    b.ret(b.load(pos_slot))
+    return DRIVER_TYPE(_add_module(module, func.name))

@@ -5,7 +5,8 @@ operations give more than 10,000 operations per run and chunk load, and every qu
 and the invariants (sorted, non-overlapping, covering, no equal neighbours, and the chunked
 representation's own: ``check_structure``) are compared after each step.  Chunk loads 2 and 3 (chunks of
 at most 4 or 6 segments: splits, whole-chunk deletions and merges happen at every few operations) and the
-default load (one chunk at this size) are each run.
+default load (one chunk at this size) are each run.  Programs also take snapshots and restore earlier
+ones (with the reference's values of that moment).
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ def ranges():
     return st.tuples(st.integers(0, SIZE), st.integers(0, SIZE)).map(lambda p: (min(p), max(p)))
 
 
-ops = st.lists(st.tuples(st.sampled_from(["assign", "add", "query"]), ranges(),
+ops = st.lists(st.tuples(st.sampled_from(["assign", "add", "query", "assign", "add", "query", "snapshot",
+                                          "restore"]), ranges(),
                          st.integers(1, (1 << LOCATIONS) - 1)), min_size=40, max_size=100)
 
 
@@ -47,9 +49,19 @@ def check_invariants(tracker: SegmentTracker, ref: np.ndarray) -> None:
 def test_tracker_matches_reference(load, initial, program):
     tracker = SegmentTracker(SIZE, initial, load=load)
     ref = np.full(SIZE, initial, dtype=np.int64)
+    saved = []                    # (snapshot, reference copy) pairs for "restore"
     for op, (lo, hi), bits in program:
         OPS_RUN[load] += 1
-        if op == "assign":
+        if op == "snapshot":
+            state = tracker.snapshot()
+            if state is not None:
+                saved.append((state, ref.copy()))
+        elif op == "restore":
+            if saved:
+                state, values = saved[bits % len(saved)]
+                tracker.restore(state)
+                ref[:] = values
+        elif op == "assign":
             tracker.assign(lo, hi, bits)
             ref[lo:hi] = bits
         elif op == "add":
@@ -123,7 +135,12 @@ def test_snapshot_restores_the_same_state():
     tracker.assign(10, 20, 2)
     tracker.add(15, 30, 4)
     state = tracker.snapshot()
-    assert state == tracker.snapshot() and hash(state) == hash(tracker.snapshot())
+    assert state is tracker.snapshot()
+    twin = SegmentTracker(100, 1)              # equal states are one (interned) object
+    twin.assign(10, 15, 2)
+    twin.assign(15, 20, 6)
+    twin.assign(20, 30, 5)
+    assert twin.snapshot() is state
     segments = tracker.segments()
     tracker.assign(0, 100, 8)
     assert tracker.snapshot() != state
