@@ -12,8 +12,8 @@ One launch on P devices:
 4. run each box on its device.
 
 Steady state: the plan of steps 1-2 (boxes, byte ranges) is cached per launch arguments
-(``cached_plan``, ``_prepare``), and the copies and the trackers' states after step 3 are cached per
-plan and tracker states before it (``_transition``): a launch repeated from states seen before replays
+(``cached_plan``, ``_site``), and the copies and the trackers' states after step 3 are cached per
+plan and tracker states before it (``_remember``): a launch repeated from states seen before replays
 them without a tracker query, copy planning or tracker edit (docs/runtime.md, "Bookkeeping").
 
 Reads are brought up to date for *all* devices before any box runs, so a box never sees another box's
@@ -29,6 +29,7 @@ clipped to the buffer.
 
 from __future__ import annotations
 
+import operator
 import time
 from dataclasses import dataclass, field
 
@@ -55,7 +56,7 @@ class LaunchStats:
     replayed: bool = False           # copies and tracker states replayed from an earlier launch
 
 
-@dataclass
+@dataclass(slots=True)
 class Plan:
     boxes: list[tuple[int, Box]]
     reads: list[tuple[int, object, int, int]]      # (device, buffer, lo, hi) in bytes
@@ -63,7 +64,7 @@ class Plan:
     partitioned: bool
     reason: str | None
     trackers: tuple = ()            # the tracker of every buffer the launch reads or writes
-    #: tracker states before -> (copies, tracker states after): see ``_transition``
+    #: tracker states before -> (copies, tracker states after): see ``_remember``
     transitions: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -172,7 +173,7 @@ def cached_plan(kernel, grid, block, args, pointers, access, ndevices: int, mode
     """``partition_plan``, remembered per launch: the same kernel, model, grid, block, scalar arguments
     and pointer arguments (buffer object and offset) on the same devices give the same plan, and
     iterative programs repeat a few launches (a stencil step and its pointer-swapped twin). The plan is
-    independent of who holds what; the copies are planned against the trackers (``_transition``)."""
+    independent of who holds what; the copies are planned against the trackers (``_remember``)."""
     if access is None:
         return partition_plan(kernel, grid, block, args, pointers, access, ndevices, mode)
     values = tuple((id(ptr.buffer), ptr.offset) if (ptr := pointers.get(i)) else a for i, a in enumerate(args))
@@ -187,69 +188,76 @@ def cached_plan(kernel, grid, block, args, pointers, access, ndevices: int, mode
     return plan
 
 
-#: (kernel id, model id, grid, block, args, mode, devices, address-space generation) ->
-#: (kernel, model, grid, block, pointers, plan), for launches repeated with the very same arguments.
-_LAUNCHES: dict[tuple, tuple] = {}
-_LAUNCH_LIMIT = 1024
+class _Site:
+    """What a launch with given arguments needs before it looks at the trackers (see ``_site``)."""
+
+    __slots__ = ("kernel", "access", "grid", "block", "pointers", "plan")
+
+    def __init__(self, kernel, access, grid, block, pointers, plan):
+        self.kernel, self.access, self.grid, self.block = kernel, access, grid, block
+        self.pointers, self.plan = pointers, plan
+
+
+#: (kernel id, model id, grid, block, mode, address-space generation, *args) -> _Site
+_SITES: dict[tuple, _Site] = {}
+_SITE_LIMIT = 1024
 _TRANSITION_LIMIT = 64          # per plan
 _snapshot = SegmentTracker.snapshot
+_state = operator.attrgetter("state")
 
 
-def _prepare(runtime, kernel, grid, block, args, access, mode: str):
-    """(grid, block, pointers, plan) of a launch; remembered per raw arguments so that a repeated launch
-    skips the dim3 conversion, the address resolution and the plan key. Valid while no buffer is freed
-    (``AddressSpace.generation``): addresses are never reused, so what an address names changes only by
-    a free. Unhashable arguments (lists as grid) are not remembered."""
-    space = runtime.space
-    try:
-        key = (id(kernel), id(access), grid, block, tuple(args), mode, len(runtime.devices), space.generation)
-        found = _LAUNCHES.get(key)
-    except TypeError:
-        key = found = None
-    if found is not None and found[0] is kernel and found[1] is access:
-        return found[2:]
+def _site(runtime, kernel, grid, block, args, access, mode: str, key) -> _Site:
+    """Grid, block, resolved pointers and plan of a launch, remembered under ``key`` (the raw arguments,
+    see ``run``) so that a repeated launch skips the dim3 conversion, the address resolution and the plan
+    key. Valid while no buffer is freed (``AddressSpace.generation`` is in the key): addresses are never
+    reused, so what an address names changes only by a free. ``key`` None: not remembered."""
     dims = dim3(grid), dim3(block)
     if len(args) != len(kernel.params):
         raise LaunchError(f"{kernel.name}: {len(args)} arguments for {len(kernel.params)} parameters")
     pointers = resolve_pointers(runtime, kernel, args)
-    plan = cached_plan(kernel, *dims, args, pointers, access, len(runtime.devices), mode)
+    site = _Site(kernel, access, *dims, pointers,
+                 cached_plan(kernel, *dims, args, pointers, access, len(runtime.devices), mode))
     if key is not None:
-        if len(_LAUNCHES) >= _LAUNCH_LIMIT:
-            _LAUNCHES.clear()
-        _LAUNCHES[key] = (kernel, access, *dims, pointers, plan)
-    return (*dims, pointers, plan)
-
-
-def _transition(plan: Plan):
-    """(the trackers' states now, what the plan did from these states before, or None).
-
-    The copies a launch needs and the trackers' states after it are functions of the plan and of the
-    trackers' states before it.  An iterative program returns to the same states (a stencil's halo
-    exchange: after two pointer-swapped steps every tracker is where it was), so each plan remembers,
-    per tuple of states before, the copies and the states after, and a steady-state launch replays
-    them: no tracker queries, no copy planning, no tracker edits.  States are interned objects
-    (``SegmentTracker.snapshot``), so the lookup hashes a few pointers.  A tracker too large for a
-    snapshot (None) disables it for the launch."""
-    states = tuple(map(_snapshot, plan.trackers))
-    if None in states:
-        return None, None
-    return states, plan.transitions.get(states)
+        if len(_SITES) >= _SITE_LIMIT:
+            _SITES.clear()
+        _SITES[key] = site
+    return site
 
 
 def _remember(states, plan: Plan, copies) -> None:
+    """Steady state: the copies a launch needs and the trackers' states after it are functions of the
+    plan and of the trackers' states before it.  An iterative program returns to the same states (a
+    stencil's halo exchange: after two pointer-swapped steps every tracker is where it was), so each plan
+    remembers, per tuple of states before, the copies and the states after, and a launch from remembered
+    states replays them (``run``): no tracker query, no copy planning, no tracker edit.  States are
+    interned objects (``SegmentTracker.snapshot``), so the lookup hashes a few pointers.  A tracker too
+    large for a snapshot (None) keeps the launch from being remembered."""
     after = tuple(map(_snapshot, plan.trackers))
-    if None not in after:
+    if None not in states and None not in after:
         if len(plan.transitions) >= _TRANSITION_LIMIT:
             plan.transitions.clear()
         plan.transitions[states] = (copies, after)
 
 
 def run(runtime, kernel, grid, block, args, shared: int = 0, access=None, mode: str = "auto") -> LaunchStats:
-    """Launch ``kernel`` over all devices of ``runtime``; returns the launch's statistics."""
+    """Launch ``kernel`` over all devices of ``runtime``; returns the launch's statistics.
+
+    The steady-state path (a launch repeated with the same arguments, from tracker states seen before)
+    is kept short on purpose: one dictionary lookup for the site, one for the transition, a pointer
+    store per tracker (``_site``, ``_remember``)."""
     start = time.perf_counter()
-    grid, block, pointers, plan = _prepare(runtime, kernel, grid, block, args, access, mode)
-    devices = runtime.devices
-    states, replay = _transition(plan)
+    try:
+        key = (id(kernel), id(access), grid, block, mode, runtime.space.generation, *args)
+        site = _SITES.get(key)
+    except TypeError:                      # an unhashable argument (a list as grid): not remembered
+        key = site = None
+    if site is None or site.kernel is not kernel or site.access is not access:
+        site = _site(runtime, kernel, grid, block, args, access, mode, key)
+    plan, devices = site.plan, runtime.devices
+    states = tuple(map(_state, plan.trackers))
+    if None in states:                     # not known since the trackers last changed (or too large)
+        states = tuple(map(_snapshot, plan.trackers))
+    replay = plan.transitions.get(states)
     if replay is not None:                 # the trackers' states after this launch, known from before
         for tracker, state in zip(plan.trackers, replay[1], strict=True):
             tracker.restore(state)
@@ -262,9 +270,9 @@ def run(runtime, kernel, grid, block, args, shared: int = 0, access=None, mode: 
         update_start = time.perf_counter()
         for device, buf, lo, hi in plan.writes:
             buf.tracker.assign(lo, hi, device_bit(device))
-        if states is not None:
-            _remember(states, plan, copies)
+        _remember(states, plan, copies)
         bookkeeping += time.perf_counter() - update_start
+    grid, block, pointers = site.grid, site.block, site.pointers
     kernel_start = time.perf_counter()
     for device, box in plan.boxes:
         raw = [(ptr.buffer.instance(device) + ptr.offset) if (ptr := pointers.get(i)) else

@@ -70,7 +70,7 @@ def _intern(starts: tuple[int, ...], masks: tuple[int, ...]) -> TrackerState:
 class SegmentTracker:
     """Holder masks over the byte range [0, size)."""
 
-    __slots__ = ("size", "_load", "_starts", "_masks", "_firsts", "_state")
+    __slots__ = ("size", "_load", "_starts", "_masks", "_firsts", "state")
 
     def __init__(self, size: int, initial_mask: int, load: int = DEFAULT_LOAD):
         if size < 0:
@@ -82,7 +82,9 @@ class SegmentTracker:
         self._starts: list[list[int]] = [[0]]
         self._masks: list[list[int]] = [[initial_mask]]
         self._firsts: list[int] = [0]
-        self._state: TrackerState | None = None
+        #: The interned state when known; None until ``snapshot`` computes it after a change (and for
+        #: trackers too large for one).  Read-only outside this class.
+        self.state: TrackerState | None = None
 
     def __len__(self) -> int:
         if self._starts is None:
@@ -91,7 +93,7 @@ class SegmentTracker:
 
     def _thaw(self) -> None:
         """Rebuild the segment lists from the state ``restore`` left (done at first use)."""
-        state = self._state
+        state = self.state
         self._starts, self._masks, self._firsts = [list(state.starts)], [list(state.masks)], [0]
 
     def _check(self, lo: int, hi: int) -> None:
@@ -219,7 +221,7 @@ class SegmentTracker:
             return
         if self._starts is None:
             self._thaw()
-        self._state = None
+        self.state = None
         self._split(lo)
         self._split(hi)
         c, k = self._locate(lo)
@@ -235,7 +237,7 @@ class SegmentTracker:
             return
         if self._starts is None:
             self._thaw()
-        self._state = None
+        self.state = None
         self._split(lo)
         self._split(hi)
         c, k = self._locate(lo)
@@ -292,17 +294,17 @@ class SegmentTracker:
         """The whole state (interned: equal states give the same object), or None when the tracker has
         more than SNAPSHOT_LIMIT segments (then comparing states costs more than it saves).  Remembered
         until the next change, so asking twice is one attribute read."""
-        state = self._state
+        state = self.state
         if state is None:
             if len(self._starts) > 1 or len(self._starts[0]) > SNAPSHOT_LIMIT:
                 return None
-            state = self._state = _intern(tuple(self._starts[0]), tuple(self._masks[0]))
+            state = self.state = _intern(tuple(self._starts[0]), tuple(self._masks[0]))
         return state
 
     def restore(self, state: TrackerState) -> None:
         """Set the whole state to one ``snapshot`` returned (of a tracker of the same size).  O(1): the
         segment lists are rebuilt when the tracker is next edited or queried."""
-        self._state = state
+        self.state = state
         self._starts = None
 
     def check_structure(self) -> None:
@@ -321,5 +323,5 @@ class SegmentTracker:
         assert flat_s[0] == 0 and (self.size == 0 or flat_s[-1] < self.size)
         assert all(a < b for a, b in zip(flat_s, flat_s[1:], strict=False))
         assert all(a != b for a, b in zip(flat_m, flat_m[1:], strict=False))
-        if self._state is not None:
-            assert (self._state.starts, self._state.masks) == (tuple(flat_s), tuple(flat_m))
+        if self.state is not None:
+            assert (self.state.starts, self.state.masks) == (tuple(flat_s), tuple(flat_m))

@@ -1,5 +1,5 @@
 """Steady-state launches replay what an earlier launch from the same tracker states did
-(runtime/launch.py: ``_prepare`` and ``_transition``); replaying must be indistinguishable from planning.
+(runtime/launch.py: ``_site`` and ``_remember``); replaying must be indistinguishable from planning.
 
 Each program runs twice on fresh runtimes: once with replay disabled (every launch planned against the
 trackers) and once as the runtime runs it.  After every operation both runs must have the same tracker
@@ -97,7 +97,7 @@ def program(rt: Runtime, devices: int):
 @pytest.mark.parametrize("devices", [1, 2, 3, 4])
 def test_replay_is_indistinguishable_from_planning(devices, monkeypatch):
     with monkeypatch.context() as patch:
-        patch.setattr(launch_mod, "_transition", lambda plan: (None, None))
+        patch.setattr(launch_mod, "_remember", lambda states, plan, copies: None)
         planned = list(program(Runtime("cpu", devices, threads=1), devices))
     replayed = list(program(Runtime("cpu", devices, threads=1), devices))
     assert [label for label, _, _ in planned] == [label for label, _, _ in replayed]
