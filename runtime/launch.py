@@ -191,11 +191,12 @@ def cached_plan(kernel, grid, block, args, pointers, access, ndevices: int, mode
 class _Site:
     """What a launch with given arguments needs before it looks at the trackers (see ``_site``)."""
 
-    __slots__ = ("kernel", "access", "grid", "block", "pointers", "plan")
+    __slots__ = ("kernel", "access", "grid", "block", "pointers", "plan", "trackers", "transitions")
 
     def __init__(self, kernel, access, grid, block, pointers, plan):
         self.kernel, self.access, self.grid, self.block = kernel, access, grid, block
         self.pointers, self.plan = pointers, plan
+        self.trackers, self.transitions = plan.trackers, plan.transitions   # one object less to reach
 
 
 #: (kernel id, model id, grid, block, mode, address-space generation, *args) -> _Site
@@ -253,17 +254,20 @@ def run(runtime, kernel, grid, block, args, shared: int = 0, access=None, mode: 
         key = site = None
     if site is None or site.kernel is not kernel or site.access is not access:
         site = _site(runtime, kernel, grid, block, args, access, mode, key)
-    plan, devices = site.plan, runtime.devices
-    states = tuple(map(_state, plan.trackers))
+    trackers = site.trackers
+    states = tuple(map(_state, trackers))
     if None in states:                     # not known since the trackers last changed (or too large)
-        states = tuple(map(_snapshot, plan.trackers))
-    replay = plan.transitions.get(states)
+        states = tuple(map(_snapshot, trackers))
+    replay = site.transitions.get(states)
     if replay is not None:                 # the trackers' states after this launch, known from before
-        for tracker, state in zip(plan.trackers, replay[1], strict=True):
-            tracker.restore(state)
+        for tracker, state in zip(trackers, replay[1], strict=True):
+            if tracker.state is not state:  # read-only and own-box buffers keep their state
+                tracker.restore(state)
         bookkeeping = time.perf_counter() - start
+        plan, devices = site.plan, runtime.devices
         transfers = execute(replay[0], devices, record=False)
     else:
+        plan, devices = site.plan, runtime.devices
         copies = plan_fetches(plan.reads, len(devices))
         bookkeeping = time.perf_counter() - start
         transfers = execute(copies, devices)
