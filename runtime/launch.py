@@ -199,7 +199,7 @@ class _Site:
         self.trackers, self.transitions = plan.trackers, plan.transitions   # one object less to reach
 
 
-#: (kernel id, model id, grid, block, mode, address-space generation, *args) -> _Site
+#: (kernel handle (hashed by identity), model id, grid, block, mode, address-space generation, *args) -> _Site
 _SITES: dict[tuple, _Site] = {}
 _SITE_LIMIT = 1024
 _TRANSITION_LIMIT = 64          # per plan
@@ -248,7 +248,7 @@ def run(runtime, kernel, grid, block, args, shared: int = 0, access=None, mode: 
     store per tracker (``_site``, ``_remember``)."""
     start = time.perf_counter()
     try:
-        key = (id(kernel), id(access), grid, block, mode, runtime.space.generation, *args)
+        key = (kernel, id(access), grid, block, mode, runtime.space.generation, *args)
         site = _SITES.get(key)
     except TypeError:                      # an unhashable argument (a list as grid): not remembered
         key = site = None

@@ -44,3 +44,31 @@ def test_set_access_without_access_package_says_so():
         pytest.skip("runtime.access is installed")
     with pytest.raises(ConfigError, match="runtime.access"):
         capi.set_access(0, "k", "{}")
+
+
+def test_launch_arguments_are_decoded_by_layout():
+    """``void **args`` decoding (prepared once per parameter list): every scalar kind and size, pointers,
+    structs as raw bytes, twice with the same parameter list, and an unknown layout refused."""
+    import ctypes
+    from types import SimpleNamespace as P
+
+    cases = [(P(kind="pointer", size=8), ctypes.c_uint64(0x5200_0000_0010), 0x5200_0000_0010),
+             (P(kind="signed", size=1), ctypes.c_int8(-5), -5), (P(kind="signed", size=2), ctypes.c_int16(-300), -300),
+             (P(kind="signed", size=4), ctypes.c_int32(-70000), -70000),
+             (P(kind="signed", size=8), ctypes.c_int64(-(1 << 40)), -(1 << 40)),
+             (P(kind="unsigned", size=1), ctypes.c_uint8(250), 250),
+             (P(kind="unsigned", size=2), ctypes.c_uint16(65000), 65000),
+             (P(kind="unsigned", size=4), ctypes.c_uint32(4_000_000_000), 4_000_000_000),
+             (P(kind="unsigned", size=8), ctypes.c_uint64(1 << 63), 1 << 63),
+             (P(kind="float", size=4), ctypes.c_float(0.1), float(ctypes.c_float(0.1).value)),
+             (P(kind="float", size=8), ctypes.c_double(0.1), 0.1),
+             (P(kind="struct", size=12), (ctypes.c_char * 12)(*b"abcdefghijkl"), b"abcdefghijkl")]
+    params = tuple(p for p, _, _ in cases)
+    values = [v for _, v, _ in cases]
+    argv = (ctypes.c_void_p * len(values))(*[ctypes.addressof(v) for v in values])
+    for _ in range(2):
+        assert capi._read_args(params, ctypes.addressof(argv)) == [want for _, _, want in cases]
+    odd = (P(kind="bool", size=1),)
+    flag = ctypes.c_bool(True)
+    with pytest.raises(KeyError):
+        capi._read_args(odd, ctypes.addressof((ctypes.c_void_p * 1)(ctypes.addressof(flag))))
