@@ -19,8 +19,14 @@ from s2s.diagnostics import DiagnosticPrinter, UsageError
 from s2s.driver import RunOptions
 from s2s.transform import registry
 from s2s.verify import cuda_backend as _cuda_backend  # noqa: F401  (registers the backend)
-from s2s.verify.differential import (DEFAULT_PASSES, ProgramRun, Verdict, VerifyOptions,
-                                     program_kind, verify_program)
+from s2s.verify.differential import (
+    DEFAULT_PASSES,
+    ProgramRun,
+    Verdict,
+    VerifyOptions,
+    program_kind,
+    verify_program,
+)
 from s2s.wrapper.config import ConfigProblem, parse_pass_list
 
 

@@ -32,8 +32,16 @@ from runtime.errors import BackendUnavailable, CompileError
 from s2s.diagnostics import Diagnostic, ToolchainError
 from s2s.frontend.parse import detect_language
 from s2s.verify import cuda_host
-from s2s.verify.differential import (DeviceTraffic, ProgramRun, Verdict, VerifyOptions,
-                                     VerifyUnavailable, first_error, judge, register_backend)
+from s2s.verify.differential import (
+    DeviceTraffic,
+    ProgramRun,
+    Verdict,
+    VerifyOptions,
+    VerifyUnavailable,
+    first_error,
+    judge,
+    register_backend,
+)
 from s2s.verify.omp_harness import CopyStats, output_differences
 from s2s.wrapper.linemap import add_line_directives
 from s2s.wrapper.rewrite import RewriteFailed, chain_passes
