@@ -155,6 +155,8 @@ class Interpreter:
     clobbers: list = field(default_factory=list)  # updates that would copy stale data
     pushed: set = field(default_factory=set)  # (id(node), name) of elements pushed after
     _pushed_now: list = field(default_factory=list)  # (name, element) pushed by this statement
+    #: _same_length answers; shared by the interpreters of one planning run (same file)
+    length_memo: dict = field(default_factory=dict)
 
     # --- entry points ---------------------------------------------------------------------
 
@@ -417,6 +419,13 @@ class Interpreter:
         return section is not None and all(disjoint(section, part) for part in written)
 
     def _same_length(self, count: str, frame: Frame, labels: frozenset) -> bool:
+        key = (count, frame.function, tuple(sorted(frame.scalars.items())), labels,
+               tuple(self._stack))
+        if key not in self.length_memo:
+            self.length_memo[key] = self._compare_length(count, frame, labels)
+        return self.length_memo[key]
+
+    def _compare_length(self, count: str, frame: Frame, labels: frozenset) -> bool:
         text = frame.scalars.get(count.strip(), count)
         wanted = {_section_length(self.lengths.get(label, "")) for label in labels}
         if len(wanted) != 1 or None in wanted:
