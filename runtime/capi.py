@@ -12,6 +12,7 @@ import ctypes
 import json
 import os
 import struct
+from collections import Counter
 
 from runtime.api import Runtime
 from runtime.errors import AddressError, ConfigError, LaunchError
@@ -27,6 +28,11 @@ UNPACK = {("signed", 1): "b", ("signed", 2): "h", ("signed", 4): "i", ("signed",
           ("float", 4): "f", ("float", 8): "d"}
 
 _state: dict = {"runtime": None, "modules": [], "access": {}}
+#: how many times the program called each function of the C interface (S2S_STATS "calls")
+_calls: Counter = Counter()
+#: names of the counted calls of the C interface, by memcpy kind
+_MEMCPY_CALL = {HOST_TO_HOST: "memcpy_h2h", HOST_TO_DEVICE: "memcpy_h2d", DEVICE_TO_HOST: "memcpy_d2h",
+                DEVICE_TO_DEVICE: "memcpy_d2d"}
 
 
 def runtime() -> Runtime:
@@ -40,10 +46,12 @@ def device_count() -> int:
 
 
 def malloc(nbytes: int) -> int:
+    _calls["malloc"] += 1
     return runtime().malloc(nbytes).addr
 
 
 def free(addr: int) -> int:
+    _calls["free"] += 1
     runtime().free(addr)
     return 0
 
@@ -61,6 +69,7 @@ def memcpy(dst: int, src: int, nbytes: int, kind: int) -> int:
     if kind == DEFAULT:
         kind = {(False, False): HOST_TO_HOST, (False, True): HOST_TO_DEVICE, (True, False): DEVICE_TO_HOST,
                 (True, True): DEVICE_TO_DEVICE}[(_is_device(src), _is_device(dst))]
+    _calls[_MEMCPY_CALL.get(kind, "memcpy_other")] += 1
     if kind == HOST_TO_DEVICE:
         rt.memcpy_htod(dst, src, nbytes)
     elif kind == DEVICE_TO_HOST:
@@ -75,6 +84,7 @@ def memcpy(dst: int, src: int, nbytes: int, kind: int) -> int:
 
 
 def memset(addr: int, value: int, nbytes: int) -> int:
+    _calls["memset"] += 1
     runtime().memset(addr, value, nbytes)
     return 0
 
@@ -159,6 +169,7 @@ def _read_args(params, argv_addr: int) -> list:
 
 def launch(handle: int, kernel: str, grid, block, shared: int, argv_addr: int) -> int:
     k = _module(handle)[kernel]
+    _calls["launch"] += 1
     runtime().launch(k, grid, block, _read_args(k.params, argv_addr), shared, _state["access"].get((handle, kernel)))
     return 0
 
@@ -177,7 +188,7 @@ def write_stats() -> int:
                  "links": _links(s.transfers), "bookkeeping_s": s.bookkeeping_s, "kernel_s": s.kernel_s}
                 for s in rt.launches]
     data = {"backend": rt.backend, "devices": rt.device_count, "launches": launches,
-            "memcpy_links": _links(rt.copy_stats)}
+            "memcpy_links": _links(rt.copy_stats), "calls": dict(sorted(_calls.items()))}
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(data, handle)
     return 0

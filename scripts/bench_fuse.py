@@ -41,7 +41,12 @@ SAMPLES = {
     "waxpby": {"n": 1 << 20}, "softmax_chain": {"rows": 256, "cols": 1000},
     "layernorm": {"rows": 256, "cols": 768}, "bias_gelu": {"rows": 256, "cols": 768},
     "elementwise_chain": {"n": 1 << 20},
+    # not one of the issue's samples: a two-pass sum whose one-block second pass is completed
+    # by the last block (n below 480 * 512: the replay does not follow the host's clamp)
+    "block_reduction": {"n": 100003},
 }
+#: The issue's samples (the launch target counts their multi-kernel ones).
+ISSUE_SAMPLES = tuple(SAMPLES)[:16]
 
 
 def measure(name: str, sizes: dict) -> dict:
@@ -80,8 +85,9 @@ def main() -> int:
                       f"{mark}{b1 / 1e6:.3f}", f"{r['minimum'] / 1e6:.3f}",
                       f"{b1 / r['minimum']:.2f}", check, f"{r['fuse_s']:.2f}"))
     multi = [r for r in rows if r["launches"][0] > 1]
-    total_before = sum(r["launches"][0] for r in multi)
-    total_after = sum(r["launches"][1] for r in multi)
+    totals = {"multi-kernel samples": multi,
+              "multi-kernel samples of the issue": [r for r in multi
+                                                    if r["name"] in ISSUE_SAMPLES]}
     if args.markdown:
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
@@ -91,8 +97,13 @@ def main() -> int:
         widths = [max(len(str(x)) for x in col) for col in zip(header, *lines, strict=True)]
         for line in (header, *lines):
             print("  ".join(str(x).ljust(w) for x, w in zip(line, widths, strict=True)))
-    print(f"\nmulti-kernel samples: {total_before} launches -> {total_after} "
-          f"({100 * (1 - total_after / total_before):.0f}% fewer)")
+    print()
+    for label, chosen in totals.items():
+        before = sum(r["launches"][0] for r in chosen)
+        after = sum(r["launches"][1] for r in chosen)
+        if before:
+            print(f"{label}: {before} launches -> {after} "
+                  f"({100 * (1 - after / before):.1f}% fewer)")
     return 0 if all(r["equal"] for r in rows) else 1
 
 

@@ -1,8 +1,9 @@
 """Launch sequences of host code as a dependence DAG, with host liveness and span layers.
 
 A *run* is a maximal sequence of launch statements in one block of a host function with
-nothing between them that calls a function (a ``cudaMemcpy``, a check, a host routine could
-observe or change device data); declarations such as ``dim3 grid2(...)`` may sit between.
+nothing between them that calls a function (a ``cudaMemcpy``, a host routine could observe or
+change device data); declarations such as ``dim3 grid2(...)`` and launch-error checks
+(``CHECK(cudaGetLastError())``, which then check the fused launch) may sit between.
 Each launch becomes a node: its kernel's facts, the host buffer bound to every pointer
 parameter (plain identifiers only) and the text of its scalar arguments.
 
@@ -27,9 +28,15 @@ from s2s.model.host import Stmt
 from s2s.model.unit import TranslationUnit
 
 IDENT = re.compile(r"[A-Za-z_]\w*")
+ONE_BLOCK = re.compile(r"1|dim3\(1(,1){0,2}\)")
 LOOPS = frozenset({"for", "while", "do", "range_for"})
 #: Calls that cannot observe or change device data (constructors of launch shapes).
 HARMLESS = frozenset({"dim3", "make_uint3", "make_int3"})
+#: A statement calling only these, one of the first two among them, checks the last launch
+#: error (``CHECK(cudaGetLastError())``): it touches no device data, so a run goes on past it.
+ERROR_CHECK = frozenset({"cudaGetLastError", "cudaPeekAtLastError"})
+REPORTING = frozenset({"cudaGetErrorString", "cudaGetErrorName", "fprintf", "printf", "puts",
+                       "fputs", "exit", "abort"})
 
 
 @dataclass(frozen=True)
@@ -42,6 +49,10 @@ class LaunchNode:
     config: tuple          # (grid text, block text, shared text) with blanks removed
     stmt: Stmt
     problem: str | None = None
+    #: launched with a grid of one block (``final_sum<<<1, T>>>``): can complete a group of
+    #: another grid in that grid's last block; kernels that would clash between blocks
+    #: (class other, ``single_block``) are fusible only that way
+    one_block: bool = False
 
     @property
     def name(self) -> str:
@@ -111,6 +122,9 @@ def _runs_in_block(unit, function, block: Stmt, in_loop, launches, facts) -> lis
         if len(inside) == 1 and child.kind == "expr" and len(calls) <= 1:
             current.append(_node(unit, len(current), inside[0], child, facts))
             continue
+        names = {c.name for c in calls}
+        if not inside and names & ERROR_CHECK and names <= ERROR_CHECK | REPORTING:
+            continue
         if calls or inside:
             if current:
                 runs.append(Run(function.name, current, in_loop, function.span))
@@ -149,8 +163,12 @@ def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) 
         aliased = sorted(set(buffers.values()) & copied)
         if problem is None and aliased:
             problem = f"pointer '{aliased[0]}' is reassigned in '{launch.function}' (aliasing)"
-        if problem is None and not kernel_facts.fusible:
+        one_block = ONE_BLOCK.fullmatch(config[0]) is not None
+        if problem is None and not kernel_facts.fusible and \
+                not (one_block and kernel_facts.single_block):
             problem = f"kernel '{launch.kernel}' is not fusible: {kernel_facts.detail}"
+        return LaunchNode(index, launch, kernel_facts, buffers, scalars, config, stmt, problem,
+                          one_block)
     return LaunchNode(index, launch, kernel_facts, buffers, scalars, config, stmt, problem)
 
 

@@ -56,6 +56,7 @@ class KernelFacts:
     sites: dict                # pointer param -> tuple[Site, ...]
     escapes: frozenset         # pointer params used other than as p[...]
     params: tuple              # (name, kind) of every parameter
+    single_block: bool = False  # 'other' only as several blocks would write one element
 
     @property
     def fusible(self) -> bool:
@@ -100,9 +101,11 @@ def _facts(kernel: Kernel, body: ir.KernelBody, functions, device) -> KernelFact
     pointers = {p.name for p in body.pointer_params}
     sites, escapes = _sites(body.body, pointers)
     kind, detail = _classify(kernel, body, access, outcome.records, barriers, warp)
+    single = kind == "other" and access.cross_block_only and barriers and not warp \
+        and not kernel.is_template and all(r.index is not None for r in outcome.records)
     return KernelFacts(kernel.name, kind, detail, access, tuple(outcome.records), barriers,
                        atomics, shared, device_builtins, sites, frozenset(escapes),
-                       tuple((p.name, p.kind) for p in body.params))
+                       tuple((p.name, p.kind) for p in body.params), single)
 
 
 def _called(kernel: Kernel, device: dict) -> list[Kernel]:

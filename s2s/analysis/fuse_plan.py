@@ -54,6 +54,7 @@ class Group:
     segments: list[Segment]
     dead: set[str] = field(default_factory=set)
     cost: int = 0
+    tail: int | None = None    # one-block launch run by the grid's last block, after the rest
 
     @property
     def fused(self) -> bool:
@@ -164,6 +165,9 @@ def _how(ctx: Context, group: Group) -> str:
         if segment.barriers_before:
             parts.append("__syncthreads() before " + ", ".join(
                 ctx.node(i).name for i in sorted(segment.barriers_before)))
+    if group.tail is not None:
+        parts.append(f"{ctx.node(group.tail).name} completed by the grid's last block "
+                     "(__threadfence + atomic ticket)")
     if group.dead:
         parts.append("not allocated: " + ", ".join(sorted(group.dead)))
     return "; ".join(parts) if parts else "same threads"
@@ -190,6 +194,13 @@ def plan_group(ctx: Context, nodes: list[int]) -> tuple[Group | None, str]:
     for node in members:
         if node.problem and len(nodes) > 1:
             return None, node.problem
+    last = members[-1]
+    if len(nodes) > 1 and last.one_block and any(n.config != last.config for n in members):
+        return _plan_tail(ctx, nodes)
+    for node in members:
+        if len(nodes) > 1 and not node.facts.fusible:
+            return None, (f"{node.name} ({node.facts.detail}) runs on one block: fusible only "
+                          "as the last launch of a group, completed by the grid's last block")
     segments: dict[tuple, Segment] = {}
     for node in members:
         segments.setdefault(node.config, Segment([])).nodes.append(node.index)
@@ -215,6 +226,36 @@ def plan_group(ctx: Context, nodes: list[int]) -> tuple[Group | None, str]:
     if why:
         return None, why
     group.dead = _dead_buffers(ctx, group)
+    group.cost = cost(ctx, group)
+    return group, ""
+
+
+def _plan_tail(ctx: Context, nodes: list[int]) -> tuple[Group | None, str]:
+    """A group ending in a one-block launch (the second pass of a two-pass reduction): the
+    rest runs as usual, then every block fences its writes and takes a ticket, and the block
+    with the last ticket, which sees every other block's results, runs the one-block kernel
+    (the classic threadfence reduction). Legal whatever the dependences: all other blocks are
+    done with the rest when the last ticket is taken."""
+    tail = ctx.node(nodes[-1])
+    head, why = plan_group(ctx, nodes[:-1])
+    if head is None:
+        return None, why
+    if len(head.segments) > 1:
+        return None, "a one-block tail needs one launch shape before it (no blockIdx dispatch)"
+    first = ctx.node(nodes[0])
+    if tail.config[1:] != first.config[1:]:
+        return None, (f"{tail.name} has another block shape (<<<1, {tail.config[1]}>>> vs "
+                      f"<<<{first.config[0]}, {first.config[1]}>>>): its barriers need the "
+                      "whole block")
+    if tail.facts.device_builtins:
+        return None, "a __device__ function of the one-block tail reads the block index"
+    why = _placement(ctx.run, nodes)
+    if why:
+        return None, why
+    group = Group(nodes, head.segments, head.dead, tail=tail.index)
+    why = _resources(ctx, group)
+    if why:
+        return None, why
     group.cost = cost(ctx, group)
     return group, ""
 
@@ -315,6 +356,7 @@ def _resources(ctx: Context, group: Group) -> str:
     smem = sum(ctx.usage[k].smem for k in kernels)
     on_chip = sum(1 for s in group.segments for p in s.buffers.values() if p.mode != "global")
     smem += 8 * sum(1 for s in group.segments for p in s.buffers.values() if p.mode == "shared")
+    smem += 4 if group.tail is not None else 0                  # the last-block flag
     regs = max(ctx.usage[k].registers for k in kernels) + on_chip
     if smem > SMEM_LIMIT:
         return f"static shared memory of the stages adds up to {smem} bytes (> {SMEM_LIMIT})"
@@ -369,6 +411,10 @@ def cost(ctx: Context, group: Group) -> int:
                     read.add(plan.buffer)
                 if plan.store_at is not None:
                     written.add(plan.buffer)
+    if group.tail is not None:
+        tail = ctx.node(group.tail)
+        read |= {b for b in tail.buffers.values() if tail.reads(b)}
+        written |= {b for b in tail.buffers.values() if tail.writes(b)}
     for buffer in read | written:
         size = ctx.sizes.get(buffer, UNKNOWN_BYTES)
         total += size * ((buffer in read) + (buffer in written))

@@ -59,6 +59,10 @@ class KernelAccessModel:
     partitionable: bool
     reason: str | None
     notes: tuple[str, ...] = ()
+    #: unpartitionable only because threads of different blocks write one element: a launch
+    #: of a single block is still well defined (``s2s fuse`` completes such a kernel in the
+    #: last block of a fused grid)
+    cross_block_only: bool = False
 
     def array(self, name: str) -> ArrayAccess | None:
         for array in self.arrays:
@@ -94,7 +98,7 @@ def analyze_kernel(kernel: KernelBody, functions: dict[str, KernelBody]) -> Kern
     out_dim = "_i" if "i" in scalars else "i"
     builder = _MapBuilder(map_params, out_dim, outcome.data_vars)
     fixed = _sample_overrides(outcome.records)
-    arrays, notes = [], []
+    arrays, notes, cross_block = [], [], 0
     for param in kernel.pointer_params:
         records = [r for r in outcome.records if r.array == param.name]
         array, why = builder.array(param.name, param.elem_size, records)
@@ -104,10 +108,12 @@ def analyze_kernel(kernel: KernelBody, functions: dict[str, KernelBody]) -> Kern
             if conflict is not None:
                 message = _conflict_message(param.name, conflict, records)
                 (reasons if conflict[0] == "blocks" else notes).append(message)
+                cross_block += conflict[0] == "blocks"
         arrays.append(array)
     return KernelAccessModel(kernel.name, tuple(p.name for p in kernel.params), map_params,
                              tuple(arrays), not reasons, reasons[0] if reasons else None,
-                             tuple(reasons[1:] + notes))
+                             tuple(reasons[1:] + notes),
+                             bool(reasons) and cross_block == len(reasons))
 
 
 def _sample_overrides(records: list[AccessRecord]) -> dict[str, int]:

@@ -154,6 +154,9 @@ class Interpreter:
     _calls: list = field(default_factory=list)  # (call node, caller frame) of active calls
     clobbers: list = field(default_factory=list)  # updates that would copy stale data
     pushed: set = field(default_factory=set)  # (id(node), name) of elements pushed after
+    _pushed_now: list = field(default_factory=list)  # (name, element) pushed by this statement
+    #: _same_length answers; shared by the interpreters of one planning run (same file)
+    length_memo: dict = field(default_factory=dict)
 
     # --- entry points ---------------------------------------------------------------------
 
@@ -192,8 +195,11 @@ class Interpreter:
     def _run(self, node: Node, state: State, frame: Frame) -> State | None:
         kind = node.kind
         if kind in ("leaf", "kernel"):
+            self._pushed_now = []
             for event in node.events:
                 state = self.event(event, state, frame, node)
+            for name, element in self._pushed_now:
+                state = _trim_stale(state, name, element)
             return state
         if kind == "seq":
             return self._seq(node, state, frame)
@@ -337,21 +343,19 @@ class Interpreter:
             self._same_length(access.full, frame, state.get_pts(name))
         needs = access.reads or (access.writes and not full)
         if side == "H" and access.writes and not access.reads and \
-                access.name in node.write_through and state.get_valid(name) == frozenset("D"):
+                access.name in node.write_through and self._device_newest(node, access, state,
+                                                                          name):
             # The element goes to the device right after the statement: the device copy
             # stays the newest one everywhere, the host copy stays stale elsewhere.
             if self.record:
                 self.pushed.add((id(node), access.name))
             state = state.copy()
             state.pristine[name] = False
-            written, element = state.get_dirty(name), self.section_of(access)
-            if written is not None and element is not None:
-                # Both copies now agree on that element: trim it off the stale part.
-                trimmed = frozenset(trim(part, element) for part in written)
-                pts = state.get_pts(name)
-                for other in set(state.pts) | set(state.valid) | {name}:
-                    if other == name or (len(pts) == 1 and state.get_pts(other) == pts):
-                        state.dirty[other] = trimmed
+            element = self.section_of(access)
+            if element is not None:
+                # Once the statement is done both copies agree on that element (not before:
+                # the statement may read it first, ``a[0] = f(a[0])``).
+                self._pushed_now.append((name, element))
             return state
         if needs and side not in state.get_valid(name) and \
                 not self._fresh_element(access, state, name, frame):
@@ -394,6 +398,16 @@ class Interpreter:
                     state.dirty[other] = None
         return state
 
+    @staticmethod
+    def _device_newest(node: Node, access: Access, state: State, name: str) -> bool:
+        """Whether the device copy is the newest where a pushed element is written: stale on
+        the host, or fresh there only because an update right before this statement brought
+        what it reads (``a[0] = f(a[0])``): pushing the element keeps both copies equal."""
+        valid = state.get_valid(name)
+        return valid == frozenset("D") or (valid == BOTH and any(
+            isinstance(u, Update) and u.side == "H" and u.name == access.name
+            for u in node.before))
+
     def _fresh_element(self, access: Access, state: State, name: str, frame: Frame) -> bool:
         """A host read of one element that no kernel wrote since both copies were fresh:
         the host copy of that element is still the newest one."""
@@ -405,6 +419,13 @@ class Interpreter:
         return section is not None and all(disjoint(section, part) for part in written)
 
     def _same_length(self, count: str, frame: Frame, labels: frozenset) -> bool:
+        key = (count, frame.function, tuple(sorted(frame.scalars.items())), labels,
+               tuple(self._stack))
+        if key not in self.length_memo:
+            self.length_memo[key] = self._compare_length(count, frame, labels)
+        return self.length_memo[key]
+
+    def _compare_length(self, count: str, frame: Frame, labels: frozenset) -> bool:
         text = frame.scalars.get(count.strip(), count)
         wanted = {_section_length(self.lengths.get(label, "")) for label in labels}
         if len(wanted) != 1 or None in wanted:
@@ -549,3 +570,18 @@ def _strip(arg: str) -> str:
     while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
         text = text[1:-1].strip()
     return text
+
+
+def _trim_stale(state: State, name: str, element: str) -> State:
+    """After a statement whose one-element write went to the device: the element is no longer
+    stale on the host (for ``name`` and the pointers certainly holding the same storage)."""
+    written = state.get_dirty(name)
+    if written is None or state.get_valid(name) != frozenset("D"):
+        return state
+    state = state.copy()
+    trimmed = frozenset(trim(part, element) for part in written)
+    pts = state.get_pts(name)
+    for other in set(state.pts) | set(state.valid) | {name}:
+        if other == name or (len(pts) == 1 and state.get_pts(other) == pts):
+            state.dirty[other] = trimmed
+    return state

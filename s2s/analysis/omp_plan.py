@@ -318,10 +318,12 @@ class _Solver:
         self.start = nodes[0].stmt.span.start
         self.section_of = _element_section(nodes, source_texts(source))
         self.candidates = push_candidates(nodes, self.section_of)
+        self.length_memo: dict = {}
 
     def _run(self, to_labels):
         interp = Interpreter(self.irs, self.tracked, self.lengths, self.locals_of, record=True,
-                             distinct=self.distinct, section_of=self.section_of)
+                             distinct=self.distinct, section_of=self.section_of,
+                             length_memo=self.length_memo)
         exit_state = interp.run_range(self.nodes, _entry_state(self.model, self.function,
                                                                self.start, to_labels),
                                       self.frame)

@@ -3,13 +3,14 @@
 The files form one program (``--each``: one program per file). Results go to stdout, a table
 per program (or ``--format json``); problems go through the diagnostics printer. Exit 0 when
 every program behaves the same after the rewrite, 1 when one does not (or does not build),
-2 when nothing could be verified (missing toolchain, CUDA programs for now).
+2 when nothing could be verified (missing toolchain, a construct no backend can run).
 """
 
 from __future__ import annotations
 
 import json
 import shlex
+from dataclasses import replace
 
 from rich.table import Table
 
@@ -17,7 +18,15 @@ from s2s.cli.common import Console
 from s2s.diagnostics import DiagnosticPrinter, UsageError
 from s2s.driver import RunOptions
 from s2s.transform import registry
-from s2s.verify.differential import ProgramRun, Verdict, VerifyOptions, verify_program
+from s2s.verify import cuda_backend as _cuda_backend  # noqa: F401  (registers the backend)
+from s2s.verify.differential import (
+    DEFAULT_PASSES,
+    ProgramRun,
+    Verdict,
+    VerifyOptions,
+    program_kind,
+    verify_program,
+)
 from s2s.wrapper.config import ConfigProblem, parse_pass_list
 
 
@@ -26,8 +35,11 @@ def add_verify_options(parser) -> None:
                         help="arguments for both programs, one shell-quoted string")
     parser.add_argument("--tolerance", type=float, default=0.0, metavar="REL",
                         help="relative tolerance for numbers in the outputs (default 0: equal)")
-    parser.add_argument("--passes", default="omp", metavar="LIST",
-                        help="passes that make the rewritten program (default: omp)")
+    parser.add_argument("--passes", default=None, metavar="LIST",
+                        help="passes that make the rewritten program (default: omp for OpenMP "
+                        "programs, transfers,fuse,mgpu for CUDA programs)")
+    parser.add_argument("--devices", type=int, default=2, metavar="N",
+                        help="cpu devices a CUDA program rewritten by mgpu runs on (default 2)")
     parser.add_argument("--each", action="store_true",
                         help="each FILE is a program of its own (default: FILEs form one)")
     parser.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
@@ -38,13 +50,16 @@ def add_verify_options(parser) -> None:
 
 def run_verify(args, run_options: RunOptions, extra_flags: tuple[str, ...],
                printer: DiagnosticPrinter, console: Console) -> int:
-    options = VerifyOptions(run=run_options, passes=_passes(args.passes),
-                            args=tuple(shlex.split(args.args)), tolerance=args.tolerance,
-                            timeout=args.timeout, build_flags=extra_flags)
+    if args.devices < 1:
+        raise UsageError("--devices must be at least 1")
+    options = VerifyOptions(run=run_options, passes=(), args=tuple(shlex.split(args.args)),
+                            tolerance=args.tolerance, timeout=args.timeout,
+                            build_flags=extra_flags, devices=args.devices)
     programs = [[f] for f in args.files] if args.each else [list(args.files)]
     verdicts = []
     for sources in programs:
-        verdict = verify_program(sources, options)
+        names = args.passes if args.passes is not None else DEFAULT_PASSES[program_kind(sources)]
+        verdict = verify_program(sources, replace(options, passes=_passes(names)))
         verdicts.append(verdict)
         for diagnostic in verdict.diagnostics:
             if not (console.quiet and not diagnostic.is_error):
@@ -60,7 +75,7 @@ def run_verify(args, run_options: RunOptions, extra_flags: tuple[str, ...],
     return 1 if failed else 0
 
 
-def _passes(text: str):
+def _passes(text: str | tuple[str, ...]):
     try:
         names = parse_pass_list(text)
     except ConfigProblem as error:
@@ -81,12 +96,12 @@ def _print_verdict(verdict: Verdict, console: Console, tolerance: float) -> None
     console.out.print(f"program: {' '.join(verdict.sources)}\nrewritten files: {changed}",
                       markup=False, soft_wrap=True)
     table = Table(expand=False)
-    for column in ("program", "exit", "h2d copies", "h2d bytes", "d2h copies", "d2h bytes",
-                   "unmapped pointers"):
+    columns = _CUDA_COLUMNS if verdict.kind == "cuda" else _OPENMP_COLUMNS
+    for column in columns:
         table.add_column(column, justify="left" if column == "program" else "right")
     for name, run in (("original", verdict.original), ("rewritten", verdict.rewritten)):
         if run is not None:
-            table.add_row(name, *_cells(run))
+            table.add_row(name, *_cells(run, verdict.kind))
     if verdict.original is not None and verdict.rewritten is not None:
         console.out.print(table)
         same = "identical" if tolerance == 0 else f"equal within relative tolerance {tolerance:g}"
@@ -97,11 +112,24 @@ def _print_verdict(verdict: Verdict, console: Console, tolerance: float) -> None
         console.out.print("verdict: FAILED (not run)")
 
 
-def _cells(run: ProgramRun) -> list[str]:
+_OPENMP_COLUMNS = ("program", "exit", "h2d copies", "h2d bytes", "d2h copies", "d2h bytes",
+                   "unmapped pointers")
+_CUDA_COLUMNS = ("program", "devices", "exit", "h2d memcpy", "h2d bytes", "d2h memcpy",
+                 "d2h bytes", "d2d memcpy", "d2d bytes", "launches", "split", "cudaMalloc")
+
+
+def _cells(run: ProgramRun, kind: str) -> list[str]:
     copies = run.copies
     counts = ["-"] * 4 if copies is None else [str(copies.h2d_count), str(copies.h2d_bytes),
                                                str(copies.d2h_count), str(copies.d2h_bytes)]
-    return [str(run.returncode), *counts, str(len(run.unmapped))]
+    if kind != "cuda":
+        return [str(run.returncode), *counts, str(len(run.unmapped))]
+    traffic = run.traffic
+    device = ["-"] * 5 if traffic is None else [
+        str(traffic.d2d_calls), str(traffic.d2d_bytes), str(traffic.launches),
+        str(traffic.partitioned), str(traffic.mallocs)]
+    devices = "-" if traffic is None else str(traffic.devices)
+    return [devices, str(run.returncode), *counts, *device]
 
 
 def _to_json(verdict: Verdict) -> dict:
@@ -111,7 +139,12 @@ def _to_json(verdict: Verdict) -> dict:
         copies = None if run.copies is None else {
             "h2d_count": run.copies.h2d_count, "h2d_bytes": run.copies.h2d_bytes,
             "d2h_count": run.copies.d2h_count, "d2h_bytes": run.copies.d2h_bytes}
-        return {"returncode": run.returncode, "copies": copies, "unmapped": list(run.unmapped)}
+        traffic = None if run.traffic is None else {
+            "devices": run.traffic.devices, "d2d_count": run.traffic.d2d_calls,
+            "d2d_bytes": run.traffic.d2d_bytes, "launches": run.traffic.launches,
+            "split_launches": run.traffic.partitioned, "cuda_malloc": run.traffic.mallocs}
+        return {"returncode": run.returncode, "copies": copies, "devices": traffic,
+                "unmapped": list(run.unmapped)}
 
     return {"sources": list(verdict.sources), "kind": verdict.kind, "ok": verdict.ok,
             "changed": list(verdict.changed), "original": run_json(verdict.original),

@@ -77,7 +77,7 @@ def stage_text(ctx: Context, group: Group, segment: Segment, i: int, name: str) 
     kernel = ctx.unit.kernel(node.launch.kernel)
     body = kernel.body_span
     edits: list[tuple[int, int, str]] = []
-    remap = len(group.segments) > 1
+    remap = len(group.segments) > 1 or i == group.tail
     for use in kernel.builtins if remap else ():
         if body.contains(use.span) and use.var in BUILTIN_NAMES:
             edits.append((use.span.start, use.span.start + len(use.var), f"s2s_{use.var}"))
@@ -148,8 +148,39 @@ def fused_kernel_text(ctx: Context, group: Group, name: str) -> str:
         lines += ["    " + c for c in calls[0]]
     else:
         lines += _dispatch(calls)
+    ticket = ""
+    if group.tail is not None:
+        ticket = f"__device__ unsigned int {name}_ticket;\n"
+        stage = f"{name}_stage{group.tail}_{ctx.node(group.tail).launch.kernel}"
+        stages.append(stage_text(ctx, group, Segment([]), group.tail, stage))
+        lines += _last_block(ctx, group.tail, stage, info["passed"], f"{name}_ticket")
     lines.append("}")
-    return "\n".join(stages) + "\n" + "\n".join(lines) + "\n"
+    return ticket + "\n".join(stages) + "\n" + "\n".join(lines) + "\n"
+
+
+def _last_block(ctx: Context, i: int, stage: str, passed: dict, ticket: str) -> list[str]:
+    """Completion by the last block: each block makes its writes visible device-wide, then
+    one thread takes a ticket; the block holding the last one runs the one-block stage as
+    block 0 of a grid of one, and resets the ticket for the next launch."""
+    kernel = ctx.unit.kernel(ctx.node(i).launch.kernel)
+    first = "threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0"
+    args = ["uint3{0u, 0u, 0u}", "threadIdx", "uint3{blockDim.x, blockDim.y, blockDim.z}",
+            "uint3{1u, 1u, 1u}"] + [passed[(i, p.name)] for p in kernel.params]
+    return [
+        "    __shared__ bool s2s_last_block;",
+        "    __threadfence();",
+        "    __syncthreads();",
+        f"    if ({first})",
+        f"        s2s_last_block = atomicAdd(&{ticket}, 1u) == "
+        "gridDim.x * gridDim.y * gridDim.z - 1u;",
+        "    __syncthreads();",
+        "    if (!s2s_last_block)",
+        "        return;",
+        "    __threadfence();",
+        f"    {stage}({', '.join(args)});",
+        f"    if ({first})",
+        f"        {ticket} = 0u;",
+    ]
 
 
 def _call(ctx: Context, segment: Segment, i: int, stage: str, passed: dict, nseg: int) -> str:

@@ -23,15 +23,23 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from runtime.capi_build import program_flags
+from runtime.cpu.compiler import INCLUDE_DIR as RUNTIME_CPU_HEADERS
 from s2s.diagnostics import ToolchainError
 from s2s.edits import Edit, EditSet
 from s2s.frontend.extract import load
+from s2s.frontend.parse import ParseOptions
 
 SHIM_DIR = Path(__file__).resolve().parent / "cuda_shim"
+
+
+class ShimUnsupported(ToolchainError):
+    """The program uses a construct the host shim cannot run (launch of a template kernel, a
+    launch written in a macro)."""
 
 
 @dataclass(frozen=True)
@@ -42,9 +50,9 @@ class HostRun:
     counts: dict[str, int]
 
 
-def host_source(path: str, source: bytes | None = None) -> bytes:
+def host_source(path: str, source: bytes | None = None, options: ParseOptions | None = None) -> bytes:
     """The host translation unit of ``path`` (or ``source`` under that name) for the shim."""
-    loaded = load(path, source=source)
+    loaded = load(path, options, source=source)
     if loaded.model is None:
         raise ToolchainError(f"{path}: cannot parse the CUDA program: "
                              + "; ".join(d.message for d in loaded.diagnostics[:3]))
@@ -59,7 +67,8 @@ def host_source(path: str, source: bytes | None = None) -> bytes:
         edits.add(Edit(path, kernel.body_span.start, kernel.body_span.length, ";"))
     for launch in model.launches:
         if launch.template_args or not launch.span.editable:
-            raise ToolchainError(f"{launch.span.location()}: the host shim runs plain launches only")
+            raise ShimUnsupported(f"{launch.span.location()}: the host shim runs plain launches only "
+                                  "(not template kernels, not launches written in macros)")
         open_paren = text.index(b"(", launch.config_span.end)
         grid, block = launch.grid.text, launch.block.text
         shared = launch.shared_bytes.text if launch.shared_bytes is not None else "0"
@@ -70,20 +79,52 @@ def host_source(path: str, source: bytes | None = None) -> bytes:
     return edits.apply(path, text)
 
 
-def build(path: str, workdir: Path, source: bytes | None = None, compiler: str = "g++") -> Path:
-    """Compile the program at ``path`` (or ``source``) against the shim; returns the executable."""
+def build(path: str, workdir: Path, source: bytes | None = None, compiler: str = "g++", *,
+          options: ParseOptions | None = None, flags: Sequence[str] = ()) -> Path:
+    """Compile the program at ``path`` (or ``source`` under that name) against the shim; returns
+    the executable. ``flags``: the user's ``-D``/``-U``/``-I`` flags, for the host compile and the
+    kernels alike (``options`` parses with them too); quoted includes resolve from ``path``'s
+    directory. Raises ShimUnsupported (a construct the shim cannot run), ToolchainError."""
     workdir.mkdir(parents=True, exist_ok=True)
+    text = source if source is not None else Path(path).read_bytes()
+    directory = os.path.dirname(os.path.abspath(path))
+    defines, include_dirs, host_flags = _preprocessing(flags)
     kernels = workdir / Path(path).name
-    kernels.write_bytes(source if source is not None else Path(path).read_bytes())
+    kernels.write_bytes(defines.encode() + f'#line 1 "{path}"\n'.encode() + text)
     host = workdir / (Path(path).stem + ".host.cpp")
-    host.write_bytes(host_source(str(kernels)))
+    host.write_bytes(host_source(path, text, options))
     exe = workdir / Path(path).stem
-    command = [compiler, "-std=c++17", "-O1", "-w", f"-I{SHIM_DIR}", f'-DS2S_SHIM_KERNELS="{kernels}"',
+    dirs = ":".join([directory, *include_dirs])
+    command = [compiler, "-std=c++17", "-O1", "-w", f"-I{SHIM_DIR}", "-idirafter", str(RUNTIME_CPU_HEADERS),
+               "-iquote", directory, *host_flags, f'-DS2S_SHIM_KERNELS="{kernels}"',
+               f'-DS2S_SHIM_NAME="{Path(path).name}"', f'-DS2S_SHIM_INCLUDE_DIRS="{dirs}"',
                "-x", "c++", str(host), "-o", str(exe), *program_flags()]
     proc = subprocess.run(command, capture_output=True, text=True)
     if proc.returncode != 0:
         raise ToolchainError(f"building {path} against the CUDA host shim failed:\n{proc.stderr[-3000:]}")
     return exe
+
+
+def _preprocessing(flags: Sequence[str]) -> tuple[str, list[str], list[str]]:
+    """``#define``/``#undef`` lines for the kernels' text (the runtime compiles the kernels itself
+    and takes no command-line macros), the ``-I`` directories, and the ``-D``/``-U``/``-I`` flags
+    for the host compile; other flags of ``flags`` are for parsing only."""
+    lines, dirs, host = [], [], []
+    items = list(flags)
+    for at, flag in enumerate(items):
+        for option in ("-D", "-U", "-I"):
+            if not flag.startswith(option):
+                continue
+            value = flag[2:] or (items[at + 1] if at + 1 < len(items) else "")
+            host.append(option + value)
+            if option == "-I":
+                dirs.append(os.path.abspath(value))
+            elif option == "-U":
+                lines.append(f"#undef {value}\n")
+            else:
+                name, _, body = value.partition("=")
+                lines.append(f"#define {name} {body if _ else '1'}\n")
+    return "".join(lines), dirs, host
 
 
 def run(exe: Path, args: tuple[str, ...] = (), devices: int = 1, timeout: float = 300) -> HostRun:

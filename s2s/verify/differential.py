@@ -5,10 +5,10 @@ same output (numbers within a relative tolerance if asked), and, for OpenMP offl
 copies and bytes each version moves, with every kernel pointer that has no device mapping
 reported as an error in the rewritten program (it works on the host device only).
 
-A backend per program kind does the building and running: OpenMP programs run on clang-16's
-host device through :mod:`s2s.verify.omp_harness`. CUDA programs need the s2s runtime's cpu
-devices, which are not merged yet; :func:`register_backend` is where they plug in, and until
-then :func:`verify_program` says so instead of pretending.
+A backend per program kind does the building and running, registered with
+:func:`register_backend`: OpenMP programs run on clang-16's host device through
+:mod:`s2s.verify.omp_harness` (here); CUDA programs run on the s2s runtime's cpu devices
+(:mod:`s2s.verify.cuda_backend`, which registers itself when imported).
 """
 
 from __future__ import annotations
@@ -43,6 +43,24 @@ class VerifyOptions:
     tolerance: float = 0.0  # relative tolerance for numbers in the output
     timeout: float = 120.0  # seconds per run
     build_flags: tuple[str, ...] = ()  # compiler flags for both builds (-D, -I ...)
+    devices: int = 2  # cpu devices a program rewritten for the runtime (mgpu) runs on
+
+
+#: passes a program of each kind is verified with when none are named
+DEFAULT_PASSES = {"openmp": ("omp",), "cuda": ("transfers", "fuse", "mgpu")}
+
+
+@dataclass(frozen=True)
+class DeviceTraffic:
+    """What a CUDA program moved on the runtime's cpu devices, beyond ``ProgramRun.copies``
+    (cudaMemcpy calls per direction; bytes between the host and the devices)."""
+
+    devices: int
+    d2d_calls: int  # cudaMemcpy calls device to device
+    d2d_bytes: int  # bytes between two different devices (copies and partitioned launches)
+    launches: int
+    partitioned: int  # launches split over several devices
+    mallocs: int
 
 
 @dataclass(frozen=True)
@@ -53,6 +71,8 @@ class ProgramRun:
     returncode: int
     copies: omp_harness.CopyStats | None  # None where the backend cannot count copies
     unmapped: tuple[str, ...] = ()
+    traffic: DeviceTraffic | None = None  # CUDA programs only
+    stderr: str = field(default="", repr=False)  # kept by backends whose stderr is the program's
 
 
 @dataclass(frozen=True)
@@ -91,10 +111,9 @@ def verify_program(sources: Sequence[str], options: VerifyOptions) -> Verdict:
     kind = program_kind(sources)
     backend = BACKENDS.get(kind)
     if backend is None:
-        raise VerifyUnavailable(
-            "verifying CUDA programs needs the s2s runtime's cpu devices to run the original "
-            "and the rewritten kernels, and that runtime is not merged yet; nothing was built "
-            "or run", id="verify-cuda-unavailable")
+        raise VerifyUnavailable(f"this s2s cannot verify {kind} programs (no backend is "
+                                "registered); nothing was built or run",
+                                id=f"verify-{kind}-unavailable")
     return backend(sources, options)
 
 
@@ -128,7 +147,7 @@ def verify_openmp(sources: Sequence[str], options: VerifyOptions) -> Verdict:
         return Verdict(sources, "openmp", tuple(rewritten), diagnostics=(*said, *failures))
     differences = tuple(omp_harness.output_differences(original.stdout, changed.stdout,
                                                        options.tolerance))
-    said += _judge(original, changed, differences)
+    said += judge(original, changed, differences)
     return Verdict(sources, "openmp", tuple(rewritten), original, changed, differences,
                    tuple(said))
 
@@ -155,7 +174,7 @@ def _build_both(sources: tuple[str, ...], rewritten: dict[str, tuple[bytes, byte
         except omp_harness.BuildError as error:
             which = exe.name
             return Diagnostic.error(f"the {which} program does not build: "
-                                    f"{_first_error(error.stderr)}", f"verify-build-{which}")
+                                    f"{first_error(error.stderr)}", f"verify-build-{which}")
     return exes
 
 
@@ -168,8 +187,9 @@ def _run(exe: Path, options: VerifyOptions) -> ProgramRun | Diagnostic:
     return ProgramRun(result.stdout, result.returncode, result.copies, result.unmapped)
 
 
-def _judge(original: ProgramRun, rewritten: ProgramRun,
-           differences: tuple[str, ...]) -> list[Diagnostic]:
+def judge(original: ProgramRun, rewritten: ProgramRun,
+          differences: tuple[str, ...]) -> list[Diagnostic]:
+    """The errors (and warnings) the comparison of two runs gives; shared by the backends."""
     said = []
     if original.returncode != rewritten.returncode:
         said.append(Diagnostic.error(f"exit status differs: original {original.returncode}, "
@@ -187,9 +207,14 @@ def _judge(original: ProgramRun, rewritten: ProgramRun,
     return said
 
 
-def _first_error(stderr: str) -> str:
-    lines = [line for line in stderr.splitlines() if "error" in line]
-    return (lines or stderr.strip().splitlines()[:1] or ["(no message)"])[0].strip()
+def first_error(stderr: str) -> str:
+    """The line of a compiler's output worth showing in a one-line diagnostic (for a failed
+    link, the linker's complaint rather than collect2's summary)."""
+    lines = stderr.splitlines()
+    errors = [line for line in lines if "error" in line and "collect2" not in line]
+    unresolved = [line for line in lines if "undefined reference" in line]
+    fallback = [line for line in lines if "error" in line] or stderr.strip().splitlines()[:1]
+    return (errors or unresolved or fallback or ["(no message)"])[0].strip()
 
 
 register_backend("openmp", verify_openmp)

@@ -42,6 +42,11 @@ class Helper:
         return out
 
 
+def dyadic(n, mod, scale, shift=0, seed=0):
+    """n float32 values scale * (k - shift) for small integers k: exact in sums of products."""
+    return (scale * ((np.arange(n) * 7 + seed) % mod - shift)).astype(np.float32)
+
+
 def hotspot_reference(temp, power, steps, cap=0.125, rx=1.0, ry=1.0, rz=0.0625, amb=80.0):
     t = temp.astype(np.float64)
     for _ in range(steps):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from rt_support import CUDA_SAMPLES, Helper, hotspot_fields, hotspot_reference
+from rt_support import CUDA_SAMPLES, Helper, dyadic, hotspot_fields, hotspot_reference
 
 from runtime.api import Runtime
 
@@ -28,18 +28,13 @@ def helper(request, runtimes):
     return Helper(runtimes[request.param])
 
 
-def dyadic(n, mod, scale, shift=0, seed=0):
-    return (scale * ((np.arange(n) * 7 + seed) % mod - shift)).astype(f32)
-
-
 def test_every_sample_file_is_covered():
     covered = {"saxpy", "block_reduction", "elementwise_chain", "gemver", "hotspot", "macro_launch",
                "matmul_tiled", "nbody", "softmax_warp", "streams_events", "template_launch", "two_files",
                "bicgk",
-               # whole programs (host code included) run on cpu devices, original and rewritten by
-               # s2s transfers, in testsuite/transfers/test_host_rewrite.py
+               # in test_samples_cpu_sequences.py: transfer-fusion samples ...
                "horner", "cholesky_tiles", "block_matmul", "cg_steps",
-               # original and fused programs replayed on cpu devices, in testsuite/fuse
+               # ... and kernel-fusion samples
                "axpydot", "atax", "sgemv", "sgemvt", "gesummv", "vadd", "waxpby", "sscal",
                "madd", "bicgk_tiled", "softmax_chain", "layernorm", "bias_gelu"}
     assert {p.name for p in CUDA_SAMPLES.iterdir() if (p / "sample.toml").exists()} == covered

@@ -119,14 +119,6 @@ def test_each_file_is_its_own_program(capsys, pointers):
         ([str(HEAT)], True, []), ([str(pointers)], False, [str(pointers)])]
 
 
-def test_cuda_programs_are_not_verifiable_yet(capsys, tmp_path):
-    kernel = tmp_path / "k.cu"
-    kernel.write_text("__global__ void k(float *x) { x[0] = 1.0f; }\n")
-    code, out, err = verify(capsys, kernel)
-    assert code == 2 and out == ""
-    assert "needs the s2s runtime's cpu devices" in err and "[verify-cuda-unavailable]" in err
-
-
 def test_unknown_pass_is_a_usage_error(capsys, pointers):
     code, _, err = verify(capsys, "--passes", "nonsense", pointers)
     assert code == 2 and "pass 'nonsense' is not available" in err

@@ -9,18 +9,26 @@
  *
  * Counts of the calls made (cudaMalloc, cudaMemcpy, cudaFree, launches) and the bytes copied
  * are written at exit to the file named by the environment variable S2S_SHIM_COUNTS, if set.
+ *
+ * Streams are serialised (every operation runs in program order, a legal schedule of any
+ * stream program) and events read the host clock, as in runtime/include/s2s_mgpu.h; pinned host
+ * memory is plain malloc.  The program sees one device.  Vector types (float4 ...) come from
+ * the runtime's cpu headers, so host and emulated kernels agree on their layout.
  */
 #ifndef S2S_CUDA_SHIM_H
 #define S2S_CUDA_SHIM_H
 
+#include <chrono>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include "s2s_runtime.h"
+#include "s2s_vector_types.h"
 
 #define __global__
 #define __device__
@@ -30,15 +38,19 @@
 #define __forceinline__ inline
 #define __launch_bounds__(...)
 
-enum cudaError { cudaSuccess = 0, cudaErrorMemoryAllocation = 2, cudaErrorUnknown = 999 };
+enum cudaError { cudaSuccess = 0, cudaErrorMemoryAllocation = 2, cudaErrorInvalidDevice = 101,
+                 cudaErrorUnknown = 999 };
 typedef enum cudaError cudaError_t;
 enum cudaMemcpyKind { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
                       cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4 };
-
-struct dim3 {
-    unsigned int x, y, z;
-    constexpr dim3(unsigned int x_ = 1, unsigned int y_ = 1, unsigned int z_ = 1) : x(x_), y(y_), z(z_) {}
-};
+typedef struct s2s_shim_stream *cudaStream_t;
+typedef struct s2s_shim_event *cudaEvent_t;
+struct s2s_shim_stream { int unused; };
+struct s2s_shim_event { std::chrono::steady_clock::time_point at; };
+#define cudaStreamNonBlocking 0x01
+#define cudaEventDefault 0x00
+#define cudaEventDisableTiming 0x02
+#define cudaHostAllocDefault 0x00
 
 namespace s2s_shim {
 
@@ -66,9 +78,27 @@ inline cudaError_t check(int rc) {
     return last_error() = cudaErrorUnknown;
 }
 
+#ifndef S2S_SHIM_INCLUDE_DIRS
+#define S2S_SHIM_INCLUDE_DIRS ""   /* ':'-separated directories of the kernels' quoted includes */
+#endif
+#ifndef S2S_SHIM_NAME
+#define S2S_SHIM_NAME S2S_SHIM_KERNELS
+#endif
+
+/* the kernels: the whole .cu text (the runtime blanks its host code), read once */
 inline s2s_module_t module() {
     static s2s_module_t loaded = -1;
-    if (loaded < 0 && s2s_module_load(&loaded, S2S_SHIM_KERNELS, NULL) != 0) {
+    if (loaded >= 0) return loaded;
+    std::string text;
+    if (FILE *in = std::fopen(S2S_SHIM_KERNELS, "rb")) {
+        char chunk[65536];
+        for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, in)) > 0;) text.append(chunk, n);
+        std::fclose(in);
+    } else {
+        std::fprintf(stderr, "s2s-shim: cannot read the kernels from %s\n", S2S_SHIM_KERNELS);
+        std::exit(3);
+    }
+    if (s2s_module_load_source_dirs(&loaded, S2S_SHIM_NAME, text.c_str(), NULL, S2S_SHIM_INCLUDE_DIRS) != 0) {
         std::fprintf(stderr, "s2s-shim: cannot load the kernels: %s\n", s2s_last_error());
         std::exit(3);
     }
@@ -120,7 +150,47 @@ inline cudaError_t cudaMemset(void *ptr, int value, size_t bytes) {
     s2s_shim::counts().memsets++;
     return s2s_shim::check(s2s_memset(ptr, value, bytes));
 }
+inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
+                                   cudaStream_t = 0) {
+    return cudaMemcpy(dst, src, bytes, kind);
+}
+inline cudaError_t cudaMemsetAsync(void *ptr, int value, size_t bytes, cudaStream_t = 0) {
+    return cudaMemset(ptr, value, bytes);
+}
 inline cudaError_t cudaDeviceSynchronize() { return s2s_shim::check(s2s_synchronize()); }
+inline cudaError_t cudaThreadSynchronize() { return cudaDeviceSynchronize(); }
+inline cudaError_t cudaGetDeviceCount(int *count) { *count = 1; return cudaSuccess; }
+inline cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : cudaErrorInvalidDevice; }
+inline cudaError_t cudaGetDevice(int *device) { *device = 0; return cudaSuccess; }
+
+/* pinned host memory: plain malloc */
+template <class T> inline cudaError_t cudaMallocHost(T **ptr, size_t bytes) {
+    *ptr = static_cast<T *>(std::malloc(bytes ? bytes : 1));
+    return *ptr ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+template <class T> inline cudaError_t cudaHostAlloc(T **ptr, size_t bytes, unsigned int = 0) {
+    return cudaMallocHost(ptr, bytes);
+}
+inline cudaError_t cudaFreeHost(void *ptr) { std::free(ptr); return cudaSuccess; }
+
+/* streams run in program order; events read the host clock */
+inline cudaError_t cudaStreamCreate(cudaStream_t *stream) { *stream = new s2s_shim_stream(); return cudaSuccess; }
+inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int) { return cudaStreamCreate(stream); }
+inline cudaError_t cudaStreamDestroy(cudaStream_t stream) { delete stream; return cudaSuccess; }
+inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaDeviceSynchronize(); }
+inline cudaError_t cudaEventCreate(cudaEvent_t *event) { *event = new s2s_shim_event(); return cudaSuccess; }
+inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int) { return cudaEventCreate(event); }
+inline cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t = 0) {
+    cudaError_t error = cudaDeviceSynchronize();
+    event->at = std::chrono::steady_clock::now();
+    return error;
+}
+inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t stop) {
+    *ms = std::chrono::duration<float, std::milli>(stop->at - start->at).count();
+    return cudaSuccess;
+}
+inline cudaError_t cudaEventDestroy(cudaEvent_t event) { delete event; return cudaSuccess; }
 inline cudaError_t cudaDeviceReset() { return cudaSuccess; }
 inline cudaError_t cudaGetLastError() {
     cudaError_t e = s2s_shim::last_error();

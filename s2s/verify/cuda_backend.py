@@ -1,0 +1,217 @@
+"""``s2s verify`` for CUDA programs: both versions run on the s2s runtime's cpu devices.
+
+One way runs an unmodified CUDA program here, and both versions use it wherever they can: the
+host shim of :mod:`s2s.verify.cuda_host` (host code compiled by g++ against a stand-in
+``cuda_runtime.h`` whose calls go to the runtime's C interface; kernels compiled by the
+runtime for its emulated devices). The original always runs that way, on one cpu device: it
+is the single-GPU program. The rewritten program runs the same way while the passes leave it
+a plain CUDA program (transfers, fuse). Once ``mgpu`` has made it a program of the s2s runtime
+(it includes ``s2s_mgpu.h``), it is built as its user would build it -- nvcc with the
+runtime's flags, what ``s2s nvcc --s2s-passes=mgpu`` adds -- and runs on ``devices`` cpu
+devices, where the runtime splits its launches.
+
+Both versions report what they moved through the runtime's statistics (``S2S_STATS``, written
+when the program exits): the cudaMemcpy calls per direction counted by the C interface, the
+bytes over every host/device link (copies and the fetches of partitioned launches), and the
+launches split over several devices.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from runtime.capi_build import build_library
+from runtime.errors import BackendUnavailable, CompileError
+from s2s.diagnostics import Diagnostic, ToolchainError
+from s2s.frontend.parse import detect_language
+from s2s.verify import cuda_host
+from s2s.verify.differential import (
+    DeviceTraffic,
+    ProgramRun,
+    Verdict,
+    VerifyOptions,
+    VerifyUnavailable,
+    first_error,
+    judge,
+    register_backend,
+)
+from s2s.verify.omp_harness import CopyStats, output_differences
+from s2s.wrapper.linemap import add_line_directives
+from s2s.wrapper.rewrite import RewriteFailed, chain_passes
+from s2s.wrapper.runtime_flags import RuntimeUnavailable, mgpu_runtime_flags
+
+#: a rewritten file that includes this header calls the s2s runtime itself (the mgpu pass)
+_RUNTIME_PROGRAM = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*<s2s_mgpu\.h>", re.MULTILINE)
+
+
+def verify_cuda(sources: Sequence[str], options: VerifyOptions) -> Verdict:
+    """Build, run and compare one CUDA program (one ``.cu`` file); raises VerifyUnavailable,
+    ToolchainError when nothing can be verified."""
+    sources = tuple(sources)
+    path = _the_cuda_source(sources)
+    _check_toolchain()
+    try:
+        before, after, said = chain_passes(path, options.run, options.passes)
+    except RewriteFailed as error:
+        return Verdict(sources, "cuda", (), diagnostics=(error.diagnostic,))
+    changed = (path,) if after != before else ()
+    for_runtime = _RUNTIME_PROGRAM.search(after) is not None
+    nvcc = _nvcc() if for_runtime else None
+    with tempfile.TemporaryDirectory(prefix="s2s-verify-") as temp:
+        built = _build_both(path, before, after, Path(temp), options, nvcc)
+        if isinstance(built, Diagnostic):
+            return Verdict(sources, "cuda", changed, diagnostics=(*said, built))
+        original = _run(built[0], 1, options)
+        rewritten = _run(built[1], options.devices if for_runtime else 1, options)
+    failures = tuple(r for r in (original, rewritten) if isinstance(r, Diagnostic))
+    if failures:
+        return Verdict(sources, "cuda", changed, diagnostics=(*said, *failures))
+    differences = tuple(output_differences(original.stdout, rewritten.stdout, options.tolerance))
+    verdict_said = (*said, *judge(original, rewritten, differences),
+                    *_failed_runs(original, rewritten))
+    return Verdict(sources, "cuda", changed, original, rewritten, differences, verdict_said)
+
+
+def _failed_runs(original: ProgramRun, rewritten: ProgramRun) -> list[Diagnostic]:
+    """What a program that exited with an error said last (the runtime's or the shim's
+    message, an assertion ...)."""
+    notes = []
+    for which, run in (("original", original), ("rewritten", rewritten)):
+        if run.returncode != 0:
+            last = run.stderr.strip().splitlines()[-3:] or ["(nothing on stderr)"]
+            notes.append(Diagnostic.note(f"the {which} program exited with status "
+                                         f"{run.returncode}: {' | '.join(last)}",
+                                         "verify-exit-message"))
+    return notes
+
+
+def _the_cuda_source(sources: tuple[str, ...]) -> str:
+    cuda = [s for s in sources if detect_language(s) == "cuda"]
+    if len(sources) != 1 or len(cuda) != 1:
+        raise VerifyUnavailable(
+            f"a CUDA program is verified from one .cu file holding its kernels and host code; "
+            f"got {len(sources)} files ({', '.join(sources)}): verify each with --each, or "
+            "join them", id="verify-cuda-unsupported")
+    return cuda[0]
+
+
+def _check_toolchain() -> None:
+    if shutil.which("g++") is None:
+        raise ToolchainError("cannot verify CUDA programs here: no C++ compiler (g++) to build "
+                             "host code against the CUDA host shim")
+    try:
+        build_library()
+    except (BackendUnavailable, CompileError, OSError) as error:
+        raise ToolchainError(f"cannot verify CUDA programs here: the s2s runtime's C library "
+                             f"cannot be built: {error}") from None
+
+
+def _nvcc() -> str:
+    found = os.environ.get("S2S_REAL_NVCC") or shutil.which("nvcc")
+    if found is None:
+        raise VerifyUnavailable("the mgpu rewrite is built with nvcc against the s2s runtime, "
+                                "and no nvcc was found (set S2S_REAL_NVCC); verify the other "
+                                "passes with --passes", id="verify-no-nvcc")
+    return found
+
+
+def _build_both(path: str, before: bytes, after: bytes, temp: Path, options: VerifyOptions,
+                nvcc: str | None) -> tuple[Path, Path] | Diagnostic:
+    """Executables of the original and the rewritten program, or the Diagnostic of the build
+    that failed. A construct the shim cannot run in the original means nothing can be
+    verified (VerifyUnavailable)."""
+    parse = options.run.parse
+    try:
+        original = cuda_host.build(path, temp / "original", options=parse,
+                                   flags=options.build_flags)
+    except cuda_host.ShimUnsupported as error:
+        raise VerifyUnavailable(f"{error}; nothing was run", id="verify-cuda-unsupported") from None
+    except ToolchainError as error:
+        return Diagnostic.error("the original program does not build against the CUDA host "
+                                f"shim: {first_error(str(error))}", "verify-build-original")
+    text = add_line_directives(before, after, path) if after != before else before
+    try:
+        if nvcc is None:
+            rewritten = cuda_host.build(path, temp / "rewritten", source=text, options=parse,
+                                        flags=options.build_flags)
+        else:
+            rewritten = _build_for_runtime(path, text, temp / "rewritten", options, nvcc)
+    except ToolchainError as error:
+        return Diagnostic.error(f"the rewritten program does not build: {first_error(str(error))}",
+                                "verify-build-rewritten")
+    return original, rewritten
+
+
+def _build_for_runtime(path: str, text: bytes, workdir: Path, options: VerifyOptions,
+                       nvcc: str) -> Path:
+    """nvcc build of an mgpu-rewritten program with the runtime's flags; raises ToolchainError."""
+    try:
+        flags = mgpu_runtime_flags()
+    except RuntimeUnavailable as error:
+        raise ToolchainError(str(error)) from None
+    workdir.mkdir(parents=True)
+    source = workdir / os.path.basename(path)
+    source.write_bytes(text)
+    exe = workdir / source.stem
+    directory = os.path.dirname(os.path.abspath(path))
+    user = [f for f in options.build_flags if f[:2] in ("-D", "-U", "-I")]
+    command = [nvcc, "-std=c++17", "-arch=sm_90", "-w", *flags.compile, "-Xcompiler",
+               f"-iquote,{directory}", *user, str(source), *flags.link, "-o", str(exe)]
+    proc = subprocess.run(command, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise ToolchainError(f"nvcc failed on the rewritten {path}:\n{proc.stderr[-3000:]}")
+    return exe
+
+
+def _run(exe: Path, devices: int, options: VerifyOptions) -> ProgramRun | Diagnostic:
+    """Run ``exe`` on ``devices`` cpu devices; its output and what it moved."""
+    which = exe.parent.name  # "original" or "rewritten"
+    stats = exe.parent / "stats.json"
+    env = dict(os.environ, S2S_BACKEND="cpu", S2S_DEVICES=str(devices), S2S_STATS=str(stats))
+    try:
+        proc = subprocess.run([str(exe), *options.args], capture_output=True, text=True,
+                              errors="replace", env=env, timeout=options.timeout)
+    except subprocess.TimeoutExpired:
+        return Diagnostic.error(f"the {which} program ran longer than {options.timeout:g} s",
+                                f"verify-timeout-{which}")
+    if not stats.exists():  # the program never reached the runtime
+        return ProgramRun(proc.stdout, proc.returncode, None, stderr=proc.stderr)
+    copies, traffic = traffic_of(json.loads(stats.read_text()))
+    return ProgramRun(proc.stdout, proc.returncode, copies, traffic=traffic, stderr=proc.stderr)
+
+
+def traffic_of(stats: dict) -> tuple[CopyStats, DeviceTraffic]:
+    """cudaMemcpy calls and bytes moved, from the runtime's ``S2S_STATS`` document: bytes over
+    every link of the copies and of the launches (a partitioned launch fetches what its box
+    reads), host links as host-to-device/device-to-host, the others between devices (a copy
+    within one device moves nothing between them)."""
+    calls = stats.get("calls", {})
+    links = [stats["memcpy_links"], *(launch["links"] for launch in stats["launches"])]
+    moved = {"h2d": 0, "d2h": 0, "d2d": 0}
+    for table in links:
+        for link, nbytes in table.items():
+            source, target = link.split("->")
+            if source == "host":
+                moved["h2d"] += nbytes
+            elif target == "host":
+                moved["d2h"] += nbytes
+            elif source != target:
+                moved["d2d"] += nbytes
+    copies = CopyStats(calls.get("memcpy_h2d", 0), moved["h2d"], calls.get("memcpy_d2h", 0),
+                       moved["d2h"])
+    traffic = DeviceTraffic(stats["devices"], calls.get("memcpy_d2d", 0), moved["d2d"],
+                            len(stats["launches"]),
+                            sum(1 for launch in stats["launches"]
+                                if launch["partitioned"] and launch["boxes"] > 1),
+                            calls.get("malloc", 0))
+    return copies, traffic
+
+
+register_backend("cuda", verify_cuda)
