@@ -73,16 +73,15 @@ def replaces_hand_mapping(model: TranslationUnit, ir: FunctionIR, directives, tr
     if ours is None:
         if complete:
             warnings.append((f"'{name}' has its own data mapping for every array its "
-                                  "target regions use; kept as written",
-                                  "omp-existing-mapping", ir.function.span))
+                             "target regions use; kept as written",
+                             "omp-existing-mapping", ir.function.span))
         return not complete
     groups = alias_groups(model, ir.function, 0, 0)
     user = hand_written(model, ir, directives) + \
-        kernel_clauses(model, ir, {norm_text(label) for label in tracked}
-                                    - user_mapped)
+        kernel_clauses(model, ir, {norm_text(label) for label in tracked} - user_mapped)
     verdict = compare(user, ours, {norm_text(k): v for k, v in lengths.items()},
-                                   {norm_text(k): frozenset(norm_text(x) for x in v)
-                                    for k, v in groups.items()})
+                      {norm_text(k): frozenset(norm_text(x) for x in v)
+                       for k, v in groups.items()})
     if not complete and verdict.wider is None:
         return verdict.replace or verdict.missing is not None
     _report_kept_or_tightened(warnings, ir, verdict)
@@ -97,23 +96,22 @@ def _report_kept_or_tightened(warnings: list, ir: FunctionIR, verdict: Verdict) 
         # The analysis copies in arrays that kernels overwrite only partly, not knowing
         # whether the rest is ever read: no claim that the author is wrong.
         warnings.append((f"{kept} (s2s's plan would also make "
-                              f"{verdict.missing.describe()})", "omp-existing-mapping",
-                              ir.function.span))
+                         f"{verdict.missing.describe()})", "omp-existing-mapping",
+                         ir.function.span))
     elif verdict.missing is not None:
         missing = verdict.missing
         why = f" ({missing.reason})" if missing.reason else ""
         warnings.append((f"the hand-written data mapping of '{name}' never makes "
-                              f"{missing.describe()}, which the analysis finds needed{why}; "
-                              "kept as written: check it", "omp-suspect-mapping",
-                              missing.span or ir.function.span))
+                         f"{missing.describe()}, which the analysis finds needed{why}; "
+                         "kept as written: check it", "omp-suspect-mapping",
+                         missing.span or ir.function.span))
     elif verdict.wider is not None:
         warnings.append((f"{kept} (s2s's plan makes {verdict.wider.describe()} more "
-                              "widely or more often)", "omp-existing-mapping",
-                              ir.function.span))
+                         "widely or more often)", "omp-existing-mapping", ir.function.span))
     for transfer in verdict.redundant if verdict.replace else ():
         warnings.append((f"{transfer.describe()} is not needed on any path that reads "
-                              "the copy it makes; s2s's plan drops it", "omp-redundant-copy",
-                              transfer.span or ir.function.span))
+                         "the copy it makes; s2s's plan drops it", "omp-redundant-copy",
+                         transfer.span or ir.function.span))
 
 
 def hand_written(model: TranslationUnit, ir: FunctionIR, directives) -> list[Transfer]:
