@@ -4,7 +4,8 @@ CC="s2s clang-16", and CMake with s2s as the C and CUDA compiler launcher.
 The OpenMP program is built with the omp pass (the projects' .s2s.toml selects it), run on
 clang-16's host device and checked three ways: its output is the expected one, it moves fewer
 bytes than the same program built without s2s (so the pass really ran inside the build), and
-it uses no pointer without a device mapping. The CUDA file is compiled only (no driver here).
+it uses no pointer without a device mapping. The CUDA kernels file is compiled only (no driver
+here); the Makefile's CUDA program is rewritten by the mgpu pass and run on two cpu devices.
 """
 
 from __future__ import annotations
@@ -75,6 +76,12 @@ def test_make_project(tmp_path, env, plain_copies):
     symbols = subprocess.run(["nm", str(project / "kernels.o")], capture_output=True,
                              text=True).stdout
     assert "launch_axpy" in symbols
+    # The mgpu-rewritten CUDA program runs partitioned on two emulated devices.
+    run_env = dict(env, S2S_BACKEND="cpu", S2S_DEVICES="2", S2S_CPU_THREADS="2")
+    ran = subprocess.run([str(project / "saxpy")], env=run_env, capture_output=True, text=True,
+                         timeout=300)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert ran.stdout == (project / "expected_saxpy.txt").read_text()
     for deps, first, header in (("heat.d", "heat.o: src/heat.c", "src/params.h"),
                                 ("kernels.d", "kernels.o : src/kernels.cu", "src/kernels.cuh")):
         text = (project / deps).read_text()
