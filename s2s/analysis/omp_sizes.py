@@ -232,6 +232,9 @@ def entry_sections(model: TranslationUnit, function, label: str, start: int, sou
     if allocation is None or allocation.kind not in ("malloc", "new[]") or \
             allocation.function != function.name or allocation.span.end > start:
         return None
+    written = source[allocation.span.start:allocation.span.end].decode("utf-8", "replace")
+    if allocation.kind == "new[]" and re.search(r"\]\s*(?:\(\s*\)|\{\s*\})", written):
+        return None  # ``new T[n]()`` zero-initializes: its zeros are data
     after = allocation.span.end
     for copy in model.pointer_copies:
         if copy.function == function.name and after <= copy.span.start < start and \

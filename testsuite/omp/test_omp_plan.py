@@ -522,3 +522,24 @@ def test_elements_no_kernel_writes_are_read_without_copies(load_source, tmp_path
     assert "#pragma omp target update from(a[(n / 2):1])" in text
     assert not again.edits
     _same_output(HEAD + INTERIOR, text, tmp_path)
+
+
+def test_value_initialized_new_buffer_is_copied_whole(load_source):
+    # ``new double[n]()`` holds zeros the kernel reads: they are data, not indeterminate.
+    loaded = load_source("""#include <cstdio>
+int main() {
+    int n = 64;
+    double *a = new double[n];
+    double *b = new double[n]();
+    for (int i = 0; i < n; i++) a[i] = i;
+    b[0] = 1;
+    #pragma omp target teams distribute parallel for map(tofrom: a[0:n], b[0:n])
+    for (int i = 1; i < n - 1; i++) a[i] = a[i] + b[i];
+    std::printf("%f\\n", a[5]);
+    delete[] a; delete[] b;
+    return 0;
+}
+""", name="prog.cpp")
+    [region] = plan_file(loaded.model, loaded.source).regions
+    assert {m.name: m.enter for m in region.arrays} == {"a": "to", "b": "to"}
+    assert region.entry_updates == ()
