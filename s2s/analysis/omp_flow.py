@@ -59,6 +59,12 @@ class State:
     def get_pts(self, name: str) -> frozenset:
         return self.pts.get(name, frozenset((name,)))
 
+    def same_storage(self, name: str) -> list[str]:
+        """``name`` and the names that certainly point to the same storage (one label)."""
+        pts = self.get_pts(name)
+        return [other for other in set(self.pts) | set(self.valid) | {name}
+                if other == name or (len(pts) == 1 and self.get_pts(other) == pts)]
+
     def key(self):
         dirty = tuple(sorted((n, tuple(sorted(d)) if d is not None else None)
                              for n, d in self.dirty.items()))
@@ -177,11 +183,8 @@ class Interpreter:
         for update in node.before:
             if update.scoped:
                 name = frame.resolve(update.name)
-                pts = state.get_pts(name)
-                for other in set(state.pts) | set(state.valid) | {name}:
-                    if other == name or (len(pts) == 1 and state.get_pts(other) == pts):
-                        saved.setdefault(other, (state.get_valid(other),
-                                                 state.get_dirty(other)))
+                for other in state.same_storage(name):
+                    saved.setdefault(other, (state.get_valid(other), state.get_dirty(other)))
             state = self.event(update, state, frame, node)
         out = self._run(node, state, frame)
         if out is not None and saved:
@@ -580,8 +583,6 @@ def _trim_stale(state: State, name: str, element: str) -> State:
         return state
     state = state.copy()
     trimmed = frozenset(trim(part, element) for part in written)
-    pts = state.get_pts(name)
-    for other in set(state.pts) | set(state.valid) | {name}:
-        if other == name or (len(pts) == 1 and state.get_pts(other) == pts):
-            state.dirty[other] = trimmed
+    for other in state.same_storage(name):
+        state.dirty[other] = trimmed
     return state
