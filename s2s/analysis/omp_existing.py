@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from s2s.analysis.omp_flow import norm_text
-from s2s.analysis.omp_ir import FunctionIR, Node
+from s2s.analysis.omp_ir import Copy, FunctionIR, Node
 from s2s.analysis.omp_place import PlannedUpdate, same_section
 from s2s.analysis.omp_sizes import alias_groups
 from s2s.model import SourceSpan, TranslationUnit
@@ -64,7 +64,8 @@ def replaces_hand_mapping(model: TranslationUnit, ir: FunctionIR, directives, tr
     mapping that leaves arrays to per-kernel copies is re-planned unless it provably copies
     less than the plan; one that keeps every array on the device only when the plan
     provably copies no more."""
-    user_mapped = {norm_text(item.base) for d in directives
+    renamed = member_locals(ir)
+    user_mapped = {renamed.get(norm_text(item.base), norm_text(item.base)) for d in directives
                    if d.words[:2] in (("target", "data"), ("target", "enter"))
                    for clause in d.maps for item in clause.items}
     complete = {norm_text(label) for label in tracked} <= user_mapped
@@ -114,9 +115,30 @@ def _report_kept_or_tightened(warnings: list, ir: FunctionIR, verdict: Verdict) 
                          transfer.span or ir.function.span))
 
 
+def member_locals(ir: FunctionIR) -> dict[str, str]:
+    """Pointer locals the function sets once, to a struct member (``double *e = d->e``,
+    s2s's own ``s2s_e`` handles): a mapping through them is one of the member's storage."""
+    copies: dict[str, list] = {}
+    for node in ir.root.walk():
+        for event in node.events + node.cond + node.step:
+            if isinstance(event, Copy):
+                copies.setdefault(norm_text(event.target), []).append(event)
+    return {target: norm_text(found[0].source) for target, found in copies.items()
+            if len(found) == 1 and found[0].source is not None and not found[0].offset
+            and ("->" in found[0].source or "." in found[0].source)}
+
+
+def _renamed(renamed: dict[str, str], base: str, item: str) -> tuple[str, str]:
+    base, item = norm_text(base), norm_text(item)
+    if base in renamed and item.startswith(base):
+        return renamed[base], renamed[base] + item[len(base):]
+    return base, item
+
+
 def hand_written(model: TranslationUnit, ir: FunctionIR, directives) -> list[Transfer]:
     """The transfers of the function's own data directives."""
     nodes = [n for n in ir.root.walk() if n.stmt is not None]
+    renamed = member_locals(ir)
     out = []
     for directive in directives:
         words = directive.words[:2]
@@ -126,8 +148,8 @@ def hand_written(model: TranslationUnit, ir: FunctionIR, directives) -> list[Tra
                 if clause.name not in ("to", "from"):
                     continue
                 for item in clause.items:
-                    out.append(Transfer(f"update {clause.name}", norm_text(item.base),
-                                        norm_text(item.text), directive.span,
+                    out.append(Transfer(f"update {clause.name}",
+                                        *_renamed(renamed, item.base, item.text), directive.span,
                                         anchor.stmt.span.start if anchor else None,
                                         _loop_depth(anchor) if anchor else 0))
             continue
@@ -137,7 +159,7 @@ def hand_written(model: TranslationUnit, ir: FunctionIR, directives) -> list[Tra
                 kinds = {"from": ("from",)}
             for kind in kinds.get(clause.map_type, ()):
                 for item in clause.items:
-                    out.append(Transfer(kind, norm_text(item.base), norm_text(item.text),
+                    out.append(Transfer(kind, *_renamed(renamed, item.base, item.text),
                                         directive.span))
     return out
 

@@ -85,6 +85,8 @@ class RegionPlan:
     removed: tuple[SourceSpan, ...] = ()  # the function's own data directives, replaced
     explicit: tuple[tuple[SourceSpan, str], ...] = ()  # (target directive, clause to append)
     entry_updates: tuple[str, ...] = ()  # ``target update to`` items after the entry
+    #: (member path, local pointer) pairs: the entry/exit maps name the local (see _handles)
+    handles: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -219,7 +221,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
             # and of those only the ones kernels wrote since both copies were fresh.
             group = frozenset(groups.get(label, ()))
             parts = host_sections(after, label, text, aliases=group,
-                                  same=exact_aliases(model, function, label, start))
+                                  same=exact_aliases(model, function, label, start), irs=irs)
             if parts and any(same_section(label + p, label + lengths[label]) for p in parts):
                 parts = None
             written = exit_state.get_dirty(label) if exit_state is not None else None
@@ -245,10 +247,49 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         return None
     structured = len(nodes) == 1 and not swapped and not exit_updates and not entry_updates
     explicit = _explicit_sections(model, nodes, lengths, exit_state)
+    handles = () if swapped else _handles(irs, nodes, survey.device_uses, tracked, source)
     return RegionPlan(function.name, nodes[0].stmt, nodes[-1].stmt,
                       insertion_span(nodes[0].stmt, model), structured, tuple(arrays),
                       tuple(updates), tuple(exit_updates), removed, tuple(explicit),
-                      tuple(entry_updates))
+                      tuple(entry_updates), handles)
+
+
+def _handles(irs: dict[str, FunctionIR], nodes: list[Node], device_uses: dict,
+             tracked: frozenset, source: bytes) -> tuple[tuple[str, str], ...]:
+    """Local pointers for struct members the kernels reach only through other pointers.
+
+    ``map(to: d->x[0:n])`` also attaches the device address to the member of a device copy of
+    ``*d`` (one more 8-byte copy per member, each time the mapping is made) although no
+    kernel dereferences ``d`` on the device. Mapping ``s2s_x[0:n]``, a local holding the same
+    address, maps the same storage without it. Only for members no function assigns (the
+    local would go stale) and that no kernel names through the member path itself."""
+    events, seen, todo = [], set(), [n for top in nodes for n in top.walk()]
+    while todo:  # the region's statements and every function they call
+        node = todo.pop()
+        for event in node.events + node.cond + node.step:
+            events.append(event)
+            if isinstance(event, CallEvent) and event.callee in irs and \
+                    event.callee not in seen:
+                seen.add(event.callee)
+                todo += list(irs[event.callee].root.walk())
+    assigned = {re.split(r"->|\.", e.target)[-1] for e in events
+                if isinstance(e, Copy) and re.search(r"->|\.", e.target)}
+    taken = set(re.findall(rb"[A-Za-z_]\w*", source))
+    out = []
+    for label in sorted(tracked):
+        path = re.fullmatch(r"[A-Za-z_]\w*(?:(?:->|\.)[A-Za-z_]\w*)*(?:->|\.)([A-Za-z_]\w*)",
+                            label)
+        uses = device_uses.get(label, ())
+        if path is None or not uses or path.group(1) in assigned or \
+                any(re.search(r"->|\.", use[1]) for use in uses):
+            continue
+        name, suffix = f"s2s_{path.group(1)}", 1
+        while name.encode() in taken:
+            suffix += 1
+            name = f"s2s_{path.group(1)}{suffix}"
+        taken.add(name.encode())
+        out.append((label, name))
+    return tuple(out)
 
 
 def _explicit_sections(model: TranslationUnit, nodes: list[Node], lengths, state

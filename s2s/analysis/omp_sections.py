@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from s2s.analysis.omp_ir import Access, CallEvent, Node
+from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, Node
 from s2s.analysis.omp_loops import LOOP_KINDS, loop_range
 from s2s.analysis.polynomial import NotPoly, Poly, add, assigned_in, poly, render, scale, substitute
 
@@ -28,19 +28,24 @@ def host_section(anchor: Node, name: str, text, aliases: frozenset = frozenset()
 
 
 def host_sections(anchors: list[Node], name: str, text, limit: int = 6,
-                  aliases: frozenset = frozenset(), same: frozenset = frozenset()
-                  ) -> list[str] | None:
+                  aliases: frozenset = frozenset(), same: frozenset = frozenset(),
+                  irs: dict[str, FunctionIR] | None = None) -> list[str] | None:
     """The distinct ``[lo:len]`` sections of ``name`` the host reads inside ``anchors`` (at
     most ``limit``; one directive each, as OpenMP allows one section of an array per
     directive), or None when some access cannot be bounded, is a write, or goes through a
     call. Reads through the pointers in ``same`` (which certainly hold the same address)
-    count as reads of ``name``."""
+    count as reads of ``name``. With ``irs``, a call to a function of the file that touches
+    none of these names on the host (see ``call_roots``) is passed over."""
     ranges: list[tuple[Poly, Poly]] = []
+    roots = {_root(n) for n in {name} | set(aliases) | set(same)}
     for anchor in anchors:
         for node in anchor.walk():
             for event in node.events + node.cond + node.step:
                 if isinstance(event, CallEvent):
-                    return None
+                    touched = call_roots(irs, event) if irs is not None else None
+                    if touched is None or touched & roots:
+                        return None
+                    continue
                 mine = isinstance(event, Access) and (event.name == name or event.name in same)
                 if isinstance(event, Access) and not mine and event.name in aliases:
                     return None  # read through another pointer to the same storage
@@ -65,6 +70,48 @@ def host_sections(anchors: list[Node], name: str, text, limit: int = 6,
         length = add(add(high, scale(low, -1)), {(): 1})
         out.append(f"[{render(low)}:{render(length)}]")
     return out
+
+
+def _root(name: str) -> str:
+    found = re.search(r"[A-Za-z_]\w*", name)
+    return found.group(0) if found else name
+
+
+def call_roots(irs: dict[str, FunctionIR], call: CallEvent, depth: int = 0
+               ) -> frozenset[str] | None:
+    """The caller's variables through which ``call`` may touch storage on the host: the
+    leading identifier of every name its callee (and the functions it calls) accesses or
+    copies on the host, a parameter replaced by the identifiers of its argument. A callee
+    that only frees its arguments' pointers through a local table touches none of the
+    caller's arrays. None: a callee without a body here, or too deep."""
+    ir = irs.get(call.callee)
+    if ir is None or depth > 8:
+        return None
+    params = [p.name for p in ir.function.params]
+    binding = {p: frozenset(re.findall(r"[A-Za-z_]\w*", arg))
+               for p, arg in zip(params, call.args, strict=False)}
+    binding.update({p: frozenset() for p in params[len(call.args):]})
+    roots: set[str] = set()
+
+    def caller_terms(name: str) -> frozenset[str]:
+        head = _root(name)
+        return binding.get(head, frozenset((head,)))
+
+    for node in ir.root.walk():
+        for event in node.events + node.cond + node.step:
+            if isinstance(event, Access) and event.side == "H":
+                roots |= caller_terms(event.name)
+            elif isinstance(event, Copy):
+                roots |= caller_terms(event.target)
+                if event.source is not None:
+                    roots |= caller_terms(event.source)
+            elif isinstance(event, CallEvent):
+                inner = call_roots(irs, event, depth + 1)
+                if inner is None:
+                    return None
+                for head in inner:
+                    roots |= binding.get(head, frozenset((head,)))
+    return frozenset(roots)
 
 
 def _ref_range(index: str, node: Node, anchor: Node, text):

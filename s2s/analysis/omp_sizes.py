@@ -94,9 +94,10 @@ def section_from_callees(model: TranslationUnit, uses, source: bytes) -> str | N
 def clause_section(model: TranslationUnit, function: str, name: str,
                    from_zero: bool = False) -> tuple[str, str] | None:
     """(lower, length) of the first one-dimensional section of ``name`` in a map clause of
-    ``function`` (with ``from_zero``: the first one starting at 0)."""
+    ``function`` (with ``from_zero``: the first one starting at 0). A ``target update``
+    moves part of an array already mapped: its section says nothing about the length."""
     for directive in model.directives:
-        if directive.function != function:
+        if directive.function != function or directive.words[:2] == ("target", "update"):
             continue
         for clause in directive.maps:
             for item in clause.items:
@@ -220,6 +221,12 @@ def exact_aliases(model: TranslationUnit, function, name: str, before: int) -> f
     return frozenset(group - {name})
 
 
+def _may_reach(name: str, label: str) -> bool:
+    """Whether an access through ``name`` may touch the storage of ``label``: the same name,
+    or a struct (pointer) ``label`` is a member of (``f`` passed to a call for ``f->x``)."""
+    return name == label or label.startswith((name + "->", name + "."))
+
+
 def entry_sections(model: TranslationUnit, function, label: str, start: int, source: bytes,
                    limit: int = 4) -> list[str] | None:
     """The elements of a ``malloc``/``new[]`` array that hold data when the region starts,
@@ -243,8 +250,8 @@ def entry_sections(model: TranslationUnit, function, label: str, start: int, sou
     loops = [s.span for s in function.body.walk() if s.kind in ("for", "while", "do", "range_for")]
     sections: list[str] = []
     for ref in model.array_refs:
-        if ref.function != function.name or ref.root != label or \
-                not after <= ref.span.start < start:
+        if ref.function != function.name or not after <= ref.span.start < start or \
+                not _may_reach(ref.array, label):
             continue
         if ref.array != label or ref.call or ref.directive is not None or ref.reads or \
                 len(ref.subscripts) != 1:

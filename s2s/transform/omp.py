@@ -36,7 +36,7 @@ def run_omp(loaded: Loaded) -> PassOutput:
             warnings.append((f"the data mapping of '{region.function}' would have to be edited "
                              f"inside {origin}; left as written", "omp-in-macro", blocked))
             continue
-        edits += _region_edits(region, source, loaded.path)
+        edits += _region_edits(region, source, loaded.path, model.language)
         notes += _explain(region)
     diagnostics = [Diagnostic.warning(message, id, span) for message, id, span in warnings]
     return PassOutput(tuple(edits), tuple(diagnostics + notes))
@@ -50,6 +50,7 @@ def _not_editable(region: RegionPlan) -> SourceSpan | None:
 
 
 def _clauses(region: RegionPlan, kind: str) -> str:
+    names = dict(region.handles)
     if kind == "structured":
         parts = [(a.structured_type, a) for a in region.arrays]
     elif kind == "enter":
@@ -58,18 +59,23 @@ def _clauses(region: RegionPlan, kind: str) -> str:
         parts = [(a.exit, a) for a in region.arrays]
     by_type: dict[str, list[str]] = {}
     for map_type, array in parts:
-        by_type.setdefault(map_type, []).append(f"{array.name}{array.section}")
+        by_type.setdefault(map_type, []).append(
+            f"{names.get(array.name, array.name)}{array.section}")
     order = ("to", "tofrom", "from", "alloc", "release")
     return " ".join(f"map({t}: {', '.join(by_type[t])})" for t in order if t in by_type)
 
 
-def _region_edits(region: RegionPlan, source: bytes, path: str) -> list[Edit]:
+def _region_edits(region: RegionPlan, source: bytes, path: str, language: str
+                  ) -> list[Edit]:
     edits = [_delete_lines(span, source) for span in region.removed]
     clauses: dict[int, list[str]] = {}
     for span, clause in region.explicit:
         clauses.setdefault(span.end, []).append(clause)
     for end, texts in clauses.items():
         edits.append(Edit(path, _pragma_end(source, end), 0, " " + " ".join(texts)))
+    for member, local in region.handles:
+        kind = "auto" if language == "c++" else f"__typeof__({member})"
+        edits.append(_line_before(region.at, source, f"{kind} {local} = {member};"))
     if region.structured:
         edits.append(_line_before(region.at, source,
                                   f"#pragma omp target data {_clauses(region, 'structured')}"))
