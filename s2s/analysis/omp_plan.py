@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 
 from s2s.analysis import omp_existing
+from s2s.analysis.omp_facts import drop_contained, guard_facts
 from s2s.analysis.omp_flow import BOTH, Frame, Interpreter, State, Unsupported, norm_text
 from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, IRBuilder, Node
 from s2s.analysis.omp_place import (
@@ -213,6 +214,8 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     after = block.children[block.children.index(nodes[-1]) + 1:] + _continuation(block)
     text = source_texts(source)
     groups = alias_groups(model, function, 0, 0)
+    facts = guard_facts(function.body, start,
+                        lambda a, b: source[a:b].decode("utf-8", "replace"))
     for label in sorted(tracked, key=lambda n: (first_use(model, n), n)):
         fresh_host = exit_state is None or "H" in exit_state.get_valid(label)
         exit_type = "from" if (label in live and not fresh_host) else "release"
@@ -233,7 +236,8 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
                 parts = sorted(written)
             if parts is not None:
                 exit_type = "release"
-                exit_updates += [label + p for p in parts]
+                exit_updates += [label + p for p in drop_contained(parts, facts,
+                                                                   ir.definitions)]
         enter_type = "to" if label in to_labels else "alloc"
         held = entry_sections(model, function, label, start, source) \
             if enter_type == "to" else None

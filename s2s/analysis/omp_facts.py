@@ -1,0 +1,216 @@
+"""Range facts from input checks, and containment of index sections under them.
+
+Programs check their sizes before they work (``if (n < 4 || steps < 1) { usage(); return
+1; }``); past such a check ``n >= 4`` holds for as long as nothing assigns ``n``. With it,
+``u[(n / 4) * ld + 3 * n / 4 : 1]`` lies inside ``u[ld + 1 : ld * n - ld + n]`` (``ld = n +
+2``), so the element's read-back is part of the interior's: one copy, not three. Without
+the fact it does not (for ``n = 0`` the interior is empty).
+
+The proof is a sufficient condition, never a guess: ``P >= 0`` is shown by writing every
+variable as its lower bound plus a non-negative unknown and finding no negative
+coefficient. Integer divisions by constants (``n / 4``, ``3 * n / 4``) and remainders are
+exact polynomials once the variable is split by residue (``n = 4 w + r``, each ``r`` a
+case of its own), as long as their numerators are provably non-negative (C truncates
+toward zero, which is the floor only there).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from itertools import product
+
+from s2s.analysis.polynomial import NotPoly, Poly, add, assigned_in, expand, mul, poly, scale
+from s2s.model import Stmt
+
+_BOUND = re.compile(r"^\(?\s*([A-Za-z_]\w*)\s*(<=|<)\s*(-?\d+)\s*\)?$")
+_BOUND_FLIPPED = re.compile(r"^\(?\s*(-?\d+)\s*(>=|>)\s*([A-Za-z_]\w*)\s*\)?$")
+_EXITS = ("exit", "abort", "_Exit", "quick_exit")
+MAX_CASES = 256
+
+
+def guard_facts(body: Stmt, before: int, source_text) -> dict[str, int]:
+    """Lower bounds ``var >= k`` established by early exits among the top-level statements
+    of ``body`` that end before offset ``before``: ``if (a < k || ...) { ...; return; }``
+    with no else. A variable assigned anywhere after its check loses its fact."""
+    facts: dict[str, int] = {}
+    for stmt in body.children:
+        if stmt.span.end > before or stmt.kind != "if" or stmt.orelse is not None or \
+                stmt.cond is None or stmt.body is None or not _leaves(stmt.body):
+            continue
+        later = source_text(stmt.span.end, body.span.end)
+        for part in _disjuncts(source_text(stmt.cond.span.start, stmt.cond.span.end)):
+            found = _lower_bound(part)
+            if found is not None and not assigned_in(found[0], later, declarations=False):
+                facts[found[0]] = max(found[1], facts.get(found[0], found[1]))
+    return facts
+
+
+def _leaves(stmt: Stmt) -> bool:
+    """Whether ``stmt`` certainly leaves the function (its last statement returns/exits)."""
+    last = stmt.children[-1] if stmt.kind == "block" and stmt.children else stmt
+    if last.kind == "return":
+        return True
+    return last.kind == "expr" and any(call.name in _EXITS for call in last.calls)
+
+
+def _disjuncts(cond: str) -> list[str]:
+    """``a < 4 || (b < 1)`` -> the operands of the top-level ``||`` (an ``&&`` at top level
+    gives nothing: failing one conjunct proves nothing)."""
+    text = cond.strip()
+    while text.startswith("(") and _closing(text) == len(text) - 1:
+        text = text[1:-1].strip()
+    parts, depth, start = [], 0, 0
+    for at, char in enumerate(text):
+        depth += char == "("
+        depth -= char == ")"
+        if depth == 0 and text.startswith("||", at):
+            parts.append(text[start:at])
+            start = at + 2
+        if depth == 0 and text.startswith("&&", at):
+            return []
+    return parts + [text[start:]]
+
+
+def _closing(text: str) -> int:
+    depth = 0
+    for at, char in enumerate(text):
+        depth += char == "("
+        depth -= char == ")"
+        if depth == 0:
+            return at
+    return -1
+
+
+def _lower_bound(part: str) -> tuple[str, int] | None:
+    """What failing the check ``part`` proves: ``n < 4`` false means ``n >= 4``."""
+    found = _BOUND.match(part.strip())
+    if found:
+        var, op, k = found.group(1), found.group(2), int(found.group(3))
+        return var, k if op == "<" else k + 1
+    found = _BOUND_FLIPPED.match(part.strip())
+    if found:
+        k, op, var = int(found.group(1)), found.group(2), found.group(3)
+        return var, k if op == ">" else k + 1
+    return None
+
+
+def contains(outer: str, inner: str, facts: dict[str, int], definitions: dict[str, str]
+             ) -> bool:
+    """Whether section ``[lo:len]`` ``inner`` lies inside ``outer`` wherever ``facts``
+    hold (``definitions``: single-assignment locals, expanded first)."""
+    try:
+        lo_out, len_out = _section(outer, definitions)
+        lo_in, len_in = _section(inner, definitions)
+    except NotPoly:
+        return False
+    start_gap = add(lo_in, scale(lo_out, -1))
+    end_gap = add(add(lo_out, len_out), scale(add(lo_in, len_in), -1))
+    return nonnegative(start_gap, facts) and nonnegative(end_gap, facts)
+
+
+def drop_contained(sections: list[str], facts: dict[str, int], definitions: dict[str, str]
+                   ) -> list[str]:
+    """``sections`` without those inside another one of them (the first of equal ones kept)."""
+    out = []
+    for index, section in enumerate(sections):
+        inside = any(contains(other, section, facts, definitions) and
+                     not (contains(section, other, facts, definitions) and at > index)
+                     for at, other in enumerate(sections) if at != index)
+        if not inside:
+            out.append(section)
+    return out
+
+
+def _section(text: str, definitions: dict[str, str]) -> tuple[Poly, Poly]:
+    inner = text.strip()
+    if not (inner.startswith("[") and inner.endswith("]")) or inner.count(":") != 1:
+        raise NotPoly(text)
+    low, length = inner[1:-1].split(":")
+    return poly(expand(low, definitions)), poly(expand(length, definitions))
+
+
+def nonnegative(p: Poly, facts: dict[str, int]) -> bool:
+    """Whether ``p >= 0`` for all integers satisfying ``facts`` (module docstring)."""
+    divisions, plain = {}, set()
+    for key in p:
+        for atom in key:
+            if atom.startswith("("):
+                found = _division(atom)
+                if found is None:
+                    return False
+                divisions[atom] = found
+            else:
+                plain.add(atom)
+    variables = plain | {v for _, v, _, _, _ in divisions.values()}
+    if any(v not in facts for v in variables):
+        return False  # no lower bound: nothing to stand on
+    modulus = {v: 1 for v in variables}
+    for _, v, a, b, k in divisions.values():
+        if a < 0 or a * facts[v] + b < 0:
+            return False  # a negative numerator: truncation is not the floor
+        modulus[v] = math.lcm(modulus[v], k)
+    if math.prod(modulus.values()) > MAX_CASES:
+        return False
+    names = sorted(variables)
+    for residues in product(*(range(modulus[v]) for v in names)):
+        value = {}
+        for v, r in zip(names, residues):
+            # v = M * (w0 + t) + r with w0 the least w allowed by v >= fact; t >= 0.
+            w0 = -((r - facts[v]) // modulus[v])
+            value[v] = {(f"{v}#t",): modulus[v], (): modulus[v] * w0 + r}
+        if not _all_coefficients_nonnegative(_evaluate(p, value, divisions)):
+            return False
+    return True
+
+
+def _division(atom: str):
+    """``(3 * n / 4)`` -> ('/', 'n', 3, 0, 4); ``(n % 8)`` -> ('%', 'n', 1, 0, 8); else None
+    (numerator linear in one variable, constant positive divisor)."""
+    try:
+        node = ast.parse(atom, mode="eval").body
+    except SyntaxError:
+        return None
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Mod)) and
+            isinstance(node.right, ast.Constant) and isinstance(node.right.value, int) and
+            node.right.value > 0):
+        return None
+    try:
+        numerator = poly(ast.unparse(node.left))
+    except NotPoly:
+        return None
+    variables = {atom for key in numerator for atom in key}
+    if len(variables) != 1 or any(len(key) > 1 for key in numerator):
+        return None
+    v = variables.pop()
+    kind = "/" if isinstance(node.op, ast.Div) else "%"
+    return kind, v, numerator.get((v,), 0), numerator.get((), 0), node.right.value
+
+
+def _evaluate(p: Poly, value: dict[str, Poly], divisions) -> Poly:
+    """``p`` with every variable and division atom replaced by its value in the unknowns."""
+    out: Poly = {}
+    for key, coefficient in p.items():
+        term: Poly = {(): coefficient}
+        for atom in key:
+            term = mul(term, _atom_value(atom, value, divisions))
+        out = add(out, term)
+    return out
+
+
+def _atom_value(atom: str, value: dict[str, Poly], divisions) -> Poly:
+    if atom not in divisions:
+        return value[atom]
+    kind, v, a, b, k = divisions[atom]
+    # numerator = a * (M * (w0 + t) + r) + b, with k dividing M: the t part divides exactly.
+    step, constant = value[v][(f"{v}#t",)], value[v][()]
+    numerator_constant = a * constant + b
+    quotient = {(f"{v}#t",): a * step // k, (): numerator_constant // k}
+    if kind == "/":
+        return quotient
+    return add({(f"{v}#t",): a * step, (): numerator_constant}, scale(quotient, -k))
+
+
+def _all_coefficients_nonnegative(p: Poly) -> bool:
+    return all(coefficient >= 0 for coefficient in p.values())
