@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from s2s.analysis import omp_existing
 from s2s.analysis.omp_facts import drop_contained, guard_facts
 from s2s.analysis.omp_flow import BOTH, Frame, Interpreter, State, Unsupported, norm_text
+from s2s.analysis.omp_locals import LocalMap, StaticEntry, local_maps
 from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, IRBuilder, Node
 from s2s.analysis.omp_place import (
     PlannedUpdate,
@@ -94,6 +95,8 @@ class RegionPlan:
 class OmpPlan:
     regions: list[RegionPlan] = field(default_factory=list)
     warnings: list[tuple[str, str, object]] = field(default_factory=list)  # (message, id, span)
+    local_maps: list[LocalMap] = field(default_factory=list)  # function-local arrays
+    static_entries: list[StaticEntry] = field(default_factory=list)  # write-once tables
 
 
 def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
@@ -110,6 +113,8 @@ def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
             continue
         if region is not None:
             plan.regions.append(region)
+    planned = {(r.function, a.name) for r in plan.regions for a in r.arrays}
+    plan.local_maps, plan.static_entries = local_maps(model, irs, source, planned)
     return plan
 
 

@@ -38,8 +38,30 @@ def run_omp(loaded: Loaded) -> PassOutput:
             continue
         edits += _region_edits(region, source, loaded.path, model.language)
         notes += _explain(region)
+    edits += _local_edits(plan, source, loaded.path)
+    notes += [Diagnostic.note(f"{m.clause}: {m.reason}", EXPLAIN_ID, m.directive)
+              for m in plan.local_maps]
+    notes += [Diagnostic.note(f"target enter data map(always, to: {e.name}) once: {e.reason}",
+                              EXPLAIN_ID, e.last.span) for e in plan.static_entries]
     diagnostics = [Diagnostic.warning(message, id, span) for message, id, span in warnings]
     return PassOutput(tuple(edits), tuple(diagnostics + notes))
+
+
+def _local_edits(plan: OmpPlan, source: bytes, path: str) -> list[Edit]:
+    """Map clauses for function-local arrays and the entries of write-once static tables
+    (omp_locals); nothing inside a macro expansion or a template."""
+    edits = []
+    clauses: dict[int, list[str]] = {}
+    for local in plan.local_maps:
+        if local.directive.editable:
+            clauses.setdefault(local.directive.end, []).append(local.clause)
+    for end, texts in clauses.items():
+        edits.append(Edit(path, _pragma_end(source, end), 0, " " + " ".join(texts)))
+    for entry in plan.static_entries:
+        if entry.last.span.editable:
+            edits.append(_line_after(entry.last, source, [
+                f"#pragma omp target enter data map(always, to: {entry.name})"]))
+    return edits
 
 
 def _not_editable(region: RegionPlan) -> SourceSpan | None:

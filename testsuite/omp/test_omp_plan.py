@@ -615,3 +615,64 @@ def test_struct_members_are_mapped_through_local_handles(load_source, tmp_path):
         copies = omp_harness.run(tmp_path / "again").copies
         # x and y in, y's two printed elements out: no 8-byte pointer attachments.
         assert copies.total_bytes == 2 * 512 * 8 + 2 * 8, copies
+
+
+LOCAL_ARRAYS = """
+static void blocks(const double *f, int n, int nb, int it) {
+    double coarse[nb];                      /* written whole by the kernel */
+    double scratch[nb];                     /* never read back by the host */
+    static double weights[8];
+    static int have = 0;
+    if (!have) {
+        for (int k = 0; k < 8; ++k)
+            weights[k] = 1.0 + k;
+        have = 1;
+    }
+    double table[4] = {1, 2, 3, 4};         /* only read by the kernel */
+    #pragma omp target teams distribute parallel for map(to: f[0:n])
+    for (int b = 0; b < nb; ++b) {
+        coarse[b] = weights[b % 8] * f[b] + table[b % 4];
+        scratch[b] = coarse[b];
+    }
+    printf("%d %g %g\\n", it, coarse[0], coarse[nb - 1]);
+}
+static void shared(double *v, int n) {
+    #pragma omp target teams distribute parallel for map(tofrom: v[0:n])
+    for (int i = 0; i < n; ++i) v[i] += 1;
+}
+static void escapes(int n) {
+    double w[16];
+    for (int i = 0; i < 16; ++i) w[i] = i;
+    shared(w, 16);                          /* the address leaves: left alone */
+    #pragma omp target teams distribute parallel for
+    for (int i = 0; i < 16; ++i) w[i] *= 2;
+    printf("%g\\n", w[15] + n);
+}
+int main(void) {
+    int n = 64;
+    double *f = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) f[i] = i;
+    for (int it = 0; it < 3; it++)
+        blocks(f, n, 16, it);
+    escapes(n);
+    free(f);
+    return 0;
+}
+"""
+
+
+def test_function_local_arrays_get_exact_map_types(load_source, tmp_path):
+    output, once, again = _rewrite_twice(load_source, LOCAL_ARRAYS)
+    text = once.decode()
+    kernel = text[text.index("#pragma omp target teams distribute parallel for map(to: f"):]
+    kernel = kernel[:kernel.index("\n")]
+    # coarse comes back (the host prints it), scratch is only allocated, table goes in.
+    assert "map(from: coarse)" in kernel and "map(alloc: scratch)" in kernel
+    assert "map(to: table)" in kernel and "weights" not in kernel
+    # the static table goes to the device once, where the host fills it
+    fill = text[text.index("have = 1;"):]
+    assert fill.split("\n")[1].strip() == "#pragma omp target enter data map(always, to: weights)"
+    # w's address is passed to shared(): its launch keeps the implicit mapping
+    assert "map(to: w)" not in text and "map(from: w)" not in text
+    assert again.edits == ()
+    _same_output(HEAD + LOCAL_ARRAYS, text, tmp_path)
