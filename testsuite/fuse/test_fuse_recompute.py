@@ -15,6 +15,8 @@ from testsuite.fuse.fuse_support import planned, refusals
 
 GEMVER = "samples/cuda/gemver/gemver.cu"
 SMALL = {"n": 45}
+#: more than one block of 256 threads: the barrier on x crosses blocks
+TWO_BLOCKS = {"n": 300}
 
 GER = """
 __global__ void ger(const float *A, float *B, const float *u, const float *v, int n)
@@ -83,6 +85,22 @@ def test_producer_recomputed_in_a_transposed_consumer():
     assert any("B recomputed from A, u, v in gemv_t#1 (j = i, i = j)" in r for r in made)
 
 
+def test_neighbour_read_recomputed():
+    """The same mapping shifted by one (a global barrier for ordinary fusion): the consumer
+    computes 2 * a[i + 1] itself, and the dead temporary is not allocated."""
+    source = GER + """
+__global__ void twice(const float *a, float *b, int count)
+{ int k = blockIdx.x * blockDim.x + threadIdx.x; if (k < count) b[k] = 2.0f * a[k]; }
+__global__ void shifted(const float *b, float *c, int count)
+{ int k = blockIdx.x * blockDim.x + threadIdx.x; if (k + 1 < count) c[k] = b[k + 1]; }
+""" + _main("twice<<<g, 256>>>(u, B, n); shifted<<<g, 256>>>(B, x, n);")
+    _, plans = planned(source)
+    (run, groups, _d), = plans
+    (group,) = [g for g in groups if g.fused]
+    (site,) = group.recomputed["B"].sites[1]
+    assert [str(c) for c in site.coords] == ["1 + s2sv_k"]
+
+
 def test_refused_when_an_input_is_overwritten_between():
     _, plans = planned(GER + _main("ger<<<grd, blk>>>(A, B, u, v, n); zero<<<g, 256>>>(u, n);"
                                    " gemv_t<<<g, 256>>>(B, y, x, n);"))
@@ -138,11 +156,15 @@ def test_gemver_two_launches_equal_outputs_and_idempotent(runtime):
     fused = _fused(GEMVER).change.after
     text = fused.decode()
     assert "ger2_kernel<<<" not in text and "cudaMalloc(&d_B" not in text
-    before = replay(GEMVER, overrides=SMALL, runtime=runtime)
-    after = replay(GEMVER, source=fused, overrides=SMALL, runtime=runtime)
+    before = replay(GEMVER, overrides=TWO_BLOCKS, runtime=runtime)
+    after = replay(GEMVER, source=fused, overrides=TWO_BLOCKS, runtime=runtime)
     assert after.launches == ["s2s_fused_0", "s2s_fused_1"]
     assert compare(before, after) == []
     assert after.bytes < before.bytes
+    # A and B's vectors are needed before and after the barrier on x: the second minimum
+    # counts them twice, and the fused program meets it exactly
+    assert before.minimum < before.minimum_barriers == after.bytes
+    assert before.minimum_barriers - before.minimum == 4 * (300 * 300 + 4 * 300 + 300)
     again = _fused(GEMVER, fused)
     assert again.change.after == again.change.before
 
