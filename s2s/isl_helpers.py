@@ -115,3 +115,19 @@ def covered_by_same_thread(reads: list[str], read_values: dict, writes: list[str
         r = r.project_out(isl.dim_type.in_, 3, 3)
         w = w.project_out(isl.dim_type.in_, 3, 3)
     return r.is_subset(w) and w.is_single_valued()
+
+
+# --- fusion by recomputation ------------------------------------------------------------------
+
+def reads_within_writes(reads: list[str], read_values: dict, writes: list[str],
+                        write_values: dict) -> bool:
+    """Whether every element the ``reads`` maps touch is written by the ``writes`` maps (each
+    instantiated with its own launch's values): the producer's must-write set covers them."""
+    r = _instantiated(reads, read_values, "S2S_BUF")
+    w = _instantiated(writes, write_values, "S2S_BUF")
+    return r.range().is_subset(w.range())
+
+
+def injective(text: str, values: dict[str, int]) -> bool:
+    """Whether no two threads of the launch ``values`` write one element of the map ``text``."""
+    return write_conflict(instantiate_map(text, values)) is None

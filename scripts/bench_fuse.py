@@ -7,6 +7,12 @@ the original and of the fused program against the minimum (each input read once,
 written once), and whether the outputs of both, run on the runtime's cpu devices with the
 same inputs, agree (bit-for-bit, or within the sample's stated relative tolerance).
 
+Two minima: ``MB min`` reads each input once and writes each output once; ``MB min/barrier``
+also counts, for every global barrier the computation cannot avoid (a dependence across
+blocks on a value that is a reduction or computed from one), the inputs needed on both
+sides once per side, plus reduced values crossing a barrier (``fuse_replay._barrier_minimum``,
+computed from the original program's launches and access maps, not per sample).
+
 Traffic model (``s2s/verify/fuse_replay.py``): per launch, the distinct elements its access
 maps read and write over the whole grid, at the sizes in the table; values a fused kernel
 keeps in registers or shared memory cost nothing. ``~`` marks a fused kernel whose maps are
@@ -61,6 +67,7 @@ def measure(name: str, sizes: dict) -> dict:
     problems = compare(before, after, tolerance)
     return {"name": name, "sizes": sizes, "launches": (len(before.launches), len(after.launches)),
             "bytes": (before.bytes, after.bytes), "minimum": before.minimum,
+            "minimum_barriers": before.minimum_barriers,
             "exact": after.exact_model, "equal": not problems, "problems": problems,
             "tolerance": tolerance, "fuse_s": fuse_seconds}
 
@@ -73,7 +80,7 @@ def main() -> int:
     names = args.samples or list(SAMPLES)
     rows = [measure(n, SAMPLES[n]) for n in names]
     header = ("sample", "sizes", "launches", "MB before", "MB after", "MB min", "after/min",
-              "outputs", "s2s fuse s")
+              "MB min/barrier", "after/min/barrier", "outputs", "s2s fuse s")
     lines = []
     for r in rows:
         b0, b1 = r["bytes"]
@@ -83,7 +90,8 @@ def main() -> int:
         lines.append((r["name"], " ".join(f"{k}={v}" for k, v in r["sizes"].items()),
                       f"{r['launches'][0]} -> {r['launches'][1]}", f"{b0 / 1e6:.3f}",
                       f"{mark}{b1 / 1e6:.3f}", f"{r['minimum'] / 1e6:.3f}",
-                      f"{b1 / r['minimum']:.2f}", check, f"{r['fuse_s']:.2f}"))
+                      f"{b1 / r['minimum']:.2f}", f"{r['minimum_barriers'] / 1e6:.3f}",
+                      f"{b1 / r['minimum_barriers']:.2f}", check, f"{r['fuse_s']:.2f}"))
     multi = [r for r in rows if r["launches"][0] > 1]
     totals = {"multi-kernel samples": multi,
               "multi-kernel samples of the issue": [r for r in multi

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from s2s.analysis import fuse_legal
+from s2s.analysis import fuse_legal, fuse_recompute
 from s2s.analysis.fuse_graph import LaunchNode, Run, live_after, span_layers
 from s2s.analysis.fuse_resources import REGS_PER_BLOCK, REGS_PER_THREAD, SMEM_LIMIT
 
@@ -55,10 +55,12 @@ class Group:
     dead: set[str] = field(default_factory=set)
     cost: int = 0
     tail: int | None = None    # one-block launch run by the grid's last block, after the rest
+    #: buffer -> fuse_recompute.Recompute: producers whose elements members recompute
+    recomputed: dict = field(default_factory=dict)
 
     @property
     def fused(self) -> bool:
-        return len(self.nodes) > 1
+        return len(self.nodes) > 1 or bool(self.recomputed)
 
 
 @dataclass
@@ -70,6 +72,13 @@ class Context:
     sizes: dict                # buffer -> bytes (evaluated allocation sizes)
     usage: dict | None         # kernel -> fuse_resources.Usage
     threads: dict              # block text -> threads per block, where evaluable
+    #: producer node -> fuse_recompute.Recompute (the producer is not launched)
+    recompute: dict = field(default_factory=dict)
+
+    @property
+    def eliminated(self) -> dict:
+        """Buffers no longer stored (recomputed by their consumers) -> their Recompute."""
+        return {r.producer.buffer: r for r in self.recompute.values()}
 
     def node(self, index: int) -> LaunchNode:
         return self.run.nodes[index]
@@ -85,13 +94,17 @@ class Decision:
 def plan_run(ctx: Context) -> tuple[list[Group], list[Decision]]:
     decisions: list[Decision] = []
     groups: dict[int, Group] = {}
+    _recompute(ctx, decisions)
+    gone = set(ctx.recompute)
     for node in ctx.run.nodes:
+        if node.index in gone:
+            continue
         single, why = plan_group(ctx, [node.index])
         groups[node.index] = single if single is not None else Group([node.index],
                                                                       [Segment([node.index])])
         if node.problem:
             decisions.append(Decision(False, (node.name,), node.problem))
-    span = span_layers(ctx.run)
+    span = {i: s for i, s in span_layers(ctx.run).items() if i not in gone}
     layers = sorted(set(span.values()))
     for layer in layers:                                         # phase 1
         maps = [i for i in span if span[i] == layer and _is_map(ctx.node(i))]
@@ -140,6 +153,19 @@ def plan_run(ctx: Context) -> tuple[list[Group], list[Decision]]:
     return result, unique
 
 
+def _recompute(ctx: Context, decisions: list) -> None:
+    """Producers recomputed by their consumers leave the run: their dependences go (no
+    launch of the run writes their inputs, nothing else touches their buffer)."""
+    chosen, notes = fuse_recompute.plan(ctx, LAUNCH_BYTES, UNKNOWN_BYTES)
+    decisions += [Decision(*note) for note in notes]
+    if not chosen:
+        return
+    ctx.recompute = chosen
+    run = ctx.run
+    deps = [d for d in run.deps if d.first not in chosen and d.second not in chosen]
+    ctx.run = Run(run.function, run.nodes, run.in_loop, run.function_span, deps)
+
+
 def _is_map(node: LaunchNode) -> bool:
     return node.problem is None and node.facts is not None and node.facts.kind == "map"
 
@@ -170,6 +196,9 @@ def _how(ctx: Context, group: Group) -> str:
                      "(__threadfence + atomic ticket)")
     if group.dead:
         parts.append("not allocated: " + ", ".join(sorted(group.dead)))
+    for buffer in sorted(group.recomputed):
+        parts.append(f"{buffer} recomputed from " +
+                     ", ".join(group.recomputed[buffer].producer.inputs))
     return "; ".join(parts) if parts else "same threads"
 
 
@@ -220,6 +249,8 @@ def plan_group(ctx: Context, nodes: list[int]) -> tuple[Group | None, str]:
     if why:
         return None, why
     group = Group(nodes, list(segments.values()))
+    group.recomputed = {b: r for b, r in ctx.eliminated.items()
+                        if set(r.consumers) & set(nodes)}
     for segment in group.segments:
         _data_plan(ctx, group, segment)
     why = _resources(ctx, group)
@@ -252,7 +283,7 @@ def _plan_tail(ctx: Context, nodes: list[int]) -> tuple[Group | None, str]:
     why = _placement(ctx.run, nodes)
     if why:
         return None, why
-    group = Group(nodes, head.segments, head.dead, tail=tail.index)
+    group = Group(nodes, head.segments, head.dead, tail=tail.index, recomputed=head.recomputed)
     why = _resources(ctx, group)
     if why:
         return None, why
@@ -294,6 +325,8 @@ def _data_plan(ctx: Context, group: Group, segment: Segment) -> None:
         for buffer in dict.fromkeys(ctx.node(i).buffers.values()):
             touched.setdefault(buffer, []).append(i)
     for buffer, stages in touched.items():
+        if buffer in ctx.eliminated:
+            continue
         plan = BufferPlan(buffer, "global", stages[0], None, _ctype(ctx, ctx.node(stages[0]), buffer))
         if len(stages) > 1:
             plan.mode = _mode(ctx, buffer, stages, segment)
@@ -411,6 +444,8 @@ def cost(ctx: Context, group: Group) -> int:
                     read.add(plan.buffer)
                 if plan.store_at is not None:
                     written.add(plan.buffer)
+    for rec in group.recomputed.values():
+        read |= set(rec.producer.inputs)
     if group.tail is not None:
         tail = ctx.node(group.tail)
         read |= {b for b in tail.buffers.values() if tail.reads(b)}

@@ -56,6 +56,9 @@ def run_fuse(loaded: Loaded) -> PassOutput:
             anchors.append(max(model.kernel(ctx.node(i).launch.kernel).span.end
                                for i in group.nodes))
             edits += _host_edits(ctx, group, name)
+        for rec in ctx.recompute.values():
+            edits.append(_delete_statement(source, ctx.node(rec.producer.index).stmt.span))
+            edits += _buffer_edits(ctx, rec.producer.buffer)
     if texts:
         helpers = fuse_codegen.HOST_HELPERS if "s2s_count(" in "".join(
             e.text for e in edits) else ""
@@ -98,16 +101,23 @@ def _host_edits(ctx: fuse_plan.Context, group: fuse_plan.Group, name: str) -> li
     for i in group.nodes[:-1]:
         edits.append(_delete_statement(ctx.source, ctx.node(i).stmt.span))
     for buffer in sorted(group.dead):
-        for call in ctx.unit.api_calls:
-            if call.function != ctx.run.function or not call.args:
-                continue
-            alloc = call.category == "alloc" and \
-                call.args[0].text.replace(" ", "").endswith("&" + buffer)
-            free = call.category == "free" and call.args[0].text.strip() == buffer
-            if alloc or free:
-                stmt = _statement_of(ctx, call.span)
-                if stmt is not None:
-                    edits.append(_delete_statement(ctx.source, stmt.span))
+        edits += _buffer_edits(ctx, buffer)
+    return edits
+
+
+def _buffer_edits(ctx: fuse_plan.Context, buffer: str) -> list[Edit]:
+    """Deletion of the ``cudaMalloc`` and ``cudaFree`` statements of ``buffer``."""
+    edits = []
+    for call in ctx.unit.api_calls:
+        if call.function != ctx.run.function or not call.args:
+            continue
+        alloc = call.category == "alloc" and \
+            call.args[0].text.replace(" ", "").endswith("&" + buffer)
+        free = call.category == "free" and call.args[0].text.strip() == buffer
+        if alloc or free:
+            stmt = _statement_of(ctx, call.span)
+            if stmt is not None:
+                edits.append(_delete_statement(ctx.source, stmt.span))
     return edits
 
 

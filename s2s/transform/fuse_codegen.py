@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from s2s.analysis.fuse_forms import render
 from s2s.analysis.fuse_plan import BufferPlan, Context, Group, Segment
 
 BUILTIN_NAMES = ("threadIdx", "blockIdx", "blockDim", "gridDim")
@@ -41,13 +42,14 @@ def kernel_params(ctx: Context, group: Group) -> tuple[list[tuple[str, str]], di
         for s, _segment in enumerate(group.segments):
             params += [("unsigned", f"s2s_g{s}{a}") for a in "xyz"]
             params += [("unsigned", f"s2s_b{s}{a}") for a in "xyz"]
-    for i in group.nodes:
+    producers = [r.producer.index for r in group.recomputed.values()]
+    for i in [*group.nodes, *producers]:
         node = ctx.node(i)
         kernel = ctx.unit.kernel(node.launch.kernel)
         for param, arg in zip(kernel.params, node.launch.args, strict=True):
             if param.name in node.buffers:
                 buffer = node.buffers[param.name]
-                if buffer in group.dead:
+                if buffer in group.dead or buffer in group.recomputed:
                     passed[(i, param.name)] = "nullptr"
                     continue
                 if buffer not in buffers:
@@ -71,7 +73,48 @@ def _pointee(type_text: str) -> str:
     return " ".join(w for w in words if w not in ("const", "volatile")) or "float"
 
 
-def stage_text(ctx: Context, group: Group, segment: Segment, i: int, name: str) -> str:
+def _recomputes_in(group: Group, i: int) -> list:
+    """The recomputations whose sites are in node ``i``, in a fixed order."""
+    return [group.recomputed[b] for b in sorted(group.recomputed)
+            if i in group.recomputed[b].sites]
+
+
+def _producer_params(ctx: Context, rec) -> list:
+    kernel = ctx.unit.kernel(ctx.node(rec.producer.index).launch.kernel)
+    return [p for p in kernel.params if p.name != rec.producer.param]
+
+
+def recompute_name(fused: str, rec) -> str:
+    return f"{fused}_recompute_{var(rec.producer.buffer)[4:]}"
+
+
+def recompute_text(ctx: Context, fused: str, rec) -> str:
+    """The producer's stored value as a function of its coordinates and parameters."""
+    producer = rec.producer
+    params = [f"{p.type} {p.name}" for p in _producer_params(ctx, rec)]
+    params += [f"{t} {n}" for t, n in zip(producer.types, producer.order, strict=True)]
+    ctype = _pointee(next(p.type for p in ctx.unit.kernel(
+        ctx.node(producer.index).launch.kernel).params if p.name == producer.param))
+    return (f"static __device__ __forceinline__ {ctype} {recompute_name(fused, rec)}("
+            + ", ".join(params) + ")\n{\n    return " + producer.value + ";\n}\n")
+
+
+def _recompute_edits(ctx: Context, group: Group, i: int, fused: str, remap: bool):
+    """Extra stage parameters and the subscripts replaced by recomputation calls."""
+    params, edits = [], []
+    for rec in _recomputes_in(group, i):
+        names = [f"s2s_r{rec.producer.index}_{p.name}" for p in _producer_params(ctx, rec)]
+        params += [f"{p.type} {n}" for p, n in zip(_producer_params(ctx, rec), names,
+                                                   strict=True)]
+        for site in rec.sites[i]:
+            coords = [render(c, "s2s_" if remap else "") for c in site.coords]
+            call = f"{recompute_name(fused, rec)}({', '.join(names + coords)})"
+            edits.append((site.span.start, site.span.end, call))
+    return params, edits
+
+
+def stage_text(ctx: Context, group: Group, segment: Segment, i: int, name: str,
+               fused: str = "") -> str:
     """The ``__device__`` function of node ``i``: its kernel's body with spans replaced."""
     node = ctx.node(i)
     kernel = ctx.unit.kernel(node.launch.kernel)
@@ -88,7 +131,9 @@ def stage_text(ctx: Context, group: Group, segment: Segment, i: int, name: str) 
             continue
         refs.append(f"{plan.ctype} &{var(buffer)}")
         edits += _site_edits(ctx, node, i, param, plan)
-    text = _apply(ctx.source, body.start, body.end, edits)
+    extra, recomputed = _recompute_edits(ctx, group, i, fused, remap)
+    refs = extra + refs
+    text = _apply(ctx.source, body.start, body.end, edits + recomputed)
     params = ["uint3 s2s_blockIdx", "uint3 s2s_threadIdx", "uint3 s2s_blockDim",
               "uint3 s2s_gridDim"] if remap else []
     params += [f"{p.type} {p.name}" for p in kernel.params] + refs
@@ -131,10 +176,10 @@ def fused_kernel_text(ctx: Context, group: Group, name: str) -> str:
         seg_calls = []
         for i in segment.nodes:
             stage = f"{name}_stage{i}_{ctx.node(i).launch.kernel}"
-            stages.append(stage_text(ctx, group, segment, i, stage))
+            stages.append(stage_text(ctx, group, segment, i, stage, name))
             if i in segment.barriers_before:
                 seg_calls.append("__syncthreads();")
-            seg_calls.append(_call(ctx, segment, i, stage, info["passed"], len(group.segments)))
+            seg_calls.append(_call(ctx, group, segment, i, stage, info["passed"], len(group.segments)))
         calls.append(seg_calls)
     lines = [f"__global__ void {name}(" + ", ".join(f"{t} {n}".replace("* ", "*")
                                                   for t, n in params) + ")", "{"]
@@ -152,20 +197,24 @@ def fused_kernel_text(ctx: Context, group: Group, name: str) -> str:
     if group.tail is not None:
         ticket = f"__device__ unsigned int {name}_ticket;\n"
         stage = f"{name}_stage{group.tail}_{ctx.node(group.tail).launch.kernel}"
-        stages.append(stage_text(ctx, group, Segment([]), group.tail, stage))
-        lines += _last_block(ctx, group.tail, stage, info["passed"], f"{name}_ticket")
+        stages.append(stage_text(ctx, group, Segment([]), group.tail, stage, name))
+        extra = [info["passed"][(r.producer.index, p.name)]
+                 for r in _recomputes_in(group, group.tail) for p in _producer_params(ctx, r)]
+        lines += _last_block(ctx, group.tail, stage, info["passed"], f"{name}_ticket", extra)
     lines.append("}")
+    stages[:0] = [recompute_text(ctx, name, group.recomputed[b]) for b in sorted(group.recomputed)]
     return ticket + "\n".join(stages) + "\n" + "\n".join(lines) + "\n"
 
 
-def _last_block(ctx: Context, i: int, stage: str, passed: dict, ticket: str) -> list[str]:
+def _last_block(ctx: Context, i: int, stage: str, passed: dict, ticket: str,
+                extra: list) -> list[str]:
     """Completion by the last block: each block makes its writes visible device-wide, then
     one thread takes a ticket; the block holding the last one runs the one-block stage as
     block 0 of a grid of one, and resets the ticket for the next launch."""
     kernel = ctx.unit.kernel(ctx.node(i).launch.kernel)
     first = "threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0"
     args = ["uint3{0u, 0u, 0u}", "threadIdx", "uint3{blockDim.x, blockDim.y, blockDim.z}",
-            "uint3{1u, 1u, 1u}"] + [passed[(i, p.name)] for p in kernel.params]
+            "uint3{1u, 1u, 1u}"] + [passed[(i, p.name)] for p in kernel.params] + extra
     return [
         "    __shared__ bool s2s_last_block;",
         "    __threadfence();",
@@ -183,11 +232,14 @@ def _last_block(ctx: Context, i: int, stage: str, passed: dict, ticket: str) -> 
     ]
 
 
-def _call(ctx: Context, segment: Segment, i: int, stage: str, passed: dict, nseg: int) -> str:
+def _call(ctx: Context, group: Group, segment: Segment, i: int, stage: str, passed: dict,
+          nseg: int) -> str:
     node = ctx.node(i)
     kernel = ctx.unit.kernel(node.launch.kernel)
     builtins = () if nseg == 1 else ("s2s_bid", "s2s_tid", "s2s_bdim", "s2s_gdim")
     args = list(builtins) + [passed[(i, p.name)] for p in kernel.params]
+    for rec in _recomputes_in(group, i):
+        args += [passed[(rec.producer.index, p.name)] for p in _producer_params(ctx, rec)]
     args += [var(b) for p, b in node.buffers.items()
              if segment.buffers.get(b) is not None and segment.buffers[b].mode != "global"]
     return f"{stage}({', '.join(args)});"

@@ -15,6 +15,16 @@ element size; an atomically updated element counts as one write (the read-modify
 happens in the L2 cache). Values a fused kernel keeps in registers or shared memory are not
 in its maps, so they cost nothing. The minimum is each input (uploaded and read) read once
 plus each output (copied back) written once, as the union of the footprints of all launches.
+
+A second minimum accounts for global barriers the computation cannot avoid
+(:func:`_barrier_minimum`): the launches are split into phases at each dependence that both
+crosses blocks (isl, at the launch's sizes) and carries a *reduced* value (written by a
+reduce or nested map-reduce kernel, or computed from one): no thread can have it before
+every block is done. Inputs are then read once per phase that needs them: a value made by
+maps from inputs in an earlier phase is recomputed from those inputs (their footprints count
+again), a reduced value crosses the barrier through memory (read in the later phase, written
+once). GEMVER: ``w = alpha B x`` needs all of ``x``, which needs all of ``B``, so ``A`` and
+the vectors of ``B`` are read on both sides.
 """
 
 from __future__ import annotations
@@ -33,6 +43,7 @@ from s2s.analysis.fuse_kernels import kernel_facts
 from s2s.analysis.host_eval import EvalError, as_dim3, declare, evaluate, numeric_macros
 from s2s.frontend.extract import load
 from s2s.frontend.parse import ParseOptions
+from s2s.isl_helpers import GRID_PARAMS, access_scope
 
 
 class ReplayError(RuntimeError):
@@ -45,6 +56,9 @@ class Replay:
     launches: list = field(default_factory=list)     # kernel names in order
     bytes: int = 0
     minimum: int = 0
+    #: the minimum when inputs needed on both sides of a necessary global barrier count once
+    #: per side (see the module docstring)
+    minimum_barriers: int = 0
     exact_model: bool = True
 
 
@@ -67,7 +81,7 @@ def replay(path: str, source: bytes | None = None, overrides: dict | None = None
                             include_dirs=[os.path.dirname(os.path.abspath(path))])
     env = dict(numeric_macros(source))
     main = model.function("main")
-    state = _State(rt, module, facts, env, Replay(), {}, {}, {}, {})
+    state = _State(rt, module, facts, env, Replay(), {}, {}, {}, {}, [])
     for stmt in main.body.children:
         if stmt.kind == "decl":
             for name in declare(stmt.span.text(source), env):
@@ -78,6 +92,7 @@ def replay(path: str, source: bytes | None = None, overrides: dict | None = None
     outputs = {name for name, _data in state.result.outputs}
     state.result.minimum = sum(_count(r) * 4 for r in state.min_reads.values()) + \
         sum(_count(r) * 4 for b, r in state.min_writes.items() if b in outputs)
+    state.result.minimum_barriers = _barrier_minimum(state, outputs)
     return state.result
 
 
@@ -92,6 +107,7 @@ class _State:
     uploaded: dict
     min_reads: dict
     min_writes: dict
+    footprints: list     # per launch: (facts, launch values, {param: buffer}, reads, writes)
 
 
 def _statement(state: _State, model, stmt) -> None:
@@ -162,6 +178,9 @@ def _traffic(state: _State, facts, grid, block, scalars, pointers) -> None:
     access = KernelAccess.from_dict(facts.access.to_dict())
     launch = AccessLaunch(grid.as_tuple(), block.as_tuple(), scalars)
     box = Box((0, 0, 0), grid.as_tuple())
+    values = dict(zip(GRID_PARAMS, (*grid.as_tuple(), *block.as_tuple()), strict=True))
+    footprint = (facts, values | scalars, {p: b for p, (b, _n) in pointers.items()}, {}, {})
+    state.footprints.append(footprint)
     for param, (buffer, length) in pointers.items():
         array = facts.access.array(param)
         if array is None:
@@ -173,10 +192,78 @@ def _traffic(state: _State, facts, grid, block, scalars, pointers) -> None:
         if not (array.read_exact and array.write_exact):
             state.result.exact_model = False
         state.result.bytes += 4 * (_count(reads) + _count(writes))
+        if reads:
+            footprint[3][buffer] = _merge(footprint[3].get(buffer, []) + reads)
+        if writes:
+            footprint[4][buffer] = _merge(footprint[4].get(buffer, []) + writes)
         if state.uploaded.get(buffer) and reads:
             state.min_reads[buffer] = _merge(state.min_reads.get(buffer, []) + reads)
         if writes:
             state.min_writes[buffer] = _merge(state.min_writes.get(buffer, []) + writes)
+
+
+@dataclass
+class _Origin:
+    """The last writer of a buffer: its phase, whether the value is reduced, and (when it is
+    not) the input footprints it is computed from."""
+
+    launch: int
+    phase: int
+    reduced: bool
+    sources: dict
+
+
+def _barrier_minimum(state: _State, outputs: set) -> int:
+    origin: dict[str, _Origin] = {}
+    phase_reads: dict[int, dict] = {}
+    crossing: dict[str, list] = {}
+    for k, (facts, values, buffers, reads, writes) in enumerate(state.footprints):
+        phase = 0
+        for buffer in reads:
+            made = origin.get(buffer)
+            if made is not None:
+                phase = max(phase, made.phase + (made.reduced and _crosses_blocks(
+                    state.footprints[made.launch], (facts, values, buffers), buffer)))
+        needed = phase_reads.setdefault(phase, {})
+        reduced = facts.kind in ("reduce", "nested")
+        sources: dict = {}
+        for buffer, ranges in reads.items():
+            made = origin.get(buffer)
+            if made is None:
+                if state.uploaded.get(buffer):
+                    needed[buffer] = _merge(needed.get(buffer, []) + ranges)
+                    sources[buffer] = _merge(sources.get(buffer, []) + ranges)
+                continue
+            reduced = reduced or made.reduced
+            for src, rng in (made.sources.items() if not made.reduced else ()):
+                sources[src] = _merge(sources.get(src, []) + rng)
+            if made.phase == phase:
+                continue
+            if made.reduced:
+                needed[buffer] = _merge(needed.get(buffer, []) + ranges)
+                crossing[buffer] = state.footprints[made.launch][4][buffer]
+            else:
+                for src, rng in made.sources.items():
+                    needed[src] = _merge(needed.get(src, []) + rng)
+        for buffer in writes:
+            origin[buffer] = _Origin(k, phase, reduced, {} if reduced else sources)
+    total = sum(_count(r) for needed in phase_reads.values() for r in needed.values())
+    total += sum(_count(r) for b, r in state.min_writes.items() if b in outputs)
+    total += sum(_count(r) for b, r in crossing.items() if b not in outputs)
+    return 4 * total
+
+
+def _crosses_blocks(first, second, buffer: str) -> bool:
+    """Whether ``second`` reads elements of ``buffer`` that other blocks of ``first`` wrote."""
+    def maps(footprint, mode):
+        facts, buffers = footprint[0], footprint[2]
+        arrays = [facts.access.array(p) for p, b in buffers.items() if b == buffer]
+        return [getattr(a, mode) for a in arrays if a is not None and getattr(a, mode)]
+
+    writes, reads = maps(first, "write"), maps(second, "read")
+    if not writes or not reads:
+        return True
+    return access_scope(writes, first[1], reads, second[1]) == "grid"
 
 
 def _clip(ranges, length: int):

@@ -68,10 +68,13 @@ def test_live_intermediate_is_stored():
 
 
 def test_neighbour_read_needs_global_barrier():
+    # b is copied back: not recomputed in shifted (test_fuse_recompute covers that)
     _, plans = planned(MAP + SHIFTED + main(
-        "scale<<<g, 256>>>(a, b, 2.0f, n); shifted<<<g, 256>>>(b, d, n);"))
+        "scale<<<g, 256>>>(a, b, 2.0f, n); shifted<<<g, 256>>>(b, d, n);"
+        "cudaMemcpy(0, b, 4, cudaMemcpyDeviceToHost);"))
     assert fused_sets(plans) == []
     assert any("global barrier" in r for r in refusals(plans))
+    assert any(r.startswith("recomputation: b is live on the host") for r in refusals(plans))
 
 
 def test_war_across_blocks_is_refused():
@@ -92,7 +95,8 @@ def test_block_scope_gets_barrier_and_shared_scalar():
 
 
 def test_different_shapes_with_dependence_refused_but_independent_dispatched():
-    _, plans = planned(MAP + main("scale<<<g, 256>>>(a, b, 2.0f, n); scale<<<g, 128>>>(b, d, 2.0f, n);"))
+    _, plans = planned(MAP + main("scale<<<g, 256>>>(a, b, 2.0f, n); scale<<<g, 128>>>(b, d, 2.0f, n);"
+                                  "cudaMemcpy(0, b, 4, cudaMemcpyDeviceToHost);"))
     assert fused_sets(plans) == [] and any("different shapes" in r for r in refusals(plans))
     _, plans = planned(MAP + main("scale<<<g, 256>>>(a, b, 2.0f, n); scale<<<2 * g, 128>>>(c, d, 2.0f, n);"))
     (group,) = [g for _r, gs, _d in plans for g in gs if g.fused]
