@@ -21,7 +21,9 @@ fusion refuses (a global barrier). Each consumer can instead compute the element
    consumers reading P's inputs (each once per consumer); the cheaper wins.
 
 Launch sizes are evaluated from the host code at the program's defaults and with the size
-variables the kernels receive set to 7, 37 and 100.
+variables the kernels receive set around 7, 37 and 100 (distinct variables to distinct
+values, in both orders). These are instances, not a proof for every size: the structural
+steps (1, 3's digit split) are symbolic, the range checks are isl at these instances.
 """
 
 from __future__ import annotations
@@ -430,13 +432,20 @@ def _envs(ctx, nodes) -> list[dict]:
     first = ctx.run.nodes[0].stmt.span.start
     decls = [s for s in function.body.children if s.kind == "decl" and s.span.start < first]
     envs = []
+    ordered = sorted(sizes)
     for sample in SIZE_SAMPLES:
-        env = dict(numeric_macros(ctx.source))
-        for stmt in decls:
-            for name in declare(stmt.span.text(ctx.source), env):
-                if sample is not None and name in sizes:
-                    env[name] = sample
-        envs.append(env)
+        # Distinct size variables get distinct values, in both orders: a loop bound ``m``
+        # checked against a row length ``n`` must not pass because both were 37.
+        for rank in ({v: i for i, v in enumerate(ordered)},
+                     {v: len(ordered) - 1 - i for i, v in enumerate(ordered)}):
+            env = dict(numeric_macros(ctx.source))
+            for stmt in decls:
+                for name in declare(stmt.span.text(ctx.source), env):
+                    if sample is not None and name in sizes:
+                        env[name] = sample + 5 * rank[name]
+            envs.append(env)
+            if sample is None or len(ordered) < 2:
+                break
     return envs
 
 
