@@ -42,7 +42,7 @@ def host_sections(anchors: list[Node], name: str, text, limit: int = 6,
         for node in anchor.walk():
             for event in node.events + node.cond + node.step:
                 if isinstance(event, CallEvent):
-                    touched = call_roots(irs, event) if irs is not None else None
+                    touched = call_roots(irs, event, text) if irs is not None else None
                     if touched is None or touched & roots:
                         return None
                     continue
@@ -77,41 +77,57 @@ def _root(name: str) -> str:
     return found.group(0) if found else name
 
 
-def call_roots(irs: dict[str, FunctionIR], call: CallEvent, depth: int = 0
+def call_roots(irs: dict[str, FunctionIR], call: CallEvent, text, depth: int = 0
                ) -> frozenset[str] | None:
     """The caller's variables through which ``call`` may touch storage on the host: the
     leading identifier of every name its callee (and the functions it calls) accesses or
     copies on the host, a parameter replaced by the identifiers of its argument. A callee
     that only frees its arguments' pointers through a local table touches none of the
-    caller's arrays. None: a callee without a body here, or too deep."""
+    caller's arrays. None: a callee without a body here, too deep, or one that reaches
+    storage through a name that is neither a parameter nor declared in it (a global pointer
+    may hold any array's address)."""
     ir = irs.get(call.callee)
-    if ir is None or depth > 8:
+    if ir is None or depth > 8 or ir.function.body is None:
         return None
+    body = text(ir.function.body)
     params = [p.name for p in ir.function.params]
     binding = {p: frozenset(re.findall(r"[A-Za-z_]\w*", arg))
                for p, arg in zip(params, call.args, strict=False)}
     binding.update({p: frozenset() for p in params[len(call.args):]})
     roots: set[str] = set()
 
-    def caller_terms(name: str) -> frozenset[str]:
+    def caller_terms(name: str) -> frozenset[str] | None:
         head = _root(name)
-        return binding.get(head, frozenset((head,)))
+        if head in binding:
+            return binding[head]
+        return frozenset() if _declared_in(head, body) else None
 
     for node in ir.root.walk():
         for event in node.events + node.cond + node.step:
+            names: list[str] = []
             if isinstance(event, Access) and event.side == "H":
-                roots |= caller_terms(event.name)
+                names = [event.name]
             elif isinstance(event, Copy):
-                roots |= caller_terms(event.target)
-                if event.source is not None:
-                    roots |= caller_terms(event.source)
+                names = [event.target] + ([event.source] if event.source is not None else [])
             elif isinstance(event, CallEvent):
-                inner = call_roots(irs, event, depth + 1)
+                inner = call_roots(irs, event, text, depth + 1)
                 if inner is None:
                     return None
-                for head in inner:
-                    roots |= binding.get(head, frozenset((head,)))
+                names = sorted(inner)
+            for name in names:
+                terms = caller_terms(name)
+                if terms is None:
+                    return None
+                roots |= terms
     return frozenset(roots)
+
+
+def _declared_in(name: str, body: str) -> bool:
+    """Whether ``body`` declares ``name`` with a built-in type (``double *fields[] = ...``):
+    a local of the function, no caller's storage unless a copy says so."""
+    return re.search(r"\b(?:int|long|short|char|unsigned|signed|size_t|ptrdiff_t|double|"
+                     r"float|auto|bool)\b[\s*]*(?:const\s*\**\s*)?" + re.escape(name) +
+                     r"\s*(?:\[|=|;|,)", body) is not None
 
 
 def _ref_range(index: str, node: Node, anchor: Node, text):

@@ -676,3 +676,32 @@ def test_function_local_arrays_get_exact_map_types(load_source, tmp_path):
     assert "map(to: w)" not in text and "map(from: w)" not in text
     assert again.edits == ()
     _same_output(HEAD + LOCAL_ARRAYS, text, tmp_path)
+
+
+GLOBAL_POINTER = """
+static double *shown;
+static void show(int k) { printf("%f\\n", shown[k]); }   /* reads a's storage via a global */
+int main(void) {
+    int n = 128;
+    double *a = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) a[i] = i;
+    shown = a;
+    for (int t = 0; t < 3; t++) {
+        #pragma omp target teams distribute parallel for map(tofrom: a[0:n])
+        for (int i = 0; i < n; i++) a[i] += 1;
+    }
+    show(5);
+    printf("%f\\n", a[0]);
+    free(a);
+    return 0;
+}
+"""
+
+
+def test_read_back_does_not_pass_over_a_call_reading_through_a_global_pointer(load_source,
+                                                                           tmp_path):
+    _, result = regions(load_source, GLOBAL_POINTER)
+    region = result.regions[0]
+    assert region.exit_updates == () and region.arrays[0].exit == "from"
+    output, once, _ = _rewrite_twice(load_source, GLOBAL_POINTER)
+    _same_output(HEAD + GLOBAL_POINTER, once.decode(), tmp_path)
