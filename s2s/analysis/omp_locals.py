@@ -6,8 +6,8 @@ a copy each way per launch. Its own function shows all that happens to it, which
 to choose the map type of each launch exactly:
 
 * the launch needs ``to`` unless it writes the whole array before reading any element;
-* it needs ``from`` when it writes the array and the host may read it afterwards (for a
-  ``static`` array, any later call may: always ``from`` then).
+* it needs ``from`` when it writes the array and the host or a later launch may read it
+  afterwards (for a ``static`` array, any later call may: always ``from`` then).
 
 A ``static`` table that kernels only read and that the host fills in one place (``if
 (!have_weights) { for (...) weights[k] = ...; have_weights = 1; }``) goes to the device once:
@@ -128,15 +128,16 @@ def _map_type(model, ir: FunctionIR, kernel: Node, array, static: bool) -> str |
     writes = any(e.writes for e in events)
     # ``full``: every element written before the launch reads it (omp_loops.full_writes)
     to = (reads or writes) and not full
-    back = writes and (static or _host_reads_after(ir, kernel, array.name))
+    back = writes and (static or _read_later(ir, kernel, array.name))
     kind = {(True, True): None, (True, False): "to", (False, True): "from",
             (False, False): "alloc"}[to, back]
     return kind
 
 
-def _host_reads_after(ir: FunctionIR, kernel: Node, name: str) -> bool:
-    """Whether a host access of the array may follow the launch: one after it in the text,
-    or anywhere in a loop around it."""
+def _read_later(ir: FunctionIR, kernel: Node, name: str) -> bool:
+    """Whether the array may be used after the launch, on the host or by another launch
+    (which gets it from the host copy, the device copy being gone): a use after it in the
+    text, or anywhere in a loop around it."""
     loops = []
     parent = kernel.parent
     while parent is not None:
@@ -145,8 +146,10 @@ def _host_reads_after(ir: FunctionIR, kernel: Node, name: str) -> bool:
         parent = parent.parent
     outer = loops[-1].stmt.span if loops else kernel.stmt.span
     for node in ir.root.walk():
+        if node is kernel:
+            continue
         for event in node.events + node.cond + node.step:
-            if _mine(event, name) and event.side == "H" and event.ref is not None and \
+            if _mine(event, name) and event.ref is not None and \
                     (event.ref.span.start >= kernel.stmt.span.end or
                      outer.start <= event.ref.span.start < outer.end):
                 return True
