@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 
 from s2s.analysis import omp_existing
+from s2s.analysis.omp_cover import entry_coverage
 from s2s.analysis.omp_flow import BOTH, Frame, Interpreter, State, Unsupported, norm_text
 from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, IRBuilder, Node
 from s2s.analysis.omp_place import (
@@ -210,10 +211,13 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     arrays, exit_updates, entry_updates = [], [], []
     after = block.children[block.children.index(nodes[-1]) + 1:] + _continuation(block)
     text = source_texts(source)
+    coverage = entry_coverage(solver, _entry_state(model, function, start, to_labels), updates,
+                              "\n".join(text(n.stmt) for n in nodes if n.stmt is not None))
     groups = alias_groups(model, function, 0, 0)
     for label in sorted(tracked, key=lambda n: (first_use(model, n), n)):
         fresh_host = exit_state is None or "H" in exit_state.get_valid(label)
         exit_type = "from" if (label in live and not fresh_host) else "release"
+        exit_sections = [lengths[label] or None]
         if exit_type == "from" and label in ir_names(ir):
             # Only the elements the host reads afterwards come back, when they are known,
             # and of those only the ones kernels wrote since both copies were fresh.
@@ -232,10 +236,17 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
             if parts is not None:
                 exit_type = "release"
                 exit_updates += [label + p for p in parts]
+                exit_sections = list(parts)
+        if exit_type == "release" and exit_sections == [lengths[label] or None]:
+            exit_sections = []
         enter_type = "to" if label in to_labels else "alloc"
         held = entry_sections(model, function, label, start, source) \
             if enter_type == "to" else None
-        if held is not None:  # a fresh buffer: only the elements the host set go over
+        # Only the elements the device reads before it writes them need to go over.
+        exposed = coverage.entry_copy(label, exit_sections) if enter_type == "to" else None
+        if exposed is not None and (held is None or len(exposed) <= len(held)):
+            held = exposed
+        if held is not None:  # only these elements go over (the others are never read)
             enter_type = "alloc"
             entry_updates += [label + part for part in held]
         arrays.append(MappedArray(label, lengths[label], enter_type, exit_type))
