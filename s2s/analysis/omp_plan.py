@@ -86,6 +86,7 @@ class RegionPlan:
     removed: tuple[SourceSpan, ...] = ()  # the function's own data directives, replaced
     explicit: tuple[tuple[SourceSpan, str], ...] = ()  # (target directive, clause to append)
     entry_updates: tuple[str, ...] = ()  # ``target update to`` items after the entry
+    entry_reasons: tuple[str, ...] = ()  # why each entry update (same order)
 
 
 @dataclass
@@ -208,7 +209,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     else:
         raise Unsupported("copies at the region's end could not be made consistent")
 
-    arrays, exit_updates, entry_updates = [], [], []
+    arrays, exit_updates, entry_updates, entry_reasons = [], [], [], []
     after = block.children[block.children.index(nodes[-1]) + 1:] + _continuation(block)
     text = source_texts(source)
     coverage = entry_coverage(solver, _entry_state(model, function, start, to_labels), updates,
@@ -244,11 +245,14 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
             if enter_type == "to" else None
         # Only the elements the device reads before it writes them need to go over.
         exposed = coverage.entry_copy(label, exit_sections) if enter_type == "to" else None
+        why = "the host set only these elements of the fresh buffer"
         if exposed is not None and (held is None or len(exposed) <= len(held)):
-            held = exposed
+            held, why = exposed, "the device reads these elements before it writes them; " \
+                "it writes the others first"
         if held is not None:  # only these elements go over (the others are never read)
             enter_type = "alloc"
             entry_updates += [label + part for part in held]
+            entry_reasons += [why] * len(held)
         arrays.append(MappedArray(label, lengths[label], enter_type, exit_type))
     if removed and not omp_existing.replaces_hand_mapping(
             model, ir, _data_directives(model, function.name), tracked, lengths,
@@ -259,7 +263,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     return RegionPlan(function.name, nodes[0].stmt, nodes[-1].stmt,
                       insertion_span(nodes[0].stmt, model), structured, tuple(arrays),
                       tuple(updates), tuple(exit_updates), removed, tuple(explicit),
-                      tuple(entry_updates))
+                      tuple(entry_updates), tuple(entry_reasons))
 
 
 def _explicit_sections(model: TranslationUnit, nodes: list[Node], lengths, state
