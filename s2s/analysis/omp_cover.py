@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from s2s.analysis.omp_flow import Frame, Interpreter, State, norm_text
+from s2s.analysis.omp_flow import Frame, Interpreter, State, Unsupported, norm_text
 from s2s.analysis.omp_ir import Access, CallEvent, Copy, Node, Update
 from s2s.analysis.omp_loops import counting_loop, must_write_extent, write_extent
 from s2s.analysis.omp_place import source_texts
@@ -71,6 +71,7 @@ class CoverInterpreter(Interpreter):
     #: (id(anchor statement), name as written) -> sections of its ``target update from``
     read_backs: dict = field(default_factory=dict)
     stable_text: str = ""  # region and callee text: section variables must not change there
+    escape_text: str = ""  # the root function: no section variable has its address taken
     exposed: dict = field(default_factory=dict)  # label -> sections read before covered
     whole: set = field(default_factory=set)  # labels read where no section is known
     unsafe: set = field(default_factory=set)  # labels whose copy to the host is unchecked
@@ -209,8 +210,11 @@ class CoverInterpreter(Interpreter):
             parts = [_bind(part, scalars, body) for part in parts]
             if None in parts:
                 return None
+        if any(re.search(r"\.|->", part) for part in parts):
+            return None  # ``d->n = ...`` is an assignment assigned_in does not see
         names = {v for part in parts for v in _ANY_IDENT.findall(part)}
-        if any(assigned_in(v, self.stable_text) for v in names):
+        if any(assigned_in(v, self.stable_text) or re.search(rf"&\s*{v}\b", self.escape_text)
+               for v in names):
             return None
         try:
             return f"[{render(poly(parts[0]))}:{render(poly(parts[1]))}]"
@@ -460,8 +464,13 @@ def entry_coverage(solver, entry: State, updates, region_text: str) -> EntryCove
         solver.irs, solver.tracked, solver.lengths, solver.locals_of, record=True,
         distinct=solver.distinct, section_of=solver.section_of, length_memo={},
         candidates=copied_in & solver.tracked, model=solver.model, source=solver.source,
-        text=text, read_backs=read_backs, stable_text=stable)
-    exit_state = interp.run_range(solver.nodes, entry, solver.frame)
+        text=text, read_backs=read_backs, stable_text=stable,
+        escape_text=text(solver.function.body))
+    try:
+        exit_state = interp.run_range(solver.nodes, entry, solver.frame)
+    except Unsupported:  # the planner's own runs succeeded; keep every entry copy anyway
+        interp.candidates = frozenset()
+        exit_state = None
     return EntryCoverage(interp, dict(exit_state.cover) if exit_state is not None else {})
 
 
