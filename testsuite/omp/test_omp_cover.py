@@ -62,7 +62,9 @@ def test_interior_written_first_sends_only_the_end_points(load_source, tmp_path)
     assert updates == ("b[0:1]", "b[n - 1:1]")
     loaded = load_source(HEAD + INTERIOR_THEN_WHOLE, name="prog.c")
     rewritten = EditSet(run_omp(loaded).edits).apply("prog.c", loaded.source).decode()
-    assert "map(alloc: b[0:n]" in rewritten or "alloc: s[0:1], b[0:n]" in rewritten
+    assert "enter data map(to: a[0:n]) map(alloc: b[0:n], s[0:1])" in rewritten
+    start = rewritten.index("#pragma omp target update to(b[0:1])")
+    assert rewritten.index("enter data") < start < rewritten.index("for (int t = 0;")
     _same_output(HEAD + INTERIOR_THEN_WHOLE, rewritten, tmp_path)
 
 
@@ -250,7 +252,7 @@ def test_subtract_keeps_every_element_outside_the_part(whole, part, n):
     def text(sec):
         return f"[{sec[0]}:{sec[1]}*n + {sec[2]}]"
 
-    def elements(sec, value):
+    def elements(sec):
         low, length = sec
         return set(range(low, low + length))
 
@@ -260,11 +262,11 @@ def test_subtract_keeps_every_element_outside_the_part(whole, part, n):
     pieces = subtract(text(whole), text(part), "n")
     if pieces is None:
         return
-    rest = (elements(concrete(whole), n) - elements(concrete(part), n)) & set(range(n))
+    rest = (elements(concrete(whole)) - elements(concrete(part))) & set(range(n))
     covered = set()
     for piece in pieces:
         low, length = piece[1:-1].split(":")
-        covered |= elements((eval(low, {"n": n}), eval(length, {"n": n})), n)
+        covered |= elements((eval(low, {"n": n}), eval(length, {"n": n})))
     assert rest <= covered
 
 
