@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, Node, Update
-from s2s.analysis.polynomial import disjoint, expand, same_value, trim
+from s2s.analysis.polynomial import disjoint, expand, same_value, trim, within
 
 BOTH = frozenset("HD")
 HOST = frozenset("H")
@@ -32,7 +32,7 @@ class Unsupported(Exception):
 class State:
     """Fresh sides, points-to sets and "untouched since entry" flags per name."""
 
-    __slots__ = ("valid", "pts", "pristine", "entry", "dirty")
+    __slots__ = ("valid", "pts", "pristine", "entry", "dirty", "cover")
 
     def __init__(self, entry: dict[str, frozenset]):
         self.entry = entry  # names mapped with `to` start fresh on both sides
@@ -41,11 +41,14 @@ class State:
         self.pristine: dict[str, bool] = {}
         #: sections the host wrote since both copies were fresh (None: not known)
         self.dirty: dict[str, frozenset | None] = {}
+        #: label -> sections the device surely wrote since the region's entry (see omp_cover)
+        self.cover: dict[str, frozenset] = {}
 
     def copy(self) -> State:
         other = State(self.entry)
         other.valid, other.pts, other.pristine, other.dirty = dict(self.valid), \
             dict(self.pts), dict(self.pristine), dict(self.dirty)
+        other.cover = dict(self.cover)
         return other
 
     def get_dirty(self, name: str) -> frozenset | None:
@@ -68,8 +71,9 @@ class State:
     def key(self):
         dirty = tuple(sorted((n, tuple(sorted(d)) if d is not None else None)
                              for n, d in self.dirty.items()))
+        cover = tuple(sorted((n, tuple(sorted(c))) for n, c in self.cover.items()))
         return (tuple(sorted(self.valid.items())), tuple(sorted(self.pts.items())),
-                tuple(sorted(self.pristine.items())), dirty)
+                tuple(sorted(self.pristine.items())), dirty, cover)
 
 
 def meet(*states: State | None) -> State | None:
@@ -88,7 +92,17 @@ def meet(*states: State | None) -> State | None:
             out.pts[name] = out.get_pts(name) | other.get_pts(name)
         for name in set(out.pristine) | set(other.pristine):
             out.pristine[name] = out.pristine.get(name, True) and other.pristine.get(name, True)
+        for label in set(out.cover) | set(other.cover):
+            out.cover[label] = meet_cover(out.cover.get(label, frozenset()),
+                                          other.cover.get(label, frozenset()))
     return out
+
+
+def meet_cover(mine: frozenset, theirs: frozenset) -> frozenset:
+    """Sections surely written on both paths: those of one side inside a section of the
+    other (an under-approximation of the intersection, which is what a must-fact needs)."""
+    return frozenset(s for s in mine if any(within(s, t) for t in theirs)) | \
+        frozenset(t for t in theirs if any(within(t, s) for s in mine))
 
 
 @dataclass(frozen=True)
@@ -262,6 +276,12 @@ class Interpreter:
         back, exit_state = self._iteration(node, head, frame)
         if recording and back is not None and not frame.prefix:
             self._join_fixes(node, state, back)
+        return self._loop_exit(node, back, exit_state, frame)
+
+    def _loop_exit(self, node: Node, back: State | None, exit_state: State | None,
+                   frame: Frame) -> State | None:
+        """The state after a loop, given the state at the end of an iteration (a hook: an
+        analysis that knows the loop runs at least once may keep what an iteration did)."""
         return exit_state
 
     def _join_fixes(self, loop: Node, entry: State, back: State) -> None:

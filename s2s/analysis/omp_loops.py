@@ -213,6 +213,43 @@ def write_extent(kernel: Stmt, ref: ArrayRef, text) -> str | None:
     return f"[{render(low)}:{render(add(add(high, scale(low, -1)), {(): 1}))}]"
 
 
+def must_write_extent(kernel: Stmt, ref: ArrayRef, refs: list[ArrayRef], text) -> str | None:
+    """``[lo:len]`` of the elements a kernel surely writes through ``ref``: the kernel is a
+    counting loop ``for (i = a; i < b; i++)`` whose every iteration writes ``x[i + c]`` on
+    every path (``_writes_first`` over the array's writes: no jump, no write under
+    ``?:``/``&&``, no read-modify-write), every write of the array in the kernel has that
+    subscript, and ``a``, ``b``, ``c`` are not assigned in it. A worksharing loop runs all
+    its iterations, so each element of ``[a + c, b + c)`` is written (an empty range when
+    ``b <= a``: the length is then not positive). Unlike :func:`write_extent`, which bounds
+    what a write MAY touch, this is what it MUST touch: elements the host never sent that a
+    later kernel reads inside it hold the device's own values."""
+    loop = counting_loop(kernel, text)
+    if loop is None or len(ref.subscripts) != 1 or kernel.body is None:
+        return None
+    var, first_text, op, bound_text = loop
+    writes = [r for r in refs if r.array == ref.array and r.writes]
+    try:
+        first, bound = poly(first_text), poly(bound_text)
+        indices = [poly(r.subscripts[0].text) if len(r.subscripts) == 1 else None
+                   for r in writes]
+    except NotPoly:
+        return None
+    index = indices[0] if indices else None
+    if index is None or any(i != index for i in indices) or index.get((var,)) != 1:
+        return None
+    offset = add(index, {(var,): -1})
+    names = {v for p in (offset, first, bound) for key in p for atom in key
+             for v in re.findall(r"[A-Za-z_]\w*", atom)}
+    body = text(kernel)
+    if var in names or any(assigned_in(v, body) for v in names):
+        return None
+    if _writes_first(kernel.body, writes, text) != _WRITES:
+        return None
+    last = bound if op == "<=" else add(bound, {(): -1})
+    length = add(add(last, scale(first, -1)), {(): 1})
+    return f"[{render(add(first, offset))}:{render(length)}]"
+
+
 def inside_span(span, within) -> bool:
     """Whether ``span`` starts inside ``within`` (None: anywhere)."""
     return within is None or within.start <= span.start < within.end

@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 
 from s2s.analysis import omp_existing
+from s2s.analysis.omp_cover import entry_coverage
 from s2s.analysis.omp_facts import drop_contained, guard_facts
 from s2s.analysis.omp_flow import BOTH, Frame, Interpreter, State, Unsupported, norm_text
 from s2s.analysis.omp_locals import LocalMap, StaticEntry, local_maps
@@ -87,6 +88,7 @@ class RegionPlan:
     removed: tuple[SourceSpan, ...] = ()  # the function's own data directives, replaced
     explicit: tuple[tuple[SourceSpan, str], ...] = ()  # (target directive, clause to append)
     entry_updates: tuple[str, ...] = ()  # ``target update to`` items after the entry
+    entry_reasons: tuple[str, ...] = ()  # why each entry update (same order)
     #: (member path, local pointer) pairs: the entry/exit maps name the local (see _handles)
     handles: tuple[tuple[str, str], ...] = ()
 
@@ -215,15 +217,18 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     else:
         raise Unsupported("copies at the region's end could not be made consistent")
 
-    arrays, exit_updates, entry_updates = [], [], []
+    arrays, exit_updates, entry_updates, entry_reasons = [], [], [], []
     after = block.children[block.children.index(nodes[-1]) + 1:] + _continuation(block)
     text = source_texts(source)
+    coverage = entry_coverage(solver, _entry_state(model, function, start, to_labels), updates,
+                              "\n".join(text(n.stmt) for n in nodes if n.stmt is not None))
     groups = alias_groups(model, function, 0, 0)
     facts = guard_facts(function.body, start,
                         lambda a, b: source[a:b].decode("utf-8", "replace"))
     for label in sorted(tracked, key=lambda n: (first_use(model, n), n)):
         fresh_host = exit_state is None or "H" in exit_state.get_valid(label)
         exit_type = "from" if (label in live and not fresh_host) else "release"
+        exit_sections = [lengths[label] or None]
         if exit_type == "from" and label in ir_names(ir):
             # Only the elements the host reads afterwards come back, when they are known,
             # and of those only the ones kernels wrote since both copies were fresh.
@@ -241,14 +246,24 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
                 parts = sorted(written)
             if parts is not None:
                 exit_type = "release"
-                exit_updates += [label + p for p in drop_contained(parts, facts,
-                                                                   ir.definitions)]
+                parts = drop_contained(parts, facts, ir.definitions)
+                exit_updates += [label + p for p in parts]
+                exit_sections = list(parts)
+        if exit_type == "release" and exit_sections == [lengths[label] or None]:
+            exit_sections = []
         enter_type = "to" if label in to_labels else "alloc"
         held = entry_sections(model, function, label, start, source) \
             if enter_type == "to" else None
-        if held is not None:  # a fresh buffer: only the elements the host set go over
+        # Only the elements the device reads before it writes them need to go over.
+        exposed = coverage.entry_copy(label, exit_sections) if enter_type == "to" else None
+        why = "the host set only these elements of the fresh buffer"
+        if exposed is not None and (held is None or len(exposed) <= len(held)):
+            held, why = exposed, "the device reads these elements before it writes them; " \
+                "it writes the others first"
+        if held is not None:  # only these elements go over (the others are never read)
             enter_type = "alloc"
             entry_updates += [label + part for part in held]
+            entry_reasons += [why] * len(held)
         arrays.append(MappedArray(label, lengths[label], enter_type, exit_type))
     if removed and not omp_existing.replaces_hand_mapping(
             model, ir, _data_directives(model, function.name), tracked, lengths,
@@ -260,7 +275,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     return RegionPlan(function.name, nodes[0].stmt, nodes[-1].stmt,
                       insertion_span(nodes[0].stmt, model), structured, tuple(arrays),
                       tuple(updates), tuple(exit_updates), removed, tuple(explicit),
-                      tuple(entry_updates), handles)
+                      tuple(entry_updates), tuple(entry_reasons), handles)
 
 
 def _handles(irs: dict[str, FunctionIR], nodes: list[Node], device_uses: dict,

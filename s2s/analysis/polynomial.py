@@ -191,3 +191,54 @@ def trim(section: str, element: str) -> str:
     if at == add(add(low, length), {(): -1}):
         return f"[{render(low)}:{render(add(length, {(): -1}))}]"
     return section
+
+
+def subtract(whole: str, part: str, size: str | None = None) -> list[str] | None:
+    """The elements of section ``whole`` outside section ``part``, as at most two sections
+    (below and above ``part``), when the margins are constants; None when they are not.
+
+    Sections are read inside an array of ``size`` elements starting at 0 (``size`` None:
+    unknown): elements outside it are never legitimately accessed, so nothing lies below a
+    ``part`` that starts at 0, or above one that ends at ``size``. The two pieces
+    ``[lo_w, lo_p)`` and ``[lo_p + len_p, lo_w + len_w)`` hold every element of ``whole``
+    outside ``part`` whatever the signs of the lengths (an empty ``part`` leaves them
+    covering ``whole``), so the answer is sound for every value of the variables."""
+    try:
+        (low_w, len_w), (low_p, len_p) = _bounds(whole), _bounds(part)
+        end = poly(size) if size is not None else None
+    except NotPoly:
+        return None
+    pieces = []
+    below = add(low_p, scale(low_w, -1))
+    if low_p:  # nothing below 0
+        if set(below) - {()}:
+            return None
+        if below.get((), 0) > 0:
+            pieces.append(f"[{render(low_w)}:{below[()]}]")
+    end_w, end_p = add(low_w, len_w), add(low_p, len_p)
+    if end is None or end_p != end:  # nothing at or above the array's end
+        above = add(end_w, scale(end_p, -1))
+        if set(above) - {()}:
+            return None
+        if above.get((), 0) > 0:
+            pieces.append(f"[{render(end_p)}:{above[()]}]")
+    return pieces
+
+
+def subtract_all(whole: str, parts, size: str | None = None) -> list[str]:
+    """``whole`` minus every section of ``parts``: what may lie outside all of them (a piece
+    that cannot be split by one of them stays as it is, which over-approximates)."""
+    pieces = [whole]
+    for part in parts:
+        out = []
+        for piece in pieces:
+            rest = subtract(piece, part, size)
+            out += [piece] if rest is None else rest
+        pieces = out
+    return pieces
+
+
+def within(inner: str, outer: str, size: str | None = None) -> bool:
+    """Whether every element of ``inner`` inside an array of ``size`` elements is in
+    ``outer`` (see :func:`subtract`)."""
+    return subtract(inner, outer, size) == []

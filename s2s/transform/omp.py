@@ -201,10 +201,11 @@ def _explain(region: RegionPlan) -> list[Diagnostic]:
     for update in region.updates:
         notes.append(Diagnostic.note(f"target update {update.motion}({update.item}): "
                                      f"{update.reason}", EXPLAIN_ID, update.anchor.span))
-    for item in region.entry_updates:
-        notes.append(Diagnostic.note(f"target update to({item}) at the region's start: the host "
-                                     "set only these elements of the fresh buffer", EXPLAIN_ID,
-                                     region.first.span))
+    reasons = region.entry_reasons or \
+        ("the host set only these elements of the fresh buffer",) * len(region.entry_updates)
+    for item, reason in zip(region.entry_updates, reasons, strict=True):
+        notes.append(Diagnostic.note(f"target update to({item}) at the region's start: "
+                                     f"{reason}", EXPLAIN_ID, region.first.span))
     for item in region.exit_updates:
         notes.append(Diagnostic.note(f"target update from({item}) at the region's end: the host "
                                      "needs these elements afterwards and the device holds "

@@ -1,0 +1,486 @@
+"""Which elements of an array the device reads before writing them: the only ones an entry
+copy has to bring.
+
+The planner gives ``map(to:)`` to every array some device access reads before the host
+changes it. Often the device overwrites most of the array first: a smoothing kernel writes
+the interior ``b[1:n-2]`` before the kernel that reads all of ``b`` runs, a force kernel in a
+called function writes ``fx[0:n]`` before any kick reads it. Elements the device writes
+before it reads them need no copy in; with ``map(alloc:)`` they hold indeterminate values
+until then, which is harmless exactly when nothing observes them before they are written.
+
+This module runs the dataflow of :mod:`s2s.analysis.omp_flow` once more over the planned
+region (its ``target update`` placements in place) and tracks, per storage label copied in at
+entry, the *cover*: the sections the device has surely written since the region's entry
+(``State.cover``). It is a must-fact, so:
+
+- only writes every iteration of a worksharing loop makes on every path count
+  (:func:`s2s.analysis.omp_loops.must_write_extent`, or a full overwrite), through a pointer
+  that certainly holds that storage, in a kernel without an ``if`` clause (which could run it
+  on the host);
+- branches meet by intersection (``meet_cover``); a loop's body counts after the loop only
+  when the loop surely runs once (:func:`surely_entered`: constant trip count, or an early
+  exit such as ``if (sweeps < 1) return 1;`` before it);
+- a kernel's reads are checked against the cover from before the kernel (its iterations may
+  read what others write, in any order);
+- sections are kept in the root function's names: a callee's ``[0:n]`` is translated through
+  its parameter bindings, and every variable must be assigned nowhere in the region or the
+  functions it calls, so a section means the same elements wherever it is compared and at
+  the region's entry, where the copies go. Anything else is "not covered".
+
+A device read of a section outside the cover is *exposed*: those elements (the read minus the
+cover, by interval arithmetic; the whole array when the read cannot be bounded) are the only
+ones copied at entry. The device copy is then right wherever it is read. The host must never
+receive the indeterminate elements either: every device-to-host copy of such an array (the
+planned ``target update from`` items, the exit copies) must stay within the cover at that
+point plus the copied elements, or the array keeps its plain ``map(to:)``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from s2s.analysis.omp_flow import Frame, Interpreter, State, Unsupported, norm_text
+from s2s.analysis.omp_ir import Access, CallEvent, Copy, Node, Update
+from s2s.analysis.omp_loops import counting_loop, must_write_extent, write_extent
+from s2s.analysis.omp_place import source_texts
+from s2s.analysis.polynomial import (
+    NotPoly,
+    add,
+    assigned_in,
+    poly,
+    render,
+    scale,
+    subtract_all,
+    within,
+)
+
+MAX_SECTIONS = 4  # per label, in the cover and in the entry copies
+_IDENT = re.compile(r"(?<![\w.>])[A-Za-z_]\w*\b(?!\s*(?:\.|->|\())")
+_ANY_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+@dataclass
+class CoverInterpreter(Interpreter):
+    """The dataflow with device write coverage for the ``candidates`` (labels copied in)."""
+
+    candidates: frozenset = frozenset()
+    model: object = None
+    source: bytes = b""
+    text: object = None
+    #: (id(anchor statement), name as written) -> sections of its ``target update from``
+    read_backs: dict = field(default_factory=dict)
+    stable_text: str = ""  # region and callee text: section variables must not change there
+    escape_text: str = ""  # the root function: no section variable has its address taken
+    exposed: dict = field(default_factory=dict)  # label -> sections read before covered
+    whole: set = field(default_factory=set)  # labels read where no section is known
+    unsafe: set = field(default_factory=set)  # labels whose copy to the host is unchecked
+    copied_back: list = field(default_factory=list)  # (label, section, cover at that point)
+    _bindings: list = field(default_factory=list)  # (scalar params -> argument, body text)
+    _pending: list = field(default_factory=list)  # (label, section) written by this kernel
+    _offset: set = field(default_factory=set)  # names assigned ``p + k`` somewhere
+    _entered: dict = field(default_factory=dict)
+
+    # --- hooks into the dataflow --------------------------------------------------------------
+
+    def _run(self, node: Node, state: State, frame: Frame) -> State | None:
+        if node.kind != "kernel":
+            return super()._run(node, state, frame)
+        self._pending = []
+        out = super()._run(node, state, frame)
+        if out is None or not self._pending:
+            return out
+        out = out.copy()  # a kernel's writes count after all its reads
+        for label, section in self._pending:
+            out.cover[label] = _add_section(out.cover.get(label, frozenset()), section)
+        return out
+
+    def _access(self, access: Access, state: State, frame: Frame, node: Node) -> State:
+        if access.side == "D" and node.kind == "kernel":
+            self._device_access(access, state, frame, node)
+        return super()._access(access, state, frame, node)
+
+    def event(self, event, state: State, frame: Frame, node: Node) -> State | None:
+        if isinstance(event, Update) and event.side == "H" and self.record:
+            self._copy_to_host(event, state, frame, node)
+        return super().event(event, state, frame, node)
+
+    def _copy(self, copy: Copy, state: State, frame: Frame) -> State:
+        if copy.offset:
+            self._offset.add(frame.resolve(copy.target))
+        return super()._copy(copy, state, frame)
+
+    def _call(self, call: CallEvent, state: State, frame: Frame) -> State | None:
+        ir = self.irs.get(call.callee)
+        if ir is None:
+            return super()._call(call, state, frame)
+        scalars = {p.name: (None if p.is_pointer else a.strip())
+                   for p, a in zip(ir.function.params, call.args, strict=False)}
+        self._bindings.append((scalars, self.text(ir.function.body)))
+        try:
+            return super()._call(call, state, frame)
+        finally:
+            self._bindings.pop()
+
+    def _loop_exit(self, node: Node, back: State | None, exit_state: State | None,
+                   frame: Frame) -> State | None:
+        """After a loop that surely runs once and has no ``break``, the device wrote what
+        the end of an iteration says (``back`` is that state from the fixpoint head, so
+        its cover holds in every iteration, the first one included)."""
+        if exit_state is None or back is None or not back.cover or node.loop_kind != "for" \
+                or any(n.jump == "break" for n in node.body.walk()):
+            return exit_state
+        if id(node) not in self._entered:
+            function = self.irs[node.function].function
+            self._entered[id(node)] = surely_entered(node, function, self.source, self.text)
+        if not self._entered[id(node)]:
+            return exit_state
+        out = exit_state.copy()
+        out.cover = dict(back.cover)
+        return out
+
+    # --- coverage -------------------------------------------------------------------------
+
+    def _device_access(self, access: Access, state: State, frame: Frame, node: Node) -> None:
+        name = frame.resolve(access.name)
+        labels = state.get_pts(name) & self.candidates
+        if not labels:
+            return
+        bounded = access.ref is not None and name not in self._offset and \
+            _root(access.name) not in frame.offset_bound
+        if access.reads and self.record:
+            extent = write_extent(node.stmt, access.ref, self.text) if bounded else None
+            read = self._root_section(extent) if extent else None
+            for label in labels:
+                self._expose(label, read or self._whole(label), state)
+        if access.writes and bounded and len(state.get_pts(name)) == 1 and \
+                self._runs_on_device(node):
+            section = self._must_written(access, node)
+            if section is not None:
+                self._pending.append((next(iter(labels)), section))
+
+    def _expose(self, label: str, read: str | None, state: State) -> None:
+        if read is None:
+            self.whole.add(label)
+            return
+        pieces = subtract_all(read, state.cover.get(label, ()), self._size(label))
+        known = self.exposed.setdefault(label, [])
+        for piece in pieces:
+            if not any(_same(piece, k) for k in known):
+                known.append(piece)
+
+    def _must_written(self, access: Access, node: Node) -> str | None:
+        refs = [e.ref for e in node.events if isinstance(e, Access) and e.ref is not None]
+        local = must_write_extent(node.stmt, access.ref, refs, self.text)
+        if local is None and access.full is not None:
+            local = f"[0:{access.full}]"
+        return self._root_section(local) if local else None
+
+    def _runs_on_device(self, node: Node) -> bool:
+        """No ``if`` clause on the kernel's directives: it may not run on the host."""
+        index = node.directive
+        while index is not None:
+            directive = self.model.directives[index]
+            if directive.clause("if"):
+                return False
+            index = directive.parent
+        return True
+
+    def _copy_to_host(self, update: Update, state: State, frame: Frame, node: Node) -> None:
+        name = frame.resolve(update.name)
+        for label in state.get_pts(name) & self.candidates:
+            items = self.read_backs.get((id(node.stmt), norm_text(update.name)), [])
+            sections = [self._root_section(s) if s else self._whole(label) for s in items]
+            if not sections or None in sections:
+                self.unsafe.add(label)
+                continue
+            for section in sections:
+                self.copied_back.append((label, section, state.cover.get(label, frozenset())))
+
+    # --- sections in the root function's names ------------------------------------------------
+
+    def _root_section(self, section: str | None) -> str | None:
+        """``section`` of the innermost active function in the root function's names, when
+        its variables are scalar parameters bound (through every call) to expressions of
+        variables that nothing in the region or its callees assigns; else None."""
+        if section is None or not section.startswith("[") or section.count(":") != 1:
+            return None
+        parts = section.strip()[1:-1].split(":")
+        for scalars, body in reversed(self._bindings):
+            parts = [_bind(part, scalars, body) for part in parts]
+            if None in parts:
+                return None
+        if any(re.search(r"\.|->", part) for part in parts):
+            return None  # ``d->n = ...`` is an assignment assigned_in does not see
+        names = {v for part in parts for v in _ANY_IDENT.findall(part)}
+        if any(assigned_in(v, self.stable_text) or re.search(rf"&\s*{v}\b", self.escape_text)
+               for v in names):
+            return None
+        try:
+            return f"[{render(poly(parts[0]))}:{render(poly(parts[1]))}]"
+        except NotPoly:
+            return None
+
+    def _whole(self, label: str) -> str | None:
+        section = self.lengths.get(label, "")
+        return section if section.startswith("[") else None
+
+    def _size(self, label: str) -> str | None:
+        section = self._whole(label)
+        if section is None:
+            return None
+        low, _, length = section[1:-1].partition(":")
+        return length if _same_value(low, "0") else None
+
+
+def _bind(text: str, scalars: dict, body: str) -> str | None:
+    """``text`` of a callee with its parameters replaced by the caller's arguments; None when
+    it uses anything else, or a parameter the callee assigns."""
+    failed = []
+
+    def replace(match) -> str:
+        name = match.group(0)
+        if scalars.get(name) is None or assigned_in(name, body):
+            failed.append(name)
+            return name
+        return f"({scalars[name]})"
+
+    out = _IDENT.sub(replace, text)
+    if failed or re.search(r"\.|->", text):
+        return None
+    return out
+
+
+def _add_section(cover: frozenset, section: str) -> frozenset:
+    if any(within(section, known) for known in cover):
+        return cover
+    kept = frozenset(k for k in cover if not within(k, section))
+    return kept | {section} if len(kept) < MAX_SECTIONS else kept
+
+
+def _same(a: str, b: str) -> bool:
+    return within(a, b) and within(b, a)
+
+
+def _same_value(a: str, b: str) -> bool:
+    try:
+        return poly(a) == poly(b)
+    except NotPoly:
+        return False
+
+
+def _root(name: str) -> str:
+    match = _ANY_IDENT.match(name)
+    return match.group(0) if match else name
+
+
+# --- does a loop run at least once? ------------------------------------------------------------
+
+_COMPARE = re.compile(r"^\s*([^<>=!&|?]+?)\s*(<=|>=|<|>)\s*([^<>=!&|?]+?)\s*$")
+_EXIT_CALL = re.compile(r"^\s*(?:std\s*::\s*)?(?:exit|abort|_Exit|quick_exit)\s*\(")
+
+
+def surely_entered(loop: Node, function, source: bytes, text) -> bool:
+    """Whether a counting loop ``for (i = a; i < b; ...)`` runs its body at least once:
+    ``b - a`` is a positive constant, or an early exit before it rules the opposite out —
+    ``if (n < 3 || sweeps < 1) { ...; return 1; }`` leaves ``sweeps >= 1``. The guard must
+    dominate the loop (an earlier statement of an enclosing block, no ``case``/label in
+    between), leave by ``return``/``exit()`` with no other jump, and its variables must be
+    the function's own (parameters or locals), never assigned after it nor have their
+    address taken."""
+    found = counting_loop(loop.stmt, text, stride=True)
+    if found is None:
+        return False
+    _, first, op, bound, _ = found
+    try:
+        need = add(poly(bound), scale(poly(first), -1))
+    except NotPoly:
+        return False
+    strict = op == "<"
+    if set(need) <= {()}:
+        return need.get((), 0) > 0 or (not strict and need.get((), 0) == 0)
+    for guard in _guards(loop):
+        for fact, fact_strict in _negated_disjuncts(text(guard.stmt.cond)):
+            margin = add(need, scale(fact, -1))
+            if set(margin) - {()}:
+                continue
+            gap = margin.get((), 0)
+            if gap < 0 or (gap == 0 and strict and not fact_strict):
+                continue
+            if _own_and_unchanged(fact, guard, function, source):
+                return True
+    return False
+
+
+def _guards(loop: Node):
+    """``if`` statements that run before ``loop`` on every path reaching it."""
+    child, parent = loop, loop.parent
+    while parent is not None:
+        if parent.kind == "seq" and child.jump not in ("case", "default", "label"):
+            for sibling in reversed(parent.children[:parent.children.index(child)]):
+                if sibling.jump in ("case", "default", "label"):
+                    break
+                if sibling.kind == "if" and sibling.stmt is not None and \
+                        sibling.stmt.cond is not None and _always_leaves(sibling.children[0]):
+                    yield sibling
+        child, parent = parent, parent.parent
+
+
+def _always_leaves(branch: Node) -> bool:
+    if any(n.jump in ("break", "continue", "goto", "label", "case", "default")
+           for n in branch.walk()):
+        return False
+    last = branch
+    while last.kind == "seq" and last.children:
+        last = last.children[-1]
+    if last.kind == "jump" and last.jump == "return":
+        return True
+    return last.kind == "leaf" and last.stmt is not None and last.stmt.calls and \
+        _EXIT_CALL.match(last.stmt.calls[-1].name + "(") is not None
+
+
+def _negated_disjuncts(cond: str):
+    """For each top-level ``||`` operand ``x < y`` of a guard condition: what holds when it is
+    false, as (``p``, strict) meaning ``p > 0`` (strict) or ``p >= 0`` (real arithmetic, so
+    the facts hold for floating-point variables too)."""
+    text = norm_text(cond)
+    depth, parts, current = 0, [], ""
+    index = 0
+    while index < len(text):
+        char = text[index]
+        depth += (char == "(") - (char == ")")
+        if depth == 0 and text.startswith("||", index):
+            parts.append(current)
+            current, index = "", index + 2
+            continue
+        current += char
+        index += 1
+    parts.append(current)
+    for part in parts:
+        match = _COMPARE.match(norm_text(part))
+        if match is None:
+            continue
+        try:
+            left, right = poly(match.group(1)), poly(match.group(3))
+        except NotPoly:
+            continue
+        op = match.group(2)
+        if op in ("<", "<="):  # false: left >= right (or >)
+            yield add(left, scale(right, -1)), op == "<="
+        else:  # false: left <= right (or <)
+            yield add(right, scale(left, -1)), op == ">="
+
+
+def _own_and_unchanged(fact: dict, guard: Node, function, source: bytes) -> bool:
+    body = function.body.span
+    before = source[body.start:guard.stmt.span.start].decode("utf-8", "replace")
+    after = source[guard.stmt.span.end:body.end].decode("utf-8", "replace")
+    whole = before + after
+    params = {p.name for p in function.params}
+    for key in fact:
+        for atom in key:
+            if not re.fullmatch(r"[A-Za-z_]\w*", atom):
+                return False  # a member, a division: not a plain variable
+            declared = atom in params or re.search(
+                rf"\b(?:int|long|short|unsigned|signed|size_t|ptrdiff_t|auto|char|double|"
+                rf"float)\b[^;(){{}}]*(?<![\w.>]){atom}\b", before)
+            if not declared or assigned_in(atom, after) or \
+                    re.search(rf"&\s*{atom}\b", whole):
+                return False
+    return True
+
+
+# --- the result the planner uses -------------------------------------------------------------
+
+
+@dataclass
+class EntryCoverage:
+    """What one coverage run found; :meth:`entry_copy` answers per label."""
+
+    interp: CoverInterpreter
+    exit_cover: dict
+
+    def entry_copy(self, label: str, exit_sections: list[str]) -> list[str] | None:
+        """The sections to copy in instead of the whole array (possibly none), or None when
+        the array must keep ``map(to:)``: some read is unbounded, too many or unbounded
+        pieces, or a copy to the host (inside the region, or the ``exit_sections`` at its
+        end) may include elements neither copied in nor written by the device."""
+        interp = self.interp
+        if label in interp.whole or label in interp.unsafe or label not in interp.candidates:
+            return None
+        pieces = list(interp.exposed.get(label, []))
+        size = interp._size(label)
+        checks = [(s, c) for lab, s, c in interp.copied_back if lab == label]
+        checks += [(s, self.exit_cover.get(label, frozenset())) for s in exit_sections]
+        for section, cover in checks:
+            if section is None or subtract_all(section, list(cover) + pieces, size):
+                return None
+        if len(pieces) > MAX_SECTIONS or not all(self._copyable(label, p) for p in pieces):
+            return None
+        return pieces
+
+    def _copyable(self, label: str, piece: str) -> bool:
+        """A constant number of elements, and for more than one, inside the mapped section
+        (a ``target update`` of a section only partly mapped is an error; one element is
+        either mapped or skipped)."""
+        low, _, length = piece[1:-1].partition(":")
+        try:
+            count = poly(length)
+        except NotPoly:
+            return False
+        if set(count) - {()} or count.get((), 0) < 1:
+            return False
+        if count.get((), 0) == 1:
+            return True
+        whole = self.interp._whole(label)
+        if whole is None:
+            return False
+        try:
+            w_low, _, w_len = whole[1:-1].partition(":")
+            start = add(poly(low), scale(poly(w_low), -1))
+            end = add(add(poly(w_low), poly(w_len)), scale(add(poly(low), count), -1))
+        except NotPoly:
+            return False
+        return all(set(m) <= {()} and m.get((), 0) >= 0 for m in (start, end))
+
+
+def entry_coverage(solver, entry: State, updates, region_text: str) -> EntryCoverage:
+    """Run the coverage dataflow over the planner's region (``solver``: its IRs, nodes,
+    sections) from ``entry`` with the final copies in place (``updates``: the planned
+    ``target update`` list); the labels ``entry`` holds fresh on the device are the ones
+    an entry copy would bring."""
+    read_backs: dict = {}
+    for update in updates:
+        if update.motion != "from" or update.after:
+            continue
+        name, bracket, rest = update.item.partition("[")
+        read_backs.setdefault((id(update.anchor), norm_text(name)), []).append(
+            bracket + rest)
+    text = source_texts(solver.source)
+    callees = sorted(_called(solver.irs, solver.nodes))
+    stable = "\n".join([region_text] + [text(solver.irs[c].function.body) for c in callees])
+    copied_in = frozenset(label for label, sides in entry.entry.items() if "D" in sides)
+    interp = CoverInterpreter(
+        solver.irs, solver.tracked, solver.lengths, solver.locals_of, record=True,
+        distinct=solver.distinct, section_of=solver.section_of, length_memo={},
+        candidates=copied_in & solver.tracked, model=solver.model, source=solver.source,
+        text=text, read_backs=read_backs, stable_text=stable,
+        escape_text=text(solver.function.body))
+    try:
+        exit_state = interp.run_range(solver.nodes, entry, solver.frame)
+    except Unsupported:  # the planner's own runs succeeded; keep every entry copy anyway
+        interp.candidates = frozenset()
+        exit_state = None
+    return EntryCoverage(interp, dict(exit_state.cover) if exit_state is not None else {})
+
+
+def _called(irs, nodes) -> set[str]:
+    found, todo = set(), list(nodes)
+    while todo:
+        for node in todo.pop().walk():
+            for event in node.events + node.cond + node.step:
+                if isinstance(event, CallEvent) and event.callee in irs and \
+                        event.callee not in found:
+                    found.add(event.callee)
+                    todo.append(irs[event.callee].root)
+    return found
