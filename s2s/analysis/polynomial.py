@@ -113,8 +113,9 @@ def render(p: Poly) -> str:
     return out
 
 
-def assigned_in(variable: str, text: str) -> bool:
-    """Whether ``text`` may assign or declare ``variable`` (conservative, textual)."""
+def assigned_in(variable: str, text: str, declarations: bool = True) -> bool:
+    """Whether ``text`` may assign or declare ``variable`` (conservative, textual); with
+    ``declarations`` False, a declaration (which may only shadow it) does not count."""
     text = re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|/\*.*?\*/|//[^\n]*', " ", text,
                   flags=re.S)
     v = re.escape(variable)
@@ -122,7 +123,7 @@ def assigned_in(variable: str, text: str) -> bool:
                 rf"(?<![\w.>]){v}\s*(?:\+\+|--)", rf"&\s*{v}\b",
                 rf"\b(?:int|long|short|char|unsigned|signed|size_t|ptrdiff_t|auto|double|float)"
                 rf"\b[^;(){{}}]*(?<![\w.>]){v}\b")
-    return any(re.search(p, text) for p in patterns)
+    return any(re.search(p, text) for p in patterns[:None if declarations else -1])
 
 
 def expand(text: str, definitions: dict[str, str], rounds: int = 4) -> str:
