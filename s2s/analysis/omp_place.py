@@ -4,7 +4,8 @@ A copy is needed where the dataflow finds an access to a stale copy. It goes bef
 statement holding that access, moved out of called functions when they do not write the array
 on the other side (so it happens only in the calling contexts that need it), out of loops that
 do not write it on the other side, never out of a branch; it copies only the elements the
-statement reads when they can be bounded.
+statement reads when they can be bounded. A host read stays inside such loops, copying only
+its own elements on every trip, where that moves fewer bytes (omp_probe).
 """
 
 from __future__ import annotations

@@ -122,3 +122,32 @@ def test_index_reassigned_inside_the_reading_statement_is_not_an_element_copy(lo
     assert "update from(y[i:1])" not in text
     assert "#pragma omp target update from(y[0:n])" in text
     assert "#pragma omp target update from(x[i:1])" in text
+
+
+def _planned_updates(load_source, tail: str) -> list[tuple[str, str]]:
+    from s2s.analysis.omp_plan import plan_file
+
+    loaded = load_source(HEAD + PROGRAM.replace("%s", tail, 1), name="prog.c")
+    [region] = plan_file(loaded.model, loaded.source).regions
+    return [(u.item, u.anchor.kind) for u in region.updates] + \
+        [(item, "exit") for item in region.exit_updates]
+
+
+def test_equal_bytes_keep_the_single_hoisted_copy(load_source):
+    # x[0..2] read one by one or as x[0:3]: the same bytes, one copy instead of three.
+    tail = "for (int k = 0; k < 3; ++k)\n        printf(\"%g\\n\", x[k]);"
+    assert _planned_updates(load_source, tail) == [("x[0:3]", "exit")]
+
+
+def test_sparse_elements_beat_their_hull(load_source):
+    # x[0], x[100], x[200], x[300]: four elements, where the hull x[0:301] is 301.
+    tail = "for (int k = 0; k < 4; ++k)\n        printf(\"%g\\n\", x[100 * k]);"
+    assert _planned_updates(load_source, tail) == [("x[100*k:1]", "expr")]
+
+
+def test_copies_in_nested_loops_count_every_trip(load_source):
+    # One element per read, but 2 x 3 reads: 6 elements, where x[1:3] once moves 3.
+    tail = """for (int a = 0; a < 4; a += 2)
+        for (int b = 1; b <= 3; b++)
+            printf("%g\\n", x[b]);"""
+    assert _planned_updates(load_source, tail) == [("x[1:3]", "exit")]
