@@ -3,7 +3,9 @@
 For each function with target regions that no other such function calls (a *root*), the
 region is the range of statements of the innermost plain block that holds all device work
 (target regions, or calls reaching them); it never starts inside a loop, so the device copy
-lives across every iteration of the time loops it contains. Inside it:
+lives across every iteration of the time loops it contains. It extends over host statements
+after the last device work whose reads are served by element copies inside their loops
+(omp_probe). Inside it:
 
 1. which arrays to map: everything the device accesses whose storage is allocated before the
    region and whose element count is known (allocation, or the program's own map clauses);
