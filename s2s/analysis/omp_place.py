@@ -4,7 +4,8 @@ A copy is needed where the dataflow finds an access to a stale copy. It goes bef
 statement holding that access, moved out of called functions when they do not write the array
 on the other side (so it happens only in the calling contexts that need it), out of loops that
 do not write it on the other side, never out of a branch; it copies only the elements the
-statement reads when they can be bounded.
+statement reads when they can be bounded. A host read stays inside such loops, copying only
+its own elements on every trip, where that moves fewer bytes (omp_probe).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from s2s.analysis.omp_flow import Unsupported, norm_text
 from s2s.analysis.omp_ir import Access, CallEvent, Copy, Node, Update
+from s2s.analysis.omp_probe import cheapest_anchor, element_parts, items_cost
 from s2s.analysis.omp_sections import host_sections
 from s2s.analysis.omp_sizes import alias_groups, clause_section, root_name
 from s2s.analysis.polynomial import NotPoly, disjoint, poly, same_value
@@ -61,11 +63,37 @@ def place_copy(failure, irs, region_nodes, lengths, model, root: str, text
     if failure.access is None:
         return _place_join(failure, irs, lengths, model, root)
     failure = _lift_out_of_calls(failure, irs, root)
-    node = failure.node
-    anchor = _hoist(node, failure, region_nodes, irs)
+    other = "D" if failure.side == "H" else "H"
+    path = hoist_path(failure.node, other, failure.local, region_nodes, irs)
+    anchor = path[-1]
     motion = "from" if failure.side == "H" else "to"
     group = frozenset(alias_groups(model, irs[failure.function].function, 0, 0)
                       .get(failure.local, ()))
+    items, scoped = _hoisted_items(anchor, failure, irs, lengths, model, root, text, group)
+    if failure.side == "H" and "D" in failure.valid and failure.function == root:
+        inner = element_anchor(path, failure.local, text, group, failure.dirty, irs, items)
+        if inner is not anchor:
+            # Copies of the elements read, before each read (omp_probe): fewer bytes.
+            anchor, scoped = inner, True
+            parts = element_parts(inner, failure.local, text, group, failure.dirty)
+            items = [failure.local + p for p in parts]
+    for _ in items:
+        anchor.before.append(Update(failure.local, failure.side, scoped=scoped))
+    access = failure.access
+    where = access.ref.span.location() if access.ref is not None else ""
+    side = "host" if failure.side == "H" else "device"
+    what = "reads" if access.reads else "writes part of"
+    reason = f"the {side} {what} {failure.local} at {where}"
+    wrap = anchor.parent is not None and anchor.parent.kind != "seq"
+    return [PlannedUpdate(failure.function, anchor.stmt, insertion_span(anchor.stmt, model),
+                          wrap, motion, item, reason) for item in items]
+
+
+def _hoisted_items(anchor, failure, irs, lengths, model, root: str, text, group
+                   ) -> tuple[list[str], bool]:
+    """What a copy before ``anchor`` moves, and whether it is scoped to that statement:
+    the sections the statement reads, or those stale since both copies were fresh, or the
+    whole array."""
     parts = host_sections([anchor], failure.local, text, aliases=group) \
         if failure.side == "H" and "D" in failure.valid else None
     if failure.side == "D" and failure.dirty and "H" in failure.valid:
@@ -85,17 +113,18 @@ def place_copy(failure, irs, region_nodes, lengths, model, root: str, text
             parts = [p for p in parts if not all(disjoint(p, w) for w in written)] or parts
         if parts is None or len(parts) > len(written):
             parts, scoped = sorted(written), False
-    items = [failure.local + p for p in parts] if parts else [whole]
-    for _ in items:
-        anchor.before.append(Update(failure.local, failure.side, scoped=scoped))
-    access = failure.access
-    where = access.ref.span.location() if access.ref is not None else ""
-    side = "host" if failure.side == "H" else "device"
-    what = "reads" if access.reads else "writes part of"
-    reason = f"the {side} {what} {failure.local} at {where}"
-    wrap = anchor.parent is not None and anchor.parent.kind != "seq"
-    return [PlannedUpdate(failure.function, anchor.stmt, insertion_span(anchor.stmt, model),
-                          wrap, motion, item, reason) for item in items]
+    return ([failure.local + p for p in parts] if parts else [whole]), scoped
+
+
+def element_anchor(path: list[Node], name: str, text, aliases: frozenset, written, irs,
+                   hoisted: list[str]) -> Node:
+    """Where a host read's copy goes among ``path`` (see :func:`hoist_path`): in front of
+    the read when copying the elements it reads there is cheaper than ``hoisted``, the
+    copies before ``path[-1]`` (omp_probe.cheapest_anchor). Not when the loops left out
+    write the array on the host: the copies would bring stale elements over fresh ones."""
+    if len(path) < 2 or writes_in(path[-1], "H", name, irs, set()):
+        return path[-1]
+    return cheapest_anchor(path, name, text, aliases, written, items_cost(hoisted))
 
 
 def push_candidates(nodes: list[Node], section_of) -> list[tuple[Node, Access, str]]:
@@ -192,21 +221,23 @@ def same_section(a: str, b: str) -> bool:
         return norm_text(a) == norm_text(b)
 
 
-def _hoist(node: Node, failure, region_nodes: list[Node], irs) -> Node:
-    """Move a copy out of loops that do not write the array on the other side."""
-    other = "D" if failure.side == "H" else "H"
+def hoist_path(node: Node, other: str, name: str, region_nodes: list[Node], irs
+               ) -> list[Node]:
+    """The statements a copy for an access in ``node`` may go before, innermost first:
+    ``node``, then each loop around it that does not write ``name`` on the ``other`` side,
+    up to the region's top statements, never out of a branch."""
     tops = {id(n) for n in region_nodes}
-    anchor = node
+    path = [node]
     parent = node.parent
-    while parent is not None and id(anchor) not in tops:
+    while parent is not None and id(path[-1]) not in tops:
         if parent.kind in ("if", "switch"):
             break
         if parent.kind == "loop":
-            if writes_in(parent, other, failure.local, irs, set()):
+            if writes_in(parent, other, name, irs, set()):
                 break
-            anchor = parent
+            path.append(parent)
         parent = parent.parent
-    return anchor
+    return path
 
 
 def writes_in(loop: Node, side: str, name: str, irs, seen: set) -> bool:

@@ -3,7 +3,9 @@
 For each function with target regions that no other such function calls (a *root*), the
 region is the range of statements of the innermost plain block that holds all device work
 (target regions, or calls reaching them); it never starts inside a loop, so the device copy
-lives across every iteration of the time loops it contains. Inside it:
+lives across every iteration of the time loops it contains. It extends over host statements
+after the last device work whose reads are served by element copies inside their loops
+(omp_probe). Inside it:
 
 1. which arrays to map: everything the device accesses whose storage is allocated before the
    region and whose element count is known (allocation, or the program's own map clauses);
@@ -34,6 +36,8 @@ from s2s.analysis.omp_locals import LocalMap, StaticEntry, local_maps
 from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, IRBuilder, Node
 from s2s.analysis.omp_place import (
     PlannedUpdate,
+    element_anchor,
+    hoist_path,
     insertion_span,
     place_copy,
     push_after,
@@ -41,6 +45,7 @@ from s2s.analysis.omp_place import (
     same_section,
     source_texts,
 )
+from s2s.analysis.omp_probe import probe_tail
 from s2s.analysis.omp_sections import atoms_of, host_sections
 from s2s.analysis.omp_sizes import (
     alias_groups,
@@ -163,8 +168,9 @@ def _region(root: Node, has_device) -> tuple[Node, list[Node]]:
 
 
 def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionIR,
-               plan: OmpPlan, source: bytes) -> RegionPlan | None:
+               plan: OmpPlan, source: bytes, extend: bool = True) -> RegionPlan | None:
     function = ir.function
+    warned = len(plan.warnings)
     if any(node.jump in ("goto", "label") for node in ir.root.walk()):
         raise Unsupported("it uses goto (control can re-enter the data region)")
     for callee in sorted(_callees(irs, function.name)):
@@ -196,6 +202,10 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     tracked = frozenset(lengths)
     if not tracked:
         return None
+    tail = _probe_tail(model, irs, function, block, nodes, tracked, source) if extend else []
+    if tail:
+        nodes = nodes + tail
+        end = nodes[-1].stmt.span.end
     live = live_after(model, function, start, end, tracked)
     swapped = _reassigned(nodes, tracked)
     solver = _Solver(model, irs, function, nodes, tracked, lengths, locals_of, frame, source,
@@ -216,6 +226,11 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         seed = to_labels | unsure
     else:
         raise Unsupported("copies at the region's end could not be made consistent")
+    if tail and not _copies_inside(updates, tail):
+        # The host reads after the device work came out cheaper as a read-back at the
+        # region's end after all (the stale sections are small): plan without the tail.
+        del plan.warnings[warned:]
+        return _plan_root(model, irs, ir, plan, source, extend=False)
 
     arrays, exit_updates, entry_updates, entry_reasons = [], [], [], []
     after = block.children[block.children.index(nodes[-1]) + 1:] + _continuation(block)
@@ -314,6 +329,31 @@ def _handles(irs: dict[str, FunctionIR], nodes: list[Node], device_uses: dict,
         taken.add(name.encode())
         out.append((label, name))
     return tuple(out)
+
+
+def _probe_tail(model: TranslationUnit, irs, function, block: Node, nodes: list[Node],
+                tracked: frozenset, source: bytes) -> list[Node]:
+    """The host statements after the last device work that the region extends over, so
+    that element reads in their loops get element copies (omp_probe.probe_tail)."""
+    text = source_texts(source)
+    groups = alias_groups(model, function, 0, 0)
+
+    def served_inside(node: Node, top: Node, name: str) -> bool:
+        path = hoist_path(node, "D", name, [top], irs)
+        group = frozenset(groups.get(name, ()))
+        parts = host_sections([path[-1]], name, text, aliases=group)
+        hoisted = [name + p for p in parts] if parts else [name]
+        return element_anchor(path, name, text, group, None, irs, hoisted) is not path[-1]
+
+    return probe_tail(block, nodes[-1], tracked, text, served_inside)
+
+
+def _copies_inside(updates, tail: list[Node]) -> bool:
+    """Whether some planned copy goes inside a statement of ``tail`` (not before it)."""
+    tops = {id(node.stmt) for node in tail}
+    first, last = tail[0].stmt.span.start, tail[-1].stmt.span.end
+    return any(first <= u.anchor.span.start < last and id(u.anchor) not in tops
+               for u in updates)
 
 
 def _explicit_sections(model: TranslationUnit, nodes: list[Node], lengths, state

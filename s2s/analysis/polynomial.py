@@ -114,17 +114,17 @@ def render(p: Poly) -> str:
 
 
 def assigned_in(variable: str, text: str, declarations: bool = True) -> bool:
-    """Whether ``text`` may assign or declare ``variable`` (conservative, textual; without
-    ``declarations``, a declaration of a variable of that name, which can only shadow it
-    in an inner scope, does not count)."""
+    """Whether ``text`` may assign or declare ``variable`` (conservative, textual); with
+    ``declarations`` False, a declaration (which may only shadow it) does not count."""
     text = re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|/\*.*?\*/|//[^\n]*', " ", text,
                   flags=re.S)
     v = re.escape(variable)
-    patterns = (rf"(?<![\w.>]){v}\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)", rf"(?:\+\+|--)\s*{v}\b",
-                rf"(?<![\w.>]){v}\s*(?:\+\+|--)", rf"&\s*{v}\b",
-                rf"\b(?:int|long|short|char|unsigned|signed|size_t|ptrdiff_t|auto|double|float)"
-                rf"\b[^;(){{}}]*(?<![\w.>]){v}\b")
-    return any(re.search(p, text) for p in patterns[:None if declarations else -1])
+    patterns = [rf"(?<![\w.>]){v}\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)", rf"(?:\+\+|--)\s*{v}\b",
+                rf"(?<![\w.>]){v}\s*(?:\+\+|--)", rf"&\s*{v}\b"]
+    if declarations:
+        patterns.append(rf"\b(?:int|long|short|char|unsigned|signed|size_t|ptrdiff_t|auto|"
+                        rf"double|float)\b[^;(){{}}]*(?<![\w.>]){v}\b")
+    return any(re.search(p, text) for p in patterns)
 
 
 def expand(text: str, definitions: dict[str, str], rounds: int = 4) -> str:

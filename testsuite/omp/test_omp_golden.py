@@ -51,7 +51,7 @@ EXPERT_NOTES = {
     # Why s2s keeps each expert mapping as written although its own plan differs: the
     # author knows something the analysis cannot prove (see docs/benchmarks.md).
     "backprop_layer", "conditional_kernel", "heap_runtime_sizes", "pointer_alias",
-    "saxpy_time_loop", "stencil_host_check",
+    "stencil_host_check",
 }
 
 
