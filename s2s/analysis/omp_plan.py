@@ -173,6 +173,14 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     warned = len(plan.warnings)
     if any(node.jump in ("goto", "label") for node in ir.root.walk()):
         raise Unsupported("it uses goto (control can re-enter the data region)")
+    for name in sorted({function.name} | _callees(irs, function.name)):
+        for node in irs[name].root.walk():
+            if node.kind == "kernel" and any(d.clause("if") for d in
+                                             _directive_chain(model, node.directive)):
+                # if(false) runs the region on the host, on the host copies: which copy is
+                # fresh afterwards depends on a run-time value.
+                raise Unsupported(f"the target region at {node.stmt.span.location()} has an "
+                                  "if clause (it may run on the host)")
     for callee in sorted(_callees(irs, function.name)):
         if _data_directives(model, callee):
             raise Unsupported(f"'{callee}', which it calls, has its own target data/update "

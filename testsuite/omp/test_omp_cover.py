@@ -141,12 +141,6 @@ NEGATIVE = {
     #pragma omp target teams distribute parallel for map(tofrom: a[0:n], b[0:n])
     for (int i = 0; i < n; i++) a[i] = b[i];
 """,
-    "kernel_with_an_if_clause": """
-    #pragma omp target teams distribute parallel for if(n > 50) map(tofrom: a[0:n], b[0:n])
-    for (int i = 1; i < n - 1; i++) b[i] = a[i];
-    #pragma omp target teams distribute parallel for map(tofrom: a[0:n], b[0:n])
-    for (int i = 0; i < n; i++) a[i] = b[i];
-""",
     "bound_changed_in_the_region": """
     #pragma omp target teams distribute parallel for map(tofrom: a[0:n], b[0:n])
     for (int i = 0; i < m; i++) b[i] = a[i];
@@ -187,7 +181,6 @@ TWINS = {
                                              "distribute parallel for map(tofrom: a[0:n], b[0:n])"
                                              "\n        for (int i = 0; i < n; i++) a[i] += b[i];"),
     "loop_that_may_not_run": ("t < steps", "t < 3"),
-    "kernel_with_an_if_clause": (" if(n > 50)", ""),
     "bound_changed_in_the_region": ("    m = n;\n", ""),
 }
 
@@ -281,3 +274,24 @@ def _same_output(original: str, rewritten: str, tmp_path) -> None:
     assert results[0].stdout == results[1].stdout and results[1].returncode == 0
     assert results[1].unmapped == ()
     assert results[1].copies.total_bytes < results[0].copies.total_bytes
+
+
+IF_CLAUSE = """
+    #pragma omp target teams distribute parallel for if(n > 50) map(tofrom: a[0:n], b[0:n])
+    for (int i = 0; i < n; i++) b[i] = a[i];
+    #pragma omp target teams distribute parallel for map(tofrom: a[0:n], b[0:n])
+    for (int i = 0; i < n; i++) a[i] = b[i];
+"""
+
+
+def test_a_kernel_with_an_if_clause_leaves_the_function_as_written(load_source):
+    """``if(false)`` runs the region on the host copies: whether the host or the device copy
+    is fresh afterwards depends on a run-time value, so no data region is planned."""
+    loaded = load_source(HEAD + NEGATIVE_PROGRAM.replace("KERNELS", IF_CLAUSE), name="prog.c")
+    plan = plan_file(loaded.model, loaded.source)
+    assert plan.regions == []
+    assert any("if clause" in message and id == "omp-unsupported"
+               for message, id, _ in plan.warnings)
+    without = load_source(HEAD + NEGATIVE_PROGRAM.replace("KERNELS", IF_CLAUSE.replace(
+        " if(n > 50)", "")), name="prog.c")
+    assert len(plan_file(without.model, without.source).regions) == 1
