@@ -80,6 +80,7 @@ class CoverInterpreter(Interpreter):
     _pending: list = field(default_factory=list)  # (label, section) written by this kernel
     _offset: set = field(default_factory=set)  # names assigned ``p + k`` somewhere
     _entered: dict = field(default_factory=dict)
+    _changing: dict = field(default_factory=dict)  # variable -> assigned or address-taken
 
     # --- hooks into the dataflow --------------------------------------------------------------
 
@@ -213,13 +214,20 @@ class CoverInterpreter(Interpreter):
         if any(re.search(r"\.|->", part) for part in parts):
             return None  # ``d->n = ...`` is an assignment assigned_in does not see
         names = {v for part in parts for v in _ANY_IDENT.findall(part)}
-        if any(assigned_in(v, self.stable_text) or re.search(rf"&\s*{v}\b", self.escape_text)
-               for v in names):
+        if any(self._changes(v) for v in names):
             return None
         try:
             return f"[{render(poly(parts[0]))}:{render(poly(parts[1]))}]"
         except NotPoly:
             return None
+
+    def _changes(self, name: str) -> bool:
+        """Whether ``name`` is assigned in the region or its callees, or has its address
+        taken in the root function (memoized: the texts are whole regions)."""
+        if name not in self._changing:
+            self._changing[name] = assigned_in(name, self.stable_text) or \
+                re.search(rf"&\s*{re.escape(name)}\b", self.escape_text) is not None
+        return self._changing[name]
 
     def _whole(self, label: str) -> str | None:
         section = self.lengths.get(label, "")
