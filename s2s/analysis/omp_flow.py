@@ -352,7 +352,7 @@ class Interpreter:
 
     def _access(self, access: Access, state: State, frame: Frame, node: Node) -> State:
         name = frame.resolve(access.name)
-        if access.side == "D":
+        if access.side == "D" and self.tracked is None:  # the survey: what kernels use
             labels = state.get_pts(name)
             self.device_labels |= labels
             for label in labels:
