@@ -59,15 +59,17 @@ class Verdict:
 
 def replaces_hand_mapping(model: TranslationUnit, ir: FunctionIR, directives, tracked,
                           lengths: dict[str, str], warnings: list, region_end: int,
-                          planned_copies) -> bool:
+                          planned_copies, callee_transfers=()) -> bool:
     """Whether the plan replaces the function's own data directives (omp_existing): a
     mapping that leaves arrays to per-kernel copies is re-planned unless it provably copies
     less than the plan; one that keeps every array on the device only when the plan
-    provably copies no more."""
+    provably copies no more. ``callee_transfers``: the copies of its callees' enter/exit
+    data the plan also replaces (omp_callee_maps), in this function's names."""
     renamed = member_locals(ir)
     user_mapped = {renamed.get(norm_text(item.base), norm_text(item.base)) for d in directives
                    if d.words[:2] in (("target", "data"), ("target", "enter"))
                    for clause in d.maps for item in clause.items}
+    user_mapped |= {t.base for t in callee_transfers if t.kind == "to"}
     complete = {norm_text(label) for label in tracked} <= user_mapped
     ours = planned(ir, region_end, *planned_copies)
     name = ir.function.name
@@ -78,7 +80,7 @@ def replaces_hand_mapping(model: TranslationUnit, ir: FunctionIR, directives, tr
                              "omp-existing-mapping", ir.function.span))
         return not complete
     groups = alias_groups(model, ir.function, 0, 0)
-    user = hand_written(model, ir, directives) + \
+    user = hand_written(model, ir, directives) + list(callee_transfers) + \
         kernel_clauses(model, ir, {norm_text(label) for label in tracked} - user_mapped)
     verdict = compare(user, ours, {norm_text(k): v for k, v in lengths.items()},
                       {norm_text(k): frozenset(norm_text(x) for x in v)
@@ -251,8 +253,11 @@ def _same_kind(user: Transfer, transfer: Transfer) -> bool:
     if transfer.kind == "from":
         # A copy back at the region's end may be written as a ``target update from`` after
         # the last statement that needs the device (and before the region closes).
-        return user.kind == "from" or (user.kind == "update from" and user.span is not None
-                                       and user.span.start >= (transfer.anchor or 0))
+        # (A callee's exit data counts where it is called: its anchor.)
+        where = user.anchor if user.anchor is not None else \
+            (user.span.start if user.span is not None else None)
+        return user.kind == "from" or (user.kind == "update from" and where is not None
+                                       and where >= (transfer.anchor or 0))
     return user.kind == transfer.kind
 
 

@@ -16,7 +16,17 @@ import re
 from dataclasses import dataclass, field
 
 from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, Node, Update
-from s2s.analysis.polynomial import disjoint, expand, same_value, trim, within
+from s2s.analysis.polynomial import (
+    NotPoly,
+    assigned_in,
+    disjoint,
+    expand,
+    poly,
+    render,
+    same_value,
+    trim,
+    within,
+)
 
 BOTH = frozenset("HD")
 HOST = frozenset("H")
@@ -177,6 +187,8 @@ class Interpreter:
     _pushed_now: list = field(default_factory=list)  # (name, element) pushed by this statement
     #: _same_length answers; shared by the interpreters of one planning run (same file)
     length_memo: dict = field(default_factory=dict)
+    #: function name -> its body's text (None: device writes in callees are not located)
+    body_text: object = None
 
     # --- entry points ---------------------------------------------------------------------
 
@@ -410,16 +422,44 @@ class Interpreter:
                     self.lengths.get(next(iter(pts))):
                 # The host copy is stale everywhere: the whole mapped section.
                 dirty = frozenset((self.lengths[next(iter(pts))],))
-            elif side == "D" and access.extent is not None and root_frame and \
-                    known is not None and len(known) < 4:
-                # The host copy is now stale only where kernels wrote since both were fresh.
-                dirty = known | {access.extent}
+            elif side == "D" and access.extent is not None and known is not None and \
+                    len(known) < 4:
+                # The host copy is now stale only where kernels wrote since both were fresh
+                # (a callee's kernel: its extent in the root function's names).
+                extent = access.extent if root_frame else self._in_root(access.extent, frame)
+                dirty = known | {extent} if extent is not None else None
             for other in aliases:
                 if other == name or (len(pts) == 1 and state.get_pts(other) == pts):
                     state.dirty[other] = dirty
                 elif other not in self.distinct or name not in self.distinct:
                     state.dirty[other] = None
         return state
+
+    def _in_root(self, section: str, frame: Frame) -> str | None:
+        """``section`` of a function called from the root with its scalar parameters
+        replaced by the root's arguments; None deeper down, for any other name, or a
+        parameter the callee assigns."""
+        if self.body_text is None or len(self._stack) != 2 or frame.pointers.keys() & \
+                set(re.findall(r"[A-Za-z_]\w*", section)):
+            return None
+        body = self.body_text(frame.function)
+        failed = []
+
+        def replace(match) -> str:
+            name = match.group(0)
+            if name not in frame.scalars or assigned_in(name, body):
+                failed.append(name)
+                return name
+            return f"({frame.scalars[name]})"
+
+        text = re.sub(r"(?<![\w.>])[A-Za-z_]\w*", replace, section)
+        if failed or re.search(r"\.|->", section):
+            return None
+        try:
+            low, length = text.strip()[1:-1].split(":")
+            return f"[{render(poly(low))}:{render(poly(length))}]"
+        except (NotPoly, ValueError):
+            return None
 
     @staticmethod
     def _device_newest(node: Node, access: Access, state: State, name: str) -> bool:

@@ -179,3 +179,15 @@ def _static_entry(ir: FunctionIR, name: str, kernels: list[Node]) -> Stmt | None
                 stmt.span.start <= block.span.start and stmt.span.end > first_launch:
             return None
     return block.children[-1]
+
+
+def static_table_entry(model: TranslationUnit, directive, source: bytes) -> bool:
+    """Whether ``directive`` is a ``target enter data`` of ``static`` arrays local to its
+    function only (a write-once table, see above): no caller's storage, nothing a data
+    region of the plan has to take over."""
+    if directive.words[:3] != ("target", "enter", "data") or not directive.maps:
+        return False
+    statics = {a.name for a in model.allocations if a.function == directive.function and
+               a.kind == "static_array" and source[a.span.start:a.span.end].decode(
+                   "utf-8", "replace").lstrip().startswith("static")}
+    return all(norm_text(item.base) in statics for c in directive.maps for item in c.items)

@@ -29,10 +29,11 @@ import re
 from dataclasses import dataclass, field
 
 from s2s.analysis import omp_existing
+from s2s.analysis.omp_callee_maps import callee_mappings
 from s2s.analysis.omp_cover import entry_coverage
 from s2s.analysis.omp_facts import drop_contained, guard_facts
 from s2s.analysis.omp_flow import BOTH, Frame, Interpreter, State, Unsupported, norm_text
-from s2s.analysis.omp_locals import LocalMap, StaticEntry, local_maps
+from s2s.analysis.omp_locals import LocalMap, StaticEntry, local_maps, static_table_entry
 from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, IRBuilder, Node
 from s2s.analysis.omp_place import (
     PlannedUpdate,
@@ -181,13 +182,13 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
                 # fresh afterwards depends on a run-time value.
                 raise Unsupported(f"the target region at {node.stmt.span.location()} has an "
                                   "if clause (it may run on the host)")
-    for callee in sorted(_callees(irs, function.name)):
-        if _data_directives(model, callee):
-            raise Unsupported(f"'{callee}', which it calls, has its own target data/update "
-                              "directives")
+    callee_maps = callee_mappings(model, irs, ir, _roots(irs), _callees(irs, function.name),
+                                  source, DATA_WORDS)
     # The function's own data directives are replaced by the plan (which is computed
-    # from the program's accesses alone; the kernels keep their map clauses).
-    removed = tuple(d.span for d in _data_directives(model, function.name))
+    # from the program's accesses alone; the kernels keep their map clauses), and so are
+    # its callees' enter/exit data where omp_callee_maps allows it.
+    removed = tuple(d.span for d in _data_directives(model, function.name, source)) + \
+        callee_maps.spans
     has_device = _device_nodes(irs)
     block, nodes = _region(ir.root, has_device)
     start, end = nodes[0].stmt.span.start, nodes[-1].stmt.span.end
@@ -201,9 +202,14 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     lengths, skipped = array_sections(model, function, survey.device_labels, start, end)
     for label in list(skipped):
         section = section_from_callees(model, survey.device_uses.get(label, ()), source)
+        if section is None:
+            section = dict(callee_maps.lengths).get(label)
         if section is not None and skipped[label].startswith("its element count"):
             lengths[label] = section
             del skipped[label]
+    if callee_maps.spans and skipped:
+        raise Unsupported(f"'{sorted(skipped)[0]}' could not be mapped by the plan, which "
+                          "would replace the enter/exit data of the functions it calls")
     for label, why in skipped.items():
         plan.warnings.append((f"'{label}' keeps its per-kernel mapping: {why}", "omp-not-mapped",
                               nodes[0].stmt.span))
@@ -289,8 +295,9 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
             entry_reasons += [why] * len(held)
         arrays.append(MappedArray(label, lengths[label], enter_type, exit_type))
     if removed and not omp_existing.replaces_hand_mapping(
-            model, ir, _data_directives(model, function.name), tracked, lengths,
-            plan.warnings, end, (arrays, updates, exit_updates, entry_updates)):
+            model, ir, _data_directives(model, function.name, source), tracked, lengths,
+            plan.warnings, end, (arrays, updates, exit_updates, entry_updates),
+            callee_maps.transfers):
         return None
     structured = len(nodes) == 1 and not swapped and not exit_updates and not entry_updates
     explicit = _explicit_sections(model, nodes, lengths, exit_state)
@@ -432,11 +439,20 @@ class _Solver:
         self.section_of = _element_section(nodes, source_texts(source))
         self.candidates = push_candidates(nodes, self.section_of)
         self.length_memo: dict = {}
+        texts: dict[str, str] = {}
+
+        def body_text(name: str) -> str:
+            if name not in texts:
+                body = irs[name].function.body
+                texts[name] = source[body.span.start:body.span.end].decode("utf-8", "replace")
+            return texts[name]
+
+        self.body_text = body_text
 
     def _run(self, to_labels):
         interp = Interpreter(self.irs, self.tracked, self.lengths, self.locals_of, record=True,
                              distinct=self.distinct, section_of=self.section_of,
-                             length_memo=self.length_memo)
+                             length_memo=self.length_memo, body_text=self.body_text)
         exit_state = interp.run_range(self.nodes, _entry_state(self.model, self.function,
                                                                self.start, to_labels),
                                       self.frame)
@@ -596,8 +612,11 @@ def _entry_state(model: TranslationUnit, function, start: int, to_labels) -> Sta
     return state
 
 
-def _data_directives(model: TranslationUnit, function: str) -> list:
-    return [d for d in model.directives if d.function == function and d.words[:2] in DATA_WORDS]
+def _data_directives(model: TranslationUnit, function: str, source: bytes = b"") -> list:
+    """The function's data directives the plan replaces (write-once static tables of its
+    own, omp_locals, excepted)."""
+    return [d for d in model.directives if d.function == function and
+            d.words[:2] in DATA_WORDS and not static_table_entry(model, d, source)]
 
 
 def _callees(irs: dict[str, FunctionIR], name: str) -> set[str]:

@@ -739,3 +739,59 @@ def test_a_local_array_read_by_a_later_launch_comes_back_from_the_first(load_sou
         omp_harness.build(tmp_path / f"{name}.c", tmp_path / name)
         results.append(omp_harness.run(tmp_path / name))
     assert results[0].stdout == results[1].stdout and results[1].returncode == 0
+
+
+INIT_FINALIZE = """
+static double *device_init(int n) {
+    double *f = malloc(n * sizeof(double));
+    for (int i = 0; i < n; ++i) f[i] = i % 7;
+    #pragma omp target enter data map(to: f[0:n])
+    return f;
+}
+static double device_finalize(double *f, int n) {
+    #pragma omp target exit data map(from: f[0:n])
+    double s = 0;
+    for (int i = 0; i < n; ++i) s += f[i];
+    return s;
+}
+static void relax(double *f, int n) {
+    #pragma omp target teams distribute parallel for
+    for (int i = 1; i < n - 1; ++i) f[i] = 0.5 * f[i] + 1;
+}
+int main(void) {
+    int n = 1000;
+    double *f = device_init(n);
+    for (int t = 0; t < 5; ++t)
+        relax(f, n);
+    printf("%f\\n", device_finalize(f, n));
+    free(f);
+    return 0;
+}
+"""
+
+
+def test_callee_enter_exit_data_are_taken_over_by_the_callers_plan(load_source, tmp_path):
+    """device_init/device_finalize's own enter/exit data go; main maps f around the loop and
+    brings back only what relax (a called function) writes, f[1:n-2]."""
+    output, once, again = _rewrite_twice(load_source, INIT_FINALIZE)
+    text = once.decode()
+    assert "map(from: f[0:n])" not in text and text.count("enter data") == 1
+    assert "#pragma omp target update from(f[1:n - 2])" in text
+    assert again.edits == () and not [d for d in again.diagnostics if d.id != "omp-explain"]
+    _same_output(HEAD + INIT_FINALIZE, text, tmp_path)
+
+
+@pytest.mark.parametrize("change, why", [
+    ("    for (int t = 0; t < 5; ++t)\n        relax(f, n);",
+     "    for (int t = 0; t < 5; ++t) {\n        relax(f, n);\n"
+     "        if (t == 2) printf(\"%f\\\\n\", device_finalize(f, n));\n    }"),
+    ("    #pragma omp target exit data map(from: f[0:n])",
+     "    #pragma omp target update from(f[0:n])"),
+])
+def test_callee_directives_left_alone_where_the_plan_cannot_take_over(load_source, change, why):
+    """A callee called in a loop, or one with a target update, keeps the caller as written."""
+    body = INIT_FINALIZE.replace(change, why)
+    assert body != INIT_FINALIZE
+    result, _ = plan(load_source, body)
+    assert result.regions == []
+    assert any(id == "omp-unsupported" for _, id, _ in result.warnings)
