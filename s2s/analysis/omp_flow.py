@@ -426,7 +426,8 @@ class Interpreter:
                     len(known) < 4:
                 # The host copy is now stale only where kernels wrote since both were fresh
                 # (a callee's kernel: its extent in the root function's names).
-                extent = access.extent if root_frame else self._in_root(access.extent, frame)
+                extent = access.extent if root_frame else \
+                    self._in_root(access.extent, frame, access.name)
                 dirty = known | {extent} if extent is not None else None
             for other in aliases:
                 if other == name or (len(pts) == 1 and state.get_pts(other) == pts):
@@ -435,12 +436,16 @@ class Interpreter:
                     state.dirty[other] = None
         return state
 
-    def _in_root(self, section: str, frame: Frame) -> str | None:
-        """``section`` of a function called from the root with its scalar parameters
-        replaced by the root's arguments; None deeper down, for any other name, or a
-        parameter the callee assigns."""
-        if self.body_text is None or len(self._stack) != 2 or frame.pointers.keys() & \
-                set(re.findall(r"[A-Za-z_]\w*", section)):
+    def _in_root(self, section: str, frame: Frame, name: str) -> str | None:
+        """``section`` of an access to ``name`` in a function called from the root, with its
+        scalar parameters replaced by the root's arguments. None deeper down, when ``name``
+        is not a pointer parameter bound to the caller's pointer itself (``f``, not ``f +
+        50`` nor a local ``q = p + 3``: its indices are then not the storage's), for any
+        other name in the section, or a parameter the callee assigns."""
+        param = _local(name)
+        if self.body_text is None or len(self._stack) != 2 or param not in frame.pointers \
+                or param in frame.offset_bound or frame.pointers[param].startswith("&") or \
+                frame.pointers.keys() & set(re.findall(r"[A-Za-z_]\w*", section)):
             return None
         body = self.body_text(frame.function)
         failed = []

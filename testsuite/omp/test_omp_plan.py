@@ -795,3 +795,40 @@ def test_callee_directives_left_alone_where_the_plan_cannot_take_over(load_sourc
     result, _ = plan(load_source, body)
     assert result.regions == []
     assert any(id == "omp-unsupported" for _, id, _ in result.warnings)
+
+
+OFFSET_CALLEE = """
+static void bump(double *p, int m) {
+    #pragma omp target teams distribute parallel for map(tofrom: p[0:m])
+    for (int i = 0; i < m; ++i) p[i] += 1;
+}
+int main(void) {
+    int n = 100;
+    double *a = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) a[i] = i;
+    for (int t = 0; t < 3; t++) {
+        bump(a + 50, 5);           /* writes a[50:5], not a[0:5] */
+    }
+    double s = 0;
+    for (int i = 0; i < n; i++) s += a[i];
+    printf("%f %f %f\\n", s, a[0], a[52]);
+    free(a);
+    return 0;
+}
+"""
+
+
+def test_callee_write_sections_through_offset_pointers_are_not_taken_as_the_arrays(
+        load_source, tmp_path):
+    """bump(a + 50, 5) writes p[0:5], which is a[50:55]: the written sections of a must not
+    be read as [0:5] (the read-back would miss a[50:55])."""
+    output, once, _ = _rewrite_twice(load_source, OFFSET_CALLEE)
+    if omp_harness.toolchain_problem():
+        pytest.skip(omp_harness.toolchain_problem())
+    results = []
+    for name, body in (("orig", HEAD + OFFSET_CALLEE), ("new", once.decode())):
+        (tmp_path / f"{name}.c").write_text(body)
+        omp_harness.build(tmp_path / f"{name}.c", tmp_path / name)
+        results.append(omp_harness.run(tmp_path / name))
+    assert results[0].stdout == results[1].stdout and results[1].returncode == 0
+    assert results[1].unmapped == ()
