@@ -207,9 +207,11 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         if section is not None and skipped[label].startswith("its element count"):
             lengths[label] = section
             del skipped[label]
-    if callee_maps.spans and skipped:
-        raise Unsupported(f"'{sorted(skipped)[0]}' could not be mapped by the plan, which "
-                          "would replace the enter/exit data of the functions it calls")
+    unmapped = sorted(set(skipped) | (survey.device_labels - set(lengths)))
+    if callee_maps.spans and unmapped:
+        # (a kernel's array created in a callee, say, may rely on the callee's enter data)
+        raise Unsupported(f"'{unmapped[0]}' could not be mapped by the plan, which would "
+                          "replace the enter/exit data of the functions it calls")
     for label, why in skipped.items():
         plan.warnings.append((f"'{label}' keeps its per-kernel mapping: {why}", "omp-not-mapped",
                               nodes[0].stmt.span))

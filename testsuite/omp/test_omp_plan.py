@@ -832,3 +832,35 @@ def test_callee_write_sections_through_offset_pointers_are_not_taken_as_the_arra
         results.append(omp_harness.run(tmp_path / name))
     assert results[0].stdout == results[1].stdout and results[1].returncode == 0
     assert results[1].unmapped == ()
+
+
+CALLEE_OWN_BUFFER = """
+static double *scratch;
+static void setup(int n) {
+    double *w = malloc(n * sizeof(double));
+    for (int i = 0; i < n; ++i) w[i] = i;
+    #pragma omp target enter data map(to: w[0:n])
+    scratch = w;
+}
+static void use(double *out, int n) {
+    double *w = scratch;
+    #pragma omp target teams distribute parallel for map(tofrom: out[0:n])
+    for (int i = 0; i < n; ++i) out[i] = 2 * w[i];
+}
+int main(void) {
+    int n = 64;
+    double *out = malloc(n * sizeof(double));
+    setup(n);
+    use(out, n);
+    printf("%f\\n", out[n - 1]);
+    return 0;
+}
+"""
+
+
+def test_callee_enter_data_stays_when_a_kernel_array_is_not_mapped_by_the_plan(load_source):
+    """w lives in a global the plan does not map: removing setup()'s enter data would leave
+    the kernel's w without a device copy."""
+    result, _ = plan(load_source, CALLEE_OWN_BUFFER)
+    assert result.regions == []
+    assert any(id == "omp-unsupported" for _, id, _ in result.warnings)
