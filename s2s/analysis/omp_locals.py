@@ -128,15 +128,17 @@ def _map_type(model, ir: FunctionIR, kernel: Node, array, static: bool) -> str |
     writes = any(e.writes for e in events)
     # ``full``: every element written before the launch reads it (omp_loops.full_writes)
     to = (reads or writes) and not full
-    back = writes and (static or _host_reads_after(ir, kernel, array.name))
+    back = writes and (static or _used_after(ir, kernel, array.name))
     kind = {(True, True): None, (True, False): "to", (False, True): "from",
             (False, False): "alloc"}[to, back]
     return kind
 
 
-def _host_reads_after(ir: FunctionIR, kernel: Node, name: str) -> bool:
-    """Whether a host access of the array may follow the launch: one after it in the text,
-    or anywhere in a loop around it."""
+def _used_after(ir: FunctionIR, kernel: Node, name: str) -> bool:
+    """Whether a host access of the array, or an access by another launch, may follow the
+    launch: one after it in the text, or anywhere in a loop around it. Another launch
+    counts because each launch maps the array on its own: what this one writes reaches the
+    next one only through the host copy."""
     loops = []
     parent = kernel.parent
     while parent is not None:
@@ -146,7 +148,8 @@ def _host_reads_after(ir: FunctionIR, kernel: Node, name: str) -> bool:
     outer = loops[-1].stmt.span if loops else kernel.stmt.span
     for node in ir.root.walk():
         for event in node.events + node.cond + node.step:
-            if _mine(event, name) and event.side == "H" and event.ref is not None and \
+            if _mine(event, name) and event.ref is not None and (event.side == "H" or not (
+                    kernel.stmt.span.start <= event.ref.span.start < kernel.stmt.span.end)) and \
                     (event.ref.span.start >= kernel.stmt.span.end or
                      outer.start <= event.ref.span.start < outer.end):
                 return True

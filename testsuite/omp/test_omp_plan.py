@@ -676,3 +676,38 @@ def test_function_local_arrays_get_exact_map_types(load_source, tmp_path):
     assert "map(to: w)" not in text and "map(from: w)" not in text
     assert again.edits == ()
     _same_output(HEAD + LOCAL_ARRAYS, text, tmp_path)
+
+
+LOCAL_ARRAY_BETWEEN_LAUNCHES = """
+static double twice(int len, const double *src) {
+    double tmp[len];                        /* written by one launch, read by the next */
+    #pragma omp target teams distribute parallel for map(to: src[0:len])
+    for (int i = 0; i < len; ++i)
+        tmp[i] = 2.0 * src[i];
+    double s = 0.0;
+    #pragma omp target teams distribute parallel for reduction(+:s) map(tofrom: s)
+    for (int i = 0; i < len; ++i)
+        s += tmp[i];
+    return s;
+}
+int main(void) {
+    int n = 200;
+    double *a = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) a[i] = i % 10;
+    printf("%.1f\\n", twice(n, a));
+    free(a);
+    return 0;
+}
+"""
+
+
+def test_local_array_a_later_launch_reads_comes_back_from_the_writer(load_source, tmp_path):
+    """Each launch maps a function-local array on its own: what the first writes reaches
+    the second only through the host copy, so the writer maps it ``from`` although the
+    host never reads it (found by s2s.verify.omp_random, seed 0)."""
+    output, once, again = _rewrite_twice(load_source, LOCAL_ARRAY_BETWEEN_LAUNCHES)
+    text = once.decode()
+    writer, reader = [line for line in text.splitlines() if "parallel for" in line]
+    assert "map(from: tmp)" in writer and "map(to: tmp)" in reader
+    assert again.edits == ()
+    _same_output(HEAD + LOCAL_ARRAY_BETWEEN_LAUNCHES, text, tmp_path)
