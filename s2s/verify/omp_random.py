@@ -2,7 +2,9 @@
 
 Why: the bundled samples are a dozen hand-written programs; ``s2s omp`` has to be right on the
 combinations of patterns real codes mix (time loops, host reads between kernels, branches,
-aliases, swaps, helpers). ``generate(seed)`` writes such a program in the *input* style s2s
+aliases, swaps, helpers, function-local arrays, struct members pulled into locals, host
+calls after the device work, input checks followed by partial final reads; the helper
+functions of the newer patterns are in :mod:`s2s.verify.omp_random_extras`). ``generate(seed)`` writes such a program in the *input* style s2s
 optimizes: every kernel maps every array it touches with a naive per-kernel
 ``map(tofrom: a[0:n])``. ``check(seed, ...)`` builds and runs the original, runs
 ``s2s omp -o`` on it, builds and runs the rewrite, and compares outputs, copies and unmapped
@@ -46,7 +48,8 @@ SCALAR_NAMES = ("total", "norm", "resid", "esum", "msum", "accum")
 MAX_NAMES = ("peak", "vmax", "top")
 COUNT_NAMES = ("hits", "nabove", "active")
 ALIAS_NAMES = ("r", "view", "cur", "out", "alias")
-LOCAL_HELPER_NAMES = {"vla": "stage_tmp", "vla_init": "blend_tmp", "fixed": "weighted",
+LOCAL_HELPER_NAMES = {"vla": "stage_tmp", "vla_init": "blend_tmp", "vla_loop": "two_pass",
+                      "fixed": "weighted",
                       "static_once": "apply_table", "static_once_modified": "apply_drift",
                       "static_every": "apply_fresh", "static_acc": "accumulate"}
 TAIL_NAMES = {"note": "note_done", "bump": "host_bump", "peek": "host_peek", "glob": "glob_peek",
@@ -159,7 +162,7 @@ class _Gen:
         locals, host calls after the device work, an input check with partial final reads."""
         r = self.rng
         self.local_helpers: list[_Helper] = []
-        if r.random() < 0.3:
+        if r.random() < 0.35:
             for kind in r.sample(extras.LOCAL_KINDS, r.randint(1, 2)):
                 helper = _Helper(kind, LOCAL_HELPER_NAMES[kind])
                 helper.variant = r.randint(0, 3)
@@ -481,6 +484,7 @@ class _Gen:
         dst, src = r.sample(doubles, 2)
         helper.calls += 1
         self.feat({"vla": "VLA in a helper function", "vla_init": "VLA in a helper function",
+                   "vla_loop": "VLA used by kernels in a loop",
                    "fixed": "fixed-size local arrays in a helper function",
                    "static_once": "static table filled once",
                    "static_once_modified": "static table changed after its fill",
@@ -758,8 +762,11 @@ class _Gen:
                 main.add(f"{self.struct_type} *fs = &st;")
             main.add(f"{self.spath}n = n;")
             for arr in self.members:
-                main.add(f"{self.spath}{arr.name} = malloc(sizeof(double) * n);")
+                arr.calloc = r.random() < 0.4
+                alloc = "calloc(n, sizeof(double))" if arr.calloc else "malloc(sizeof(double) * n)"
+                main.add(f"{self.spath}{arr.name} = {alloc};")
         self._init(main)
+        self._member_writes(main)
         for arr in self.arrays:
             if arr.alias and arr.alias_used:
                 main.add(f"double *{arr.alias} = {arr.name};")
@@ -796,6 +803,24 @@ class _Gen:
         main.lines.append("}")
         text = "\n".join(head + main.lines) + "\n"
         return text.replace("\n\n\n", "\n\n")
+
+    def _member_writes(self, main: _Lines) -> None:
+        """Host writes through member paths before the device work: a few elements of a
+        member (a calloc'd one may get only these, its other elements are zeros)."""
+        r = self.rng
+        for arr in self.members:
+            if r.random() < 0.5:
+                continue
+            self.feat("host writes through member paths before the device work")
+            ref = self._ref(arr)
+            if r.random() < 0.5:
+                width = r.randint(1, 5)
+                lo, hi = r.choice((("0", str(width)), (f"n - {width}", "n"), ("n / 3", "n / 2")))
+                main.add(f"for (int i = {lo}; i < {hi}; ++i)")
+                main.add(f"    {ref}[i] = (double)((i * {r.randint(2, 9)} + 1) % {self.mod});")
+            else:
+                idx = r.choice(("0", "n - 1", "n / 2"))
+                main.add(f"{ref}[{idx}] = {r.randint(1, 99)}.0;")
 
     def _ref(self, arr: _Array) -> str:
         return self.spath + arr.name if arr.member else arr.name

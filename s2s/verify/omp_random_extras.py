@@ -19,7 +19,7 @@ Standard library only.
 
 from __future__ import annotations
 
-LOCAL_KINDS = ("vla", "vla_init", "fixed", "static_once", "static_once_modified",
+LOCAL_KINDS = ("vla", "vla_init", "vla_loop", "fixed", "static_once", "static_once_modified",
                "static_every", "static_acc")
 STRUCT_KINDS = ("axpy", "smooth", "sum")
 TAIL_KINDS = ("note", "bump", "peek", "glob", "member")
@@ -48,6 +48,21 @@ def local_helper(kind: str, name: str, mod: int, to: str, variant: int) -> list[
                  f"        dst[i] = fmod(dst[i] + tmp[(i * 7 + 3) % len], {mod}.0);"]
         back = "tmp[len / 2] + tmp[0]" if variant != 1 else "0.0"
         return head + body + [f"    return {back};", "}", ""]
+    if kind == "vla_loop":
+        lo = "1" if variant % 2 else "0"
+        body = ["    double tmp[len];", "    for (int i = 0; i < len; ++i)",
+                "        tmp[i] = (double)(i % 3);",
+                "    for (int pass = 0; pass < 2; ++pass) {",
+                f"{_DIRECTIVE} map(tofrom: dst[0:len])",
+                "        for (int i = 0; i < len; ++i)",
+                f"            dst[i] = fmod(dst[i] + tmp[(i * 5 + pass) % len], {mod}.0);",
+                f"{_DIRECTIVE} map({to}: src[0:len])",
+                f"        for (int i = {lo}; i < len; ++i)",
+                f"            tmp[i] = fmod(tmp[i] + src[i] + pass, {mod}.0);"]
+        if variant >= 2:
+            body += [f"        tmp[0] = fmod(tmp[0] + 1.0, {mod}.0);"]
+        back = "tmp[1]" if variant % 2 else "0.0"
+        return head + body + ["    }", f"    return {back};", "}", ""]
     if kind == "fixed":
         body = ["    double w[16];", "    double part[16];",
                 "    for (int k = 0; k < 16; ++k)", f"        w[k] = (double)((k * 3 + {variant}) % 7 + 1);",
