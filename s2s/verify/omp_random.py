@@ -4,9 +4,9 @@ Why: the bundled samples are a dozen hand-written programs; ``s2s omp`` has to b
 combinations of patterns real codes mix (time loops, host reads between kernels, branches,
 aliases, swaps, helpers, function-local arrays, struct members pulled into locals, host
 calls after the device work, input checks followed by partial final reads; the helper
-functions of the newer patterns are in :mod:`s2s.verify.omp_random_extras`). ``generate(seed)`` writes such a program in the *input* style s2s
-optimizes: every kernel maps every array it touches with a naive per-kernel
-``map(tofrom: a[0:n])``. ``check(seed, ...)`` builds and runs the original, runs
+functions of the newer patterns are in :mod:`s2s.verify.omp_random_extras`).
+``generate(seed)`` writes such a program in the *input* style s2s optimizes: every kernel
+maps every array it touches with a naive per-kernel ``map(tofrom: a[0:n])``. ``check(seed, ...)`` builds and runs the original, runs
 ``s2s omp -o`` on it, builds and runs the rewrite, and compares outputs, copies and unmapped
 pointers (see :mod:`s2s.verify.omp_harness`).
 
