@@ -647,7 +647,8 @@ def _trim_stale(state: State, name: str, element: str) -> State:
     if written is None or state.get_valid(name) != frozenset("D"):
         return state
     state = state.copy()
-    trimmed = frozenset(trim(part, element) for part in written)
+    trimmed = frozenset(left for left in (trim(part, element) for part in written)
+                        if left is not None)
     for other in state.same_storage(name):
         state.dirty[other] = trimmed
     return state

@@ -177,15 +177,19 @@ def _bounds(section: str) -> tuple[Poly, Poly]:
     return poly(low), poly(length)
 
 
-def trim(section: str, element: str) -> str:
+def trim(section: str, element: str) -> str | None:
     """``section`` without ``element`` when the element is its first or last one
-    (``[0:n]`` minus ``[0:1]`` is ``[1:n - 1]``); otherwise ``section`` unchanged."""
+    (``[0:n]`` minus ``[0:1]`` is ``[1:n - 1]``); None when the section is that element
+    (nothing is left: ``[1:0]`` would be no OpenMP section); otherwise ``section``
+    unchanged."""
     try:
         (low, length), (at, one) = _bounds(section), _bounds(element)
     except NotPoly:
         return section
     if one != {(): 1}:
         return section
+    if at == low and length == {(): 1}:
+        return None
     if at == low:
         return f"[{render(add(low, {(): 1}))}:{render(add(length, {(): -1}))}]"
     if at == add(add(low, length), {(): -1}):

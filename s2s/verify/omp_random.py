@@ -2,9 +2,11 @@
 
 Why: the bundled samples are a dozen hand-written programs; ``s2s omp`` has to be right on the
 combinations of patterns real codes mix (time loops, host reads between kernels, branches,
-aliases, swaps, helpers). ``generate(seed)`` writes such a program in the *input* style s2s
-optimizes: every kernel maps every array it touches with a naive per-kernel
-``map(tofrom: a[0:n])``. ``check(seed, ...)`` builds and runs the original, runs
+aliases, swaps, helpers, function-local arrays, struct members pulled into locals, host
+calls after the device work, input checks followed by partial final reads; the helper
+functions of the newer patterns are in :mod:`s2s.verify.omp_random_extras`).
+``generate(seed)`` writes such a program in the *input* style s2s optimizes: every kernel
+maps every array it touches with a naive per-kernel ``map(tofrom: a[0:n])``. ``check(seed, ...)`` builds and runs the original, runs
 ``s2s omp -o`` on it, builds and runs the rewrite, and compares outputs, copies and unmapped
 pointers (see :mod:`s2s.verify.omp_harness`).
 
@@ -32,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from s2s.verify import omp_harness as harness
+from s2s.verify import omp_random_extras as extras
 
 __all__ = ["generate", "features", "check", "CheckResult", "default_s2s_command", "CHECK_FLAGS"]
 
@@ -45,6 +48,12 @@ SCALAR_NAMES = ("total", "norm", "resid", "esum", "msum", "accum")
 MAX_NAMES = ("peak", "vmax", "top")
 COUNT_NAMES = ("hits", "nabove", "active")
 ALIAS_NAMES = ("r", "view", "cur", "out", "alias")
+LOCAL_HELPER_NAMES = {"vla": "stage_tmp", "vla_init": "blend_tmp", "vla_loop": "two_pass",
+                      "fixed": "weighted",
+                      "static_once": "apply_table", "static_once_modified": "apply_drift",
+                      "static_every": "apply_fresh", "static_acc": "accumulate"}
+TAIL_NAMES = {"note": "note_done", "bump": "host_bump", "peek": "host_peek", "glob": "glob_peek",
+              "member": "member_peek"}
 HELPER_NAMES = {"axpy": ("axpy", "scale_add", "blend", "combine"),
                 "smooth": ("smooth", "relax", "diffuse"),
                 "sum": ("sum_of", "total_of", "reduce_sum")}
@@ -59,6 +68,7 @@ class _Array:
     alias: str | None = None  # a second name for the same buffer (double *r = u;)
     alias_used: bool = False
     calloc: bool = False
+    member: bool = False  # a member of the program's struct (reached as st.x or fs->x)
 
 
 @dataclass
@@ -81,9 +91,12 @@ class _Lines:
 
 @dataclass
 class _Helper:
-    kind: str  # "axpy", "smooth" or "sum"
+    kind: str  # "axpy", "smooth" or "sum"; extras.LOCAL_KINDS for local-array helpers
     name: str
     calls: int = 0
+    variant: int = 0
+    dst: str = ""  # struct helpers: the members they write / read
+    src: str = ""
 
 
 class _Gen:
@@ -108,6 +121,7 @@ class _Gen:
         self.used_m = False
         self.helpers: list[_Helper] = []
         self._make_arrays()
+        self._make_extras()
 
     # ---------------------------------------------------------------- arrays
 
@@ -143,6 +157,48 @@ class _Gen:
             kinds = r.sample(("axpy", "smooth", "sum"), r.randint(1, 2))
             self.helpers = [_Helper(kind, r.choice(HELPER_NAMES[kind])) for kind in kinds]
 
+    def _make_extras(self) -> None:
+        """The newer patterns: function-local arrays in helpers, struct members pulled into
+        locals, host calls after the device work, an input check with partial final reads."""
+        r = self.rng
+        self.local_helpers: list[_Helper] = []
+        if r.random() < 0.35:
+            for kind in r.sample(extras.LOCAL_KINDS, r.randint(1, 2)):
+                helper = _Helper(kind, LOCAL_HELPER_NAMES[kind])
+                helper.variant = r.randint(0, 3)
+                self.local_helpers.append(helper)
+        self.members: list[_Array] = []
+        self.struct_helpers: list[_Helper] = []
+        self.member_swap = False
+        if r.random() < 0.22:
+            taken = set(self._all_names()) | {g.name for g in self.globals}
+            names = r.sample([x for x in ARRAY_NAMES if x not in taken], r.randint(2, 3))
+            self.members = [_Array(nm, "double", "n", member=True) for nm in names]
+            self.struct_type = r.choice(("Fields", "State", "Mesh"))
+            self.arrow = r.random() < 0.6
+            self.spath = "fs->" if self.arrow else "st."
+            kinds = [r.choice(("axpy", "smooth"))] + [k for k in ("axpy", "smooth", "sum")
+                                                        if r.random() < 0.4]
+            for kind in dict.fromkeys(kinds):
+                helper = _Helper(kind, f"{self.struct_type.lower()}_{kind}")
+                helper.dst, helper.src = r.sample(names, 2)
+                self.struct_helpers.append(helper)
+            self.member_swap = r.random() < 0.25
+            self.feat("struct member arrays through local pointers")
+        self.tail: list[str] = []
+        if r.random() < 0.35:
+            kinds = ["note", "bump", "peek"] + (["glob"] if self.globals else []) + \
+                (["member"] if self.members else [])
+            self.tail = r.sample(kinds, r.randint(1, min(3, len(kinds))))
+        self.guard = None
+        if r.random() < 0.35:
+            self.guard = (r.choice((2, 3, 4, 8, 16, 100)), r.choice(("block", "exit", "single")),
+                          r.random() < 0.5, r.choice((1, 2, 5)))
+            self.feat("input check at the start of main")
+        self.partial: set[str] = set()
+        if r.random() < 0.4:
+            self.partial = {a.name for a in self.every() + self.members if r.random() < 0.5}
+
     def _all_names(self) -> list[str]:
         return [a.name for a in self.arrays] + [a.alias for a in self.arrays if a.alias]
 
@@ -155,6 +211,8 @@ class _Gen:
 
     def name(self, arr: _Array) -> str:
         """The name to use for ``arr`` at this reference: the alias half the time."""
+        if arr.member:
+            return self.spath + arr.name
         if arr.alias and self.rng.random() < 0.5:
             arr.alias_used = True
             return arr.alias
@@ -387,6 +445,11 @@ class _Gen:
         helper_pick = [h for h in self.helpers if h.kind != "sum"]
         if helper_pick and r.random() < 0.45:
             return self.helper_call(out, r.choice(helper_pick))
+        if self.local_helpers and r.random() < 0.3:
+            return self.local_call(out, r.choice(self.local_helpers))
+        struct_pick = [h for h in self.struct_helpers if h.kind != "sum"]
+        if struct_pick and r.random() < 0.3:
+            return self.struct_call(out, r.choice(struct_pick))
         kind = r.choice(("elementwise", "elementwise", "elementwise", "stencil", "stencil",
                          "stencil", "gather", "gather", "two", "two", "boundary"))
         {"elementwise": self.elementwise_kernel, "stencil": self.stencil_kernel,
@@ -412,6 +475,35 @@ class _Gen:
         else:
             out.add(f"{helper.name}({size}, {self.name(dst)}, {self.name(src)});")
 
+    def local_call(self, out: _Lines, helper: _Helper) -> None:
+        """A call of a helper with a function-local array; what it returns goes to probe."""
+        r = self.rng
+        doubles = [a for a in self.arrays if a.ctype == "double" and a.size == "n"]
+        if len(doubles) < 2:
+            return self.elementwise_kernel(out)
+        dst, src = r.sample(doubles, 2)
+        helper.calls += 1
+        self.feat({"vla": "VLA in a helper function", "vla_init": "VLA in a helper function",
+                   "vla_loop": "VLA used by kernels in a loop",
+                   "fixed": "fixed-size local arrays in a helper function",
+                   "static_once": "static table filled once",
+                   "static_once_modified": "static table changed after its fill",
+                   "static_every": "static table refilled on every call",
+                   "static_acc": "static array written by kernels"}[helper.kind])
+        out.add(f"probe += {helper.name}({self.size(dst)}, {self.name(dst)}, {self.name(src)});")
+        self.probe_used = True
+
+    def struct_call(self, out: _Lines, helper: _Helper) -> None:
+        helper.calls += 1
+        out.add(f"{helper.name}({'fs' if self.arrow else '&st'});")
+
+    def struct_sum_call(self, out: _Lines, helper: _Helper) -> str:
+        helper.calls += 1
+        self.feat("reduction inside a struct helper")
+        name, _ = self.new_scalar("sum")
+        out.add(f"{name} = {helper.name}({'fs' if self.arrow else '&st'});")
+        return name
+
     def helper_sum_call(self, out: _Lines, helper: _Helper) -> str:
         arr = self.rng.choice([a for a in self.every() if a.ctype == "double"])
         helper.calls += 1
@@ -421,7 +513,7 @@ class _Gen:
         return name
 
     def helper_definitions(self) -> list[str]:
-        lines: list[str] = []
+        lines: list[str] = self.extra_definitions()
         for h in self.helpers:
             if h.calls == 0:
                 continue
@@ -452,11 +544,33 @@ class _Gen:
                           "    return s;", "}", ""]
         return lines
 
+    def extra_definitions(self) -> list[str]:
+        to = "to" if self.readonly_to else "tofrom"
+        lines: list[str] = []
+        if self.members:
+            lines += extras.struct_type(self.struct_type, [a.name for a in self.members])
+        for h in self.struct_helpers:
+            if h.calls:
+                lines += extras.struct_helper(h.kind, h.name, self.struct_type, h.dst, h.src,
+                                              self.mod, to)
+        for h in self.local_helpers:
+            if h.calls:
+                lines += extras.local_helper(h.kind, h.name, self.mod, to, h.variant)
+        for kind in self.tail:
+            lines += extras.tail_helper(
+                kind, TAIL_NAMES[kind], self.mod, glob=self.globals[0].name if self.globals else None,
+                type_name=getattr(self, "struct_type", None),
+                member=self.members[0].name if self.members else None)
+        return lines
+
     # ---------------------------------------------------------------- host code
 
     def host_op(self, out: _Lines, loop_var: str | None) -> None:
         r = self.rng
         arr = r.choice(self.every())
+        if self.members and r.random() < 0.35:
+            arr = r.choice(self.members)
+            self.feat("host access through a member path")
         nm, size = self.name(arr), self.size(arr)
         kind = r.choice(("whole_write", "whole_read", "elem_write", "elem_read", "range_write",
                          "range_read", "print"))
@@ -508,8 +622,11 @@ class _Gen:
         """A reduction (kernel or helper) and a host use of its result."""
         r = self.rng
         sums = [h for h in self.helpers if h.kind == "sum"]
+        struct_sums = [h for h in self.struct_helpers if h.kind == "sum"]
         if sums and r.random() < 0.5:
             name = self.helper_sum_call(out, sums[0])
+        elif struct_sums and r.random() < 0.5:
+            name = self.struct_sum_call(out, struct_sums[0])
         else:
             name = self.reduction_kernel(out, loop_var)
         ctype = next(s[1] for s in self.scalars if s[0] == name)
@@ -571,7 +688,19 @@ class _Gen:
             self.any_kernel(body, "0")
         self.bound = "nsteps"
         body.open("for (int step = 0; step < nsteps; ++step)")
+        if self.local_helpers and not any(h.calls for h in self.local_helpers):
+            self.local_call(body, r.choice(self.local_helpers))
+        if self.struct_helpers:
+            self.struct_call(body, self.struct_helpers[0])
         self.loop_body(body, "step", r.randint(1, 4))
+        if self.member_swap:
+            a, b = self.members[0], self.members[1]
+            self.feat("struct members swapped")
+            body.open("")
+            body.add(f"double *mtmp = {self.name(a)};")
+            body.add(f"{self.name(a)} = {self.name(b)};")
+            body.add(f"{self.name(b)} = mtmp;")
+            body.close()
         if self.swap:
             a, b = self.swap
             body.open("")  # a block for the temporary
@@ -620,11 +749,24 @@ class _Gen:
             const = r.choice(("const int", "int"))
             main.add(f"{const} n = {self.n_default};")
             main.add(f"{const} nsteps = {self.steps};")
-        if self.used_m or any(a.size == "m" for a in self.arrays):
+        has_m = self.used_m or any(a.size == "m" for a in self.arrays)
+        if has_m:
             main.add(r.choice(("int m = n / 2 + 3;", "int m = n - n / 3;")))
+        if self.guard:
+            self._guard(main, has_m)
         for arr in self.arrays:
             main.add(self._alloc(arr))
+        if self.members:
+            main.add(f"{self.struct_type} st;")
+            if self.arrow:
+                main.add(f"{self.struct_type} *fs = &st;")
+            main.add(f"{self.spath}n = n;")
+            for arr in self.members:
+                arr.calloc = r.random() < 0.4
+                alloc = "calloc(n, sizeof(double))" if arr.calloc else "malloc(sizeof(double) * n)"
+                main.add(f"{self.spath}{arr.name} = {alloc};")
         self._init(main)
+        self._member_writes(main)
         for arr in self.arrays:
             if arr.alias and arr.alias_used:
                 main.add(f"double *{arr.alias} = {arr.name};")
@@ -634,17 +776,20 @@ class _Gen:
         main.add("")
         main.lines += body.lines
         main.add("")
-        for arr in self.every():
-            size = arr.size
-            if arr.ctype == "double" and report:
-                main.add(f'report("{arr.name}", {arr.name}, {size});')
+        self._tail_calls(main)
+        for arr in self.every() + self.members:
+            size, ref = arr.size, self._ref(arr)
+            if arr.name in self.partial:
+                self._partial_reads(main, arr)
+            elif arr.ctype == "double" and report:
+                main.add(f'report("{arr.name}", {ref}, {size});')
             else:
                 main.open("")
                 main.add("double sum = 0.0;")
                 main.add("long hash = 0;")
                 main.open(f"for (int i = 0; i < {size}; ++i)")
-                main.add("sum += (double)" + f"{arr.name}[i] * (double)(i % 7 + 1);")
-                main.add(f"hash = (hash * 31 + (long){arr.name}[i]) % 1000003;")
+                main.add("sum += (double)" + f"{ref}[i] * (double)(i % 7 + 1);")
+                main.add(f"hash = (hash * 31 + (long){ref}[i]) % 1000003;")
                 main.close()
                 main.add(f'printf("{arr.name}: sum=%.6e hash=%ld\\n", sum, hash);')
                 main.close()
@@ -652,12 +797,95 @@ class _Gen:
             fmt = "%.6e" if ctype == "double" else "%ld"
             main.add(f'printf("{name} = {fmt}\\n", {name});')
         main.add('printf("probe = %.6e\\n", probe);')
-        for arr in self.arrays:
-            main.add(f"free({arr.name});")
+        for arr in self.arrays + self.members:
+            main.add(f"free({self._ref(arr)});")
         main.add("return 0;")
         main.lines.append("}")
         text = "\n".join(head + main.lines) + "\n"
         return text.replace("\n\n\n", "\n\n")
+
+    def _member_writes(self, main: _Lines) -> None:
+        """Host writes through member paths before the device work: a few elements of a
+        member (a calloc'd one may get only these, its other elements are zeros)."""
+        r = self.rng
+        for arr in self.members:
+            if r.random() < 0.5:
+                continue
+            self.feat("host writes through member paths before the device work")
+            ref = self._ref(arr)
+            if r.random() < 0.5:
+                width = r.randint(1, 5)
+                lo, hi = r.choice((("0", str(width)), (f"n - {width}", "n"), ("n / 3", "n / 2")))
+                main.add(f"for (int i = {lo}; i < {hi}; ++i)")
+                main.add(f"    {ref}[i] = (double)((i * {r.randint(2, 9)} + 1) % {self.mod});")
+            else:
+                idx = r.choice(("0", "n - 1", "n / 2"))
+                main.add(f"{ref}[{idx}] = {r.randint(1, 99)}.0;")
+
+    def _ref(self, arr: _Array) -> str:
+        return self.spath + arr.name if arr.member else arr.name
+
+    def _guard(self, main: _Lines, has_m: bool) -> None:
+        """``if (n < K || ...) return 1;``: s2s may use ``n >= K`` afterwards."""
+        low, style, steps, m_low = self.guard
+        conds = [f"n < {low}"] + (["nsteps < 1"] if steps else []) + \
+            ([f"m < {m_low}"] if has_m else [])
+        cond = " || ".join(conds)
+        if style == "single":
+            main.add(f"if ({cond})")
+            main.add("    return 1;")
+            return
+        main.open(f"if ({cond})")
+        main.add('fprintf(stderr, "bad sizes\\n");')
+        main.add("exit(1);" if style == "exit" else "return 1;")
+        main.close()
+
+    def _tail_calls(self, main: _Lines) -> None:
+        """Host calls after the device work (see extras.tail_helper)."""
+        r = self.rng
+        doubles = [a for a in self.every() + self.members if a.ctype == "double"]
+        for kind in self.tail:
+            fn = TAIL_NAMES[kind]
+            if kind == "note":
+                main.add(f"{fn}(nsteps);")
+                self.feat("host call after the device work touching no array")
+            elif kind == "glob":
+                main.add(f'printf("{fn} = %.6e\\n", {fn}());')
+                self.feat("host call after the device work reading a global")
+            elif kind == "member":
+                main.add(f'printf("{fn} = %.6e\\n", {fn}({"fs" if self.arrow else "&st"}));')
+                self.feat("host call after the device work reading a mapped array")
+            else:
+                arr = r.choice(doubles)
+                ref, size = self._ref(arr), arr.size
+                if kind == "bump":
+                    main.add(f"{fn}({size}, {ref});")
+                    self.feat("host call after the device work writing an array")
+                else:
+                    main.add(f'printf("{fn}({arr.name}) = %.6e\\n", {fn}({ref}, {size}));')
+                    self.feat("host call after the device work reading a mapped array")
+
+    def _partial_reads(self, main: _Lines, arr: _Array) -> None:
+        """Final reads of a few elements and maybe the interior of ``arr`` (instead of all)."""
+        r = self.rng
+        ref, size = self._ref(arr), arr.size
+        cast = "(double)" if arr.ctype == "int" else ""
+        picks = r.sample((f"{size} / 4", f"{size} - 1", f"{size} / 2", f"3 * {size} / 4", "0",
+                          f"{size} - 2", "1"), r.randint(1, 3))
+        for idx in picks:
+            main.add(f'printf("{arr.name}[{idx}] = %.6e\\n", {cast}{ref}[{idx}]);')
+        self.feat("single-element host reads at the end")
+        interior = r.choice((None, ("1", f"{size} - 1"), ("2", f"{size} - 2"),
+                             ("1", f"{size} / 2")))
+        if interior:
+            self.feat("interior host read at the end")
+            main.open("")
+            main.add("double sum = 0.0;")
+            main.open(f"for (int i = {interior[0]}; i < {interior[1]}; ++i)")
+            main.add(f"sum += (double){ref}[i] * (double)(i % 7 + 1);")
+            main.close()
+            main.add(f'printf("{arr.name} interior: sum=%.6e\\n", sum);')
+            main.close()
 
     def _alloc(self, arr: _Array) -> str:
         t, nm, size = arr.ctype, arr.name, arr.size
@@ -675,7 +903,7 @@ class _Gen:
         """Host initialization of every array that calloc did not zero (calloc'd ones too,
         half the time): small integers below the modulus."""
         by_size: dict[str, list[_Array]] = {}
-        for arr in self.every():
+        for arr in self.every() + self.members:
             if arr.calloc and self.rng.random() < 0.5:
                 self.feat("calloc array used as zero-initialized")
                 continue
@@ -685,7 +913,7 @@ class _Gen:
             for arr in arrays:
                 mul, add = self.rng.randint(2, 40), self.rng.randint(0, 50)
                 cast = "(double)" if arr.ctype == "double" else ""
-                main.add(f"{arr.name}[i] = {cast}((i * {mul} + {add}) % {self.mod});")
+                main.add(f"{self._ref(arr)}[i] = {cast}((i * {mul} + {add}) % {self.mod});")
             main.close()
 
 

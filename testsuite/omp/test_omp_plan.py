@@ -864,3 +864,77 @@ def test_callee_enter_data_stays_when_a_kernel_array_is_not_mapped_by_the_plan(l
     result, _ = plan(load_source, CALLEE_OWN_BUFFER)
     assert result.regions == []
     assert any(id == "omp-unsupported" for _, id, _ in result.warnings)
+
+
+LOCAL_ARRAY_BETWEEN_LAUNCHES = """
+static double twice(int len, const double *src) {
+    double tmp[len];                        /* written by one launch, read by the next */
+    #pragma omp target teams distribute parallel for map(to: src[0:len])
+    for (int i = 0; i < len; ++i)
+        tmp[i] = 2.0 * src[i];
+    double s = 0.0;
+    #pragma omp target teams distribute parallel for reduction(+:s) map(tofrom: s)
+    for (int i = 0; i < len; ++i)
+        s += tmp[i];
+    return s;
+}
+int main(void) {
+    int n = 200;
+    double *a = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) a[i] = i % 10;
+    printf("%.1f\\n", twice(n, a));
+    free(a);
+    return 0;
+}
+"""
+
+
+def test_local_array_a_later_launch_reads_comes_back_from_the_writer(load_source, tmp_path):
+    """Each launch maps a function-local array on its own: what the first writes reaches
+    the second only through the host copy, so the writer maps it ``from`` although the
+    host never reads it (found by s2s.verify.omp_random, seed 0)."""
+    output, once, again = _rewrite_twice(load_source, LOCAL_ARRAY_BETWEEN_LAUNCHES)
+    text = once.decode()
+    writer, reader = [line for line in text.splitlines() if "parallel for" in line]
+    assert "map(from: tmp)" in writer and "map(to: tmp)" in reader
+    assert again.edits == ()
+    _same_output(HEAD + LOCAL_ARRAY_BETWEEN_LAUNCHES, text, tmp_path)
+
+
+PUSHED_ELEMENT_IN_A_LOOP = """
+int main(void) {
+    int n = 100;
+    double *v = calloc(n, sizeof(double));
+    double *w = calloc(n, sizeof(double));
+    #pragma omp target map(tofrom: v[0:n])
+    {
+        v[0] = v[1];
+    }
+    for (int step = 0; step < 4; ++step) {
+        if (step % 2 == 0) {
+            v[0] = v[0] + step + 1;         /* the one stale element, pushed back */
+            #pragma omp target teams distribute parallel for map(tofrom: w[0:n])
+            for (int i = 0; i < n; ++i)
+                w[i] = w[i] + 1.0;
+        }
+    }
+    printf("%f %f\\n", v[0], w[5]);
+    free(v); free(w);
+    return 0;
+}
+"""
+
+
+def test_pushed_element_that_was_all_the_stale_part_leaves_no_empty_section(load_source,
+                                                                           tmp_path):
+    """The device wrote only v[0]; the host reads and rewrites it and pushes it back. Trimming
+    the pushed element from the stale part [0:1] leaves nothing, not the section [1:0]
+    (which the next iteration trimmed to [1:-1]: a rewrite clang rejects; found by
+    s2s.verify.omp_random, seed 745)."""
+    output, once, again = _rewrite_twice(load_source, PUSHED_ELEMENT_IN_A_LOOP)
+    text = once.decode()
+    updates = [line.strip() for line in text.splitlines() if "target update" in line]
+    assert "#pragma omp target update from(v[0:1])" in updates
+    assert not any(":0]" in u or ":-" in u for u in updates), updates
+    assert again.edits == ()
+    _same_output(HEAD + PUSHED_ELEMENT_IN_A_LOOP, text, tmp_path)

@@ -58,3 +58,4 @@ def test_trim_drops_an_end_element_only():
     low, length = trim("[1:n - 1]", "[n - 1:1]")[1:-1].split(":")
     assert same_value(low, "1") and same_value(length, "n - 2")
     assert trim("[0:n]", "[3:1]") == "[0:n]"
+    assert trim("[0:1]", "[0:1]") is None and trim("[n - 1:1]", "[n - 1:1]") is None

@@ -76,7 +76,19 @@ def test_generator_covers_the_patterns():
               "global array (implicit map)", "global array (section map)", "global array (whole map)",
               "split target + teams", "early exit from the time loop",
               "reduction result used in a later kernel", "kernel over part of an array",
-              "plain target region (boundary update)"]
+              "plain target region (boundary update)",
+              # function-local arrays, struct members, calls after the work, input checks
+              "VLA in a helper function", "VLA used by kernels in a loop", "fixed-size local arrays in a helper function",
+              "static table filled once", "static table changed after its fill",
+              "static table refilled on every call", "static array written by kernels",
+              "struct member arrays through local pointers", "host access through a member path",
+              "reduction inside a struct helper", "struct members swapped",
+              "host call after the device work touching no array",
+              "host call after the device work writing an array",
+              "host call after the device work reading a mapped array",
+              "host call after the device work reading a global",
+              "input check at the start of main", "single-element host reads at the end",
+              "interior host read at the end"]
     missing = [f for f in wanted if seen[f] < 3]
     assert not missing, f"patterns (almost) never generated in 200 seeds: {missing}"
 
