@@ -207,7 +207,8 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         if section is not None and skipped[label].startswith("its element count"):
             lengths[label] = section
             del skipped[label]
-    unmapped = sorted(set(skipped) | (survey.device_labels - set(lengths)))
+    unmapped = sorted(label for label in set(skipped) | (survey.device_labels - set(lengths))
+                      if not _local_array(model, label))
     if callee_maps.spans and unmapped:
         # (a kernel's array created in a callee, say, may rely on the callee's enter data)
         raise Unsupported(f"'{unmapped[0]}' could not be mapped by the plan, which would "
@@ -612,6 +613,15 @@ def _entry_state(model: TranslationUnit, function, start: int, to_labels) -> Sta
     for name, labels in state.pts.items():
         state.valid[name] = BOTH if labels and labels <= set(to_labels) else frozenset("H")
     return state
+
+
+def _local_array(model: TranslationUnit, label: str) -> bool:
+    """Whether ``label`` is a callee's array variable (``coarsen#1::coarse``): its launches
+    map it by value, never through a device copy some data directive made."""
+    function, _, name = label.partition("#")
+    name = name.partition("::")[2]
+    return any(a.function == function and a.name == name and a.kind in ("vla", "static_array")
+               for a in model.allocations)
 
 
 def _data_directives(model: TranslationUnit, function: str, source: bytes = b"") -> list:

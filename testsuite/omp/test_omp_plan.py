@@ -707,40 +707,6 @@ def test_read_back_does_not_pass_over_a_call_reading_through_a_global_pointer(lo
     _same_output(HEAD + GLOBAL_POINTER, once.decode(), tmp_path)
 
 
-TWO_LAUNCHES = """
-static void pipeline(int n, int it) {
-    double stage[n];
-    #pragma omp target teams distribute parallel for
-    for (int i = 0; i < n; ++i) stage[i] = i * it;       /* written whole, never on the host */
-    double s = 0;
-    #pragma omp target teams distribute parallel for reduction(+:s)
-    for (int i = 0; i < n; ++i) s += stage[i];            /* ... but read by the next launch */
-    printf("%d %g\\n", it, s);
-}
-int main(void) {
-    for (int it = 0; it < 3; it++) pipeline(100, it);
-    return 0;
-}
-"""
-
-
-def test_a_local_array_read_by_a_later_launch_comes_back_from_the_first(load_source, tmp_path):
-    """Per-launch map types: the second launch gets the array from the host copy, so the
-    first must bring it back even though the host never reads it."""
-    output, once, again = _rewrite_twice(load_source, TWO_LAUNCHES)
-    text = once.decode()
-    assert "for map(from: stage)" in text and "reduction(+:s) map(to: stage)" in text
-    assert again.edits == ()
-    if omp_harness.toolchain_problem():
-        pytest.skip(omp_harness.toolchain_problem())
-    results = []
-    for name, body in (("orig", HEAD + TWO_LAUNCHES), ("new", text)):
-        (tmp_path / f"{name}.c").write_text(body)
-        omp_harness.build(tmp_path / f"{name}.c", tmp_path / name)
-        results.append(omp_harness.run(tmp_path / name))
-    assert results[0].stdout == results[1].stdout and results[1].returncode == 0
-
-
 INIT_FINALIZE = """
 static double *device_init(int n) {
     double *f = malloc(n * sizeof(double));
