@@ -189,6 +189,8 @@ class Interpreter:
     length_memo: dict = field(default_factory=dict)
     #: function name -> its body's text (None: device writes in callees are not located)
     body_text: object = None
+    #: _in_root translations; shared like length_memo
+    root_memo: dict = field(default_factory=dict)
 
     # --- entry points ---------------------------------------------------------------------
 
@@ -447,6 +449,12 @@ class Interpreter:
                 or param in frame.offset_bound or frame.pointers[param].startswith("&") or \
                 frame.pointers.keys() & set(re.findall(r"[A-Za-z_]\w*", section)):
             return None
+        key = (section, frame.function, tuple(sorted(frame.scalars.items())))
+        if key not in self.root_memo:
+            self.root_memo[key] = self._translate(section, frame)
+        return self.root_memo[key]
+
+    def _translate(self, section: str, frame: Frame) -> str | None:
         body = self.body_text(frame.function)
         failed = []
 

@@ -442,6 +442,7 @@ class _Solver:
         self.section_of = _element_section(nodes, source_texts(source))
         self.candidates = push_candidates(nodes, self.section_of)
         self.length_memo: dict = {}
+        self.root_memo: dict = {}
         texts: dict[str, str] = {}
 
         def body_text(name: str) -> str:
@@ -455,7 +456,8 @@ class _Solver:
     def _run(self, to_labels):
         interp = Interpreter(self.irs, self.tracked, self.lengths, self.locals_of, record=True,
                              distinct=self.distinct, section_of=self.section_of,
-                             length_memo=self.length_memo, body_text=self.body_text)
+                             length_memo=self.length_memo, body_text=self.body_text,
+                             root_memo=self.root_memo)
         exit_state = interp.run_range(self.nodes, _entry_state(self.model, self.function,
                                                                self.start, to_labels),
                                       self.frame)
