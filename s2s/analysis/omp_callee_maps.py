@@ -130,20 +130,27 @@ def _in_root(item, binding: dict, body: str) -> tuple[str, str | None, bool]:
     parts = [section.lower.text if section.lower else "0", section.length.text]
     out = []
     for part in parts:
-        failed = []
-
-        def replace(match) -> str:
-            name = match.group(0)
-            if name not in binding or binding[name][1] or assigned_in(name, body):
-                failed.append(name)
-                return name
-            return f"({binding[name][0]})"
-
-        text = re.sub(r"(?<![\w.>])[A-Za-z_]\w*", replace, part)
-        if failed or re.search(r"\.|->", part):
+        text = _bound_text(part, binding, body)
+        if text is None:
             return base, None, resolved
         try:
             out.append(render(poly(text)))
         except NotPoly:
             return base, None, resolved
     return base, f"[{out[0]}:{out[1]}]", resolved
+
+
+def _bound_text(part: str, binding: dict, body: str) -> str | None:
+    """``part`` with the callee's scalar parameters replaced by the call's arguments; None
+    when it uses any other name, a member, or a parameter the callee assigns."""
+    failed = []
+
+    def replace(match) -> str:
+        name = match.group(0)
+        if name not in binding or binding[name][1] or assigned_in(name, body):
+            failed.append(name)
+            return name
+        return f"({binding[name][0]})"
+
+    text = re.sub(r"(?<![\w.>])[A-Za-z_]\w*", replace, part)
+    return None if failed or re.search(r"\.|->", part) else text

@@ -156,7 +156,7 @@ def nonnegative(p: Poly, facts: dict[str, int]) -> bool:
     names = sorted(variables)
     for residues in product(*(range(modulus[v]) for v in names)):
         value = {}
-        for v, r in zip(names, residues):
+        for v, r in zip(names, residues, strict=True):
             # v = M * (w0 + t) + r with w0 the least w allowed by v >= fact; t >= 0.
             w0 = -((r - facts[v]) // modulus[v])
             value[v] = {(f"{v}#t",): modulus[v], (): modulus[v] * w0 + r}

@@ -33,8 +33,8 @@ from s2s.analysis.omp_callee_maps import callee_mappings
 from s2s.analysis.omp_cover import entry_coverage
 from s2s.analysis.omp_facts import drop_contained, guard_facts
 from s2s.analysis.omp_flow import BOTH, Frame, Interpreter, State, Unsupported, norm_text
-from s2s.analysis.omp_locals import LocalMap, StaticEntry, local_maps, static_table_entry
 from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, IRBuilder, Node
+from s2s.analysis.omp_locals import LocalMap, StaticEntry, local_maps, static_table_entry
 from s2s.analysis.omp_place import (
     PlannedUpdate,
     element_anchor,
