@@ -15,12 +15,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, Node, Update
+from s2s.analysis.omp_ir import Access, Assign, CallEvent, Copy, FunctionIR, Node, Update
 from s2s.analysis.polynomial import (
     NotPoly,
     assigned_in,
     disjoint,
     expand,
+    mentions,
     poly,
     render,
     same_value,
@@ -221,6 +222,9 @@ class Interpreter:
                 if out.get_valid(name) == BOTH:  # only read while fresh: as stale as before
                     out.valid[name] = valid
                     out.dirty[name] = dirty
+            for event in node.events:  # (the sections from before the statement, too)
+                if isinstance(event, Assign):
+                    out = self._assign(event, out, frame)
         return out
 
     def _run(self, node: Node, state: State, frame: Frame) -> State | None:
@@ -353,6 +357,8 @@ class Interpreter:
             return self._copy(event, state, frame)
         if isinstance(event, Update):
             return self._update(event, state, frame)
+        if isinstance(event, Assign):
+            return self._assign(event, state, frame)
         if isinstance(event, CallEvent):
             self._calls.append((node, frame))
             try:
@@ -360,6 +366,28 @@ class Interpreter:
             finally:
                 self._calls.pop()
         raise AssertionError(event)
+
+    def _assign(self, assign: Assign, state: State, frame: Frame) -> State:
+        """Sections are texts over the root function's variables: ``[m*r:m]`` recorded by
+        the kernel of one trip names other elements after ``r++``. Stale and written
+        sections that mention a changed variable are forgotten (stale: anywhere; written:
+        not known). In a called function only its non-local names can be the root's."""
+        names = assign.names if not frame.prefix and not frame.pointers and \
+            not frame.scalars else frozenset(
+                n for n in assign.names if n not in frame.locals and n not in frame.pointers
+                and n not in frame.scalars)
+        stale = [n for n, d in state.dirty.items() if d and any(mentions(s, names) for s in d)]
+        covered = [label for label, c in state.cover.items()
+                   if any(mentions(s, names) for s in c)]
+        if not stale and not covered:
+            return state
+        state = state.copy()
+        for name in stale:
+            state.dirty[name] = None
+        for label in covered:
+            state.cover[label] = frozenset(s for s in state.cover[label]
+                                           if not mentions(s, names))
+        return state
 
     def _tracked(self, state: State, name: str) -> bool:
         return self.tracked is None or bool(state.get_pts(name) & self.tracked)

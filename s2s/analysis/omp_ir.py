@@ -26,7 +26,7 @@ from s2s.analysis.omp_loops import (
     inside_span,
     write_extent,
 )
-from s2s.analysis.polynomial import assigned_in
+from s2s.analysis.polynomial import assigned_in, assigned_names
 from s2s.model import ArrayRef, HostFunction, PointerCopy, Stmt, TranslationUnit
 
 
@@ -70,6 +70,14 @@ class CallEvent:
     callee: str
     args: tuple[str, ...]
     offset: int
+
+
+@dataclass(frozen=True)
+class Assign:
+    """The statement (or header part) may change the integer variables ``names`` (root
+    names, over-approximated): facts whose sections mention them no longer hold after it."""
+
+    names: frozenset
 
 
 @dataclass(frozen=True)
@@ -130,6 +138,10 @@ class FunctionIR:
 _DECLARATION = re.compile(r"^\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long\s+long|size_t|"
                           r"ptrdiff_t|short|unsigned)\s+(?:const\s+)?([^;]+);\s*$", re.S)
 _DECLARATOR = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*(.+?)\s*$", re.S)
+
+
+def _assign(names: frozenset) -> list:
+    return [Assign(frozenset(names))] if names else []
 
 
 def _top_level_split(text: str) -> list[str]:
@@ -252,7 +264,8 @@ class IRBuilder:
         directive = self._target_of(stmt)
         if directive is not None:
             node = Node("kernel", stmt, self._function, directive=directive, parent=parent)
-            node.events = self._kernel_events(stmt, directive)
+            node.events = self._kernel_events(stmt, directive) + \
+                _assign(self._written_back(stmt, directive))
             return node
         kind = stmt.kind
         if kind == "block":
@@ -262,21 +275,23 @@ class IRBuilder:
             node = Node("loop", stmt, self._function, parent=parent, loop_kind=kind)
             if stmt.init is not None:
                 node.init = self._node(stmt.init, node)
-            node.cond = self._own_events(stmt, stmt.cond.span if stmt.cond else None)
-            node.step = self._own_events(stmt, stmt.step.span if stmt.step else None)
+            node.cond = self._own_events(stmt, stmt.cond.span if stmt.cond else None) + \
+                self._assigns(stmt.cond)
+            node.step = self._own_events(stmt, stmt.step.span if stmt.step else None) + \
+                self._assigns(stmt.step)
             node.body = self._node(stmt.body, node) if stmt.body is not None else \
                 Node("seq", None, self._function, parent=node)
             node.events = self._hostfull_writes(stmt)
         elif kind == "if":
             node = Node("if", stmt, self._function, parent=parent)
-            node.cond = self._own_events(stmt, None)
+            node.cond = self._own_events(stmt, None) + self._assigns(stmt.cond)
             then = self._node(stmt.body, node) if stmt.body else Node("seq", None, self._function)
             orelse = self._node(stmt.orelse, node) if stmt.orelse else \
                 Node("seq", None, self._function, parent=node)
             node.children = [then, orelse]
         elif kind == "switch":
             node = Node("switch", stmt, self._function, parent=parent)
-            node.cond = self._own_events(stmt, None)
+            node.cond = self._own_events(stmt, None) + self._assigns(stmt.cond)
             node.body = self._node(stmt.body, node) if stmt.body else \
                 Node("seq", None, self._function, parent=node)
         elif kind in ("case", "default", "label"):
@@ -285,11 +300,32 @@ class IRBuilder:
             node.children = [self._node(c, node) for c in stmt.children]
         elif kind in JUMP_KINDS:
             node = Node("jump", stmt, self._function, parent=parent, jump=kind)
-            node.events = self._own_events(stmt, None)
+            node.events = self._own_events(stmt, None) + self._assigns(stmt)
         else:
             node = Node("leaf", stmt, self._function, parent=parent)
-            node.events = self._own_events(stmt, None)
+            node.events = self._own_events(stmt, None) + self._assigns(stmt)
         return node
+
+    def _assigns(self, part) -> list:
+        """An :class:`Assign` event (last: the statement's accesses come first) for the
+        variables ``part`` may change, or nothing."""
+        return _assign(assigned_names(self.text(part))) if part is not None else []
+
+    def _written_back(self, stmt: Stmt, directive: int) -> frozenset:
+        """Host variables a target region assigns when it ends: reduction and lastprivate
+        items and scalars mapped ``from``/``tofrom``, on any directive of the region."""
+        names = set()
+        start = self.model.directives[directive].span.start
+        for other in self.model.directives:
+            if not start <= other.span.start < stmt.span.end:
+                continue
+            for clause in other.clauses:
+                if clause.name in ("reduction", "lastprivate"):
+                    names.update(item.root for item in clause.items)
+            for clause in other.maps:
+                if clause.map_type in ("from", "tofrom"):
+                    names.update(i.root for i in clause.items if not i.sections)
+        return frozenset(names)
 
     def _target_of(self, stmt: Stmt) -> int | None:
         """The target region whose body ``stmt`` is: its own directive, or an enclosing one

@@ -33,6 +33,7 @@ from s2s.analysis.omp_callee_maps import callee_mappings
 from s2s.analysis.omp_cover import entry_coverage
 from s2s.analysis.omp_facts import drop_contained, guard_facts
 from s2s.analysis.omp_flow import BOTH, Frame, Interpreter, State, Unsupported, norm_text
+from s2s.analysis.omp_guards import directive_chain, drop_changing_counts, unknown_storage
 from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, IRBuilder, Node
 from s2s.analysis.omp_locals import LocalMap, StaticEntry, local_maps, static_table_entry
 from s2s.analysis.omp_place import (
@@ -47,9 +48,10 @@ from s2s.analysis.omp_place import (
     source_texts,
 )
 from s2s.analysis.omp_probe import probe_tail
-from s2s.analysis.omp_sections import atoms_of, host_sections
+from s2s.analysis.omp_sections import atoms_of, changing_term, host_sections
 from s2s.analysis.omp_sizes import (
     alias_groups,
+    allocation_of,
     array_sections,
     entry_sections,
     exact_aliases,
@@ -177,7 +179,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     for name in sorted({function.name} | _callees(irs, function.name)):
         for node in irs[name].root.walk():
             if node.kind == "kernel" and any(d.clause("if") for d in
-                                             _directive_chain(model, node.directive)):
+                                             directive_chain(model, node.directive)):
                 # if(false) runs the region on the host, on the host copies: which copy is
                 # fresh afterwards depends on a run-time value.
                 raise Unsupported(f"the target region at {node.stmt.span.location()} has an "
@@ -207,19 +209,34 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         if section is not None and skipped[label].startswith("its element count"):
             lengths[label] = section
             del skipped[label]
+    drop_changing_counts(lengths, skipped, nodes, irs, source_texts(source))
     unmapped = sorted(label for label in set(skipped) | (survey.device_labels - set(lengths))
                       if not _local_array(model, label))
     if callee_maps.spans and unmapped:
         # (a kernel's array created in a callee, say, may rely on the callee's enter data)
         raise Unsupported(f"'{unmapped[0]}' could not be mapped by the plan, which would "
                           "replace the enter/exit data of the functions it calls")
+    for label in unmapped:
+        if label in skipped or "@" not in label:
+            continue
+        name = label.split("@")[0]
+        if allocation_of(model, function, name) is None:
+            # It may hold the address of a mapped array: a plan that does not see its
+            # kernel's accesses could leave either copy stale.
+            raise Unsupported(f"'{name}' is used on the device and "
+                              + unknown_storage(model, nodes, name))
+        skipped[label] = "it points to storage allocated inside the region"
     for label, why in skipped.items():
-        plan.warnings.append((f"'{label}' keeps its per-kernel mapping: {why}", "omp-not-mapped",
-                              nodes[0].stmt.span))
+        plan.warnings.append((f"'{label.split('@')[0]}' keeps its per-kernel mapping: {why}",
+                              "omp-not-mapped", nodes[0].stmt.span))
     tracked = frozenset(lengths)
     if not tracked:
         return None
     tail = _probe_tail(model, irs, function, block, nodes, tracked, source) if extend else []
+    text = source_texts(source)
+    if any(changing_term(lengths[label], "\n".join(text(n.stmt) for n in tail), [])
+           for label in tracked):
+        tail = []  # the exit copies would name other elements
     if tail:
         nodes = nodes + tail
         end = nodes[-1].stmt.span.end
@@ -385,7 +402,7 @@ def _explicit_sections(model: TranslationUnit, nodes: list[Node], lengths, state
             if node.kind != "kernel":
                 continue
             directive = model.directives[node.directive]
-            mapped = {norm_text(item.base) for d in _directive_chain(model, node.directive)
+            mapped = {norm_text(item.base) for d in directive_chain(model, node.directive)
                       for clause in d.clauses for item in clause.items}
             missing = []
             for event in node.events:
@@ -399,14 +416,6 @@ def _explicit_sections(model: TranslationUnit, nodes: list[Node], lengths, state
                     out.append((directive.span,
                                 f"map(tofrom: {event.name}{next(iter(sections))})"))
     return out
-
-
-def _directive_chain(model: TranslationUnit, index: int) -> list:
-    """The directive and the ones it is nested in on the same construct."""
-    chain = [model.directives[index]]
-    while chain[-1].parent is not None:
-        chain.append(model.directives[chain[-1].parent])
-    return chain
 
 
 def ir_names(ir: FunctionIR) -> set[str]:

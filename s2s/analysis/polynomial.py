@@ -120,11 +120,75 @@ def assigned_in(variable: str, text: str, declarations: bool = True) -> bool:
                   flags=re.S)
     v = re.escape(variable)
     patterns = [rf"(?<![\w.>]){v}\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)", rf"(?:\+\+|--)\s*{v}\b",
-                rf"(?<![\w.>]){v}\s*(?:\+\+|--)", rf"&\s*{v}\b"]
+                rf"(?<![\w.>]){v}\s*(?:\+\+|--)", rf"(?<!&)&(?!&)\s*{v}\b"]
     if declarations:
         patterns.append(rf"\b(?:int|long|short|char|unsigned|signed|size_t|ptrdiff_t|auto|"
                         rf"double|float)\b[^;(){{}}]*(?<![\w.>]){v}\b")
     return any(re.search(p, text) for p in patterns)
+
+
+_NOT_CODE = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|/\*.*?\*/|//[^\n]*', re.S)
+_PATH = r"[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*"
+_ASSIGNS = (re.compile(rf"(?<![\w.>])({_PATH})\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)"),
+            re.compile(rf"(?:\+\+|--)\s*({_PATH})"),
+            re.compile(rf"(?<![\w.>])({_PATH})\s*(?:\+\+|--)"),
+            re.compile(rf"(?<!&)&(?!&)\s*({_PATH})"))
+_DECLARED = re.compile(r"\b(?:int|long|short|char|unsigned|signed|size_t|ptrdiff_t|auto|double|"
+                       r"float|bool)\b")
+_TYPE_WORDS = frozenset("int long short char unsigned signed size_t ptrdiff_t auto double float "
+                        "bool const volatile static register restrict".split())
+
+
+def declared_names(text: str) -> frozenset[str]:
+    """The names declared in ``text`` with a built-in type: the first identifier of each
+    declarator (``int nd = n < m ? n : m, k;`` declares ``nd`` and ``k``, not ``n``). A cast
+    or ``sizeof(int)`` declares nothing."""
+    text = _NOT_CODE.sub(" ", text)
+    names = set()
+    for start in _DECLARED.finditer(text):
+        depth, position, declarator = 0, start.end(), True
+        while position < len(text):
+            char = text[position]
+            if char in "([{":
+                depth += 1
+            elif char in ")]}":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif char == ";" and depth == 0:
+                break
+            elif char == "," and depth == 0:
+                declarator = True
+            elif char == "=" and depth == 0:
+                declarator = False
+            elif declarator and depth == 0 and (char.isalpha() or char == "_"):
+                word = re.match(r"[A-Za-z_]\w*", text[position:]).group(0)
+                if word not in _TYPE_WORDS:
+                    names.add(word)
+                    declarator = False
+                position += len(word)
+                continue
+            position += 1
+    return frozenset(names)
+
+
+def assigned_names(text: str) -> frozenset[str]:
+    """Every variable ``text`` may assign, declare or take the address of, by its root name
+    (``d->n = 3`` gives ``d``): the over-approximation :func:`assigned_in` answers one name
+    at a time. A section such as ``[m*r:m]`` means something else once one of its
+    variables has changed, so dataflow facts that mention them are forgotten there."""
+    text = _NOT_CODE.sub(" ", text)
+    names = set()
+    for pattern in _ASSIGNS:
+        names.update(re.match(r"[A-Za-z_]\w*", m.group(1)).group(0)
+                     for m in pattern.finditer(text))
+    return frozenset(names) | declared_names(text)
+
+
+def mentions(section: str, names) -> bool:
+    """Whether the text ``section`` uses one of ``names`` (as a variable or a member path's
+    root)."""
+    return any(n in names for n in re.findall(r"(?<![\w.>])[A-Za-z_]\w*", section))
 
 
 def expand(text: str, definitions: dict[str, str], rounds: int = 4) -> str:

@@ -302,7 +302,9 @@ class _Gen:
             parts.append(f"{nm}[i]" if coef == 1 else f"{coef}.0 * {nm}[i]")
         return " + ".join(parts)
 
-    def elementwise_kernel(self, out: _Lines) -> None:
+    def elementwise_kernel(self, out: _Lines, blocks: bool = False) -> None:
+        """``dst[i] = ...`` over all of ``dst`` (or part of it); with ``blocks``, one launch
+        per quarter in a host loop, then a host access to ``dst``."""
         r = self.rng
         _key, group = self.pick_group()
         dst = r.choice(group)
@@ -325,6 +327,22 @@ class _Gen:
         self.feat("elementwise kernel")
         body = [f"{dname}[i] = {self.wrap(expr, dst.ctype)};"]
         touched = [(dname, dst, False)] + [(nm, a, True) for nm, a in read_names]
+        if lo == "0" and (blocks or r.random() < 0.25):
+            # One launch per block: the written section names the host loop's counter,
+            # which means other elements on the next trip and after the loop.
+            self.feat("kernel per block in a host loop")
+            out.open("")
+            out.add(f"const int bq = {size} / 4;")
+            out.open("for (int blk = 0; blk < 4; ++blk)")
+            self.kernel(out, body, touched, "blk * bq", "blk * bq + bq")
+            if r.random() < 0.5:
+                out.add(f"probe += {dname}[blk * bq + 1];")
+                self.probe_used = True
+            out.close()
+            out.close()
+            if blocks:
+                self.host_op(out, None, dst)
+            return
         self.kernel(out, body, touched, lo, hi)
 
     def stencil_kernel(self, out: _Lines) -> None:
@@ -565,9 +583,9 @@ class _Gen:
 
     # ---------------------------------------------------------------- host code
 
-    def host_op(self, out: _Lines, loop_var: str | None) -> None:
+    def host_op(self, out: _Lines, loop_var: str | None, arr: _Array | None = None) -> None:
         r = self.rng
-        arr = r.choice(self.every())
+        arr = arr or r.choice(self.every())
         if self.members and r.random() < 0.35:
             arr = r.choice(self.members)
             self.feat("host access through a member path")
@@ -686,6 +704,9 @@ class _Gen:
         if r.random() < 0.3:
             self.feat("kernel before the time loop")
             self.any_kernel(body, "0")
+        elif r.random() < 0.15:
+            self.feat("kernel before the time loop")
+            self.elementwise_kernel(body, blocks=True)
         self.bound = "nsteps"
         body.open("for (int step = 0; step < nsteps; ++step)")
         if self.local_helpers and not any(h.calls for h in self.local_helpers):

@@ -1,0 +1,72 @@
+"""Checks that keep a data-mapping plan from meaning something the program does not.
+
+A plan names arrays by their sections: ``map(alloc: a[0:n])`` where the region opens and
+``target update from(a[0:n])`` somewhere inside. Both name the same elements only while
+``n`` stays the same, so arrays whose element count the region may change keep their
+per-kernel mapping. A kernel pointer whose storage the analysis does not follow may be
+any mapped array, which no plan can keep consistent: the caller leaves the function as
+written, with the reason this module words.
+"""
+
+from __future__ import annotations
+
+from s2s.analysis.omp_flow import norm_text
+from s2s.analysis.omp_ir import Access, CallEvent, Node
+from s2s.analysis.omp_sections import changing_term
+from s2s.analysis.polynomial import declared_names
+from s2s.model import TranslationUnit
+
+
+def drop_changing_counts(lengths: dict, skipped: dict, nodes: list[Node], irs, text) -> None:
+    """Arrays whose section uses a variable the region may change keep their per-kernel
+    mapping: ``map(alloc: a[0:n])`` at the entry and ``update from(a[0:n])`` after
+    ``n = n - 100`` would name different elements."""
+    region = "\n".join(text(n.stmt) for n in nodes if n.stmt is not None)
+    called, todo = set(), [n for top in nodes for n in top.walk()]
+    while todo:  # the functions the region's statements call, directly or not
+        node = todo.pop()
+        for event in node.events + node.cond + node.step:
+            if isinstance(event, CallEvent) and event.callee in irs and \
+                    event.callee not in called:
+                called.add(event.callee)
+                todo += list(irs[event.callee].root.walk())
+    callees = []
+    for name in sorted(called):
+        callee = irs[name].function
+        body = text(callee.body)
+        callees.append((body, frozenset(p.name for p in callee.params) | declared_names(body)))
+    for label in sorted(lengths):
+        term = changing_term(lengths[label], region, callees)
+        if term is not None:
+            del lengths[label]
+            skipped[label] = f"its element count uses '{term}', which may change inside the " \
+                "statements the data region would span"
+
+
+def unknown_storage(model: TranslationUnit, nodes: list[Node], name: str) -> str:
+    """Why a pointer a kernel uses is not planned when it holds storage the analysis does not
+    follow (``src = bufs[t % 2]``, a call's result, an allocation inside the region), and
+    what that means when no map clause of the kernel names it."""
+    why = "what it points to is not known (only pointer copies and allocations are " \
+        "followed), so it may be any of the mapped arrays"
+    for top in nodes:
+        for node in top.walk():
+            if node.kind != "kernel" or not any(
+                    isinstance(e, Access) and e.name == name for e in node.events):
+                continue
+            chain = directive_chain(model, node.directive)
+            if not any(norm_text(item.root) == name for d in chain for clause in d.maps
+                       for item in clause.items):
+                return why + f"; the target region at {node.stmt.span.location()} has no " \
+                    "map clause for it, so it gets a zero-length section: unless that " \
+                    "address is mapped already, the kernel reads host memory (on a discrete " \
+                    "GPU it faults)"
+    return why
+
+
+def directive_chain(model: TranslationUnit, index: int) -> list:
+    """The directive and the ones it is nested in on the same construct."""
+    chain = [model.directives[index]]
+    while chain[-1].parent is not None:
+        chain.append(model.directives[chain[-1].parent])
+    return chain

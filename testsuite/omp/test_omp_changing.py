@@ -1,0 +1,148 @@
+"""Sections are texts over the program's variables: when a variable changes, the same text
+names other elements. The planner forgets stale sections that mention a changed variable
+(``Assign`` events) and keeps the per-kernel mapping of an array whose element count the
+region may change. Pointers whose storage it cannot follow leave the function as written.
+"""
+
+from __future__ import annotations
+
+from s2s.analysis.omp_sections import changing_term
+from s2s.analysis.polynomial import assigned_in, assigned_names, declared_names
+from testsuite.omp.test_omp_plan import HEAD, _rewrite_twice, _same_output, plan
+
+ROW_PER_LAUNCH = """
+int main(void) {
+    int n = 64, m = 32;
+    double *a = malloc(n * m * sizeof(double));
+    for (int i = 0; i < n * m; ++i) a[i] = i;
+    double probe = 0;
+    for (int r = 0; r < n; ++r) {
+        #pragma omp target teams distribute parallel for map(tofrom: a[0:n*m])
+        for (int j = 0; j < m; ++j) a[r * m + j] = a[r * m + j] * 2.0 + r;
+        probe += a[r * m + 3];
+    }
+    double s = 0;
+    for (int i = 0; i < n * m; ++i) s += a[i] * (i % 7);
+    printf("%.6f %.6f\\n", s, probe);
+    free(a);
+    return 0;
+}
+"""
+
+
+def test_rows_written_in_a_host_loop_come_back_whole(load_source, tmp_path):
+    """Each launch writes row ``r``: inside the trip the host reads one element of that row
+    (one element copy), but after the loop the stale part is every row, not ``a[m*r:m]``
+    with whatever ``r`` is then (the rewrite named ``r`` outside its loop and did not
+    build)."""
+    output, once, again = _rewrite_twice(load_source, ROW_PER_LAUNCH)
+    text = once.decode()
+    updates = [line.strip() for line in text.splitlines() if "target update" in line]
+    assert updates == ["#pragma omp target update from(a[m*r + 3:1])"]
+    assert "#pragma omp target data map(tofrom: a[0:n * m])" in text
+    assert again.edits == ()
+    _same_output(HEAD + ROW_PER_LAUNCH, text, tmp_path)
+
+
+SHRINKING_SIZE = """
+int main(void) {
+    int n = 1000;
+    double *a = malloc(n * sizeof(double)), *b = malloc(1000 * sizeof(double));
+    for (int i = 0; i < n; ++i) { a[i] = i; b[i] = 1; }
+    for (int t = 0; t < 4; ++t) {
+        #pragma omp target teams distribute parallel for map(tofrom: a[0:n], b[0:1000])
+        for (int i = 0; i < n; ++i) { a[i] += 1.0; b[i] *= 2.0; }
+        n = n - 100;
+        a[n] = -1.0;
+    }
+    double s = 0;
+    for (int i = 0; i < 1000; ++i) s += a[i] + b[i];
+    printf("%.6f %d\\n", s, n);
+    free(a); free(b);
+    return 0;
+}
+"""
+
+
+def test_array_whose_count_changes_in_the_region_keeps_its_kernel_mapping(load_source,
+                                                                          tmp_path):
+    """``map(alloc: a[0:n])`` at the entry and ``update from(a[0:n])`` after ``n -= 100``
+    would name different elements (the rewrite printed a wrong sum): ``a`` keeps its
+    per-kernel mapping, with the reason; ``b``, of constant size, is still planned."""
+    result, _ = plan(load_source, SHRINKING_SIZE)
+    warnings = [message for message, ident, _ in result.warnings if ident == "omp-not-mapped"]
+    assert len(warnings) == 1 and "'a'" in warnings[0] and "uses 'n'" in warnings[0]
+    assert [a.name for r in result.regions for a in r.arrays] == ["b"]
+    output, once, again = _rewrite_twice(load_source, SHRINKING_SIZE)
+    assert again.edits == ()
+    _same_output(HEAD + SHRINKING_SIZE, once.decode(), tmp_path)
+
+
+POINTER_FROM_A_TABLE = """
+#define N 1000
+int main(void) {
+    double *a = malloc(N * sizeof(double)), *b = malloc(N * sizeof(double));
+    for (int i = 0; i < N; ++i) { a[i] = i; b[i] = 0; }
+    double *bufs[2] = {a, b};
+    double s = 0;
+    for (int t = 0; t < 6; ++t) {
+        #pragma omp target teams distribute parallel for map(tofrom: a[0:N])
+        for (int i = 0; i < N; ++i) a[i] = a[i] * 0.5 + 1.0;
+        double *p = bufs[t % 2];
+        #pragma omp target teams distribute parallel for
+        for (int i = 0; i < N; ++i) p[i] = p[i] + t;
+        s += a[7];
+    }
+    printf("%.6f\\n", s);
+    free(a); free(b);
+    return 0;
+}
+"""
+
+
+def test_kernel_pointer_of_unknown_storage_leaves_the_function_as_written(load_source):
+    """``p`` comes out of a table: it may be ``a``, so a plan that maps ``a`` but cannot see
+    the second kernel's writes to it could read a stale copy. The function is left as
+    written, and the warning says why and that the implicit zero-length mapping of ``p``
+    is already wrong on a GPU."""
+    result, _ = plan(load_source, POINTER_FROM_A_TABLE)
+    assert result.regions == []
+    (message, ident, _), = result.warnings
+    assert ident == "omp-unsupported"
+    assert "'p' is used on the device" in message and "zero-length section" in message
+
+
+def test_assigned_names_are_roots_of_what_a_statement_may_change():
+    assert assigned_names("n = n - 100;") == {"n"}
+    assert assigned_names("for (int r = 0") == {"r"}
+    assert assigned_names("d->numNode += 2; ++k; j--; scanf(\"%d\", &m);") == \
+        {"d", "k", "j", "m"}
+    # reads, comparisons, element writes and logical and change nothing
+    assert assigned_names("a[n] = x; if (x == y && z <= w) s2 = a[i];") == {"s2"}
+    assert assigned_names("(size_t)i * N_HID + sizeof(int)") == frozenset()
+
+
+def test_declared_names_are_the_declarators_not_their_initializers():
+    assert declared_names("int nd = n < m ? n : m, k;") == {"nd", "k"}
+    assert declared_names("double *p = malloc(n * sizeof(double)), q = 2;") == {"p", "q"}
+    assert declared_names("static const int tab[3] = {1, 2, 3};") == {"tab"}
+    assert declared_names("x = (int)y;") == frozenset()
+
+
+def test_logical_and_is_not_taking_an_address():
+    assert not assigned_in("d", "while (d->time < d->stoptime && d->cycle < 5)")
+    assert assigned_in("d", "init(&d)") and assigned_in("d", "mask & d")
+
+
+def test_changing_term_sees_the_region_and_the_callers_names_in_callees():
+    region = "for (int t = 0; t < 4; ++t) { step(d); n = n - 1; }"
+    assert changing_term("[0:n]", region, []) == "n"
+    assert changing_term("[0:m*k]", region, []) is None
+    # a callee's own ``m`` is not the caller's; a global it assigns is
+    assert changing_term("[0:m]", "step(d);", [("int m = 0; m++;", frozenset({"m"}))]) is None
+    assert changing_term("[0:m]", "step(d);", [("m++;", frozenset({"d"}))]) == "m"
+    # members: by their path, through any function called
+    assert changing_term("[0:(d->numElem)]", "step(d);",
+                         [("d->time += d->dt;", frozenset({"d"}))]) is None
+    assert changing_term("[0:(d->numElem)]", "step(d);",
+                         [("d->numElem = 3;", frozenset({"d"}))]) == "d->numElem"
