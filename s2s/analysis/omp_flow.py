@@ -21,6 +21,7 @@ from s2s.analysis.polynomial import (
     assigned_in,
     disjoint,
     expand,
+    mentioned,
     mentions,
     poly,
     render,
@@ -376,9 +377,10 @@ class Interpreter:
             not frame.scalars else frozenset(
                 n for n in assign.names if n not in frame.locals and n not in frame.pointers
                 and n not in frame.scalars)
-        stale = [n for n, d in state.dirty.items() if d and any(mentions(s, names) for s in d)]
-        covered = [label for label, c in state.cover.items()
-                   if any(mentions(s, names) for s in c)]
+        if not names:
+            return state
+        stale = [n for n, d in state.dirty.items() if d and mentioned(d, names)]
+        covered = [label for label, c in state.cover.items() if c and mentioned(c, names)]
         if not stale and not covered:
             return state
         state = state.copy()

@@ -51,7 +51,6 @@ from s2s.analysis.omp_probe import probe_tail
 from s2s.analysis.omp_sections import atoms_of, changing_term, host_sections
 from s2s.analysis.omp_sizes import (
     alias_groups,
-    allocation_of,
     array_sections,
     entry_sections,
     exact_aliases,
@@ -217,17 +216,16 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         raise Unsupported(f"'{unmapped[0]}' could not be mapped by the plan, which would "
                           "replace the enter/exit data of the functions it calls")
     for label in unmapped:
-        if label in skipped or "@" not in label:
-            continue
-        name = label.split("@")[0]
-        if allocation_of(model, function, name) is None:
-            # It may hold the address of a mapped array: a plan that does not see its
-            # kernel's accesses could leave either copy stale.
-            raise Unsupported(f"'{name}' is used on the device and "
-                              + unknown_storage(model, nodes, name))
-        skipped[label] = "it points to storage allocated inside the region"
+        # Storage allocated inside the region keeps its kernels' own mapping (fresh on
+        # every allocation, it is no mapped array). Anything else may hold the address
+        # of a mapped array: a plan that does not see those accesses could leave either
+        # copy stale.
+        if "@" in label and label not in skipped and \
+                not _allocated(model, function.name, label.split("@")[0]):
+            raise Unsupported(f"{_shown(label)} is used on the device and "
+                              + unknown_storage(model, nodes, label.split("@")[0]))
     for label, why in skipped.items():
-        plan.warnings.append((f"'{label.split('@')[0]}' keeps its per-kernel mapping: {why}",
+        plan.warnings.append((f"{_shown(label)} keeps its per-kernel mapping: {why}",
                               "omp-not-mapped", nodes[0].stmt.span))
     tracked = frozenset(lengths)
     if not tracked:
@@ -326,6 +324,22 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
                       insertion_span(nodes[0].stmt, model), structured, tuple(arrays),
                       tuple(updates), tuple(exit_updates), removed, tuple(explicit),
                       tuple(entry_updates), tuple(entry_reasons), handles)
+
+
+def _allocated(model: TranslationUnit, function: str, name: str) -> bool:
+    """Whether ``name`` (``f#1::tmp``: a local of a called function) is a pointer the
+    program allocates, rather than one loaded from somewhere the analysis does not follow."""
+    if "::" in name:
+        function, name = name.split("#")[0], name.rsplit("::", 1)[1]
+    return any(a.name == name and a.function in (function, None) for a in model.allocations)
+
+
+def _shown(label: str) -> str:
+    """``'tmp' of 'matvec'`` for the label ``matvec#1::tmp@fresh``."""
+    name = label.split("@")[0]
+    if "::" in name:
+        return f"'{name.rsplit('::', 1)[1]}' of '{name.split('#')[0]}'"
+    return f"'{name}'"
 
 
 def _handles(irs: dict[str, FunctionIR], nodes: list[Node], device_uses: dict,

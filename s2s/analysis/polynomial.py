@@ -9,6 +9,7 @@ raises :class:`NotPoly`.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 
 Poly = dict  # tuple of sorted atom names -> int coefficient
@@ -185,10 +186,25 @@ def assigned_names(text: str) -> frozenset[str]:
     return frozenset(names) | declared_names(text)
 
 
-def mentions(section: str, names) -> bool:
+def mentions(section: str, names: frozenset) -> bool:
     """Whether the text ``section`` uses one of ``names`` (as a variable or a member path's
     root)."""
-    return any(n in names for n in re.findall(r"(?<![\w.>])[A-Za-z_]\w*", section))
+    return not names.isdisjoint(_variables(section))
+
+
+def mentioned(sections: frozenset, names: frozenset) -> bool:
+    """Whether one of ``sections`` uses one of ``names``."""
+    return not names.isdisjoint(_all_variables(sections))
+
+
+@functools.lru_cache(maxsize=4096)
+def _all_variables(sections: frozenset) -> frozenset[str]:
+    return frozenset().union(*(_variables(s) for s in sections))
+
+
+@functools.lru_cache(maxsize=4096)
+def _variables(section: str) -> frozenset[str]:
+    return frozenset(re.findall(r"(?<![\w.>])[A-Za-z_]\w*", section))
 
 
 def expand(text: str, definitions: dict[str, str], rounds: int = 4) -> str:

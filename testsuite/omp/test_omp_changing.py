@@ -146,3 +146,51 @@ def test_changing_term_sees_the_region_and_the_callers_names_in_callees():
                          [("d->time += d->dt;", frozenset({"d"}))]) is None
     assert changing_term("[0:(d->numElem)]", "step(d);",
                          [("d->numElem = 3;", frozenset({"d"}))]) == "d->numElem"
+
+
+CALLEE_TEMPORARY = """
+static void matvec(int rows, int cols, const double *m, const double *v, double *out)
+{
+    double *tmp = (double *)malloc(rows * sizeof(double));
+    #pragma omp target teams distribute parallel for map(to: m[0:rows * cols], v[0:cols]) \\
+            map(from: tmp[0:rows])
+    for (int r = 0; r < rows; ++r) {
+        double acc = 0.0;
+        for (int c = 0; c < cols; ++c)
+            acc += m[r * cols + c] * v[c];
+        tmp[r] = acc;
+    }
+    for (int r = 0; r < rows; ++r)
+        out[r] = tmp[r];
+    free(tmp);
+}
+
+int main(void) {
+    int n = 32;
+    double *m = malloc(n * n * sizeof(double)), *v = malloc(n * sizeof(double));
+    double *y = malloc(n * sizeof(double));
+    for (int i = 0; i < n * n; ++i) m[i] = i % 5;
+    for (int i = 0; i < n; ++i) v[i] = 1.0;
+    for (int t = 0; t < 3; ++t) {
+        matvec(n, n, m, v, y);
+        #pragma omp target teams distribute parallel for map(tofrom: v[0:n]) map(to: y[0:n])
+        for (int i = 0; i < n; ++i) v[i] = y[i] / 100.0;
+    }
+    printf("%f %f\\n", v[0], v[n - 1]);
+    free(m); free(v); free(y);
+    return 0;
+}
+"""
+
+
+def test_temporary_allocated_in_a_called_function_is_no_unknown_storage(load_source,
+                                                                       tmp_path):
+    """``tmp`` is a fresh ``malloc`` of the callee on every call: it keeps its kernel's own
+    mapping, quietly, and the caller's arrays are still planned (the unknown-storage check
+    first refused the whole 3000-line benchmark file for such temporaries)."""
+    result, _ = plan(load_source, CALLEE_TEMPORARY)
+    assert result.warnings == []
+    assert {a.name for r in result.regions for a in r.arrays} == {"m", "v", "y"}
+    output, once, again = _rewrite_twice(load_source, CALLEE_TEMPORARY)
+    assert again.edits == ()
+    _same_output(HEAD + CALLEE_TEMPORARY, once.decode(), tmp_path)
