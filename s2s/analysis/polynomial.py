@@ -136,6 +136,7 @@ _ASSIGNS = (re.compile(rf"(?<![\w.>])({_PATH})\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)"),
             re.compile(rf"(?<!&)&(?!&)\s*({_PATH})"))
 _DECLARED = re.compile(r"\b(?:int|long|short|char|unsigned|signed|size_t|ptrdiff_t|auto|double|"
                        r"float|bool)\b")
+_WORD = re.compile(r"[A-Za-z_]\w*")
 _TYPE_WORDS = frozenset("int long short char unsigned signed size_t ptrdiff_t auto double float "
                         "bool const volatile static register restrict".split())
 
@@ -163,7 +164,7 @@ def declared_names(text: str) -> frozenset[str]:
             elif char == "=" and depth == 0:
                 declarator = False
             elif declarator and depth == 0 and (char.isalpha() or char == "_"):
-                word = re.match(r"[A-Za-z_]\w*", text[position:]).group(0)
+                word = _WORD.match(text, position).group(0)
                 if word not in _TYPE_WORDS:
                     names.add(word)
                     declarator = False
