@@ -302,9 +302,11 @@ class _Gen:
             parts.append(f"{nm}[i]" if coef == 1 else f"{coef}.0 * {nm}[i]")
         return " + ".join(parts)
 
-    def elementwise_kernel(self, out: _Lines, blocks: bool = False) -> None:
+    def elementwise_kernel(self, out: _Lines, blocks: bool = False, last: bool = False) -> None:
         """``dst[i] = ...`` over all of ``dst`` (or part of it); with ``blocks``, one launch
-        per quarter in a host loop, then a host access to ``dst``."""
+        per quarter in a host loop, then a host access to ``dst``; with ``last`` too, the
+        host reads all of ``dst`` first and nothing else follows (both copies agree before
+        the blocks, so what comes back at the end is what they wrote)."""
         r = self.rng
         _key, group = self.pick_group()
         dst = r.choice(group)
@@ -331,16 +333,22 @@ class _Gen:
             # One launch per block: the written section names the host loop's counter,
             # which means other elements on the next trip and after the loop.
             self.feat("kernel per block in a host loop")
+            if last:
+                self.feat("kernel per block after a whole read, at the end")
+                out.add(f"for (int i = 0; i < {size}; ++i)")
+                out.add(f"    probe += {dname}[i];")
+                self.probe_used = True
             out.open("")
-            out.add(f"const int bq = {size} / 4;")
+            out.add("const int bq = 16;  /* every array has at least 64 elements */")
             out.open("for (int blk = 0; blk < 4; ++blk)")
-            self.kernel(out, body, touched, "blk * bq", "blk * bq + bq")
+            self.kernel(out, [line.replace("[i]", "[blk * bq + i]") for line in body], touched,
+                        "0", "bq")
             if r.random() < 0.5:
                 out.add(f"probe += {dname}[blk * bq + 1];")
                 self.probe_used = True
             out.close()
             out.close()
-            if blocks:
+            if blocks and not last:
                 self.host_op(out, None, dst)
             return
         self.kernel(out, body, touched, lo, hi)
@@ -739,6 +747,8 @@ class _Gen:
             body.open(f"for (int it = 0; it < {self.bound}; ++it)")
             self.loop_body(body, "it", r.randint(1, 3))
             body.close()
+        if r.random() < 0.15:
+            self.elementwise_kernel(body, blocks=True, last=True)
         return self._assemble(body)
 
     def _assemble(self, body: _Lines) -> str:

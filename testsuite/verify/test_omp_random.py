@@ -88,7 +88,8 @@ def test_generator_covers_the_patterns():
               "host call after the device work reading a mapped array",
               "host call after the device work reading a global",
               "input check at the start of main", "single-element host reads at the end",
-              "interior host read at the end", "kernel per block in a host loop"]
+              "interior host read at the end", "kernel per block in a host loop",
+              "kernel per block after a whole read, at the end"]
     missing = [f for f in wanted if seen[f] < 3]
     assert not missing, f"patterns (almost) never generated in 200 seeds: {missing}"
 
