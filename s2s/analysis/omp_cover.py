@@ -41,7 +41,7 @@ import re
 from dataclasses import dataclass, field
 
 from s2s.analysis.omp_flow import Frame, Interpreter, State, Unsupported, norm_text
-from s2s.analysis.omp_ir import Access, CallEvent, Copy, Node, Update
+from s2s.analysis.omp_ir import Access, CallEvent, Copy, Node, Update, called_functions
 from s2s.analysis.omp_loops import counting_loop, must_write_extent, write_extent
 from s2s.analysis.omp_place import source_texts
 from s2s.analysis.polynomial import (
@@ -465,7 +465,7 @@ def entry_coverage(solver, entry: State, updates, region_text: str) -> EntryCove
         read_backs.setdefault((id(update.anchor), norm_text(name)), []).append(
             bracket + rest)
     text = source_texts(solver.source)
-    callees = sorted(_called(solver.irs, solver.nodes))
+    callees = sorted(called_functions(solver.irs, solver.nodes))
     stable = "\n".join([region_text] + [text(solver.irs[c].function.body) for c in callees])
     copied_in = frozenset(label for label, sides in entry.entry.items() if "D" in sides)
     interp = CoverInterpreter(
@@ -480,15 +480,3 @@ def entry_coverage(solver, entry: State, updates, region_text: str) -> EntryCove
         interp.candidates = frozenset()
         exit_state = None
     return EntryCoverage(interp, dict(exit_state.cover) if exit_state is not None else {})
-
-
-def _called(irs, nodes) -> set[str]:
-    found, todo = set(), list(nodes)
-    while todo:
-        for node in todo.pop().walk():
-            for event in node.events + node.cond + node.step:
-                if isinstance(event, CallEvent) and event.callee in irs and \
-                        event.callee not in found:
-                    found.add(event.callee)
-                    todo.append(irs[event.callee].root)
-    return found

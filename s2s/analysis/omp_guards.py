@@ -11,7 +11,7 @@ written, with the reason this module words.
 from __future__ import annotations
 
 from s2s.analysis.omp_flow import norm_text
-from s2s.analysis.omp_ir import Access, CallEvent, Node
+from s2s.analysis.omp_ir import Access, Node, called_functions
 from s2s.analysis.omp_sections import changing_term
 from s2s.analysis.polynomial import declared_names
 from s2s.model import TranslationUnit
@@ -22,16 +22,8 @@ def drop_changing_counts(lengths: dict, skipped: dict, nodes: list[Node], irs, t
     mapping: ``map(alloc: a[0:n])`` at the entry and ``update from(a[0:n])`` after
     ``n = n - 100`` would name different elements."""
     region = "\n".join(text(n.stmt) for n in nodes if n.stmt is not None)
-    called, todo = set(), [n for top in nodes for n in top.walk()]
-    while todo:  # the functions the region's statements call, directly or not
-        node = todo.pop()
-        for event in node.events + node.cond + node.step:
-            if isinstance(event, CallEvent) and event.callee in irs and \
-                    event.callee not in called:
-                called.add(event.callee)
-                todo += list(irs[event.callee].root.walk())
     callees = []
-    for name in sorted(called):
+    for name in sorted(called_functions(irs, nodes)):
         callee = irs[name].function
         body = text(callee.body)
         callees.append((body, frozenset(p.name for p in callee.params) | declared_names(body)))

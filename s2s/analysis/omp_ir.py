@@ -140,6 +140,19 @@ _DECLARATION = re.compile(r"^\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|lo
 _DECLARATOR = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*(.+?)\s*$", re.S)
 
 
+def called_functions(irs: dict[str, FunctionIR], nodes) -> set[str]:
+    """Functions of the file that the statements ``nodes`` call, directly or not."""
+    found, todo = set(), list(nodes)
+    while todo:
+        for node in todo.pop().walk():
+            for event in node.events + node.cond + node.step:
+                if isinstance(event, CallEvent) and event.callee in irs and \
+                        event.callee not in found:
+                    found.add(event.callee)
+                    todo.append(irs[event.callee].root)
+    return found
+
+
 def _assign(names: frozenset) -> list:
     return [Assign(frozenset(names))] if names else []
 

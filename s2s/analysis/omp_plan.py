@@ -34,7 +34,15 @@ from s2s.analysis.omp_cover import entry_coverage
 from s2s.analysis.omp_facts import drop_contained, guard_facts
 from s2s.analysis.omp_flow import BOTH, Frame, Interpreter, State, Unsupported, norm_text
 from s2s.analysis.omp_guards import directive_chain, drop_changing_counts, unknown_storage
-from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, IRBuilder, Node
+from s2s.analysis.omp_ir import (
+    Access,
+    CallEvent,
+    Copy,
+    FunctionIR,
+    IRBuilder,
+    Node,
+    called_functions,
+)
 from s2s.analysis.omp_locals import LocalMap, StaticEntry, local_maps, static_table_entry
 from s2s.analysis.omp_place import (
     PlannedUpdate,
@@ -208,7 +216,8 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         if section is not None and skipped[label].startswith("its element count"):
             lengths[label] = section
             del skipped[label]
-    drop_changing_counts(lengths, skipped, nodes, irs, source_texts(source))
+    text = source_texts(source)
+    drop_changing_counts(lengths, skipped, nodes, irs, text)
     unmapped = sorted(label for label in set(skipped) | (survey.device_labels - set(lengths))
                       if not _local_array(model, label))
     if callee_maps.spans and unmapped:
@@ -231,7 +240,6 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     if not tracked:
         return None
     tail = _probe_tail(model, irs, function, block, nodes, tracked, source) if extend else []
-    text = source_texts(source)
     if any(changing_term(lengths[label], "\n".join(text(n.stmt) for n in tail), [])
            for label in tracked):
         tail = []  # the exit copies would name other elements
@@ -266,7 +274,6 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
 
     arrays, exit_updates, entry_updates, entry_reasons = [], [], [], []
     after = block.children[block.children.index(nodes[-1]) + 1:] + _continuation(block)
-    text = source_texts(source)
     coverage = entry_coverage(solver, _entry_state(model, function, start, to_labels), updates,
                               "\n".join(text(n.stmt) for n in nodes if n.stmt is not None))
     groups = alias_groups(model, function, 0, 0)
@@ -351,15 +358,9 @@ def _handles(irs: dict[str, FunctionIR], nodes: list[Node], device_uses: dict,
     kernel dereferences ``d`` on the device. Mapping ``s2s_x[0:n]``, a local holding the same
     address, maps the same storage without it. Only for members no function assigns (the
     local would go stale) and that no kernel names through the member path itself."""
-    events, seen, todo = [], set(), [n for top in nodes for n in top.walk()]
-    while todo:  # the region's statements and every function they call
-        node = todo.pop()
-        for event in node.events + node.cond + node.step:
-            events.append(event)
-            if isinstance(event, CallEvent) and event.callee in irs and \
-                    event.callee not in seen:
-                seen.add(event.callee)
-                todo += list(irs[event.callee].root.walk())
+    # the region's statements and every function they call
+    roots = list(nodes) + [irs[name].root for name in called_functions(irs, nodes)]
+    events = [e for root in roots for n in root.walk() for e in n.events + n.cond + n.step]
     assigned = {re.split(r"->|\.", e.target)[-1] for e in events
                 if isinstance(e, Copy) and re.search(r"->|\.", e.target)}
     taken = set(re.findall(rb"[A-Za-z_]\w*", source))
@@ -658,15 +659,7 @@ def _data_directives(model: TranslationUnit, function: str, source: bytes = b"")
 
 def _callees(irs: dict[str, FunctionIR], name: str) -> set[str]:
     """Functions of the file that ``name`` calls, directly or not."""
-    found, todo = set(), [name]
-    while todo:
-        for node in irs[todo.pop()].root.walk():
-            for event in node.events + node.cond + node.step:
-                if isinstance(event, CallEvent) and event.callee in irs and \
-                        event.callee not in found:
-                    found.add(event.callee)
-                    todo.append(event.callee)
-    return found
+    return called_functions(irs, [irs[name].root])
 
 
 def _locals(model: TranslationUnit, irs: dict[str, FunctionIR]) -> dict[str, frozenset]:

@@ -114,11 +114,14 @@ def render(p: Poly) -> str:
     return out
 
 
+#: string and character literals and comments: no assignment inside them counts
+_NOT_CODE = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|/\*.*?\*/|//[^\n]*', re.S)
+
+
 def assigned_in(variable: str, text: str, declarations: bool = True) -> bool:
     """Whether ``text`` may assign or declare ``variable`` (conservative, textual); with
     ``declarations`` False, a declaration (which may only shadow it) does not count."""
-    text = re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|/\*.*?\*/|//[^\n]*', " ", text,
-                  flags=re.S)
+    text = _NOT_CODE.sub(" ", text)
     v = re.escape(variable)
     patterns = [rf"(?<![\w.>]){v}\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)", rf"(?:\+\+|--)\s*{v}\b",
                 rf"(?<![\w.>]){v}\s*(?:\+\+|--)", rf"(?<!&)&(?!&)\s*{v}\b"]
@@ -128,7 +131,6 @@ def assigned_in(variable: str, text: str, declarations: bool = True) -> bool:
     return any(re.search(p, text) for p in patterns)
 
 
-_NOT_CODE = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|/\*.*?\*/|//[^\n]*', re.S)
 _PATH = r"[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*"
 _ASSIGNS = (re.compile(rf"(?<![\w.>])({_PATH})\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)"),
             re.compile(rf"(?:\+\+|--)\s*({_PATH})"),
