@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 import fnmatch
 import os
+import stat
 import sys
 from dataclasses import dataclass, field
 from typing import TextIO
@@ -19,6 +20,8 @@ from s2s.model.span import SourceSpan
 
 #: Longest stretch of a source line shown under a diagnostic (keeps 100k-char lines readable).
 MAX_SHOWN_LINE = 160
+#: Files larger than this get no source excerpt under their messages (s2s reads none that large).
+MAX_EXCERPT_FILE_BYTES = 64 * 1024 * 1024
 
 
 class Severity(enum.Enum):
@@ -221,6 +224,10 @@ class DiagnosticPrinter:
     def _source(self, path: str) -> bytes | None:
         if path not in self.sources:
             try:
+                # Only plain files of source size: a message must never hang on a FIFO.
+                info = os.stat(path)
+                if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_EXCERPT_FILE_BYTES:
+                    return None
                 with open(path, "rb") as handle:
                     self.sources[path] = handle.read()
             except OSError:

@@ -12,7 +12,8 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
-from s2s.diagnostics import Diagnostic, InternalError, S2SError
+from s2s import deep_stack
+from s2s.diagnostics import Diagnostic, InputError, InternalError, Location, S2SError
 from s2s.edits import EditSet
 from s2s.frontend.extract import Loaded, load
 from s2s.frontend.parse import ParseOptions
@@ -76,7 +77,14 @@ def process_file(path: str, options: RunOptions, run_pass: Pass | None = None,
 
     ``source`` stands in for the file's bytes (the output of an earlier pass, when passes are
     chained); the file's name still decides its language and where its includes are found.
+    The work runs on a deep-stack thread (:mod:`s2s.deep_stack`): deeply nested code is an
+    error of this file, never a crash of the process.
     """
+    return deep_stack.call(_process_file, path, options, run_pass, source)
+
+
+def _process_file(path: str, options: RunOptions, run_pass: Pass | None,
+                  source: bytes | None) -> FileResult:
     try:
         parse_options = options.parse
         if options.flags_for is not None:
@@ -94,6 +102,11 @@ def process_file(path: str, options: RunOptions, run_pass: Pass | None = None,
         return Failed(path, (error.diagnostic,))
     except (KeyboardInterrupt, SystemExit):
         raise
+    except RecursionError:
+        return Failed(path, (InputError(
+            f"code nested too deeply for s2s (more than about {deep_stack.RECURSION_LIMIT} "
+            "levels); the file is left as it is", Location(path, 1, 1, 0),
+            id="nesting-too-deep").diagnostic,))
     except Exception as error:  # a bug in s2s: report it for this file, go on with the rest
         internal = InternalError(f"internal error while processing this file: "
                                  f"{type(error).__name__}: {error}")

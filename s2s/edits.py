@@ -13,6 +13,7 @@ insertions), so a pass can insert a line above a statement and another after it.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -131,18 +132,33 @@ class EditSet:
         return tuple(self._edits.get(path, ()))
 
     def apply(self, path: str, source: bytes) -> bytes:
-        """Return ``source`` with this set's edits for ``path`` applied."""
+        """Return ``source`` with this set's edits for ``path`` applied.
+
+        New lines take the file's line ending: in a file written with CRLF, every LF of the
+        edits' text not already preceded by CR becomes CRLF.
+        """
         out: list[bytes] = []
         pos = 0
+        crlf = line_ending(source) == b"\r\n"
         for edit in self.for_path(path):
             if edit.end > len(source):
                 raise EditConflict(f"edit at bytes {edit.offset}..{edit.end} lies past the end "
                                    f"of the file ({len(source)} bytes)", _location(path, source, edit.offset))
             out.append(source[pos : edit.offset])
-            out.append(edit.text.encode("utf-8", errors="surrogateescape"))
+            text = edit.text.encode("utf-8", errors="surrogateescape")
+            out.append(_BARE_LF.sub(b"\r\n", text) if crlf else text)
             pos = edit.end
         out.append(source[pos:])
         return b"".join(out)
+
+
+_BARE_LF = re.compile(rb"(?<!\r)\n")
+
+
+def line_ending(source: bytes) -> bytes:
+    """The file's line ending: CRLF when most of its lines end so, else LF."""
+    crlf = source.count(b"\r\n")
+    return b"\r\n" if crlf > source.count(b"\n") - crlf else b"\n"
 
 
 def _conflict(new: Edit, old: Edit) -> EditConflict:

@@ -11,9 +11,10 @@ import difflib
 import os
 import stat
 import tempfile
+import threading
 from dataclasses import dataclass
 
-from s2s.diagnostics import InputError
+from s2s.diagnostics import InputError, UsageError
 
 
 @dataclass(frozen=True)
@@ -29,29 +30,141 @@ class FileChange:
         return self.before != self.after
 
 
-def write_in_place(change: FileChange, backup_suffix: str | None = None) -> None:
+def write_in_place(change: FileChange, backup_suffix: str | None = None,
+                   force: bool = False) -> None:
     """Replace ``change.path`` atomically: temp file in the same directory, fsync, rename.
 
-    The file's permission bits are kept. With ``backup_suffix`` the original is first written
-    to ``path + backup_suffix``. The user's file is never left half-written: on any error the
-    temp file is removed and the original stays untouched.
+    A symbolic link is followed: its target is rewritten (and the backup lands beside the
+    target), the link stays a link. The file's permission bits are kept. With
+    ``backup_suffix`` the original is first written to ``target + backup_suffix``. The
+    user's file is never left half-written: on any error the temp file is removed and the
+    original stays untouched. Raises InputError for a read-only file or one with several
+    hard links (a rename would give this name a new file and leave the others with the old
+    text), unless ``force``.
     """
     if not change.changed:
         return
-    path = change.path
+    target = os.path.realpath(change.path)
+    info = _stat(change.path)
+    if not force:
+        refusal = in_place_refusal(change.path, info)
+        if refusal:
+            raise InputError(refusal, id="in-place-refused")
+    mode = stat.S_IMODE(info.st_mode)
+    if backup_suffix:
+        atomic_write(target + backup_suffix, change.before, mode)
+    atomic_write(target, change.after, mode)
+
+
+def in_place_refusal(path: str, info: os.stat_result | None = None) -> str | None:
+    """Why ``--in-place`` leaves ``path`` alone without ``--force`` (None: it may write)."""
+    info = info or _stat(path)
+    if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) \
+            or not os.access(path, os.W_OK):
+        return (f"{path} is read-only; not rewritten (--force rewrites it and keeps its "
+                "permissions)")
+    if info.st_nlink > 1:
+        return (f"{path} has {info.st_nlink} hard links; rewriting it would give this name a new "
+                "file and leave the other names with the old text (-o DIR writes a copy; "
+                "--force replaces this name only)")
+    return None
+
+
+def _stat(path: str) -> os.stat_result:
     try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
+        return os.stat(path)
     except OSError as exc:
         raise InputError(f"cannot stat {path}: {exc.strerror}") from exc
-    if backup_suffix:
-        atomic_write(path + backup_suffix, change.before, mode)
-    atomic_write(path, change.after, mode)
+
+
+def output_copies(paths: list[str], output_dir: str, root: str | None = None) -> dict[str, str]:
+    """Where ``-o DIR`` writes each input: DIR/<path relative to ``root``> (the current
+    directory), DIR/<base name> for inputs outside it.
+
+    Raises UsageError, before anything is written, when DIR is not a directory, when two
+    inputs would land on one copy, or when a copy would overwrite an input.
+    """
+    if os.path.exists(output_dir) and not os.path.isdir(output_dir):
+        raise UsageError(f"-o {output_dir}: exists and is not a directory")
+    root = root or os.getcwd()
+    inputs = {os.path.realpath(p) for p in paths}
+    targets: dict[str, str] = {}
+    owner: dict[str, str] = {}
+    for path in paths:
+        rel = os.path.relpath(os.path.abspath(path), root)
+        if rel.startswith(".."):
+            rel = os.path.basename(path)
+        target = os.path.join(output_dir, rel)
+        real = os.path.realpath(target)
+        if real in inputs or (os.path.exists(target) and _same_as_any(target, paths)):
+            raise UsageError(f"-o {output_dir}: the copy of {path} would overwrite the input "
+                             f"{target}; give another directory (or --in-place)")
+        first = owner.setdefault(real, path)
+        if os.path.realpath(first) != os.path.realpath(path):
+            raise UsageError(f"-o {output_dir}: {first} and {path} would both be written to "
+                             f"{target}; run s2s from a directory that holds both")
+        targets[path] = target
+    return targets
+
+
+def _same_as_any(target: str, paths: list[str]) -> bool:
+    """``target`` is one of ``paths`` through a hard link."""
+    for path in paths:
+        try:
+            if os.path.samefile(target, path):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+class _PendingWrites:
+    """Temp files being written right now, so a signal can remove them before the process ends.
+
+    The rewriting runs on a worker thread (:mod:`s2s.deep_stack`) while signal handlers run on
+    the main thread: ``atomic_write``'s own cleanup never runs when SIGTERM ends the process,
+    so the handler calls :meth:`discard`, which also refuses every later write.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._paths: set[str] = set()
+        self._closed = False
+
+    def create(self, directory: str) -> tuple[int, str]:
+        with self._lock:
+            if self._closed:
+                raise InterruptedError("s2s is being stopped: no more files are written")
+            fd, tmp = tempfile.mkstemp(prefix=".s2s-", suffix=".tmp", dir=directory)
+            self._paths.add(tmp)
+            return fd, tmp
+
+    def done(self, tmp: str) -> None:
+        with self._lock:
+            self._paths.discard(tmp)
+
+    def discard(self) -> None:
+        with self._lock:
+            self._closed = True
+            for tmp in self._paths:
+                _unlink_quietly(tmp)
+            self._paths.clear()
+
+
+PENDING = _PendingWrites()
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def atomic_write(path: str, data: bytes, mode: int) -> None:
     """Write ``data`` to ``path`` through a temp file in the same directory, fsync, rename."""
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".s2s-", suffix=".tmp", dir=directory)
+    fd, tmp = PENDING.create(directory)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -60,9 +173,10 @@ def atomic_write(path: str, data: bytes, mode: int) -> None:
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        _unlink_quietly(tmp)
         raise
+    finally:
+        PENDING.done(tmp)
     try:
         dir_fd = os.open(directory, os.O_RDONLY)
     except OSError:
@@ -88,7 +202,8 @@ def unified_diff(change: FileChange, root: str | None = None, context: int = 3) 
     # A name with a space ends with a tab, as git writes it, or `patch` stops at the space.
     end = "\t\n" if " " in rel else "\n"
     out = []
-    for i, line in enumerate(difflib.unified_diff(old, new, f"a/{rel}", f"b/{rel}", n=context)):
+    names = quote_path(f"a/{rel}"), quote_path(f"b/{rel}")
+    for i, line in enumerate(difflib.unified_diff(old, new, *names, n=context)):
         if i < 2:  # the two file headers (a removed "--x;" also starts with "---")
             out.append(line.rstrip("\n") + end)
         elif line.endswith("\n"):
@@ -96,6 +211,29 @@ def unified_diff(change: FileChange, root: str | None = None, context: int = 3) 
         else:
             out.append(line + "\n\\ No newline at end of file\n")
     return "".join(out)
+
+
+_C_ESCAPES = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r",
+              34: '\\"', 92: "\\\\"}
+
+
+def quote_path(path: str) -> str:
+    """``path`` as git writes it in diff headers: unchanged when plain, else in double quotes
+    with C escapes (``\\t``, ``\\n``, ``\\"``, ``\\\\``) and octal for control and non-ASCII
+    bytes. ``git apply`` and GNU ``patch`` both read it back; a raw newline would end the
+    header line."""
+    raw = os.fsencode(path)
+    if not any(b < 0x20 or b >= 0x7F or b in (34, 92) for b in raw):
+        return path
+    parts = []
+    for b in raw:
+        if b in _C_ESCAPES:
+            parts.append(_C_ESCAPES[b])
+        elif b < 0x20 or b >= 0x7F:
+            parts.append(f"\\{b:03o}")
+        else:
+            parts.append(chr(b))
+    return '"' + "".join(parts) + '"'
 
 
 def _lines(data: bytes) -> list[str]:

@@ -36,11 +36,27 @@ def ref_line_col(source: bytes, offset: int) -> tuple[int, int]:
 def ref_apply(source: bytes, edits: list[Edit]) -> bytes:
     order = sorted(range(len(edits)), key=lambda i: (edits[i].offset, not edits[i].is_insertion, i))
     out, pos = b"", 0
+    lines = source.split(b"\n")[:-1]
+    crlf = sum(line.endswith(b"\r") for line in lines) * 2 > len(lines)
     for i in order:
         edit = edits[i]
-        out += source[pos:edit.offset] + edit.text.encode("utf-8", "surrogateescape")
+        text = edit.text.encode("utf-8", "surrogateescape")
+        if crlf:  # new lines take the file's line ending
+            text = text.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+        out += source[pos:edit.offset] + text
         pos = edit.end
     return out + source[pos:]
+
+
+def test_insertions_take_the_files_line_ending():
+    crlf, lf = b"int a;\r\nint b;\r\n", b"int a;\nint b;\n"
+    edits = [Edit(PATH, 8, 0, "#pragma x\n"), Edit(PATH, 0, 0, "// one\r\n// two\n")]
+    assert EditSet(edits).apply(PATH, crlf) == \
+        b"// one\r\n// two\r\nint a;\r\n#pragma x\r\nint b;\r\n"
+    assert EditSet([Edit(PATH, 7, 0, "#pragma x\n")]).apply(PATH, lf) == \
+        b"int a;\n#pragma x\nint b;\n"
+    mixed = b"a\r\nb\nc\n"  # mostly LF: inserted lines stay LF
+    assert EditSet([Edit(PATH, 0, 0, "x\n")]).apply(PATH, mixed) == b"x\na\r\nb\nc\n"
 
 
 def ref_overlaps(a: Edit, b: Edit) -> bool:

@@ -12,11 +12,13 @@ import os
 import sys
 from collections.abc import Sequence
 
-from s2s import __version__
+from s2s import __version__, deep_stack
 from s2s.cli.common import Console, add_file_options, make_run_options, split_at_dashdash
 from s2s.cli.rewrite_cmd import run_rewrite
+from s2s.cli.signals import Terminated, terminate_on_signals
 from s2s.cli.verify_cmd import add_verify_options, run_verify
 from s2s.diagnostics import DiagnosticPrinter, S2SError, UsageError, silenced_from_env
+from s2s.output import PENDING
 from s2s.transform import fuse as _fuse_pass  # noqa: F401  (registers the pass)
 from s2s.transform import mgpu as _mgpu_pass  # noqa: F401  (registers the pass)
 from s2s.transform import omp as _omp_pass  # noqa: F401  (registers the pass)
@@ -69,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
                           help="write rewritten files under DIR instead")
         sub.add_argument("--backup", metavar="SUFFIX",
                          help="with --in-place, keep the original as FILE+SUFFIX")
+        sub.add_argument("--force", action="store_true",
+                         help="with --in-place, also rewrite read-only files and files with "
+                         "several hard links (this name only)")
         sub.add_argument("--explain", action="store_true",
                          help="explain every directive inserted or removed, with the access "
                          "that needs it")
@@ -90,8 +95,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _run(argv)
     except KeyboardInterrupt:
+        PENDING.discard()
         print("s2s: interrupted", file=sys.stderr)
         return 130
+    except Terminated as stop:
+        PENDING.discard()
+        print(f"s2s: stopped by signal {stop.signum}", file=sys.stderr)
+        return 128 + stop.signum
     except BrokenPipeError:
         # Output piped into `head` and closed early: not an error of ours.
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -113,6 +123,12 @@ def _run(argv: list[str]) -> int:
     files_part, extra_flags = split_at_dashdash(argv)
     parser = build_parser()
     args = parser.parse_args(files_part)
+    with terminate_on_signals():
+        # Deeply nested input must not overflow the main thread's 8 MiB stack (s2s.deep_stack).
+        return deep_stack.call(_run_command, args, extra_flags)
+
+
+def _run_command(args: argparse.Namespace, extra_flags: tuple[str, ...]) -> int:
     silenced = tuple(getattr(args, "silence", []) or ())
     if not getattr(args, "explain", True):
         silenced += ("*-explain",)

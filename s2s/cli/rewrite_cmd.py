@@ -12,24 +12,34 @@ import os
 import sys
 
 from s2s.cli.common import Console, report_results
-from s2s.diagnostics import DiagnosticPrinter, UsageError
+from s2s.diagnostics import DiagnosticPrinter, InputError, UsageError
 from s2s.driver import Failed, FileResult, Pass, RunOptions, Success, exit_code, process_file
-from s2s.output import FileChange, atomic_write, unified_diff, write_in_place
+from s2s.output import (
+    FileChange,
+    atomic_write,
+    output_copies,
+    quote_path,
+    unified_diff,
+    write_in_place,
+)
 
 
 def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: Console,
                 run_pass: Pass) -> int:
     if args.backup and not args.in_place:
         raise UsageError("--backup only makes sense with --in-place")
+    if args.force and not args.in_place:
+        raise UsageError("--force only makes sense with --in-place")
+    copies = output_copies(args.files, args.output_dir) if args.output_dir else {}
     results: list[FileResult] = []
     with console.progress(len(args.files)) as advance:
         for path in args.files:
             result = process_file(path, options, run_pass)
+            if isinstance(result, Success) and result.change is not None:
+                result = _emitted(result, args, copies.get(path), console)
             results.append(result)
             advance(path)
             report_results([result], printer, console)
-            if isinstance(result, Success) and result.change is not None:
-                _emit(result.change, args, console)
     changed = [r for r in results if isinstance(r, Success) and r.change and r.change.changed]
     if not console.quiet:
         failed = sum(isinstance(r, Failed) for r in results)
@@ -39,24 +49,35 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
     return exit_code(results, changes_are_failure=args.check)
 
 
-def _emit(change: FileChange, args, console: Console) -> None:
+def _emitted(result: Success, args, copy: str | None, console: Console) -> FileResult:
+    """Print or write ``result``'s change; a write that fails (read-only directory, full
+    disk, a refused in-place target) fails this file only, and the run goes on."""
+    try:
+        _emit(result.change, args, copy, console)
+    except InputError as error:
+        return Failed(result.path, result.diagnostics + (error.diagnostic,))
+    except OSError as error:
+        where = error.filename or copy or result.path
+        problem = InputError(f"cannot write {where}: {error.strerror or error}; "
+                             f"{result.path} is left as it was", id="write-failed")
+        return Failed(result.path, result.diagnostics + (problem.diagnostic,))
+    return result
+
+
+def _emit(change: FileChange, args, copy: str | None, console: Console) -> None:
     if args.check:
         if change.changed:
-            console.status(f"{change.path}: would be changed")
+            console.status(f"{quote_path(change.path)}: would be changed")
     elif args.in_place:
-        write_in_place(change, args.backup)
-    elif args.output_dir:
-        _write_copy(change, args.output_dir)
+        write_in_place(change, args.backup, force=args.force)
+    elif copy is not None:
+        _write_copy(change, copy)
     else:
         sys.stdout.write(unified_diff(change))
         sys.stdout.flush()
 
 
-def _write_copy(change: FileChange, output_dir: str) -> None:
-    """Write the rewritten file (changed or not) to DIR/<path relative to the cwd>."""
-    rel = os.path.relpath(os.path.abspath(change.path))
-    if rel.startswith(".."):
-        rel = os.path.basename(change.path)
-    target = os.path.join(output_dir, rel)
+def _write_copy(change: FileChange, target: str) -> None:
+    """Write the rewritten file (changed or not) to its copy under ``-o DIR``."""
     os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
     atomic_write(target, change.after, os.stat(change.path).st_mode & 0o777)

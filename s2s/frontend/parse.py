@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import functools
 import os
+import stat
 from dataclasses import dataclass, field
 
-from s2s.diagnostics import Diagnostic, InputError, Location, Severity
+from s2s import deep_stack
+from s2s.diagnostics import Diagnostic, InputError, Location, ParseError, Severity
+from s2s.frontend.flags import without_openmp_flags
 from s2s.frontend.toolchain import Toolchain, configure_libclang, default_toolchain
 
 CUDA_EXTENSIONS = (".cu", ".cuh")
@@ -91,7 +94,7 @@ def clang_args(language: str, toolchain: Toolchain, side: str = "host",
         args += ["-fopenmp"] if openmp else ["-Wno-unknown-pragmas", "-Wno-source-uses-openmp"]
         omp_dir = toolchain.omp_include or os.path.join(toolchain.shim_dir, "omp")
         args += ["-idirafter", omp_dir]
-    args += list(user_flags)
+    args += without_openmp_flags(user_flags)
     return args
 
 
@@ -104,17 +107,38 @@ def _index():
     return configure_libclang().Index.create()
 
 
+#: Largest source file s2s reads (a generated amalgamation is a few MiB; more is no source).
+MAX_SOURCE_BYTES = 64 * 1024 * 1024
+
+
 def read_source(path: str) -> bytes:
-    """Read a source file, refusing what cannot be C/C++/CUDA text (missing, binary)."""
+    """Read a source file, refusing what cannot be C/C++/CUDA text (missing, binary, special
+    files such as a FIFO or /dev/zero, more than :data:`MAX_SOURCE_BYTES`).
+
+    The file is opened non-blocking and checked with fstat before any read: opening a FIFO
+    would otherwise wait for a writer forever, and /dev/zero never ends.
+    """
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError as exc:
         raise InputError(f"no such file: {path}", id="no-such-file") from exc
     except IsADirectoryError as exc:
         raise InputError(f"is a directory: {path}", id="no-such-file") from exc
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}", id="unreadable") from exc
+    info = os.fstat(fd)
+    problem = _not_source_file(path, info)
+    if problem is not None:
+        os.close(fd)
+        raise problem
+    with os.fdopen(fd, "rb") as handle:
+        os.set_blocking(fd, True)
+        try:
+            data = handle.read(MAX_SOURCE_BYTES + 1)
+        except OSError as exc:
+            raise InputError(f"cannot read {path}: {exc.strerror}", id="unreadable") from exc
+    if len(data) > MAX_SOURCE_BYTES:  # grew while we read it
+        raise InputError(_too_large(path, len(data)), id="file-too-large")
     nul = data.find(b"\0")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1
@@ -122,6 +146,30 @@ def read_source(path: str) -> bytes:
         raise InputError("binary file: NUL byte found; not a C, C++ or CUDA source",
                          Location(path, line, col, nul), id="binary-file")
     return data
+
+
+def _not_source_file(path: str, info: os.stat_result) -> InputError | None:
+    if stat.S_ISDIR(info.st_mode):
+        return InputError(f"is a directory: {path}", id="no-such-file")
+    if not stat.S_ISREG(info.st_mode):
+        return InputError(f"not a regular file ({_file_kind(info.st_mode)}): {path}",
+                          id="not-a-regular-file")
+    if info.st_size > MAX_SOURCE_BYTES:
+        return InputError(_too_large(path, info.st_size), id="file-too-large")
+    return None
+
+
+def _file_kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a plain file"
+
+
+def _too_large(path: str, size: int) -> str:
+    return (f"{path} is {size:,} bytes, more than the {MAX_SOURCE_BYTES:,} bytes s2s reads "
+            "from one source file")
 
 
 def input_warnings(path: str, data: bytes) -> list[Diagnostic]:
@@ -186,7 +234,14 @@ def _parse(path: str, args: list[str], source: bytes, detailed: bool = True):
     flags = cindex.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD if detailed else 0
     # The file's bytes go in as an unsaved file: libclang then never re-reads a file that
     # changed under us, and tests can parse in-memory sources.
-    return _index().parse(path, args=args, unsaved_files=[(path, source)], options=flags)
+    try:
+        return deep_stack.call(_index().parse, path, args=args, unsaved_files=[(path, source)],
+                               options=flags)
+    except cindex.TranslationUnitLoadError as error:
+        # libclang gives no reason; the usual one is a flag the parser cannot use.
+        raise ParseError(f"libclang could not parse {path} with these flags ({error}); check "
+                         f"the flags after -- or in compile_commands.json: {' '.join(args)}",
+                         Location(path, 1, 1, 0), id="parse-failed") from None
 
 
 _SEVERITY = {0: None, 1: Severity.NOTE, 2: Severity.WARNING, 3: Severity.ERROR, 4: Severity.ERROR}

@@ -68,13 +68,17 @@ class Stmt:
     directive: int | None = None
 
     def walk(self):
-        """Yield this statement and every nested one, in source order."""
-        yield self
-        for part in (self.init, self.body, self.orelse):
-            if part is not None:
-                yield from part.walk()
-        for child in self.children:
-            yield from child.walk()
+        """Yield this statement and every nested one, in source order.
+
+        An explicit stack, not ``yield from`` recursion: each level of nested generators
+        costs every yielded statement one more resume, quadratic in the nesting depth.
+        """
+        pending = [self]
+        while pending:
+            stmt = pending.pop()
+            yield stmt
+            pending.extend(reversed(stmt.children))
+            pending.extend(part for part in (stmt.orelse, stmt.body, stmt.init) if part is not None)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,66 @@
+"""Run parsing and analysis on a thread with a large stack, so deep nesting is an error, not a crash.
+
+libclang's parser and s2s's walks over its cursors recurse once per nesting level. On the
+8 MiB stack of the main thread (or of the 8 MiB thread libclang starts for each parse) about
+1300 nested parentheses overflow the stack and the process dies with SIGSEGV, no message; 1000
+nested blocks exceed Python's default recursion limit. Code that plain clang and gcc accept
+must not crash the tool, so files are processed on one worker thread with a
+:data:`STACK_BYTES` stack (reserved, touched only as deep as the input goes) and a matching
+recursion limit, and libclang is told to parse on the calling thread (``LIBCLANG_NOTHREADS``,
+read by libclang at every parse). clang itself stops at its bracket-depth limit (2048 with the
+bundled libclang) with an ordinary error; deeper nesting of other kinds ends in a
+``RecursionError`` that the driver reports as a per-file error (``nesting-too-deep``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+#: Stack of the worker thread: 2048 nested brackets in clang take about 60 MiB.
+STACK_BYTES = 512 * 1024 * 1024
+#: Python frames allowed on that stack (a generator level costs well under 4 KiB of it).
+RECURSION_LIMIT = 50_000
+
+T = TypeVar("T")
+_worker = threading.local()
+
+
+def call(function: Callable[..., T], *args, **kwargs) -> T:
+    """``function(*args, **kwargs)`` on a deep-stack thread; exceptions propagate unchanged.
+
+    Called from a deep-stack thread already, it simply calls. The caller waits for the result,
+    so only one thread runs Python at a time and the raised recursion limit (process-wide in
+    CPython) is restored before the caller continues.
+    """
+    if getattr(_worker, "deep", False):
+        return function(*args, **kwargs)
+    os.environ["LIBCLANG_NOTHREADS"] = "1"
+    outcome: dict[str, object] = {}
+
+    def work() -> None:
+        _worker.deep = True
+        try:
+            outcome["value"] = function(*args, **kwargs)
+        except BaseException as error:  # handed to the caller's thread below
+            outcome["error"] = error
+
+    previous_stack = threading.stack_size(STACK_BYTES)
+    previous_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(previous_limit, RECURSION_LIMIT))
+    try:
+        # A daemon: an interrupt of the caller ends the process without waiting for a parse.
+        thread = threading.Thread(target=work, name="s2s-deep-stack", daemon=True)
+        thread.start()
+    finally:
+        threading.stack_size(previous_stack)
+    try:
+        thread.join()
+    finally:
+        sys.setrecursionlimit(previous_limit)
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome["value"]  # type: ignore[return-value]
