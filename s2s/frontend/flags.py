@@ -49,6 +49,38 @@ _HOST_COMPILER_PASSTHROUGH = ("-Xcompiler", "--compiler-options")
 _SOURCE_SUFFIXES = {".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".C", ".i", ".ii"}
 
 
+# OpenMP and offloading flags: the analysis parses never take them (see without_openmp_flags).
+_OPENMP_JOINED = ("-fopenmp", "-fiopenmp", "-fno-openmp", "-foffload", "-fno-offload",
+                  "--offload-arch=", "--no-offload-arch=", "-qopenmp", "-Xopenmp-target=",
+                  "--offload=", "-fopenmp-targets=")
+_OPENMP_WITH_ARG = ("-Xopenmp-target", "-Xoffload-linker")
+
+
+def without_openmp_flags(flags: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """``flags`` less every OpenMP and offloading flag, with the argument that belongs to it.
+
+    The one place for this rule, whether the flags come after ``--``, from
+    ``compile_commands.json`` or through the compiler wrapper: s2s parses OpenMP sources
+    without ``-fopenmp`` (with it, the statements inside ``target data`` vanish from the cursor
+    tree, and every directive would look like one without a statement), and the device
+    toolchain flags (``-fopenmp-targets=``, ``-Xopenmp-target=nvptx64 -march=sm_80``,
+    ``--offload-arch=``) only concern code generation.
+    """
+    kept: list[str] = []
+    skip_next = False
+    for flag in flags:
+        if skip_next:
+            skip_next = False
+            continue
+        if flag in _OPENMP_WITH_ARG or flag.startswith("-Xopenmp-target="):
+            skip_next = True  # -Xopenmp-target[=triple] ARG: ARG is for the device compiler
+            continue
+        if flag.startswith(_OPENMP_JOINED) or flag == "-mp" or flag.startswith("-mp="):
+            continue
+        kept.append(flag)
+    return tuple(kept)
+
+
 @dataclass(frozen=True)
 class DatabaseEntry:
     """One compile command: its working directory, source file and argument vector."""
@@ -118,7 +150,7 @@ def filter_flags(arguments: tuple[str, ...] | list[str],
     """
     kept: list[str] = []
     unknown: list[str] = []
-    args = list(arguments[1:])
+    args = list(without_openmp_flags(arguments[1:]))
     i = 0
     while i < len(args):
         arg = args[i]
