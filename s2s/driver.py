@@ -16,16 +16,25 @@ from s2s import deep_stack
 from s2s.diagnostics import Diagnostic, InputError, InternalError, Location, S2SError
 from s2s.edits import EditSet
 from s2s.frontend.extract import Loaded, load
-from s2s.frontend.parse import ParseOptions
+from s2s.frontend.parse import ParseOptions, parse_source
 from s2s.output import FileChange
+from s2s.transform.check import CheckedEdits, EditGroup, checked_edits
 
 
 @dataclass(frozen=True)
 class PassOutput:
-    """What a pass returns for one file: edits to make and diagnostics to show."""
+    """What a pass returns for one file: edits to make and diagnostics to show.
+
+    ``edits`` are all of them; ``groups`` may partition them into parts that stand or fall
+    together. With ``check_compiles`` the driver parses the rewritten file before anything is
+    emitted and drops the groups (edits in no group form one more) whose rewrite does not
+    parse (:mod:`s2s.transform.check`).
+    """
 
     edits: tuple = ()
     diagnostics: tuple[Diagnostic, ...] = ()
+    groups: tuple[EditGroup, ...] = ()
+    check_compiles: bool = False
 
 
 #: A pass maps a successfully loaded file to its output.
@@ -38,6 +47,8 @@ class Success:
     loaded: Loaded
     change: FileChange | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
+    #: part of the rewrite was dropped because it did not compile (the file exits 1)
+    incomplete: bool = False
 
     status = "ok"
 
@@ -96,8 +107,10 @@ def _process_file(path: str, options: RunOptions, run_pass: Pass | None,
         if run_pass is None:
             return Success(path, loaded, None, loaded.diagnostics)
         output = run_pass(loaded)
-        change = _apply(path, loaded.source, output.edits)
-        return Success(path, loaded, change, loaded.diagnostics + tuple(output.diagnostics))
+        checked = _checked(path, loaded.source, output, parse_options)
+        change = _apply(path, loaded.source, checked.edits)
+        return Success(path, loaded, change, loaded.diagnostics + tuple(output.diagnostics)
+                       + checked.diagnostics, checked.incomplete)
     except S2SError as error:
         return Failed(path, (error.diagnostic,))
     except (KeyboardInterrupt, SystemExit):
@@ -111,6 +124,21 @@ def _process_file(path: str, options: RunOptions, run_pass: Pass | None,
         internal = InternalError(f"internal error while processing this file: "
                                  f"{type(error).__name__}: {error}")
         return Failed(path, (internal.diagnostic,), traceback.format_exc())
+
+
+def _checked(path: str, source: bytes, output: PassOutput, options: ParseOptions
+             ) -> CheckedEdits:
+    """The pass's edits, less the groups whose rewrite does not parse (when it asks)."""
+    if not output.check_compiles:
+        return CheckedEdits(tuple(output.edits))
+    grouped = {e for g in output.groups for e in g.edits}
+    loose = tuple(e for e in output.edits if e not in grouped)
+    groups = output.groups + ((EditGroup("the file's other edits", loose),) if loose else ())
+
+    def errors(data: bytes) -> list[Diagnostic]:
+        return [d for d in parse_source(data, path, options).diagnostics if d.is_error]
+
+    return checked_edits(path, source, groups, errors)
 
 
 def _apply(path: str, source: bytes, edits: Iterable) -> FileChange:
@@ -129,7 +157,7 @@ def exit_code(results: Iterable[FileResult], changes_are_failure: bool = False) 
     """0 = success / nothing to do, 1 = a file failed (or ``--check`` found changes)."""
     code = 0
     for result in results:
-        if isinstance(result, Failed):
+        if isinstance(result, Failed) or (isinstance(result, Success) and result.incomplete):
             code = 1
         elif changes_are_failure and isinstance(result, Success) and result.change is not None \
                 and result.change.changed:

@@ -434,8 +434,8 @@ class _Scanner:
         resolved = self._resolve(i)
         if resolved is None:
             return
-        name, _, subs = resolved
-        self._emit(i, name, mode, subs)
+        name, root, subs = resolved
+        self._emit(i, name, mode, subs, root=root)
 
     def _mode(self, i: int, up: int, child: int) -> str | None:
         """read / write / readwrite from what the access is the operand of (None: its address
@@ -475,10 +475,12 @@ class _Scanner:
         return None
 
     def _emit(self, i: int, name: str, mode: str, subs, call: str | None = None,
-              arg_index: int | None = None) -> None:
+              arg_index: int | None = None, root: int | None = None) -> None:
         tree = self.tree
         start, end = tree.extent(i)
         directive, region = self._region(start, end)
+        if region is not None and root is not None and self._region_array(root, region):
+            return
         root = _IDENT.match(name)
         self.refs.append(ArrayRef(
             array=name, root=root.group(0) if root else name, mode=mode,
@@ -618,7 +620,8 @@ class _Scanner:
             mode = self._argument_mode(i, name, position, k)
             if mode is None or self._is_system_name(resolved[1]) or self._is_handle(k):
                 continue
-            self._emit(k, resolved[0], mode, resolved[2], call=name, arg_index=position)
+            self._emit(k, resolved[0], mode, resolved[2], call=name, arg_index=position,
+                       root=resolved[1])
 
     def _pointer_argument(self, k: int):
         """(name, root node, start subscripts) when call child ``k`` passes a pointer to named
@@ -674,6 +677,20 @@ class _Scanner:
             return False
         declaration = pointee.get_declaration()
         return declaration.is_null() or declaration.location.is_in_system_header
+
+    def _region_array(self, root: int, region: tuple[int, int]) -> bool:
+        """The storage is an array declared inside the target region itself: private to
+        each device thread, never mapped, never named by a clause. (A pointer declared
+        there may alias mapped storage: its accesses stay.)"""
+        if self.kinds[root] != "DECL_REF_EXPR":
+            return False
+        declaration = self.nodes[root].cursor.referenced
+        if declaration is None or declaration.kind.name != "VAR_DECL" or \
+                declaration.type.get_canonical().kind.name not in ARRAY_TYPE_KINDS:
+            return False
+        location = declaration.location
+        return location.file is not None and location.file.name == self.tree.ctx.path and \
+            region[0] <= location.offset < region[1]
 
     def _is_system_name(self, root: int) -> bool:
         """``stderr`` and friends: variables declared in system headers are not program data."""

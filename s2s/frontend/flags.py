@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,7 +57,25 @@ _OPENMP_JOINED = ("-fopenmp", "-fiopenmp", "-fno-openmp", "-foffload", "-fno-off
 _OPENMP_WITH_ARG = ("-Xopenmp-target", "-Xoffload-linker")
 
 
-def without_openmp_flags(flags: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+_PASS_ON_ONE = ("-Xclang", "-Xpreprocessor", "-Xarch_host", "-Xarch_device")
+
+
+def openmp_flag_width(flags: Sequence[str], at: int) -> int:
+    """How many arguments from ``flags[at]`` on form an OpenMP or offloading flag (0: none).
+
+    ``-Xopenmp-target[=triple] ARG`` and ``-Xclang -fopenmp`` are two; a flag that takes the
+    next argument is never cut from its value."""
+    flag = flags[at]
+    if flag in _OPENMP_WITH_ARG or flag.startswith("-Xopenmp-target="):
+        return 2
+    if flag.startswith(_OPENMP_JOINED) or flag == "-mp" or flag.startswith("-mp="):
+        return 1
+    if flag in _PASS_ON_ONE and at + 1 < len(flags) and openmp_flag_width(flags, at + 1) == 1:
+        return 2
+    return 0
+
+
+def without_openmp_flags(flags: Sequence[str]) -> tuple[str, ...]:
     """``flags`` less every OpenMP and offloading flag, with the argument that belongs to it.
 
     The one place for this rule, whether the flags come after ``--``, from
@@ -67,17 +86,12 @@ def without_openmp_flags(flags: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     ``--offload-arch=``) only concern code generation.
     """
     kept: list[str] = []
-    skip_next = False
-    for flag in flags:
-        if skip_next:
-            skip_next = False
-            continue
-        if flag in _OPENMP_WITH_ARG or flag.startswith("-Xopenmp-target="):
-            skip_next = True  # -Xopenmp-target[=triple] ARG: ARG is for the device compiler
-            continue
-        if flag.startswith(_OPENMP_JOINED) or flag == "-mp" or flag.startswith("-mp="):
-            continue
-        kept.append(flag)
+    at = 0
+    while at < len(flags):
+        width = openmp_flag_width(flags, at)
+        if width == 0:
+            kept.append(flags[at])
+        at += max(width, 1)
     return tuple(kept)
 
 
@@ -150,11 +164,15 @@ def filter_flags(arguments: tuple[str, ...] | list[str],
     """
     kept: list[str] = []
     unknown: list[str] = []
-    args = list(without_openmp_flags(arguments[1:]))
+    args = list(arguments[1:])
     i = 0
     while i < len(args):
         arg = args[i]
         nxt = args[i + 1] if i + 1 < len(args) else None
+        width = openmp_flag_width(args, i)
+        if width:
+            i += width
+            continue
         if arg in _HOST_COMPILER_PASSTHROUGH or arg.startswith(("-Xcompiler=", "--compiler-options=")):
             value = arg.split("=", 1)[1] if "=" in arg else nxt
             inner, inner_unknown = filter_flags(["cc", *(value or "").split(",")], directory)

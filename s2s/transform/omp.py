@@ -17,8 +17,10 @@ from s2s.edits import Edit
 from s2s.frontend.extract import Loaded
 from s2s.model import SourceSpan, Stmt
 from s2s.transform import registry
+from s2s.transform.check import EditGroup
 
 EXPLAIN_ID = "omp-explain"
+INVALID_ID = "omp-rewrite-invalid"
 
 
 def run_omp(loaded: Loaded) -> PassOutput:
@@ -26,7 +28,7 @@ def run_omp(loaded: Loaded) -> PassOutput:
     if model.language == "cuda":
         return PassOutput()
     plan = plan_file(model, source)
-    edits, notes = [], []
+    groups, notes = [], []
     warnings = list(plan.warnings)
     for region in plan.regions:
         blocked = _not_editable(region)
@@ -36,15 +38,20 @@ def run_omp(loaded: Loaded) -> PassOutput:
             warnings.append((f"the data mapping of '{region.function}' would have to be edited "
                              f"inside {origin}; left as written", "omp-in-macro", blocked))
             continue
-        edits += _region_edits(region, source, loaded.path, model.language)
+        groups.append(EditGroup(f"the data mapping of '{region.function}'",
+                                tuple(_region_edits(region, source, loaded.path, model.language)),
+                                region.first.span, INVALID_ID))
         notes += _explain(region)
-    edits += _local_edits(plan, source, loaded.path)
+    groups.append(EditGroup("the map clauses of function-local arrays and static tables",
+                            tuple(_local_edits(plan, source, loaded.path)), None, INVALID_ID))
     notes += [Diagnostic.note(f"{m.clause}: {m.reason}", EXPLAIN_ID, m.directive)
               for m in plan.local_maps]
     notes += [Diagnostic.note(f"target enter data map(always, to: {e.name}) once: {e.reason}",
                               EXPLAIN_ID, e.last.span) for e in plan.static_entries]
     diagnostics = [Diagnostic.warning(message, id, span) for message, id, span in warnings]
-    return PassOutput(tuple(edits), tuple(diagnostics + notes))
+    # Checked by the driver: a group whose directives do not parse is left as written.
+    edits = tuple(e for group in groups for e in group.edits)
+    return PassOutput(edits, tuple(diagnostics + notes), tuple(groups), check_compiles=True)
 
 
 def _local_edits(plan: OmpPlan, source: bytes, path: str) -> list[Edit]:

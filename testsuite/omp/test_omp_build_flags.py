@@ -28,6 +28,10 @@ def test_openmp_flags_are_stripped_with_their_arguments():
                                  "-fopenmp=libomp", "-DX"]) == ("-Iinc", "-DX")
     assert without_openmp_flags(["-fno-strict-aliasing", "-fPIC"]) == ("-fno-strict-aliasing",
                                                                         "-fPIC")
+    # a flag taking the next argument keeps it, or loses it together with an OpenMP value
+    assert without_openmp_flags(["-Xclang", "-fopenmp", "-DA", "-Xclang", "-ast-dump",
+                                 "-include", "x.h"]) == ("-DA", "-Xclang", "-ast-dump",
+                                                         "-include", "x.h")
 
 
 def _diff(argv, capsys) -> tuple[int, str, str]:
