@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from runtime import launch as launch_mod
-from runtime.buffers import HOST, AddressSpace, DevicePointer, VirtualBuffer, device_bit
+from runtime.buffers import HOST, AddressSpace, DevicePointer, VirtualBuffer, check_host_range, device_bit
 from runtime.coherence import TransferStats, location_name
 from runtime.cpu import module as cpu_module
 from runtime.cpu.device import CpuDevice
@@ -63,6 +63,16 @@ def _device_count(devices: int | None) -> int | None:
     if count < 1:
         raise ConfigError(f"device count {count}: expected at least 1")
     return count
+
+
+def device_memory(devices: list) -> int:
+    """The allocation limit: S2S_DEVICE_MEMORY (bytes) if set, else the smallest device's memory."""
+    text = os.environ.get("S2S_DEVICE_MEMORY")
+    if text is None:
+        return min(device.memory() for device in devices)
+    if not text.isdigit() or int(text) < 1:
+        raise ConfigError(f"S2S_DEVICE_MEMORY={text!r}: expected a positive number of bytes")
+    return int(text)
 
 
 class KernelHandle:
@@ -114,7 +124,7 @@ class Runtime:
         self.distribute = distribute or os.environ.get("S2S_DISTRIBUTE", "linear")
         if self.distribute not in DISTRIBUTIONS:
             raise ConfigError(f"distribution {self.distribute!r}: expected one of {DISTRIBUTIONS}")
-        self.space = AddressSpace()
+        self.space = AddressSpace(device_memory(self.devices))
         self.launches: list[launch_mod.LaunchStats] = []
         self.copy_stats = TransferStats()
         self._modules: dict[tuple, RuntimeModule] = {}
@@ -294,6 +304,7 @@ def _host_span(obj, nbytes: int | None, writable: bool = False) -> tuple[int, in
     if isinstance(obj, (int, np.integer)):
         if nbytes is None:
             raise ConfigError("a raw host address needs an explicit byte count")
+        check_host_range(int(obj), int(nbytes))
         return int(obj), int(nbytes)
     if isinstance(obj, (VirtualBuffer, DevicePointer)):
         raise ConfigError("a device pointer where host memory was expected")
@@ -303,6 +314,6 @@ def _host_span(obj, nbytes: int | None, writable: bool = False) -> tuple[int, in
     if writable and not arr.flags.writeable:
         raise ConfigError("destination host array is read-only")
     size = arr.nbytes if nbytes is None else int(nbytes)
-    if size > arr.nbytes:
+    if not 0 <= size <= arr.nbytes:
         raise AddressError(f"{size} bytes requested from a host array of {arr.nbytes} bytes")
     return arr.ctypes.data, size

@@ -3,7 +3,8 @@
 The C library calls these functions with plain integers: virtual device addresses, raw host addresses,
 byte counts and the address of the ``void **args`` array of a launch.  One Runtime per process, created
 on first use from the environment (S2S_BACKEND, S2S_DEVICES).  Exceptions propagate to C, which turns
-them into a non-zero return code and ``s2s_last_error()``.
+them into a non-zero return code (``error_code``: the cudaError_t value real CUDA returns for the same
+failure) and ``s2s_last_error()``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,15 @@ import struct
 from collections import Counter
 
 from runtime.api import Runtime
-from runtime.errors import AddressError, ConfigError, LaunchError
+from runtime.buffers import check_host_range, is_virtual
+from runtime.errors import (
+    CUDA_MEMORY_ALLOCATION,
+    CUDA_UNKNOWN,
+    ConfigError,
+    LaunchError,
+    MemcpyKindError,
+    RuntimeFailure,
+)
 
 try:                        # partitioned C launches need the access package (isl); plain ones do not
     from runtime.access import KernelAccess
@@ -35,6 +44,15 @@ _MEMCPY_CALL = {HOST_TO_HOST: "memcpy_h2h", HOST_TO_DEVICE: "memcpy_h2d", DEVICE
                 DEVICE_TO_DEVICE: "memcpy_d2d"}
 
 
+def error_code(error: BaseException) -> int:
+    """The code the C function returns for ``error`` (called by s2s_runtime.c on every failure): the
+    runtime's errors carry their cudaError_t value; a host allocation that failed is out of memory;
+    anything else is cudaErrorUnknown."""
+    if isinstance(error, RuntimeFailure):
+        return error.cuda_error
+    return CUDA_MEMORY_ALLOCATION if isinstance(error, MemoryError) else CUDA_UNKNOWN
+
+
 def runtime() -> Runtime:
     if _state["runtime"] is None:
         _state["runtime"] = Runtime()
@@ -51,35 +69,39 @@ def malloc(nbytes: int) -> int:
 
 
 def free(addr: int) -> int:
+    """cudaFree: freeing NULL does nothing (``cudaFree(0)`` is a common way to start CUDA); a second free
+    or a pointer that is not an allocation's start is an error."""
     _calls["free"] += 1
-    runtime().free(addr)
+    if addr:
+        runtime().free(addr)
     return 0
 
 
-def _is_device(addr: int) -> bool:
-    try:
-        runtime().space.resolve(addr)
-        return True
-    except AddressError:
-        return False
+def _memcpy_kind(dst: int, src: int, kind: int) -> int:
+    """The explicit kind of a copy: cudaMemcpyDefault decided by the addresses (a device pointer is one in
+    the runtime's virtual range, live or not, so a freed one is reported, not read as host memory)."""
+    if kind == DEFAULT:
+        return {(False, False): HOST_TO_HOST, (False, True): HOST_TO_DEVICE, (True, False): DEVICE_TO_HOST,
+                (True, True): DEVICE_TO_DEVICE}[(is_virtual(src), is_virtual(dst))]
+    if kind not in _MEMCPY_CALL:
+        raise MemcpyKindError(f"memcpy kind {kind} is not a cudaMemcpyKind")
+    return kind
 
 
 def memcpy(dst: int, src: int, nbytes: int, kind: int) -> int:
     rt = runtime()
-    if kind == DEFAULT:
-        kind = {(False, False): HOST_TO_HOST, (False, True): HOST_TO_DEVICE, (True, False): DEVICE_TO_HOST,
-                (True, True): DEVICE_TO_DEVICE}[(_is_device(src), _is_device(dst))]
-    _calls[_MEMCPY_CALL.get(kind, "memcpy_other")] += 1
+    kind = _memcpy_kind(dst, src, kind)
+    _calls[_MEMCPY_CALL[kind]] += 1
     if kind == HOST_TO_DEVICE:
         rt.memcpy_htod(dst, src, nbytes)
     elif kind == DEVICE_TO_HOST:
         rt.memcpy_dtoh(dst, src, nbytes)
     elif kind == DEVICE_TO_DEVICE:
         rt.memcpy_dtod(dst, src, nbytes)
-    elif kind == HOST_TO_HOST:
-        ctypes.memmove(dst, src, nbytes)
     else:
-        raise ConfigError(f"memcpy kind {kind}")
+        check_host_range(dst, nbytes)
+        check_host_range(src, nbytes)
+        ctypes.memmove(dst, src, nbytes)
     return 0
 
 

@@ -8,6 +8,7 @@ GIL released.  Allocations are 256-byte aligned like cudaMalloc's.
 from __future__ import annotations
 
 import ctypes
+import os
 
 import numpy as np
 
@@ -30,6 +31,11 @@ class CpuDevice:
     @property
     def name(self) -> str:
         return f"cpu{self.index}"
+
+    def memory(self) -> int:
+        """Bytes this device can hold: the host's physical memory, which every emulated device shares
+        (instances are committed lazily, page by page, as they are written)."""
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
     def alloc(self, nbytes: int) -> int:
         block = np.empty(nbytes + ALIGN, dtype=np.uint8)

@@ -36,7 +36,20 @@ static void set_error(const char *message)
     snprintf(last_error, sizeof last_error, "%s", message);
 }
 
-/* store the pending Python exception as the last error */
+/* the code of a failure: runtime.capi.error_code(exception) -- a cudaError_t value (enum s2s_error) --
+   or S2S_ERROR_UNKNOWN when the bridge is not loaded or cannot tell */
+static int error_code(PyObject *value)
+{
+    if (!bridge || !value)
+        return S2S_ERROR_UNKNOWN;
+    PyObject *code = PyObject_CallMethod(bridge, "error_code", "(O)", value);
+    long rc = code ? PyLong_AsLong(code) : -1;
+    Py_XDECREF(code);
+    PyErr_Clear();
+    return rc > 0 ? (int)rc : S2S_ERROR_UNKNOWN;
+}
+
+/* store the pending Python exception as the last error; return its code */
 static int fail_from_python(void)
 {
     PyObject *type, *value, *trace;
@@ -47,11 +60,12 @@ static int fail_from_python(void)
     const char *kind = type ? ((PyTypeObject *)type)->tp_name : "error";
     snprintf(last_error, sizeof last_error, "%s: %s", kind, msg ? msg : "(no message)");
     Py_XDECREF(text);
+    PyErr_Clear();
+    int rc = error_code(value);
     Py_XDECREF(type);
     Py_XDECREF(value);
     Py_XDECREF(trace);
-    PyErr_Clear();
-    return -1;
+    return rc;
 }
 
 static void add_paths(void)
@@ -92,8 +106,9 @@ static int ensure_started(void)
 /* call runtime.capi.<name>(*args built from fmt); store an integer result in *out */
 static int call(const char *name, long long *out, const char *fmt, ...)
 {
-    if (ensure_started() != 0)
-        return -1;
+    int started = ensure_started();
+    if (started != 0)
+        return started;
     PyGILState_STATE gil = PyGILState_Ensure();
     va_list ap;
     va_start(ap, fmt);

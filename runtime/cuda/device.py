@@ -30,7 +30,7 @@ from pathlib import Path
 
 from runtime.cpu.compiler import cache_dir
 from runtime.cpu.source import prepare
-from runtime.errors import BackendUnavailable, CompileError, ConfigError
+from runtime.errors import BackendUnavailable, CompileError, ConfigError, OutOfMemory
 
 PRELUDE = r"""#include <cuda_runtime.h>
 __constant__ unsigned int s2s_partition[6];          /* block offset xyz, full grid xyz */
@@ -154,9 +154,16 @@ class CudaDevice:
     def _host(addr: int, nbytes: int):
         return (ctypes.c_char * nbytes).from_address(addr)
 
+    def memory(self) -> int:
+        """Bytes this GPU can hold (its total memory; the runtime's allocation limit)."""
+        return int(self.gpu.total_memory())
+
     def alloc(self, nbytes: int) -> int:
-        with self.current():
-            allocation = self.drv.mem_alloc(max(nbytes, 1))
+        try:
+            with self.current():
+                allocation = self.drv.mem_alloc(max(nbytes, 1))
+        except getattr(self.drv, "MemoryError", MemoryError) as error:   # a GPU full by now (pycuda's own)
+            raise OutOfMemory(f"{self.name}: cannot allocate {nbytes} bytes: {error}") from error
         self._allocations[int(allocation)] = allocation
         return int(allocation)
 

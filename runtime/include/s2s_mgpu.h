@@ -23,8 +23,11 @@
  * a legal schedule of any stream program); events record host time.  The
  * program sees one device (cudaGetDeviceCount gives 1): the runtime spreads
  * that device over S2S_DEVICES devices of S2S_BACKEND.  Errors of the runtime
- * are printed to stderr once and returned as cudaErrorUnknown (sticky until
- * cudaGetLastError), so CUDA_CHECK-style macros in the program report them.
+ * are printed to stderr once and returned as the cudaError_t CUDA gives for
+ * them (cudaErrorMemoryAllocation for an allocation that cannot fit,
+ * cudaErrorInvalidValue for a freed or out-of-range pointer, ... else
+ * cudaErrorUnknown; kept until cudaGetLastError), so CUDA_CHECK-style macros
+ * in the program report them; cudaGetErrorString gives the runtime's message.
  *
  * Needs the CUDA runtime's types (dim3, cudaError_t, ...): nvcc includes
  * cuda_runtime.h before any source.  C++11 or later.
@@ -76,15 +79,26 @@ inline cudaError_t &last_code()
     return error;
 }
 
-/* a runtime call failed: say why (the runtime's message), remember it, return cudaErrorUnknown */
-inline cudaError_t fail(const char *what)
+/* the cudaError_t of a runtime return code (the codes are cudaError_t values, enum s2s_error) */
+inline cudaError_t to_cuda_error(int rc)
 {
-    std::fprintf(stderr, "s2s runtime: %s: %s\n", what, s2s_last_error());
-    sticky_error() = last_code() = cudaErrorUnknown;
-    return cudaErrorUnknown;
+    switch (rc) {
+    case S2S_SUCCESS: return cudaSuccess;
+    case S2S_ERROR_INVALID_VALUE: return cudaErrorInvalidValue;
+    case S2S_ERROR_MEMORY_ALLOCATION: return cudaErrorMemoryAllocation;
+    case S2S_ERROR_INVALID_MEMCPY_DIRECTION: return cudaErrorInvalidMemcpyDirection;
+    default: return cudaErrorUnknown;
+    }
 }
 
-inline cudaError_t check(int rc, const char *what) { return rc == 0 ? cudaSuccess : fail(what); }
+/* a runtime call failed: say why (the runtime's message), remember it, return its cudaError_t */
+inline cudaError_t fail(const char *what, int rc = S2S_ERROR_UNKNOWN)
+{
+    std::fprintf(stderr, "s2s runtime: %s: %s\n", what, s2s_last_error());
+    return sticky_error() = last_code() = to_cuda_error(rc);
+}
+
+inline cudaError_t check(int rc, const char *what) { return rc == 0 ? cudaSuccess : fail(what, rc); }
 
 template <class T>
 inline cudaError_t Malloc(T **ptr, size_t bytes)
@@ -143,7 +157,7 @@ inline cudaError_t PeekAtLastError() { return sticky_error(); }
 
 inline const char *GetErrorString(cudaError_t error)
 {
-    if (error == cudaErrorUnknown && last_code() == cudaErrorUnknown)
+    if (error != cudaSuccess && error == last_code())      /* the runtime's own message */
         return s2s_last_error();
     return ::cudaGetErrorString(error);
 }
@@ -280,7 +294,7 @@ struct launcher {
         s2s_module_t module;
         if (!name) {
             std::fprintf(stderr, "s2s runtime: launch of a kernel that is not in this file's table\n");
-            return sticky_error() = last_code() = cudaErrorInvalidDeviceFunction;
+            return sticky_error() = cudaErrorInvalidDeviceFunction;
         }
         if (unit_module(&module) != 0)
             return sticky_error() = cudaErrorUnknown;

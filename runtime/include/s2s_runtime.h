@@ -10,8 +10,19 @@
  *   S2S_BACKEND = cpu | cuda | auto (default auto: cuda where a GPU is found)
  *   S2S_DEVICES = number of devices (cpu default 1, cuda default all GPUs)
  *
- * Every function returns 0 on success and a non-zero code on failure;
+ * Every function returns 0 on success and a non-zero code on failure, the
+ * cudaError_t value CUDA returns for the same failure (enum s2s_error);
  * s2s_last_error() then returns a message (valid until the next call).
+ * A failed call changes nothing: the runtime stays usable.
+ *
+ * Memory errors: an allocation the devices cannot hold (the live
+ * allocations together beyond one device's memory, or S2S_DEVICE_MEMORY
+ * bytes) or that the runtime's virtual address space cannot name is
+ * S2S_ERROR_MEMORY_ALLOCATION; a freed pointer (use after free, double free),
+ * an address in no allocation, a copy or memset running past the end of
+ * one, or a device address given as host memory is S2S_ERROR_INVALID_VALUE;
+ * a memcpy kind that is no cudaMemcpyKind is
+ * S2S_ERROR_INVALID_MEMCPY_DIRECTION.  s2s_free(NULL) does nothing.
  * Link with the library built by `python -m runtime.capi_build`.
  */
 #ifndef S2S_RUNTIME_H
@@ -32,6 +43,14 @@ enum s2s_memcpy_kind {            /* same values as cudaMemcpyKind */
     S2S_DEVICE_TO_HOST = 2,
     S2S_DEVICE_TO_DEVICE = 3,
     S2S_DEFAULT = 4                 /* inferred from the pointers */
+};
+
+enum s2s_error {                  /* same values as cudaError_t */
+    S2S_SUCCESS = 0,
+    S2S_ERROR_INVALID_VALUE = 1,
+    S2S_ERROR_MEMORY_ALLOCATION = 2,
+    S2S_ERROR_INVALID_MEMCPY_DIRECTION = 21,
+    S2S_ERROR_UNKNOWN = 999         /* any other failure: compile errors, launch failures, ... */
 };
 
 int s2s_get_device_count(int *count);

@@ -1,0 +1,50 @@
+/*
+ * cuda_runtime.h -- the few CUDA runtime types and functions that
+ * runtime/include/s2s_mgpu.h uses, with CUDA's values, so that header can be
+ * compiled and run by g++ on a machine without the CUDA toolkit
+ * (testsuite/runtime/c_program/mgpu_errors.cpp).  Not a CUDA replacement.
+ */
+#ifndef S2S_TEST_FAKE_CUDA_RUNTIME_H
+#define S2S_TEST_FAKE_CUDA_RUNTIME_H
+
+enum cudaError {
+    cudaSuccess = 0,
+    cudaErrorInvalidValue = 1,
+    cudaErrorMemoryAllocation = 2,
+    cudaErrorInvalidMemcpyDirection = 21,
+    cudaErrorInvalidDeviceFunction = 98,
+    cudaErrorInvalidDevice = 101,
+    cudaErrorUnknown = 999
+};
+typedef enum cudaError cudaError_t;
+
+enum cudaMemcpyKind {
+    cudaMemcpyHostToHost = 0,
+    cudaMemcpyHostToDevice = 1,
+    cudaMemcpyDeviceToHost = 2,
+    cudaMemcpyDeviceToDevice = 3,
+    cudaMemcpyDefault = 4
+};
+
+struct dim3 {
+    unsigned int x, y, z;
+    dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+};
+
+typedef struct CUstream_st *cudaStream_t;
+typedef struct CUevent_st *cudaEvent_t;
+
+inline const char *cudaGetErrorName(cudaError_t error)
+{
+    switch (error) {
+    case cudaSuccess: return "cudaSuccess";
+    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+    case cudaErrorInvalidMemcpyDirection: return "cudaErrorInvalidMemcpyDirection";
+    default: return "cudaErrorUnknown";
+    }
+}
+
+inline const char *cudaGetErrorString(cudaError_t error) { return cudaGetErrorName(error); }
+
+#endif
