@@ -35,6 +35,8 @@ class PassOutput:
     diagnostics: tuple[Diagnostic, ...] = ()
     groups: tuple[EditGroup, ...] = ()
     check_compiles: bool = False
+    #: (what, how many) for the run's summary line: ("left unmapped", 2)
+    counts: tuple[tuple[str, int], ...] = ()
 
 
 #: A pass maps a successfully loaded file to its output.
@@ -49,6 +51,7 @@ class Success:
     diagnostics: tuple[Diagnostic, ...] = ()
     #: part of the rewrite was dropped because it did not compile (the file exits 1)
     incomplete: bool = False
+    counts: tuple[tuple[str, int], ...] = ()
 
     status = "ok"
 
@@ -110,7 +113,7 @@ def _process_file(path: str, options: RunOptions, run_pass: Pass | None,
         checked = _checked(path, loaded.source, output, parse_options)
         change = _apply(path, loaded.source, checked.edits)
         return Success(path, loaded, change, loaded.diagnostics + tuple(output.diagnostics)
-                       + checked.diagnostics, checked.incomplete)
+                       + checked.diagnostics, checked.incomplete, output.counts)
     except S2SError as error:
         return Failed(path, (error.diagnostic,))
     except (KeyboardInterrupt, SystemExit):

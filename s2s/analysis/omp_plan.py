@@ -112,6 +112,10 @@ class RegionPlan:
 class OmpPlan:
     regions: list[RegionPlan] = field(default_factory=list)
     warnings: list[tuple[str, str, object]] = field(default_factory=list)  # (message, id, span)
+    #: per root function: the functions its device work is planned over (itself, callees)
+    reach: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: per root function whose data mapping was left as written: why
+    left: dict[str, str] = field(default_factory=dict)
     local_maps: list[LocalMap] = field(default_factory=list)  # function-local arrays
     static_entries: list[StaticEntry] = field(default_factory=list)  # write-once tables
 
@@ -122,11 +126,13 @@ def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
         return plan
     irs = IRBuilder(model, source).build_all()
     for name in _roots(irs):
+        plan.reach[name] = frozenset({name} | _callees(irs, name))
         try:
             region = _plan_root(model, irs, irs[name], plan, source)
         except Unsupported as why:
             plan.warnings.append((f"data mapping of '{name}' left as written: {why}",
                                   "omp-unsupported", irs[name].function.span))
+            plan.left[name] = str(why)
             continue
         if region is not None:
             plan.regions.append(region)
@@ -219,7 +225,8 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     text = source_texts(source)
     drop_changing_counts(lengths, skipped, nodes, irs, text)
     unmapped = sorted(label for label in set(skipped) | (survey.device_labels - set(lengths))
-                      if not _local_array(model, label))
+                      if not _local_array(model, label)
+                      and not _region_pointer(model, function.name, label))
     if callee_maps.spans and unmapped:
         # (a kernel's array created in a callee, say, may rely on the callee's enter data)
         raise Unsupported(f"'{unmapped[0]}' could not be mapped by the plan, which would "
@@ -234,6 +241,8 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
             raise Unsupported(f"{_shown(label)} is used on the device and "
                               + unknown_storage(model, nodes, label.split("@")[0]))
     for label, why in skipped.items():
+        if _region_pointer(model, function.name, label):
+            continue  # set by device code: nothing to map
         plan.warnings.append((f"{_shown(label)} keeps its per-kernel mapping: {why}",
                               "omp-not-mapped", nodes[0].stmt.span))
     tracked = frozenset(lengths)
@@ -639,6 +648,13 @@ def _entry_state(model: TranslationUnit, function, start: int, to_labels) -> Sta
     for name, labels in state.pts.items():
         state.valid[name] = BOTH if labels and labels <= set(to_labels) else frozenset("H")
     return state
+
+
+def _region_pointer(model: TranslationUnit, function: str, label: str) -> bool:
+    """``label`` is a pointer declared inside a target region of ``function`` (``double *p
+    = out;`` in the region): device code sets it, no host mapping can be for it."""
+    refs = [r for r in model.array_refs if r.function == function and r.root == label]
+    return bool(refs) and all(r.region_local for r in refs)
 
 
 def _local_array(model: TranslationUnit, label: str) -> bool:

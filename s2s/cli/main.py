@@ -71,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
                           help="write rewritten files under DIR instead")
         sub.add_argument("--backup", metavar="SUFFIX",
                          help="with --in-place, keep the original as FILE+SUFFIX")
+        sub.add_argument("--strict", action="store_true",
+                         help="exit 1 when any construct is left as it was (counted in the "
+                         "summary as 'left ...')")
         sub.add_argument("--force", action="store_true",
                          help="with --in-place, also rewrite read-only files and files with "
                          "several hard links (this name only)")

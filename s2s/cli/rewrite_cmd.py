@@ -41,12 +41,26 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
             advance(path)
             report_results([result], printer, console)
     changed = [r for r in results if isinstance(r, Success) and r.change and r.change.changed]
+    counts = _counts(results)
     if not console.quiet:
         failed = sum(isinstance(r, Failed) for r in results)
         verb = "would change" if (args.check or not (args.in_place or args.output_dir)) \
             else "changed"
-        console.status(f"{len(results)} files: {len(changed)} {verb}, {failed} failed")
-    return exit_code(results, changes_are_failure=args.check)
+        extra = "".join(f", {n} {what}" for what, n in counts.items())
+        console.status(f"{len(results)} files: {len(changed)} {verb}, {failed} failed{extra}")
+    code = exit_code(results, changes_are_failure=args.check)
+    if args.strict and any(n for what, n in counts.items() if what.startswith("left")):
+        code = max(code, 1)
+    return code
+
+
+def _counts(results: list[FileResult]) -> dict[str, int]:
+    """The passes' counts summed over the files (in the order the pass gives them)."""
+    total: dict[str, int] = {}
+    for result in results:
+        for what, n in getattr(result, "counts", ()):
+            total[what] = total.get(what, 0) + n
+    return total
 
 
 def _emitted(result: Success, args, copy: str | None, console: Console) -> FileResult:

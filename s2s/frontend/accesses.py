@@ -481,12 +481,16 @@ class _Scanner:
         directive, region = self._region(start, end)
         if region is not None and root is not None and self._region_array(root, region):
             return
+        pointer = root is not None and self._type_kind(root) == "POINTER"
+        region_local = region is not None and root is not None and \
+            self._declared_in(root, region) is not None
         root = _IDENT.match(name)
         self.refs.append(ArrayRef(
             array=name, root=root.group(0) if root else name, mode=mode,
             subscripts=tuple(subs), span=tree.span(i), function=self.nodes[i].function,
             directive=directive, call=call, arg_index=arg_index,
-            conditional=self._conditional(i, region)))
+            conditional=self._conditional(i, region), pointer=pointer,
+            region_local=region_local))
 
     # -- target regions and conditions ------------------------------------------------------
 
@@ -678,19 +682,25 @@ class _Scanner:
         declaration = pointee.get_declaration()
         return declaration.is_null() or declaration.location.is_in_system_header
 
+    def _declared_in(self, root: int, region: tuple[int, int]):
+        """The variable at ``root`` when it is declared inside ``region`` (else None)."""
+        if self.kinds[root] != "DECL_REF_EXPR":
+            return None
+        declaration = self.nodes[root].cursor.referenced
+        if declaration is None or declaration.kind.name != "VAR_DECL":
+            return None
+        location = declaration.location
+        inside = location.file is not None and location.file.name == self.tree.ctx.path and \
+            region[0] <= location.offset < region[1]
+        return declaration if inside else None
+
     def _region_array(self, root: int, region: tuple[int, int]) -> bool:
         """The storage is an array declared inside the target region itself: private to
         each device thread, never mapped, never named by a clause. (A pointer declared
-        there may alias mapped storage: its accesses stay.)"""
-        if self.kinds[root] != "DECL_REF_EXPR":
-            return False
-        declaration = self.nodes[root].cursor.referenced
-        if declaration is None or declaration.kind.name != "VAR_DECL" or \
-                declaration.type.get_canonical().kind.name not in ARRAY_TYPE_KINDS:
-            return False
-        location = declaration.location
-        return location.file is not None and location.file.name == self.tree.ctx.path and \
-            region[0] <= location.offset < region[1]
+        there may alias mapped storage: its accesses stay, marked ``region_local``.)"""
+        declaration = self._declared_in(root, region)
+        return declaration is not None and \
+            declaration.type.get_canonical().kind.name in ARRAY_TYPE_KINDS
 
     def _is_system_name(self, root: int) -> bool:
         """``stderr`` and friends: variables declared in system headers are not program data."""

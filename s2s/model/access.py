@@ -41,6 +41,11 @@ class ArrayRef:
     call: str | None = None
     arg_index: int | None = None
     conditional: bool = False
+    #: the storage is reached through a pointer (``p[i]``, ``d->x[i]``), not a declared array:
+    #: a target region needs a mapping for it (an array is mapped whole implicitly)
+    pointer: bool = False
+    #: the pointer is declared inside the target region (its value comes from device code)
+    region_local: bool = False
 
     @property
     def reads(self) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from s2s.analysis.omp_place import PlannedUpdate
 from s2s.analysis.omp_plan import OmpPlan, RegionPlan, plan_file
+from s2s.analysis.omp_report import construct_report
 from s2s.diagnostics import Diagnostic
 from s2s.driver import PassOutput
 from s2s.edits import Edit
@@ -21,6 +22,9 @@ from s2s.transform.check import EditGroup
 
 EXPLAIN_ID = "omp-explain"
 INVALID_ID = "omp-rewrite-invalid"
+LEFT_ID = "omp-left-unmapped"
+#: the count ``--strict`` fails on
+LEFT_COUNT = "left unmapped"
 
 
 def run_omp(loaded: Loaded) -> PassOutput:
@@ -48,10 +52,18 @@ def run_omp(loaded: Loaded) -> PassOutput:
               for m in plan.local_maps]
     notes += [Diagnostic.note(f"target enter data map(always, to: {e.name}) once: {e.reason}",
                               EXPLAIN_ID, e.last.span) for e in plan.static_entries]
+    report = construct_report(model, plan)
+    for left in report.left:
+        names = ", ".join(f"'{p}'" for p in left.pointers)
+        warnings.append((f"this target region still uses {names} without a mapping (an "
+                         f"implicit zero-length section: wrong on a GPU): {left.reason}",
+                         LEFT_ID, left.span))
     diagnostics = [Diagnostic.warning(message, id, span) for message, id, span in warnings]
     # Checked by the driver: a group whose directives do not parse is left as written.
     edits = tuple(e for group in groups for e in group.edits)
-    return PassOutput(edits, tuple(diagnostics + notes), tuple(groups), check_compiles=True)
+    counts = (("target regions mapped", report.mapped), (LEFT_COUNT, len(report.left)))
+    return PassOutput(edits, tuple(diagnostics + notes), tuple(groups), check_compiles=True,
+                      counts=counts)
 
 
 def _local_edits(plan: OmpPlan, source: bytes, path: str) -> list[Edit]:

@@ -110,3 +110,49 @@ def test_an_invalid_omp_clause_is_caught_before_it_is_emitted(tmp_path, capsys, 
     assert "use of undeclared identifier 'ghost'" in err and "[omp-rewrite-invalid]" in err
     assert "ghost" not in out
     assert "+  #pragma omp target enter data" in out  # the valid region is still emitted
+
+
+LEFT_BY_GOTO = HEAD + """
+void scale(double *a, int n) {
+  int tries = 0;
+again:
+  #pragma omp target teams distribute parallel for
+  for (int i = 0; i < n; i++) a[i] *= 2.0;
+  if (++tries < 2) goto again;
+}
+int main(void) {
+  int n = 100;
+  double *a = malloc(n * sizeof(double));
+  for (int i = 0; i < n; i++) a[i] = i;
+  scale(a, n);
+  #pragma omp target teams distribute parallel for map(tofrom: a[0:n])
+  for (int i = 0; i < n; i++) a[i] += 1.0;
+  printf("%f\\n", a[7]);
+  free(a);
+  return 0;
+}
+"""
+
+
+def test_constructs_left_unmapped_are_named_and_counted(tmp_path, capsys):
+    """Issue 17, item 10: a construct the plan leaves alone while it uses a pointer without
+    a mapping gets a warning naming the pointer and the reason; the summary counts it and
+    --strict exits 1."""
+    src = tmp_path / "prog.c"
+    src.write_text(LEFT_BY_GOTO)
+    code = main(["omp", str(src)])
+    _, err = capsys.readouterr()
+    assert code == 0
+    assert "still uses 'a' without a mapping" in err and "[omp-left-unmapped]" in err
+    assert "goto" in err.split("[omp-left-unmapped]")[0].splitlines()[-1]
+    assert "1 target regions mapped, 1 left unmapped" in err
+    code = main(["omp", "--strict", str(src)])
+    capsys.readouterr()
+    assert code == 1
+
+
+def test_region_local_pointers_are_not_reported(load_source):
+    loaded = load_source(REGION_LOCALS, name="prog.c")
+    output = omp_pass.run_omp(loaded)
+    assert not [d for d in output.diagnostics if d.id in ("omp-left-unmapped", "omp-not-mapped")]
+    assert dict(output.counts) == {"target regions mapped": 2, "left unmapped": 0}

@@ -1,0 +1,84 @@
+"""Which target constructs end up with every pointer they use mapped, and why the others don't.
+
+A pointer used inside a target region without a mapping is mapped implicitly as a zero-length
+section: on a discrete GPU the kernel then dereferences a host address (on clang's host device
+it silently works, which is why such programs seem fine). ``s2s omp`` must never leave that
+unsaid: after planning, every construct is either *mapped* (each pointer it dereferences is
+named by a map clause of the construct, by the data region planned around it, or by the
+clauses the plan adds to it) or *left*, with the pointers and the reason, which the pass turns
+into an ``omp-left-unmapped`` warning and the summary's count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from s2s.analysis.omp_flow import norm_text
+from s2s.analysis.omp_guards import directive_chain
+from s2s.analysis.omp_plan import OmpPlan, RegionPlan
+from s2s.model import SourceSpan, TranslationUnit
+
+
+@dataclass(frozen=True)
+class LeftConstruct:
+    """A target construct that still uses ``pointers`` without a mapping, and why."""
+
+    span: SourceSpan
+    pointers: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
+class ConstructReport:
+    mapped: int
+    left: tuple[LeftConstruct, ...]
+
+
+def construct_report(model: TranslationUnit, plan: OmpPlan) -> ConstructReport:
+    """Sort every target construct of ``model`` into mapped and left (see the module doc)."""
+    mapped, left = 0, []
+    for index, directive in enumerate(model.directives):
+        if not directive.is_target_region:
+            continue
+        missing = _unmapped_pointers(model, index, plan)
+        if not missing:
+            mapped += 1
+            continue
+        left.append(LeftConstruct(directive.span, missing,
+                                  _reason(plan, directive.function, missing)))
+    return ConstructReport(mapped, tuple(left))
+
+
+def _unmapped_pointers(model: TranslationUnit, index: int, plan: OmpPlan) -> tuple[str, ...]:
+    used = sorted({ref.array for ref in model.array_refs
+                   if ref.directive == index and ref.pointer and not ref.region_local})
+    named = {norm_text(item.base) for d in directive_chain(model, index)
+             for clause in d.clauses for item in clause.items}
+    function = model.directives[index].function
+    for region in _covering(plan, function):
+        named |= {norm_text(a.name) for a in region.arrays}
+        named |= {norm_text(member) for member, _local in region.handles}
+        named |= {norm_text(clause.split(":", 1)[1].split("[", 1)[0].strip(" )"))
+                  for span, clause in region.explicit
+                  if span == model.directives[index].span}
+    return tuple(name for name in used if norm_text(name) not in named)
+
+
+def _covering(plan: OmpPlan, function: str | None) -> list[RegionPlan]:
+    """The planned data regions whose statements run ``function``'s device work."""
+    return [r for r in plan.regions if function in plan.reach.get(r.function, ())]
+
+
+def _reason(plan: OmpPlan, function: str | None, missing: tuple[str, ...]) -> str:
+    roots = sorted(root for root, reach in plan.reach.items() if function in reach)
+    for root in roots:
+        if root in plan.left:
+            return f"the data mapping of '{root}' was left as written ({plan.left[root]})"
+    for message, ident, _span in plan.warnings:
+        if ident == "omp-not-mapped" and any(f"'{name}'" in message for name in missing):
+            return message
+    if not roots:
+        return "no function with device work reaches it"
+    if not any(r.function in roots for r in plan.regions):
+        return f"no data region was planned in '{roots[0]}'"
+    return "the planned data region does not map it"
