@@ -22,6 +22,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from s2s import shell_safe
+
 #: Static shared memory a block may use without opting in, and register limits (sm_90).
 SMEM_LIMIT = 48 * 1024
 REGS_PER_THREAD = 255
@@ -80,14 +82,23 @@ def resource_usage(source: bytes, path: str, kernels: tuple[str, ...], arch: str
 
 
 def _measure(nvcc: str, source: bytes, path: str, arch: str) -> dict | None:
+    """nvcc's register and shared-memory report for ``source``. nvcc runs its tools through
+    a shell, so every path given to it is shell-safe (s2s.shell_safe): the copy has a plain
+    name, the source directory a safe stand-in, and nvcc's own temp files stay in ``tmp``."""
     directory = os.path.dirname(os.path.abspath(path))
-    with tempfile.TemporaryDirectory() as tmp:
-        copy = os.path.join(tmp, os.path.basename(path))
+    root = shell_safe.temp_root()
+    if root is None or not shell_safe.safe_characters(arch):
+        return None
+    with tempfile.TemporaryDirectory(dir=root) as tmp:
+        include = shell_safe.alias(directory, tmp, "src")
+        suffix = os.path.splitext(path)[1]
+        copy = os.path.join(tmp, "kernels" + (suffix if shell_safe.safe_characters(suffix)
+                                              and suffix else ".cu"))
         with open(copy, "wb") as handle:
             handle.write(source)
-        proc = subprocess.run([nvcc, "-c", f"-arch={arch}", "--resource-usage", f"-I{directory}",
+        proc = subprocess.run([nvcc, "-c", f"-arch={arch}", "--resource-usage", f"-I{include}",
                                copy, "-o", os.path.join(tmp, "out.o")],
-                              capture_output=True, text=True)
+                              capture_output=True, text=True, env=dict(os.environ, TMPDIR=tmp))
     if proc.returncode != 0:
         return None
     usage, current = {}, None

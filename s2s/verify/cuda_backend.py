@@ -29,6 +29,7 @@ from pathlib import Path
 
 from runtime.capi_build import build_library
 from runtime.errors import BackendUnavailable, CompileError
+from s2s import shell_safe
 from s2s.diagnostics import Diagnostic, ToolchainError
 from s2s.frontend.parse import detect_language
 from s2s.verify import cuda_host
@@ -45,10 +46,12 @@ from s2s.verify.differential import (
 from s2s.verify.omp_harness import CopyStats, output_differences
 from s2s.wrapper.linemap import add_line_directives
 from s2s.wrapper.rewrite import RewriteFailed, chain_passes
-from s2s.wrapper.runtime_flags import RuntimeUnavailable, mgpu_runtime_flags
+from s2s.wrapper.runtime_flags import RuntimeFlags, RuntimeUnavailable, mgpu_runtime_flags
 
 #: a rewritten file that includes this header calls the s2s runtime itself (the mgpu pass)
 _RUNTIME_PROGRAM = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*<s2s_mgpu\.h>", re.MULTILINE)
+#: what nvcc's shell acts on inside a double-quoted -D value (nvcc escapes the quotes themselves)
+_SHELL_ACTIVE = re.compile(r"[$`\\\n]")
 
 
 def verify_cuda(sources: Sequence[str], options: VerifyOptions) -> Verdict:
@@ -64,7 +67,7 @@ def verify_cuda(sources: Sequence[str], options: VerifyOptions) -> Verdict:
     changed = (path,) if after != before else ()
     for_runtime = _RUNTIME_PROGRAM.search(after) is not None
     nvcc = _nvcc() if for_runtime else None
-    with tempfile.TemporaryDirectory(prefix="s2s-verify-") as temp:
+    with tempfile.TemporaryDirectory(prefix="s2s-verify-", dir=shell_safe.temp_root()) as temp:
         built = _build_both(path, before, after, Path(temp), options, nvcc)
         if isinstance(built, Diagnostic):
             return Verdict(sources, "cuda", changed, diagnostics=(*said, built))
@@ -153,21 +156,58 @@ def _build_for_runtime(path: str, text: bytes, workdir: Path, options: VerifyOpt
                        nvcc: str) -> Path:
     """nvcc build of an mgpu-rewritten program with the runtime's flags; raises ToolchainError."""
     try:
-        flags = mgpu_runtime_flags()
+        flags = mgpu_runtime_flags(for_nvcc=True)
     except RuntimeUnavailable as error:
         raise ToolchainError(str(error)) from None
     workdir.mkdir(parents=True)
-    source = workdir / os.path.basename(path)
-    source.write_bytes(text)
-    exe = workdir / source.stem
-    directory = os.path.dirname(os.path.abspath(path))
-    user = [f for f in options.build_flags if f[:2] in ("-D", "-U", "-I")]
-    command = [nvcc, "-std=c++17", "-arch=sm_90", "-w", *flags.compile, "-Xcompiler",
-               f"-iquote,{directory}", *user, str(source), *flags.link, "-o", str(exe)]
-    proc = subprocess.run(command, capture_output=True, text=True)
+    command, exe = runtime_build_command(nvcc, path, text, workdir, options.build_flags, flags)
+    # nvcc's own temporary files go to workdir too: a TMPDIR its shell would act on is not used
+    proc = subprocess.run(command, capture_output=True, text=True,
+                          env=dict(os.environ, TMPDIR=str(workdir)))
     if proc.returncode != 0:
         raise ToolchainError(f"nvcc failed on the rewritten {path}:\n{proc.stderr[-3000:]}")
     return exe
+
+
+def runtime_build_command(nvcc: str, path: str, text: bytes, workdir: Path,
+                          build_flags: Sequence[str], flags: RuntimeFlags
+                          ) -> tuple[list[str], Path]:
+    """The nvcc command that builds ``text`` (the rewrite of ``path``) in ``workdir``, and the
+    program it makes. nvcc hands parts of its command line to a shell, so every path in it is
+    plain (:mod:`s2s.shell_safe`): a copy under a plain name, links in ``workdir`` for
+    the quoted-include and ``-I`` directories that are not. Raises ToolchainError for a
+    ``workdir`` or a ``-D``/``-U`` value that nvcc's shell would act on."""
+    if not shell_safe.is_safe(str(workdir)):
+        raise ToolchainError(f"cannot build with nvcc in {str(workdir)!r}: nvcc would hand the "
+                             "path to a shell (set TMPDIR to a plain path)")
+    name = os.path.basename(path)
+    source = workdir / (name if shell_safe.quotable(name) else _plain_name(name))
+    source.write_bytes(text)
+    exe = workdir / source.stem
+    directory = shell_safe.alias(os.path.dirname(os.path.abspath(path)), str(workdir), "quote")
+    command = [nvcc, "-std=c++17", "-arch=sm_90", "-w", *flags.compile, "-Xcompiler",
+               f"-iquote,{directory}", *_user_flags(build_flags, workdir), str(source),
+               *flags.link, "-o", str(exe)]
+    return command, exe
+
+
+def _user_flags(build_flags: Sequence[str], workdir: Path) -> list[str]:
+    """The user's ``-D``/``-U``/``-I`` flags for nvcc: directories that are not plain become
+    links; a macro nvcc's quoting would not protect is refused."""
+    flags = []
+    for number, (option, value) in enumerate(cuda_host.user_flags(build_flags)):
+        if option == "-I":
+            value = shell_safe.alias(value, str(workdir), f"include{number}")
+        elif _SHELL_ACTIVE.search(value):
+            raise ToolchainError(f"cannot give {option}{value!r} to nvcc: it hands the value to "
+                                 "a shell, which would act on its $, ` or \\")
+        flags.append(option + value)
+    return flags
+
+
+def _plain_name(name: str) -> str:
+    """``name`` with every character but letters, digits and ``_.+-`` replaced by ``_``."""
+    return re.sub(r"[^A-Za-z0-9_.+-]", "_", name).lstrip("-") or "program.cu"
 
 
 def _run(exe: Path, devices: int, options: VerifyOptions) -> ProgramRun | Diagnostic:

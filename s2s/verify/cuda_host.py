@@ -33,6 +33,7 @@ from s2s.diagnostics import ToolchainError
 from s2s.edits import Edit, EditSet
 from s2s.frontend.extract import load
 from s2s.frontend.parse import ParseOptions
+from s2s.wrapper.linemap import c_string, directive
 
 SHIM_DIR = Path(__file__).resolve().parent / "cuda_shim"
 
@@ -90,14 +91,14 @@ def build(path: str, workdir: Path, source: bytes | None = None, compiler: str =
     directory = os.path.dirname(os.path.abspath(path))
     defines, include_dirs, host_flags = _preprocessing(flags)
     kernels = workdir / Path(path).name
-    kernels.write_bytes(defines.encode() + f'#line 1 "{path}"\n'.encode() + text)
+    kernels.write_bytes(defines.encode() + directive(1, path) + text)
     host = workdir / (Path(path).stem + ".host.cpp")
     host.write_bytes(host_source(path, text, options))
     exe = workdir / Path(path).stem
     dirs = ":".join([directory, *include_dirs])
     command = [compiler, "-std=c++17", "-O1", "-w", f"-I{SHIM_DIR}", "-idirafter", str(RUNTIME_CPU_HEADERS),
-               "-iquote", directory, *host_flags, f'-DS2S_SHIM_KERNELS="{kernels}"',
-               f'-DS2S_SHIM_NAME="{Path(path).name}"', f'-DS2S_SHIM_INCLUDE_DIRS="{dirs}"',
+               "-iquote", directory, *host_flags, _string_macro("S2S_SHIM_KERNELS", str(kernels)),
+               _string_macro("S2S_SHIM_NAME", Path(path).name), _string_macro("S2S_SHIM_INCLUDE_DIRS", dirs),
                "-x", "c++", str(host), "-o", str(exe), *program_flags()]
     proc = subprocess.run(command, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -105,26 +106,42 @@ def build(path: str, workdir: Path, source: bytes | None = None, compiler: str =
     return exe
 
 
+def _string_macro(name: str, value: str) -> str:
+    """``-DNAME="VALUE"`` with VALUE escaped: a path with a quote in it must not end the string
+    and go on as code of the program that verify then runs."""
+    return f'-D{name}="{c_string(value).decode("utf-8", errors="surrogateescape")}"'
+
+
 def _preprocessing(flags: Sequence[str]) -> tuple[str, list[str], list[str]]:
     """``#define``/``#undef`` lines for the kernels' text (the runtime compiles the kernels itself
     and takes no command-line macros), the ``-I`` directories, and the ``-D``/``-U``/``-I`` flags
     for the host compile; other flags of ``flags`` are for parsing only."""
     lines, dirs, host = [], [], []
-    items = list(flags)
-    for at, flag in enumerate(items):
-        for option in ("-D", "-U", "-I"):
-            if not flag.startswith(option):
-                continue
-            value = flag[2:] or (items[at + 1] if at + 1 < len(items) else "")
-            host.append(option + value)
-            if option == "-I":
-                dirs.append(os.path.abspath(value))
-            elif option == "-U":
-                lines.append(f"#undef {value}\n")
-            else:
-                name, _, body = value.partition("=")
-                lines.append(f"#define {name} {body if _ else '1'}\n")
+    for option, value in user_flags(flags):
+        host.append(option + value)
+        if option == "-I":
+            dirs.append(os.path.abspath(value))
+        elif option == "-U":
+            lines.append(f"#undef {value}\n")
+        else:
+            name, _, body = value.partition("=")
+            lines.append(f"#define {name} {body if _ else '1'}\n")
     return "".join(lines), dirs, host
+
+
+def user_flags(flags: Sequence[str]) -> list[tuple[str, str]]:
+    """The ``-D``/``-U``/``-I`` options of ``flags`` as (option, value), whether the value is
+    joined (``-DX``) or the next argument (``-D X``)."""
+    found, items, at = [], list(flags), 0
+    while at < len(items):
+        option, value = items[at][:2], items[at][2:]
+        if option in ("-D", "-U", "-I"):
+            if not value and at + 1 < len(items):
+                at += 1
+                value = items[at]
+            found.append((option, value))
+        at += 1
+    return found
 
 
 def run(exe: Path, args: tuple[str, ...] = (), devices: int = 1, timeout: float = 300) -> HostRun:

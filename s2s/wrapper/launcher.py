@@ -12,25 +12,33 @@ ends in one of two safe places:
   command compiles: when it fails too, the compiler's own messages say what is wrong.
 
 Only a missing real compiler is an error (exit 2): there is nothing to fall back to.
-Otherwise the exit code is the compiler's.
+Otherwise the exit code is the compiler's; stopped by SIGTERM, SIGINT or SIGHUP, the wrapper
+stops its compiler, removes its temporary files and exits with 128 + the signal number
+(:mod:`s2s.wrapper.children`).
+
+nvcc hands parts of its command line to a shell, so nothing the wrapper adds to an nvcc
+command carries a character that shell would act on (:mod:`s2s.shell_safe`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from s2s import shell_safe
 from s2s.diagnostics import Diagnostic, DiagnosticPrinter, S2SError
 from s2s.driver import Pass
 from s2s.transform import registry
 from s2s.wrapper import outputs
 from s2s.wrapper.args import Classified, Phase, Table, classify
+from s2s.wrapper.children import Children, Interrupted
 from s2s.wrapper.compilers import (
     CompilerNotFound,
     check_launched,
@@ -63,7 +71,8 @@ def run_nvcc(argv: list[str], known_passes: Mapping[str, str],
     """``s2s nvcc ARGS``: the real nvcc comes from the settings or PATH."""
     env = dict(os.environ if environ is None else environ)
     wrapper = _Wrapper(env, known_passes, "s2s nvcc")
-    return wrapper.run(argv, lambda s: find_real_nvcc(s.real_nvcc, env, self_paths()), NVCC)
+    return wrapper.run_stoppable(argv, lambda s: find_real_nvcc(s.real_nvcc, env, self_paths()),
+                                 NVCC)
 
 
 def run_launcher(argv: list[str], known_passes: Mapping[str, str],
@@ -72,8 +81,8 @@ def run_launcher(argv: list[str], known_passes: Mapping[str, str],
     env = dict(os.environ if environ is None else environ)
     compiler = argv[0]
     wrapper = _Wrapper(env, known_passes, f"s2s {os.path.basename(compiler)}")
-    return wrapper.run(argv[1:], lambda s: check_launched(compiler, env, self_paths()),
-                       table_for(compiler))
+    return wrapper.run_stoppable(argv[1:], lambda s: check_launched(compiler, env, self_paths()),
+                                 table_for(compiler))
 
 
 @dataclass
@@ -84,6 +93,17 @@ class _Wrapper:
     settings: Settings = field(default_factory=Settings)
     printer: DiagnosticPrinter = field(default_factory=lambda: DiagnosticPrinter(hint=None))
     compiler: str = ""
+    children: Children = field(default_factory=Children)
+
+    def run_stoppable(self, raw: list[str], find_compiler: Callable[[Settings], str],
+                      table: Table | None) -> int:
+        """:meth:`run`, ended by a termination signal with 128 + its number once the
+        compiler is stopped and the temporary files are gone."""
+        with self.children.active():
+            try:
+                return self.run(raw, find_compiler, table)
+            except Interrupted as stop:
+                return 128 + stop.signum
 
     def run(self, raw: list[str], find_compiler: Callable[[Settings], str],
             table: Table | None) -> int:
@@ -125,7 +145,7 @@ class _Wrapper:
         problem = _unsupported(command)
         if problem:
             return self._fall_back(args, problem)
-        passes, flags = self._available_passes()
+        passes, flags = self._available_passes(for_nvcc=table is NVCC)
         if not passes:
             return self._pass_on(args)
         try:
@@ -136,6 +156,9 @@ class _Wrapper:
                                    f"{error.diagnostic.headline()}")
         except S2SError as error:
             return self._fall_back(args, error.diagnostic.headline())
+        except Exception as error:  # a bug of s2s must never break the user's build
+            return self._fall_back(args, f"internal error in s2s ({type(error).__name__}: "
+                                   f"{error})")
         for rewrite in rewrites:
             for diagnostic in rewrite.diagnostics:
                 self.printer.emit(diagnostic)
@@ -148,12 +171,14 @@ class _Wrapper:
         if len(directories) > 1:
             return self._fall_back(args, "rewritten sources from several directories in one "
                                    "command (their quoted includes could resolve differently)")
-        quote = _quote_flags(directories.pop(), table)
-        if quote is None:
-            return self._fall_back(args, "the source directory has a comma in its name")
-        return self._compile_copies(args, command, changed, quote, flags)
+        unquotable = [r.source.path for r in changed
+                      if table is NVCC and not shell_safe.quotable(os.path.basename(r.source.path))]
+        if unquotable:
+            return self._fall_back(args, f"nvcc would hand the name of {unquotable[0]!r} to a "
+                                   "shell, which changes it ($, `, \", \\ or a newline)")
+        return self._compile_copies(args, command, changed, directories.pop(), table, flags)
 
-    def _available_passes(self) -> tuple[list[tuple[str, Pass]], RuntimeFlags]:
+    def _available_passes(self, for_nvcc: bool) -> tuple[list[tuple[str, Pass]], RuntimeFlags]:
         """The selected passes that exist here, in the canonical order; warns about the rest."""
         selected = self.settings.passes
         unknown = [n for n in selected if n not in self.known_passes and registry.get(n) is None]
@@ -165,7 +190,7 @@ class _Wrapper:
                 (passes if run_pass is not None else missing).append((name, run_pass))
         flags = RuntimeFlags()
         try:
-            flags = runtime_flags([n for n, _ in passes])
+            flags = runtime_flags([n for n, _ in passes], for_nvcc)
         except RuntimeUnavailable as error:
             passes = [(n, p) for n, p in passes if n != "mgpu"]
             missing.append(("mgpu", None))
@@ -185,41 +210,54 @@ class _Wrapper:
         return passes, flags
 
     def _compile_copies(self, args: list[str], command: Classified, changed: list[Rewrite],
-                        quote: list[str], flags: RuntimeFlags) -> int:
-        temp = tempfile.mkdtemp(prefix="s2s-wrap-")
-        try:
-            new_args = list(args)
-            replacements: dict[bytes, bytes] = {}
-            for number, rewrite in enumerate(changed):
-                copy = Path(temp, str(number), os.path.basename(rewrite.source.path))
-                copy.parent.mkdir()
-                copy.write_bytes(add_line_directives(rewrite.before, rewrite.after,
-                                                     rewrite.source.path))
-                new_args[rewrite.source.index] = str(copy)
-                replacements[os.fsencode(copy)] = os.fsencode(rewrite.source.path)
+                        directory: str, table: Table, flags: RuntimeFlags) -> int:
+        with self._workspace(table) as temp:
+            if temp is None:
+                return self._fall_back(args, "no temporary directory whose path nvcc's shell "
+                                       "would leave alone (TMPDIR, /tmp)")
+            quote, replacements = _quote_flags(directory, table, temp)
+            new_args = _place_copies(args, changed, temp, replacements)
             link = list(flags.link) if command.phase is Phase.LINK else []
             cmd = [*quote, *flags.compile, *new_args, *link]
             self._say("running " + " ".join([self.compiler, *cmd]))
-            result = self._execute(cmd, capture=True)
+            scratch = os.path.join(temp, "tmp")
+            result = self._execute(cmd, capture=True, tmpdir=scratch)
             if result.returncode != 0:
-                return self._after_failed_copies(args, result, replacements)
+                return self._after_failed_copies(args, result, replacements, scratch)
             problem = _fix_outputs(command, replacements, result)
             if problem:
                 self._warn(f"{self.name}: {problem}", "wrapper-deps")
             _write(outputs.substitute(result.stdout, replacements),
                    outputs.substitute(result.stderr, replacements))
             return 0
+
+    @contextlib.contextmanager
+    def _workspace(self, table: Table) -> Iterator[str | None]:
+        """A temporary directory for the copies, with ``tmp/`` in it for the compiler's own
+        temporary files (its TMPDIR), so that a stopped compile leaves nothing behind;
+        removed after the block (unless --s2s-keep-temps). None when there is no place whose
+        path nvcc's shell would leave alone."""
+        root = shell_safe.temp_root()
+        if root is None and table is NVCC:
+            yield None
+            return
+        temp = None
+        try:
+            with self.children.holding():  # a signal now would lose the directory's name
+                temp = tempfile.mkdtemp(prefix="s2s-wrap-", dir=root)
+            os.mkdir(os.path.join(temp, "tmp"))
+            yield temp
         finally:
-            if self.settings.keep_temps:
+            if temp is not None and self.settings.keep_temps:
                 self._say(f"kept the rewritten sources in {temp}", always=True)
-            else:
-                shutil.rmtree(temp, ignore_errors=True)
+            elif temp is not None:
+                shutil.rmtree(temp, ignore_errors=True)  # links in it go, not their targets
 
     def _after_failed_copies(self, args: list[str], failed: subprocess.CompletedProcess,
-                             replacements: dict[bytes, bytes]) -> int:
+                             replacements: dict[bytes, bytes], tmpdir: str) -> int:
         """The rewritten sources did not compile: compile the originals, which decides whose
         fault it was. Their output is what the user sees, as without the wrapper."""
-        original = self._execute(args, capture=True)
+        original = self._execute(args, capture=True, tmpdir=tmpdir)
         if original.returncode == 0:
             stderr = outputs.substitute(failed.stderr, replacements).decode(errors="replace")
             first = next((line.strip() for line in stderr.splitlines() if "error" in line),
@@ -244,12 +282,15 @@ class _Wrapper:
         _write(result.stdout, result.stderr)
         return result.returncode
 
-    def _execute(self, args: list[str], capture: bool) -> subprocess.CompletedProcess:
+    def _execute(self, args: list[str], capture: bool,
+                 tmpdir: str | None = None) -> subprocess.CompletedProcess:
         env = child_environ(self.environ, self.compiler)
+        if tmpdir is not None:
+            env["TMPDIR"] = tmpdir
         sys.stdout.flush()
         sys.stderr.flush()
         try:
-            result = subprocess.run([self.compiler, *args], env=env, capture_output=capture)
+            result = self.children.run([self.compiler, *args], env, capture)
         except OSError as error:
             self.printer.emit(Diagnostic.error(f"{self.name}: cannot run {self.compiler}: "
                                                f"{error}", "wrapper-no-compiler"))
@@ -279,13 +320,33 @@ def _unsupported(command: Classified) -> str | None:
     return None
 
 
-def _quote_flags(directory: str, table: Table) -> list[str] | None:
+def _quote_flags(directory: str, table: Table,
+                 temp: str) -> tuple[list[str], dict[bytes, bytes]]:
     """Put the original directory first on the search path of quoted includes (#include
-    "x.h" looks next to the including file first, and the copy is elsewhere)."""
-    if table is NVCC:
-        # nvcc splits -Xcompiler values at commas; its host compiler preprocesses both sides.
-        return None if "," in directory else ["-Xcompiler", f"-iquote,{directory}"]
-    return ["-iquote", directory]
+    "x.h" looks next to the including file first, and the copy is elsewhere); and what to
+    write instead of the stand-in link where the compiler names it.
+
+    nvcc gives -Xcompiler values to its shell bare and splits them at commas (its host
+    compiler preprocesses both sides), so a directory that is not plain becomes a link."""
+    if table is not NVCC:
+        return ["-iquote", directory], {}
+    alias = shell_safe.alias(directory, temp, "include")
+    replacements = {os.fsencode(alias): os.fsencode(directory)} if alias != directory else {}
+    return ["-Xcompiler", f"-iquote,{alias}"], replacements
+
+
+def _place_copies(args: list[str], changed: list[Rewrite], temp: str,
+                  replacements: dict[bytes, bytes]) -> list[str]:
+    """Write each rewritten source to ``temp/N/<its name>`` (with #line directives naming the
+    original); returns the arguments naming the copies and records each copy's real name."""
+    new_args = list(args)
+    for number, rewrite in enumerate(changed):
+        copy = Path(temp, str(number), os.path.basename(rewrite.source.path))
+        copy.parent.mkdir()
+        copy.write_bytes(add_line_directives(rewrite.before, rewrite.after, rewrite.source.path))
+        new_args[rewrite.source.index] = str(copy)
+        replacements[os.fsencode(copy)] = os.fsencode(rewrite.source.path)
+    return new_args
 
 
 def _fix_outputs(command: Classified, replacements: dict[bytes, bytes],

@@ -32,16 +32,21 @@ def split_lines(data: bytes) -> list[bytes]:
 
 def directive(line: int, name: str) -> bytes:
     """``#line LINE "NAME"`` with the name escaped as a C string literal."""
-    raw = name.encode("utf-8", errors="surrogateescape")
+    return b'#line %d "%s"\n' % (line, c_string(name))
+
+
+def c_string(text: str) -> bytes:
+    """``text`` escaped for the inside of a C string literal (a path with quotes, backslashes
+    or control characters in it must not end the literal or change its bytes)."""
     escaped = bytearray()
-    for byte in raw:
+    for byte in text.encode("utf-8", errors="surrogateescape"):
         if byte in (0x22, 0x5C):  # '"' and '\'
             escaped += b"\\" + bytes([byte])
         elif byte < 0x20 or byte == 0x7F:
             escaped += b"\\%03o" % byte
         else:
             escaped.append(byte)
-    return b'#line %d "%s"\n' % (line, bytes(escaped))
+    return bytes(escaped)
 
 
 def directive_safe_lines(lines: list[bytes]) -> list[bool]:

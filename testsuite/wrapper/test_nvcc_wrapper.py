@@ -291,3 +291,18 @@ def test_no_real_nvcc_is_an_error(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "s2s", "nvcc", "--version"], env=env,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "no real nvcc found on PATH" in proc.stderr
+
+
+def test_a_bug_outside_the_passes_still_falls_back(project, capfd, monkeypatch):
+    """Whatever fails inside s2s (here: the rewrite step itself), the build goes on with the
+    original sources."""
+    from s2s.wrapper import launcher
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("a bug in the rewrite step")
+
+    monkeypatch.setattr(launcher, "rewrite_source", broken)
+    code, _, err = wrapped(capfd, "fuse", ARCH, "-c", "src/k.cu", "-o", "k.o")
+    assert code == 0 and Path("k.o").is_file()
+    assert "internal error in s2s (RuntimeError: a bug in the rewrite step)" in err
+    assert "Traceback" not in err
