@@ -37,16 +37,32 @@ class ConstructReport:
 def construct_report(model: TranslationUnit, plan: OmpPlan) -> ConstructReport:
     """Sort every target construct of ``model`` into mapped and left (see the module doc)."""
     mapped, left = 0, []
+    hand_mapped = _hand_mapped_functions(model, plan)
     for index, directive in enumerate(model.directives):
         if not directive.is_target_region:
             continue
-        missing = _unmapped_pointers(model, index, plan)
+        missing = () if directive.function in hand_mapped else \
+            _unmapped_pointers(model, index, plan)
         if not missing:
             mapped += 1
             continue
         left.append(LeftConstruct(directive.span, missing,
                                   _reason(plan, directive.function, missing)))
     return ConstructReport(mapped, tuple(left))
+
+
+def _hand_mapped_functions(model: TranslationUnit, plan: OmpPlan) -> set[str | None]:
+    """Functions whose device work runs under hand-written data directives that the plan
+    kept (no region of its own there): those mappings are the user's, checked at run time
+    by ``s2s verify``, not here."""
+    with_data = {d.function for d in model.directives
+                 if d.words[:1] == ("target",) and d.words[1:2] in (("data",), ("enter",))}
+    planned = {r.function for r in plan.regions}
+    out: set[str | None] = set()
+    for root, reach in plan.reach.items():
+        if root not in planned and reach & with_data:
+            out |= reach
+    return out
 
 
 def _unmapped_pointers(model: TranslationUnit, index: int, plan: OmpPlan) -> tuple[str, ...]:
