@@ -23,6 +23,7 @@ import ctypes
 import hashlib
 import importlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -74,25 +75,59 @@ def build_cubin(text: str, name: str, instantiate: list[str], include_dirs: list
     nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
     version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
     forced = ", ".join(f"(void *)&{k}" for k in instantiate)
-    quoted = name.replace('"', '\\"')
-    unit = (PRELUDE + f'#line 1 "{quoted}"\n' + text
+    unit = (PRELUDE + f'#line 1 "{c_string(name)}"\n' + text
             + (f'\nvoid *s2s_instantiations[] = {{{forced}}};\n' if instantiate else "\n"))
     key = hashlib.sha256("\0".join([unit, arch, version, *map(str, include_dirs)]).encode()).hexdigest()[:32]
     target = cache_dir() / f"{key}-{arch}.cubin"
     if target.exists():
         return target.read_bytes()
-    source = cache_dir() / f"{key}.cu"
-    source.write_text(unit)
+    if not _SAFE_PATH.match(arch):
+        raise CompileError(f"{name}: unusable GPU architecture {arch!r}", [nvcc], "")
+    with tempfile.TemporaryDirectory(prefix="s2s-cubin-", dir=_safe_temp_root()) as work:
+        source, out = os.path.join(work, "kernel.cu"), os.path.join(work, "kernel.cubin")
+        Path(source).write_text(unit)
+        includes = [_safe_dir(str(d), work, f"inc{k}") for k, d in enumerate(include_dirs)]
+        command = [nvcc, "-cubin", f"-arch={arch}", "-O3", "-std=c++17", *[f"-I{d}" for d in includes],
+                   source, "-o", out]
+        proc = subprocess.run(command, capture_output=True, text=True, env=dict(os.environ, TMPDIR=work))
+        if proc.returncode != 0:
+            raise CompileError(f"{name}: nvcc rejected the kernel source", command, proc.stderr)
+        data = Path(out).read_bytes()
     fd, tmp = tempfile.mkstemp(suffix=".cubin", dir=cache_dir())
-    os.close(fd)
-    command = [nvcc, "-cubin", f"-arch={arch}", "-O3", "-std=c++17", *[f"-I{d}" for d in include_dirs],
-               str(source), "-o", tmp]
-    proc = subprocess.run(command, capture_output=True, text=True)
-    if proc.returncode != 0:
-        os.unlink(tmp)
-        raise CompileError(f"{name}: nvcc rejected the kernel source", command, proc.stderr)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
     os.replace(tmp, target)
-    return target.read_bytes()
+    return data
+
+
+# nvcc runs cicc and ptxas through ``sh -c`` and does not escape backquotes (nor, after -Xcompiler,
+# anything): every path given to it is made of these characters, or replaced by a symlink that is.
+_SAFE_PATH = re.compile(r"[A-Za-z0-9_./+%:=@-]*\Z")
+
+
+def _is_safe(path: str) -> bool:
+    return bool(_SAFE_PATH.match(path)) and not path.startswith(("-", "=", "@"))
+
+
+def _safe_temp_root() -> str:
+    for candidate in (str(cache_dir()), tempfile.gettempdir(), "/tmp"):
+        if _is_safe(candidate) and os.path.isdir(candidate):
+            return candidate
+    raise CompileError("no temporary directory whose path nvcc's shell reads literally", [], "")
+
+
+def _safe_dir(directory: str, work: str, name: str) -> str:
+    """``directory``, or a symlink to it named ``name`` in ``work`` when its path is not safe."""
+    if _is_safe(directory):
+        return directory
+    link = os.path.join(work, name)
+    os.symlink(os.path.abspath(directory), link)
+    return link
+
+
+def c_string(text: str) -> str:
+    """``text`` inside a C string literal (a file name in ``#line``)."""
+    return "".join({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"}.get(ch, ch) for ch in text)
 
 
 class CudaKernel:
