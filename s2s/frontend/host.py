@@ -655,8 +655,11 @@ def extract_allocations(ctx: ExtractContext) -> tuple[HostAllocation, ...]:
     allocation calls (the CUDA extractor reports those). A heap allocation is reported only
     when it initialises or is assigned to a variable or member (``name``).
     """
+    from s2s.frontend.allocators import helper_allocation, returned_allocations
+
     tree = _tree(ctx)
     out: list[HostAllocation] = []
+    helpers = returned_allocations(tree)
     device_until = -1  # nodes before this index lie in a device function
     for i, node in enumerate(tree.nodes):
         if i < device_until:
@@ -671,6 +674,8 @@ def extract_allocations(ctx: ExtractContext) -> tuple[HostAllocation, ...]:
             found = _array_decl(tree, i)
         elif kind == "CALL_EXPR" and node.cursor.spelling in ALLOC_FUNCS:
             found = _malloc(tree, i)
+        elif kind == "CALL_EXPR" and helpers and node.cursor.spelling in helpers:
+            found = helper_allocation(tree, i, helpers)
         elif kind == "CXX_NEW_EXPR":
             found = _new_array(tree, i)
         if found is not None:
@@ -853,13 +858,17 @@ def _pointee(ptype) -> str | None:
     return pointee.spelling
 
 
-def _malloc(tree: _Tree, i: int) -> HostAllocation | None:
+def _malloc(tree: _Tree, i: int, target=None) -> HostAllocation | None:
+    """The allocation a malloc-family call at node ``i`` makes for its target (the variable
+    it initializes or is assigned to; ``target`` when given: a helper's return value)."""
     ctx = tree.ctx
     node = tree.nodes[i]
     cursor, template = node.cursor, tree.templates[i]
     func = cursor.spelling
     args = [a for a in cursor.get_arguments()]
-    if func == "posix_memalign":
+    if target is not None:
+        pass
+    elif func == "posix_memalign":
         target = _address_target(ctx, args[0], template) if args else None
     else:
         target = _target(tree, i)
@@ -881,6 +890,12 @@ def _malloc(tree: _Tree, i: int) -> HostAllocation | None:
             return None
         size = _expr(ctx, args[index], template)
         count, sizeof_elem = _size_parts(ctx, args[index], template)
+        if count is None and sizeof_elem is None:  # malloc(bytes): bytes = n * sizeof(T)
+            from s2s.frontend.allocators import single_definition
+
+            definition = single_definition(tree, args[index])
+            if definition is not None:
+                count, sizeof_elem = _size_parts(ctx, definition, template)
         elem = elem or sizeof_elem
     return HostAllocation(name, func, elem or "void", tree.span(i), node.function, count, size)
 
@@ -901,8 +916,9 @@ def _address_target(ctx: ExtractContext, arg, template):
     return _expr(ctx, kids[0], template).text, kids[0].type
 
 
-def _new_array(tree: _Tree, i: int) -> HostAllocation | None:
-    """``new T[n]`` (placement and initialisers allowed); scalar ``new T`` is not an array."""
+def _new_array(tree: _Tree, i: int, target=None) -> HostAllocation | None:
+    """``new T[n]`` (placement and initialisers allowed); scalar ``new T`` is not an array.
+    ``target``: what it is stored to, when not the variable it initializes or is assigned to."""
     ctx = tree.ctx
     node = tree.nodes[i]
     start, end = tree.extent(i)
@@ -938,7 +954,7 @@ def _new_array(tree: _Tree, i: int) -> HostAllocation | None:
     lo += len(text) - len(text.lstrip())
     hi -= len(text) - len(text.rstrip())
     count = Expr(ctx.index.text(lo, hi), ctx.index.span(lo, hi, tree.templates[i]))
-    target = _target(tree, i)
+    target = target or _target(tree, i)
     if target is None:
         return None
     ntype = node.cursor.type

@@ -86,7 +86,7 @@ def test_malloc_family_kinds_names_counts_and_sizes(model):
         ("s.x", "malloc"): ("double", "n * 3", "sizeof(double) * n * 3"),
         ("p->v", "malloc"): ("float", "n * ny", "n * sizeof(float) * ny"),
         ("raw", "malloc"): ("short", "n", "n * sizeof(short)"),
-        ("g", "malloc"): ("double", None, "bytes"),
+        ("g", "malloc"): ("double", "n", "bytes"),  # through bytes' only definition
     }
     assert set(found) == set(expect)
     for key, (element, count, size) in expect.items():

@@ -1,0 +1,88 @@
+"""Element counts through def-use (issue 17, item 2): a byte size held in a variable, an
+allocation returned by a helper, ``T *p = NULL; p = malloc(..)`` and calloc.
+
+Programs written elsewhere rarely spell ``malloc(n * sizeof(T))`` at the pointer's definition;
+without a count the array kept its per-kernel mapping, which for an unmapped pointer is an
+implicit zero-length section (wrong on a GPU).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from s2s.edits import EditSet
+from s2s.frontend.parse import ParseOptions, parse_source
+from s2s.transform.omp import run_omp
+from s2s.verify import omp_harness
+from testsuite.omp.test_omp_plan import HEAD
+
+SIZES = HEAD + """
+static float *make(int n) { return (float *)malloc(n * sizeof(float)); }
+int main(void) {
+  int n = 4096;
+  size_t bytes = n * sizeof(double);
+  double *a = malloc(bytes);
+  double *b = NULL;
+  b = (double *)malloc(n * sizeof(double));
+  float *c = make(n / 2 + n / 2);
+  double *d = calloc(n, sizeof(double));
+  for (int i = 0; i < n; i++) { a[i] = i; b[i] = 0; c[i] = 1; d[i] = 2; }
+  for (int t = 0; t < 10; t++) {
+    #pragma omp target teams distribute parallel for
+    for (int i = 0; i < n; i++) b[i] += a[i] * c[i] + d[i];
+  }
+  printf("%f\\n", b[17]);
+  free(a); free(b); free(c); free(d);
+  return 0;
+}
+"""
+
+
+def _model(load_source, text):
+    loaded = load_source(text, name="prog.c")
+    assert loaded.model is not None, [d.headline() for d in loaded.diagnostics]
+    return loaded
+
+
+def test_counts_from_a_size_variable_and_a_helper(load_source):
+    loaded = _model(load_source, SIZES)
+    counts = {a.name: a.count.text for a in loaded.model.allocations if a.count is not None}
+    assert counts == {"a": "n", "b": "n", "c": "(n / 2 + n / 2)", "d": "n"}
+
+
+def test_a_size_variable_assigned_again_gives_no_count(load_source):
+    text = SIZES.replace("double *a = malloc(bytes);", "bytes += 8;\n  double *a = malloc(bytes);")
+    counts = {a.name: a.count for a in _model(load_source, text).model.allocations}
+    assert counts["a"] is None
+    text = SIZES.replace("double *a = malloc(bytes);", "double *a = malloc(bytes);\n  "
+                         "size_t *pb = &bytes; *pb = 1;")
+    counts = {a.name: a.count for a in _model(load_source, text).model.allocations}
+    assert counts["a"] is None
+
+
+def test_a_helper_whose_count_uses_its_locals_gives_no_count(load_source):
+    text = SIZES.replace("static float *make(int n) { return (float *)malloc(n * sizeof(float)); }",
+                         "static float *make(int n) { int m = 2 * n; "
+                         "return (float *)malloc(m * sizeof(float)); }")
+    counts = {a.name: a.count for a in _model(load_source, text).model.allocations}
+    assert "c" not in counts or counts["c"] is None
+
+
+def test_every_array_is_mapped_and_the_program_runs_the_same(load_source, tmp_path):
+    loaded = _model(load_source, SIZES)
+    output = run_omp(loaded)
+    assert dict(output.counts)["left unmapped"] == 0
+    assert not [d for d in output.diagnostics if d.id == "omp-not-mapped"]
+    rewritten = EditSet(output.edits).apply("prog.c", loaded.source)
+    assert "map(to: a[0:n], b[0:n], c[0:(n / 2 + n / 2)], d[0:n])" in rewritten.decode()
+    assert not [d for d in parse_source(rewritten, "prog.c", ParseOptions()).diagnostics
+                if d.is_error]
+    if omp_harness.toolchain_problem():
+        pytest.skip(omp_harness.toolchain_problem())
+    runs = []
+    for name, text in (("orig", SIZES.encode()), ("new", rewritten)):
+        (tmp_path / f"{name}.c").write_bytes(text)
+        omp_harness.build(tmp_path / f"{name}.c", tmp_path / name)
+        runs.append(omp_harness.run(tmp_path / name))
+    assert runs[0].stdout == runs[1].stdout and runs[1].returncode == 0
+    assert len(runs[0].unmapped) > 0 and runs[1].unmapped == ()
