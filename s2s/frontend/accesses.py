@@ -608,6 +608,8 @@ class _Scanner:
         return params
 
     def _call(self, i: int) -> None:
+        if self._pointer_swap(i):
+            return
         kids = self.children[i]
         candidates = [k for k in kids if self._pointer_argument(k) is not None]
         if not candidates:
@@ -737,6 +739,26 @@ class _Scanner:
     def _copy(self, i: int, target: str, source: str | None, offset: bool) -> None:
         node = self.nodes[i]
         self.copies.append(PointerCopy(target, source, self.tree.span(i), node.function, offset))
+
+    def _pointer_swap(self, i: int) -> bool:
+        """``std::swap(p, q)`` of two pointers exchanges the pointers, not the data: three
+        copies through a temporary (as ``t = p; p = q; q = t``), no access to either array
+        (a time loop that swaps its buffers would otherwise copy them every step)."""
+        name = self._call_name(i)
+        if name.rpartition("::")[2] != "swap":
+            return False
+        args = [k for k, _ in sorted(self._arg_positions(i).items(), key=lambda kv: kv[1])]
+        if len(args) != 2 or not all(self._is_pointer_value(k) for k in args):
+            return False
+        names = [self._name(self._strip(k)) for k in args]
+        if None in names:
+            return False
+        first, second = names
+        temp = f"s2s_swap@{self.tree.extent(i)[0]}"
+        self._copy(i, temp, first, False)
+        self._copy(i, first, second, False)
+        self._copy(i, second, temp, False)
+        return True
 
     def _assignment(self, i: int) -> None:
         kids = self.children[i]
