@@ -9,6 +9,7 @@ every program behaves the same after the rewrite, 1 when one does not (or does n
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from dataclasses import replace
 
@@ -33,6 +34,9 @@ from s2s.wrapper.config import ConfigProblem, parse_pass_list
 def add_verify_options(parser) -> None:
     parser.add_argument("--args", default="", metavar="ARGS",
                         help="arguments for both programs, one shell-quoted string")
+    parser.add_argument("--ignore-lines", action="append", default=[], metavar="REGEX",
+                        help="leave output lines that REGEX matches (Python re.search) out of "
+                        "the comparison, e.g. timings; repeatable")
     parser.add_argument("--tolerance", type=float, default=0.0, metavar="REL",
                         help="relative tolerance for numbers in the outputs (default 0: equal)")
     parser.add_argument("--passes", default=None, metavar="LIST",
@@ -52,9 +56,10 @@ def run_verify(args, run_options: RunOptions, extra_flags: tuple[str, ...],
                printer: DiagnosticPrinter, console: Console) -> int:
     if args.devices < 1:
         raise UsageError("--devices must be at least 1")
-    options = VerifyOptions(run=run_options, passes=(), args=tuple(shlex.split(args.args)),
+    options = VerifyOptions(run=run_options, passes=(), args=_program_args(args.args),
                             tolerance=args.tolerance, timeout=args.timeout,
-                            build_flags=extra_flags, devices=args.devices)
+                            build_flags=extra_flags, devices=args.devices,
+                            ignore_lines=_line_patterns(args.ignore_lines))
     programs = [[f] for f in args.files] if args.each else [list(args.files)]
     verdicts = []
     for sources in programs:
@@ -73,6 +78,28 @@ def run_verify(args, run_options: RunOptions, extra_flags: tuple[str, ...],
         console.status(f"{len(verdicts)} program(s) verified: {len(verdicts) - failed} same "
                        f"behaviour, {failed} failed")
     return 1 if failed else 0
+
+
+def _program_args(text: str) -> tuple[str, ...]:
+    """``--args`` split as a shell would; a string no shell could split (an unbalanced quote,
+    a trailing backslash) is the user's mistake, said as one, not a traceback."""
+    try:
+        return tuple(shlex.split(text))
+    except ValueError as error:
+        raise UsageError(f"--args {text!r} is not a shell-quoted argument list: "
+                         f"{str(error).lower()}") from None
+
+
+def _line_patterns(patterns: list[str]) -> tuple[str, ...]:
+    """The ``--ignore-lines`` patterns, each checked here so that a bad one is a usage error
+    before anything is built or run."""
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as error:
+            raise UsageError(f"--ignore-lines {pattern!r} is not a valid regular expression: "
+                             f"{error}") from None
+    return tuple(patterns)
 
 
 def _passes(text: str | tuple[str, ...]):

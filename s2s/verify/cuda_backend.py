@@ -41,9 +41,11 @@ from s2s.verify.differential import (
     VerifyUnavailable,
     first_error,
     judge,
+    output_differences,
+    program_name,
     register_backend,
 )
-from s2s.verify.omp_harness import CopyStats, output_differences
+from s2s.verify.omp_harness import CopyStats, run_process
 from s2s.wrapper.linemap import add_line_directives
 from s2s.wrapper.rewrite import RewriteFailed, chain_passes
 from s2s.wrapper.runtime_flags import RuntimeFlags, RuntimeUnavailable, mgpu_runtime_flags
@@ -71,12 +73,13 @@ def verify_cuda(sources: Sequence[str], options: VerifyOptions) -> Verdict:
         built = _build_both(path, before, after, Path(temp), options, nvcc)
         if isinstance(built, Diagnostic):
             return Verdict(sources, "cuda", changed, diagnostics=(*said, built))
-        original = _run(built[0], 1, options)
-        rewritten = _run(built[1], options.devices if for_runtime else 1, options)
+        original = _run(built[0], 1, program_name(sources), options)
+        rewritten = _run(built[1], options.devices if for_runtime else 1, program_name(sources),
+                         options)
     failures = tuple(r for r in (original, rewritten) if isinstance(r, Diagnostic))
     if failures:
         return Verdict(sources, "cuda", changed, diagnostics=(*said, *failures))
-    differences = tuple(output_differences(original.stdout, rewritten.stdout, options.tolerance))
+    differences = output_differences(original, rewritten, options)
     verdict_said = (*said, *judge(original, rewritten, differences),
                     *_failed_runs(original, rewritten))
     return Verdict(sources, "cuda", changed, original, rewritten, differences, verdict_said)
@@ -210,14 +213,14 @@ def _plain_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.+-]", "_", name).lstrip("-") or "program.cu"
 
 
-def _run(exe: Path, devices: int, options: VerifyOptions) -> ProgramRun | Diagnostic:
-    """Run ``exe`` on ``devices`` cpu devices; its output and what it moved."""
+def _run(exe: Path, devices: int, argv0: str, options: VerifyOptions) -> ProgramRun | Diagnostic:
+    """Run ``exe`` as ``argv0`` on ``devices`` cpu devices; its output and what it moved."""
     which = exe.parent.name  # "original" or "rewritten"
     stats = exe.parent / "stats.json"
     env = dict(os.environ, S2S_BACKEND="cpu", S2S_DEVICES=str(devices), S2S_STATS=str(stats))
     try:
-        proc = subprocess.run([str(exe), *options.args], capture_output=True, text=True,
-                              errors="replace", env=env, timeout=options.timeout)
+        proc = run_process([argv0, *options.args], executable=exe, env=env,
+                           timeout=options.timeout)
     except subprocess.TimeoutExpired:
         return Diagnostic.error(f"the {which} program ran longer than {options.timeout:g} s",
                                 f"verify-timeout-{which}")

@@ -14,6 +14,7 @@ A backend per program kind does the building and running, registered with
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import tempfile
 from collections.abc import Callable, Sequence
@@ -44,6 +45,7 @@ class VerifyOptions:
     timeout: float = 120.0  # seconds per run
     build_flags: tuple[str, ...] = ()  # compiler flags for both builds (-D, -I ...)
     devices: int = 2  # cpu devices a program rewritten for the runtime (mgpu) runs on
+    ignore_lines: tuple[str, ...] = ()  # output lines matching one (re.search) are not compared
 
 
 #: passes a program of each kind is verified with when none are named
@@ -117,6 +119,21 @@ def verify_program(sources: Sequence[str], options: VerifyOptions) -> Verdict:
     return backend(sources, options)
 
 
+def program_name(sources: Sequence[str]) -> str:
+    """The ``argv[0]`` both versions of a program run with: ``./`` and the first source's stem,
+    as its user would run it. Why: the two builds live in different places, and a program that
+    prints its own name (a usage line) must not differ for that reason."""
+    return "./" + Path(sources[0]).stem
+
+
+def output_differences(original: ProgramRun, rewritten: ProgramRun,
+                       options: VerifyOptions) -> tuple[str, ...]:
+    """The places where the two runs' outputs differ, with the options' tolerance and ignored
+    lines; shared by the backends so that every option reaches each."""
+    return tuple(omp_harness.output_differences(original.stdout, rewritten.stdout,
+                                                options.tolerance, ignore=options.ignore_lines))
+
+
 # --------------------------------------------------------------------------
 # OpenMP offload programs on clang-16's host device
 # --------------------------------------------------------------------------
@@ -141,12 +158,11 @@ def verify_openmp(sources: Sequence[str], options: VerifyOptions) -> Verdict:
         built = _build_both(sources, rewritten, Path(temp), options)
         if isinstance(built, Diagnostic):
             return Verdict(sources, "openmp", tuple(rewritten), diagnostics=(*said, built))
-        original, changed = (_run(exe, options) for exe in built)
+        original, changed = (_run(exe, program_name(sources), options) for exe in built)
     if isinstance(original, Diagnostic) or isinstance(changed, Diagnostic):
         failures = tuple(r for r in (original, changed) if isinstance(r, Diagnostic))
         return Verdict(sources, "openmp", tuple(rewritten), diagnostics=(*said, *failures))
-    differences = tuple(omp_harness.output_differences(original.stdout, changed.stdout,
-                                                       options.tolerance))
+    differences = output_differences(original, changed, options)
     said += judge(original, changed, differences)
     return Verdict(sources, "openmp", tuple(rewritten), original, changed, differences,
                    tuple(said))
@@ -178,9 +194,9 @@ def _build_both(sources: tuple[str, ...], rewritten: dict[str, tuple[bytes, byte
     return exes
 
 
-def _run(exe: Path, options: VerifyOptions) -> ProgramRun | Diagnostic:
+def _run(exe: Path, argv0: str, options: VerifyOptions) -> ProgramRun | Diagnostic:
     try:
-        result = omp_harness.run(exe, options.args, timeout=options.timeout)
+        result = omp_harness.run(exe, options.args, timeout=options.timeout, argv0=argv0)
     except subprocess.TimeoutExpired:
         return Diagnostic.error(f"the {exe.name} program ran longer than {options.timeout:g} s",
                                 f"verify-timeout-{exe.name}")
@@ -190,10 +206,7 @@ def _run(exe: Path, options: VerifyOptions) -> ProgramRun | Diagnostic:
 def judge(original: ProgramRun, rewritten: ProgramRun,
           differences: tuple[str, ...]) -> list[Diagnostic]:
     """The errors (and warnings) the comparison of two runs gives; shared by the backends."""
-    said = []
-    if original.returncode != rewritten.returncode:
-        said.append(Diagnostic.error(f"exit status differs: original {original.returncode}, "
-                                     f"rewritten {rewritten.returncode}", "verify-exit-status"))
+    said = _failed_exits(original, rewritten)
     if differences:
         said.append(Diagnostic.error(f"outputs differ in {len(differences)} place(s); first: "
                                      f"{differences[0]}", "verify-output"))
@@ -205,6 +218,34 @@ def judge(original: ProgramRun, rewritten: ProgramRun,
         said.append(Diagnostic.warning(f"the original program uses {pointer} with no device "
                                        "mapping", "verify-unmapped-original"))
     return said
+
+
+def _failed_exits(original: ProgramRun, rewritten: ProgramRun) -> list[Diagnostic]:
+    """Errors for exit statuses. Why more than "they differ": two identical crashes, or an
+    original that itself fails, compare equal and yet show nothing about the rewrite, so a
+    death by a signal of either, and a non-zero exit of the original, fail the check."""
+    said = []
+    if original.returncode != rewritten.returncode:
+        said.append(Diagnostic.error(f"exit status differs: original {original.returncode}, "
+                                     f"rewritten {rewritten.returncode}", "verify-exit-status"))
+    elif original.returncode > 0:
+        said.append(Diagnostic.error(f"the original program exits with {original.returncode}: "
+                                     "nothing to compare (the rewritten one exits with it "
+                                     "too)", "verify-original-fails"))
+    for which, run in (("original", original), ("rewritten", rewritten)):
+        if run.returncode < 0:
+            said.append(Diagnostic.error(f"the {which} program was killed by "
+                                         f"{_signal_name(-run.returncode)}",
+                                         f"verify-signal-{which}"))
+    return said
+
+
+def _signal_name(number: int) -> str:
+    """``signal 11 (SIGSEGV)``, or ``signal N`` for a number Python does not name."""
+    try:
+        return f"signal {number} ({signal.Signals(number).name})"
+    except ValueError:
+        return f"signal {number}"
 
 
 def first_error(stderr: str) -> str:

@@ -19,6 +19,7 @@ import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections import Counter
@@ -29,7 +30,7 @@ from pathlib import Path
 __all__ = [
     "BuildError", "CopyStats", "RunResult", "toolchain_problem", "build", "run", "compare_outputs",
     "build_command", "language_of", "parse_copies", "parse_transfers", "find_unmapped",
-    "output_differences", "OFFLOAD_TARGET", "COMPILERS", "INFO_ALL_CHECKS",
+    "output_differences", "run_process", "OFFLOAD_TARGET", "COMPILERS", "INFO_ALL_CHECKS",
 ]
 
 OFFLOAD_TARGET = "x86_64-pc-linux-gnu"
@@ -174,19 +175,50 @@ def build(sources: str | os.PathLike | Sequence[str | os.PathLike], exe: str | o
 
 
 def run(exe: str | os.PathLike, args: Sequence[str] = (), timeout: float = 60.0, *,
-        cwd: str | os.PathLike | None = None, env: Mapping[str, str] | None = None) -> RunResult:
+        cwd: str | os.PathLike | None = None, env: Mapping[str, str] | None = None,
+        argv0: str | None = None) -> RunResult:
     """Run ``exe`` once with ``LIBOMPTARGET_INFO`` set to log copies, kernel arguments and
     mapping look-ups, and parse that log. ``OMP_NUM_THREADS`` defaults to 2 so that parallel
-    test runs do not oversubscribe the machine. Raises ``subprocess.TimeoutExpired``."""
+    test runs do not oversubscribe the machine. ``argv0`` is the program's ``argv[0]`` (default:
+    the executable's absolute path), so that two builds in different places can be run under
+    one name. Raises ``subprocess.TimeoutExpired`` (see :func:`run_process`)."""
     full_env = dict(os.environ)
     full_env.setdefault("OMP_NUM_THREADS", "2")
     full_env.update(env or {})
     full_env["LIBOMPTARGET_INFO"] = str(INFO_ALL_CHECKS)
-    proc = subprocess.run([str(Path(exe).absolute()), *map(str, args)], capture_output=True,
-                          text=True, errors="replace", env=full_env, timeout=timeout,
-                          cwd=None if cwd is None else str(cwd))
+    path = str(Path(exe).absolute())
+    proc = run_process([argv0 or path, *map(str, args)], executable=path, timeout=timeout,
+                       env=full_env, cwd=cwd)
     unmapped = tuple(f"{p['name']} (kernel at {p['kernel']})" for p in find_unmapped(proc.stderr))
     return RunResult(proc.stdout, proc.stderr, proc.returncode, parse_copies(proc.stderr), unmapped)
+
+
+def run_process(argv: Sequence[str], *, executable: str | os.PathLike | None = None,
+                timeout: float | None = None, env: Mapping[str, str] | None = None,
+                cwd: str | os.PathLike | None = None) -> subprocess.CompletedProcess:
+    """Run ``argv`` with its output captured as text, in a session (process group) of its own.
+
+    Why: ``subprocess.run`` kills only the program at a timeout, so what it forked (a
+    ``sh -c 'sleep 100 &'``, worker processes) outlives it and piles up over many runs. Here
+    the whole group is killed with SIGKILL when the program times out, when the caller is
+    interrupted, and after the program ends (leftover background children). Raises
+    ``subprocess.TimeoutExpired`` once the group is dead."""
+    with subprocess.Popen(list(argv), executable=executable, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, errors="replace", env=env,
+                          cwd=None if cwd is None else str(cwd), start_new_session=True) as proc:
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        finally:
+            kill_group(proc.pid)
+    return subprocess.CompletedProcess(list(argv), proc.returncode, stdout, stderr)
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL every process of the group ``pgid``; a group already gone is not an error."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 # --------------------------------------------------------------------------
@@ -290,28 +322,41 @@ def _numbers_close(a: str, b: str, rel_tol: float) -> bool:
     return rel_tol > 0 and abs(x - y) <= rel_tol * max(abs(x), abs(y))
 
 
-def output_differences(expected: str, actual: str, rel_tol: float = 0.0) -> list[str]:
+def output_differences(expected: str, actual: str, rel_tol: float = 0.0,
+                       ignore: Sequence[str | re.Pattern[str]] = ()) -> list[str]:
     """Every differing line, described. Lines are compared one by one: numbers (ints, floats,
     inf, nan) within the relative tolerance (0: equal values, so ``1.50`` equals ``1.5``), the
-    text between them exactly; trailing whitespace and trailing blank lines are ignored."""
-    exp_lines = [line.rstrip() for line in expected.rstrip().splitlines()]
-    act_lines = [line.rstrip() for line in actual.rstrip().splitlines()]
+    text between them exactly; trailing whitespace and trailing blank lines are ignored. Lines
+    matching (``re.search``) a pattern of ``ignore`` are left out of both sides, for output that
+    legitimately differs between runs (timings); the others keep their line numbers."""
+    exp_lines = _compared_lines(expected, ignore)
+    act_lines = _compared_lines(actual, ignore)
     diffs: list[str] = []
-    for no, (exp, act) in enumerate(zip(exp_lines, act_lines, strict=False), start=1):
+    for (no, exp), (act_no, act) in zip(exp_lines, act_lines, strict=False):
         if exp == act:
             continue
         exp_nums, act_nums = _NUM_RE.findall(exp), _NUM_RE.findall(act)
         same = (_NUM_RE.split(exp) == _NUM_RE.split(act) and len(exp_nums) == len(act_nums)
                 and all(_numbers_close(x, y, rel_tol) for x, y in zip(exp_nums, act_nums, strict=True)))
         if not same:
-            diffs.append(f"line {no}: expected {exp!r}, got {act!r}")
+            where = "" if act_no == no else f" (its line {act_no})"
+            diffs.append(f"line {no}: expected {exp!r}, got {act!r}{where}")
     if len(exp_lines) != len(act_lines):
         shorter = min(len(exp_lines), len(act_lines))
-        extra = (exp_lines if len(exp_lines) > shorter else act_lines)[shorter]
+        extra_no, extra = (exp_lines if len(exp_lines) > shorter else act_lines)[shorter]
         which = "missing" if len(exp_lines) > shorter else "unexpected"
-        diffs.append(f"line count differs: expected {len(exp_lines)}, got {len(act_lines)} "
-                     f"(first {which} line {shorter + 1}: {extra!r})")
+        counted = ", not counting ignored lines" if ignore else ""
+        diffs.append(f"line count differs: expected {len(exp_lines)}, got {len(act_lines)}"
+                     f"{counted} (first {which} line {extra_no}: {extra!r})")
     return diffs
+
+
+def _compared_lines(text: str, ignore: Sequence[str | re.Pattern[str]]) -> list[tuple[int, str]]:
+    """(line number, line without trailing whitespace) of the lines of ``text`` that no
+    pattern of ``ignore`` matches; trailing blank lines are not lines."""
+    patterns = [re.compile(p) for p in ignore]
+    lines = enumerate((line.rstrip() for line in text.rstrip().splitlines()), start=1)
+    return [(no, line) for no, line in lines if not any(p.search(line) for p in patterns)]
 
 
 def compare_outputs(expected: str, actual: str, rel_tol: float = 0.0) -> str | None:
