@@ -838,8 +838,8 @@ def _size_parts(ctx: ExtractContext, size, template):
         return None, None
     elem = _sizeof_type(ctx, factors[sizeofs[0]])
     others = [f for k, f in enumerate(factors) if k != sizeofs[0]]
-    if not others:
-        return None, elem
+    if not others:  # malloc(sizeof(T)): one element
+        return Expr("1", _expr(ctx, factors[sizeofs[0]], template).span), elem
     if sizeofs[0] in (0, len(factors) - 1):
         start, end = _offsets(others[0])[0], _offsets(others[-1])[1]
         if start < end:

@@ -86,3 +86,48 @@ def test_every_array_is_mapped_and_the_program_runs_the_same(load_source, tmp_pa
         runs.append(omp_harness.run(tmp_path / name))
     assert runs[0].stdout == runs[1].stdout and runs[1].returncode == 0
     assert len(runs[0].unmapped) > 0 and runs[1].unmapped == ()
+
+
+ONE_COUNTER = HEAD + """
+int main(void) {
+  int n = 1 << 12;
+  double *x = malloc(n * sizeof(double));
+  int *count = malloc(sizeof(int));
+  for (int i = 0; i < n; i++) x[i] = (i * 37) % 101;
+  for (int t = 0; t < 5; t++) {
+    count[0] = 0;
+    #pragma omp target teams distribute parallel for
+    for (int i = 0; i < n; i++) {
+      x[i] = x[i] * 0.5 + 1.0;
+      if (x[i] > 50.0) {
+        #pragma omp atomic
+        count[0]++;
+      }
+    }
+    printf("step %d: %d\\n", t, count[0]);
+  }
+  printf("%f\\n", x[3]);
+  free(x); free(count);
+  return 0;
+}
+"""
+
+
+def test_malloc_of_one_element_is_a_count_of_one(load_source, tmp_path):
+    """``malloc(sizeof(int))`` had no count: the counter kept an implicit zero-length
+    mapping (wrong on a GPU, and s2s verify counted 5 unmapped uses after the rewrite)."""
+    loaded = _model(load_source, ONE_COUNTER)
+    counts = {a.name: a.count.text for a in loaded.model.allocations if a.count is not None}
+    assert counts == {"x": "n", "count": "1"}
+    output = run_omp(loaded)
+    rewritten = EditSet(output.edits).apply("prog.c", loaded.source).decode()
+    assert "map(alloc: count[0:1])" in rewritten
+    assert "#pragma omp target update from(count[0:1])" in rewritten
+    if omp_harness.toolchain_problem():
+        pytest.skip(omp_harness.toolchain_problem())
+    runs = []
+    for name, text in (("orig", ONE_COUNTER), ("new", rewritten)):
+        (tmp_path / f"{name}.c").write_text(text)
+        omp_harness.build(tmp_path / f"{name}.c", tmp_path / name)
+        runs.append(omp_harness.run(tmp_path / name))
+    assert runs[0].stdout == runs[1].stdout and runs[1].unmapped == ()
