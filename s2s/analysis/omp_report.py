@@ -38,11 +38,13 @@ def construct_report(model: TranslationUnit, plan: OmpPlan) -> ConstructReport:
     """Sort every target construct of ``model`` into mapped and left (see the module doc)."""
     mapped, left = 0, []
     hand_mapped = _hand_mapped_functions(model, plan)
+    entered = _entered_names(model)
     for index, directive in enumerate(model.directives):
         if not directive.is_target_region:
             continue
         missing = () if directive.function in hand_mapped else \
-            _unmapped_pointers(model, index, plan)
+            tuple(p for p in _unmapped_pointers(model, index, plan)
+                  if _last_name(p) not in entered)
         if not missing:
             mapped += 1
             continue
@@ -63,6 +65,19 @@ def _hand_mapped_functions(model: TranslationUnit, plan: OmpPlan) -> set[str | N
         if root not in planned and reach & with_data:
             out |= reach
     return out
+
+
+def _entered_names(model: TranslationUnit) -> set[str]:
+    """Names (last member component) of storage that a ``target enter data`` anywhere in the
+    file maps: an unstructured mapping outlives its function (a class's constructor maps
+    ``this->a`` through a local ``a``, its methods' kernels use it). Trusted by name: the
+    user's mapping is checked at run time by ``s2s verify``, not here."""
+    return {_last_name(item.base) for d in model.directives if d.words[:2] == ("target", "enter")
+            for clause in d.maps for item in clause.items}
+
+
+def _last_name(path: str) -> str:
+    return norm_text(path).replace("->", ".").rpartition(".")[2]
 
 
 def _unmapped_pointers(model: TranslationUnit, index: int, plan: OmpPlan) -> tuple[str, ...]:

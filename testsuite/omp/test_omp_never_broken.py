@@ -156,3 +156,30 @@ def test_region_local_pointers_are_not_reported(load_source):
     output = omp_pass.run_omp(loaded)
     assert not [d for d in output.diagnostics if d.id in ("omp-left-unmapped", "omp-not-mapped")]
     assert dict(output.counts) == {"target regions mapped": 2, "left unmapped": 0}
+
+
+ENTERED_ELSEWHERE = HEAD + """
+typedef struct { double *a; int n; } Stream;
+void stream_init(Stream *s, int n) {
+  s->n = n;
+  s->a = malloc(n * sizeof(double));
+  double *a = s->a;
+  #pragma omp target enter data map(alloc: a[0:n])
+}
+void stream_scale(Stream *s) {
+  double *a = s->a;
+  int n = s->n;
+  #pragma omp target teams distribute parallel for
+  for (int i = 0; i < n; i++) a[i] *= 2.0;
+}
+"""
+
+
+def test_storage_entered_by_another_function_is_the_users_mapping(tmp_path, capsys):
+    """BabelStream-like classes map their arrays in the constructor (enter data) and use them
+    in every method's kernel: no omp-left-unmapped for those."""
+    src = tmp_path / "stream.c"
+    src.write_text(ENTERED_ELSEWHERE)
+    assert main(["omp", "--strict", str(src)]) == 0
+    _, err = capsys.readouterr()
+    assert "omp-left-unmapped" not in err and "0 left unmapped" in err
