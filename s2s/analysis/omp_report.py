@@ -37,14 +37,16 @@ class ConstructReport:
 def construct_report(model: TranslationUnit, plan: OmpPlan) -> ConstructReport:
     """Sort every target construct of ``model`` into mapped and left (see the module doc)."""
     mapped, left = 0, []
-    hand_mapped = _hand_mapped_functions(model, plan)
+    data_names = _data_names(model)
+    hand_mapped = _hand_mapped_callees(plan, data_names)
     entered = _entered_names(model)
     for index, directive in enumerate(model.directives):
         if not directive.is_target_region:
             continue
+        own = data_names.get(directive.function, set())
         missing = () if directive.function in hand_mapped else \
             tuple(p for p in _unmapped_pointers(model, index, plan)
-                  if _last_name(p) not in entered)
+                  if _last_name(p) not in entered and _last_name(p) not in own)
         if not missing:
             mapped += 1
             continue
@@ -53,17 +55,28 @@ def construct_report(model: TranslationUnit, plan: OmpPlan) -> ConstructReport:
     return ConstructReport(mapped, tuple(left))
 
 
-def _hand_mapped_functions(model: TranslationUnit, plan: OmpPlan) -> set[str | None]:
-    """Functions whose device work runs under hand-written data directives that the plan
-    kept (no region of its own there): those mappings are the user's, checked at run time
-    by ``s2s verify``, not here."""
-    with_data = {d.function for d in model.directives
-                 if d.words[:1] == ("target",) and d.words[1:2] in (("data",), ("enter",))}
+def _data_names(model: TranslationUnit) -> dict[str | None, set[str]]:
+    """Per function, the names (last member component) its hand-written ``target data`` and
+    ``target enter data`` directives map."""
+    out: dict[str | None, set[str]] = {}
+    for d in model.directives:
+        if d.words[:1] == ("target",) and d.words[1:2] in (("data",), ("enter",)):
+            out.setdefault(d.function, set()).update(
+                _last_name(item.base) for clause in d.maps for item in clause.items)
+    return out
+
+
+def _hand_mapped_callees(plan: OmpPlan, data_names: dict) -> set[str | None]:
+    """Functions called under hand-written data directives that the plan kept (no region of
+    its own there): their pointers may carry other names than the caller's clauses, so those
+    mappings are taken as the user's (checked at run time by ``s2s verify``, not here). The
+    function holding the directives is checked name by name instead."""
     planned = {r.function for r in plan.regions}
     out: set[str | None] = set()
     for root, reach in plan.reach.items():
-        if root not in planned and reach & with_data:
-            out |= reach
+        holders = reach & set(data_names)
+        if root not in planned and holders:
+            out |= reach - holders
     return out
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from s2s.diagnostics import Diagnostic
 from s2s.driver import Failed, Pass, RunOptions, Success, process_file
@@ -96,6 +96,18 @@ def rewrite_source(source: Source, options: ParseOptions,
     return Rewrite(source, before, after, said)
 
 
+def _in_intermediate(diagnostic: Diagnostic, path: str) -> Diagnostic:
+    """A later pass's message about the text earlier passes produced: its line and column are
+    not the user's file's, so they go into the message instead of the location."""
+    location = diagnostic.location
+    if location is None or location.file != path:
+        return diagnostic
+    return replace(diagnostic, location=None,
+                   message=f"{path}, in the code the earlier passes produced (line "
+                           f"{location.line}): {diagnostic.message}",
+                   notes=tuple(_in_intermediate(n, path) for n in diagnostic.notes))
+
+
 def chain_passes(path: str, options: RunOptions, passes: Sequence[tuple[str, Pass]]
                  ) -> tuple[bytes, bytes, tuple[Diagnostic, ...]]:
     """The file's bytes before and after ``passes`` ran in order, and what the passes said
@@ -111,7 +123,8 @@ def chain_passes(path: str, options: RunOptions, passes: Sequence[tuple[str, Pas
             raise RewriteFailed(path, errors[0] if errors else
                                 Diagnostic.error("the pass failed", "internal"))
         if isinstance(result, Success):
-            said += result.diagnostics[len(result.loaded.diagnostics):]
+            own = result.diagnostics[len(result.loaded.diagnostics):]
+            said += own if current == before else [_in_intermediate(d, path) for d in own]
             if result.change is not None:
                 current = result.change.after
     return before, current, tuple(said)

@@ -183,3 +183,25 @@ def test_storage_entered_by_another_function_is_the_users_mapping(tmp_path, caps
     assert main(["omp", "--strict", str(src)]) == 0
     _, err = capsys.readouterr()
     assert "omp-left-unmapped" not in err and "0 left unmapped" in err
+
+
+PARTLY_HAND_MAPPED = HEAD + """
+void f(int n, double *a, double *h) {
+  #pragma omp target data map(to: a[0:n])
+  {
+    #pragma omp target teams distribute parallel for
+    for (int j = 0; j < n; j++) h[j] = 2 * a[j];
+  }
+}
+"""
+
+
+def test_a_pointer_the_hand_written_data_region_leaves_out_is_reported(tmp_path, capsys):
+    """Found by the fuzzer (seed 600): a function with its own target data was taken as
+    mapped whole, though ``h`` has no mapping."""
+    src = tmp_path / "f.c"
+    src.write_text(PARTLY_HAND_MAPPED)
+    main(["omp", str(src)])
+    _, err = capsys.readouterr()
+    assert "still uses 'h' without a mapping" in err and "'a'" not in err.split("still uses")[1]
+    assert "0 target regions mapped, 1 left unmapped" in err
