@@ -51,6 +51,7 @@ import re
 
 from clang import cindex
 
+from s2s.frontend import token_text
 from s2s.frontend.context import FUNCTION_KINDS, ExtractContext
 from s2s.frontend.host import (
     ARRAY_TYPE_KINDS,
@@ -362,7 +363,7 @@ class _Scanner:
         if kind == "DECL_REF_EXPR" and cursor.spelling:
             return cursor.spelling
         if kind == "INTEGER_LITERAL":
-            tokens = [t.spelling for t in cursor.get_tokens()]
+            tokens = [text for _token, text in token_text.spellings(cursor)]
             return tokens[0] if len(tokens) == 1 and tokens[0].isdigit() else None
         if kind == "BINARY_OPERATOR" and len(kids) == 2 and cursor.spelling in ("+", "-", "*",
                                                                                   "/", "%"):

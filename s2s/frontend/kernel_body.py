@@ -23,6 +23,7 @@ import functools
 
 from clang import cindex
 
+from s2s.frontend import token_text
 from s2s.frontend.context import ExtractContext
 from s2s.frontend.toolchain import configure_libclang
 from s2s.model import kernel_ir as ir
@@ -310,7 +311,7 @@ class _Lowering:
             inner = list(base.get_children())
             base = inner[0] if len(inner) == 1 else None
         if base is not None and base.kind.name == "DECL_REF_EXPR" and base.spelling in BUILTIN_VARS:
-            tokens = [t.spelling for t in cursor.get_tokens()]
+            tokens = [text for _token, text in token_text.spellings(cursor)]
             component = tokens[-1] if tokens and tokens[-1] in ("x", "y", "z") else (
                 cursor.spelling if cursor.spelling in ("x", "y", "z") else "")
             return ir.Builtin(base.spelling, component)
@@ -351,8 +352,7 @@ class _Lowering:
 def _for_header(cursor) -> tuple[list[int], int | None]:
     """Byte offsets of the two top-level ``;`` of a ``for`` header and of its ``)``."""
     depth, semis = 0, []
-    for token in cursor.get_tokens():
-        text = token.spelling
+    for token, text in token_text.spellings(cursor):
         if text == "(":
             depth += 1
         elif text == ")":

@@ -22,6 +22,7 @@ from s2s.model.span import Expr, SourceSpan
 PUNCT, KEYWORD, IDENT, LITERAL, COMMENT = range(5)
 
 _SPLICE = re.compile(r"\\[ \t]*\r?\n")
+_LEADING_SPLICES = re.compile(r"(?:\\[ \t]*\r?\n)+")
 
 
 class Tok(NamedTuple):
@@ -201,14 +202,26 @@ class ClauseParser:
     # -- helpers ---------------------------------------------------------------------------
 
     def expr(self, toks: Sequence[Tok]) -> Expr | None:
-        """The exact source text of a non-empty token run, or None."""
+        """The source text of a non-empty token run (line splices removed), or None."""
         if not toks:
             return None
-        start, end = toks[0].start, toks[-1].end
-        return Expr(self.text_of(start, end), self.span_of(start, end))
+        start, end = self._begin(toks[0]), toks[-1].end
+        return Expr(clean_spelling(self.text_of(start, end)), self.span_of(start, end))
 
     def _text(self, toks: Sequence[Tok]) -> str:
-        return self.text_of(toks[0].start, toks[-1].end) if toks else ""
+        """The source text of a token run as the compiler sees it (line splices removed): a
+        section ``a[0:n*\\<newline>m]`` has the length ``n*m`` of the same section on one line."""
+        return clean_spelling(self.text_of(self._begin(toks[0]), toks[-1].end)) if toks else ""
+
+    def _begin(self, tok: Tok) -> int:
+        """Where ``tok``'s own characters start: clang counts a line splice (backslash-newline)
+        right before a token as part of it, so ``map( \\<newline>from: a[0:n])`` has a token
+        ``from`` starting at the backslash; its text must not (the modifier is ``from``)."""
+        if tok.end - tok.start <= len(tok.text):
+            return tok.start
+        raw = self.text_of(tok.start, tok.end)
+        lead = _LEADING_SPLICES.match(raw)
+        return tok.start + len(lead.group().encode()) if lead else tok.start
 
     def modifiers(self, toks: Sequence[Tok], one: bool = False) -> tuple[str, ...]:
         """Modifier texts before a ``:``: comma separated, or blank separated (``always to``).
@@ -276,7 +289,7 @@ class ClauseParser:
         base = toks[:end]
         sections = tuple(self.section(toks, o, c) for o, c in brackets)
         return ListItem(text=self._text(toks), base=self._text(base), root=self._root(base),
-                        sections=sections, span=self.span_of(toks[0].start, toks[-1].end))
+                        sections=sections, span=self.span_of(self._begin(toks[0]), toks[-1].end))
 
     @staticmethod
     def _matching_open(toks: Sequence[Tok], close: int) -> int | None:
