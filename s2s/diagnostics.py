@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 import fnmatch
 import os
+import re
 import stat
 import sys
 from dataclasses import dataclass, field
@@ -174,6 +175,7 @@ class DiagnosticPrinter:
     #: said once per warning id; None for none (the nvcc wrapper keeps a warning to one line)
     hint: str | None = "note: silence this warning with --silence {id}"
     _hinted: set[str] = field(default_factory=set)
+    _line_starts: dict[str, tuple[bytes, list[int]]] = field(default_factory=dict)
 
     def is_silenced(self, diag: Diagnostic) -> bool:
         if diag.severity is Severity.ERROR:
@@ -205,11 +207,27 @@ class DiagnosticPrinter:
         data = self._source(loc.file)
         if data is None or loc.line < 1:
             return []
-        lines = data.split(b"\n")
-        if loc.line > len(lines):
+        # The line from an index of line starts made once per file, and decoded only around
+        # the caret when it is ASCII: splitting and decoding the whole file for every message
+        # was quadratic on a file of one long line with many warnings.
+        cached = self._line_starts.get(loc.file)
+        if cached is None or cached[0] is not data:
+            cached = self._line_starts[loc.file] = (data, [0] + [m.end() for m in re.finditer(b"\n", data)])
+        starts = cached[1]
+        if loc.line > len(starts):
             return []
-        raw = lines[loc.line - 1].rstrip(b"\r")
+        end = starts[loc.line] - 1 if loc.line < len(starts) else len(data)
+        raw = data[starts[loc.line - 1]:end].rstrip(b"\r")
         col = max(loc.column - 1, 0)
+        if raw.isascii():
+            caret_at, length = min(col, len(raw)), len(raw)
+            start = 0
+            if length > MAX_SHOWN_LINE:
+                start = max(0, min(caret_at - MAX_SHOWN_LINE // 2, length - MAX_SHOWN_LINE))
+            text = raw[start : start + MAX_SHOWN_LINE].decode("ascii")
+            shown = "".join(ch if ch.isprintable() or ch == "\t" else "?" for ch in text)
+            pad = "".join("\t" if ch == "\t" else " " for ch in shown[: caret_at - start])
+            return [shown, pad + "^"]
         prefix = raw[:col].decode("utf-8", errors="replace")
         text = raw.decode("utf-8", errors="replace")
         caret_at = len(prefix)

@@ -19,12 +19,14 @@ an argument of a launch that only writes it.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
 from s2s.analysis.fuse_kernels import KernelFacts
 from s2s.model.cuda import Launch
 from s2s.model.host import Stmt
+from s2s.model.span import SpanIndex
 from s2s.model.unit import TranslationUnit
 
 IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -95,11 +97,12 @@ class Run:
 def find_runs(unit: TranslationUnit, source: bytes, facts: dict) -> list[Run]:
     runs = []
     for function in unit.functions:
-        launches = [la for la in unit.launches if la.function == function.name]
+        launches = unit.in_function("launches", function.name)
         if function.body is None or len(launches) < 1:
             continue
+        by_span = SpanIndex(launches)
         for block, in_loop in _blocks(function.body, False):
-            runs += _runs_in_block(unit, function, block, in_loop, launches, facts)
+            runs += _runs_in_block(unit, function, block, in_loop, by_span, facts)
     return runs
 
 
@@ -114,10 +117,11 @@ def _blocks(stmt: Stmt, in_loop: bool):
         yield from _blocks(child, inner)
 
 
-def _runs_in_block(unit, function, block: Stmt, in_loop, launches, facts) -> list[Run]:
+def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Launch], facts
+                   ) -> list[Run]:
     runs, current = [], []
     for child in block.children:
-        inside = [la for la in launches if child.span.contains(la.span)]
+        inside = launches.inside(child.span)
         calls = [c for s in child.walk() for c in s.calls if c.name not in HARMLESS]
         if len(inside) == 1 and child.kind == "expr" and len(calls) <= 1:
             current.append(_node(unit, len(current), inside[0], child, facts))
@@ -158,8 +162,9 @@ def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) 
                 buffers[name] = text
             else:
                 scalars[name] = text
-        copied = {c.target for c in unit.pointer_copies if c.function == launch.function}
-        copied |= {c.source for c in unit.pointer_copies if c.function == launch.function}
+        copied = unit.cached(("fuse_graph.copied", launch.function), lambda: frozenset(
+            name for c in unit.in_function("pointer_copies", launch.function)
+            for name in (c.target, c.source)))
         aliased = sorted(set(buffers.values()) & copied)
         if problem is None and aliased:
             problem = f"pointer '{aliased[0]}' is reassigned in '{launch.function}' (aliasing)"
@@ -202,10 +207,32 @@ def span_layers(run: Run) -> dict[int, int]:
 
 # --- host liveness ----------------------------------------------------------------------------
 
+def launches_by_argument(unit: TranslationUnit, function: str) -> dict[str, tuple[Launch, ...]]:
+    """The launches of ``function`` by the text of each argument (blanks stripped), in model
+    order; built once per function."""
+    def build() -> dict[str, tuple[Launch, ...]]:
+        found: dict[str, list[Launch]] = {}
+        for launch in unit.in_function("launches", function):
+            for text in dict.fromkeys(a.text.strip() for a in launch.args):
+                found.setdefault(text, []).append(launch)
+        return {text: tuple(launches) for text, launches in found.items()}
+    return unit.cached(("fuse_graph.launch_args", function), build)
+
+
+_WORD_RUN = re.compile(r"\w+")
+_ADDRESS_OF = re.compile(r"&\s*(\w+)")
+
+
 def allocated_here(unit: TranslationUnit, function: str, buffer: str) -> bool:
+    allocs = [c for c in unit.in_function("api_calls", function) if c.category == "alloc" and c.args]
+    if _WORD_RUN.fullmatch(buffer):
+        # ``&\s*buffer\b`` finds a name made of word characters exactly where the whole word
+        # after a ``&`` is that name: collect those words once per function
+        names = unit.cached(("fuse_graph.allocated", function), lambda: frozenset(
+            m.group(1) for c in allocs for m in _ADDRESS_OF.finditer(c.args[0].text)))
+        return buffer in names
     pattern = re.compile(rf"&\s*{re.escape(buffer)}\b")
-    return any(c.category == "alloc" and c.function == function and c.args
-               and pattern.search(c.args[0].text) for c in unit.api_calls)
+    return any(pattern.search(c.args[0].text) for c in allocs)
 
 
 def live_after(unit: TranslationUnit, run: Run, buffer: str, offset: int, source: bytes,
@@ -214,20 +241,64 @@ def live_after(unit: TranslationUnit, run: Run, buffer: str, offset: int, source
     if run.in_loop or not allocated_here(unit, run.function, buffer):
         return True
     end = run.function_span.end
-    text = _masked(source[offset:end])
-    later = [la for la in unit.launches if la.function == run.function
-             and la.span.start >= offset]
-    frees = [c for c in unit.api_calls if c.function == run.function and c.category == "free"
-             and c.span.start >= offset]
-    for match in re.finditer(rf"\b{re.escape(buffer)}\b", text):
-        at = offset + match.start()
-        if any(c.span.start <= at < c.span.end for c in frees):
+    later = unit.cached(("fuse_graph.launches", run.function),
+                        lambda: SpanIndex(unit.in_function("launches", run.function)))
+    frees = unit.cached(("fuse_graph.frees", run.function), lambda: SpanIndex(
+        c for c in unit.in_function("api_calls", run.function) if c.category == "free"))
+    mentions = _mentions_after(unit, source, run.function_span.start, end, offset, buffer)
+    if mentions is None:  # the slow way, over the text after the offset
+        mentions = [offset + m.start()
+                    for m in re.finditer(rf"\b{re.escape(buffer)}\b", _masked(source[offset:end]))]
+    for at in mentions:
+        if any(c.span.start >= offset for c in frees.containing(at)):
             continue
-        launch = next((la for la in later if la.span.start <= at < la.span.end), None)
+        launch = next((la for la in later.containing(at) if la.span.start >= offset), None)
         if launch is not None and _write_only_arg(launch, at, facts):
             continue
         return True
     return False
+
+
+class _FunctionWords:
+    """A function's text with comments and literals blanked, as ``_masked`` gives it, and where
+    each word (run of word characters) starts; built once per function (masking the rest of
+    the function for every buffer of every run was quadratic in the length of the function)."""
+
+    def __init__(self, source: bytes, start: int, end: int):
+        data = source[start:end]
+        self.ascii = data.isascii()  # then characters and bytes count alike
+        self.text = _masked(data) if self.ascii else ""
+        self.blanked = [(m.start(), m.end())
+                        for m in _BLANKED.finditer(data.decode("ascii"))] if self.ascii else []
+        self.words: dict[str, list[int]] = {}
+        for m in _WORD_RUN.finditer(self.text):
+            self.words.setdefault(m.group(), []).append(m.start())
+
+
+def _mentions_after(unit: TranslationUnit, source: bytes, start: int, end: int, offset: int,
+                    buffer: str) -> list[int] | None:
+    """Where ``\bbuffer\b`` matches ``_masked(source[offset:end])`` (as file offsets), from the
+    function's word index; None where that index cannot tell (non-ASCII text, a name that is
+    not all word characters, an offset inside a comment or literal)."""
+    words = unit.cached(("fuse_graph.words", source, start, end),
+                        lambda: _FunctionWords(source, start, end))
+    rel = offset - start
+    if not words.ascii or not 0 <= rel <= end - start or not _WORD_RUN.fullmatch(buffer):
+        return None
+    k = bisect.bisect_right(words.blanked, (rel, float("inf"))) - 1
+    if k >= 0 and words.blanked[k][0] < rel < words.blanked[k][1]:
+        return None  # masking from the offset would blank other text than masking from the start
+    # From an offset outside every blanked match, masking the rest of the function blanks the
+    # same text as masking all of it. A word of the whole text that starts before the offset
+    # and goes on past it starts a shorter word at the offset.
+    text, found = words.text, []
+    if 0 < rel and _WORD_RUN.match(text, rel - 1):
+        head = _WORD_RUN.match(text, rel)
+        if head is not None and head.group() == buffer:
+            found.append(offset)
+    starts = words.words.get(buffer, [])
+    found += [start + p for p in starts[bisect.bisect_left(starts, rel):]]
+    return found
 
 
 def _write_only_arg(launch: Launch, at: int, facts: dict) -> bool:
@@ -241,8 +312,10 @@ def _write_only_arg(launch: Launch, at: int, facts: dict) -> bool:
     return False
 
 
+_BLANKED = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'', re.S)
+
+
 def _masked(data: bytes) -> str:
     """Comments and string literals blanked (same length), so names inside them don't count."""
     text = data.decode("utf-8", "surrogateescape")
-    pattern = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'', re.S)
-    return pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    return _BLANKED.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)

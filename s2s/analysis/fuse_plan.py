@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from s2s.analysis import fuse_legal, fuse_recompute
-from s2s.analysis.fuse_graph import LaunchNode, Run, live_after, span_layers
+from s2s.analysis.fuse_graph import LaunchNode, Run, launches_by_argument, live_after, span_layers
 from s2s.analysis.fuse_resources import REGS_PER_BLOCK, REGS_PER_THREAD, SMEM_LIMIT
 
 #: A launch costs about as much as moving this many bytes (a few microseconds of bandwidth).
@@ -417,14 +417,14 @@ def _dead_buffers(ctx: Context, group: Group) -> set[str]:
 
 
 def _only_used_in(ctx: Context, buffer: str, group: Group) -> bool:
-    others = [n for n in ctx.unit.launches if n.function == ctx.run.function
-              and not any(ctx.node(i).launch is n for i in group.nodes)]
-    if any(buffer == a.text.strip() for n in others for a in n.args):
+    using = launches_by_argument(ctx.unit, ctx.run.function).get(buffer, ())
+    if any(not any(ctx.node(i).launch is n for i in group.nodes) for n in using):
         return False
-    calls = [c for c in ctx.unit.api_calls if c.function == ctx.run.function
-             and c.category not in ("alloc", "free")]
-    return not any(buffer in {a.text.strip().lstrip("&") for a in c.args} for c in calls) \
-        and not ctx.run.in_loop
+    function = ctx.run.function
+    passed = ctx.unit.cached(("fuse_plan.call_args", function), lambda: frozenset(
+        a.text.strip().lstrip("&") for c in ctx.unit.in_function("api_calls", function)
+        if c.category not in ("alloc", "free") for a in c.args))
+    return buffer not in passed and not ctx.run.in_loop
 
 
 def cost(ctx: Context, group: Group) -> int:

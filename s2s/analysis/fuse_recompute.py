@@ -44,7 +44,7 @@ from s2s.analysis.fuse_forms import (
     site_facts,
     straight_locals,
 )
-from s2s.analysis.fuse_graph import allocated_here, live_after
+from s2s.analysis.fuse_graph import allocated_here, launches_by_argument, live_after
 from s2s.analysis.host_eval import EvalError, as_dim3, declare, evaluate, numeric_macros
 from s2s.analysis.kernel_loops import walk
 from s2s.model import kernel_ir as ir
@@ -323,8 +323,8 @@ def _check_run(ctx, node, producer: Producer, consumers) -> None:
         raise Refused(f"{buffer} is live on the host after {last.name} (or not allocated in "
                       f"'{run.function}')")
     launches = {n.launch.span.start for n in [node, *consumers]}
-    if any(la.function == run.function and la.span.start not in launches and
-           buffer in {a.text.strip() for a in la.args} for la in ctx.unit.launches):
+    if any(la.span.start not in launches
+           for la in launches_by_argument(ctx.unit, run.function).get(buffer, ())):
         raise Refused(f"another launch uses {buffer}")
 
 

@@ -32,6 +32,7 @@ REGS_PER_BLOCK = 65536
 _FUNCTION = re.compile(r"Compiling entry function '(\w+)'|Function properties for (\w+)")
 _USAGE = re.compile(r"Used (\d+) registers")
 _SMEM = re.compile(r"(\d+) bytes smem")
+_MANGLED_LENGTH = re.compile(r"_Z(\d+)")
 
 
 @dataclass(frozen=True)
@@ -74,8 +75,15 @@ def resource_usage(source: bytes, path: str, kernels: tuple[str, ...], arch: str
         tmp.write_text(json.dumps(data))
         os.replace(tmp, cached)
     out = {}
+    wanted = {name: i for i, name in reversed(list(enumerate(kernels)))}  # first position
     for mangled, (regs, smem) in data.items():
-        for name in kernels:
+        # ``_Z<len><name>...`` names the plain name ``name`` (a lookup per entry, not a test
+        # of every kernel against every entry)
+        found = {mangled} if mangled in wanted else set()
+        digits = _MANGLED_LENGTH.match(mangled)
+        if digits is not None:
+            found.add(mangled[digits.end():digits.end() + int(digits.group(1))])
+        for name in sorted((n for n in found if n in wanted), key=wanted.get):
             if mangled == name or mangled.startswith(f"_Z{len(name)}{name}"):
                 out[name] = Usage(regs, smem)
     return out

@@ -13,6 +13,7 @@ and the caller falls back (unit weights, or "not replayable").
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -55,6 +56,12 @@ def as_dim3(value) -> Dim3:
 
 def numeric_macros(source: bytes) -> dict[str, int | float]:
     """Object-like macros whose body evaluates to a number (``#define THREADS 256``)."""
+    return dict(_numeric_macros(source))
+
+
+@functools.lru_cache(maxsize=4)
+def _numeric_macros(source: bytes) -> dict[str, int | float]:
+    """Searched once per source: the fusion passes ask for every launch run of a file."""
     found: dict[str, int | float] = {}
     for name, body in _DEFINE.findall(source):
         text = body.decode("utf-8", "replace").split("//")[0].split("/*")[0].strip()

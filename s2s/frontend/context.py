@@ -108,9 +108,11 @@ class ExtractContext:
         self.source = source
         self.unit = unit
         self.side = side
-        lib = configure_libclang().conf.lib
+        cindex = configure_libclang()
+        lib = cindex.conf.lib
         self._is_main = lib.clang_Location_isFromMainFile
         self._is_system = lib.clang_Location_isInSystemHeader
+        self._cindex = cindex
         self.top_level = [c for c in unit.cursor.get_children() if self.in_main_file(c)]
         self.index = SourceIndex(path, source, self.top_level)
         self._nodes: list[Node] | None = None
@@ -154,20 +156,36 @@ class ExtractContext:
 
     def _walk(self) -> Iterator[Node]:
         # An explicit stack: deeply nested expressions would overflow Python's recursion limit.
+        # Kinds, children and locations are read from libclang directly: the bindings check
+        # for a null cursor (one more libclang call) before every property, which cost a third
+        # of the walk, itself a large share of the extraction of a big file. Every cursor here
+        # comes from visiting a non-null parent, so none is null.
+        cindex = self._cindex
+        lib = cindex.conf.lib
+        location_of, is_main, is_system = lib.clang_getCursorLocation, self._is_main, self._is_system
+        visit, collect = lib.clang_visitChildren, _collect_children()
+        names, tu, path = _KIND_NAMES, self.unit, self.path
         stack = [(child, 0, None, None) for child in self.top_level
                  if child.kind.name not in ("MACRO_INSTANTIATION", "MACRO_DEFINITION",
                                             "INCLUSION_DIRECTIVE")]
         stack.reverse()
         while stack:
             cursor, depth, template, function = stack.pop()
-            kind = cursor.kind.name
+            kind = names.get(cursor._kind_id) or _kind_name(cindex, cursor._kind_id)
             if kind in TEMPLATE_KINDS and template is None:
                 template = cursor.spelling
             if kind in FUNCTION_KINDS and cursor.is_definition():
                 function = cursor.spelling
             yield Node(cursor, kind, depth, template, function)
-            children = [(child, depth + 1, template, function) for child in cursor.get_children()
-                        if self.in_main_file(child)]
+            found: list = []
+            visit(cursor, collect, found)
+            children = []
+            for child in found:  # as cursor.get_children() and self.in_main_file(child)
+                child._tu = tu  # the cursor keeps its unit alive
+                location = location_of(child)
+                if is_main(location) or (not is_system(location) and _file_is(location, path)):
+                    child._loc = location  # what Cursor.location caches
+                    children.append((child, depth + 1, template, function))
             stack.extend(reversed(children))
 
     def span(self, cursor, template: str | None = None) -> SourceSpan:
@@ -178,3 +196,34 @@ class ExtractContext:
 
     def text(self, cursor) -> str:
         return self.index.cursor_text(cursor)
+
+
+def _file_is(location, path: str) -> bool:
+    file = location.file
+    return file is not None and file.name == path
+
+
+_COLLECT: list = []
+
+
+def _collect_children():
+    """One libclang visitor callback (made once) that appends each child to the list passed
+    as client data and goes on with the next sibling."""
+    if not _COLLECT:
+        cindex = configure_libclang()
+
+        def collect(child, _parent, found) -> int:
+            found.append(child)
+            return 1  # CXChildVisit_Continue
+
+        _COLLECT.append(cindex.cursor_visit_callback(collect))
+    return _COLLECT[0]
+
+
+#: CursorKind id -> name, filled as kinds are met
+_KIND_NAMES: dict[int, str] = {}
+
+
+def _kind_name(cindex, kind_id: int) -> str:
+    name = _KIND_NAMES[kind_id] = cindex.CursorKind.from_id(kind_id).name
+    return name

@@ -109,6 +109,7 @@ class FileTokens:
     starts: list[int]
     ends: list[int]
     skipped: list[tuple[int, int]] = field(default_factory=list)
+    _firsts: list[int] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def of(cls, ctx: ExtractContext) -> FileTokens | None:
@@ -183,6 +184,38 @@ class FileTokens:
         while j >= 0 and self.kinds[j] == COMMENT:
             j -= 1
         return j < 0 or self.newline_between(self.ends[j], self.starts[i])
+
+    def line_first(self, i: int) -> int:
+        """The first non-comment token of the logical line holding token ``i`` (0 if none).
+
+        Looked up in :meth:`_line_firsts`, built once: walking back token by token from every
+        ``_Pragma`` was quadratic on a file written on one line.
+        """
+        firsts = self._line_firsts()
+        k = bisect.bisect_right(firsts, i) - 1
+        return firsts[k] if k >= 0 else 0
+
+    def _line_firsts(self) -> list[int]:
+        """Sorted indices of the non-comment tokens for which :meth:`at_line_start` holds.
+
+        Such a token is the first non-comment token after a newline (or of the file), so only
+        those candidates are tested: the cost follows the number of lines, not of tokens.
+        """
+        if self._firsts is None:
+            kinds, n = self.kinds, len(self.starts)
+            candidates = set()
+            pos = -1
+            while True:
+                i = bisect.bisect_left(self.starts, pos + 1)  # first token after the newline
+                while i < n and kinds[i] == COMMENT:
+                    i += 1
+                if i < n:
+                    candidates.add(i)
+                pos = self.source.find(b"\n", pos + 1)
+                if pos < 0 or i >= n:
+                    break
+            self._firsts = sorted(i for i in candidates if self.at_line_start(i))
+        return self._firsts
 
     def logical_line_end(self, offset: int) -> int:
         """End of the logical line holding ``offset``: the first newline not spliced by a
@@ -365,9 +398,7 @@ def _pragma_operator(ctx: ExtractContext, tokens: FileTokens, offset: int) -> st
 
 def _defined_macro(tokens: FileTokens, i: int) -> str | None:
     """The macro name if token ``i`` sits in the body of a ``#define``."""
-    j = i
-    while j > 0 and (tokens.kinds[j] == COMMENT or not tokens.at_line_start(j)):
-        j -= 1
+    j = tokens.line_first(i)
     if j + 2 < i + 1 and tokens.spelling(j) == "#" and tokens.spelling(j + 1) == "define":
         return tokens.spelling(j + 2)
     return None

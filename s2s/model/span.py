@@ -9,7 +9,12 @@ because such constructs must be reported rather than edited.
 
 from __future__ import annotations
 
+import bisect
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -78,3 +83,50 @@ class Expr:
 
     def to_json(self) -> dict:
         return {"text": self.text, "span": self.span.to_json()}
+
+
+class SpanIndex(Generic[T]):
+    """Items (anything with a span) looked up by a span that contains them.
+
+    ``inside(span)`` gives the items whose span ``span.contains``, ``containing(offset)`` those
+    whose span holds a byte offset, both in the order the items were given, after a bisect on
+    the sorted start offsets: filtering a whole list for every statement made the analyses
+    quadratic on big files. (The file of the spans is not compared by ``containing``.)
+    """
+
+    def __init__(self, items: Iterable[T], span_of: Callable[[T], SourceSpan] = lambda item: item.span):
+        self._items = list(items)
+        self._spans = [span_of(item) for item in self._items]
+        order = sorted(range(len(self._items)), key=lambda i: self._spans[i].start)
+        self._order = order
+        self._starts = [self._spans[i].start for i in order]
+        self._reach: list[int] | None = None
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def containing(self, offset: int) -> list[T]:
+        """The items whose span has ``start <= offset < end``, in the order they were given."""
+        if self._reach is None:  # largest end among the items sorted up to each position
+            reach, top = [], -1
+            for i in self._order:
+                top = max(top, self._spans[i].end)
+                reach.append(top)
+            self._reach = reach
+        k = bisect.bisect_right(self._starts, offset) - 1
+        hits = []
+        while k >= 0 and self._reach[k] > offset:  # no item further left reaches the offset
+            i = self._order[k]
+            if offset < self._spans[i].end:
+                hits.append(i)
+            k -= 1
+        hits.sort()
+        return [self._items[i] for i in hits]
+
+    def inside(self, span: SourceSpan) -> list[T]:
+        lo = bisect.bisect_left(self._starts, span.start)
+        hi = bisect.bisect_right(self._starts, span.end, lo)
+        spans = self._spans
+        hits = [i for i in self._order[lo:hi] if span.contains(spans[i])]
+        hits.sort()
+        return [self._items[i] for i in hits]

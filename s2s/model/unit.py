@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from s2s.model.access import ArrayRef, PointerCopy
 from s2s.model.cuda import ApiCall, Kernel, Launch
@@ -41,19 +42,55 @@ class TranslationUnit:
         return tuple(d for d in self.directives if d.is_target_region)
 
     def kernel(self, name: str) -> Kernel | None:
-        for kernel in self.kernels:
-            if kernel.name == name:
-                return kernel
-        return None
+        return self._first_by_name["kernels"].get(name)
 
     def kernel_body(self, name: str) -> KernelBody | None:
-        for body in self.kernel_bodies:
-            if body.name == name:
-                return body
-        return None
+        return self._first_by_name["kernel_bodies"].get(name)
 
     def function(self, name: str) -> HostFunction | None:
-        for function in self.functions:
-            if function.name == name:
-                return function
-        return None
+        return self._first_by_name["functions"].get(name)
+
+    def in_function(self, items: str, function: str) -> tuple:
+        """The entries of ``self.<items>`` (``launches``, ``api_calls``, ``allocations``,
+        ``directives``, ``array_refs``, ``pointer_copies``) whose ``function`` is ``function``,
+        in model order. Grouped once per unit: filtering the whole list for every function
+        or launch made analyses quadratic on big files."""
+        groups = self._by_function.get(items)
+        if groups is None:
+            grouped: dict[str, list] = {}
+            for item in getattr(self, items):
+                grouped.setdefault(item.function, []).append(item)
+            groups = self._by_function[items] = {k: tuple(v) for k, v in grouped.items()}
+        return groups.get(function, ())
+
+    def cached(self, key, build):
+        """``build()``, computed once per unit and ``key``: indexes that analyses derive from
+        the unit (and the source it was built from) live and die with it."""
+        memo = self._memo
+        if key not in memo:
+            memo[key] = build()
+        return memo[key]
+
+    # Lookup tables, built on first use. cached_property writes the instance's __dict__
+    # directly, so it works on this frozen class; dataclass equality, hashing and the JSON
+    # form only look at the fields.
+
+    @cached_property
+    def _first_by_name(self) -> dict[str, dict]:
+        """``kernels``/``kernel_bodies``/``functions`` by name (the first of each name wins,
+        as the linear searches these replace did)."""
+        tables: dict[str, dict] = {}
+        for items in ("kernels", "kernel_bodies", "functions"):
+            table: dict = {}
+            for item in getattr(self, items):
+                table.setdefault(item.name, item)
+            tables[items] = table
+        return tables
+
+    @cached_property
+    def _by_function(self) -> dict[str, dict[str, tuple]]:
+        return {}
+
+    @cached_property
+    def _memo(self) -> dict:
+        return {}

@@ -10,6 +10,8 @@ lists every kernel's class and every fusion made or refused with the reason.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 from s2s.analysis import fuse_plan
 from s2s.analysis.fuse_graph import find_runs
 from s2s.analysis.fuse_kernels import kernel_facts
@@ -39,8 +41,9 @@ def run_fuse(loaded: Loaded) -> PassOutput:
             notes.append(Diagnostic.note("resource limits not checked: nvcc --resource-usage "
                                          "unavailable", EXPLAIN_ID))
     edits, texts, anchors, counter = [], [], [], 0
+    values = HostValues(model, source)
     for run in runs:
-        ctx = context(model, source, run, facts, usage)
+        ctx = context(model, source, run, facts, usage, values)
         groups, decisions = fuse_plan.plan_run(ctx)
         for decision in decisions:
             verb = "fused" if decision.made else "not fused"
@@ -67,23 +70,14 @@ def run_fuse(loaded: Loaded) -> PassOutput:
     return PassOutput(tuple(edits), tuple(notes))
 
 
-def context(model, source: bytes, run, facts, usage) -> fuse_plan.Context:
-    env = dict(numeric_macros(source))
-    function = model.function(run.function)
-    first = run.nodes[0].stmt.span.start
-    for stmt in function.body.children if function.body is not None else ():
-        if stmt.span.start >= first:
-            break
-        if stmt.kind == "decl":
-            declare(stmt.span.text(source), env)
-    sizes = {}
-    for call in model.api_calls:
-        if call.category == "alloc" and call.function == run.function and len(call.args) >= 2:
-            target = call.args[0].text.replace("(void **)", "").replace(" ", "").lstrip("&")
-            try:
-                sizes[target] = int(evaluate(call.args[1].text, env))
-            except (EvalError, TypeError, ValueError):
-                continue
+def context(model, source: bytes, run, facts, usage, values: HostValues | None = None
+            ) -> fuse_plan.Context:
+    """The planning context of ``run``; ``values`` carries what the runs of one file share
+    (a fresh one is made when it is left out)."""
+    if values is None:
+        values = HostValues(model, source)
+    env = values.env_before(run.function, run.nodes[0].stmt.span.start)
+    sizes = _AllocSizes(*values.allocations(run.function), dict(env))
     threads = {}
     for node in run.nodes:
         try:
@@ -91,6 +85,92 @@ def context(model, source: bytes, run, facts, usage) -> fuse_plan.Context:
         except (EvalError, TypeError):
             continue
     return fuse_plan.Context(model, source, run, facts, sizes, usage, threads)
+
+
+class HostValues:
+    """Host values the runs of one file are planned with: the numeric macros and, per
+    function, the declarations evaluated so far and the ``cudaMalloc`` size texts.
+
+    Each run used to evaluate every declaration before it and every allocation of its
+    function again (quadratic in the length of a function with many runs); the runs of a
+    function come in source order, so its declarations are evaluated once, going forward.
+    """
+
+    def __init__(self, model, source: bytes):
+        self.model, self.source = model, source
+        self.macros = numeric_macros(source)
+        self._progress: dict[str, tuple[int, int, dict]] = {}  # function -> (first, next, env)
+        self._allocations: dict[str, tuple[list[tuple[str, str]], dict[str, list[str]]]] = {}
+
+    def env_before(self, function_name: str, first: int) -> dict:
+        """Macros and the values of the top-level declarations of the function that start
+        before byte ``first`` (the caller must not change the dict)."""
+        function = self.model.function(function_name)
+        children = function.body.children if function.body is not None else ()
+        last, k, env = self._progress.get(function_name, (-1, 0, None))
+        if env is None or first < last:
+            k, env = 0, dict(self.macros)
+        while k < len(children) and children[k].span.start < first:
+            if children[k].kind == "decl":
+                declare(children[k].span.text(self.source), env)
+            k += 1
+        self._progress[function_name] = (first, k, env)
+        return env
+
+    def allocations(self, function_name: str) -> tuple[list[tuple[str, str]], dict[str, list[str]]]:
+        """(target, size text) of the function's allocation calls in order, and the size
+        texts by target."""
+        found = self._allocations.get(function_name)
+        if found is None:
+            ordered = [(call.args[0].text.replace("(void **)", "").replace(" ", "").lstrip("&"),
+                        call.args[1].text)
+                       for call in self.model.in_function("api_calls", function_name)
+                       if call.category == "alloc" and len(call.args) >= 2]
+            by_target: dict[str, list[str]] = {}
+            for target, text in ordered:
+                by_target.setdefault(target, []).append(text)
+            found = self._allocations[function_name] = (ordered, by_target)
+        return found
+
+
+class _AllocSizes(Mapping):
+    """Buffer -> bytes of its allocation, evaluated on demand in ``env``: the last allocation
+    of the buffer whose size evaluates, as filling a dict in order over all of them gives
+    (the planner looks up only the buffers of the run)."""
+
+    def __init__(self, allocations: list[tuple[str, str]], by_target: dict[str, list[str]],
+                 env: dict):
+        self._allocations, self._by_target, self._env = allocations, by_target, env
+        self._values: dict[str, int | None] = {}
+
+    def _value(self, text: str) -> int | None:
+        try:
+            return int(evaluate(text, self._env))
+        except (EvalError, TypeError, ValueError):
+            return None
+
+    def __getitem__(self, target: str) -> int:
+        if target not in self._values:
+            value = None
+            for text in reversed(self._by_target.get(target, ())):
+                value = self._value(text)
+                if value is not None:
+                    break
+            self._values[target] = value
+        value = self._values[target]
+        if value is None:
+            raise KeyError(target)
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        seen = set()
+        for target, text in self._allocations:  # in the order the dict got its keys
+            if target not in seen and self._value(text) is not None:
+                seen.add(target)
+                yield target
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def _host_edits(ctx: fuse_plan.Context, group: fuse_plan.Group, name: str) -> list[Edit]:
@@ -108,8 +188,8 @@ def _host_edits(ctx: fuse_plan.Context, group: fuse_plan.Group, name: str) -> li
 def _buffer_edits(ctx: fuse_plan.Context, buffer: str) -> list[Edit]:
     """Deletion of the ``cudaMalloc`` and ``cudaFree`` statements of ``buffer``."""
     edits = []
-    for call in ctx.unit.api_calls:
-        if call.function != ctx.run.function or not call.args:
+    for call in ctx.unit.in_function("api_calls", ctx.run.function):
+        if not call.args:
             continue
         alloc = call.category == "alloc" and \
             call.args[0].text.replace(" ", "").endswith("&" + buffer)

@@ -29,6 +29,7 @@ their transfers are planned but not fused.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -48,9 +49,11 @@ from s2s.analysis.transfers.region import (
 )
 from s2s.diagnostics import UnsupportedConstruct
 from s2s.model import SourceSpan, Stmt
+from s2s.model.access import ArrayRef, PointerCopy
 from s2s.model.cuda import ApiCall
 from s2s.model.cuda import Launch as LaunchSite
 from s2s.model.host import HostFunction
+from s2s.model.span import SpanIndex
 from s2s.model.unit import TranslationUnit
 
 MEMORY_CALLS = {"cudaMalloc", "cudaMemcpy", "cudaFree"}
@@ -59,6 +62,8 @@ NEUTRAL_API = {"cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString", 
 _ADDRESS_OF = re.compile(r"^\s*(?:\(\s*void\s*\*\s*\*\s*\)\s*)?&\s*([A-Za-z_]\w*)\s*$")
 _IDENT = re.compile(r"^\s*([A-Za-z_]\w*)\s*$")
 _WORD = re.compile(r"[A-Za-z_]\w*")
+_WHITESPACE = b" \t\n\r\x0b\x0c"  # what bytes.strip() removes
+_DECLARED_AFTER = re.compile(rb"(,|;|\)|$|=\s*(NULL|nullptr|0)\s*[,;)]?)")
 _KIND_SPACES = {"cudaMemcpyHostToDevice": (DEVICE, HOST), "cudaMemcpyDeviceToHost": (HOST, DEVICE)}
 
 
@@ -100,13 +105,14 @@ class HostRegion:
 def find_regions(model: TranslationUnit, source: bytes) -> tuple[list[HostRegion], list[UnsupportedConstruct]]:
     """Every host function with CUDA memory calls, as a region or as a refusal."""
     accesses = {m.kernel: m for m in analyze_unit(model.kernel_bodies)}
+    index = _UnitIndex(model)
     regions, refusals = [], []
     for function in model.functions:
-        calls = [c for c in model.api_calls if c.function == function.name and c.name in MEMORY_CALLS]
+        calls = [c for c in model.in_function("api_calls", function.name) if c.name in MEMORY_CALLS]
         if function.body is None or not calls:
             continue
         try:
-            regions.append(_Extractor(model, source, function, accesses).extract())
+            regions.append(_Extractor(model, source, function, accesses, index).extract())
         except UnsupportedConstruct as refusal:
             refusals.append(refusal)
     return regions, refusals
@@ -116,12 +122,47 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
+class _UnitIndex:
+    """The unit's pointer copies and host array references by position, built once for all
+    the regions of a file (every statement used to scan both whole lists)."""
+
+    def __init__(self, model: TranslationUnit):
+        self.pointer_copies: SpanIndex[PointerCopy] = SpanIndex(model.pointer_copies)
+        self.array_refs: SpanIndex[ArrayRef] = SpanIndex(r for r in model.array_refs if r.directive is None)
+
+
+def _covering(spans) -> list[tuple[int, int]]:
+    """Sorted, disjoint ``[start, end)`` ranges covering the same offsets as ``spans``."""
+    merged: list[list[int]] = []
+    for start, end in sorted((s.start, s.end) for s in spans if s.end > s.start):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [(start, end) for start, end in merged]
+
+
+def _blanks_around(text: bytes, start: int, end: int) -> tuple[int, int]:
+    """Where ``text[:start].rstrip()`` ends and ``text[end:].lstrip()`` starts."""
+    while start > 0 and text[start - 1] in _WHITESPACE:
+        start -= 1
+    while end < len(text) and text[end] in _WHITESPACE:
+        end += 1
+    return start, end
+
+
+def _covered(ranges: list[tuple[int, int]], at: int) -> bool:
+    i = bisect.bisect_right(ranges, (at, float("inf"))) - 1
+    return i >= 0 and ranges[i][0] <= at < ranges[i][1]
+
+
 @dataclass
 class _Extractor:
     model: TranslationUnit
     source: bytes
     function: HostFunction
     accesses: dict[str, KernelAccessModel]
+    index: _UnitIndex
     space: dict[str, str] = field(default_factory=dict)
     sizes: dict[str, str] = field(default_factory=dict)
     local: set[str] = field(default_factory=set)
@@ -130,22 +171,31 @@ class _Extractor:
     wrapped_host: set[str] = field(default_factory=set)
     allocation_spans: dict[str, SourceSpan] = field(default_factory=dict)
     has_value: set[str] = field(default_factory=set)
+    #: top-level statement index -> the host buffer it allocates (the first one named)
+    host_alloc_at: dict[int, str] = field(default_factory=dict)
+    #: identifier -> indices of the region statements whose text has it (for _poolable)
+    word_statements: dict[str, list[int]] | None = None
+    #: identifier -> indices of the region statements that declare or assign it
+    changed: dict[str, list[int]] = field(default_factory=dict)
+    pool_start: int | None = None
 
     # -- classification -------------------------------------------------------------
 
     def extract(self) -> HostRegion:
         top = self.function.body.children
-        calls = [c for c in self.model.api_calls if c.function == self.function.name]
-        launches = [x for x in self.model.launches if x.function == self.function.name]
+        calls = SpanIndex(self.model.in_function("api_calls", self.function.name))
+        launches = SpanIndex(self.model.in_function("launches", self.function.name))
         self._collect_buffers(top, calls)
+        for name, index in self.alloc_at.items():
+            if self.space[name] == HOST:
+                self.host_alloc_at.setdefault(index, name)
         statements, ops = [], []
         for index, stmt in enumerate(top):
-            inner = [c for c in calls if stmt.span.contains(c.span) or c.span == stmt.span]
-            inner_launches = [x for x in launches if stmt.span.contains(x.span)]
-            entry = self._classify(index, stmt, inner, inner_launches)
+            # (a call whose span equals the statement's is inside it too)
+            entry = self._classify(index, stmt, calls.inside(stmt.span), launches.inside(stmt.span))
             if entry.role == "device-alloc":
                 ops.append(Alloc(entry.buffer, entry.call.span))
-            op = self._op(entry)
+            op = self._op(entry, index)
             if op is not None:
                 ops.append(op)
                 entry = RegionStatement(entry.stmt, entry.role, entry.buffer, entry.wrapper, entry.call,
@@ -164,10 +214,10 @@ class _Extractor:
         raise UnsupportedConstruct(f"{message}; the transfers of '{self.function.name}' are left as "
                                    "written", span, id)
 
-    def _collect_buffers(self, top: tuple[Stmt, ...], calls: list[ApiCall]) -> None:
+    def _collect_buffers(self, top: tuple[Stmt, ...], calls: SpanIndex[ApiCall]) -> None:
         for index, stmt in enumerate(top):
-            for call in calls:
-                if call.name == "cudaMalloc" and (stmt.span.contains(call.span) or call.span == stmt.span):
+            for call in calls.inside(stmt.span):
+                if call.name == "cudaMalloc":
                     match = _ADDRESS_OF.match(call.args[0].text) if call.args else None
                     if match is None or len(call.args) != 2:
                         self._refuse(f"cannot follow the pointer allocated by '{call.span.text(self.source)}'",
@@ -178,17 +228,22 @@ class _Extractor:
                     self.space[name], self.sizes[name] = DEVICE, call.args[1].text
                     self.local.add(name)
                     self.alloc_at[name] = index
-        for alloc in self.model.allocations:
-            if alloc.function != self.function.name or alloc.kind != "malloc" or alloc.size_bytes is None:
-                continue
-            index = next((i for i, s in enumerate(top) if s.span.contains(alloc.span)), None)
+        allocations = [a for a in self.model.in_function("allocations", self.function.name)
+                       if a.kind == "malloc" and a.size_bytes is not None]
+        statement_of: dict[int, int] = {}  # allocation -> first top-level statement holding it
+        by_span = SpanIndex(range(len(allocations)), lambda k: allocations[k].span)
+        for i, stmt in enumerate(top):
+            for k in by_span.inside(stmt.span):
+                statement_of.setdefault(k, i)
+        for k, alloc in enumerate(allocations):
+            index = statement_of.get(k)
             if index is None or top[index].kind != "decl":
                 continue
             self.space[alloc.name], self.sizes[alloc.name] = HOST, alloc.size_bytes.text
             self.local.add(alloc.name)
             self.alloc_at[alloc.name] = index
             self.allocation_spans[alloc.name] = alloc.span
-        for call in calls:
+        for call in self.model.in_function("api_calls", self.function.name):
             if call.name != "cudaMemcpy" or len(call.args) != 4:
                 continue
             for arg in call.args[:2]:
@@ -246,7 +301,7 @@ class _Extractor:
                 return RegionStatement(stmt, "device-free", self._plain(call.args[0].text, call.span),
                                        wrapper, call)
             return RegionStatement(stmt, "copy", None, wrapper, call)
-        host_alloc = next((n for n, i in self.alloc_at.items() if i == index and self.space[n] == HOST), None)
+        host_alloc = self.host_alloc_at.get(index)
         if host_alloc is not None:
             self._check_uses(stmt, allowed={host_alloc})
             return RegionStatement(stmt, "host-alloc", host_alloc)
@@ -280,13 +335,11 @@ class _Extractor:
     def _check_uses(self, stmt: Stmt, allowed: set[str] = frozenset()) -> None:
         """Every mention of a buffer in a host statement must be an array access, a null test
         or a call argument the access extraction saw; anything else may let it escape."""
-        for copy in self.model.pointer_copies:
-            if not stmt.span.contains(copy.span):
-                continue
+        for copy in self.index.pointer_copies.inside(stmt.span):
             if copy.source in self.space or (copy.target in self.space and copy.target not in allowed):
                 self._refuse(f"'{copy.source or copy.target}' is aliased or reassigned", copy.span,
                              "transfers-escape")
-        refs = [r for r in self.model.array_refs if r.directive is None and stmt.span.contains(r.span)]
+        refs = self.index.array_refs.inside(stmt.span)
         for ref in refs:
             if ref.root in self.space and ref.call in ("realloc", "free"):
                 self._refuse(f"'{ref.root}' is passed to {ref.call}", ref.span, "transfers-realloc")
@@ -294,20 +347,23 @@ class _Extractor:
                 self._refuse(f"device buffer '{ref.root}' is used in host code", ref.span, "transfers-escape")
         text = self.source[stmt.span.start:stmt.span.end]
         masked = _mask(text)
+        in_refs = _covering(r.span for r in refs)
         for match in re.finditer(rb"[A-Za-z_]\w*", masked):
             name = match.group().decode()
             if name not in self.space or name in allowed:
                 continue
             at = stmt.span.start + match.start()
-            if any(r.span.start <= at < r.span.end for r in refs):
+            if _covered(in_refs, at):
                 continue
-            before = masked[:match.start()].rstrip()
-            after = masked[match.end():].lstrip()
-            if stmt.kind == "decl" and before.endswith((b"*", b"* const")) and \
-                    re.match(rb"^(,|;|\)|$|=\s*(NULL|nullptr|0)\s*[,;)]?)", after):
+            # The code before the name (up to b_end, blanks dropped) and after it (from
+            # a_start) is tested in place: slicing it out was quadratic in the statement.
+            b_end, a_start = _blanks_around(masked, match.start(), match.end())
+            if stmt.kind == "decl" and masked.endswith((b"*", b"* const"), 0, b_end) and \
+                    _DECLARED_AFTER.match(masked, a_start):
                 continue  # declared here without a value (a cudaMalloc target)
-            if before.endswith(b"!") or after.startswith((b"==", b"!=")) or \
-                    (before.endswith((b"||", b"&&", b"(")) and after.startswith((b"||", b"&&", b")"))):
+            if masked.endswith(b"!", 0, b_end) or masked.startswith((b"==", b"!="), a_start) or \
+                    (masked.endswith((b"||", b"&&", b"("), 0, b_end) and
+                     masked.startswith((b"||", b"&&", b")"), a_start)):
                 continue  # a null test of the pointer
             line = stmt.span.line + text[:match.start()].count(b"\n")
             column = at - (self.source.rfind(b"\n", 0, at) + 1) + 1
@@ -317,7 +373,7 @@ class _Extractor:
 
     # -- operations -------------------------------------------------------------------
 
-    def _op(self, entry: RegionStatement) -> Op | None:
+    def _op(self, entry: RegionStatement, index: int) -> Op | None:
         span = entry.stmt.span
         if entry.role == "copy":
             call = entry.call
@@ -331,7 +387,7 @@ class _Extractor:
             self.has_value.add(dst)
             return Copy(dst, src, None, call.span)
         if entry.role == "device-free":
-            self.free_at[entry.buffer] = self._index_of(entry)
+            self.free_at[entry.buffer] = index
             return Free(entry.buffer, span)
         if entry.role == "host-free":
             return Free(entry.buffer, span)
@@ -340,9 +396,6 @@ class _Extractor:
         if entry.role == "host":
             return self._host_op(entry.stmt)
         return None
-
-    def _index_of(self, entry: RegionStatement) -> int:
-        return next(i for i, s in enumerate(self.function.body.children) if s is entry.stmt)
 
     def _launch_op(self, launch: LaunchSite) -> Launch | None:
         if launch.stream is not None and launch.stream.text.strip() not in ("0", "NULL", "nullptr"):
@@ -371,8 +424,7 @@ class _Extractor:
         return Launch(launch.kernel, tuple(reads), tuple(writes), launch.span)
 
     def _host_op(self, stmt: Stmt) -> HostCode | None:
-        refs = [r for r in self.model.array_refs if r.directive is None and stmt.span.contains(r.span)
-                and self.space.get(r.root) == HOST]
+        refs = [r for r in self.index.array_refs.inside(stmt.span) if self.space.get(r.root) == HOST]
         # reads of a buffer that holds nothing yet (a fill through a readwrite call) read nothing
         reads = [r.root for r in refs if r.root in self.has_value]
         writes = [r.root for r in refs if r.writes]
@@ -398,15 +450,38 @@ class _Extractor:
             tail = self.source[span.end:stmt.span.end].decode(errors="replace")
             if "," in head or tail.strip() not in ("", ";", ")", ");") or tail.count(")") > 1:
                 return False
-        start = min(self.alloc_at[n] for n in self.local if n in self.free_at)
+        if self.pool_start is None:  # the same for every buffer
+            self.pool_start = min(self.alloc_at[n] for n in self.local if n in self.free_at)
+        start = self.pool_start
         words = set(_WORD.findall(self.sizes[name]))
-        for stmt in (s.stmt for s in statements[start:at]):
-            text = stmt.span.text(self.source)
-            for word in words:
+        for word in words:
+            hits = self._changed_at(word, statements)
+            if bisect.bisect_left(hits, start) < bisect.bisect_left(hits, at):
+                return False
+        return True
+
+    def _changed_at(self, word: str, statements: list[RegionStatement]) -> list[int]:
+        """Indices of the statements that declare ``word`` or assign it, found once per word.
+
+        Both patterns need the word as a whole identifier, so only the statements whose
+        identifiers include it are searched (every statement before a buffer's allocation
+        was searched again for every buffer: quadratic in the length of the function).
+        """
+        if self.word_statements is None:
+            self.word_statements = {}
+            for i, entry in enumerate(statements):
+                for name in set(_WORD.findall(entry.stmt.span.text(self.source))):
+                    self.word_statements.setdefault(name, []).append(i)
+        hits = self.changed.get(word)
+        if hits is None:
+            hits = self.changed[word] = []
+            for i in self.word_statements.get(word, ()):
+                stmt = statements[i].stmt
+                text = stmt.span.text(self.source)
                 if stmt.kind == "decl" and re.search(rf"\b{word}\s*(=|;|,|\[)", text) or \
                         re.search(rf"(\b{word}\s*([-+*/%&|^]?=(?!=)|\+\+|--))|((\+\+|--)\s*{word}\b)", text):
-                    return False
-        return True
+                    hits.append(i)
+        return hits
 
 
 def _mask(text: bytes) -> bytes:
