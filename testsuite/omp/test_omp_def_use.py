@@ -8,12 +8,10 @@ implicit zero-length section (wrong on a GPU).
 
 from __future__ import annotations
 
-import pytest
-
 from s2s.edits import EditSet
 from s2s.frontend.parse import ParseOptions, parse_source
 from s2s.transform.omp import run_omp
-from s2s.verify import omp_harness
+from testsuite.omp.omp_runs import run_both
 from testsuite.omp.test_omp_plan import HEAD
 
 SIZES = HEAD + """
@@ -77,13 +75,7 @@ def test_every_array_is_mapped_and_the_program_runs_the_same(load_source, tmp_pa
     assert "map(to: a[0:n], b[0:n], c[0:(n / 2 + n / 2)], d[0:n])" in rewritten.decode()
     assert not [d for d in parse_source(rewritten, "prog.c", ParseOptions()).diagnostics
                 if d.is_error]
-    if omp_harness.toolchain_problem():
-        pytest.skip(omp_harness.toolchain_problem())
-    runs = []
-    for name, text in (("orig", SIZES.encode()), ("new", rewritten)):
-        (tmp_path / f"{name}.c").write_bytes(text)
-        omp_harness.build(tmp_path / f"{name}.c", tmp_path / name)
-        runs.append(omp_harness.run(tmp_path / name))
+    runs = run_both(tmp_path, SIZES, rewritten)
     assert runs[0].stdout == runs[1].stdout and runs[1].returncode == 0
     assert len(runs[0].unmapped) > 0 and runs[1].unmapped == ()
 
@@ -123,11 +115,5 @@ def test_malloc_of_one_element_is_a_count_of_one(load_source, tmp_path):
     rewritten = EditSet(output.edits).apply("prog.c", loaded.source).decode()
     assert "map(alloc: count[0:1])" in rewritten
     assert "#pragma omp target update from(count[0:1])" in rewritten
-    if omp_harness.toolchain_problem():
-        pytest.skip(omp_harness.toolchain_problem())
-    runs = []
-    for name, text in (("orig", ONE_COUNTER), ("new", rewritten)):
-        (tmp_path / f"{name}.c").write_text(text)
-        omp_harness.build(tmp_path / f"{name}.c", tmp_path / name)
-        runs.append(omp_harness.run(tmp_path / name))
+    runs = run_both(tmp_path, ONE_COUNTER, rewritten)
     assert runs[0].stdout == runs[1].stdout and runs[1].unmapped == ()

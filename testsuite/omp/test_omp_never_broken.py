@@ -8,8 +8,6 @@ one public suite did not compile after ``s2s omp``, exit 0).
 
 from __future__ import annotations
 
-import pytest
-
 from s2s.cli.main import main
 from s2s.driver import PassOutput
 from s2s.edits import Edit, EditSet
@@ -17,7 +15,7 @@ from s2s.frontend.parse import ParseOptions, parse_source
 from s2s.transform import omp as omp_pass
 from s2s.transform import registry
 from s2s.transform.check import EditGroup
-from s2s.verify import omp_harness
+from testsuite.omp.omp_runs import run_both
 from testsuite.omp.test_omp_plan import HEAD
 
 REGION_LOCALS = HEAD + """
@@ -60,13 +58,7 @@ def test_arrays_declared_in_a_region_are_never_named_by_a_clause(load_source, tm
     assert _errors(rewritten) == []
     assert not any(d.id == "omp-not-mapped" and ("'tmp'" in d.message or "'local'" in d.message)
                    for d in output.diagnostics)
-    if omp_harness.toolchain_problem():
-        pytest.skip(omp_harness.toolchain_problem())
-    runs = []
-    for name, text in (("orig", REGION_LOCALS.encode()), ("new", rewritten)):
-        (tmp_path / f"{name}.c").write_bytes(text)
-        omp_harness.build(tmp_path / f"{name}.c", tmp_path / name)
-        runs.append(omp_harness.run(tmp_path / name))
+    runs = run_both(tmp_path, REGION_LOCALS, rewritten)
     assert runs[0].stdout == runs[1].stdout and runs[1].returncode == 0
     assert len(runs[0].unmapped) > 0 and runs[1].unmapped == ()
 

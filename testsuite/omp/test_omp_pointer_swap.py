@@ -4,11 +4,9 @@ for 20 steps of 16384 doubles, against 0.26 MB when the swap is seen for what it
 
 from __future__ import annotations
 
-import pytest
-
 from s2s.edits import EditSet
 from s2s.transform.omp import run_omp
-from s2s.verify import omp_harness
+from testsuite.omp.omp_runs import run_both
 
 SWAP_LOOP = """#include <cstdio>
 #include <cstdlib>
@@ -55,13 +53,7 @@ def test_swapped_buffers_stay_on_the_device(load_source, tmp_path):
     updates = [line.strip() for line in rewritten.splitlines() if "target update" in line]
     assert not [u for u in updates if "u[" in u or "v[" in u][:-1]  # only the final read-back
     assert "#pragma omp target update from(u[1:n - 2])" in updates
-    if omp_harness.toolchain_problem():
-        pytest.skip(omp_harness.toolchain_problem())
-    runs = []
-    for name, text in (("orig", SWAP_LOOP), ("new", rewritten)):
-        (tmp_path / f"{name}.cpp").write_text(text)
-        omp_harness.build(tmp_path / f"{name}.cpp", tmp_path / name)
-        runs.append(omp_harness.run(tmp_path / name))
+    runs = run_both(tmp_path, SWAP_LOOP, rewritten, ".cpp")
     assert runs[0].stdout == runs[1].stdout and runs[1].returncode == 0
     assert runs[1].unmapped == ()
     assert runs[1].copies.total_bytes < 400_000  # was 7.9 MB with the swap read as an access
