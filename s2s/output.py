@@ -143,6 +143,11 @@ class _PendingWrites:
         with self._lock:
             self._paths.discard(tmp)
 
+    def reopen(self) -> None:
+        """Allow writes again (a new run in the same process, as the tests make)."""
+        with self._lock:
+            self._closed = False
+
     def discard(self) -> None:
         with self._lock:
             self._closed = True

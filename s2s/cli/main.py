@@ -95,6 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None and table_for(os.path.basename(sys.argv[0])) is NVCC:
         argv = ["nvcc", *sys.argv[1:]]  # installed as a symlink named nvcc (as ccache is)
     argv = list(sys.argv[1:] if argv is None else argv)
+    PENDING.reopen()
     try:
         return _run(argv)
     except KeyboardInterrupt:
