@@ -61,8 +61,7 @@ def local_maps(model: TranslationUnit, irs: dict[str, FunctionIR], source: bytes
                     (name, array.name) in planned:
                 continue
             kernels = [n for n in ir.root.walk() if n.kind == "kernel" and
-                       any(_mine(e, array.name) for e in n.events)
-                       and not _declared_inside(model, n, array.span)]
+                       any(_mine(e, array.name) for e in n.events)]
             if not kernels or _escapes(ir, array.name) or _data_mapped(model, name, array.name):
                 continue
             static = source[array.span.start:array.span.end].decode(
@@ -83,14 +82,6 @@ def local_maps(model: TranslationUnit, irs: dict[str, FunctionIR], source: bytes
 
 def _mine(event, name: str) -> bool:
     return isinstance(event, Access) and event.name == name
-
-
-def _declared_inside(model: TranslationUnit, kernel: Node, declaration: SourceSpan) -> bool:
-    """The array is declared in the target region itself: private to each device thread,
-    no clause may name it (clang: use of undeclared identifier)."""
-    body = model.directives[kernel.directive].stmt_span
-    return body is not None and body.file == declaration.file and \
-        body.start <= declaration.start < body.end
 
 
 def _escapes(ir: FunctionIR, name: str) -> bool:
