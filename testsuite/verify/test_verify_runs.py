@@ -10,7 +10,6 @@ before these were handled.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -19,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from s2s.cli.main import main
 from s2s.driver import PassOutput
 from s2s.edits import Edit
 from s2s.transform import registry
 from s2s.verify import omp_harness
+from testsuite.verify.test_cuda_verify import verify, verify_json
 
 TIMED = """\
 #include <stdio.h>
@@ -139,17 +138,6 @@ def program(tmp_path: Path, text: str, name: str = "prog.c") -> Path:
     path = tmp_path / name
     path.write_text(text)
     return path
-
-
-def verify(capsys, *args):
-    code = main(["verify", *map(str, args)])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def verify_json(capsys, *args):
-    code, out, err = verify(capsys, "--format", "json", *args)
-    return code, (json.loads(out) if out.strip() else None), err
 
 
 # --------------------------------------------------------------------------
