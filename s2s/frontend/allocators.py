@@ -28,9 +28,10 @@ _ASSIGN_OPS = ("Assign", "MulAssign", "DivAssign", "RemAssign", "AddAssign", "Su
                "ShlAssign", "ShrAssign", "AndAssign", "XorAssign", "OrAssign")
 
 
-def single_definition(tree, cursor):
-    """The initializer of the local variable ``cursor`` names, when that is its only value
-    in the function (no assignment, increment or address taken); else None."""
+def single_definition(tree, at: int, cursor):
+    """The initializer of the local variable ``cursor`` (an argument of the call at node
+    ``at``) names, when that is its only value in the function (no assignment, increment or
+    address taken); else None."""
     from s2s.frontend.host import _unwrap
 
     ref = _unwrap(cursor)
@@ -42,23 +43,27 @@ def single_definition(tree, cursor):
     inits = [c for c in declaration.get_children() if c.kind.is_expression()]
     if len(inits) != 1:
         return None
-    function = _enclosing_function(tree, declaration)
-    if function is None or _changed_in(tree, function, declaration):
+    function = _enclosing_function(tree, at)
+    if function is None or not _within(tree, function, declaration) or \
+            _changed_in(tree, function, declaration):
         return None
     return inits[0]
 
 
-def _enclosing_function(tree, declaration) -> int | None:
-    """Index of the tree node of the function whose body declares ``declaration``."""
+def _enclosing_function(tree, at: int) -> int | None:
+    """Index of the tree node of the function whose body holds node ``at`` (up its parents)."""
     from s2s.frontend.host import FUNCTION_KINDS
 
-    offset = declaration.extent.start.offset
-    for i, kind in enumerate(tree.kinds):
-        if kind in FUNCTION_KINDS:
-            start, end = tree.extent(i)
-            if start <= offset < end and tree.nodes[i].cursor.is_definition():
-                return i
-    return None
+    node = tree.parent[at]
+    while node >= 0 and tree.kinds[node] not in FUNCTION_KINDS:
+        node = tree.parent[node]
+    return node if node >= 0 else None
+
+
+def _within(tree, function: int, declaration) -> bool:
+    """The declaration is one of the function's own (a local, not a global)."""
+    start, end = tree.extent(function)
+    return start <= declaration.extent.start.offset < end
 
 
 def _changed_in(tree, function: int, declaration) -> bool:

@@ -893,7 +893,7 @@ def _malloc(tree: _Tree, i: int, target=None) -> HostAllocation | None:
         if count is None and sizeof_elem is None:  # malloc(bytes): bytes = n * sizeof(T)
             from s2s.frontend.allocators import single_definition
 
-            definition = single_definition(tree, args[index])
+            definition = single_definition(tree, i, args[index])
             if definition is not None:
                 count, sizeof_elem = _size_parts(ctx, definition, template)
         elem = elem or sizeof_elem
