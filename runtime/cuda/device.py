@@ -60,14 +60,21 @@ def driver():
 
 
 def open_devices(count: int | None) -> list[CudaDevice]:
+    """One runtime device per GPU; with ``S2S_CUDA_SHARE=1`` more devices than GPUs, placed round-robin
+    (each its own context and memory, so a partitioned program can be checked on a machine with one GPU:
+    copies between two contexts of one GPU go through cuMemcpyPeer like copies between two GPUs)."""
     drv = driver()
     available = drv.Device.count()
     if available == 0:
         raise BackendUnavailable("cuda backend: no GPU found")
     count = available if count is None else count
-    if count > available:
-        raise ConfigError(f"{count} cuda devices requested, {available} present")
-    return [CudaDevice(drv, i) for i in range(count)]
+    share = os.environ.get("S2S_CUDA_SHARE", "0")
+    if share not in ("0", "1"):
+        raise ConfigError(f"S2S_CUDA_SHARE={share!r}: expected 0 or 1")
+    if count > available and share != "1":
+        raise ConfigError(f"{count} cuda devices requested, {available} present "
+                          "(S2S_CUDA_SHARE=1 places several on one GPU)")
+    return [CudaDevice(drv, i % available, i) for i in range(count)]
 
 
 def build_cubin(text: str, name: str, instantiate: list[str], include_dirs: list, arch: str) -> bytes:
@@ -157,13 +164,14 @@ class CudaModule:
 
 
 class CudaDevice:
-    """GPU ``index``: a context (kept off the context stack between calls) and a stream."""
+    """Runtime device ``index`` on GPU ``gpu_index``: a context (kept off the context stack between calls)
+    and a stream."""
 
     backend = "cuda"
 
-    def __init__(self, drv, index: int):
-        self.drv, self.index = drv, index
-        self.gpu = drv.Device(index)
+    def __init__(self, drv, gpu_index: int, index: int | None = None):
+        self.drv, self.index = drv, gpu_index if index is None else index
+        self.gpu = drv.Device(gpu_index)
         self.ctx = self.gpu.make_context()
         try:
             self.stream = drv.Stream()

@@ -71,3 +71,15 @@ def test_fused_sample_measured_on_gpu(gpu):
     assert proc.returncode == 0, proc.stderr
     row = next(line for line in proc.stdout.splitlines() if line.startswith("vadd"))
     assert "2 -> 1" in row and row.rstrip().endswith("same")
+
+
+def test_a_horizontally_fused_launch_is_timed():
+    """bicgk's fused launch calls helpers in its launch configuration: the run finder of ``s2s
+    fuse`` does not take it as a run node, the bench still times it (one run, one launch)."""
+    path = "samples/cuda/bicgk/bicgk.cu"
+    fused = process_file(str(REPO / path), RunOptions(), run_fuse)
+    assert isinstance(fused, Success)
+    program, runs, launches = bench.instrument(path, fused.change.after)
+    assert (runs, launches) == (1, 1)
+    timed = program.split("if (s2s_rep == 0) cudaEventRecord(s2s_e0);", 1)[1].split("cudaEventRecord(s2s_e1)")[0]
+    assert timed.count("<<<") == 1 and "s2s_fused_0<<<" in timed

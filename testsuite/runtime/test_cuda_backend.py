@@ -81,3 +81,57 @@ def test_cuda_backend_absent_here_is_reported():
     with pytest.raises(BackendUnavailable, match="cuda backend"):
         Runtime("cuda")
     assert Runtime("auto", 1).backend == "cpu"
+
+
+class _FakeDriver:
+    """pycuda.driver as open_devices uses it, for ``gpus`` GPUs (contexts are recorded, not made)."""
+
+    def __init__(self, gpus: int):
+        self.contexts: list[int] = []
+        outer = self
+
+        class Device:
+            @staticmethod
+            def count():
+                return gpus
+
+            def __init__(self, index):
+                self.index = index
+
+            def make_context(self):
+                outer.contexts.append(self.index)
+                return object()
+
+            def compute_capability(self):
+                return (9, 0)
+
+        class Context:
+            @staticmethod
+            def pop():
+                pass
+
+        self.Device, self.Context, self.Stream = Device, Context, object
+
+
+@pytest.mark.parametrize(("share", "count", "placed"), [("0", 1, [0]), ("1", 3, [0, 0, 0]), ("1", None, [0])])
+def test_shared_gpu_places_devices_round_robin(monkeypatch, share, count, placed):
+    from runtime.cuda import device as cuda_device
+    fake = _FakeDriver(1)
+    monkeypatch.setattr(cuda_device, "driver", lambda: fake)
+    monkeypatch.setenv("S2S_CUDA_SHARE", share)
+    devices = cuda_device.open_devices(count)
+    assert fake.contexts == placed
+    assert [d.name for d in devices] == [f"gpu{i}" for i in range(len(placed))]
+    assert {d.arch for d in devices} == {"sm_90"}
+
+
+def test_more_devices_than_gpus_needs_share(monkeypatch):
+    from runtime.cuda import device as cuda_device
+    from runtime.errors import ConfigError
+    monkeypatch.setattr(cuda_device, "driver", lambda: _FakeDriver(2))
+    monkeypatch.delenv("S2S_CUDA_SHARE", raising=False)
+    with pytest.raises(ConfigError, match="S2S_CUDA_SHARE=1"):
+        cuda_device.open_devices(3)
+    monkeypatch.setenv("S2S_CUDA_SHARE", "yes")
+    with pytest.raises(ConfigError, match="expected 0 or 1"):
+        cuda_device.open_devices(1)
