@@ -94,10 +94,10 @@ def process_file(path: str, options: RunOptions, run_pass: Pass | None = None,
     The work runs on a deep-stack thread (:mod:`s2s.deep_stack`): deeply nested code is an
     error of this file, never a crash of the process.
     """
-    return deep_stack.call(_process_file, path, options, run_pass, source)
+    return deep_stack.call(load_and_run, path, options, run_pass, source)
 
 
-def _process_file(path: str, options: RunOptions, run_pass: Pass | None,
+def load_and_run(path: str, options: RunOptions, run_pass: Pass | None,
                   source: bytes | None) -> FileResult:
     try:
         parse_options = options.parse
@@ -109,11 +109,7 @@ def _process_file(path: str, options: RunOptions, run_pass: Pass | None,
             return Failed(path, loaded.diagnostics)
         if run_pass is None:
             return Success(path, loaded, None, loaded.diagnostics)
-        output = run_pass(loaded)
-        checked = _checked(path, loaded.source, output, parse_options)
-        change = _apply(path, loaded.source, checked.edits)
-        return Success(path, loaded, change, loaded.diagnostics + tuple(output.diagnostics)
-                       + checked.diagnostics, checked.incomplete, output.counts)
+        return run_on_loaded(loaded, parse_options, run_pass)
     except S2SError as error:
         return Failed(path, (error.diagnostic,))
     except (KeyboardInterrupt, SystemExit):
@@ -129,8 +125,17 @@ def _process_file(path: str, options: RunOptions, run_pass: Pass | None,
         return Failed(path, (internal.diagnostic,), traceback.format_exc())
 
 
-def _checked(path: str, source: bytes, output: PassOutput, options: ParseOptions
-             ) -> CheckedEdits:
+def run_on_loaded(loaded: Loaded, parse_options: ParseOptions, run_pass: Pass) -> Success:
+    """``run_pass`` on a loaded file: its checked edits applied, its diagnostics."""
+    output = run_pass(loaded)
+    checked = checked_output(loaded.path, loaded.source, output, parse_options)
+    change = apply_edits(loaded.path, loaded.source, checked.edits)
+    return Success(loaded.path, loaded, change, loaded.diagnostics + tuple(output.diagnostics)
+                   + checked.diagnostics, checked.incomplete, output.counts)
+
+
+def checked_output(path: str, source: bytes, output: PassOutput, options: ParseOptions
+                   ) -> CheckedEdits:
     """The pass's edits, less the groups whose rewrite does not parse (when it asks)."""
     if not output.check_compiles:
         return CheckedEdits(tuple(output.edits))
@@ -144,7 +149,7 @@ def _checked(path: str, source: bytes, output: PassOutput, options: ParseOptions
     return checked_edits(path, source, groups, errors)
 
 
-def _apply(path: str, source: bytes, edits: Iterable) -> FileChange:
+def apply_edits(path: str, source: bytes, edits: Iterable) -> FileChange:
     edit_set = edits if isinstance(edits, EditSet) else EditSet(edits)
     return FileChange(path, source, edit_set.apply(path, source))
 

@@ -144,7 +144,9 @@ def _short(text: str, limit: int = 300) -> str:
 
 def build_and_run(sample: Sample, sources: list[Path], exe: Path) -> Version:
     try:
-        harness.build(sources, exe, sample.lang)
+        # the sample's own directory on the include path: its project headers (the -o copy of
+        # a rewrite holds only the files s2s processed)
+        harness.build(sources, exe, sample.lang, ("-I", str(sample.directory)))
     except harness.BuildError as error:
         return Version(problem=f"does not build: {_short(error.stderr)}")
     except (OSError, ValueError) as error:
@@ -189,7 +191,9 @@ def _measure(sample: Sample, s2s_cmd: list[str], work: Path, row: Row) -> None:
     sources = [sample.directory / s for s in sample.sources]
     row.naive = build_and_run(sample, sources, work / "naive")
     try:
-        proc = _s2s(s2s_cmd, ["-o", str(work / "s2s_out"), *sample.sources], sample.directory)
+        database = ["-p", str(sample.meta["build_dir"])] if sample.meta.get("build_dir") else []
+        proc = _s2s(s2s_cmd, ["-o", str(work / "s2s_out"), *database, *sample.sources],
+                    sample.directory)
         if proc.returncode != 0:
             row.s2s.problem = _s2s_failure(proc)
         else:

@@ -67,7 +67,7 @@ from s2s.analysis.omp_sizes import (
     root_name,
     section_from_callees,
 )
-from s2s.analysis.polynomial import NotPoly, assigned_in, disjoint, poly, render
+from s2s.analysis.polynomial import NotPoly, assigned_in, disjoint, merge_adjacent, poly, render
 from s2s.model import SourceSpan, Stmt, TranslationUnit
 
 MAX_COPIES = 200
@@ -125,7 +125,8 @@ def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
     if not model.target_regions:
         return plan
     irs = IRBuilder(model, source).build_all()
-    for name in _roots(irs):
+    roots = _roots(irs)
+    for name in roots + _owners(model, irs, roots, source):
         plan.reach[name] = frozenset({name} | _callees(irs, name))
         try:
             region = _plan_root(model, irs, irs[name], plan, source)
@@ -151,6 +152,55 @@ def _roots(irs: dict[str, FunctionIR]) -> list[str]:
                 if isinstance(event, CallEvent):
                     called.add(event.callee)
     return [n for n, ir in irs.items() if ir.has_device and n not in called]
+
+
+def _owners(model: TranslationUnit, irs: dict[str, FunctionIR], roots: list[str],
+            source: bytes) -> list[str]:
+    """Called functions that get a data region of their own: those whose device work uses only
+    storage they allocate themselves (``run(n)`` mallocs its arrays, loops over kernels, frees
+    them). A caller's region cannot map that storage (it is allocated inside the region, anew on
+    every call); the owner's can, and since no other function's storage is involved the two
+    plans never touch the same arrays. Functions whose kernels also use their caller's arrays or
+    globals stay with the caller's plan, and so do functions with data directives of their own
+    or in their callees (the caller's plan replaces those, omp_callee_maps)."""
+    directive_holders = {d.function for d in model.directives if d.words[:2] in DATA_WORDS}
+    locals_of = _locals(model, irs)
+    out = []
+    for name in sorted(irs):
+        ir = irs[name]
+        own_heap = {a.name for a in model.allocations
+                    if a.function == name and a.kind not in ("vla", "static_array")}
+        if name in roots or not ir.has_device or not own_heap or \
+                ({name} | _callees(irs, name)) & directive_holders:
+            continue
+        labels = _survey_labels(model, irs, ir, locals_of)
+        if labels and any(label.split("@")[0] in own_heap for label in labels) and \
+                all(_owned_by(model, name, label) for label in labels):
+            out.append(name)
+    return out
+
+
+def _survey_labels(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionIR,
+                   locals_of: dict[str, frozenset]) -> set[str]:
+    """The arrays the device work of ``ir`` (planned as a root) uses, or an empty set when its
+    statements cannot be interpreted."""
+    block, nodes = _region(ir.root, _device_nodes(irs))
+    survey = Interpreter(irs, None, {}, locals_of)
+    try:
+        survey.run_range(nodes, _entry_state(model, ir.function, nodes[0].stmt.span.start, set()),
+                         Frame(ir.function.name, locals=frozenset()))
+    except Unsupported:
+        return set()
+    return set(survey.device_labels)
+
+
+def _owned_by(model: TranslationUnit, function: str, label: str) -> bool:
+    """``label`` (of a survey of ``function`` as a root) is storage ``function`` or one of its
+    callees declares or allocates, never a parameter's or a global's."""
+    name = label.split("@")[0]
+    if "::" in name:
+        return _allocated(model, function, name) or _local_array(model, name)
+    return any(a.name == name and a.function == function for a in model.allocations)
 
 
 # --- the region ------------------------------------------------------------------------------
@@ -301,6 +351,8 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
             if parts and any(same_section(label + p, label + lengths[label]) for p in parts):
                 parts = None
             written = exit_state.get_dirty(label) if exit_state is not None else None
+            if written:
+                written = merge_adjacent(sorted(written))
             if written and any(same_section(label + w, label + lengths[label]) for w in written):
                 written = None  # kernels may have written all of it
             if written is not None and parts is not None:
@@ -309,7 +361,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
                 parts = sorted(written)
             if parts is not None:
                 exit_type = "release"
-                parts = drop_contained(parts, facts, ir.definitions)
+                parts = merge_adjacent(drop_contained(parts, facts, ir.definitions))
                 exit_updates += [label + p for p in parts]
                 exit_sections = list(parts)
         if exit_type == "release" and exit_sections == [lengths[label] or None]:
@@ -333,7 +385,10 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
             plan.warnings, end, (arrays, updates, exit_updates, entry_updates),
             callee_maps.transfers):
         return None
-    structured = len(nodes) == 1 and not swapped and not exit_updates and not entry_updates
+    # ``target data`` takes one statement: not a declaration (its name would be scoped to the
+    # construct; C does not even allow it there), nothing that returns out of it.
+    structured = len(nodes) == 1 and not swapped and not exit_updates and not entry_updates \
+        and nodes[0].stmt.kind != "decl" and not any(n.jump == "return" for n in nodes[0].walk())
     explicit = _explicit_sections(model, nodes, lengths, exit_state)
     handles = () if swapped else _handles(irs, nodes, survey.device_uses, tracked, source)
     return RegionPlan(function.name, nodes[0].stmt, nodes[-1].stmt,

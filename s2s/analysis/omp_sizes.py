@@ -36,7 +36,7 @@ def array_sections(model: TranslationUnit, function, labels: set[str], start: in
         if _freed_inside(model, function, label, start, end):
             skipped[label] = "freed inside the region"
             continue
-        section = _section(model, function, label, allocation)
+        section = _section(model, function, label, allocation, start)
         if section is None:
             skipped[label] = "its element count is not known (no allocation or map clause " \
                              "with a section in this function)"
@@ -60,15 +60,20 @@ def _freed_inside(model, function, label, start, end) -> bool:
     return False
 
 
-def _section(model, function, label, allocation) -> str | None:
+def _section(model, function, label, allocation, start: int) -> str | None:
     """``[0:count]`` from the allocation or the program's own map clauses; '' for arrays
-    mapped whole by name (fixed-size and variable-length arrays)."""
+    mapped whole by name (fixed-size and variable-length arrays). The clauses may name the
+    array through a local that certainly holds its address (``double *x = net->x;`` then
+    ``map(to: x[0:n])`` gives the count of ``net->x``)."""
     if allocation is not None and allocation.kind in ("static_array", "vla"):
         return ""
     if allocation is not None and allocation.count is not None:
         return f"[0:{allocation.count.text}]"
-    found = clause_section(model, function.name, label, from_zero=True)
-    return f"[0:{found[1]}]" if found else None
+    for name in (label, *sorted(exact_aliases(model, function, label, start))):
+        found = clause_section(model, function.name, name, from_zero=True)
+        if found:
+            return f"[0:{found[1]}]"
+    return None
 
 
 def section_from_callees(model: TranslationUnit, uses, source: bytes) -> str | None:
@@ -154,16 +159,23 @@ def first_use(model: TranslationUnit, label: str) -> int:
 def live_after(model: TranslationUnit, function, start: int, end: int, tracked) -> set[str]:
     """Labels whose host copy may be read after the region: read by name afterwards, or
     through a pointer copied from it outside the region; storage that escapes to the
-    caller (parameters, globals, members) is live unless this is ``main``."""
+    caller (parameters, globals, members) is live unless this is ``main``, and so is the
+    function's own allocation unless the function frees it (``return table;`` hands it to
+    the caller)."""
     groups = alias_groups(model, function, start, end)
     live = set()
     escapes = function.name != "main"
     params = {p.name for p in function.params}
+    freed = _freed_names(function)
+    passed = _returned_from_calls(model, function, end)
     for label in tracked:
         group = groups.get(label, {label})
+        if group & passed:
+            live.add(label)
+            continue
         allocation = allocation_of(model, function, label)
         if escapes and (root_name(label) in params or allocation is None
-                        or allocation.function is None):
+                        or allocation.function is None or not group & freed):
             live.add(label)
             continue
         for ref in model.array_refs:
@@ -172,6 +184,34 @@ def live_after(model: TranslationUnit, function, start: int, end: int, tracked) 
                 live.add(label)
                 break
     return live
+
+
+def _returned_from_calls(model: TranslationUnit, function, end: int) -> set[str]:
+    """Names passed to a call whose returned pointer the function reads after ``end``
+    (``final = compute(result, temp, ...)`` then ``final[i]``): the call may hand back any of
+    them, so each may be what the host reads."""
+    if function.body is None:
+        return set()
+    read_after = {ref.array for ref in model.array_refs
+                  if ref.function == function.name and ref.span.start >= end and ref.directive is None}
+    calls = [call for stmt in function.body.walk() for call in stmt.calls]
+    names = set()
+    for copy in model.pointer_copies:
+        if copy.function != function.name or copy.source is not None or \
+                copy.target not in read_after:
+            continue
+        for call in calls:
+            if copy.span.start <= call.span.start < copy.span.end:
+                names |= {norm_text(arg.text) for arg in call.args}
+    return names
+
+
+def _freed_names(function) -> set[str]:
+    """Names the function passes to ``free`` (its storage cannot outlive the call)."""
+    if function.body is None:
+        return set()
+    return {norm_text(call.args[0].text) for stmt in function.body.walk() for call in stmt.calls
+            if call.name == "free" and len(call.args) == 1}
 
 
 def alias_groups(model: TranslationUnit, function, start: int, end: int

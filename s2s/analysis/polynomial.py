@@ -252,6 +252,32 @@ def disjoint(a: str, b: str) -> bool:
     return False
 
 
+def merge_adjacent(sections) -> list[str]:
+    """``sections`` with every two that touch end to start joined (``[0:1]``, ``[1:n - 2]``
+    and ``[n - 1:1]`` are ``[0:n]``): one copy instead of several. Sections that are not
+    polynomials stay as they are."""
+    pieces = list(dict.fromkeys(sections))
+    joined = True
+    while joined:
+        joined = False
+        for a in pieces:
+            for b in pieces:
+                if a is b:
+                    continue
+                try:
+                    (lo_a, len_a), (lo_b, len_b) = _bounds(a), _bounds(b)
+                except NotPoly:
+                    continue
+                if add(lo_a, len_a) == lo_b:
+                    merged = f"[{render(lo_a)}:{render(add(len_a, len_b))}]"
+                    pieces = [merged] + [x for x in pieces if x not in (a, b)]
+                    joined = True
+                    break
+            if joined:
+                break
+    return pieces
+
+
 def _bounds(section: str) -> tuple[Poly, Poly]:
     inner = section.strip()
     if not (inner.startswith("[") and inner.endswith("]")) or inner.count(":") != 1:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from collections.abc import Iterable, Iterator
 
@@ -15,7 +16,9 @@ from s2s.frontend.toolchain import default_toolchain
 
 def add_file_options(parser: argparse.ArgumentParser) -> None:
     """Options of every subcommand that reads source files."""
-    parser.add_argument("files", nargs="+", metavar="FILE", help="C, C++ or CUDA source files")
+    parser.add_argument("files", nargs="*", metavar="FILE",
+                        help="C, C++ or CUDA source files (default with -p: every file of the "
+                        "compilation database)")
     parser.add_argument("-p", dest="build_dir", metavar="BUILD_DIR",
                         help="read compile flags from BUILD_DIR/compile_commands.json")
     parser.add_argument("--format", choices=["text", "json"], default="text",
@@ -44,9 +47,27 @@ def split_at_dashdash(argv: list[str]) -> tuple[list[str], tuple[str, ...]]:
     return argv, ()
 
 
+def database_files(build_dir: str) -> list[str]:
+    """The source files of ``BUILD_DIR/compile_commands.json`` in its order, each once, as
+    paths relative to the current directory when below it."""
+    from s2s.frontend.flags import load_compile_commands
+
+    files = []
+    for entry in load_compile_commands(build_dir).entries:
+        path = os.path.normpath(os.path.join(entry.directory, entry.file))
+        relative = os.path.relpath(path)
+        files.append(path if relative.startswith("..") else relative)
+    return list(dict.fromkeys(files))
+
+
 def make_run_options(args: argparse.Namespace, extra_flags: tuple[str, ...],
                      printer: DiagnosticPrinter) -> RunOptions:
     """ParseOptions from the command line, plus per-file flags from ``-p BUILD_DIR``."""
+    if not args.files:
+        if not args.build_dir:
+            raise UsageError("no input files (name them, or give -p BUILD_DIR to take every "
+                             "file of its compile_commands.json)")
+        args.files = database_files(args.build_dir)
     if args.cuda_path == "shim":
         toolchain = default_toolchain(None)
     elif args.cuda_path:

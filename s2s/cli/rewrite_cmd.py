@@ -13,7 +13,15 @@ import sys
 
 from s2s.cli.common import Console, report_results
 from s2s.diagnostics import DiagnosticPrinter, InputError, UsageError
-from s2s.driver import Failed, FileResult, Pass, RunOptions, Success, exit_code, process_file
+from s2s.driver import (
+    Failed,
+    FileResult,
+    Pass,
+    RunOptions,
+    Success,
+    exit_code,
+    process_file,
+)
 from s2s.output import (
     FileChange,
     atomic_write,
@@ -22,6 +30,8 @@ from s2s.output import (
     unified_diff,
     write_in_place,
 )
+from s2s.transform import registry
+from s2s.whole_program import process_program
 
 
 def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: Console,
@@ -32,9 +42,19 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
         raise UsageError("--force only makes sense with --in-place")
     copies = output_copies(args.files, args.output_dir) if args.output_dir else {}
     results: list[FileResult] = []
-    with console.progress(len(args.files)) as advance:
-        for path in args.files:
-            result = process_file(path, options, run_pass)
+    if registry.is_whole_program(run_pass):
+        # one analysis of the whole program (files and their project headers), then per file
+        program = process_program(list(args.files), options, run_pass)
+        extra = [r.path for r in program if r.path not in copies]
+        if args.output_dir and extra:
+            copies.update(output_copies(extra, args.output_dir))
+        produce = iter(program)
+        paths = [r.path for r in program]
+    else:
+        produce = (process_file(path, options, run_pass) for path in args.files)
+        paths = list(args.files)
+    with console.progress(len(paths)) as advance:
+        for path, result in zip(paths, produce, strict=True):
             if isinstance(result, Success) and result.change is not None:
                 result = _emitted(result, args, copies.get(path), console)
             results.append(result)

@@ -144,6 +144,16 @@ class ExtractContext:
         file = location.file
         return file is not None and file.name == self.path
 
+    def project_headers(self) -> tuple[str, ...]:
+        """The headers the unit includes that are not system headers, each once, in order."""
+        found = []
+        for inclusion in self.unit.get_includes():
+            name = inclusion.include.name
+            start = self._cindex.SourceLocation.from_position(self.unit, inclusion.include, 1, 1)
+            if name != self.path and not self._is_system(start):
+                found.append(name)
+        return tuple(dict.fromkeys(found))
+
     def nodes(self) -> list[Node]:
         """Every cursor spelled in the main file, in pre-order, with template/function context.
 

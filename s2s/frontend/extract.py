@@ -67,6 +67,7 @@ def extract(parsed: ParsedFile) -> tuple[TranslationUnit, list[Diagnostic]]:
         array_refs=array_refs,
         pointer_copies=pointer_copies,
         kernel_bodies=bodies,
+        project_headers=host.project_headers(),
     )
     return model, [d for ctx in contexts for d in ctx.diagnostics]
 

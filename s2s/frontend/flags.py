@@ -152,7 +152,10 @@ def _entry_from_json(item: object, path: Path, number: int) -> DatabaseEntry:
         arguments = tuple(shlex.split(str(item["command"])))
     else:
         raise UsageError(f"{path}: entry {number} has neither 'arguments' nor 'command'")
-    return DatabaseEntry(str(item["directory"]), str(item["file"]), arguments)
+    # The format asks for an absolute directory; a relative one (hand-written databases) is
+    # read against the database's own folder, not against wherever s2s runs.
+    directory = os.path.join(os.path.dirname(os.path.abspath(path)), str(item["directory"]))
+    return DatabaseEntry(os.path.normpath(directory), str(item["file"]), arguments)
 
 
 def filter_flags(arguments: tuple[str, ...] | list[str],

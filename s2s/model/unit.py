@@ -36,6 +36,9 @@ class TranslationUnit:
     #: Lowered bodies of kernels and device functions (kernel IR), for access analysis;
     #: left out of the JSON form (it restates the source).
     kernel_bodies: tuple[KernelBody, ...] = field(default=(), metadata={"json": False})
+    #: Project headers (not system headers) the file includes, directly or not, as libclang
+    #: names them; their own entities are not in this model (a program adds them).
+    project_headers: tuple[str, ...] = field(default=(), metadata={"json": False})
 
     @property
     def target_regions(self) -> tuple[OmpDirective, ...]:

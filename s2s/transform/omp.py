@@ -247,4 +247,4 @@ def describe(plan: OmpPlan) -> str:
     return "\n".join(lines)
 
 
-registry.register("omp", run_omp)
+registry.register("omp", run_omp, whole_program=True)

@@ -10,10 +10,18 @@ from __future__ import annotations
 from s2s.driver import Pass
 
 PASSES: dict[str, Pass] = {}
+#: passes that take several files as one program (s2s.driver.process_program)
+WHOLE_PROGRAM: set[Pass] = set()
 
 
-def register(name: str, run_pass: Pass) -> None:
+def register(name: str, run_pass: Pass, whole_program: bool = False) -> None:
     PASSES[name] = run_pass
+    if whole_program:
+        WHOLE_PROGRAM.add(run_pass)
+
+
+def is_whole_program(run_pass: Pass) -> bool:
+    return run_pass in WHOLE_PROGRAM
 
 
 def get(name: str) -> Pass | None:

@@ -119,7 +119,7 @@ def test_corpus_program(directory, results):
     r = results[directory.name]
     record = _status()[directory.name]
     assert "error" not in r, r["error"]
-    assert r["s2s_exit"] in (0, 1), f"s2s omp crashed (exit {r['s2s_exit']}):\n{r['s2s_stderr'][-3000:]}"
+    assert r["s2s_exit"] <= int(record["s2s_exit"]), f"s2s omp exited {r['s2s_exit']}:\n{r['s2s_stderr'][-3000:]}"
     naive = r["naive"]
     assert naive.returncode == 0, naive.stderr[-2000:]
     expected = (directory / "expected_output.txt").read_text()

@@ -59,3 +59,14 @@ def test_trim_drops_an_end_element_only():
     assert same_value(low, "1") and same_value(length, "n - 2")
     assert trim("[0:n]", "[3:1]") == "[0:n]"
     assert trim("[0:1]", "[0:1]") is None and trim("[n - 1:1]", "[n - 1:1]") is None
+
+
+def test_adjacent_sections_are_one_copy():
+    """Kernels that write ``[1:n - 2]`` and the two edges leave three dirty pieces; the host
+    reading all of it afterwards needs one copy of ``[0:n]``, not three updates."""
+    from s2s.analysis.polynomial import merge_adjacent
+
+    assert merge_adjacent(["[0:1]", "[n - 1:1]", "[1:n - 2]"]) == ["[0:n]"]
+    assert merge_adjacent(["[2 * k:k]", "[3 * k:k + 1]"]) == ["[2*k:2*k + 1]"]
+    assert sorted(merge_adjacent(["[0:4]", "[8:4]"])) == ["[0:4]", "[8:4]"]   # a gap stays
+    assert sorted(merge_adjacent(["[a[i]:1]", "[0:1]"])) == ["[0:1]", "[a[i]:1]"]

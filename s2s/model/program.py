@@ -1,0 +1,115 @@
+"""A program: several translation units seen as one, for passes that follow calls across files.
+
+A pass written for one file indexes its source with the byte offsets of spans
+(``source[span.start:span.end]``) and its directives by position. :func:`merge_units` keeps both
+working for a whole program without touching the passes: the files' bytes are laid end to end
+(each followed by a newline) in one *program source*, every span of every unit is moved by its
+file's base offset, and directive indexes are renumbered into the merged list. Lines and columns
+stay as they were, so diagnostics still point into the right file; :meth:`Program.locate` maps a
+program offset back to ``(file, offset)`` for the edits.
+
+The units' function names must be unique (the passes look functions up by name): two files that
+each define a ``static`` helper of the same name are a :class:`NameClash`, and the caller falls
+back to one file at a time.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, fields, is_dataclass, replace
+
+from s2s.model.access import ArrayRef
+from s2s.model.host import Stmt
+from s2s.model.openmp import OmpDirective
+from s2s.model.span import SourceSpan
+from s2s.model.unit import TranslationUnit
+
+#: (class, field) pairs that index ``TranslationUnit.directives``
+_DIRECTIVE_INDEXES = {(ArrayRef, "directive"), (Stmt, "directive"), (OmpDirective, "parent")}
+
+
+class NameClash(Exception):
+    """Two units define functions of the same name: the program cannot be merged."""
+
+
+@dataclass(frozen=True)
+class Program:
+    """The merged unit, its program source, and where each file lies in that source."""
+
+    unit: TranslationUnit
+    source: bytes
+    #: (path, base offset, length in bytes), in the order the files were given
+    files: tuple[tuple[str, int, int], ...]
+
+    def local_span(self, span: SourceSpan | None) -> SourceSpan | None:
+        """``span`` (of the merged unit) in its own file's offsets."""
+        if span is None:
+            return None
+        for path, base, _length in self.files:
+            if path == span.file:
+                return replace(span, start=span.start - base, end=span.end - base)
+        return span
+
+    def locate(self, offset: int) -> tuple[str, int]:
+        """``(path, offset in that file)`` of a program offset (the end of a file maps to
+        that file's end, never to the next file)."""
+        bases = [base for _path, base, _length in self.files]
+        index = max(bisect.bisect_right(bases, offset) - 1, 0)
+        path, base, length = self.files[index]
+        return path, min(offset - base, length)
+
+
+def merge_units(parts: list[tuple[TranslationUnit, bytes]]) -> Program:
+    """One :class:`Program` of ``parts`` (model, file bytes); raises :class:`NameClash`."""
+    seen: dict[str, str] = {}
+    for unit, _source in parts:
+        for function in unit.functions:
+            other = seen.setdefault(function.name, unit.path)
+            if other != unit.path:
+                raise NameClash(f"'{function.name}' is defined in {other} and in {unit.path}")
+    chunks, files, merged = [], [], {name: [] for name in _LISTS}
+    base = directive_base = 0
+    for unit, source in parts:
+        files.append((unit.path, base, len(source)))
+        shift = _Shift(unit.path, base, directive_base)
+        for name in _LISTS:
+            merged[name] += [shift(item) for item in getattr(unit, name)]
+        chunks += [source, b"\n"]
+        base += len(source) + 1
+        directive_base += len(unit.directives)
+    first = parts[0][0]
+    unit = TranslationUnit(first.path, first.language, first.sides,
+                           **{name: tuple(items) for name, items in merged.items()})
+    return Program(unit, b"".join(chunks), tuple(files))
+
+
+#: the TranslationUnit fields merged (kernel bodies are left out: the OpenMP pass has none)
+_LISTS = ("kernels", "device_functions", "launches", "api_calls", "allocations", "directives",
+          "functions", "array_refs", "pointer_copies")
+
+
+class _Shift:
+    """Moves spans of one file by ``base`` and directive indexes by ``directive_base``."""
+
+    def __init__(self, path: str, base: int, directive_base: int):
+        self.path, self.base, self.directive_base = path, base, directive_base
+
+    def __call__(self, value):
+        if isinstance(value, SourceSpan):
+            if value.file != self.path or not self.base:
+                return value
+            return replace(value, start=value.start + self.base, end=value.end + self.base)
+        if isinstance(value, tuple):
+            moved = tuple(self(item) for item in value)
+            return value if all(a is b for a, b in zip(moved, value, strict=True)) else moved
+        if is_dataclass(value) and not isinstance(value, type):
+            changes = {}
+            for f in fields(value):
+                old = getattr(value, f.name)
+                new = self(old)
+                if (type(value), f.name) in _DIRECTIVE_INDEXES and isinstance(old, int):
+                    new = old + self.directive_base
+                if new is not old:
+                    changes[f.name] = new
+            return replace(value, **changes) if changes else value
+        return value
