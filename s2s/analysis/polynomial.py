@@ -125,10 +125,11 @@ def assigned_in(variable: str, text: str, declarations: bool = True) -> bool:
     v = re.escape(variable)
     patterns = [rf"(?<![\w.>]){v}\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)", rf"(?:\+\+|--)\s*{v}\b",
                 rf"(?<![\w.>]){v}\s*(?:\+\+|--)", rf"(?<!&)&(?!&)\s*{v}\b"]
-    if declarations:
-        patterns.append(rf"\b(?:int|long|short|char|unsigned|signed|size_t|ptrdiff_t|auto|"
-                        rf"double|float)\b[^;(){{}}]*(?<![\w.>]){v}\b")
-    return any(re.search(p, text) for p in patterns)
+    if any(re.search(p, text) for p in patterns):
+        return True
+    # declared: a declarator's own name, not a name its initializer reads
+    # (``double pivot = m[k * size + k];`` declares pivot, not k)
+    return declarations and variable in declared_names(text)
 
 
 _PATH = r"[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*"
