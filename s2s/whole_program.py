@@ -63,6 +63,8 @@ def _process_program(paths: list[str], options: RunOptions, run_pass: Pass) -> l
     results.update(header_results)
     units = loaded + headers
     order = list(dict.fromkeys(paths)) + [h.path for h in headers] + list(header_results)
+    if not units:                               # nothing loaded: every file has its Failed
+        return [results[path] for path in dict.fromkeys(order)]
     if len(units) == 1:
         results[units[0].path] = _guarded(units[0], flags[units[0].path], run_pass)
         return [results[path] for path in dict.fromkeys(order)]

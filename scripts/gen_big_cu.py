@@ -16,6 +16,7 @@ Usage: ``python scripts/gen_big_cu.py [--lines N] [--openmp] OUT``
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 
@@ -495,6 +496,30 @@ def generate_openmp(lines: int = 1000) -> str:
     return _pad("".join(parts), lines, _omp_helper, i)
 
 
+def generate_openmp_program(lines: int, files: int) -> dict[str, str]:
+    """A program of about ``lines`` lines over ``files`` files: ``kernels_K.c`` files holding
+    the offload functions (numbered across files, so every name is unique), ``kernels.h`` with
+    their prototypes, and ``main.c`` allocating the arrays and calling them all, as
+    :func:`generate_openmp` does in one file."""
+    per_file = max(lines // files, 200)
+    out, prototypes, calls, i = {}, [], [], 0
+    for k in range(files):
+        parts = [OMP_PRELUDE, '#include "kernels.h"\n']
+        while sum(part.count("\n") for part in parts) < per_file - 40:
+            unit = OMP_UNITS[i % len(OMP_UNITS)]
+            chunk = unit(i)
+            parts.append(chunk)
+            signature = next(line for line in chunk.splitlines() if line.strip())
+            prototypes.append(signature + ";")
+            calls.append(OMP_CALLS[unit.__name__].format(i=i))
+            i += 1
+        out[f"kernels_{k}.c"] = "".join(parts)
+    out["kernels.h"] = "#ifndef KERNELS_H\n#define KERNELS_H\n" + "\n".join(prototypes) + \
+        "\n#endif\n"
+    out["main.c"] = OMP_PRELUDE + '#include "kernels.h"\n' + OMP_MAIN.format(calls="\n".join(calls))
+    return out
+
+
 def without_data_directives(text: str) -> str:
     """``text`` without its ``target data`` / ``enter`` / ``exit`` / ``update`` pragma lines (a
     structured region's block stays, as a plain block)."""
@@ -510,7 +535,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--naive", action="store_true",
                         help="OpenMP without data directives (target data / enter / exit / update): "
                              "what `s2s omp` has to plan from scratch")
+    parser.add_argument("--files", type=int, default=0,
+                        help="with --openmp: a program over this many kernel files plus main.c and "
+                             "kernels.h, written into the directory OUT")
     args = parser.parse_args(argv)
+    if args.files:
+        os.makedirs(args.out, exist_ok=True)
+        for name, text in generate_openmp_program(args.lines, args.files).items():
+            if args.naive:
+                text = without_data_directives(text)
+            with open(os.path.join(args.out, name), "w", encoding="utf-8") as handle:
+                handle.write(text)
+        return 0
     text = (generate_openmp if args.openmp else generate_cuda)(args.lines)
     if args.naive:
         text = without_data_directives(text)
