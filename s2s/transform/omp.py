@@ -9,9 +9,9 @@ data`` pair. Explanations (``--explain``) are notes with id ``omp-explain``.
 
 from __future__ import annotations
 
-from s2s.analysis.omp_place import PlannedUpdate
-from s2s.analysis.omp_plan import OmpPlan, RegionPlan, plan_file
-from s2s.analysis.omp_report import construct_report
+from s2s.analysis.omp.place import PlannedUpdate
+from s2s.analysis.omp.plan import OmpPlan, RegionPlan, plan_file
+from s2s.analysis.omp.report import construct_report
 from s2s.diagnostics import Diagnostic
 from s2s.driver import PassOutput
 from s2s.edits import Edit
@@ -68,7 +68,7 @@ def run_omp(loaded: Loaded) -> PassOutput:
 
 def _local_edits(plan: OmpPlan, source: bytes, path: str) -> list[Edit]:
     """Map clauses for function-local arrays and the entries of write-once static tables
-    (omp_locals); nothing inside a macro expansion or a template."""
+    (omp.locals); nothing inside a macro expansion or a template."""
     edits = []
     clauses: dict[int, list[str]] = {}
     for local in plan.local_maps:

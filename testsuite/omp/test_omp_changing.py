@@ -6,7 +6,7 @@ region may change. Pointers whose storage it cannot follow leave the function as
 
 from __future__ import annotations
 
-from s2s.analysis.omp_sections import changing_term
+from s2s.analysis.omp.sections import changing_term
 from s2s.analysis.polynomial import assigned_in, assigned_names, declared_names
 from testsuite.omp.test_omp_plan import HEAD, _rewrite_twice, _same_output, plan
 

@@ -1,4 +1,4 @@
-"""Device-side coverage (s2s/analysis/omp_cover.py): an array the device writes before it
+"""Device-side coverage (s2s/analysis/omp/cover.py): an array the device writes before it
 reads it needs no entry copy of those elements. Each case states what a careful person
 would copy in and why; the negative cases are the ways a write can fail to be a must-write
 (a condition, an order, a loop that may not run, a callee under a branch) or the
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from s2s.analysis.omp_plan import plan_file
+from s2s.analysis.omp.plan import plan_file
 from s2s.analysis.polynomial import subtract, within
 from s2s.edits import EditSet
 from s2s.transform.omp import run_omp

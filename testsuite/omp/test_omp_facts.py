@@ -10,7 +10,7 @@ import ast
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from s2s.analysis.omp_facts import contains, drop_contained, guard_facts, nonnegative
+from s2s.analysis.omp.facts import contains, drop_contained, guard_facts, nonnegative
 from s2s.analysis.polynomial import poly
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from s2s.analysis.omp_plan import plan_file
+from s2s.analysis.omp.plan import plan_file
 
 PROGRAM = """#include <stdio.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from s2s.analysis.omp_plan import plan_file
+from s2s.analysis.omp.plan import plan_file
 from s2s.transform.omp import describe, run_omp
 from s2s.verify import omp_harness
 

@@ -1,4 +1,4 @@
-"""Host probes after the last kernel (s2s/analysis/omp_probe.py): element copies inside the
+"""Host probes after the last kernel (s2s/analysis/omp/probe.py): element copies inside the
 extended data region where they move fewer bytes, the whole read-back where they may not.
 
 Each program is rewritten, checked for the directives a careful person would write, and
@@ -125,7 +125,7 @@ def test_index_reassigned_inside_the_reading_statement_is_not_an_element_copy(lo
 
 
 def _planned_updates(load_source, tail: str) -> list[tuple[str, str]]:
-    from s2s.analysis.omp_plan import plan_file
+    from s2s.analysis.omp.plan import plan_file
 
     loaded = load_source(HEAD + PROGRAM.replace("%s", tail, 1), name="prog.c")
     [region] = plan_file(loaded.model, loaded.source).regions

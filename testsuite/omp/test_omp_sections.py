@@ -1,4 +1,4 @@
-"""Index polynomials of s2s/analysis/omp_sections.py: parsing, printing, arithmetic."""
+"""Index polynomials of s2s/analysis/omp/sections.py: parsing, printing, arithmetic."""
 
 from hypothesis import given
 from hypothesis import strategies as st

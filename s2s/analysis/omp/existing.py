@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from s2s.analysis.omp_flow import norm_text
-from s2s.analysis.omp_ir import Copy, FunctionIR, Node
-from s2s.analysis.omp_place import PlannedUpdate, same_section
-from s2s.analysis.omp_sizes import alias_groups
+from s2s.analysis.omp.ir import Copy, FunctionIR, Node
+from s2s.analysis.omp.place import PlannedUpdate, same_section
+from s2s.analysis.omp.sizes import alias_groups
+from s2s.analysis.omp.state import norm_text
 from s2s.model import SourceSpan, TranslationUnit
 
 
@@ -60,11 +60,11 @@ class Verdict:
 def replaces_hand_mapping(model: TranslationUnit, ir: FunctionIR, directives, tracked,
                           lengths: dict[str, str], warnings: list, region_end: int,
                           planned_copies, callee_transfers=()) -> bool:
-    """Whether the plan replaces the function's own data directives (omp_existing): a
+    """Whether the plan replaces the function's own data directives (omp.existing): a
     mapping that leaves arrays to per-kernel copies is re-planned unless it provably copies
     less than the plan; one that keeps every array on the device only when the plan
     provably copies no more. ``callee_transfers``: the copies of its callees' enter/exit
-    data the plan also replaces (omp_callee_maps), in this function's names."""
+    data the plan also replaces (omp.callee_maps), in this function's names."""
     renamed = member_locals(ir)
     user_mapped = {renamed.get(norm_text(item.base), norm_text(item.base)) for d in directives
                    if d.words[:2] in (("target", "data"), ("target", "enter"))

@@ -5,18 +5,18 @@ statement holding that access, moved out of called functions when they do not wr
 on the other side (so it happens only in the calling contexts that need it), out of loops that
 do not write it on the other side, never out of a branch; it copies only the elements the
 statement reads when they can be bounded. A host read stays inside such loops, copying only
-its own elements on every trip, where that moves fewer bytes (omp_probe).
+its own elements on every trip, where that moves fewer bytes (omp.probe).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from s2s.analysis.omp_flow import Unsupported, norm_text
-from s2s.analysis.omp_ir import Access, CallEvent, Copy, Node, Update
-from s2s.analysis.omp_probe import cheapest_anchor, element_parts, items_cost
-from s2s.analysis.omp_sections import host_sections
-from s2s.analysis.omp_sizes import alias_groups, clause_section, root_name
+from s2s.analysis.omp.ir import Access, CallEvent, Copy, Node, Update
+from s2s.analysis.omp.probe import cheapest_anchor, element_parts, items_cost
+from s2s.analysis.omp.sections import host_sections
+from s2s.analysis.omp.sizes import alias_groups, clause_section, root_name
+from s2s.analysis.omp.state import Unsupported, norm_text
 from s2s.analysis.polynomial import NotPoly, disjoint, poly, same_value
 from s2s.model import SourceSpan, Stmt, TranslationUnit
 
@@ -73,7 +73,7 @@ def place_copy(failure, irs, region_nodes, lengths, model, root: str, text
     if failure.side == "H" and "D" in failure.valid and failure.function == root:
         inner = element_anchor(path, failure.local, text, group, failure.dirty, irs, items)
         if inner is not anchor:
-            # Copies of the elements read, before each read (omp_probe): fewer bytes.
+            # Copies of the elements read, before each read (omp.probe): fewer bytes.
             anchor, scoped = inner, True
             parts = element_parts(inner, failure.local, text, group, failure.dirty)
             items = [failure.local + p for p in parts]
@@ -120,7 +120,7 @@ def element_anchor(path: list[Node], name: str, text, aliases: frozenset, writte
                    hoisted: list[str]) -> Node:
     """Where a host read's copy goes among ``path`` (see :func:`hoist_path`): in front of
     the read when copying the elements it reads there is cheaper than ``hoisted``, the
-    copies before ``path[-1]`` (omp_probe.cheapest_anchor). Not when the loops left out
+    copies before ``path[-1]`` (omp.probe.cheapest_anchor). Not when the loops left out
     write the array on the host: the copies would bring stale elements over fresh ones."""
     if len(path) < 2 or writes_in(path[-1], "H", name, irs, set()):
         return path[-1]

@@ -8,13 +8,13 @@ called function writes ``fx[0:n]`` before any kick reads it. Elements the device
 before it reads them need no copy in; with ``map(alloc:)`` they hold indeterminate values
 until then, which is harmless exactly when nothing observes them before they are written.
 
-This module runs the dataflow of :mod:`s2s.analysis.omp_flow` once more over the planned
+This module runs the dataflow of :mod:`s2s.analysis.omp.flow` once more over the planned
 region (its ``target update`` placements in place) and tracks, per storage label copied in at
 entry, the *cover*: the sections the device has surely written since the region's entry
 (``State.cover``). It is a must-fact, so:
 
 - only writes every iteration of a worksharing loop makes on every path count
-  (:func:`s2s.analysis.omp_loops.must_write_extent`, or a full overwrite), through a pointer
+  (:func:`s2s.analysis.omp.loops.must_write_extent`, or a full overwrite), through a pointer
   that certainly holds that storage, in a kernel without an ``if`` clause (which could run it
   on the host);
 - branches meet by intersection (``meet_cover``); a loop's body counts after the loop only
@@ -40,10 +40,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from s2s.analysis.omp_flow import Frame, Interpreter, State, Unsupported, norm_text
-from s2s.analysis.omp_ir import Access, CallEvent, Copy, Node, Update, called_functions
-from s2s.analysis.omp_loops import counting_loop, must_write_extent, write_extent
-from s2s.analysis.omp_place import source_texts
+from s2s.analysis.omp.flow import Interpreter
+from s2s.analysis.omp.ir import Access, CallEvent, Copy, Node, Update, called_functions
+from s2s.analysis.omp.loops import counting_loop, must_write_extent, write_extent
+from s2s.analysis.omp.place import source_texts
+from s2s.analysis.omp.state import Frame, State, Unsupported, norm_text
 from s2s.analysis.polynomial import (
     NotPoly,
     add,

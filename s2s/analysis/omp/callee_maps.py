@@ -24,10 +24,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from s2s.analysis.omp_existing import Transfer
-from s2s.analysis.omp_flow import Unsupported, norm_text
-from s2s.analysis.omp_ir import CallEvent, FunctionIR
-from s2s.analysis.omp_locals import static_table_entry
+from s2s.analysis.omp.existing import Transfer
+from s2s.analysis.omp.ir import CallEvent, FunctionIR
+from s2s.analysis.omp.locals import static_table_entry
+from s2s.analysis.omp.state import Unsupported, norm_text
 from s2s.analysis.polynomial import NotPoly, assigned_in, poly, render
 from s2s.model import SourceSpan, TranslationUnit
 
@@ -38,7 +38,7 @@ ENTER_EXIT = (("target", "enter"), ("target", "exit"))
 class CalleeMappings:
     spans: tuple[SourceSpan, ...] = ()  # the directives the plan replaces
     lengths: tuple[tuple[str, str], ...] = ()  # (label, "[0:count]") in the root's names
-    transfers: tuple[Transfer, ...] = ()  # what they copy, for omp_existing
+    transfers: tuple[Transfer, ...] = ()  # what they copy, for omp.existing
 
 
 def callee_mappings(model: TranslationUnit, irs: dict[str, FunctionIR], root: FunctionIR,

@@ -10,9 +10,9 @@ written, with the reason this module words.
 
 from __future__ import annotations
 
-from s2s.analysis.omp_flow import norm_text
-from s2s.analysis.omp_ir import Access, Node, called_functions
-from s2s.analysis.omp_sections import changing_term
+from s2s.analysis.omp.ir import Access, Node, called_functions
+from s2s.analysis.omp.sections import changing_term
+from s2s.analysis.omp.state import norm_text
 from s2s.analysis.polynomial import declared_names
 from s2s.model import TranslationUnit
 

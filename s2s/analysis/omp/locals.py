@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from s2s.analysis.omp_flow import norm_text
-from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, Node
+from s2s.analysis.omp.ir import Access, CallEvent, Copy, FunctionIR, Node
+from s2s.analysis.omp.state import norm_text
 from s2s.analysis.polynomial import same_value
 from s2s.model import SourceSpan, Stmt, TranslationUnit
 
@@ -126,7 +126,7 @@ def _map_type(model, ir: FunctionIR, kernel: Node, array, static: bool) -> str |
                same_value(e.full, count) for e in events)
     reads = any(e.reads for e in events)
     writes = any(e.writes for e in events)
-    # ``full``: every element written before the launch reads it (omp_loops.full_writes)
+    # ``full``: every element written before the launch reads it (omp.loops.full_writes)
     to = (reads or writes) and not full
     back = writes and (static or _read_later(ir, kernel, array.name))
     kind = {(True, True): None, (True, False): "to", (False, True): "from",

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
-from s2s.analysis.omp_ir import Access, CallEvent, Copy, FunctionIR, Node
-from s2s.analysis.omp_loops import LOOP_KINDS, loop_range
+from s2s.analysis.omp.ir import Access, CallEvent, Copy, FunctionIR, Node
+from s2s.analysis.omp.loops import LOOP_KINDS, loop_range
 from s2s.analysis.polynomial import (
     NotPoly,
     Poly,

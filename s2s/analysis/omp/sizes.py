@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from s2s.analysis.omp_flow import norm_text
+from s2s.analysis.omp.state import norm_text
 from s2s.analysis.polynomial import NotPoly, assigned_in, poly, render, same_value
 from s2s.model import HostAllocation, TranslationUnit
 

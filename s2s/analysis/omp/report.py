@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from s2s.analysis.omp_flow import norm_text
-from s2s.analysis.omp_guards import directive_chain
-from s2s.analysis.omp_plan import OmpPlan, RegionPlan
+from s2s.analysis.omp.guards import directive_chain
+from s2s.analysis.omp.plan import OmpPlan, RegionPlan
+from s2s.analysis.omp.state import norm_text
 from s2s.model import SourceSpan, TranslationUnit
 
 

@@ -2,7 +2,7 @@
 one copy hoisted out of the loops.
 
 A host read ``a[e]`` of an array the device holds the newest copy of needs a ``target
-update from`` first. Hoisted out of the loops around it (the default, see omp_place), the
+update from`` first. Hoisted out of the loops around it (the default, see omp.place), the
 copy runs once but has to cover every element the loops may read; when the index is data
 dependent (``i = probe[k]``) that is the whole array. Left in front of the reading statement
 it copies only the elements that statement reads (``a[i:1]``, a *scoped* update), once per
@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import re
 
-from s2s.analysis.omp_ir import Access, CallEvent, Copy, Node
-from s2s.analysis.omp_loops import counting_loop
-from s2s.analysis.omp_sections import host_sections
+from s2s.analysis.omp.ir import Access, CallEvent, Copy, Node
+from s2s.analysis.omp.loops import counting_loop
+from s2s.analysis.omp.sections import host_sections
 from s2s.analysis.polynomial import NotPoly, assigned_in, disjoint, poly
 
 UNBOUNDED = float("inf")

@@ -8,164 +8,24 @@ buffers). A read on a side whose copy is not fresh, or a partial write there, is
 fixpoint, branches meet (intersection of fresh sides, union of points-to), and calls to
 functions of the same file are analyzed in place with their parameters bound to the
 arguments, so summaries are exact per calling context.
+
+The lattice (states, their meet, failures, frames) is :mod:`s2s.analysis.omp.state`; the
+call rules are :mod:`s2s.analysis.omp.calls`. This module holds the statement, loop and
+access rules.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
-from s2s.analysis.omp_ir import Access, Assign, CallEvent, Copy, FunctionIR, Node, Update
-from s2s.analysis.polynomial import (
-    NotPoly,
-    assigned_in,
-    disjoint,
-    expand,
-    mentioned,
-    mentions,
-    poly,
-    render,
-    same_value,
-    trim,
-    within,
-)
-
-BOTH = frozenset("HD")
-HOST = frozenset("H")
-_PATH = re.compile(r"^[A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*)*$")
-_ROOT = re.compile(r"^[A-Za-z_]\w*")
-MAX_INLINE_DEPTH = 8
-
-
-class Unsupported(Exception):
-    """A construct the analysis cannot model soundly (goto, recursion with device work)."""
-
-
-class State:
-    """Fresh sides, points-to sets and "untouched since entry" flags per name."""
-
-    __slots__ = ("valid", "pts", "pristine", "entry", "dirty", "cover")
-
-    def __init__(self, entry: dict[str, frozenset]):
-        self.entry = entry  # names mapped with `to` start fresh on both sides
-        self.valid: dict[str, frozenset] = {}
-        self.pts: dict[str, frozenset] = {}
-        self.pristine: dict[str, bool] = {}
-        #: sections the host wrote since both copies were fresh (None: not known)
-        self.dirty: dict[str, frozenset | None] = {}
-        #: label -> sections the device surely wrote since the region's entry (see omp_cover)
-        self.cover: dict[str, frozenset] = {}
-
-    def copy(self) -> State:
-        other = State(self.entry)
-        other.valid, other.pts, other.pristine, other.dirty = dict(self.valid), \
-            dict(self.pts), dict(self.pristine), dict(self.dirty)
-        other.cover = dict(self.cover)
-        return other
-
-    def get_dirty(self, name: str) -> frozenset | None:
-        if name in self.dirty:
-            return self.dirty[name]
-        return frozenset() if self.get_valid(name) == BOTH else None
-
-    def get_valid(self, name: str) -> frozenset:
-        return self.valid.get(name, self.entry.get(name, HOST))
-
-    def get_pts(self, name: str) -> frozenset:
-        return self.pts.get(name, frozenset((name,)))
-
-    def same_storage(self, name: str) -> list[str]:
-        """``name`` and the names that certainly point to the same storage (one label)."""
-        pts = self.get_pts(name)
-        return [other for other in set(self.pts) | set(self.valid) | {name}
-                if other == name or (len(pts) == 1 and self.get_pts(other) == pts)]
-
-    def key(self):
-        dirty = tuple(sorted((n, tuple(sorted(d)) if d is not None else None)
-                             for n, d in self.dirty.items()))
-        cover = tuple(sorted((n, tuple(sorted(c))) for n, c in self.cover.items()))
-        return (tuple(sorted(self.valid.items())), tuple(sorted(self.pts.items())),
-                tuple(sorted(self.pristine.items())), dirty, cover)
-
-
-def meet(*states: State | None) -> State | None:
-    live = [s for s in states if s is not None]
-    if not live:
-        return None
-    out = live[0].copy()
-    for other in live[1:]:
-        # Stale sections first: they depend on the fresh sides before the meet changes them.
-        for name in set(out.dirty) | set(other.dirty):
-            mine, theirs = out.get_dirty(name), other.get_dirty(name)
-            out.dirty[name] = None if mine is None or theirs is None else mine | theirs
-        for name in set(out.valid) | set(other.valid):
-            out.valid[name] = out.get_valid(name) & other.get_valid(name)
-        for name in set(out.pts) | set(other.pts):
-            out.pts[name] = out.get_pts(name) | other.get_pts(name)
-        for name in set(out.pristine) | set(other.pristine):
-            out.pristine[name] = out.pristine.get(name, True) and other.pristine.get(name, True)
-        for label in set(out.cover) | set(other.cover):
-            out.cover[label] = meet_cover(out.cover.get(label, frozenset()),
-                                          other.cover.get(label, frozenset()))
-    return out
-
-
-def meet_cover(mine: frozenset, theirs: frozenset) -> frozenset:
-    """Sections surely written on both paths: those of one side inside a section of the
-    other (an under-approximation of the intersection, which is what a must-fact needs)."""
-    return frozenset(s for s in mine if any(within(s, t) for t in theirs)) | \
-        frozenset(t for t in theirs if any(within(t, s) for s in mine))
-
-
-@dataclass(frozen=True)
-class Failure:
-    """A point where ``name``'s copy on ``side`` must be made fresh first.
-
-    ``node`` is the IR node (in ``function``'s IR) holding the access, ``local`` the name as
-    written there, ``name`` the same storage in the analyzed root function's names."""
-
-    node: Node
-    function: str
-    local: str
-    name: str
-    labels: frozenset
-    side: str
-    pristine: bool
-    access: Access | None  # None: a copy before a loop (see Interpreter._join_fixes)
-    valid: frozenset
-    chain: tuple = ()  # (call node, caller frame) from the root to the access's function
-    scalars: tuple = ()  # (parameter, argument text) of the access's function
-    dirty: frozenset | None = None  # the host-written sections, when only those are stale
+from s2s.analysis.omp.calls import CallHandling
+from s2s.analysis.omp.ir import Access, Assign, CallEvent, Copy, FunctionIR, Node, Update
+from s2s.analysis.omp.state import BOTH, HOST, Failure, Frame, State, Unsupported, meet, norm_text, path_root
+from s2s.analysis.polynomial import disjoint, expand, mentioned, mentions, same_value, trim
 
 
 @dataclass
-class Frame:
-    """One function being interpreted: its parameter bindings and local-name prefix."""
-
-    function: str
-    pointers: dict[str, str] = field(default_factory=dict)  # param -> root-scope name
-    scalars: dict[str, str] = field(default_factory=dict)  # param -> argument text
-    locals: frozenset = frozenset()
-    prefix: str = ""
-    offset_bound: frozenset = frozenset()  # params bound to a + k: no full writes
-
-    def resolve(self, name: str) -> str:
-        match = _ROOT.match(name)
-        if not match:
-            return name
-        root, rest = match.group(0), name[match.end():]
-        if root in self.pointers:
-            target = self.pointers[root]
-            if target.startswith("&") and rest.startswith("->"):
-                return target[1:] + "." + rest[2:]
-            return target + rest
-        if root in self.locals:
-            return self.prefix + name
-        return name
-
-
-@dataclass
-class Interpreter:
+class Interpreter(CallHandling):
     """Runs the IR of ``root`` from an entry state; records failures for tracked names."""
 
     irs: dict[str, FunctionIR]
@@ -406,7 +266,7 @@ class Interpreter:
         if not self._tracked(state, name):
             return state
         side = access.side
-        full = access.full is not None and _local(access.name) not in frame.offset_bound and \
+        full = access.full is not None and path_root(access.name) not in frame.offset_bound and \
             self._same_length(access.full, frame, state.get_pts(name))
         needs = access.reads or (access.writes and not full)
         if side == "H" and access.writes and not access.reads and \
@@ -467,42 +327,6 @@ class Interpreter:
                 elif other not in self.distinct or name not in self.distinct:
                     state.dirty[other] = None
         return state
-
-    def _in_root(self, section: str, frame: Frame, name: str) -> str | None:
-        """``section`` of an access to ``name`` in a function called from the root, with its
-        scalar parameters replaced by the root's arguments. None deeper down, when ``name``
-        is not a pointer parameter bound to the caller's pointer itself (``f``, not ``f +
-        50`` nor a local ``q = p + 3``: its indices are then not the storage's), for any
-        other name in the section, or a parameter the callee assigns."""
-        param = _local(name)
-        if self.body_text is None or len(self._stack) != 2 or param not in frame.pointers \
-                or param in frame.offset_bound or frame.pointers[param].startswith("&") or \
-                frame.pointers.keys() & set(re.findall(r"[A-Za-z_]\w*", section)):
-            return None
-        key = (section, frame.function, tuple(sorted(frame.scalars.items())))
-        if key not in self.root_memo:
-            self.root_memo[key] = self._translate(section, frame)
-        return self.root_memo[key]
-
-    def _translate(self, section: str, frame: Frame) -> str | None:
-        body = self.body_text(frame.function)
-        failed = []
-
-        def replace(match) -> str:
-            name = match.group(0)
-            if name not in frame.scalars or assigned_in(name, body):
-                failed.append(name)
-                return name
-            return f"({frame.scalars[name]})"
-
-        text = re.sub(r"(?<![\w.>])[A-Za-z_]\w*", replace, section)
-        if failed or re.search(r"\.|->", section):
-            return None
-        try:
-            low, length = text.strip()[1:-1].split(":")
-            return f"[{render(poly(low))}:{render(poly(length))}]"
-        except (NotPoly, ValueError):
-            return None
 
     @staticmethod
     def _device_newest(node: Node, access: Access, state: State, name: str) -> bool:
@@ -595,87 +419,11 @@ class Interpreter:
                     state.dirty[other] = frozenset()
         return state
 
-    def _call(self, call: CallEvent, state: State, frame: Frame) -> State | None:
-        ir = self.irs.get(call.callee)
-        if ir is None:
-            return state
-        if call.callee in self._stack or len(self._stack) > MAX_INLINE_DEPTH:
-            raise Unsupported(f"recursive call to {call.callee}")
-        callee = self._bind(ir, call, frame)
-        self._stack.append(call.callee)
-        saved_returns, self._returns = self._returns, []
-        saved_loops, self._loops = self._loops, []
-        try:
-            out = self.run(ir.root, state, callee)
-            returns = self._returns
-        finally:
-            self._stack.pop()
-            self._returns, self._loops = saved_returns, saved_loops
-        result = meet(out, *returns)
-        if result is None:
-            return None
-        # The callee's locals die with it.
-        for table in (result.valid, result.pts, result.pristine):
-            for name in [n for n in table if callee.prefix and n.startswith(callee.prefix)]:
-                del table[name]
-        return result
-
-    def _bind(self, ir: FunctionIR, call: CallEvent, frame: Frame) -> Frame:
-        params = ir.function.params
-        pointers, scalars, offset = {}, {}, set()
-        for param, arg in zip(params, call.args, strict=False):
-            text = _strip(arg)
-            if not param.is_pointer:
-                scalars[param.name] = frame.scalars.get(text, text)
-                continue
-            if _PATH.match(text):
-                pointers[param.name] = frame.resolve(text)
-            elif text.startswith("&") and _PATH.match(text[1:].strip()):
-                pointers[param.name] = "&" + frame.resolve(text[1:].strip())
-            else:
-                base = re.match(r"^&?\s*([A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*)*)", text)
-                if base:
-                    pointers[param.name] = frame.resolve(base.group(1))
-                    offset.add(param.name)
-        depth = len(self._stack)
-        return Frame(call.callee, pointers, scalars, self.locals_of.get(call.callee, frozenset()),
-                     f"{call.callee}#{depth}::", frozenset(offset))
-
 
 def _section_length(section: str) -> str | None:
     """``[0:n]`` -> ``n``; None for other sections and whole arrays."""
     text = norm_text(section)
     return text[3:-1] if text.startswith("[0:") and text.endswith("]") else None
-
-
-def _local(name: str) -> str:
-    match = _ROOT.match(name)
-    return match.group(0) if match else name
-
-
-def norm_text(text: str) -> str:
-    text = re.sub(r"\s+", "", text)
-    while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
-        text = text[1:-1]
-    return text
-
-
-def _balanced(text: str) -> bool:
-    depth = 0
-    for ch in text:
-        depth += (ch == "(") - (ch == ")")
-        if depth < 0:
-            return False
-    return depth == 0
-
-
-def _strip(arg: str) -> str:
-    """``(double *)x`` -> ``x``, ``(x)`` -> ``x``."""
-    text = arg.strip()
-    text = re.sub(r"^\(\s*(?:const\s+)?[A-Za-z_]\w*(?:\s+[A-Za-z_]\w*)*\s*\*+\s*\)\s*", "", text)
-    while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
-        text = text[1:-1].strip()
-    return text
 
 
 def _trim_stale(state: State, name: str, element: str) -> State:

@@ -4,7 +4,7 @@ Each host function's statement tree (``s2s.model.host.Stmt``) becomes a tree of 
 leaves carry *events* in execution order: an array access on the host or on the device (a
 whole target region is one ``kernel`` node), a pointer copy, or a call to a function of the
 same file (analyzed by inlining). Loops, branches, switches and jumps keep their structure, so
-the dataflow in :mod:`s2s.analysis.omp_flow` is an abstract interpretation over the
+the dataflow in :mod:`s2s.analysis.omp.flow` is an abstract interpretation over the
 structured control-flow graph, and placement can reason about "this loop" or "this branch".
 
 Full writes are recognized where they matter for the amount of data moved: a ``for`` loop
@@ -19,7 +19,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-from s2s.analysis.omp_loops import (
+from s2s.analysis.omp.loops import (
     JUMP_KINDS,
     LOOP_KINDS,
     full_writes,

@@ -1,0 +1,122 @@
+"""Calls in the OpenMP dataflow: a called function of the same file is interpreted in place.
+
+At a call the callee's IR runs from the caller's state, its pointer parameters bound to the
+arguments' names in the root function and its scalar parameters to the arguments' texts, its
+locals under a prefix of their own (``f#2::tmp``) that is dropped on return. Summaries are
+therefore exact per calling context, at the price of running a callee once per call; depth
+is bounded and recursion is :class:`~s2s.analysis.omp.state.Unsupported`.
+
+This is kept apart from the statement and access rules of
+:class:`~s2s.analysis.omp.flow.Interpreter` because it is the one place where names cross
+from one function's scope to another's: binding arguments, and translating the sections a
+callee's kernel writes back into the root function's names (``_in_root``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from s2s.analysis.omp.ir import CallEvent, FunctionIR
+from s2s.analysis.omp.state import Frame, State, Unsupported, balanced, meet, path_root
+from s2s.analysis.polynomial import NotPoly, assigned_in, poly, render
+
+_PATH = re.compile(r"^[A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*)*$")
+MAX_INLINE_DEPTH = 8
+
+
+class CallHandling:
+    """The call rules of :class:`~s2s.analysis.omp.flow.Interpreter` (its base class). They
+    use the interpreter's IRs, its stack of active functions, the ``return``/loop contexts
+    they save around a callee, and the memos it shares across runs."""
+
+    def _call(self, call: CallEvent, state: State, frame: Frame) -> State | None:
+        ir = self.irs.get(call.callee)
+        if ir is None:
+            return state
+        if call.callee in self._stack or len(self._stack) > MAX_INLINE_DEPTH:
+            raise Unsupported(f"recursive call to {call.callee}")
+        callee = self._bind(ir, call, frame)
+        self._stack.append(call.callee)
+        saved_returns, self._returns = self._returns, []
+        saved_loops, self._loops = self._loops, []
+        try:
+            out = self.run(ir.root, state, callee)
+            returns = self._returns
+        finally:
+            self._stack.pop()
+            self._returns, self._loops = saved_returns, saved_loops
+        result = meet(out, *returns)
+        if result is None:
+            return None
+        # The callee's locals die with it.
+        for table in (result.valid, result.pts, result.pristine):
+            for name in [n for n in table if callee.prefix and n.startswith(callee.prefix)]:
+                del table[name]
+        return result
+
+    def _bind(self, ir: FunctionIR, call: CallEvent, frame: Frame) -> Frame:
+        params = ir.function.params
+        pointers, scalars, offset = {}, {}, set()
+        for param, arg in zip(params, call.args, strict=False):
+            text = _strip(arg)
+            if not param.is_pointer:
+                scalars[param.name] = frame.scalars.get(text, text)
+                continue
+            if _PATH.match(text):
+                pointers[param.name] = frame.resolve(text)
+            elif text.startswith("&") and _PATH.match(text[1:].strip()):
+                pointers[param.name] = "&" + frame.resolve(text[1:].strip())
+            else:
+                base = re.match(r"^&?\s*([A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*)*)", text)
+                if base:
+                    pointers[param.name] = frame.resolve(base.group(1))
+                    offset.add(param.name)
+        depth = len(self._stack)
+        return Frame(call.callee, pointers, scalars, self.locals_of.get(call.callee, frozenset()),
+                     f"{call.callee}#{depth}::", frozenset(offset))
+
+    def _in_root(self, section: str, frame: Frame, name: str) -> str | None:
+        """``section`` of an access to ``name`` in a function called from the root, with its
+        scalar parameters replaced by the root's arguments. None deeper down, when ``name``
+        is not a pointer parameter bound to the caller's pointer itself (``f``, not ``f +
+        50`` nor a local ``q = p + 3``: its indices are then not the storage's), for any
+        other name in the section, or a parameter the callee assigns."""
+        param = path_root(name)
+        if self.body_text is None or len(self._stack) != 2 or param not in frame.pointers \
+                or param in frame.offset_bound or frame.pointers[param].startswith("&") or \
+                frame.pointers.keys() & set(re.findall(r"[A-Za-z_]\w*", section)):
+            return None
+        key = (section, frame.function, tuple(sorted(frame.scalars.items())))
+        if key not in self.root_memo:
+            self.root_memo[key] = self._translate(section, frame)
+        return self.root_memo[key]
+
+    def _translate(self, section: str, frame: Frame) -> str | None:
+        body = self.body_text(frame.function)
+        failed = []
+
+        def replace(match) -> str:
+            name = match.group(0)
+            if name not in frame.scalars or assigned_in(name, body):
+                failed.append(name)
+                return name
+            return f"({frame.scalars[name]})"
+
+        text = re.sub(r"(?<![\w.>])[A-Za-z_]\w*", replace, section)
+        if failed or re.search(r"\.|->", section):
+            return None
+        try:
+            low, length = text.strip()[1:-1].split(":")
+            return f"[{render(poly(low))}:{render(poly(length))}]"
+        except (NotPoly, ValueError):
+            return None
+
+
+def _strip(arg: str) -> str:
+    """``(double *)x`` -> ``x``, ``(x)`` -> ``x``."""
+    text = arg.strip()
+    text = re.sub(r"^\(\s*(?:const\s+)?[A-Za-z_]\w*(?:\s+[A-Za-z_]\w*)*\s*\*+\s*\)\s*", "", text)
+    while text.startswith("(") and text.endswith(")") and balanced(text[1:-1]):
+        text = text[1:-1].strip()
+    return text
+

@@ -1,0 +1,260 @@
+"""Plans of OpenMP data mapping: one device data region per root function, copies inside it.
+
+For each function with target regions that no other such function calls (a *root*), the
+region is the range of statements of the innermost plain block that holds all device work
+(target regions, or calls reaching them); it never starts inside a loop, so the device copy
+lives across every iteration of the time loops it contains. It extends over host statements
+after the last device work whose reads are served by element copies inside their loops
+(omp.probe). Inside it:
+
+1. which arrays to map: everything the device accesses whose storage is allocated before the
+   region and whose element count is known (allocation, or the program's own map clauses);
+2. entry copies: an array gets ``to`` when some device access reads it (or writes it
+   partially) before the host changes it — found by running the dataflow with every array
+   fresh only on the host and collecting failures on untouched ("pristine") arrays;
+3. ``target update`` for every remaining failure, hoisted out of loops that do not write the
+   array on the other side, never out of a branch (that would copy on paths that do not need
+   it), never out of the region;
+4. exit copies: ``from`` only for arrays whose host copy is stale at the end and that the host
+   reads afterwards (or that escape to the caller).
+
+The plan is verified by running the dataflow again with the copies in place: any remaining
+failure abandons the function's plan (left as written, with a warning) instead of emitting
+something wrong.
+
+This module holds the plan's types, :func:`plan_file` (the entry point of the analysis) and
+the per-function steps with the checks that abandon a plan. The choice of functions and
+statements is omp.region, steps 2 and 3 omp.solver, step 4 and what the directives name
+omp.arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from s2s.analysis.omp import existing
+from s2s.analysis.omp.arrays import MappedArray, explicit_sections, map_arrays, member_handles
+from s2s.analysis.omp.callee_maps import callee_mappings
+from s2s.analysis.omp.flow import Interpreter
+from s2s.analysis.omp.guards import directive_chain, drop_changing_counts, unknown_storage
+from s2s.analysis.omp.ir import FunctionIR, IRBuilder, Node
+from s2s.analysis.omp.locals import LocalMap, StaticEntry, local_maps, static_table_entry
+from s2s.analysis.omp.place import PlannedUpdate, insertion_span, source_texts
+from s2s.analysis.omp.region import (
+    DATA_WORDS,
+    allocated,
+    callees_of,
+    device_nodes,
+    local_array,
+    local_names,
+    owner_functions,
+    reassigned,
+    region_nodes,
+    region_tail,
+    root_functions,
+)
+from s2s.analysis.omp.sections import changing_term
+from s2s.analysis.omp.sizes import array_sections, live_after, section_from_callees
+from s2s.analysis.omp.solver import Solver, entry_state
+from s2s.analysis.omp.state import Frame, Unsupported
+from s2s.model import SourceSpan, Stmt, TranslationUnit
+
+
+@dataclass(frozen=True)
+class RegionPlan:
+    function: str
+    first: Stmt
+    last: Stmt
+    at: SourceSpan  # where the opening directive goes
+    structured: bool
+    arrays: tuple[MappedArray, ...]
+    updates: tuple[PlannedUpdate, ...]
+    exit_updates: tuple[str, ...] = ()  # ``target update from`` items before the exit
+    removed: tuple[SourceSpan, ...] = ()  # the function's own data directives, replaced
+    explicit: tuple[tuple[SourceSpan, str], ...] = ()  # (target directive, clause to append)
+    entry_updates: tuple[str, ...] = ()  # ``target update to`` items after the entry
+    entry_reasons: tuple[str, ...] = ()  # why each entry update (same order)
+    #: (member path, local pointer) pairs: the entry/exit maps name the local
+    #: (see omp.arrays.member_handles)
+    handles: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass
+class OmpPlan:
+    regions: list[RegionPlan] = field(default_factory=list)
+    warnings: list[tuple[str, str, object]] = field(default_factory=list)  # (message, id, span)
+    #: per root function: the functions its device work is planned over (itself, callees)
+    reach: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: per root function whose data mapping was left as written: why
+    left: dict[str, str] = field(default_factory=dict)
+    local_maps: list[LocalMap] = field(default_factory=list)  # function-local arrays
+    static_entries: list[StaticEntry] = field(default_factory=list)  # write-once tables
+
+
+def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
+    plan = OmpPlan()
+    if not model.target_regions:
+        return plan
+    irs = IRBuilder(model, source).build_all()
+    roots = root_functions(irs)
+    for name in roots + owner_functions(model, irs, roots, source):
+        plan.reach[name] = frozenset({name} | callees_of(irs, name))
+        try:
+            region = _plan_root(model, irs, irs[name], plan, source)
+        except Unsupported as why:
+            plan.warnings.append((f"data mapping of '{name}' left as written: {why}",
+                                  "omp-unsupported", irs[name].function.span))
+            plan.left[name] = str(why)
+            continue
+        if region is not None:
+            plan.regions.append(region)
+    planned = {(r.function, a.name) for r in plan.regions for a in r.arrays}
+    plan.local_maps, plan.static_entries = local_maps(model, irs, source, planned)
+    return plan
+
+
+def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionIR,
+               plan: OmpPlan, source: bytes, extend: bool = True) -> RegionPlan | None:
+    function = ir.function
+    warned = len(plan.warnings)
+    if any(node.jump in ("goto", "label") for node in ir.root.walk()):
+        raise Unsupported("it uses goto (control can re-enter the data region)")
+    for name in sorted({function.name} | callees_of(irs, function.name)):
+        for node in irs[name].root.walk():
+            if node.kind == "kernel" and any(d.clause("if") for d in
+                                             directive_chain(model, node.directive)):
+                # if(false) runs the region on the host, on the host copies: which copy is
+                # fresh afterwards depends on a run-time value.
+                raise Unsupported(f"the target region at {node.stmt.span.location()} has an "
+                                  "if clause (it may run on the host)")
+    callee_maps = callee_mappings(model, irs, ir, root_functions(irs),
+                                  callees_of(irs, function.name), source, DATA_WORDS)
+    # The function's own data directives are replaced by the plan (which is computed
+    # from the program's accesses alone; the kernels keep their map clauses), and so are
+    # its callees' enter/exit data where omp.callee_maps allows it.
+    removed = tuple(d.span for d in _data_directives(model, function.name, source)) + \
+        callee_maps.spans
+    has_device = device_nodes(irs)
+    block, nodes = region_nodes(ir.root, has_device)
+    start, end = nodes[0].stmt.span.start, nodes[-1].stmt.span.end
+    if function.name != "main" and any(n.jump == "return" for top in nodes for n in top.walk()):
+        raise Unsupported("it returns from inside the statements the data region would span")
+    locals_of = local_names(model, irs)
+    frame = Frame(function.name, locals=frozenset())
+
+    survey = Interpreter(irs, None, {}, locals_of)
+    survey.run_range(nodes, entry_state(model, function, start, set()), frame)
+    lengths, skipped = array_sections(model, function, survey.device_labels, start, end)
+    for label in list(skipped):
+        section = section_from_callees(model, survey.device_uses.get(label, ()), source)
+        if section is None:
+            section = dict(callee_maps.lengths).get(label)
+        if section is not None and skipped[label].startswith("its element count"):
+            lengths[label] = section
+            del skipped[label]
+    text = source_texts(source)
+    drop_changing_counts(lengths, skipped, nodes, irs, text)
+    unmapped = sorted(label for label in set(skipped) | (survey.device_labels - set(lengths))
+                      if not local_array(model, label)
+                      and not _region_pointer(model, function.name, label))
+    if callee_maps.spans and unmapped:
+        # (a kernel's array created in a callee, say, may rely on the callee's enter data)
+        raise Unsupported(f"'{unmapped[0]}' could not be mapped by the plan, which would "
+                          "replace the enter/exit data of the functions it calls")
+    for label in unmapped:
+        # Storage allocated inside the region keeps its kernels' own mapping (fresh on
+        # every allocation, it is no mapped array). Anything else may hold the address
+        # of a mapped array: a plan that does not see those accesses could leave either
+        # copy stale.
+        if "@" in label and label not in skipped and \
+                not allocated(model, function.name, label.split("@")[0]):
+            raise Unsupported(f"{_shown(label)} is used on the device and "
+                              + unknown_storage(model, nodes, label.split("@")[0]))
+    for label, why in skipped.items():
+        if _region_pointer(model, function.name, label):
+            continue  # set by device code: nothing to map
+        plan.warnings.append((f"{_shown(label)} keeps its per-kernel mapping: {why}",
+                              "omp-not-mapped", nodes[0].stmt.span))
+    tracked = frozenset(lengths)
+    if not tracked:
+        return None
+    tail = region_tail(model, irs, function, block, nodes, tracked, source) if extend else []
+    if any(changing_term(lengths[label], "\n".join(text(n.stmt) for n in tail), [])
+           for label in tracked):
+        tail = []  # the exit copies would name other elements
+    if tail:
+        nodes = nodes + tail
+        end = nodes[-1].stmt.span.end
+    live = live_after(model, function, start, end, tracked)
+    swapped = reassigned(nodes, tracked)
+    solver = Solver(model, irs, function, nodes, tracked, lengths, locals_of, frame, source,
+                    tracked if swapped else frozenset())
+    seed: set[str] = set()
+    for _ in range(len(tracked) + 1):
+        to_labels, updates, exit_state = solver.solve(seed)
+        # An array the host reads afterwards but that is fresh on neither side at the end
+        # (a kernel under a branch overwrote it on one path only) must be copied in.
+        stale = {label for label in live if exit_state is not None
+                 and not exit_state.get_valid(label)}
+        if stale & to_labels:
+            raise Unsupported(f"'{sorted(stale & to_labels)[0]}' may be stale on both sides "
+                              "where the region ends")
+        unsure = stale - to_labels
+        if not unsure:
+            break
+        seed = to_labels | unsure
+    else:
+        raise Unsupported("copies at the region's end could not be made consistent")
+    if tail and not _copies_inside(updates, tail):
+        # The host reads after the device work came out cheaper as a read-back at the
+        # region's end after all (the stale sections are small): plan without the tail.
+        del plan.warnings[warned:]
+        return _plan_root(model, irs, ir, plan, source, extend=False)
+
+    arrays, exit_updates, entry_updates, entry_reasons = map_arrays(
+        solver, ir, block, live, to_labels, updates, exit_state)
+    if removed and not existing.replaces_hand_mapping(
+            model, ir, _data_directives(model, function.name, source), tracked, lengths,
+            plan.warnings, end, (arrays, updates, exit_updates, entry_updates),
+            callee_maps.transfers):
+        return None
+    # ``target data`` takes one statement: not a declaration (its name would be scoped to the
+    # construct; C does not even allow it there), nothing that returns out of it.
+    structured = len(nodes) == 1 and not swapped and not exit_updates and not entry_updates \
+        and nodes[0].stmt.kind != "decl" and not any(n.jump == "return" for n in nodes[0].walk())
+    explicit = explicit_sections(model, nodes, lengths, exit_state)
+    handles = () if swapped else member_handles(irs, nodes, survey.device_uses, tracked, source)
+    return RegionPlan(function.name, nodes[0].stmt, nodes[-1].stmt,
+                      insertion_span(nodes[0].stmt, model), structured, tuple(arrays),
+                      tuple(updates), tuple(exit_updates), removed, tuple(explicit),
+                      tuple(entry_updates), tuple(entry_reasons), handles)
+
+
+def _shown(label: str) -> str:
+    """``'tmp' of 'matvec'`` for the label ``matvec#1::tmp@fresh``."""
+    name = label.split("@")[0]
+    if "::" in name:
+        return f"'{name.rsplit('::', 1)[1]}' of '{name.split('#')[0]}'"
+    return f"'{name}'"
+
+
+def _copies_inside(updates, tail: list[Node]) -> bool:
+    """Whether some planned copy goes inside a statement of ``tail`` (not before it)."""
+    tops = {id(node.stmt) for node in tail}
+    first, last = tail[0].stmt.span.start, tail[-1].stmt.span.end
+    return any(first <= u.anchor.span.start < last and id(u.anchor) not in tops
+               for u in updates)
+
+
+def _region_pointer(model: TranslationUnit, function: str, label: str) -> bool:
+    """``label`` is a pointer declared inside a target region of ``function`` (``double *p
+    = out;`` in the region): device code sets it, no host mapping can be for it."""
+    refs = [r for r in model.array_refs if r.function == function and r.root == label]
+    return bool(refs) and all(r.region_local for r in refs)
+
+
+def _data_directives(model: TranslationUnit, function: str, source: bytes = b"") -> list:
+    """The function's data directives the plan replaces (write-once static tables of its
+    own, omp.locals, excepted)."""
+    return [d for d in model.directives if d.function == function and
+            d.words[:2] in DATA_WORDS and not static_table_entry(model, d, source)]

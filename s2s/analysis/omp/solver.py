@@ -1,0 +1,177 @@
+"""Entry copies and ``target update`` placements for one OpenMP data region, by repeated dataflow.
+
+The :class:`Solver` runs the dataflow (omp.flow) over the region's statements with every
+tracked array fresh only on the host, except those copied in at entry. Failures on arrays
+the host has not yet touched become entry copies (``to``); every other failure gets one
+``target update`` (omp.place), the earliest first, and the dataflow runs again, since one copy
+often makes later failures go away; a host write of one element may instead be pushed to
+the device right after it. A copy that would bring stale data in some calling context, or
+one more than ``MAX_COPIES``, abandons the plan (:class:`Unsupported`).
+
+It is kept apart from the planner (omp.plan) because it is the part that iterates: the
+planner calls it until the arrays live after the region are consistent, and the coverage
+run (omp.cover) reuses its inputs (IRs, statements, arrays, sections).
+"""
+
+from __future__ import annotations
+
+import re
+
+from s2s.analysis.omp.flow import Interpreter
+from s2s.analysis.omp.ir import Node
+from s2s.analysis.omp.place import place_copy, push_after, push_candidates, source_texts
+from s2s.analysis.omp.sections import atoms_of
+from s2s.analysis.omp.state import BOTH, State, Unsupported
+from s2s.analysis.polynomial import NotPoly, assigned_in, poly, render
+from s2s.model import TranslationUnit
+
+MAX_COPIES = 200
+
+
+class Solver:
+    """Entry copies and ``target update`` placements for one region, by repeated dataflow."""
+
+    def __init__(self, model, irs, function, nodes, tracked, lengths, locals_of, frame,
+                 source, distinct):
+        self.model, self.irs, self.function, self.nodes = model, irs, function, nodes
+        self.tracked, self.lengths, self.locals_of, self.frame = tracked, lengths, locals_of, \
+            frame
+        self.source, self.distinct = source, distinct
+        self.start = nodes[0].stmt.span.start
+        self.section_of = _element_section(nodes, source_texts(source))
+        self.candidates = push_candidates(nodes, self.section_of)
+        self.length_memo: dict = {}
+        self.root_memo: dict = {}
+        texts: dict[str, str] = {}
+
+        def body_text(name: str) -> str:
+            if name not in texts:
+                body = irs[name].function.body
+                texts[name] = source[body.span.start:body.span.end].decode("utf-8", "replace")
+            return texts[name]
+
+        self.body_text = body_text
+
+    def _run(self, to_labels):
+        interp = Interpreter(self.irs, self.tracked, self.lengths, self.locals_of, record=True,
+                             distinct=self.distinct, section_of=self.section_of,
+                             length_memo=self.length_memo, body_text=self.body_text,
+                             root_memo=self.root_memo)
+        exit_state = interp.run_range(self.nodes, entry_state(self.model, self.function,
+                                                              self.start, to_labels),
+                                      self.frame)
+        return interp, exit_state
+
+    def solve(self, seed: set[str]):
+        for ir in self.irs.values():
+            for node in ir.root.walk():
+                node.before.clear()
+                node.write_through.clear()
+        for node, access, _ in self.candidates:
+            node.write_through.add(access.name)
+        model, irs, function, nodes = self.model, self.irs, self.function, self.nodes
+        tracked, lengths, source = self.tracked, self.lengths, self.source
+        to_labels = set(seed)
+        for _ in range(len(tracked) + 1):
+            interp, exit_state = self._run(to_labels)
+            # Copy in at entry what the device needs before the host changes it.
+            needed = {label for f in interp.failures.values()
+                      if f.access is not None and f.side == "D" and f.pristine
+                      for label in f.labels if label in tracked}
+            if needed <= to_labels:
+                break
+            to_labels |= needed
+        text = source_texts(source)
+        updates = []
+        for _ in range(MAX_COPIES):
+            # One copy at a time, the earliest failure first: a copy can make later failures
+            # go away (three host reads in a row need one update, not three).
+            pending = [f for f in interp.failures.values() if f.access is not None]
+            if not pending:
+                break
+            failure, joins = _first_to_fix(interp.failures.values())
+            fresh_entry = {label for label in failure.labels if label in tracked}
+            if failure.access is None and failure.node is nodes[0] and \
+                    not fresh_entry <= to_labels:
+                # A copy before the region's first loop is a copy at the region's entry.
+                to_labels |= fresh_entry
+                interp, exit_state = self._run(to_labels)
+                continue
+            if not failure.valid:
+                where = failure.access.ref.span.location() if failure.access.ref else \
+                    function.name
+                raise Unsupported(f"neither the host nor the device copy of "
+                                  f"'{failure.local}' is known to be fresh at {where}")
+            # The first failure of every other storage can be fixed in the same round: a
+            # copy of one array changes nothing for another.
+            chosen, seen = [failure], set(failure.labels)
+            if not joins:
+                for other in pending[1:]:
+                    if other.valid and not other.labels & seen:
+                        chosen.append(other)
+                    seen |= other.labels
+            for item in chosen:
+                updates += place_copy(item, irs, nodes, lengths, model, function.name, text)
+            interp, exit_state = self._run(to_labels)
+            if interp.clobbers:
+                update, where, _ = interp.clobbers[0]
+                raise Unsupported(f"a copy of '{update.name}' inside '{where}' would copy "
+                                  f"stale data in one of its calling contexts")
+        else:
+            raise Unsupported(f"more than {MAX_COPIES} copies would be needed")
+        updates += [push_after(node, access, section, model)
+                    for node, access, section in self.candidates
+                    if (id(node), access.name) in interp.pushed]
+        return to_labels, updates, exit_state
+
+
+def _first_to_fix(failures):
+    """The earliest failure in execution order; one with both copies stale is fixed by the
+    copy before the loop whose iterations disagree with its entry (see _join_fixes)."""
+    failures = list(failures)
+    joins = {f.name: f for f in failures if f.access is None}
+    for failure in failures:
+        if failure.access is None:
+            continue
+        if not failure.valid and failure.name in joins:
+            return joins[failure.name], True
+        return failure, False
+    raise AssertionError("no failure to fix")
+
+
+def _element_section(nodes: list[Node], text):
+    """``[e:1]`` for a host write ``a[e] = ...`` whose index is the same wherever it is
+    evaluated in the region (its variables are assigned nowhere in it), else None."""
+    region_text = "\n".join(text(n.stmt) for n in nodes if n.stmt is not None)
+
+    def section_of(access) -> str | None:
+        ref = access.ref
+        if ref is None or len(ref.subscripts) != 1:
+            return None
+        try:
+            index = poly(ref.subscripts[0].text)
+        except NotPoly:
+            return None
+        names = {v for atom in atoms_of(index) for v in re.findall(r"[A-Za-z_]\w*", atom)}
+        if any(assigned_in(v, region_text) for v in names):
+            return None
+        return f"[{render(index)}:1]"
+
+    return section_of
+
+
+def entry_state(model: TranslationUnit, function, start: int, to_labels) -> State:
+    """The state where the region begins: every array fresh on the host (and on the device
+    for those copied in), pointers copied before the region pointing where their source
+    does (``r = result`` before the region makes ``r`` an alias of ``result``)."""
+    state = State({label: BOTH for label in to_labels})
+    for copy in model.pointer_copies:
+        if copy.function != function.name or copy.span.start >= start:
+            continue
+        if copy.source is None or copy.offset:
+            state.pts.pop(copy.target, None)
+            continue
+        state.pts[copy.target] = state.get_pts(copy.source)
+    for name, labels in state.pts.items():
+        state.valid[name] = BOTH if labels and labels <= set(to_labels) else frozenset("H")
+    return state
