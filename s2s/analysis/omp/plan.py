@@ -77,6 +77,9 @@ class RegionPlan:
     #: (member path, local pointer) pairs: the entry/exit maps name the local
     #: (see omp.arrays.member_handles)
     handles: tuple[tuple[str, str], ...] = ()
+    #: (function, pointer name) of every device access to a mapped array: a callee's
+    #: parameter ``u`` bound to the region's ``grid`` is mapped under that name
+    device_names: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -227,7 +230,9 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     return RegionPlan(function.name, nodes[0].stmt, nodes[-1].stmt,
                       insertion_span(nodes[0].stmt, model), structured, tuple(arrays),
                       tuple(updates), tuple(exit_updates), removed, tuple(explicit),
-                      tuple(entry_updates), tuple(entry_reasons), handles)
+                      tuple(entry_updates), tuple(entry_reasons), handles,
+                      tuple(sorted({(use[0], use[1]) for label in tracked
+                                    for use in survey.device_uses.get(label, ())})))
 
 
 def _shown(label: str) -> str:

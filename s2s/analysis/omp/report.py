@@ -37,6 +37,10 @@ class ConstructReport:
 def construct_report(model: TranslationUnit, plan: OmpPlan) -> ConstructReport:
     """Sort every target construct of ``model`` into mapped and left (see the module doc)."""
     mapped, left = 0, []
+    if _unified_shared_memory(model):
+        # ``requires unified_shared_memory``: host pointers are valid on the device, nothing
+        # has to be mapped for a kernel to be right (mapping is only an optimisation there)
+        return ConstructReport(len(model.target_regions), ())
     data_names = _data_names(model)
     hand_mapped = _hand_mapped_callees(plan, data_names)
     entered = _entered_names(model)
@@ -53,6 +57,11 @@ def construct_report(model: TranslationUnit, plan: OmpPlan) -> ConstructReport:
         left.append(LeftConstruct(directive.span, missing,
                                   _reason(plan, directive.function, missing)))
     return ConstructReport(mapped, tuple(left))
+
+
+def _unified_shared_memory(model: TranslationUnit) -> bool:
+    return any(d.words[:1] == ("requires",) and
+               any(c.name == "unified_shared_memory" for c in d.clauses) for d in model.directives)
 
 
 def _data_names(model: TranslationUnit) -> dict[str | None, set[str]]:
@@ -102,6 +111,7 @@ def _unmapped_pointers(model: TranslationUnit, index: int, plan: OmpPlan) -> tup
     for region in _covering(plan, function):
         named |= {norm_text(a.name) for a in region.arrays}
         named |= {norm_text(member) for member, _local in region.handles}
+        named |= {norm_text(name) for where, name in region.device_names if where == function}
         named |= {norm_text(clause.split(":", 1)[1].split("[", 1)[0].strip(" )"))
                   for span, clause in region.explicit
                   if span == model.directives[index].span}
