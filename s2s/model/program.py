@@ -16,6 +16,8 @@ back to one file at a time.
 from __future__ import annotations
 
 import bisect
+import copy
+import functools
 from dataclasses import dataclass, fields, is_dataclass, replace
 
 from s2s.model.access import ArrayRef
@@ -104,12 +106,25 @@ class _Shift:
             return value if all(a is b for a, b in zip(moved, value, strict=True)) else moved
         if is_dataclass(value) and not isinstance(value, type):
             changes = {}
-            for f in fields(value):
-                old = getattr(value, f.name)
+            for name, indexes in _field_names(type(value)):
+                old = getattr(value, name)
                 new = self(old)
-                if (type(value), f.name) in _DIRECTIVE_INDEXES and isinstance(old, int):
+                if indexes and isinstance(old, int):
                     new = old + self.directive_base
                 if new is not old:
-                    changes[f.name] = new
-            return replace(value, **changes) if changes else value
+                    changes[name] = new
+            if not changes:
+                return value
+            # a shallow copy with the changed fields set: ``replace`` runs __init__ and
+            # __post_init__ again for every node of every statement tree (a third of the merge)
+            moved = copy.copy(value)
+            for name, new in changes.items():
+                object.__setattr__(moved, name, new)
+            return moved
         return value
+
+
+@functools.cache
+def _field_names(cls) -> tuple[tuple[str, bool], ...]:
+    """The dataclass fields of ``cls``, each with whether it indexes the directives."""
+    return tuple((f.name, (cls, f.name) in _DIRECTIVE_INDEXES) for f in fields(cls))

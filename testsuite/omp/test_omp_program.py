@@ -123,6 +123,10 @@ def test_two_files_are_one_program(project, capsys):
     assert "#pragma omp target exit data map(from: u[0:(size_t)n]) map(release: v[0:(size_t)n])" \
         in rewritten
     assert (project / "out" / "src" / "kernels.c").read_text() == KERNELS   # no edit there
+    shutil.copy(project / "src" / "kernels.h", project / "out" / "src" / "kernels.h")
+    code = main(["omp", "--check", "out/src/main.c", "out/src/kernels.c", "--", *FLAGS])
+    _, err = capsys.readouterr()
+    assert code == 0 and "0 would change" in err          # a second run changes nothing
     original = _built_and_run(project / "src", project, "orig")
     new = _built_and_run(project / "out" / "src", project, "new")
     assert new.returncode == 0 and new.stdout == original.stdout

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from s2s.analysis.omp.flow import Interpreter
-from s2s.analysis.omp.ir import Node
+from s2s.analysis.omp.ir import Node, called_functions
 from s2s.analysis.omp.place import place_copy, push_after, push_candidates, source_texts
 from s2s.analysis.omp.sections import atoms_of
 from s2s.analysis.omp.state import BOTH, State, Unsupported
@@ -52,11 +52,14 @@ class Solver:
 
         self.body_text = body_text
 
+    def _interpreter(self) -> Interpreter:
+        return Interpreter(self.irs, self.tracked, self.lengths, self.locals_of, record=True,
+                           distinct=self.distinct, section_of=self.section_of,
+                           length_memo=self.length_memo, body_text=self.body_text,
+                           root_memo=self.root_memo)
+
     def _run(self, to_labels):
-        interp = Interpreter(self.irs, self.tracked, self.lengths, self.locals_of, record=True,
-                             distinct=self.distinct, section_of=self.section_of,
-                             length_memo=self.length_memo, body_text=self.body_text,
-                             root_memo=self.root_memo)
+        interp = self._interpreter()
         exit_state = interp.run_range(self.nodes, entry_state(self.model, self.function,
                                                               self.start, to_labels),
                                       self.frame)
@@ -82,6 +85,16 @@ class Solver:
                 break
             to_labels |= needed
         text = source_texts(source)
+        if self._stepwise():
+            placed = self._solve_stepwise(to_labels, text)
+            if placed is not None:
+                to_labels, updates = placed
+                interp, exit_state = self._run(to_labels)       # the check run
+                if not [f for f in interp.failures.values() if f.access is not None] and \
+                        not interp.clobbers:
+                    return to_labels, updates + self._pushes(interp), exit_state
+            self._clear()
+            interp, exit_state = self._run(to_labels)
         updates = []
         for _ in range(MAX_COPIES):
             # One copy at a time, the earliest failure first: a copy can make later failures
@@ -119,10 +132,90 @@ class Solver:
                                   f"stale data in one of its calling contexts")
         else:
             raise Unsupported(f"more than {MAX_COPIES} copies would be needed")
-        updates += [push_after(node, access, section, model)
-                    for node, access, section in self.candidates
-                    if (id(node), access.name) in interp.pushed]
-        return to_labels, updates, exit_state
+        return to_labels, updates + self._pushes(interp), exit_state
+
+    def _pushes(self, interp) -> list:
+        return [push_after(node, access, section, self.model)
+                for node, access, section in self.candidates
+                if (id(node), access.name) in interp.pushed]
+
+    def _clear(self) -> None:
+        for ir in self.irs.values():
+            for node in ir.root.walk():
+                node.before.clear()
+        # (write_through marks stay: they belong to the push candidates, not to copies)
+
+    # --- statement by statement ---------------------------------------------------------------
+    #
+    # Fixing the earliest failure and running the whole region again costs a run per copy:
+    # quadratic in a program whose main calls a thousand functions. The failures are fixed
+    # in execution order anyway, and a copy placed inside top-level statement i leaves the
+    # state at the entry of every statement before i as it was; so the statements are taken
+    # one at a time from their saved entry state, each run again until it has no failure,
+    # and only a copy placed in a called function sends the walk back to the first statement
+    # that calls it. A check run over the whole region confirms the result (else the plan
+    # is made the global way above).
+
+    def _stepwise(self) -> bool:
+        """Whether the region can be solved statement by statement: no ``return`` inside it
+        (the interpreter carries return states across statements)."""
+        return len(self.nodes) > 1 and not any(n.jump == "return" for top in self.nodes
+                                               for n in top.walk())
+
+    def _solve_stepwise(self, to_labels: set, text):
+        nodes, irs = self.nodes, self.irs
+        callees = [called_functions(irs, [top]) for top in nodes]
+        budget = MAX_COPIES + 4 * sum(1 for name in set().union(*callees) | {self.function.name}
+                                      if name in irs for n in irs[name].root.walk()
+                                      if n.kind == "kernel")
+        states = [entry_state(self.model, self.function, self.start, to_labels)]
+        updates, i, placed = [], 0, 0
+        while i < len(nodes):
+            interp = self._interpreter()
+            interp._stack = [self.frame.function]
+            out = interp.run(nodes[i], states[i].copy(), self.frame)
+            if interp.clobbers:
+                return None
+            pending = [f for f in interp.failures.values() if f.access is not None]
+            if not pending:
+                if out is None:
+                    return None
+                del states[i + 1:]
+                states.append(out)
+                i += 1
+                continue
+            failure, joins = _first_to_fix(interp.failures.values())
+            if failure.access is None and failure.node is nodes[0] or not failure.valid:
+                return None                  # an entry copy, or no fresh side: the global way
+            chosen, seen = [failure], set(failure.labels)
+            if not joins:
+                for other in pending[1:]:
+                    if other.valid and not other.labels & seen:
+                        chosen.append(other)
+                    seen |= other.labels
+            back = i
+            for item in chosen:
+                for update in place_copy(item, irs, nodes, self.lengths, self.model,
+                                         self.function.name, text):
+                    updates.append(update)
+                    placed += 1
+                    back = min(back, self._first_affected(update, callees, i))
+            if placed > budget:
+                raise Unsupported(f"more than {budget} copies would be needed")
+            i = back
+            del states[i + 1:]
+        return to_labels, updates
+
+    def _first_affected(self, update, callees, current: int) -> int:
+        """The first top-level statement whose run the copy ``update`` can change."""
+        if update.function == self.function.name:
+            for index, top in enumerate(self.nodes):
+                span = top.stmt.span
+                if span.start <= update.anchor.span.start < span.end:
+                    return index
+            return 0
+        return next((index for index, names in enumerate(callees) if update.function in names),
+                    0)
 
 
 def _first_to_fix(failures):
