@@ -46,7 +46,7 @@ def callee_mappings(model: TranslationUnit, irs: dict[str, FunctionIR], root: Fu
                     data_words) -> CalleeMappings:
     """The callees' data directives the plan of ``root`` may replace (module docstring);
     raises Unsupported when there are some it may not."""
-    found = {c: [d for d in model.directives if d.function == c and d.words[:2] in data_words
+    found = {c: [d for d in model.in_function("directives", c) if d.words[:2] in data_words
                  and not static_table_entry(model, d, source)] for c in sorted(callees)}
     found = {c: ds for c, ds in found.items() if ds}
     if not found:

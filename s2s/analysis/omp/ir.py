@@ -217,6 +217,16 @@ class IRBuilder:
                                        + [c.span.start for c in copies]
                                        + [c.span.start for s in function.body.walk()
                                           for c in s.calls])
+        # per owning statement and per directive: a scan of the function's references for
+        # every statement was quadratic in big functions (main calling a thousand others)
+        self._refs_of: dict[int, list] = {}
+        self._copies_of: dict[int, list] = {}
+        self._refs_in: dict[int | None, list] = {}
+        for ref in refs:
+            self._refs_of.setdefault(id(self._owner.get(ref.span.start)), []).append(ref)
+            self._refs_in.setdefault(ref.directive, []).append(ref)
+        for copy in copies:
+            self._copies_of.setdefault(id(self._owner.get(copy.span.start)), []).append(copy)
         root = self._node(function.body, None)
         has_device = any(n.kind == "kernel" for n in root.walk())
         return FunctionIR(function, root, has_device, self._definitions(function))
@@ -329,9 +339,7 @@ class IRBuilder:
         items and scalars mapped ``from``/``tofrom``, on any directive of the region."""
         names = set()
         start = self.model.directives[directive].span.start
-        for other in self.model.directives:
-            if not start <= other.span.start < stmt.span.end:
-                continue
+        for other in self._directives_within(start, stmt.span.end):
             for clause in other.clauses:
                 if clause.name in ("reduction", "lastprivate"):
                     names.update(item.root for item in clause.items)
@@ -339,6 +347,17 @@ class IRBuilder:
                 if clause.map_type in ("from", "tofrom"):
                     names.update(i.root for i in clause.items if not i.sections)
         return frozenset(names)
+
+    def _directives_within(self, start: int, end: int) -> list:
+        """The directives whose pragma starts in ``[start, end)`` (by bisection: the model's
+        directives are in source order)."""
+        starts = self.model.cached("directive starts",
+                                   lambda: [d.span.start for d in self.model.directives])
+        if self.model.cached("directive starts sorted", lambda: starts == sorted(starts)) \
+                is False:
+            return [d for d in self.model.directives if start <= d.span.start < end]
+        low, high = bisect.bisect_left(starts, start), bisect.bisect_left(starts, end)
+        return list(self.model.directives[low:high])
 
     def _target_of(self, stmt: Stmt) -> int | None:
         """The target region whose body ``stmt`` is: its own directive, or an enclosing one
@@ -360,13 +379,13 @@ class IRBuilder:
         """Events of ``stmt``'s own expressions (not nested statements), in source order;
         ``within`` restricts them to one header part (a loop's condition or step)."""
         events = []
-        for ref in self._refs:
-            if self._owner.get(ref.span.start) is stmt and inside_span(ref.span, within):
+        for ref in self._refs_of.get(id(stmt), ()):
+            if inside_span(ref.span, within):
                 if ref.directive is not None or (ref.call and ref.call in self.bodies):
                     continue  # device accesses belong to kernels; user calls are inlined
                 events.append((ref.span.start, Access(ref.array, "H", ref.mode, ref)))
-        for copy in self._copies:
-            if self._owner.get(copy.span.start) is stmt and inside_span(copy.span, within):
+        for copy in self._copies_of.get(id(stmt), ()):
+            if inside_span(copy.span, within):
                 events.append((copy.span.start, Copy(copy.target, copy.source, copy.offset)))
         if within is None or stmt.kind not in LOOP_KINDS:
             for call in stmt.calls:
@@ -377,7 +396,7 @@ class IRBuilder:
         return [e for _, e in events]
 
     def _kernel_events(self, stmt: Stmt, directive: int) -> list:
-        refs = [r for r in self._refs if r.directive == directive]
+        refs = list(self._refs_in.get(directive, ()))
         full = full_writes(stmt, refs, self.text, self.source) if stmt.kind == "for" else {}
         events = []
         for ref in refs:

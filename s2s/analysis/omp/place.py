@@ -221,12 +221,25 @@ def same_section(a: str, b: str) -> bool:
         return norm_text(a) == norm_text(b)
 
 
+_TOPS: dict = {}
+
+
+def _ids(region_nodes: list[Node]) -> set[int]:
+    """``{id(n) for n in region_nodes}``, kept for the last region (a region of thousands of
+    statements asks for it once per copy)."""
+    key = (id(region_nodes), len(region_nodes))
+    if _TOPS.get("key") != key or _TOPS.get("nodes") is not region_nodes:
+        _TOPS.clear()
+        _TOPS.update(key=key, nodes=region_nodes, ids={id(n) for n in region_nodes})
+    return _TOPS["ids"]
+
+
 def hoist_path(node: Node, other: str, name: str, region_nodes: list[Node], irs
                ) -> list[Node]:
     """The statements a copy for an access in ``node`` may go before, innermost first:
     ``node``, then each loop around it that does not write ``name`` on the ``other`` side,
     up to the region's top statements, never out of a branch."""
-    tops = {id(n) for n in region_nodes}
+    tops = _ids(region_nodes)
     path = [node]
     parent = node.parent
     while parent is not None and id(path[-1]) not in tops:

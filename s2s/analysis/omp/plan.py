@@ -254,7 +254,7 @@ def _copies_inside(updates, tail: list[Node]) -> bool:
 def _region_pointer(model: TranslationUnit, function: str, label: str) -> bool:
     """``label`` is a pointer declared inside a target region of ``function`` (``double *p
     = out;`` in the region): device code sets it, no host mapping can be for it."""
-    refs = [r for r in model.array_refs if r.function == function and r.root == label]
+    refs = [r for r in model.in_function("array_refs", function) if r.root == label]
     return bool(refs) and all(r.region_local for r in refs)
 
 

@@ -103,8 +103,9 @@ def _last_name(path: str) -> str:
 
 
 def _unmapped_pointers(model: TranslationUnit, index: int, plan: OmpPlan) -> tuple[str, ...]:
-    used = sorted({ref.array for ref in model.array_refs
-                   if ref.directive == index and ref.pointer and not ref.region_local})
+    by_directive = model.cached("omp report refs", lambda: _refs_by_directive(model))
+    used = sorted({ref.array for ref in by_directive.get(index, ())
+                   if ref.pointer and not ref.region_local})
     named = {norm_text(item.base) for d in directive_chain(model, index)
              for clause in d.clauses for item in clause.items}
     function = model.directives[index].function
@@ -116,6 +117,14 @@ def _unmapped_pointers(model: TranslationUnit, index: int, plan: OmpPlan) -> tup
                   for span, clause in region.explicit
                   if span == model.directives[index].span}
     return tuple(name for name in used if norm_text(name) not in named)
+
+
+def _refs_by_directive(model: TranslationUnit) -> dict[int, list]:
+    out: dict[int, list] = {}
+    for ref in model.array_refs:
+        if ref.directive is not None:
+            out.setdefault(ref.directive, []).append(ref)
+    return out
 
 
 def _covering(plan: OmpPlan, function: str | None) -> list[RegionPlan]:
