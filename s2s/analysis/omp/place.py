@@ -58,13 +58,15 @@ def source_texts(source: bytes):
     return text
 
 
-def place_copy(failure, irs, region_nodes, lengths, model, root: str, text
-           ) -> list[PlannedUpdate]:
+def place_copy(failure, irs, region_nodes, lengths, model, root: str, text,
+               tops: set[int] | None = None) -> list[PlannedUpdate]:
+    """The ``target update``s that fix ``failure``, placed and recorded in the IR.
+    ``tops``: the ids of ``region_nodes`` (a solver asking once per copy passes them)."""
     if failure.access is None:
         return _place_join(failure, irs, lengths, model, root)
     failure = _lift_out_of_calls(failure, irs, root)
     other = "D" if failure.side == "H" else "H"
-    path = hoist_path(failure.node, other, failure.local, region_nodes, irs)
+    path = hoist_path(failure.node, other, failure.local, region_nodes, irs, tops)
     anchor = path[-1]
     motion = "from" if failure.side == "H" else "to"
     group = frozenset(alias_groups(model, irs[failure.function].function, 0, 0)
@@ -221,25 +223,12 @@ def same_section(a: str, b: str) -> bool:
         return norm_text(a) == norm_text(b)
 
 
-_TOPS: dict = {}
-
-
-def _ids(region_nodes: list[Node]) -> set[int]:
-    """``{id(n) for n in region_nodes}``, kept for the last region (a region of thousands of
-    statements asks for it once per copy)."""
-    key = (id(region_nodes), len(region_nodes))
-    if _TOPS.get("key") != key or _TOPS.get("nodes") is not region_nodes:
-        _TOPS.clear()
-        _TOPS.update(key=key, nodes=region_nodes, ids={id(n) for n in region_nodes})
-    return _TOPS["ids"]
-
-
-def hoist_path(node: Node, other: str, name: str, region_nodes: list[Node], irs
-               ) -> list[Node]:
+def hoist_path(node: Node, other: str, name: str, region_nodes: list[Node], irs,
+               tops: set[int] | None = None) -> list[Node]:
     """The statements a copy for an access in ``node`` may go before, innermost first:
     ``node``, then each loop around it that does not write ``name`` on the ``other`` side,
     up to the region's top statements, never out of a branch."""
-    tops = _ids(region_nodes)
+    tops = tops if tops is not None else {id(n) for n in region_nodes}
     path = [node]
     parent = node.parent
     while parent is not None and id(path[-1]) not in tops:

@@ -38,6 +38,7 @@ class Solver:
             frame
         self.source, self.distinct = source, distinct
         self.start = nodes[0].stmt.span.start
+        self.top_ids = {id(n) for n in nodes}
         self.section_of = _element_section(nodes, source_texts(source))
         self.candidates = push_candidates(nodes, self.section_of)
         self.length_memo: dict = {}
@@ -124,7 +125,8 @@ class Solver:
                         chosen.append(other)
                     seen |= other.labels
             for item in chosen:
-                updates += place_copy(item, irs, nodes, lengths, model, function.name, text)
+                updates += place_copy(item, irs, nodes, lengths, model, function.name, text,
+                                      self.top_ids)
             interp, exit_state = self._run(to_labels)
             if interp.clobbers:
                 update, where, _ = interp.clobbers[0]
@@ -196,7 +198,7 @@ class Solver:
             back = i
             for item in chosen:
                 for update in place_copy(item, irs, nodes, self.lengths, self.model,
-                                         self.function.name, text):
+                                         self.function.name, text, self.top_ids):
                     updates.append(update)
                     placed += 1
                     back = min(back, self._first_affected(update, callees, i))
