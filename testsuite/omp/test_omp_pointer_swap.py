@@ -57,3 +57,37 @@ def test_swapped_buffers_stay_on_the_device(load_source, tmp_path):
     assert runs[0].stdout == runs[1].stdout and runs[1].returncode == 0
     assert runs[1].unmapped == ()
     assert runs[1].copies.total_bytes < 400_000  # was 7.9 MB with the swap read as an access
+
+
+CONDITIONAL_ARGUMENT = """#include <stdio.h>
+#include <stdlib.h>
+static void step(const float *in, float *out, int n)
+{
+    #pragma omp target teams distribute parallel for map(to: in[0:n]) map(from: out[0:n])
+    for (int i = 1; i < n - 1; i++)
+        out[i] = 0.5f * (in[i - 1] + in[i + 1]);
+}
+int main(void)
+{
+    int n = 1 << 12;
+    float *p = (float *)calloc(n, sizeof(float));
+    float *q = (float *)calloc(n, sizeof(float));
+    for (int k = 0; k < 20; k++)
+        step(k % 2 ? q : p, k % 2 ? p : q, n);
+    printf("%f\\n", p[5]);
+    free(p); free(q);
+    return 0;
+}
+"""
+
+
+def test_a_pointer_chosen_at_run_time_is_said_not_guessed(load_source):
+    """``step(k % 2 ? q : p, ...)`` passes one of two arrays: the argument's first name (``k``)
+    was taken for the array, and the plan mapped ``k[0:n]`` (a rewrite that did not compile,
+    dropped by the parse check). Now the plan says why it leaves main as written."""
+    loaded = load_source(CONDITIONAL_ARGUMENT, name="prog.c")
+    output = run_omp(loaded)
+    assert not output.edits
+    said = [d for d in output.diagnostics if d.id == "omp-unsupported"]
+    assert said and "'k % 2 ? q : p' of the call to 'step' is not one array" in said[0].message
+    assert not [d for d in output.diagnostics if d.id == "omp-rewrite-invalid"]

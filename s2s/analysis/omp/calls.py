@@ -67,10 +67,17 @@ class CallHandling:
             elif text.startswith("&") and _PATH.match(text[1:].strip()):
                 pointers[param.name] = "&" + frame.resolve(text[1:].strip())
             else:
-                base = re.match(r"^&?\s*([A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*)*)", text)
-                if base:
-                    pointers[param.name] = frame.resolve(base.group(1))
-                    offset.add(param.name)
+                # ``p + i * n``, ``&a[k]``: the storage of ``p`` / ``a`` at an offset. Anything
+                # else (``k % 2 ? q : p``, ``pick(p, q)``) may be one of several arrays: its
+                # first name is not the storage (it took ``k`` for the array).
+                base = re.match(r"^&?\s*([A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*)*)\s*(?:[-+\[]|$)",
+                                text)
+                if base is None or "?" in text:
+                    raise Unsupported(f"the pointer argument '{text}' of the call to "
+                                      f"'{call.callee}' is not one array: it may be any of "
+                                      "several, chosen at run time")
+                pointers[param.name] = frame.resolve(base.group(1))
+                offset.add(param.name)
         depth = len(self._stack)
         return Frame(call.callee, pointers, scalars, self.locals_of.get(call.callee, frozenset()),
                      f"{call.callee}#{depth}::", frozenset(offset))
