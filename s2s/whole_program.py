@@ -80,26 +80,30 @@ def _process_program(paths: list[str], options: RunOptions, run_pass: Pass) -> l
             results[one.path] = result
         return [results[path] for path in dict.fromkeys(order)]
     try:
-        output = run_pass(Loaded(units[0].path, program.source, program.unit, ()))
+        results.update(_run_program(program, units, flags, run_pass))
     except S2SError as error:
-        failed = (error.diagnostic,), None
-    except Exception as error:  # a bug in s2s: every file of the program fails, none is touched
-        failed = (InternalError(f"internal error while processing the program: "
-                                f"{type(error).__name__}: {error}").diagnostic,), \
-            traceback.format_exc()
-    else:
-        failed = None
-    if failed is not None:
         for one in units:
-            results[one.path] = Failed(one.path, *failed)
-        return [results[path] for path in dict.fromkeys(order)]
+            results[one.path] = Failed(one.path, (error.diagnostic,))
+    except Exception as error:  # a bug in s2s: every file of the program fails, none is touched
+        internal = InternalError(f"internal error while processing the program: "
+                                 f"{type(error).__name__}: {error}").diagnostic
+        for one in units:
+            results[one.path] = Failed(one.path, (internal,), traceback.format_exc())
+    return [results[path] for path in dict.fromkeys(order)]
+
+
+def _run_program(program: Program, units: list[Loaded], flags: dict[str, ParseOptions],
+                 run_pass: Pass) -> dict[str, FileResult]:
+    """One run of the pass over the program, its output checked and applied per file."""
+    output = run_pass(Loaded(units[0].path, program.source, program.unit, ()))
     checked = _checked_program(program, output, units, flags)
+    results: dict[str, FileResult] = {}
     for index, one in enumerate(units):
         part, check = checked[one.path]
         results[one.path] = Success(one.path, one, apply_edits(one.path, one.source, check.edits),
                                     one.diagnostics + part.diagnostics + check.diagnostics,
                                     check.incomplete, part.counts if index == 0 else ())
-    return [results[path] for path in dict.fromkeys(order)]
+    return results
 
 
 def _parse_options(options: RunOptions, path: str) -> ParseOptions:

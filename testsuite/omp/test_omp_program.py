@@ -334,3 +334,13 @@ def test_files_that_do_not_parse_fail_alone(project, capsys):
     code = main(["omp", "--check", "src/broken.c", "src/main.c", "src/kernels.c", "--", *FLAGS])
     _, err = capsys.readouterr()
     assert code == 1 and "3 files: 1 would change, 1 failed" in err
+
+
+def test_a_broken_pass_fails_every_file_of_the_program_and_touches_none(project):
+    def overlapping(loaded):
+        start = loaded.model.function("main").span.start
+        return PassOutput((Edit(loaded.path, start, 4, "x"), Edit(loaded.path, start + 2, 4, "y")))
+
+    results = process_program(["src/main.c", "src/kernels.c"], RunOptions(), overlapping)
+    assert [type(r).__name__ for r in results] == ["Failed", "Failed"]
+    assert all(r.diagnostics for r in results)
