@@ -22,9 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from s2s.diagnostics import Diagnostic, S2SError, ToolchainError
-from s2s.driver import Pass, RunOptions
+from s2s.driver import Failed, Pass, RunOptions, Success
 from s2s.frontend.parse import detect_language
+from s2s.transform import registry
 from s2s.verify import omp_harness
+from s2s.whole_program import process_program
 from s2s.wrapper.linemap import add_line_directives
 from s2s.wrapper.rewrite import RewriteFailed, chain_passes
 
@@ -146,7 +148,12 @@ def verify_openmp(sources: Sequence[str], options: VerifyOptions) -> Verdict:
     sources = tuple(sources)
     said: list[Diagnostic] = []
     rewritten: dict[str, tuple[bytes, bytes]] = {}
-    for path in sources:
+    whole = _whole_program(sources, options)
+    if isinstance(whole, Diagnostic):
+        return Verdict(sources, "openmp", (), diagnostics=(whole,))
+    if whole is not None:
+        rewritten, said = whole
+    for path in sources if whole is None else ():
         try:
             before, after, notes = chain_passes(path, options.run, options.passes)
         except RewriteFailed as error:
@@ -166,6 +173,30 @@ def verify_openmp(sources: Sequence[str], options: VerifyOptions) -> Verdict:
     said += judge(original, changed, differences)
     return Verdict(sources, "openmp", tuple(rewritten), original, changed, differences,
                    tuple(said))
+
+
+def _whole_program(sources: tuple[str, ...], options: VerifyOptions):
+    """The rewrite ``s2s omp`` makes of the sources as one program (what the user gets from
+    ``s2s omp a.c b.c``): ``(rewritten, diagnostics)``; None where the passes are not one
+    whole-program pass (they then run file by file); a Diagnostic when a file fails or a
+    project header would change (the rewritten build cannot place it yet)."""
+    if len(options.passes) != 1 or not registry.is_whole_program(options.passes[0][1]):
+        return None
+    rewritten, said = {}, []
+    for result in process_program(list(sources), options.run, options.passes[0][1]):
+        if isinstance(result, Failed):
+            errors = [d for d in result.diagnostics if d.is_error] or list(result.diagnostics)
+            return errors[0] if errors else Diagnostic.error(f"{result.path}: the pass failed",
+                                                             "internal")
+        if not isinstance(result, Success):
+            continue
+        said += result.diagnostics[len(result.loaded.diagnostics):]
+        if result.change is not None and result.change.changed:
+            if result.path not in sources:
+                return Diagnostic.error(f"the rewrite changes the project header {result.path}, "
+                                        "which verify cannot build yet", "verify-header")
+            rewritten[result.path] = (result.change.before, result.change.after)
+    return rewritten, said
 
 
 def _build_both(sources: tuple[str, ...], rewritten: dict[str, tuple[bytes, bytes]],

@@ -344,3 +344,18 @@ def test_a_broken_pass_fails_every_file_of_the_program_and_touches_none(project)
     results = process_program(["src/main.c", "src/kernels.c"], RunOptions(), overlapping)
     assert [type(r).__name__ for r in results] == ["Failed", "Failed"]
     assert all(r.diagnostics for r in results)
+
+
+def test_verify_checks_the_whole_program_rewrite(project, capsys):
+    """``s2s verify main.c kernels.c`` builds and runs what ``s2s omp main.c kernels.c``
+    writes (file by file, main.c had nothing to change and the run was the original's)."""
+    if omp_harness.toolchain_problem():
+        pytest.skip(omp_harness.toolchain_problem())
+    code = main(["verify", "--format", "json", "src/main.c", "src/kernels.c"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    verdict = json.loads(out)
+    verdict = verdict[0] if isinstance(verdict, list) else verdict.get("programs", [verdict])[0]
+    assert verdict["ok"] and verdict["changed"] == ["src/main.c"]
+    assert verdict["original"]["copies"]["h2d_count"] == 100
+    assert verdict["rewritten"]["copies"]["h2d_count"] == 1
