@@ -100,29 +100,37 @@ def process_file(path: str, options: RunOptions, run_pass: Pass | None = None,
 def load_and_run(path: str, options: RunOptions, run_pass: Pass | None,
                   source: bytes | None) -> FileResult:
     try:
-        parse_options = options.parse
-        if options.flags_for is not None:
-            extra = options.flags_for(path)
-            parse_options = replace(parse_options, user_flags=parse_options.user_flags + extra)
+        parse_options = parse_options_for(options, path)
         loaded = load(path, parse_options, source=source)
         if loaded.model is None:
             return Failed(path, loaded.diagnostics)
         if run_pass is None:
             return Success(path, loaded, None, loaded.diagnostics)
         return run_on_loaded(loaded, parse_options, run_pass)
-    except S2SError as error:
+    except Exception as error:  # (KeyboardInterrupt and SystemExit are no Exception: they go on)
+        return failed_by(path, error)
+
+
+def parse_options_for(options: RunOptions, path: str) -> ParseOptions:
+    """The parse options of ``path``: the run's, plus its flags from ``-p BUILD_DIR``."""
+    if options.flags_for is None:
+        return options.parse
+    return replace(options.parse, user_flags=options.parse.user_flags + options.flags_for(path))
+
+
+def failed_by(path: str, error: Exception) -> Failed:
+    """``path``'s result when processing it raised ``error`` (call inside the ``except``:
+    a bug in s2s keeps its traceback); the run goes on with the other files."""
+    if isinstance(error, S2SError):
         return Failed(path, (error.diagnostic,))
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except RecursionError:
+    if isinstance(error, RecursionError):
         return Failed(path, (InputError(
             f"code nested too deeply for s2s (more than about {deep_stack.RECURSION_LIMIT} "
             "levels); the file is left as it is", Location(path, 1, 1, 0),
             id="nesting-too-deep").diagnostic,))
-    except Exception as error:  # a bug in s2s: report it for this file, go on with the rest
-        internal = InternalError(f"internal error while processing this file: "
-                                 f"{type(error).__name__}: {error}")
-        return Failed(path, (internal.diagnostic,), traceback.format_exc())
+    internal = InternalError(f"internal error while processing this file: "
+                             f"{type(error).__name__}: {error}")
+    return Failed(path, (internal.diagnostic,), traceback.format_exc())
 
 
 def run_on_loaded(loaded: Loaded, parse_options: ParseOptions, run_pass: Pass) -> Success:

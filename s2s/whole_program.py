@@ -30,7 +30,9 @@ from s2s.driver import (
     Success,
     apply_edits,
     checked_output,
+    failed_by,
     load_and_run,
+    parse_options_for,
     run_on_loaded,
 )
 from s2s.edits import Edit
@@ -56,7 +58,7 @@ def _process_program(paths: list[str], options: RunOptions, run_pass: Pass) -> l
         result = load_and_run(path, options, None, None)
         if isinstance(result, Success):
             loaded.append(result.loaded)
-            flags[path] = _parse_options(options, path)
+            flags[path] = parse_options_for(options, path)
         else:
             results[path] = result
     headers, header_results = _headers(loaded, paths, flags)
@@ -106,23 +108,12 @@ def _run_program(program: Program, units: list[Loaded], flags: dict[str, ParseOp
     return results
 
 
-def _parse_options(options: RunOptions, path: str) -> ParseOptions:
-    parse = options.parse
-    if options.flags_for is not None:
-        parse = replace(parse, user_flags=parse.user_flags + options.flags_for(path))
-    return parse
-
-
 def _guarded(one: Loaded, parse: ParseOptions, run_pass: Pass) -> FileResult:
     """``run_on_loaded`` that turns a failure into this file's Failed (as load_and_run)."""
     try:
         return run_on_loaded(one, parse, run_pass)
-    except S2SError as error:
-        return Failed(one.path, (error.diagnostic,))
-    except Exception as error:  # a bug in s2s
-        return Failed(one.path, (InternalError(f"internal error while processing this file: "
-                                               f"{type(error).__name__}: {error}").diagnostic,),
-                      traceback.format_exc())
+    except Exception as error:
+        return failed_by(one.path, error)
 
 
 def _headers(loaded: list[Loaded], paths: list[str], flags: dict[str, ParseOptions]
@@ -167,6 +158,9 @@ def _checked_program(program: Program, output: PassOutput, units: list[Loaded],
     not parse, its parts in the others are dropped too, with a warning there."""
     dropped: dict[int, str] = {}
     said: dict[str, tuple[Diagnostic, ...]] = {}     # why a file's part was dropped
+    # each group's edits in each file's offsets
+    parts = [{one.path: set(program_part(program, PassOutput(group.edits), one.path, False).edits)
+              for one in units} for group in output.groups]
     while True:
         out = {}
         for index, one in enumerate(units):
@@ -175,9 +169,8 @@ def _checked_program(program: Program, output: PassOutput, units: list[Loaded],
         newly = {}
         for path, (_part, check) in out.items():
             kept = set(check.edits)
-            for number, group in enumerate(output.groups):
-                local = program_part(program, PassOutput(group.edits), path, False).edits
-                if number not in dropped and local and not set(local) <= kept:
+            for number, local in enumerate(parts):
+                if number not in dropped and local[path] and not local[path] <= kept:
                     newly[number] = path
                     said[path] = check.diagnostics
         if not newly:
@@ -190,8 +183,7 @@ def _checked_program(program: Program, output: PassOutput, units: list[Loaded],
     for number, failed_in in dropped.items():
         group = output.groups[number]
         for path, (part, check) in out.items():
-            if path != failed_in and program_part(program, PassOutput(group.edits), path,
-                                                  False).edits:
+            if path != failed_in and parts[number][path]:
                 note = Diagnostic.warning(f"{group.label} is left as written: its edits in "
                                           f"{failed_in} do not compile", group.invalid_id)
                 out[path] = (part, replace(check, diagnostics=check.diagnostics + (note,),

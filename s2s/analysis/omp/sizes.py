@@ -194,7 +194,7 @@ def _returned_from_calls(model: TranslationUnit, function, end: int) -> set[str]
         return set()
     read_after = {ref.array for ref in model.array_refs
                   if ref.function == function.name and ref.span.start >= end and ref.directive is None}
-    calls = [call for stmt in function.body.walk() for call in stmt.calls]
+    calls = function.calls
     names = set()
     for copy in model.pointer_copies:
         if copy.function != function.name or copy.source is not None or \
@@ -210,7 +210,7 @@ def _freed_names(function) -> set[str]:
     """Names the function passes to ``free`` (its storage cannot outlive the call)."""
     if function.body is None:
         return set()
-    return {norm_text(call.args[0].text) for stmt in function.body.walk() for call in stmt.calls
+    return {norm_text(call.args[0].text) for call in function.calls
             if call.name == "free" and len(call.args) == 1}
 
 
