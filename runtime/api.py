@@ -129,6 +129,11 @@ class Runtime:
         self.copy_stats = TransferStats()
         self._modules: dict[tuple, RuntimeModule] = {}
 
+    def _host_copy(self, dst: int, src: int, nbytes: int) -> None:
+        """Host memory to host memory (hook: under MPI only rank 0, where the program runs, holds the
+        program's host memory; runtime/mpi/runtime.py)."""
+        ctypes.memmove(dst, src, nbytes)
+
     @property
     def device_count(self) -> int:
         return len(self.devices)
@@ -213,7 +218,7 @@ class Runtime:
                     _count(stats, "host", self.devices[d].name, b - a)
         else:
             host = ptr.buffer.host()
-            ctypes.memmove(host.ctypes.data + ptr.offset, src_addr, nbytes)
+            self._host_copy(host.ctypes.data + ptr.offset, src_addr, nbytes)
             ptr.buffer.tracker.assign(ptr.offset, ptr.offset + nbytes, 1 << HOST)
             if mode != "host":
                 for d, ranges in dict(mode).items():
@@ -237,7 +242,7 @@ class Runtime:
         for a, b, mask in ptr.buffer.tracker.query(ptr.offset, ptr.offset + nbytes):
             out = dst_addr + (a - ptr.offset)
             if mask & (1 << HOST):
-                ctypes.memmove(out, ptr.buffer.host().ctypes.data + a, b - a)
+                self._host_copy(out, ptr.buffer.host().ctypes.data + a, b - a)
                 continue
             d = _first_device(mask, len(self.devices))
             self.devices[d].download(out, ptr.buffer.instance(d) + a, b - a)

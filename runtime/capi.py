@@ -59,6 +59,23 @@ def runtime() -> Runtime:
     return _state["runtime"]
 
 
+def mpi_start() -> int:
+    """Hook for the C library's start under an MPI launcher (runtime/mpi/session.py): -2 no MPI job,
+    -1 rank 0 (run the program on the job's runtime), else the exit code of a rank that served."""
+    from runtime.mpi import session
+    code = session.start()
+    if code == session.ROOT:
+        _state["runtime"] = session.runtime()
+    return code
+
+
+def mpi_stop() -> int:
+    """Hook for the C library's exit on rank 0 of an MPI job: the other ranks stop, S2S_STATS is written
+    with their counters, MPI is finalized."""
+    from runtime.mpi import session
+    return session.stop(write_stats)
+
+
 def device_count() -> int:
     return runtime().device_count
 
@@ -210,7 +227,8 @@ def write_stats() -> int:
                  "links": _links(s.transfers), "bookkeeping_s": s.bookkeeping_s, "kernel_s": s.kernel_s}
                 for s in rt.launches]
     data = {"backend": rt.backend, "devices": rt.device_count, "launches": launches,
-            "memcpy_links": _links(rt.copy_stats), "calls": dict(sorted(_calls.items()))}
+            "memcpy_links": _links(rt.copy_stats), "calls": dict(sorted(_calls.items())),
+            **getattr(rt, "extra_stats", dict)()}
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(data, handle)
     return 0

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "s2s_runtime.h"
 
@@ -205,10 +206,36 @@ int s2s_launch(s2s_module_t module, const char *kernel, s2s_dim3 grid, s2s_dim3 
                 block.z, (unsigned long long)shared_bytes, ADDR(args));
 }
 
-/* S2S_STATS=FILE: the runtime's statistics, written when the program exits */
+/* Under an MPI launcher (mpirun -np N ./prog; runtime/mpi, docs/mpi.md) the runtime starts before main:
+   rank 0 goes on to run the program, every other rank serves rank 0's runtime calls here and exits
+   without running main.  S2S_MPI=0 ignores the launcher. */
+static int mpi_session;
+
+__attribute__((constructor)) static void s2s_mpi_start_before_main(void)
+{
+    const char *off = getenv("S2S_MPI");
+    if ((!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE")) || (off && strcmp(off, "0") == 0))
+        return;
+    long long code = -2;
+    if (call("mpi_start", &code, "()") != 0) {
+        fprintf(stderr, "s2s-runtime: error: cannot start under MPI: %s\n", last_error);
+        fflush(NULL);
+        _exit(2);
+    }
+    if (code >= 0) {                    /* a rank that served rank 0, or a job that could not start */
+        fflush(NULL);
+        _exit((int)code);
+    }
+    mpi_session = code == -1;
+}
+
+/* S2S_STATS=FILE: the runtime's statistics, written when the program exits (under MPI by mpi_stop,
+   after the other ranks stopped and sent their counters) */
 __attribute__((destructor)) static void s2s_write_stats_at_exit(void)
 {
-    if (initialised && getenv("S2S_STATS"))
+    if (initialised && mpi_session)
+        call("mpi_stop", NULL, "()");
+    else if (initialised && getenv("S2S_STATS"))
         call("write_stats", NULL, "()");
 }
 

@@ -1,0 +1,139 @@
+"""Messages between the ranks: commands from rank 0, data between any two ranks, fatal errors.
+
+Two duplicates of ``MPI.COMM_WORLD`` keep the two kinds of traffic apart: ``commands`` carries rank 0's
+runtime calls (pickled, small), ``data`` carries bytes of buffers.  Data moves with ``Isend``/``Irecv``
+posted in the order every rank computes the same way (the copy plan is the same on every rank), so the
+messages of one pair of ranks match in order (MPI's non-overtaking rule) and need no tags; ``wait``
+completes them all.  Waiting polls with a growing sleep instead of a blocking call: the process then
+yields the processor to the other ranks of an oversubscribed node, and a wait that exceeds
+``S2S_MPI_TIMEOUT`` seconds (default 600) ends the job with a message instead of hanging (a dead rank
+ends it earlier: the launcher kills every rank when one dies).
+
+Counters: bytes sent to each rank, per phase (the runtime call that moved them: ``launch``,
+``memcpy_htod`` ...), and the command bytes; the session gathers them for ``S2S_STATS``.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+import time
+from collections import Counter
+
+from mpi4py import MPI
+
+from runtime.errors import ConfigError
+
+_CMD = 1
+
+
+def _timeout() -> float:
+    text = os.environ.get("S2S_MPI_TIMEOUT", "600")
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigError(f"S2S_MPI_TIMEOUT={text!r}: expected seconds") from None
+    return value if value > 0 else 600.0
+
+
+class Transport:
+    """This rank's communicators, its pending data requests and its byte counters."""
+
+    def __init__(self, comm=None):
+        world = comm or MPI.COMM_WORLD
+        self.rank, self.size = world.Get_rank(), world.Get_size()
+        self.world = world
+        self.commands = world.Dup()
+        self.data = world.Dup()
+        self.timeout = _timeout()
+        self._pending: list = []            # (request, completion callable or None, buffer kept alive)
+        self.phase = "setup"
+        self.sent: Counter = Counter()      # (phase, destination rank) -> bytes
+        self.received: Counter = Counter()  # (phase, source rank) -> bytes
+        self.messages = 0
+        self.command_bytes = 0
+        self.commands_sent = 0
+
+    # ---- data ----
+    def isend(self, addr: int, nbytes: int, dest: int, keep=None) -> None:
+        buf = MPI.buffer.fromaddress(addr, nbytes)
+        self._pending.append((self.data.Isend([buf, MPI.BYTE], dest), None, keep))
+        self.sent[self.phase, dest] += nbytes
+        self.messages += 1
+
+    def irecv(self, addr: int, nbytes: int, source: int, then=None, keep=None) -> None:
+        buf = MPI.buffer.fromaddress(addr, nbytes)
+        self._pending.append((self.data.Irecv([buf, MPI.BYTE], source), then, keep))
+        self.received[self.phase, source] += nbytes
+
+    def wait(self) -> None:
+        """Complete every posted send and receive, then run the receives' completions (a staged
+        receive's upload to its device)."""
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, []
+        requests = [p[0] for p in pending]
+        self._poll(lambda: MPI.Request.Testall(requests), "data from another rank")
+        for _request, then, _keep in pending:
+            if then is not None:
+                then()
+
+    def _poll(self, done, what: str) -> None:
+        start = time.monotonic()
+        spins, pause = 0, 0.0
+        while not done():
+            spins += 1
+            if spins > 200:
+                pause = min(0.002, pause + 0.00005)
+                time.sleep(pause)
+            if time.monotonic() - start > self.timeout:
+                fatal(self, f"waited {self.timeout:g} s for {what} (S2S_MPI_TIMEOUT); ending the job")
+
+    # ---- commands (rank 0 -> every other rank) ----
+    def send_command(self, command: tuple) -> None:
+        data = pickle.dumps(command, protocol=pickle.HIGHEST_PROTOCOL)
+        for dest in range(1, self.size):
+            self.commands.Send([data, MPI.BYTE], dest, _CMD)
+        self.command_bytes += len(data) * (self.size - 1)
+        self.commands_sent += 1
+
+    def receive_command(self) -> tuple:
+        """The next command from rank 0 (polled: an idle rank sleeps instead of spinning)."""
+        status = MPI.Status()
+        self._idle_probe(status)
+        data = bytearray(status.Get_count(MPI.BYTE))
+        self.commands.Recv([data, MPI.BYTE], 0, _CMD)
+        self.command_bytes += len(data)
+        return pickle.loads(data)
+
+    def _idle_probe(self, status) -> None:
+        """Wait for rank 0's next command without a time limit (rank 0 may compute on the host for
+        as long as the program likes); sleeps grow to 2 ms so idle ranks leave the cores alone."""
+        spins, pause = 0, 0.0
+        while not self.commands.Iprobe(0, _CMD, status):
+            spins += 1
+            if spins > 200:
+                pause = min(0.002, pause + 0.00005)
+                time.sleep(pause)
+
+    # ---- collectives used at start and stop ----
+    def allgather(self, value):
+        return self.world.allgather(value)
+
+    def gather(self, value):
+        return self.world.gather(value, root=0)
+
+    def counters(self) -> dict:
+        return {"sent": {f"{phase}->{dest}": n for (phase, dest), n in sorted(self.sent.items())},
+                "received": {f"{phase}<-{src}": n for (phase, src), n in sorted(self.received.items())},
+                "messages": self.messages, "command_bytes": self.command_bytes}
+
+
+def fatal(transport: Transport | None, message: str, code: int = 1) -> None:
+    """One line on stderr naming this rank, then end every rank of the job (MPI_Abort)."""
+    rank = transport.rank if transport is not None else MPI.COMM_WORLD.Get_rank()
+    sys.stdout.flush()
+    sys.stderr.write(f"s2s-runtime: rank {rank}: error: {message}\n")
+    sys.stderr.flush()
+    MPI.COMM_WORLD.Abort(code)
