@@ -268,7 +268,7 @@ def run(runtime, kernel, grid, block, args, shared: int = 0, access=None, mode: 
         transfers = execute(replay[0], devices, record=False)
     else:
         plan, devices = site.plan, runtime.devices
-        copies = plan_fetches(plan.reads, len(devices))
+        copies = runtime.route_copies(plan_fetches(plan.reads, len(devices)))
         bookkeeping = time.perf_counter() - start
         transfers = execute(copies, devices)
         update_start = time.perf_counter()

@@ -97,7 +97,11 @@ class RankDevice:
     def copy_from_peer(self, dst: int, peer: RankDevice, src: int, nbytes: int) -> None:
         """``peer``'s bytes -> this device: a local peer copy, or one half of a message."""
         if self.local is not None and peer.local is not None:
-            self.local.copy_from_peer(dst, peer.local, src, nbytes)
+            copy = lambda: self.local.copy_from_peer(dst, peer.local, src, nbytes)  # noqa: E731
+            if self.mpi.receiving:              # it may copy bytes still arriving (route_copies)
+                self.mpi.after_wait(copy)
+            else:
+                copy()
         elif self.local is not None:
             self._receive(dst, nbytes, peer.rank)
         elif peer.local is not None:

@@ -25,7 +25,8 @@ import os
 import pickle
 
 from runtime.api import Runtime, _host_span, device_memory
-from runtime.buffers import AddressSpace, DevicePointer, VirtualBuffer
+from runtime.buffers import HOST, AddressSpace, DevicePointer, VirtualBuffer
+from runtime.coherence import Copy
 from runtime.errors import ConfigError, RuntimeFailure
 from runtime.mpi.devices import HOST_RANK, RankDevice
 
@@ -73,6 +74,25 @@ class MpiRuntime(Runtime):
     def _host_copy(self, dst: int, src: int, nbytes: int) -> None:
         if self.is_root:
             super()._host_copy(dst, src, nbytes)
+
+    def route_copies(self, copies: list) -> list:
+        """Bytes that several devices of one rank fetch from another rank (a matrix every box reads)
+        cross the rank boundary once: the first device receives them, the others copy from it, after
+        the receive completed (``RankDevice.copy_from_peer`` defers a local copy while receives are
+        pending).  Only identical ranges are merged; the local copies go last."""
+        first: dict[tuple, int] = {}
+        crossing, local = [], []
+        for c in copies:
+            src_rank = HOST_RANK if c.src == HOST else self.devices[c.src - 1].rank
+            dst_rank = self.devices[c.dst - 1].rank
+            key = (c.buffer.addr, c.src, dst_rank, c.lo, c.hi)
+            if src_rank != dst_rank and key in first:
+                local.append(Copy(c.buffer, first[key], c.dst, c.lo, c.hi))
+                continue
+            if src_rank != dst_rank:
+                first[key] = c.dst
+            crossing.append(c)
+        return crossing + local
 
     # ---- rank 0: send, run, complete the transfers ----
     def _mirrored(self, name: str, payload: tuple, run):

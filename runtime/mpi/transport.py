@@ -47,7 +47,8 @@ class Transport:
         self.commands = world.Dup()
         self.data = world.Dup()
         self.timeout = _timeout()
-        self._pending: list = []            # (request, completion callable or None, buffer kept alive)
+        self._pending: list = []            # (request or None, completion or None, buffer kept alive)
+        self._receives = 0
         self.phase = "setup"
         self.sent: Counter = Counter()      # (phase, destination rank) -> bytes
         self.received: Counter = Counter()  # (phase, source rank) -> bytes
@@ -65,15 +66,25 @@ class Transport:
     def irecv(self, addr: int, nbytes: int, source: int, then=None, keep=None) -> None:
         buf = MPI.buffer.fromaddress(addr, nbytes)
         self._pending.append((self.data.Irecv([buf, MPI.BYTE], source), then, keep))
+        self._receives += 1
         self.received[self.phase, source] += nbytes
+
+    @property
+    def receiving(self) -> bool:
+        """Whether a receive is pending (a local copy must then wait for it)."""
+        return self._receives > 0
+
+    def after_wait(self, action) -> None:
+        """Run ``action`` once the pending transfers completed, after the receives' own completions."""
+        self._pending.append((None, action, None))
 
     def wait(self) -> None:
         """Complete every posted send and receive, then run the receives' completions (a staged
         receive's upload to its device)."""
         if not self._pending:
             return
-        pending, self._pending = self._pending, []
-        requests = [p[0] for p in pending]
+        pending, self._pending, self._receives = self._pending, [], 0
+        requests = [p[0] for p in pending if p[0] is not None]
         self._poll(lambda: MPI.Request.Testall(requests), "data from another rank")
         for _request, then, _keep in pending:
             if then is not None:
