@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up everything s2s and its tests need; idempotent (a second run takes about a second).
 #  - Debian packages: clang-16, clang-tools-16, libomp-16-dev (OpenMP host offload for tests),
-#    cmake and make (the compiler wrapper's sample projects)
+#    cmake and make (the compiler wrapper's sample projects), openmpi-bin and libopenmpi-dev
+#    (the runtime over MPI: mpirun, and the MPI that pip's mpi4py builds against)
 #  - a virtual environment in .venv with s2s installed editable, plus the dev extra
 # Usage: scripts/setup.sh            (S2S_SKIP_APT=1 to leave system packages alone)
 set -euo pipefail
@@ -17,6 +18,9 @@ ls /usr/lib/llvm-16/lib/libomptarget.so* >/dev/null 2>&1 || need_apt+=(libomp-16
 # the wrapper's sample projects (testsuite/wrapper/test_build_projects.py)
 command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
 command -v make >/dev/null 2>&1 || need_apt+=(make)
+# the runtime over MPI (runtime/mpi, testsuite/mpi); before pip, which builds mpi4py against it
+command -v mpirun >/dev/null 2>&1 || need_apt+=(openmpi-bin)
+command -v mpicc >/dev/null 2>&1 || need_apt+=(libopenmpi-dev)
 if [ "${#need_apt[@]}" -gt 0 ] && [ "${S2S_SKIP_APT:-0}" != 1 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"

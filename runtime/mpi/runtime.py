@@ -203,7 +203,7 @@ class MpiRuntime(Runtime):
         if isinstance(data, bytes):
             model = pickle.loads(data)
         else:
-            from runtime.access import KernelAccess   # isl: only where a model is used
+            from runtime.access import KernelAccess  # isl: only where a model is used
             model = KernelAccess.from_dict(data)
         assert index == len(self._access_list), "access models arrive in order"
         self._access_list.append(model)

@@ -44,6 +44,9 @@ def add_verify_options(parser) -> None:
                         "programs, transfers,fuse,mgpu for CUDA programs)")
     parser.add_argument("--devices", type=int, default=2, metavar="N",
                         help="cpu devices a CUDA program rewritten by mgpu runs on (default 2)")
+    parser.add_argument("--ranks", type=int, default=1, metavar="N",
+                        help="run a CUDA program rewritten by mgpu as an MPI job of N processes "
+                        "(mpirun on this machine), each with --devices cpu devices (default 1: no MPI)")
     parser.add_argument("--each", action="store_true",
                         help="each FILE is a program of its own (default: FILEs form one)")
     parser.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
@@ -56,13 +59,18 @@ def run_verify(args, run_options: RunOptions, extra_flags: tuple[str, ...],
                printer: DiagnosticPrinter, console: Console) -> int:
     if args.devices < 1:
         raise UsageError("--devices must be at least 1")
+    if args.ranks < 1:
+        raise UsageError("--ranks must be at least 1")
     options = VerifyOptions(run=run_options, passes=(), args=_program_args(args.args),
                             tolerance=args.tolerance, timeout=args.timeout,
-                            build_flags=extra_flags, devices=args.devices,
+                            build_flags=extra_flags, devices=args.devices, ranks=args.ranks,
                             ignore_lines=_line_patterns(args.ignore_lines))
     programs = [[f] for f in args.files] if args.each else [list(args.files)]
     verdicts = []
     for sources in programs:
+        if args.ranks > 1 and program_kind(sources) != "cuda":
+            raise UsageError("--ranks runs CUDA programs rewritten by mgpu as MPI jobs; "
+                             f"{' '.join(sources)} is not a CUDA program")
         names = args.passes if args.passes is not None else DEFAULT_PASSES[program_kind(sources)]
         verdict = verify_program(sources, replace(options, passes=_passes(names)))
         verdicts.append(verdict)

@@ -32,7 +32,7 @@ from runtime.errors import BackendUnavailable, CompileError
 from s2s import shell_safe
 from s2s.diagnostics import Diagnostic, ToolchainError
 from s2s.frontend.parse import detect_language
-from s2s.verify import cuda_host
+from s2s.verify import cuda_host, mpi_job
 from s2s.verify.differential import (
     DeviceTraffic,
     ProgramRun,
@@ -68,6 +68,11 @@ def verify_cuda(sources: Sequence[str], options: VerifyOptions) -> Verdict:
         return Verdict(sources, "cuda", (), diagnostics=(error.diagnostic,))
     changed = (path,) if after != before else ()
     for_runtime = _RUNTIME_PROGRAM.search(after) is not None
+    if options.ranks > 1:
+        if not for_runtime:
+            raise VerifyUnavailable("--ranks runs a program rewritten for the s2s runtime (the mgpu "
+                                    "pass); the passes did not make one", id="verify-no-mpi")
+        mpi_job.check_mpi()
     nvcc = _nvcc() if for_runtime else None
     with tempfile.TemporaryDirectory(prefix="s2s-verify-", dir=shell_safe.temp_root()) as temp:
         built = _build_both(path, before, after, Path(temp), options, nvcc)
@@ -75,7 +80,7 @@ def verify_cuda(sources: Sequence[str], options: VerifyOptions) -> Verdict:
             return Verdict(sources, "cuda", changed, diagnostics=(*said, built))
         original = _run(built[0], 1, program_name(sources), options)
         rewritten = _run(built[1], options.devices if for_runtime else 1, program_name(sources),
-                         options)
+                         options, options.ranks if for_runtime else 1)
     failures = tuple(r for r in (original, rewritten) if isinstance(r, Diagnostic))
     if failures:
         return Verdict(sources, "cuda", changed, diagnostics=(*said, *failures))
@@ -213,14 +218,19 @@ def _plain_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.+-]", "_", name).lstrip("-") or "program.cu"
 
 
-def _run(exe: Path, devices: int, argv0: str, options: VerifyOptions) -> ProgramRun | Diagnostic:
-    """Run ``exe`` as ``argv0`` on ``devices`` cpu devices; its output and what it moved."""
+def _run(exe: Path, devices: int, argv0: str, options: VerifyOptions,
+         ranks: int = 1) -> ProgramRun | Diagnostic:
+    """Run ``exe`` as ``argv0`` on ``devices`` cpu devices (per rank of an MPI job of ``ranks``
+    processes when ranks > 1); its output and what it moved."""
     which = exe.parent.name  # "original" or "rewritten"
     stats = exe.parent / "stats.json"
     env = dict(os.environ, S2S_BACKEND="cpu", S2S_DEVICES=str(devices), S2S_STATS=str(stats))
+    argv, executable = [argv0, *options.args], exe
+    if ranks > 1:
+        argv, env = mpi_job.job(exe, ranks, options.args, env)
+        executable = argv[0]
     try:
-        proc = run_process([argv0, *options.args], executable=exe, env=env,
-                           timeout=options.timeout)
+        proc = run_process(argv, executable=executable, env=env, timeout=options.timeout)
     except subprocess.TimeoutExpired:
         return Diagnostic.error(f"the {which} program ran longer than {options.timeout:g} s",
                                 f"verify-timeout-{which}")

@@ -47,6 +47,7 @@ class VerifyOptions:
     timeout: float = 120.0  # seconds per run
     build_flags: tuple[str, ...] = ()  # compiler flags for both builds (-D, -I ...)
     devices: int = 2  # cpu devices a program rewritten for the runtime (mgpu) runs on
+    ranks: int = 1  # MPI processes (mpirun -np) the rewritten runtime program runs as, each with devices
     ignore_lines: tuple[str, ...] = ()  # output lines matching one (re.search) are not compared
 
 

@@ -1,0 +1,35 @@
+"""``s2s verify --ranks N``: the mgpu rewrite run as an MPI job, compared with the original."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from mpi_support import CUDA_SAMPLES, REPO, missing
+
+
+def _verify(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "s2s.cli.main", "verify", *args], capture_output=True,
+                          text=True, timeout=300, cwd=REPO)
+
+
+@pytest.mark.skipif(missing() is not None, reason=str(missing()))
+def test_verify_runs_the_rewrite_on_ranks():
+    proc = _verify(str(CUDA_SAMPLES / "hotspot" / "hotspot.cu"), "--passes", "mgpu", "--ranks", "2",
+                   "--devices", "2", "--args", "64 48 3", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    verdict, = json.loads(proc.stdout)
+    assert verdict["ok"] and verdict["differences"] == []
+    assert verdict["original"]["devices"]["devices"] == 1
+    assert verdict["rewritten"]["devices"]["devices"] == 4          # 2 ranks x 2 devices
+    assert verdict["rewritten"]["devices"]["split_launches"] == 3
+
+
+def test_ranks_must_be_positive_and_apply_to_cuda_only():
+    proc = _verify(str(CUDA_SAMPLES / "hotspot" / "hotspot.cu"), "--ranks", "0")
+    assert proc.returncode == 2 and "--ranks must be at least 1" in proc.stderr
+    omp = next((REPO / "samples" / "openmp").glob("*/*.c"))
+    proc = _verify(str(omp), "--ranks", "2")
+    assert proc.returncode == 2 and "is not a CUDA program" in proc.stderr, proc.stderr
