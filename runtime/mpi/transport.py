@@ -55,6 +55,8 @@ class Transport:
         self.messages = 0
         self.command_bytes = 0
         self.commands_sent = 0
+        self.command_seconds = 0.0          # rank 0: time spent pickling and sending commands
+        self.command_time: Counter = Counter()      # ... per command name
 
     # ---- data ----
     def isend(self, addr: int, nbytes: int, dest: int, keep=None) -> None:
@@ -103,11 +105,15 @@ class Transport:
 
     # ---- commands (rank 0 -> every other rank) ----
     def send_command(self, command: tuple) -> None:
+        start = time.perf_counter()
         data = pickle.dumps(command, protocol=pickle.HIGHEST_PROTOCOL)
         for dest in range(1, self.size):
             self.commands.Send([data, MPI.BYTE], dest, _CMD)
         self.command_bytes += len(data) * (self.size - 1)
         self.commands_sent += 1
+        took = time.perf_counter() - start
+        self.command_seconds += took
+        self.command_time[command[0]] += took
 
     def receive_command(self) -> tuple:
         """The next command from rank 0 (polled: an idle rank sleeps instead of spinning)."""
@@ -138,7 +144,9 @@ class Transport:
     def counters(self) -> dict:
         return {"sent": {f"{phase}->{dest}": n for (phase, dest), n in sorted(self.sent.items())},
                 "received": {f"{phase}<-{src}": n for (phase, src), n in sorted(self.received.items())},
-                "messages": self.messages, "command_bytes": self.command_bytes}
+                "messages": self.messages, "command_bytes": self.command_bytes,
+                "commands_sent": self.commands_sent, "command_seconds": self.command_seconds,
+                "command_seconds_by_name": dict(self.command_time)}
 
 
 def fatal(transport: Transport | None, message: str, code: int = 1) -> None:
