@@ -3,7 +3,9 @@
 
 1. Strong scaling: the rewritten hotspot (samples/cuda/hotspot, s2s mgpu, nvcc) at one size, as one
    process with 1 and 2 devices and as MPI jobs of R = 2, 4 ranks x D = 1, 2 devices: wall time (best of
-   ``--runs``), speedup against one process on one device, launches per second.
+   ``--runs``), the wall time of the same job with 0 steps (start-up: mpirun, Python and MPI in every
+   rank, allocation, the copies in and out), the time per step (the difference over the steps) and its
+   speedup against one process on one device.
 2. Weak scaling: the grid's height grows with the number of devices (``--rows`` rows per device).
 3. Bytes between ranks per launch (steady state: launches after the first), per rank (the most any rank
    sends), against the minimum of the row split (one row each way per rank boundary; a rank in the
@@ -102,9 +104,11 @@ def strong(exe: Path, work: Path, args, runs: int) -> list[dict]:
     rows, base = [], None
     for ranks, devices in CONFIGS:
         wall, stats = run(exe, ranks, devices, args, work, runs)
-        base = base or wall
-        row = {"ranks": ranks, "devices": devices, "wall": wall, "speedup": base / wall,
-               "launches_s": steps / wall, "bookkeeping_us": bookkeeping_us(stats), "command_us": command_us(stats)}
+        startup, _ = run(exe, ranks, devices, (width, height, 0), work, runs)
+        step = (wall - startup) / steps
+        base = base or step
+        row = {"ranks": ranks, "devices": devices, "wall": wall, "startup": startup, "step_ms": step * 1e3,
+               "speedup": base / step, "bookkeeping_us": bookkeeping_us(stats), "command_us": command_us(stats)}
         if ranks > 1:
             per_rank = [max(sent_per_rank(x, ranks)) for x in steady(stats)]
             row["max_rank_bytes"] = max(per_rank)
@@ -190,16 +194,18 @@ def main(argv=None) -> int:
         hotspot, nbody = build_sample("hotspot", work), build_sample("nbody", work)
         print(f"# bench_mpi on {platform.node()} ({os.cpu_count()} cores), {time.strftime('%Y-%m-%d')}")
         print(f"\n## strong scaling: hotspot {size[0]}x{size[1]}, {size[2]} steps")
-        print("| ranks x devices | wall s | speedup | launches/s | bookkeeping/launch us | command/launch us "
+        print("| ranks x devices | wall s | 0 steps s | per step ms | step speedup | bookkeeping/launch us "
+              "| command/launch us "
               "| max bytes a rank sends/launch (min) | bytes between ranks/launch (min) | MPI counted = planned |")
-        print("|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|")
         strong_rows = strong(hotspot, work, size, args.runs)
         for r in strong_rows:
             mpi = (f"{r['max_rank_bytes']} ({r['min_rank_bytes']}) | {r['between_ranks']:.0f} "
                    f"({r['minimal_between']}) | {r['counted']} = {r['planned']}" if r["ranks"] > 1
                    else "- | - | -")
             print(f"| {r['ranks']} x {r['devices']}{'' if r['ranks'] > 1 else ' (no MPI)'} | {r['wall']:.2f} | "
-                  f"{r['speedup']:.2f} | {r['launches_s']:.0f} | {r['bookkeeping_us']:.0f} | {r['command_us']:.0f} | {mpi} |")
+                  f"{r['startup']:.2f} | {r['step_ms']:.1f} | {r['speedup']:.2f} | {r['bookkeeping_us']:.0f} | "
+                  f"{r['command_us']:.0f} | {mpi} |")
         width, rows_per, steps = (256, 64, 8) if args.quick else (1000, 250, 50)
         print(f"\n## weak scaling: hotspot width {width}, {rows_per} rows per device, {steps} steps")
         print("| ranks x devices | height | wall s | efficiency |")
