@@ -156,6 +156,53 @@ LAT_NVLINK, LAT_IB = 3e-6, 5e-6
 LAUNCH_ISSUE = 5e-6        # a kernel launch from the host, per device
 
 
+# ---- command delivery (run inside ``mpirun -np 2``: scripts/bench_mpi.py --command-latency) ----
+LAUNCH_COMMAND = ("launch", ((0, "hotspot_step"), (63, 63, 1), (16, 16, 1),
+                             [0x5200_0000_0000, 0x5200_0010_0100, 0x5200_0020_0200, 1000, 1000, 0.5, 0.1],
+                             0, 0, "auto"), None)
+
+
+def command_latency(pings: int = 1000) -> None:
+    """Rank 0 sends hotspot-sized launch commands through the runtime's Transport; rank 1 receives them
+    with the serving loop's polling (``receive_command``) and answers one byte. Between commands rank 0
+    waits ``gap`` (a kernel's time): after a longer gap the idle rank is asleep in its poll."""
+    from mpi4py import MPI
+
+    from runtime.mpi.transport import Transport
+    t = Transport()
+    ack = bytearray(1)
+    if t.rank == 0:
+        out = {}
+        for gap in (0.0, 100e-6, 1e-3):
+            sends, trips = [], []
+            for _ in range(pings):
+                until = time.perf_counter() + gap
+                while time.perf_counter() < until:
+                    pass
+                start = time.perf_counter()
+                t.send_command(LAUNCH_COMMAND)
+                sent = time.perf_counter()
+                t.data.Recv([ack, MPI.BYTE], 1)
+                sends.append(sent - start)
+                trips.append(time.perf_counter() - start)
+            out[f"{gap * 1e6:.0f}"] = {"send_us": statistics.median(sends) * 1e6,
+                                       "round_trip_us": statistics.median(trips) * 1e6}
+        t.send_command(("stop", (), None))
+        print(json.dumps(out))
+    else:
+        while t.receive_command()[0] != "stop":
+            t.data.Send([ack, MPI.BYTE], 0)
+    MPI.Finalize()
+
+
+def measure_command_latency() -> dict:
+    command = mpirun_command(2, [sys.executable, str(Path(__file__).resolve()), "--command-latency"])
+    proc = subprocess.run(command, capture_output=True, text=True, env=job_env(1), timeout=600)
+    if proc.returncode != 0:
+        raise SystemExit(f"command latency run failed: {proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def project(width: int, height: int, gpus: int, per_node: int, bookkeeping: float, command: float) -> dict:
     """Seconds per step of a hotspot-like 5-point stencil (float, 12 bytes of HBM traffic per cell: read
     temp and power, write the result) on ``gpus`` GPUs, ``per_node`` per node, one rank per node:
@@ -187,7 +234,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--command-latency", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.command_latency:                  # inside mpirun (measure_command_latency)
+        command_latency(200 if args.quick else 1000)
+        return 0
     size = (256, 128, 8) if args.quick else (1000, 1000, 50)
     with tempfile.TemporaryDirectory(prefix="bench-mpi-") as temp:
         work = Path(temp)
@@ -219,15 +270,23 @@ def main(argv=None) -> int:
         for r in nbody_bytes(nbody, work, count, nsteps):
             print(f"| {r['ranks']} x {r['devices']} | {r['between']:.0f} | {r['minimal']} | "
                   f"{r['counted']} = {r['planned']} |")
-        book = next(r for r in strong_rows if (r["ranks"], r["devices"]) == (2, 2))
-        bookkeeping, command = book["bookkeeping_us"] * 1e-6, book["command_us"] * 1e-6
-        print(f"\n## projection: 16384x16384 stencil on H100s, 8 per node, one rank per node "
-              f"(bookkeeping {bookkeeping * 1e6:.0f} us, command {command * 1e6:.0f} us per launch, measured above)")
-        print("| GPUs | kernel us | halo us | host us | step us | speedup |")
-        print("|---|---|---|---|---|---|")
-        for p in projection(bookkeeping, command):
-            print(f"| {p['gpus']} | {p['kernel'] * 1e6:.0f} | {p['halo'] * 1e6:.1f} | {p['host'] * 1e6:.0f} | "
-                  f"{p['step'] * 1e6:.0f} | {p['speedup']:.1f} |")
+        latency = measure_command_latency()
+        print("\n## command delivery: a launch command from rank 0 to rank 1 (2 ranks, idle otherwise)")
+        print("| gap before the command us | send on rank 0 us (median) | round trip to rank 1 and back us (median) |")
+        print("|---|---|---|")
+        for gap, row in latency.items():
+            print(f"| {gap} | {row['send_us']:.1f} | {row['round_trip_us']:.1f} |")
+        bookkeeping = statistics.median(r["bookkeeping_us"] for r in strong_rows) * 1e-6
+        command = latency["100"]["round_trip_us"] / 2 * 1e-6 + LAT_IB
+        for width in (16384, 32768):
+            print(f"\n## projection: {width}x{width} stencil on H100s, 8 per node, one rank per node "
+                  f"(bookkeeping {bookkeeping * 1e6:.0f} us per launch and command {command * 1e6:.1f} us per "
+                  "other rank: measured above, plus the InfiniBand latency)")
+            print("| GPUs | kernel us | halo us | host us | step us | speedup |")
+            print("|---|---|---|---|---|---|")
+            for p in projection(bookkeeping, command, width, width):
+                print(f"| {p['gpus']} | {p['kernel'] * 1e6:.0f} | {p['halo'] * 1e6:.1f} | {p['host'] * 1e6:.0f} | "
+                      f"{p['step'] * 1e6:.0f} | {p['speedup']:.1f} |")
     return 0
 
 

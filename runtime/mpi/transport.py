@@ -94,12 +94,9 @@ class Transport:
 
     def _poll(self, done, what: str) -> None:
         start = time.monotonic()
-        spins, pause = 0, 0.0
+        pause = 0.0
         while not done():
-            spins += 1
-            if spins > 200:
-                pause = min(0.002, pause + 0.00005)
-                time.sleep(pause)
+            pause = _backoff(start, pause)
             if time.monotonic() - start > self.timeout:
                 fatal(self, f"waited {self.timeout:g} s for {what} (S2S_MPI_TIMEOUT); ending the job")
 
@@ -126,13 +123,10 @@ class Transport:
 
     def _idle_probe(self, status) -> None:
         """Wait for rank 0's next command without a time limit (rank 0 may compute on the host for
-        as long as the program likes); sleeps grow to 2 ms so idle ranks leave the cores alone."""
-        spins, pause = 0, 0.0
+        as long as the program likes)."""
+        start, pause = time.monotonic(), 0.0
         while not self.commands.Iprobe(0, _CMD, status):
-            spins += 1
-            if spins > 200:
-                pause = min(0.002, pause + 0.00005)
-                time.sleep(pause)
+            pause = _backoff(start, pause)
 
     # ---- collectives used at start and stop ----
     def allgather(self, value):
@@ -147,6 +141,25 @@ class Transport:
                 "messages": self.messages, "command_bytes": self.command_bytes,
                 "commands_sent": self.commands_sent, "command_seconds": self.command_seconds,
                 "command_seconds_by_name": dict(self.command_time)}
+
+
+#: how long a waiting rank polls without sleeping (yielding the core at each poll): a command or
+#: message that comes within it is seen at once; S2S_MPI_SPIN_US overrides (microseconds)
+_SPIN = float(os.environ.get("S2S_MPI_SPIN_US", "2000") or 0) * 1e-6
+
+
+def _backoff(start: float, pause: float) -> float:
+    """One step of waiting: yield the core while the wait is younger than the spin time, then sleep
+    for growing pauses (up to 2 ms), so idle ranks leave the cores to busy ones. Why not a blocking
+    MPI call: Open MPI's blocking calls spin at full speed, which on an oversubscribed node takes
+    the core from the rank doing the work; a plain sleep from the start (Linux sleeps at least about
+    100 us) would add that delay to every launch of a fast kernel (docs/benchmarks.md, "MPI")."""
+    if time.monotonic() - start < _SPIN:
+        os.sched_yield()
+        return pause
+    pause = min(0.002, pause + 0.00005)
+    time.sleep(pause)
+    return pause
 
 
 def fatal(transport: Transport | None, message: str, code: int = 1) -> None:
