@@ -20,10 +20,12 @@ from runtime.errors import BackendUnavailable
 
 
 def find_mpirun() -> str:
-    found = os.environ.get("S2S_MPIRUN") or shutil.which("mpirun")
+    """``S2S_MPIRUN`` or ``mpirun`` on PATH; BackendUnavailable when neither is an executable."""
+    wanted = os.environ.get("S2S_MPIRUN") or "mpirun"
+    found = shutil.which(wanted)
     if found is None:
-        raise BackendUnavailable("no mpirun found (install Open MPI: apt-get install openmpi-bin "
-                                 "libopenmpi-dev, or set S2S_MPIRUN)")
+        raise BackendUnavailable(f"no mpirun found ({wanted!r} is not an executable; install Open MPI: "
+                                 "apt-get install openmpi-bin libopenmpi-dev, or set S2S_MPIRUN)")
     return found
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -10,9 +11,9 @@ import pytest
 from mpi_support import CUDA_SAMPLES, REPO, missing
 
 
-def _verify(*args: str) -> subprocess.CompletedProcess:
+def _verify(*args: str, env=None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "s2s.cli.main", "verify", *args], capture_output=True,
-                          text=True, timeout=300, cwd=REPO)
+                          text=True, timeout=300, cwd=REPO, env=env)
 
 
 @pytest.mark.skipif(missing() is not None, reason=str(missing()))
@@ -33,3 +34,10 @@ def test_ranks_must_be_positive_and_apply_to_cuda_only():
     omp = next((REPO / "samples" / "openmp").glob("*/*.c"))
     proc = _verify(str(omp), "--ranks", "2")
     assert proc.returncode == 2 and "is not a CUDA program" in proc.stderr, proc.stderr
+
+
+def test_no_mpirun_is_said_before_anything_is_built(tmp_path):
+    env = dict(os.environ, S2S_MPIRUN=str(tmp_path / "no-such-mpirun"))
+    proc = _verify(str(CUDA_SAMPLES / "hotspot" / "hotspot.cu"), "--passes", "mgpu", "--ranks", "2", env=env)
+    assert proc.returncode == 2
+    assert "no mpirun found" in proc.stderr and "[verify-no-mpi]" in proc.stderr, proc.stderr
