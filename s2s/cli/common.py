@@ -14,15 +14,17 @@ from s2s.frontend.parse import ParseOptions
 from s2s.frontend.toolchain import default_toolchain
 
 
-def add_file_options(parser: argparse.ArgumentParser) -> None:
+def add_file_options(parser: argparse.ArgumentParser,
+                     formats: tuple[str, ...] = ("text", "json")) -> None:
     """Options of every subcommand that reads source files."""
     parser.add_argument("files", nargs="*", metavar="FILE",
                         help="C, C++ or CUDA source files (default with -p: every file of the "
                         "compilation database)")
     parser.add_argument("-p", dest="build_dir", metavar="BUILD_DIR",
                         help="read compile flags from BUILD_DIR/compile_commands.json")
-    parser.add_argument("--format", choices=["text", "json"], default="text",
-                        help="output format (default: text)")
+    parser.add_argument("--format", choices=list(formats), default=None,
+                        help="output format (default: text, or 'format' of the configuration "
+                        "file)")
     parser.add_argument("-q", "--quiet", action="store_true", help="only errors and results")
     parser.add_argument("-v", "--verbose", action="count", default=0,
                         help="more detail (-vv: tracebacks of internal errors)")
@@ -34,7 +36,7 @@ def add_file_options(parser: argparse.ArgumentParser) -> None:
                         "when the file uses __CUDA_ARCH__)")
     parser.add_argument("--cuda-path", metavar="DIR",
                         help="CUDA toolkit to parse against ('shim' for the bundled headers)")
-    parser.add_argument("--gpu-arch", default="sm_90", help="GPU architecture (default sm_90)")
+    parser.add_argument("--gpu-arch", default=None, help="GPU architecture (default sm_90)")
     parser.add_argument("-x", dest="language", choices=["cuda", "c", "c++"],
                         help="treat every file as this language instead of by extension")
 

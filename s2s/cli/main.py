@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from s2s import __version__, deep_stack
 from s2s.cli.common import Console, add_file_options, make_run_options, split_at_dashdash
 from s2s.cli.rewrite_cmd import run_rewrite
+from s2s.cli.settings import apply_config, config_start, load_config
 from s2s.cli.signals import Terminated, terminate_on_signals
 from s2s.cli.verify_cmd import add_verify_options, run_verify
 from s2s.diagnostics import DiagnosticPrinter, S2SError, UsageError, silenced_from_env
@@ -61,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name, (summary, _issue) in REWRITE_PASSES.items():
         sub = commands.add_parser(name, help=summary)
-        add_file_options(sub)
+        add_file_options(sub, ("text", "json", "sarif"))
         mode = sub.add_mutually_exclusive_group()
         mode.add_argument("--diff", action="store_true", help="print a unified diff (default)")
         mode.add_argument("--in-place", action="store_true", help="rewrite the files in place")
@@ -133,12 +134,26 @@ def _run(argv: list[str]) -> int:
 
 
 def _run_command(args: argparse.Namespace, extra_flags: tuple[str, ...]) -> int:
+    console = Console(quiet=getattr(args, "quiet", False), verbose=getattr(args, "verbose", 0))
+    try:
+        config = load_config(args.command, config_start(list(args.files)))
+    except UsageError as error:
+        DiagnosticPrinter().emit(error.diagnostic)
+        return 2
+    formats = ("text", "json", "sarif") if args.command in REWRITE_PASSES else ("text", "json")
+    try:
+        extra_flags = apply_config(args, config, extra_flags, formats)
+    except UsageError as error:
+        DiagnosticPrinter().emit(error.diagnostic)
+        return 2
     silenced = tuple(getattr(args, "silence", []) or ())
     if not getattr(args, "explain", True):
         silenced += ("*-explain",)
-    printer = DiagnosticPrinter(silenced=silenced
-                                + silenced_from_env())
-    console = Console(quiet=getattr(args, "quiet", False), verbose=getattr(args, "verbose", 0))
+    printer = DiagnosticPrinter(silenced=silenced + silenced_from_env())
+    for warning in config.warnings:
+        printer.emit(warning)
+    if console.verbose and config.path:
+        console.status(f"s2s {args.command}: settings from {config.path}")
     try:
         if args.command == "inspect":
             from s2s.cli.inspect_cmd import run_inspect

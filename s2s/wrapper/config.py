@@ -9,7 +9,8 @@ settings come from three places besides the command line, the first found wins p
    ``S2S_KEEP_TEMPS``;
 3. the nearest configuration file up from the current directory: ``.s2s.toml`` (keys at the
    top level) or ``pyproject.toml`` with a ``[tool.s2s]`` table (a pyproject.toml without one
-   is skipped); keys ``passes``, ``nvcc``, ``silence``.
+   is skipped); keys ``passes``, ``nvcc``, ``silence`` (the subcommands read more:
+   :mod:`s2s.cli.settings`).
 
 No passes are selected by default: a wrapper that changes programs nobody asked it to change
 would be a surprise in a build.
@@ -21,13 +22,13 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10: configuration files are unavailable, not fatal
-    tomllib = None
+import tomllib
 
 CONFIG_NAMES = (".s2s.toml", "pyproject.toml")
+#: keys the wrapper reads; the subcommands read these and more (s2s/cli/settings.py)
 CONFIG_KEYS = ("passes", "nvcc", "silence")
+#: every key a configuration file may hold (tables named after a subcommand aside)
+ALL_CONFIG_KEYS = ("passes", "nvcc", "silence", "flags", "format", "cuda-path", "gpu-arch")
 OPTION_PREFIX = "--s2s-"
 #: ``--s2s-NAME[=VALUE]`` options: name -> takes a value
 WRAPPER_OPTIONS = {"passes": True, "verbose": False, "keep-temps": False}
@@ -115,8 +116,6 @@ def find_config_file(start: Path) -> tuple[Path, dict] | None:
 
 
 def _read_toml(path: Path) -> dict:
-    if tomllib is None:
-        raise ConfigProblem(f"{path}: reading configuration files needs Python 3.11 (tomllib)")
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)
@@ -132,9 +131,9 @@ def load_settings(options: dict[str, str | bool], environ: dict[str, str],
     """
     found = find_config_file(cwd)
     config_path, table = (str(found[0]), found[1]) if found else (None, {})
-    warnings = [f"{config_path}: unknown key '{key}' ignored (known: {', '.join(CONFIG_KEYS)})"
+    warnings = [f"{config_path}: unknown key '{key}' ignored (known: {', '.join(ALL_CONFIG_KEYS)})"
                 for key, value in table.items()
-                if key not in CONFIG_KEYS and not isinstance(value, dict)]
+                if key not in ALL_CONFIG_KEYS and not isinstance(value, dict)]
     if "passes" in options:
         passes, source = parse_pass_list(str(options["passes"])), "--s2s-passes"
     elif "S2S_PASSES" in environ:
