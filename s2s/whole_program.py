@@ -54,12 +54,22 @@ def process_program(paths: list[str], options: RunOptions, run_pass: Pass) -> li
 
 
 def _process_program(paths: list[str], options: RunOptions, run_pass: Pass) -> list[FileResult]:
+    parsed: dict[str, tuple[tuple[str, float], ...]] = {}
+    results = _program(paths, options, run_pass, parsed)
+    # each file's parse time in front of the pass's (for -v)
+    return [replace(r, timings=parsed.get(r.path, ()) + r.timings) if isinstance(r, Success)
+            else r for r in results]
+
+
+def _program(paths: list[str], options: RunOptions, run_pass: Pass,
+             parsed: dict[str, tuple[tuple[str, float], ...]]) -> list[FileResult]:
     loaded, results, flags = [], {}, {}
     for path in dict.fromkeys(paths):          # a file named twice is one file of the program
         result = load_and_run(path, options, None, None)
         if isinstance(result, Success):
             loaded.append(result.loaded)
             flags[path] = parse_options_for(options, path)
+            parsed[path] = result.timings
         else:
             results[path] = result
     headers, header_results = _headers(loaded, paths, flags)

@@ -108,6 +108,10 @@ def _database_lookup(build_dir: str, printer: DiagnosticPrinter):
     return flags_for
 
 
+#: the width of piped output: wide enough that rich never folds a cell
+PIPED_WIDTH = 100_000
+
+
 class Console:
     """stdout/stderr consoles (rich) and a progress display for multi-file runs."""
 
@@ -116,8 +120,9 @@ class Console:
 
         self.quiet = quiet
         self.verbose = verbose
-        # Piped output (files, CI logs, goldens) gets a fixed, wide layout instead of 80 columns.
-        width = None if sys.stdout.isatty() else 160
+        # Piped output (files, CI logs, grep) gets a layout as wide as its rows: no cell is
+        # folded onto several lines, so every row stays one line.
+        width = None if sys.stdout.isatty() else PIPED_WIDTH
         self.out = RichConsole(file=sys.stdout, highlight=False, soft_wrap=False, width=width)
         self.err = RichConsole(file=sys.stderr, highlight=False)
 

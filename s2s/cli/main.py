@@ -40,12 +40,26 @@ REWRITE_PASSES = {
 
 COMMANDS = ("inspect", *REWRITE_PASSES, "nvcc", "verify")
 
+LAUNCHER_HELP = """\
+compiler launcher:
+  s2s COMPILER ARGS...  run COMPILER (gcc, clang-16, nvcc, ... or a path) on rewritten copies
+                        of the sources, as CMake's <LANG>_COMPILER_LAUNCHER or make CC="s2s gcc"
+                        does; the passes come from --s2s-passes=LIST, S2S_PASSES or 'passes'
+                        in .s2s.toml / [tool.s2s] (none by default: the command runs as is).
+                        'COMPILER --s2s-help' and 's2s nvcc --s2s-help' say more.
+
+Flags after '--' are passed to the parser (e.g. -- -DN=64 -Iinclude). Settings of every
+command can also come from .s2s.toml or [tool.s2s] in pyproject.toml (the nearest one
+above the input files): silence, flags, format, passes, cuda-path, gpu-arch."""
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="s2s",
+        usage="s2s [-h] [--version] COMMAND ...\n       s2s [--s2s-OPTION ...] COMPILER ARGS...",
         description="Source-to-source optimizer for CUDA and OpenMP offload programs.",
-        epilog="Flags after '--' are passed to the parser (e.g. -- -DN=64 -Iinclude).",
+        epilog=LAUNCHER_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"s2s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -123,7 +137,8 @@ def _run(argv: list[str]) -> int:
     while lead < len(argv) and argv[lead].startswith("--s2s-"):
         lead += 1
     if lead < len(argv) and argv[lead] not in COMMANDS \
-            and is_compiler_command(argv[lead], os.environ):
+            and (is_compiler_command(argv[lead], os.environ) or table_for(argv[lead])):
+        # a compiler's name that is not installed gets the launcher's wrapper-no-compiler
         return run_launcher([argv[lead], *argv[:lead], *argv[lead + 1:]], pass_issues)
     files_part, extra_flags = split_at_dashdash(argv)
     parser = build_parser()
@@ -154,6 +169,14 @@ def _run_command(args: argparse.Namespace, extra_flags: tuple[str, ...]) -> int:
         printer.emit(warning)
     if console.verbose and config.path:
         console.status(f"s2s {args.command}: settings from {config.path}")
+    try:
+        return _dispatch(args, extra_flags, printer, console)
+    finally:
+        printer.stream.write(printer.repeat_notes())
+
+
+def _dispatch(args: argparse.Namespace, extra_flags: tuple[str, ...], printer: DiagnosticPrinter,
+              console: Console) -> int:
     try:
         if args.command == "inspect":
             from s2s.cli.inspect_cmd import run_inspect

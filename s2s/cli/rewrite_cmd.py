@@ -23,8 +23,6 @@ from s2s.driver import (
     exit_code,
     process_file,
 )
-from s2s.printers import json_doc, sarif
-from s2s.printers.json_doc import rewrite_entry, rewrite_summary
 from s2s.output import (
     FileChange,
     atomic_write,
@@ -33,6 +31,8 @@ from s2s.output import (
     unified_diff,
     write_in_place,
 )
+from s2s.printers import json_doc, sarif
+from s2s.printers.json_doc import rewrite_entry, rewrite_summary
 from s2s.transform import registry
 from s2s.whole_program import process_program
 

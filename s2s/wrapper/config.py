@@ -31,7 +31,26 @@ CONFIG_KEYS = ("passes", "nvcc", "silence")
 ALL_CONFIG_KEYS = ("passes", "nvcc", "silence", "flags", "format", "cuda-path", "gpu-arch")
 OPTION_PREFIX = "--s2s-"
 #: ``--s2s-NAME[=VALUE]`` options: name -> takes a value
-WRAPPER_OPTIONS = {"passes": True, "verbose": False, "keep-temps": False}
+WRAPPER_OPTIONS = {"passes": True, "verbose": False, "keep-temps": False, "help": False}
+
+WRAPPER_HELP = """\
+usage: s2s nvcc [--s2s-OPTION ...] NVCC-ARGS...
+       s2s [--s2s-OPTION ...] COMPILER COMPILER-ARGS...
+
+Runs the selected s2s passes on the sources of a compile command, compiles rewritten copies
+(with #line directives, so messages name your files) and gives back the same outputs as the
+plain compiler. Anything it cannot handle compiles the original command with one warning.
+
+wrapper options (removed before the compiler sees them):
+  --s2s-passes=LIST   passes to run, e.g. omp or transfers,fuse (none by default)
+  --s2s-verbose       say what the wrapper does on stderr
+  --s2s-keep-temps    keep the rewritten copies
+  --s2s-help          this text (nvcc's own help: s2s nvcc --help)
+
+environment: S2S_PASSES, S2S_REAL_NVCC, S2S_SILENCE, S2S_VERBOSE, S2S_KEEP_TEMPS.
+configuration: the nearest .s2s.toml or pyproject.toml [tool.s2s] up from the current
+directory; keys passes, nvcc, silence. The command line wins, then the environment.
+"""
 
 
 class ConfigProblem(Exception):
