@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything s2s and its tests need; idempotent (a second run takes about a second).
 #  - Debian packages: clang-16, clang-tools-16, libomp-16-dev (OpenMP host offload for tests),
-#    cmake and make (the compiler wrapper's sample projects)
+#    cmake and make (the compiler wrapper's sample projects), chromium (the report page's test)
 #  - a virtual environment in .venv with s2s installed editable, plus the dev extra
 # Usage: scripts/setup.sh            (S2S_SKIP_APT=1 to leave system packages alone)
 set -euo pipefail
@@ -17,6 +17,9 @@ ls /usr/lib/llvm-16/lib/libomptarget.so* >/dev/null 2>&1 || need_apt+=(libomp-16
 # the wrapper's sample projects (testsuite/wrapper/test_build_projects.py)
 command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
 command -v make >/dev/null 2>&1 || need_apt+=(make)
+# the HTML report's browser test (testsuite/printers/test_report_browser.py): Debian's
+# chromium, about 21 s with the apt-get update on this machine kind (2026-11-26)
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 if [ "${#need_apt[@]}" -gt 0 ] && [ "${S2S_SKIP_APT:-0}" != 1 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
