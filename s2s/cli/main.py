@@ -1,4 +1,4 @@
-"""Command line: ``s2s inspect|omp|transfers|fuse|mgpu|nvcc|verify``.
+"""Command line: ``s2s inspect|omp|transfers|fuse|mgpu|report|nvcc|verify``.
 
 Exit codes (all subcommands): 0 success or nothing to do, 1 a file failed or ``--check`` found
 changes, 2 usage or internal error. Messages go to stderr through the one diagnostics printer;
@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from s2s import __version__, deep_stack
 from s2s.cli.common import Console, add_file_options, make_run_options, split_at_dashdash
+from s2s.cli.report_cmd import add_report_options, run_report
 from s2s.cli.rewrite_cmd import run_rewrite
 from s2s.cli.settings import apply_config, config_start, load_config
 from s2s.cli.signals import Terminated, terminate_on_signals
@@ -38,7 +39,7 @@ REWRITE_PASSES = {
 }
 
 
-COMMANDS = ("inspect", *REWRITE_PASSES, "nvcc", "verify")
+COMMANDS = ("inspect", *REWRITE_PASSES, "report", "nvcc", "verify")
 
 LAUNCHER_HELP = """\
 compiler launcher:
@@ -95,6 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--explain", action="store_true",
                          help="explain every directive inserted or removed, with the access "
                          "that needs it")
+
+    report = commands.add_parser("report", help="write one HTML page to review what the "
+                                 "passes would change, with pictures")
+    add_file_options(report, ("text",))
+    add_report_options(report)
 
     nvcc = commands.add_parser("nvcc", help="drop-in nvcc wrapper running s2s passes first",
                                prefix_chars="\0")
@@ -155,14 +161,15 @@ def _run_command(args: argparse.Namespace, extra_flags: tuple[str, ...]) -> int:
     except UsageError as error:
         DiagnosticPrinter().emit(error.diagnostic)
         return 2
-    formats = ("text", "json", "sarif") if args.command in REWRITE_PASSES else ("text", "json")
+    formats = ("text", "json", "sarif") if args.command in REWRITE_PASSES else \
+        () if args.command == "report" else ("text", "json")
     try:
         extra_flags = apply_config(args, config, extra_flags, formats)
     except UsageError as error:
         DiagnosticPrinter().emit(error.diagnostic)
         return 2
     silenced = tuple(getattr(args, "silence", []) or ())
-    if not getattr(args, "explain", True):
+    if not getattr(args, "explain", True) or args.command == "report":  # the page has them
         silenced += ("*-explain",)
     printer = DiagnosticPrinter(silenced=silenced + silenced_from_env())
     for warning in config.warnings:
@@ -188,6 +195,9 @@ def _dispatch(args: argparse.Namespace, extra_flags: tuple[str, ...], printer: D
                 return _not_available(args.command, REWRITE_PASSES[args.command][1])
             return run_rewrite(args, make_run_options(args, extra_flags, printer), printer,
                                console, run_pass)
+        if args.command == "report":
+            return run_report(args, make_run_options(args, extra_flags, printer), printer,
+                              console)
         if args.command == "verify":
             return run_verify(args, make_run_options(args, extra_flags, printer), extra_flags,
                               printer, console)

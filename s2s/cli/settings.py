@@ -110,8 +110,8 @@ def apply_config(args: argparse.Namespace, config: Config, extra_flags: tuple[st
                  formats: tuple[str, ...]) -> tuple[str, ...]:
     """Fill what the command line left open from ``config``; return the parser flags."""
     if getattr(args, "format", "text") is None:
-        chosen = config.format or "text"
-        if chosen not in formats:
+        chosen = (config.format or "text") if formats else "text"   # report: a page
+        if formats and chosen not in formats:
             raise UsageError(f"{config.path}: format '{chosen}' is not one s2s {args.command} "
                              f"writes (it writes {', '.join(formats)}); set it in a "
                              f"[{args.command}] table", id="config-invalid")
