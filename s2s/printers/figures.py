@@ -250,7 +250,7 @@ def grid_partition(kernel: str, grid, boxes, halos, title: str) -> Figure:
                     f'stroke="{colour}"/>')
         body.append(_text(x + w / 2, y + h / 2 + 4, f"device {device}: {box.blocks} blocks",
                           size=11))
-        centres.append((x + w / 2, y + h / 2))
+        centres.append((x + w * 0.85, y + h / 2))     # arrows right of the label
     legend_y = top + gy * scale + 24
     for number, (reader, owner, array, count) in enumerate(halos):
         (x1, y1), (x2, y2) = centres[owner], centres[reader]

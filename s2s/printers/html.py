@@ -55,6 +55,7 @@ tr.warn td { background: #fff8e1; font-family: sans-serif; font-size: 12px; padd
   border-left: 3px solid #ccbb44; }
 tr.err td { background: #fdecea; border-left-color: #ee6677; }
 .muted { color: #777; }
+details summary { cursor: pointer; color: #555; margin: 0.3em 0; }
 tr.fold td { color: #777; background: #f3f3f3; text-align: center; font-family: sans-serif; }
 """
 
@@ -98,8 +99,11 @@ def _section(section: Section, number: int) -> str:
                      + f"<figcaption><b>{escape(figure.title)}</b>: {escape(figure.caption)}"
                        "</figcaption></figure>")
     result = section.result
-    if isinstance(result, Success) and result.change is not None:
+    if isinstance(result, Success) and result.change is not None and result.change.changed:
         parts.append(_side_by_side(result))
+    elif isinstance(result, Success) and result.change is not None:
+        parts.append("<details><summary>no change: the code and what was left alone"
+                     "</summary>" + _side_by_side(result) + "</details>")
     else:
         parts.append("<table class=\"code\">" + "".join(
             _note_row(d) for d in result.diagnostics) + "</table>")
@@ -141,11 +145,12 @@ def _side_by_side(result: Success) -> str:
         hidden = 0
         for k in range(max(i2 - i1, j2 - j1)):
             i, j = i1 + k, j1 + k
-            if tag == "equal" and i not in keep:
+            if (tag == "equal" and i not in keep) or (tag != "equal" and k >= LONG_CHANGE
+                                                      and k < max(i2 - i1, j2 - j1) - 3):
                 hidden += 1
                 continue
             if hidden:
-                rows.append(_fold_row(hidden))
+                rows.append(_fold_row(hidden, "unchanged" if tag == "equal" else "more changed"))
                 hidden = 0
             left = (i + 1, old[i]) if i < i2 else None
             right = (j + 1, new[j]) if j < j2 else None
@@ -153,7 +158,7 @@ def _side_by_side(result: Success) -> str:
             if left is not None:
                 rows += [_note_row(d) for d in warnings.pop(left[0], ())]
         if hidden:
-            rows.append(_fold_row(hidden))
+            rows.append(_fold_row(hidden, "unchanged" if tag == "equal" else "more changed"))
         if tag != "equal":
             lines = range(i1 + 1, i2 + 2)
             notes = [n for line in lines for n in by_line.pop(line, ())]
@@ -180,8 +185,12 @@ def _shown_lines(opcodes, warned: set[int], count: int) -> set[int]:
     return near
 
 
-def _fold_row(hidden: int) -> str:
-    return (f"<tr class=\"fold\"><td colspan=\"4\">\u22ef {hidden} unchanged "
+#: a changed stretch longer than this shows its first lines and its last three
+LONG_CHANGE = 24
+
+
+def _fold_row(hidden: int, what: str = "unchanged") -> str:
+    return (f"<tr class=\"fold\"><td colspan=\"4\">\u22ef {hidden} {what} "
             f"line{'s' if hidden != 1 else ''} \u22ef</td></tr>")
 
 
