@@ -173,3 +173,22 @@ def test_piped_tables_keep_every_cell_on_one_line(tmp_path, capsys):
     assert code == 0
     assert any("to: alpha_values_of_the_grid[0:n]; tofrom: beta_values_of_the_grid[0:n]" in line
                for line in out.splitlines()), out
+
+
+def test_pre_commit_hook_entry_fails_until_the_mapping_is_written(tmp_path, monkeypatch, capsys):
+    """The hook of .pre-commit-hooks.yaml, run as pre-commit runs it: its entry plus the
+    staged files."""
+    from pathlib import Path
+
+    hooks = (Path(__file__).resolve().parents[1] / ".pre-commit-hooks.yaml").read_text()
+    entry = next(line.split(":", 1)[1].split() for line in hooks.splitlines()
+                 if line.strip().startswith("entry:"))
+    assert entry[:3] == ["s2s", "omp", "--check"] and "require_serial: true" in hooks
+    from testsuite.printers.program import write_program
+
+    write_program(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main([*entry[1:], "main.c", "solver.c"]) == 1
+    assert "main.c: would be changed" in capsys.readouterr().err
+    assert main(["omp", "-q", "--in-place", "main.c", "solver.c"]) == 0
+    assert main([*entry[1:], "main.c", "solver.c"]) == 0
