@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 
 from s2s.diagnostics import DiagnosticPrinter, UsageError
 from s2s.driver import FileResult, RunOptions
-from s2s.frontend.parse import ParseOptions
+from s2s.frontend.parse import DEFAULT_GPU_ARCH, ParseOptions
 from s2s.frontend.toolchain import default_toolchain
 
 
@@ -77,7 +77,7 @@ def make_run_options(args: argparse.Namespace, extra_flags: tuple[str, ...],
     else:
         toolchain = default_toolchain()
     parse = ParseOptions(language=args.language, cuda_side=args.cuda_side, user_flags=extra_flags,
-                         toolchain=toolchain, gpu_arch=args.gpu_arch)
+                         toolchain=toolchain, gpu_arch=args.gpu_arch or DEFAULT_GPU_ARCH)
     flags_for = None
     if args.build_dir:
         flags_for = _database_lookup(args.build_dir, printer)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from s2s.diagnostics import Diagnostic, UsageError
+from s2s.frontend.parse import DEFAULT_GPU_ARCH
 from s2s.wrapper.config import (
     ALL_CONFIG_KEYS,
     ConfigProblem,
@@ -126,5 +127,3 @@ def apply_config(args: argparse.Namespace, config: Config, extra_flags: tuple[st
         args.passes = ",".join(config.passes) or "none"
     return config.flags + extra_flags
 
-
-DEFAULT_GPU_ARCH = "sm_90"

@@ -213,3 +213,23 @@ def test_schema_ships_in_the_package():
     assert str(SCHEMA_FILE.relative_to(REPO)).startswith("s2s" + os.sep)
     jsonschema.Draft202012Validator.check_schema(SCHEMA)
     jsonschema.Draft202012Validator.check_schema(SARIF_SCHEMA)
+
+
+def test_verify_json_has_the_same_envelope(in_tmp, capsys):
+    from s2s.verify import omp_harness
+
+    problem = omp_harness.toolchain_problem()
+    if problem:
+        pytest.skip(problem)
+    write_program(in_tmp)
+    code, out, err = run(capsys, "verify", "--format", "json", "--ignore-lines", "^Time: ",
+                         "main.c", "solver.c")
+    assert code == 0, err
+    document = json.loads(out)
+    validate(document)
+    (program,) = document["programs"]
+    assert program["ok"] and program["changed"] == ["main.c"]
+    assert [(f["path"], f["changed"]) for f in document["files"]] == [("main.c", True),
+                                                                      ("solver.c", False)]
+    # the rewrite moves less: per-kernel copies in become the data region's one copy in
+    assert program["rewritten"]["copies"]["h2d_count"] < program["original"]["copies"]["h2d_count"]
