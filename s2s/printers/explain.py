@@ -4,8 +4,10 @@ Passes explain their work as notes (ids ending in ``-explain``) located at the s
 change is about, and hand their edits in groups that stand or fall together (one data region,
 say). An edit takes the notes located on the lines it touches (an insertion before a statement
 sits on that statement's line); an edit made elsewhere (the exit directive after the region's
-last statement) takes the notes at its group's place, or else those of its group's other edits. Notes that fit no edit stay
-explanations of the file as a whole.
+last statement) takes the notes at its group's place, or else those of its group's other
+edits; an edit with neither (a pass without groups: the pool offsets of ``s2s transfers``)
+takes the closest note of its function, before it if there is one. Notes that fit no edit
+stay explanations of the file as a whole.
 """
 
 from __future__ import annotations
@@ -54,8 +56,10 @@ class Explained:
 
 
 def explain(edits: tuple[Edit, ...], notes: list[Diagnostic], lines: Lines,
-            groups: tuple = ()) -> Explained:
-    """Attach ``notes`` (explanations of one file) to ``edits`` as the module says."""
+            groups: tuple = (), scopes: tuple[tuple[int, int], ...] = ()) -> Explained:
+    """Attach ``notes`` (explanations of one file) to ``edits`` as the module says;
+    ``scopes`` are the byte ranges of the file's functions, for edits that neither their
+    lines nor a group explain."""
     by_line: dict[int, list[Diagnostic]] = {}
     for note in notes:
         if note.location is not None:
@@ -81,5 +85,26 @@ def explain(edits: tuple[Edit, ...], notes: list[Diagnostic], lines: Lines,
                     borrowed += [n for n in found if n not in borrowed]
         used.update(id(n) for n in borrowed)
         own[index] = borrowed
+    for index, edit in enumerate(edits):
+        if not own[index]:
+            own[index] = _nearest_in_scope(edit, notes, scopes)
+            used.update(id(n) for n in own[index])
     rest = tuple(n for n in notes if id(n) not in used)
     return Explained(tuple(tuple(found) for found in own), tuple(label), rest)
+
+
+def _nearest_in_scope(edit: Edit, notes: list[Diagnostic], scopes) -> list[Diagnostic]:
+    """The note of the edit's function closest before the edit (else closest after it)."""
+    scope = next(((a, b) for a, b in scopes if a <= edit.offset < b), None)
+    if scope is None:
+        return []
+    inside = [n for n in notes if n.location is not None and n.location.offset is not None
+              and scope[0] <= n.location.offset < scope[1]]
+    before = [n for n in inside if n.location.offset <= edit.offset]
+    if before:
+        at = max(n.location.offset for n in before)
+        return [n for n in before if n.location.offset == at]
+    if inside:
+        at = min(n.location.offset for n in inside)
+        return [n for n in inside if n.location.offset == at]
+    return []

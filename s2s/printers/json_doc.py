@@ -69,7 +69,10 @@ def file_edits(result: Success) -> tuple[list[dict], Explained]:
     lines = Lines.of(source)
     notes = [d for d in result.diagnostics if is_explanation(d)
              and d.location is not None and d.location.file == result.path]
-    explained = explain(edits, notes, lines, result.groups)
+    model = result.loaded.model
+    scopes = tuple((f.span.start, f.span.end) for f in (*model.functions, *model.kernels)
+                   if f.span.file == result.path) if model is not None else ()
+    explained = explain(edits, notes, lines, result.groups, scopes)
     records = []
     for index, edit in enumerate(edits):
         line, column = lines.line_col(edit.offset)

@@ -81,6 +81,9 @@ def test_cuda_passes_json_and_sarif_are_the_written_rewrite(command, in_tmp, cap
     assert document["command"] == command and document["summary"]["changed"] == 1
     (entry,) = document["files"]
     assert entry["changed"] and entry["edits"]
+    if command == "transfers":   # no groups: each edit takes its function's closest note
+        assert all(e["explanation"] for e in entry["edits"])
+        assert "4 cudaMemcpy calls become 2" in entry["edits"][0]["explanation"][0]
     code, _, err = run(capsys, command, "-o", "out", "vadd.cu")
     assert code == 0, err
     written = (in_tmp / "out" / "vadd.cu").read_bytes()
