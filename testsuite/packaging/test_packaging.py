@@ -144,3 +144,18 @@ def test_sdist_carries_docs_samples_tests_and_license(installed, tmp_path):
                    "s2s/printers/schema/s2s-output.schema.json", "scripts/setup.sh"):
         assert needed in names, needed
     assert not any("__pycache__" in n for n in names)
+
+
+def test_the_tool_binds_the_runtime_of_its_own_tree(tmp_path):
+    """Another checkout's runtime first on the path (an editable install of main, a stale
+    copy) never stands in for this tree's: s2s loads runtime/ beside itself by its path."""
+    other = tmp_path / "other" / "runtime"
+    other.mkdir(parents=True)
+    (other / "__init__.py").write_text("raise ImportError('the wrong runtime')\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(other.parent), str(REPO)]))
+    proc = subprocess.run([sys.executable, "-c", "import s2s, runtime, s2s_runtime, "
+                           "runtime.errors as a, s2s_runtime.errors as b; assert a is b; "
+                           "print(runtime.__file__)"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str(REPO / "runtime" / "__init__.py")
