@@ -3,6 +3,8 @@
     python -m runtime.capi_build            # builds (cached) and prints the library path
     python -m runtime.capi_build --flags    # compiler/linker flags (gcc, clang, nvcc) for a program using it
 
+(installed with pip: ``python -m s2s_runtime.capi_build --flags``.)
+
 The library is keyed (like kernel modules) by its C source, the header, the Python version and the
 compiler, and lands in the cache directory of the cpu backend.  It records the ``sys.path`` of the Python
 that built it (repository root, site-packages with numpy), so the program finds the runtime without any
@@ -26,6 +28,10 @@ HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "csrc" / "s2s_runtime.c"
 HEADER_DIR = HERE / "include"
 REPO_ROOT = HERE.parent
+#: what the library imports: this package under the name it was imported by (s2s_runtime when
+#: installed, runtime in the source tree)
+_PACKAGE = (__spec__.name if __spec__ is not None else __name__).rpartition(".")[0]
+BRIDGE_MODULE = f"{_PACKAGE or 'runtime'}.capi"
 
 
 def _python_link() -> tuple[str, str, str]:
@@ -47,7 +53,8 @@ def build_library(compiler: str = "gcc") -> Path:
     include, libdir, libname = _python_link()
     pythonpath = _search_path()
     key = hashlib.sha256(b"\0".join([SOURCE.read_bytes(), (HEADER_DIR / "s2s_runtime.h").read_bytes(),
-                                     sys.version.encode(), pythonpath.encode(), compiler.encode()])).hexdigest()[:24]
+                                     sys.version.encode(), pythonpath.encode(), compiler.encode(),
+                                     BRIDGE_MODULE.encode()])).hexdigest()[:24]
     out_dir = cache_dir() / f"capi-{key}"
     target = out_dir / "libs2s_runtime.so"
     if target.exists():
@@ -56,7 +63,7 @@ def build_library(compiler: str = "gcc") -> Path:
     fd, tmp = tempfile.mkstemp(suffix=".so", dir=out_dir)
     os.close(fd)
     command = [compiler, "-O2", "-fPIC", "-shared", f"-I{include}", f"-I{HEADER_DIR}",
-               f'-DS2S_PYTHONPATH="{pythonpath}"', str(SOURCE), "-o", tmp, f"-L{libdir}", f"-l{libname}",
+               f'-DS2S_PYTHONPATH="{pythonpath}"', f'-DS2S_BRIDGE_MODULE="{BRIDGE_MODULE}"', str(SOURCE), "-o", tmp, f"-L{libdir}", f"-l{libname}",
                f"-Wl,-rpath,{libdir}"]
     proc = subprocess.run(command, capture_output=True, text=True)
     if proc.returncode != 0:

@@ -176,6 +176,8 @@ class DiagnosticPrinter:
     hint: str | None = "note: silence this warning with --silence {id}"
     _hinted: set[str] = field(default_factory=set)
     _line_starts: dict[str, tuple[bytes, list[int]]] = field(default_factory=dict)
+    #: how often each diagnostic printed so far came again (printed once, counted after)
+    repeats: dict[Diagnostic, int] = field(default_factory=dict)
 
     def is_silenced(self, diag: Diagnostic) -> bool:
         if diag.severity is Severity.ERROR:
@@ -186,6 +188,10 @@ class DiagnosticPrinter:
         """Print ``diag`` unless silenced; return whether it was printed."""
         if self.is_silenced(diag):
             return False
+        if diag in self.repeats:          # the same message at the same place: counted only
+            self.repeats[diag] += 1
+            return False
+        self.repeats[diag] = 0
         self.counts[diag.severity.value] += 1
         self.stream.write(self.render(diag))
         if diag.severity is Severity.WARNING and diag.id not in self._hinted and self.hint:
@@ -251,6 +257,17 @@ class DiagnosticPrinter:
             except OSError:
                 return None
         return self.sources[path]
+
+    def repeat_notes(self, limit: int = 10) -> str:
+        """One line per diagnostic that came again, with its count (the most repeated first),
+        for the end of a run: a message said 200 times is read once."""
+        repeated = sorted(((n, d) for d, n in self.repeats.items() if n),
+                          key=lambda item: -item[0])
+        lines = [f"note: shown once above, repeated {n} more time{'s' if n != 1 else ''}: "
+                 f"{d.headline()}" for n, d in repeated[:limit]]
+        if len(repeated) > limit:
+            lines.append(f"note: {len(repeated) - limit} more diagnostics were repeated")
+        return "".join(line + "\n" for line in lines)
 
     def summary(self) -> str:
         parts = []

@@ -15,15 +15,18 @@ import threading
 from dataclasses import dataclass
 
 from s2s.diagnostics import InputError, UsageError
+from s2s.edits import Edit
 
 
 @dataclass(frozen=True)
 class FileChange:
-    """The original and rewritten bytes of one file."""
+    """The original and rewritten bytes of one file, and the edits that made one of the other
+    (what ``--format json``/``sarif`` and ``s2s report`` print: the same edit set as the diff)."""
 
     path: str
     before: bytes
     after: bytes
+    edits: tuple[Edit, ...] = ()
 
     @property
     def changed(self) -> bool:

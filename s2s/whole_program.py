@@ -15,6 +15,7 @@ on) whose part in one file does not parse is dropped in every file.
 from __future__ import annotations
 
 import os
+import time
 import traceback
 from dataclasses import replace
 
@@ -53,12 +54,22 @@ def process_program(paths: list[str], options: RunOptions, run_pass: Pass) -> li
 
 
 def _process_program(paths: list[str], options: RunOptions, run_pass: Pass) -> list[FileResult]:
+    parsed: dict[str, tuple[tuple[str, float], ...]] = {}
+    results = _program(paths, options, run_pass, parsed)
+    # each file's parse time in front of the pass's (for -v)
+    return [replace(r, timings=parsed.get(r.path, ()) + r.timings) if isinstance(r, Success)
+            else r for r in results]
+
+
+def _program(paths: list[str], options: RunOptions, run_pass: Pass,
+             parsed: dict[str, tuple[tuple[str, float], ...]]) -> list[FileResult]:
     loaded, results, flags = [], {}, {}
     for path in dict.fromkeys(paths):          # a file named twice is one file of the program
         result = load_and_run(path, options, None, None)
         if isinstance(result, Success):
             loaded.append(result.loaded)
             flags[path] = parse_options_for(options, path)
+            parsed[path] = result.timings
         else:
             results[path] = result
     headers, header_results = _headers(loaded, paths, flags)
@@ -97,14 +108,19 @@ def _process_program(paths: list[str], options: RunOptions, run_pass: Pass) -> l
 def _run_program(program: Program, units: list[Loaded], flags: dict[str, ParseOptions],
                  run_pass: Pass) -> dict[str, FileResult]:
     """One run of the pass over the program, its output checked and applied per file."""
+    start = time.perf_counter()
     output = run_pass(Loaded(units[0].path, program.source, program.unit, ()))
+    planned = time.perf_counter()
     checked = _checked_program(program, output, units, flags)
+    timings = (("pass (whole program)", planned - start),
+               ("check (whole program)", time.perf_counter() - planned))
     results: dict[str, FileResult] = {}
     for index, one in enumerate(units):
         part, check = checked[one.path]
         results[one.path] = Success(one.path, one, apply_edits(one.path, one.source, check.edits),
                                     one.diagnostics + part.diagnostics + check.diagnostics,
-                                    check.incomplete, part.counts if index == 0 else ())
+                                    check.incomplete, part.counts if index == 0 else (),
+                                    part.groups, timings if index == 0 else ())
     return results
 
 

@@ -2,7 +2,8 @@
 # Sets up everything s2s and its tests need; idempotent (a second run takes about a second).
 #  - Debian packages: clang-16, clang-tools-16, libomp-16-dev (OpenMP host offload for tests),
 #    cmake and make (the compiler wrapper's sample projects), openmpi-bin and libopenmpi-dev
-#    (the runtime over MPI: mpirun, and the MPI that pip's mpi4py builds against)
+#    (the runtime over MPI: mpirun, and the MPI that pip's mpi4py builds against), chromium
+#    (the report page's test)
 #  - a virtual environment in .venv with s2s installed editable, plus the dev extra
 # Usage: scripts/setup.sh            (S2S_SKIP_APT=1 to leave system packages alone)
 set -euo pipefail
@@ -21,6 +22,9 @@ command -v make >/dev/null 2>&1 || need_apt+=(make)
 # the runtime over MPI (runtime/mpi, testsuite/mpi); before pip, which builds mpi4py against it
 command -v mpirun >/dev/null 2>&1 || need_apt+=(openmpi-bin)
 command -v mpicc >/dev/null 2>&1 || need_apt+=(libopenmpi-dev)
+# the HTML report's browser test (testsuite/printers/test_report_browser.py): Debian's
+# chromium, about 21 s with the apt-get update on this machine kind (2026-11-26)
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 if [ "${#need_apt[@]}" -gt 0 ] && [ "${S2S_SKIP_APT:-0}" != 1 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -140,7 +140,7 @@ def test_checks_accept_well_formed_output():
               "  ^\n"
               "note: silence this warning with --silence omp-odd\n"
               "/t/in/x.c:1:1: error: expected ';' [clang-#warnings]\n"
-              "1 files: 0 would change, 1 failed\n"
+              "1 file: 0 would change, 1 failed\n"
               "/t/in/x.c: would be changed\n")
     assert _kinds(_run(stderr=stderr, code=1)) == []
     assert _kinds(_run(stderr="error: bad option [usage]\n", code=2)) == []

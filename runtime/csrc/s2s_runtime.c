@@ -28,6 +28,10 @@
 #define S2S_PYTHONPATH ""
 #endif
 
+/* the runtime's package is s2s_runtime when installed, runtime/ in the source tree */
+#ifndef S2S_BRIDGE_MODULE
+#define S2S_BRIDGE_MODULE "runtime.capi"
+#endif
 static PyObject *bridge;                 /* the runtime.capi module */
 static char last_error[4096];
 static int initialised;
@@ -95,7 +99,7 @@ static int ensure_started(void)
         Py_InitializeEx(0);
     PyGILState_STATE gil = PyGILState_Ensure();
     add_paths();
-    bridge = PyImport_ImportModule("runtime.capi");
+    bridge = PyImport_ImportModule(S2S_BRIDGE_MODULE);
     int rc = bridge ? 0 : fail_from_python();
     PyGILState_Release(gil);
     if (own)

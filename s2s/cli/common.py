@@ -10,19 +10,21 @@ from collections.abc import Iterable, Iterator
 
 from s2s.diagnostics import DiagnosticPrinter, UsageError
 from s2s.driver import FileResult, RunOptions
-from s2s.frontend.parse import ParseOptions
+from s2s.frontend.parse import DEFAULT_GPU_ARCH, ParseOptions
 from s2s.frontend.toolchain import default_toolchain
 
 
-def add_file_options(parser: argparse.ArgumentParser) -> None:
+def add_file_options(parser: argparse.ArgumentParser,
+                     formats: tuple[str, ...] = ("text", "json")) -> None:
     """Options of every subcommand that reads source files."""
     parser.add_argument("files", nargs="*", metavar="FILE",
                         help="C, C++ or CUDA source files (default with -p: every file of the "
                         "compilation database)")
     parser.add_argument("-p", dest="build_dir", metavar="BUILD_DIR",
                         help="read compile flags from BUILD_DIR/compile_commands.json")
-    parser.add_argument("--format", choices=["text", "json"], default="text",
-                        help="output format (default: text)")
+    parser.add_argument("--format", choices=list(formats), default=None,
+                        help="output format (default: text, or 'format' of the configuration "
+                        "file)")
     parser.add_argument("-q", "--quiet", action="store_true", help="only errors and results")
     parser.add_argument("-v", "--verbose", action="count", default=0,
                         help="more detail (-vv: tracebacks of internal errors)")
@@ -34,7 +36,7 @@ def add_file_options(parser: argparse.ArgumentParser) -> None:
                         "when the file uses __CUDA_ARCH__)")
     parser.add_argument("--cuda-path", metavar="DIR",
                         help="CUDA toolkit to parse against ('shim' for the bundled headers)")
-    parser.add_argument("--gpu-arch", default="sm_90", help="GPU architecture (default sm_90)")
+    parser.add_argument("--gpu-arch", default=None, help="GPU architecture (default sm_90)")
     parser.add_argument("-x", dest="language", choices=["cuda", "c", "c++"],
                         help="treat every file as this language instead of by extension")
 
@@ -75,7 +77,7 @@ def make_run_options(args: argparse.Namespace, extra_flags: tuple[str, ...],
     else:
         toolchain = default_toolchain()
     parse = ParseOptions(language=args.language, cuda_side=args.cuda_side, user_flags=extra_flags,
-                         toolchain=toolchain, gpu_arch=args.gpu_arch)
+                         toolchain=toolchain, gpu_arch=args.gpu_arch or DEFAULT_GPU_ARCH)
     flags_for = None
     if args.build_dir:
         flags_for = _database_lookup(args.build_dir, printer)
@@ -106,6 +108,10 @@ def _database_lookup(build_dir: str, printer: DiagnosticPrinter):
     return flags_for
 
 
+#: the width of piped output: wide enough that rich never folds a cell
+PIPED_WIDTH = 100_000
+
+
 class Console:
     """stdout/stderr consoles (rich) and a progress display for multi-file runs."""
 
@@ -114,8 +120,9 @@ class Console:
 
         self.quiet = quiet
         self.verbose = verbose
-        # Piped output (files, CI logs, goldens) gets a fixed, wide layout instead of 80 columns.
-        width = None if sys.stdout.isatty() else 160
+        # Piped output (files, CI logs, grep) gets a layout as wide as its rows: no cell is
+        # folded onto several lines, so every row stays one line.
+        width = None if sys.stdout.isatty() else PIPED_WIDTH
         self.out = RichConsole(file=sys.stdout, highlight=False, soft_wrap=False, width=width)
         self.err = RichConsole(file=sys.stderr, highlight=False)
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import sys
 
-from s2s import __version__
 from s2s.analysis.kernel_access import analyze_unit
 from s2s.cli.common import Console, report_results
 from s2s.diagnostics import DiagnosticPrinter
-from s2s.driver import Failed, FileResult, RunOptions, Skipped, Success, exit_code, process_file
+from s2s.driver import Failed, FileResult, RunOptions, Success, exit_code, process_file
 from s2s.model import TranslationUnit, to_json
 from s2s.model.span import SourceSpan
+from s2s.printers.json_doc import envelope, file_entry
 
 TABLES = ("kernels", "launches", "api", "allocations", "directives", "functions")
 
@@ -39,19 +39,17 @@ def run_inspect(args, options: RunOptions, printer: DiagnosticPrinter, console: 
 
 
 def json_report(results: list[FileResult], access: bool = False) -> dict:
+    """The versioned envelope of :mod:`s2s.printers.json_doc` with each file's model."""
     files = []
     for result in results:
-        entry = {"path": result.path, "status": result.status,
-                 "diagnostics": [d.to_json() for d in result.diagnostics]}
+        entry = file_entry(result, lambda d: True)
         if isinstance(result, Success):
             entry["model"] = to_json(result.loaded.model)
             if access:
                 entry["access"] = [m.to_dict() for m in analyze_unit(
                     result.loaded.model.kernel_bodies)]
-        elif isinstance(result, Skipped):
-            entry["reason"] = result.reason
         files.append(entry)
-    return {"s2s": __version__, "files": files}
+    return envelope("inspect", files)
 
 
 def _print_summary(results: list[FileResult], printer: DiagnosticPrinter, console: Console) -> None:

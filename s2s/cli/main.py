@@ -1,4 +1,4 @@
-"""Command line: ``s2s inspect|omp|transfers|fuse|mgpu|nvcc|verify``.
+"""Command line: ``s2s inspect|omp|transfers|fuse|mgpu|report|nvcc|verify``.
 
 Exit codes (all subcommands): 0 success or nothing to do, 1 a file failed or ``--check`` found
 changes, 2 usage or internal error. Messages go to stderr through the one diagnostics printer;
@@ -14,7 +14,9 @@ from collections.abc import Sequence
 
 from s2s import __version__, deep_stack
 from s2s.cli.common import Console, add_file_options, make_run_options, split_at_dashdash
+from s2s.cli.report_cmd import add_report_options, run_report
 from s2s.cli.rewrite_cmd import run_rewrite
+from s2s.cli.settings import apply_config, config_start, load_config
 from s2s.cli.signals import Terminated, terminate_on_signals
 from s2s.cli.verify_cmd import add_verify_options, run_verify
 from s2s.diagnostics import DiagnosticPrinter, S2SError, UsageError, silenced_from_env
@@ -37,14 +39,28 @@ REWRITE_PASSES = {
 }
 
 
-COMMANDS = ("inspect", *REWRITE_PASSES, "nvcc", "verify")
+COMMANDS = ("inspect", *REWRITE_PASSES, "report", "nvcc", "verify")
+
+LAUNCHER_HELP = """\
+compiler launcher:
+  s2s COMPILER ARGS...  run COMPILER (gcc, clang-16, nvcc, ... or a path) on rewritten copies
+                        of the sources, as CMake's <LANG>_COMPILER_LAUNCHER or make CC="s2s gcc"
+                        does; the passes come from --s2s-passes=LIST, S2S_PASSES or 'passes'
+                        in .s2s.toml / [tool.s2s] (none by default: the command runs as is).
+                        'COMPILER --s2s-help' and 's2s nvcc --s2s-help' say more.
+
+Flags after '--' are passed to the parser (e.g. -- -DN=64 -Iinclude). Settings of every
+command can also come from .s2s.toml or [tool.s2s] in pyproject.toml (the nearest one
+above the input files): silence, flags, format, passes, cuda-path, gpu-arch."""
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="s2s",
+        usage="s2s [-h] [--version] COMMAND ...\n       s2s [--s2s-OPTION ...] COMPILER ARGS...",
         description="Source-to-source optimizer for CUDA and OpenMP offload programs.",
-        epilog="Flags after '--' are passed to the parser (e.g. -- -DN=64 -Iinclude).",
+        epilog=LAUNCHER_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"s2s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -61,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name, (summary, _issue) in REWRITE_PASSES.items():
         sub = commands.add_parser(name, help=summary)
-        add_file_options(sub)
+        add_file_options(sub, ("text", "json", "sarif"))
         mode = sub.add_mutually_exclusive_group()
         mode.add_argument("--diff", action="store_true", help="print a unified diff (default)")
         mode.add_argument("--in-place", action="store_true", help="rewrite the files in place")
@@ -80,6 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--explain", action="store_true",
                          help="explain every directive inserted or removed, with the access "
                          "that needs it")
+
+    report = commands.add_parser("report", help="write one HTML page to review what the "
+                                 "passes would change, with pictures")
+    add_file_options(report, ("text",))
+    add_report_options(report)
 
     nvcc = commands.add_parser("nvcc", help="drop-in nvcc wrapper running s2s passes first",
                                prefix_chars="\0")
@@ -122,7 +143,8 @@ def _run(argv: list[str]) -> int:
     while lead < len(argv) and argv[lead].startswith("--s2s-"):
         lead += 1
     if lead < len(argv) and argv[lead] not in COMMANDS \
-            and is_compiler_command(argv[lead], os.environ):
+            and (is_compiler_command(argv[lead], os.environ) or table_for(argv[lead])):
+        # a compiler's name that is not installed gets the launcher's wrapper-no-compiler
         return run_launcher([argv[lead], *argv[:lead], *argv[lead + 1:]], pass_issues)
     files_part, extra_flags = split_at_dashdash(argv)
     parser = build_parser()
@@ -133,12 +155,35 @@ def _run(argv: list[str]) -> int:
 
 
 def _run_command(args: argparse.Namespace, extra_flags: tuple[str, ...]) -> int:
-    silenced = tuple(getattr(args, "silence", []) or ())
-    if not getattr(args, "explain", True):
-        silenced += ("*-explain",)
-    printer = DiagnosticPrinter(silenced=silenced
-                                + silenced_from_env())
     console = Console(quiet=getattr(args, "quiet", False), verbose=getattr(args, "verbose", 0))
+    try:
+        config = load_config(args.command, config_start(list(args.files)))
+    except UsageError as error:
+        DiagnosticPrinter().emit(error.diagnostic)
+        return 2
+    formats = ("text", "json", "sarif") if args.command in REWRITE_PASSES else \
+        () if args.command == "report" else ("text", "json")
+    try:
+        extra_flags = apply_config(args, config, extra_flags, formats)
+    except UsageError as error:
+        DiagnosticPrinter().emit(error.diagnostic)
+        return 2
+    silenced = tuple(getattr(args, "silence", []) or ())
+    if not getattr(args, "explain", True) or args.command == "report":  # the page has them
+        silenced += ("*-explain",)
+    printer = DiagnosticPrinter(silenced=silenced + silenced_from_env())
+    for warning in config.warnings:
+        printer.emit(warning)
+    if console.verbose and config.path:
+        console.status(f"s2s {args.command}: settings from {config.path}")
+    try:
+        return _dispatch(args, extra_flags, printer, console)
+    finally:
+        printer.stream.write(printer.repeat_notes())
+
+
+def _dispatch(args: argparse.Namespace, extra_flags: tuple[str, ...], printer: DiagnosticPrinter,
+              console: Console) -> int:
     try:
         if args.command == "inspect":
             from s2s.cli.inspect_cmd import run_inspect
@@ -150,6 +195,9 @@ def _run_command(args: argparse.Namespace, extra_flags: tuple[str, ...]) -> int:
                 return _not_available(args.command, REWRITE_PASSES[args.command][1])
             return run_rewrite(args, make_run_options(args, extra_flags, printer), printer,
                                console, run_pass)
+        if args.command == "report":
+            return run_report(args, make_run_options(args, extra_flags, printer), printer,
+                              console)
         if args.command == "verify":
             return run_verify(args, make_run_options(args, extra_flags, printer), extra_flags,
                               printer, console)

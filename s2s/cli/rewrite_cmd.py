@@ -3,7 +3,8 @@
 ``--diff`` (default) prints a unified diff that ``git apply`` / ``patch -p1`` accept,
 ``--in-place`` writes atomically, ``-o DIR`` writes rewritten copies under DIR (keeping the
 paths relative to the current directory), ``--check`` prints which files would change and
-exits 1 if any would.
+exits 1 if any would. ``--format json`` and ``--format sarif`` print the same edit set as one
+document on stdout instead of the diff (the other modes write files as they do in text).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from s2s.output import (
     unified_diff,
     write_in_place,
 )
+from s2s.printers import json_doc, sarif
+from s2s.printers.json_doc import rewrite_entry, rewrite_summary
 from s2s.transform import registry
 from s2s.whole_program import process_program
 
@@ -60,6 +63,8 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
             results.append(result)
             advance(path)
             report_results([result], printer, console)
+            if console.verbose:
+                _verbose(result, console)
     changed = [r for r in results if isinstance(r, Success) and r.change and r.change.changed]
     counts = _counts(results)
     if not console.quiet:
@@ -67,11 +72,48 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
         verb = "would change" if (args.check or not (args.in_place or args.output_dir)) \
             else "changed"
         extra = "".join(f", {n} {what}" for what, n in counts.items())
-        console.status(f"{len(results)} files: {len(changed)} {verb}, {failed} failed{extra}")
+        console.status(f"{plural(len(results), 'file')}: {len(changed)} {verb}, {failed} failed"
+                       f"{extra}")
     code = exit_code(results, changes_are_failure=args.check)
     if args.strict and any(n for what, n in counts.items() if what.startswith("left")):
         code = max(code, 1)
+    _print_document(args, results, counts, printer, code)
     return code
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _print_document(args, results: list[FileResult], counts: dict[str, int],
+                    printer: DiagnosticPrinter, code: int) -> None:
+    """``--format json`` / ``sarif``: the run's edit set as one document on stdout."""
+    def shown(diagnostic) -> bool:
+        return not printer.is_silenced(diagnostic)
+
+    if args.format == "json":
+        files = [rewrite_entry(r, shown) for r in results]
+        document = json_doc.envelope(args.command, files,
+                                     summary=rewrite_summary(results, counts))
+        sys.stdout.write(json_doc.dumps(document))
+    elif args.format == "sarif":
+        sys.stdout.write(sarif.dumps(sarif.sarif_log(args.command, results, shown, code)))
+    sys.stdout.flush()
+
+
+def _verbose(result: FileResult, console: Console) -> None:
+    """``-v``: what the pass planned in this file and the time of each stage."""
+    if not isinstance(result, Success):
+        return
+    times = ", ".join(f"{stage} {seconds:.3f} s" for stage, seconds in result.timings)
+    edits = result.change.edits if result.change is not None else ()
+    planned = "; ".join(f"{g.label}: {len(g.edits)} edit{'s' if len(g.edits) != 1 else ''}"
+                        + ("" if set(g.edits) <= set(edits) or not edits else " (dropped)")
+                        for g in result.groups)
+    console.status(f"{quote_path(result.path)}: {plural(len(edits), 'edit')} applied"
+                   + (f" ({planned})" if planned else "")
+                   + "".join(f", {n} {what}" for what, n in result.counts)
+                   + (f"; {times}" if times else ""))
 
 
 def _counts(results: list[FileResult]) -> dict[str, int]:
@@ -106,7 +148,7 @@ def _emit(change: FileChange, args, copy: str | None, console: Console) -> None:
         write_in_place(change, args.backup, force=args.force)
     elif copy is not None:
         _write_copy(change, copy)
-    else:
+    elif args.format == "text":
         sys.stdout.write(unified_diff(change))
         sys.stdout.flush()
 

@@ -8,9 +8,9 @@ every program behaves the same after the rewrite, 1 when one does not (or does n
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
+import sys
 from dataclasses import replace
 
 from rich.table import Table
@@ -18,6 +18,7 @@ from rich.table import Table
 from s2s.cli.common import Console
 from s2s.diagnostics import DiagnosticPrinter, UsageError
 from s2s.driver import RunOptions
+from s2s.printers import json_doc
 from s2s.transform import registry
 from s2s.verify import cuda_backend as _cuda_backend  # noqa: F401  (registers the backend)
 from s2s.verify.differential import (
@@ -80,12 +81,27 @@ def run_verify(args, run_options: RunOptions, extra_flags: tuple[str, ...],
         if args.format == "text":
             _print_verdict(verdict, console, args.tolerance)
     if args.format == "json":
-        console.out.print_json(json.dumps([_to_json(v) for v in verdicts]))
+        sys.stdout.write(json_doc.dumps(json_doc.envelope(
+            "verify", _file_entries(verdicts), programs=[_to_json(v) for v in verdicts])))
+        sys.stdout.flush()
     failed = sum(not v.ok for v in verdicts)
     if not console.quiet:
         console.status(f"{len(verdicts)} program(s) verified: {len(verdicts) - failed} same "
                        f"behaviour, {failed} failed")
     return 1 if failed else 0
+
+
+def _file_entries(verdicts: list[Verdict]) -> list[dict]:
+    """One entry per source file of the verified programs: whether the passes changed it and
+    the diagnostics located in it."""
+    entries = []
+    for verdict in verdicts:
+        for source in verdict.sources:
+            said = [d.to_json() for d in verdict.diagnostics
+                    if d.location is not None and d.location.file == source]
+            entries.append({"path": source, "status": "ok" if verdict.ok else "failed",
+                            "diagnostics": said, "changed": source in verdict.changed})
+    return entries
 
 
 def _program_args(text: str) -> tuple[str, ...]:

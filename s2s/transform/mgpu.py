@@ -9,8 +9,9 @@ From the plan (``s2s/analysis/mgpu_plan.py``) the file gets
 * at each launch: ``k<<<g, b, s, st>>>(args)`` -> ``s2s_mgpu_launch(k, g, b, s, st)(args)``
   (three small edits; the arguments keep their text), also inside macro bodies;
 * at the end: ``s2s_mgpu_this_unit()``, the original source as a string (the runtime
-  compiles the kernels from it), the directory of its quoted includes, and the table of
-  kernels with their access models as JSON.
+  compiles the kernels from it), the directory of its quoted includes (the directory of
+  ``__FILE__`` where the rewritten file is compiled: no path of the rewriting machine), and
+  the table of kernels with their access models as JSON.
 
 Kernels themselves are not cloned: the runtime runs the unmodified kernel on each box of
 blocks, with ``blockIdx`` offset to the box and ``gridDim`` the whole grid (the cpu emulator
@@ -71,21 +72,40 @@ def epilogue(plan: MgpuPlan, path: str, source: bytes) -> str:
         access = c_string(json.dumps(kernel.access, separators=(",", ":")).encode(), indent=12)
         rows.append(f"        {{reinterpret_cast<const void *>({kernel.name}), "
                     f"{c_string(kernel.name.encode())},\n{access}}},")
-    directory = os.path.dirname(os.path.abspath(path))
     table = "\n".join(rows) if rows else "        {nullptr, nullptr, nullptr},"
     return (
         "\n/* s2s mgpu: this file's kernels for the runtime: the original source (compiled by the "
         "runtime for its\n   backend), where its quoted includes are, and each kernel's access "
         "model (s2s inspect --access) */\n"
+        f"{FILE_DIRECTORY}"
         "static const s2s_mgpu_unit &s2s_mgpu_this_unit()\n{\n"
         "    static const s2s_mgpu_kernel kernels[] = {\n"
         f"{table}\n    }};\n"
         "    static const s2s_mgpu_unit unit = {\n"
-        f"        {c_string(os.path.basename(path).encode())}, "
-        f"{c_string(os.fsencode(directory))},\n"
+        f"        {c_string(os.path.basename(path).encode())}, s2s_mgpu_file_directory(__FILE__),\n"
         f"{c_string(source, indent=8)},\n"
         f"        kernels, {len(plan.kernels)}}};\n"
         "    return unit;\n}\n")
+
+
+#: The directory of the rewritten file where it is compiled (``__FILE__``; under the wrapper
+#: the ``#line`` directives make it the user's file): the output names no directory of the
+#: machine that rewrote it, so it is the same wherever s2s runs.
+FILE_DIRECTORY = """static const char *s2s_mgpu_file_directory(const char *file)
+{
+    static char directory[4096];
+    const char *slash = std::strrchr(file, '/');
+    std::size_t n = slash ? static_cast<std::size_t>(slash - file) : 0;
+    if (n == 0 || n >= sizeof directory) {
+        std::strcpy(directory, slash == file ? "/" : ".");
+        return directory;
+    }
+    std::memcpy(directory, file, n);
+    directory[n] = '\\0';
+    return directory;
+}
+
+"""
 
 
 def c_string(data: bytes, indent: int = 0, width: int = 100) -> str:

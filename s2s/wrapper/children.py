@@ -20,7 +20,6 @@ import contextlib
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -117,9 +116,7 @@ class Children:
 
 def _own_group() -> dict:
     """Popen arguments that start the child in a new process group."""
-    if sys.version_info >= (3, 11):
-        return {"process_group": 0}
-    return {"preexec_fn": os.setpgrp}  # pragma: no cover (Python 3.10)
+    return {"process_group": 0}
 
 
 def _stop_group(process: subprocess.Popen, signum: int) -> None:

@@ -9,7 +9,8 @@ settings come from three places besides the command line, the first found wins p
    ``S2S_KEEP_TEMPS``;
 3. the nearest configuration file up from the current directory: ``.s2s.toml`` (keys at the
    top level) or ``pyproject.toml`` with a ``[tool.s2s]`` table (a pyproject.toml without one
-   is skipped); keys ``passes``, ``nvcc``, ``silence``.
+   is skipped); keys ``passes``, ``nvcc``, ``silence`` (the subcommands read more:
+   :mod:`s2s.cli.settings`).
 
 No passes are selected by default: a wrapper that changes programs nobody asked it to change
 would be a surprise in a build.
@@ -21,16 +22,35 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10: configuration files are unavailable, not fatal
-    tomllib = None
+import tomllib
 
 CONFIG_NAMES = (".s2s.toml", "pyproject.toml")
+#: keys the wrapper reads; the subcommands read these and more (s2s/cli/settings.py)
 CONFIG_KEYS = ("passes", "nvcc", "silence")
+#: every key a configuration file may hold (tables named after a subcommand aside)
+ALL_CONFIG_KEYS = ("passes", "nvcc", "silence", "flags", "format", "cuda-path", "gpu-arch")
 OPTION_PREFIX = "--s2s-"
 #: ``--s2s-NAME[=VALUE]`` options: name -> takes a value
-WRAPPER_OPTIONS = {"passes": True, "verbose": False, "keep-temps": False}
+WRAPPER_OPTIONS = {"passes": True, "verbose": False, "keep-temps": False, "help": False}
+
+WRAPPER_HELP = """\
+usage: s2s nvcc [--s2s-OPTION ...] NVCC-ARGS...
+       s2s [--s2s-OPTION ...] COMPILER COMPILER-ARGS...
+
+Runs the selected s2s passes on the sources of a compile command, compiles rewritten copies
+(with #line directives, so messages name your files) and gives back the same outputs as the
+plain compiler. Anything it cannot handle compiles the original command with one warning.
+
+wrapper options (removed before the compiler sees them):
+  --s2s-passes=LIST   passes to run, e.g. omp or transfers,fuse (none by default)
+  --s2s-verbose       say what the wrapper does on stderr
+  --s2s-keep-temps    keep the rewritten copies
+  --s2s-help          this text (nvcc's own help: s2s nvcc --help)
+
+environment: S2S_PASSES, S2S_REAL_NVCC, S2S_SILENCE, S2S_VERBOSE, S2S_KEEP_TEMPS.
+configuration: the nearest .s2s.toml or pyproject.toml [tool.s2s] up from the current
+directory; keys passes, nvcc, silence. The command line wins, then the environment.
+"""
 
 
 class ConfigProblem(Exception):
@@ -115,8 +135,6 @@ def find_config_file(start: Path) -> tuple[Path, dict] | None:
 
 
 def _read_toml(path: Path) -> dict:
-    if tomllib is None:
-        raise ConfigProblem(f"{path}: reading configuration files needs Python 3.11 (tomllib)")
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)
@@ -132,9 +150,9 @@ def load_settings(options: dict[str, str | bool], environ: dict[str, str],
     """
     found = find_config_file(cwd)
     config_path, table = (str(found[0]), found[1]) if found else (None, {})
-    warnings = [f"{config_path}: unknown key '{key}' ignored (known: {', '.join(CONFIG_KEYS)})"
+    warnings = [f"{config_path}: unknown key '{key}' ignored (known: {', '.join(ALL_CONFIG_KEYS)})"
                 for key, value in table.items()
-                if key not in CONFIG_KEYS and not isinstance(value, dict)]
+                if key not in ALL_CONFIG_KEYS and not isinstance(value, dict)]
     if "passes" in options:
         passes, source = parse_pass_list(str(options["passes"])), "--s2s-passes"
     elif "S2S_PASSES" in environ:

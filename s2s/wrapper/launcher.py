@@ -49,6 +49,7 @@ from s2s.wrapper.compilers import (
     table_for,
 )
 from s2s.wrapper.config import (
+    WRAPPER_HELP,
     ConfigProblem,
     Settings,
     load_settings,
@@ -112,6 +113,9 @@ class _Wrapper:
             options, args = split_wrapper_options(raw)
         except ConfigProblem as error:
             problem, options, args = str(error), {}, without_wrapper_options(raw)
+        if options.get("help"):
+            sys.stdout.write(WRAPPER_HELP)
+            return 0
         try:
             self.settings = load_settings(options, self.environ, Path.cwd())
         except ConfigProblem as error:

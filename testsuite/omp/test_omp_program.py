@@ -330,7 +330,7 @@ def test_files_that_do_not_parse_fail_alone(project, capsys):
     (project / "src" / "broken.c").write_text("int main( {\n")
     code = main(["omp", "--check", "src/broken.c"])
     _, err = capsys.readouterr()
-    assert code == 1 and "1 files: 0 would change, 1 failed" in err
+    assert code == 1 and "1 file: 0 would change, 1 failed" in err
     code = main(["omp", "--check", "src/broken.c", "src/main.c", "src/kernels.c", "--", *FLAGS])
     _, err = capsys.readouterr()
     assert code == 1 and "3 files: 1 would change, 1 failed" in err

@@ -67,7 +67,7 @@ def verify(capsys, *args):
 
 def verify_json(capsys, *args):
     code, out, err = verify(capsys, "--format", "json", *args)
-    return code, (json.loads(out) if out.strip() else None), err
+    return code, (json.loads(out)["programs"] if out.strip() else None), err
 
 
 def sample(name: str) -> Path:
@@ -213,7 +213,7 @@ int main(int argc, char **argv) {
     code, out, err = verify(capsys, "--passes", "same", "--args", "100", "--format", "json",
                             program, "--", "-DSCALE=3")
     assert code == 0, err
-    [verdict] = json.loads(out)
+    [verdict] = json.loads(out)["programs"]
     assert verdict["original"]["copies"]["d2h_bytes"] == 400
     monkeypatch.setitem(registry.PASSES, "wrong", replacing(b"SCALE * i", "SCALE * i + 1"))
     code, _, err = verify(capsys, "--passes", "wrong", "--args", "100", program, "--",

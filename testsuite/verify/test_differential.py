@@ -73,7 +73,7 @@ def verify(capsys, *args):
 def test_omp_rewrite_of_the_heat_sample(capsys):
     code, out, err = verify(capsys, "--format", "json", HEAT)
     assert code == 0, err
-    [verdict] = json.loads(out)
+    [verdict] = json.loads(out)["programs"]
     assert verdict["ok"] and verdict["kind"] == "openmp" and verdict["changed"] == [str(HEAT)]
     before, after = verdict["original"]["copies"], verdict["rewritten"]["copies"]
     assert after["h2d_bytes"] + after["d2h_bytes"] < (before["h2d_bytes"] + before["d2h_bytes"]) / 10
@@ -104,7 +104,7 @@ def test_tolerance_and_program_arguments(capsys, pointers):
 def test_unmapped_pointer_in_the_rewrite_fails(capsys, pointers):
     code, out, err = verify(capsys, "--passes", "unmap", "--format", "json", pointers)
     assert code == 1
-    [verdict] = json.loads(out)
+    [verdict] = json.loads(out)["programs"]
     assert verdict["differences"] == []  # same output on the host device ...
     assert verdict["rewritten"]["unmapped"] and not verdict["original"]["unmapped"]
     assert "with no device mapping: right on the host device, wrong on a GPU" in err
@@ -114,7 +114,7 @@ def test_each_file_is_its_own_program(capsys, pointers):
     code, out, err = verify(capsys, "--each", "--passes", "wrong", "--format", "json", HEAT,
                             pointers)
     assert code == 1
-    verdicts = json.loads(out)
+    verdicts = json.loads(out)["programs"]
     assert [(v["sources"], v["ok"], v["changed"]) for v in verdicts] == [
         ([str(HEAT)], True, []), ([str(pointers)], False, [str(pointers)])]
 

@@ -78,4 +78,5 @@ def test_bad_files_and_keys(tmp_path):
     (tmp_path / ".s2s.toml").write_text('pases = ["omp"]\n[omp]\nx = 1\n')
     settings = load_settings({}, {}, tmp_path)
     assert settings.warnings == (f"{tmp_path / '.s2s.toml'}: unknown key 'pases' ignored "
-                                 "(known: passes, nvcc, silence)",)
+                                 "(known: passes, nvcc, silence, flags, format, cuda-path, "
+                                 "gpu-arch)",)

@@ -1,0 +1,129 @@
+"""``s2s report FILE... -o report.html``: the review page of what the passes would change.
+
+OpenMP files are analysed as one program by ``omp``; each CUDA file is rewritten by each of
+``transfers``, ``fuse`` and ``mgpu`` on its own (three alternative rewrites of the original),
+unless ``--passes`` names fewer. Nothing is rewritten on disk: the page shows, per file and
+pass, the same edit set ``--diff`` would print (:mod:`s2s.printers.html`). Diagnostics go to
+stderr as for every command; exit 1 when a file failed, 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+
+from s2s.cli.common import Console, report_results
+from s2s.diagnostics import DiagnosticPrinter, UsageError
+from s2s.driver import FileResult, RunOptions, Success, exit_code, parse_options_for, process_file
+from s2s.frontend.extract import load
+from s2s.frontend.parse import detect_language
+from s2s.output import atomic_write
+from s2s.printers import figures as draw
+from s2s.printers.html import Section, render
+from s2s.transform import registry
+from s2s.transform import transfers as transfers_pass
+from s2s.whole_program import process_program
+from s2s.wrapper.config import ConfigProblem, parse_pass_list
+
+CUDA_PASSES = ("transfers", "fuse", "mgpu")
+
+
+def add_report_options(parser) -> None:
+    parser.add_argument("-o", "--output", required=True, metavar="FILE",
+                        help="where to write the page (e.g. report.html)")
+    parser.add_argument("--passes", default=None, metavar="LIST",
+                        help="passes to show (default: omp for OpenMP files, "
+                        "transfers,fuse,mgpu for CUDA files)")
+    parser.add_argument("--devices", type=int, default=2, metavar="N",
+                        help="devices of the mgpu grid-partition pictures (default 2)")
+    parser.add_argument("--title", default="s2s review", help="the page's title")
+
+
+def run_report(args, options: RunOptions, printer: DiagnosticPrinter, console: Console) -> int:
+    if args.devices < 1:
+        raise UsageError("--devices must be at least 1")
+    wanted = _passes(args.passes)
+    cuda = [f for f in args.files if _language(f, args) == "cuda"]
+    openmp = [f for f in args.files if f not in cuda]
+    sections: list[Section] = []
+    if openmp and "omp" in wanted:
+        for result in process_program(openmp, options, registry.get("omp")):
+            sections.append(_omp_section(result))
+    for path in cuda:
+        for name in (p for p in CUDA_PASSES if p in wanted):
+            result = process_file(path, options, registry.get(name))
+            sections.append(_cuda_section(name, result, options, args.devices))
+    results: list[FileResult] = [s.result for s in sections]
+    report_results(results, printer, console)
+    page = render(sections, args.title).encode("utf-8")
+    target = args.output
+    os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
+    atomic_write(target, page, 0o644)
+    if not console.quiet:
+        console.status(f"{target}: {len(sections)} section{'s' if len(sections) != 1 else ''} "
+                       f"of {len(args.files)} file{'s' if len(args.files) != 1 else ''}")
+    return exit_code(results)
+
+
+def _passes(text: str | None) -> tuple[str, ...]:
+    if text is None:
+        return ("omp", *CUDA_PASSES)
+    try:
+        names = parse_pass_list(text)
+    except ConfigProblem as error:
+        raise UsageError(str(error)) from None
+    unknown = [n for n in names if registry.get(n) is None]
+    if unknown or not names:
+        raise UsageError(f"--passes {text!r}: s2s report shows omp, transfers, fuse and mgpu")
+    return names
+
+
+def _language(path: str, args) -> str:
+    return args.language or detect_language(path)
+
+
+def _edits(result: FileResult) -> int:
+    if isinstance(result, Success) and result.change is not None:
+        return len(result.change.edits)
+    return 0
+
+
+def _omp_section(result: FileResult) -> Section:
+    section = Section(result.path, "omp", result)
+    counts = ", ".join(f"{n} {what}" for what, n in getattr(result, "counts", ()))
+    section.summary.append(f"{_edits(result)} edits" + (f"; {counts}" if counts else ""))
+    section.summary.append("bytes moved before and after: run s2s verify on the program "
+                           "(the plan's sections are symbolic in the program's sizes)")
+    return section
+
+
+def _cuda_section(name: str, result: FileResult, options: RunOptions, devices: int) -> Section:
+    section = Section(result.path, name, result)
+    section.summary.append(f"{_edits(result)} edits")
+    if not isinstance(result, Success):
+        return section
+    loaded = result.loaded
+    if name == "transfers":
+        plans, _ = transfers_pass.plan_file(loaded)
+        if plans:
+            section.summary.append(
+                f"cudaMemcpy calls {sum(p.copies_before for p in plans)} -> "
+                f"{sum(p.copies_after for p in plans)}, cudaMalloc calls "
+                f"{sum(p.device_allocs_before for p in plans)} -> "
+                f"{sum(p.device_allocs_after for p in plans)}, host allocations "
+                f"{sum(p.host_allocs_before for p in plans)} -> "
+                f"{sum(p.host_allocs_after for p in plans)}")
+        section.figures = draw.transfer_figures(loaded)
+    elif name == "fuse":
+        before = len(loaded.model.launches)
+        after = before
+        if result.change is not None and result.change.changed:
+            rewritten = load(result.path, parse_options_for(options, result.path),
+                             source=result.change.after)
+            after = len(rewritten.model.launches) if rewritten.model is not None else before
+        section.summary.append(f"kernel launches in the source {before} -> {after}")
+        section.figures = draw.fusion_figures(loaded)
+    elif name == "mgpu":
+        section.summary.append(f"{len(loaded.model.launches)} launches partitioned over the "
+                               f"runtime's devices (pictures: {devices} devices)")
+        section.figures = draw.partition_figures(loaded, devices)
+    return section
