@@ -36,7 +36,9 @@ Choices (documented in the tests too):
   themselves and loop bodies are not conditional.
 * Code from macro expansions and templates is reported like any other (the span says so);
   a subscript written in a macro body has the macro call's text. In a template a dependent
-  ``v[i]`` is taken as an array access. Overloaded ``operator[]`` (``std::vector``) is not.
+  ``v[i]`` is taken as an array access. Other overloaded ``operator[]`` is not; a
+  ``std::vector``'s is (frontend.containers: ``v[i]``, ``v.data()``, ``&v[k]``, other uses).
+* ``this->x`` and ``x`` in a member function are the same name, ``x``.
 * ``PointerCopy.source`` is a name (``a`` for ``a``, ``a + k``, ``&a[k]``, ``g[i]`` of an
   array, the last with ``offset``), ``&s`` for the address of a struct variable, else None.
   ``p += k``, ``p++`` are copies of ``p`` to itself with ``offset``. Targets are pointer-typed
@@ -51,7 +53,7 @@ import re
 
 from clang import cindex
 
-from s2s.frontend import token_text
+from s2s.frontend import containers, token_text
 from s2s.frontend.context import FUNCTION_KINDS, ExtractContext
 from s2s.frontend.host import (
     ARRAY_TYPE_KINDS,
@@ -191,6 +193,10 @@ class _Scanner:
                 continue
             if kind == "ARRAY_SUBSCRIPT_EXPR" or kind == "MEMBER_REF_EXPR":
                 self._access(i)
+                if kind == "MEMBER_REF_EXPR":
+                    self._vector_use(i)
+            elif kind == "DECL_REF_EXPR":
+                self._vector_use(i)
             elif kind == "UNARY_OPERATOR":
                 op = self._op(i, self._unop)
                 if op == DEREF:
@@ -198,7 +204,8 @@ class _Scanner:
                 elif op in INC_DEC:
                     self._self_offset(i)
             elif kind == "CALL_EXPR":
-                self._call(i)
+                if not self._vector_call(i):
+                    self._call(i)
             elif kind == "BINARY_OPERATOR":
                 if self._op(i, self._binop) == ASSIGN:
                     self._assignment(i)
@@ -265,6 +272,8 @@ class _Scanner:
             got = True
         elif kind == "UNARY_OPERATOR":
             got = self._op(i, self._unop) == DEREF
+        elif kind == "CALL_EXPR":
+            got = containers.subscript(self, i) is not None
         elif kind == "MEMBER_REF_EXPR" and self.children[i]:
             base = self._strip(self.children[i][0])
             if self.kinds[base] in ("ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR", "MEMBER_REF_EXPR") \
@@ -307,7 +316,8 @@ class _Scanner:
     # -- names ------------------------------------------------------------------------------
 
     def _name(self, i: int) -> str | None:
-        """``u``, ``p.x``, ``ps->vx``, ``this->x`` for a variable or member chain, else None."""
+        """``u``, ``p.x``, ``ps->vx``, ``x`` (for ``this->x``) for a variable or member chain,
+        else None."""
         parts = []
         kinds, children = self.kinds, self.children
         while True:
@@ -330,6 +340,8 @@ class _Scanner:
             parts.append(("->" if self._type_kind(kids[0]) == "POINTER" else ".") + member)
             i = self._strip(kids[0])
         name = "".join(reversed(parts))
+        if name.startswith("this->") and len(parts) > 1:
+            name = name[len("this->"):]  # a member function names its members either way
         return name or None
 
     def _expr(self, i: int) -> Expr:
@@ -384,6 +396,12 @@ class _Scanner:
                     return None
                 subs.insert(0, self._expr(parts[1]))
                 x = self._strip(parts[0])
+            elif kind == "CALL_EXPR":
+                parts = containers.subscript(self, x)
+                if parts is None:
+                    return None
+                subs.insert(0, self._expr(parts[1]))
+                x = parts[0]
             elif kind == "UNARY_OPERATOR":
                 if not children[x] or self._op(x, self._unop) not in INC_DEC | {DEREF}:
                     return None
@@ -644,6 +662,10 @@ class _Scanner:
                 if tkind not in ARRAY_TYPE_KINDS and tkind not in RECORD_TYPES:
                     return None  # &scalar, &pointer: not array storage
             return self._resolve(operand)
+        vector = containers.data_pointer(self, x)
+        if vector is not None:  # v.data()
+            name = self._name(vector)
+            return None if name is None else (name, vector, [])
         if not self._is_pointer(k) or kind in ("STRING_LITERAL", "CALL_EXPR"):
             return None
         if self._is_storage(x) and self._type_kind(x) not in ARRAY_TYPE_KINDS:
@@ -718,6 +740,9 @@ class _Scanner:
         """(copied name, offset) of a pointer-valued right-hand side."""
         x = self._strip(i)
         kind = self.kinds[x]
+        vector = containers.data_pointer(self, x)
+        if vector is not None:
+            return self._name(vector), False  # v.data()
         if kind == "BINARY_OPERATOR" and self._op(x, self._binop) == ASSIGN and self.children[x]:
             return self._name(self._strip(self.children[x][0])), False  # p = q = r
         name = self._name(x)
@@ -781,6 +806,8 @@ class _Scanner:
         return self._type_kind(i) == "POINTER" and self._is_pointer(i)
 
     def _declaration(self, i: int) -> None:
+        if self.children[i] and self._vector_reference(i):
+            return
         if not self.children[i] or not self._is_pointer_value(i):
             return
         init = self._init(self.nodes[i].cursor)
@@ -792,3 +819,73 @@ class _Scanner:
             if self.tree.extent(k) == wanted:
                 self._copy(i, self.nodes[i].cursor.spelling, *self._source(k))
                 return
+
+    # -- std::vector (frontend.containers) ----------------------------------------------------
+
+    def _vector_call(self, i: int) -> bool:
+        """``v[k]``, ``v.resize(n)``, ``v = w``: handled here (True), not as a plain call."""
+        if containers.subscript(self, i) is not None:
+            if self._region(*self.tree.extent(i))[0] is None:  # host code only
+                self._access(i)
+            return True
+        member = containers.member_call(self, i) or containers.operator_call(self, i)
+        if member is None:
+            return False
+        if member[0] in containers.REALLOCATING_MEMBERS:
+            name = self._name(member[1])
+            if name is not None:  # new storage: pointers taken earlier no longer follow it
+                self._copy(i, name, None, False)
+            return True
+        return member[0] == "data" or member[0] in containers.NO_ACCESS_MEMBERS
+
+    def _vector_use(self, i: int) -> None:
+        """Any other use of a vector is a whole-vector access of unknown range."""
+        if not containers.is_vector_type(self._type(i)) or containers.use_is_known(self, i):
+            return
+        if self.kinds[i] == "MEMBER_REF_EXPR" and self.children[i] and \
+                containers.is_vector_type(self._type(self._strip(self.children[i][0]))):
+            return  # ``v.begin`` names a member function, not the vector
+        name = self._name(i)
+        if name is None or self._region(*self.tree.extent(i))[0] is not None:
+            return
+        mode = "read" if containers.is_const_use(self, i) else "readwrite"
+        call, position = self._reference_argument(i)
+        if call is not None:  # ``f(v)`` binding ``std::vector<T> &``: the callee's accesses
+            params = self._callee_params(call)
+            mode = "read" if params[position].get_pointee().is_const_qualified() else "readwrite"
+            self._emit(i, name, mode, [], call=self._call_name(call), arg_index=position, root=i)
+            return
+        self._emit(i, name, mode, [], root=i)
+
+    def _reference_argument(self, i: int) -> tuple[int | None, int]:
+        """(call node, position) when node ``i`` is an argument bound to a parameter of
+        type ``std::vector<T> &`` (by value it is a copy: a plain read here)."""
+        up, child = self.parent[i], i
+        while up >= 0 and self.kinds[up] in TRANSPARENT:
+            up, child = self.parent[up], up
+        if up < 0 or self.kinds[up] != "CALL_EXPR":
+            return None, 0
+        position = self._arg_positions(up).get(child)
+        params = self._callee_params(up)
+        if position is None or params is None or position >= len(params) or \
+                not containers.vector_reference(params[position]):
+            return None, 0
+        return up, position
+
+    def _vector_reference(self, i: int) -> bool:
+        """``std::vector<T> &r = v;``: ``r`` names ``v``'s storage (a pointer copy); bound to
+        anything else (``d.energy()``), storage this analysis does not follow."""
+        canon = self._type(i)
+        if canon.kind.name not in ("LVALUEREFERENCE", "RVALUEREFERENCE") or \
+                not containers.is_vector_type(canon.get_pointee().get_canonical()):
+            return False
+        init = self._init(self.nodes[i].cursor)
+        if init is None or init.is_null():
+            return True
+        extent = init.extent
+        wanted = (extent.start.offset, extent.end.offset)
+        for k in reversed(self.children[i]):
+            if self.tree.extent(k) == wanted:
+                self._copy(i, self.nodes[i].cursor.spelling, self._name(self._strip(k)), False)
+                return True
+        return True

@@ -590,12 +590,17 @@ class _StmtBuilder:
 # Functions.
 
 def _param(ctx: ExtractContext, cursor, template: str | None) -> Param:
+    from s2s.frontend.containers import vector_reference
+
     ptype = cursor.type
     canon = ptype.get_canonical()
     is_pointer = canon.kind.name == "POINTER" or canon.kind.name in ARRAY_TYPE_KINDS
     pointee_const = False
     if canon.kind.name == "POINTER":
         pointee_const = canon.get_pointee().is_const_qualified()
+    elif vector_reference(canon):
+        # ``std::vector<T> &v`` names the caller's storage, as a pointer would
+        is_pointer, pointee_const = True, canon.get_pointee().is_const_qualified()
     elif canon.kind.name in ARRAY_TYPE_KINDS:
         # An array parameter decays; clang keeps the element's const on the array type.
         pointee_const = canon.is_const_qualified() or canon.element_type.is_const_qualified()
@@ -641,8 +646,16 @@ def extract_functions(ctx: ExtractContext, directives=()) -> tuple[HostFunction,
             name=cursor.spelling, span=ctx.span(cursor, template),
             return_type=cursor.result_type.spelling, params=params, body=body,
             is_template=node.kind == "FUNCTION_TEMPLATE" or template is not None,
-            is_static=_is_static(ctx, cursor)))
+            is_static=_is_static(ctx, cursor), member_of=_member_of(cursor)))
     return tuple(out)
+
+
+def _member_of(cursor) -> str | None:
+    """The class a member function (method, constructor, destructor) belongs to."""
+    if cursor.kind.name not in MEMBER_KINDS:
+        return None
+    owner = cursor.semantic_parent
+    return owner.spelling if owner is not None and owner.spelling else None
 
 
 # --------------------------------------------------------------------------------------------
@@ -656,6 +669,7 @@ def extract_allocations(ctx: ExtractContext) -> tuple[HostAllocation, ...]:
     when it initialises or is assigned to a variable or member (``name``).
     """
     from s2s.frontend.allocators import helper_allocation, returned_allocations
+    from s2s.frontend.containers import vector_allocation
 
     tree = _tree(ctx)
     out: list[HostAllocation] = []
@@ -671,7 +685,9 @@ def extract_allocations(ctx: ExtractContext) -> tuple[HostAllocation, ...]:
             continue
         found = None
         if kind == "VAR_DECL":
-            found = _array_decl(tree, i)
+            found = _array_decl(tree, i) or vector_allocation(tree, i)
+        elif kind == "FIELD_DECL" or (kind == "PARM_DECL" and node.function is not None):
+            found = vector_allocation(tree, i)  # a by-value vector parameter is a copy
         elif kind == "CALL_EXPR" and node.cursor.spelling in ALLOC_FUNCS:
             found = _malloc(tree, i)
         elif kind == "CALL_EXPR" and helpers and node.cursor.spelling in helpers:

@@ -92,6 +92,9 @@ class HostFunction:
     body: Stmt | None
     is_template: bool = False
     is_static: bool = False
+    #: the class whose member function this is (None: a free function); its data members
+    #: are named here without ``this->``
+    member_of: str | None = None
 
     @property
     def calls(self) -> tuple[CallSite, ...]:

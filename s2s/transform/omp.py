@@ -85,7 +85,8 @@ def _local_edits(plan: OmpPlan, source: bytes, path: str) -> list[Edit]:
 
 def _not_editable(region: RegionPlan) -> SourceSpan | None:
     """The first place the region's edits would land in a macro expansion or template."""
-    spans = [region.at, region.last.span, *region.removed, *(s for s, _ in region.explicit)]
+    spans = [region.at, region.last.span, *region.removed, *(s for s, _ in region.explicit),
+             *(directive for directive, _ in region.redundant)]
     spans += [u.at for u in region.updates] + [u.anchor.span for u in region.updates]
     return next((span for span in spans if not span.editable), None)
 
@@ -109,6 +110,8 @@ def _clauses(region: RegionPlan, kind: str) -> str:
 def _region_edits(region: RegionPlan, source: bytes, path: str, language: str
                   ) -> list[Edit]:
     edits = [_delete_lines(span, source) for span in region.removed]
+    for directive, clauses in region.redundant:
+        edits.append(_without_clauses(directive, list(clauses), source))
     clauses: dict[int, list[str]] = {}
     for span, clause in region.explicit:
         clauses.setdefault(span.end, []).append(clause)
@@ -116,43 +119,125 @@ def _region_edits(region: RegionPlan, source: bytes, path: str, language: str
         edits.append(Edit(path, _pragma_end(source, end), 0, " " + " ".join(texts)))
     for member, local in region.handles:
         kind = "auto" if language == "c++" else f"__typeof__({member})"
-        edits.append(_line_before(region.at, source, f"{kind} {local} = {member};"))
+        value = f"{member}.data()" if member in region.vectors else member
+        edits.append(_line_before(region.at, source, f"{kind} {local} = {value};"))
     if region.structured:
         edits.append(_line_before(region.at, source,
                                   f"#pragma omp target data {_clauses(region, 'structured')}"))
     else:
         edits.append(_line_before(region.at, source,
                                   f"#pragma omp target enter data {_clauses(region, 'enter')}"))
-        edits += [_line_before(region.at, source, f"#pragma omp target update to({item})")
-                  for item in region.entry_updates]
-        lines = [f"#pragma omp target update from({item})" for item in region.exit_updates]
+        edits += [_line_before(region.at, source, line) for line in _update_lines(
+            [("to", _named(region, item)) for item in region.entry_updates])]
+        lines = _update_lines([("from", _named(region, item)) for item in region.exit_updates])
         lines.append(f"#pragma omp target exit data {_clauses(region, 'exit')}")
         edits.append(_line_after(region.last, source, lines))
     by_place: dict[int, list[PlannedUpdate]] = {}
+    after: dict[int, list[PlannedUpdate]] = {}
     for update in region.updates:
         if update.after:
-            edits.append(_line_after(update.anchor, source,
-                                     [f"#pragma omp target update {update.motion}({update.item})"]))
+            after.setdefault(update.anchor.span.start, []).append(update)
             continue
         group = by_place.setdefault(update.at.start, [])
         if all((u.motion, u.item) != (update.motion, update.item) for u in group):
             group.append(update)
+    unit = indent_unit(source)
     for group in by_place.values():
-        edits += _update_edits(group, source)
+        edits += _update_edits(group, source, region, unit)
+    for group in after.values():
+        lines = _update_lines([(u.motion, _named(region, u.item)) for u in group])
+        if group[0].wrap:
+            edits += _wrapped_after(group[0].anchor, lines, source, unit)
+        else:
+            edits.append(_line_after(group[0].anchor, source, lines))
     return edits
 
 
-def _update_edits(group: list[PlannedUpdate], source: bytes) -> list[Edit]:
+def _update_lines(items: list[tuple[str, str]]) -> list[str]:
+    """``target update`` directives for (motion, item) pairs at one place: as few as can
+    hold them (``to(a[0:n], b[0:n]) from(c[0:1])``), since a construct may name each
+    variable once only (``from(v[5:1], v[7:1])`` does not compile): the second section of a
+    variable goes to a second directive."""
+    directives: list[list[tuple[str, str]]] = []
+    for pair in items:
+        base = pair[1].split("[", 1)[0].strip()
+        if any(pair in d for d in directives):
+            continue
+        home = next((d for d in directives
+                     if all(i.split("[", 1)[0].strip() != base for _, i in d)), None)
+        if home is None:
+            home = []
+            directives.append(home)
+        home.append(pair)
+    lines = []
+    for pairs in directives:
+        motions: dict[str, list[str]] = {}
+        for motion, item in pairs:
+            motions.setdefault(motion, []).append(item)
+        lines.append("#pragma omp target update " + " ".join(
+            f"{motion}({', '.join(names)})" for motion, names in motions.items()))
+    return lines
+
+
+def indent_unit(source: bytes) -> str:
+    """The file's indentation step, for lines s2s adds inside braces it adds: a tab when
+    lines are indented with tabs, else the most common increase of leading spaces from one
+    line to a deeper next one (four spaces when the file says nothing)."""
+    steps: dict[int, int] = {}
+    tabs = spaces = previous = 0
+    for line in source.split(b"\n"):
+        body = line.lstrip(b" \t")
+        if not body.strip() or body[:1] in (b"#", b"*") or body.startswith((b"//", b"/*")):
+            continue
+        lead = line[:len(line) - len(body)]
+        if b"\t" in lead:
+            tabs += 1
+            continue
+        width = len(lead)
+        if width > previous:
+            steps[width - previous] = steps.get(width - previous, 0) + 1
+            spaces += 1
+        previous = width
+    if tabs > spaces:
+        return "\t"
+    step = max(steps, key=lambda k: (steps[k], -k)) if steps else 4
+    return " " * step if 1 < step <= 8 else "    "
+
+
+def _wrapped_after(stmt: Stmt, lines: list[str], source: bytes, unit: str) -> list[Edit]:
+    """``target update`` lines after a statement that is a branch or loop body of its own:
+    braces around the statement and the lines, so both stay in the branch."""
+    indent = stmt.span.indent
+    end = _statement_end(stmt, source)
+    closing = "".join(f"\n{indent}{unit}{line}" for line in lines) + f"\n{indent}}}"
+    return [Edit(stmt.span.file, stmt.span.start, 0, "{\n" + indent + unit),
+            Edit(stmt.span.file, end, 0, closing)]
+
+
+def _named(region: RegionPlan, item: str) -> str:
+    """A clause item as written in a directive: a ``std::vector`` through its handle
+    (``v[0:n]`` -> ``s2s_v[0:n]``)."""
+    if not region.vectors:
+        return item
+    handles = dict(region.handles)
+    for label in region.vectors:
+        if item.startswith(label + "[") or item == label:
+            return handles[label] + item[len(label):]
+    return item
+
+
+def _update_edits(group: list[PlannedUpdate], source: bytes, region: RegionPlan,
+                  unit: str) -> list[Edit]:
     """The ``target update`` lines before one statement (braces added around it when it is
     the body of a control statement: a stand-alone directive cannot be one)."""
-    lines = [f"#pragma omp target update {u.motion}({u.item})" for u in group]
+    lines = _update_lines([(u.motion, _named(region, u.item)) for u in group])
     first = group[0]
     span = first.at
     if not any(u.wrap for u in group):
         return [_line_before(span, source, line) for line in lines]
     indent = span.indent
     end = _statement_end(first.anchor, source)
-    opening = "{\n" + "".join(f"{indent}    {line}\n" for line in lines) + f"{indent}    "
+    opening = "{\n" + "".join(f"{indent}{unit}{line}\n" for line in lines) + f"{indent}{unit}"
     return [Edit(span.file, span.start, 0, opening), Edit(span.file, end, 0, f"\n{indent}}}")]
 
 
@@ -168,6 +253,38 @@ def _pragma_end(source: bytes, end: int) -> int:
     while line_end > 0 and source[line_end - 1:line_end] in (b" ", b"\t", b"\r"):
         line_end -= 1
     return line_end
+
+
+def _without_clauses(directive: SourceSpan, clauses: list[SourceSpan], source: bytes) -> Edit:
+    """One directive's pragma with ``clauses`` removed (each with the blanks before it): a
+    continuation line left empty goes, and the backslash of what is now the last line too.
+    Lines whose content does not change stay byte for byte (insertions before the pragma
+    land at or before its start, outside the replaced bytes)."""
+    begin = directive.start
+    text = source[begin:directive.end]
+    for span in sorted(clauses, key=lambda c: c.start, reverse=True):
+        low, high = span.start - begin, span.end - begin
+        while low > 0 and text[low - 1:low] in (b" ", b"\t"):
+            low -= 1
+        if low == 0 or text[low - 1:low] == b"\n":  # first on its line: keep the indent
+            low = span.start - begin
+            while text[high:high + 1] in (b" ", b"\t"):
+                high += 1
+        text = text[:low] + text[high:]
+    lines = text.split(b"\n")
+    kept = lines[:1] + [line for line in lines[1:] if line.strip(b" \t\r\\") != b""]
+    out = []
+    for index, line in enumerate(kept):
+        cr = b"\r" if line.endswith(b"\r") else b""
+        body = line[:-1] if cr else line
+        has = body.rstrip(b" \t").endswith(b"\\")
+        want = index < len(kept) - 1
+        if has and not want:
+            body = body.rstrip(b" \t")[:-1].rstrip(b" \t")
+        elif want and not has:
+            body += b" \\"
+        out.append(body + cr)
+    return Edit(directive.file, begin, directive.end - begin, b"\n".join(out).decode())
 
 
 def _delete_lines(span: SourceSpan, source: bytes) -> Edit:

@@ -74,6 +74,9 @@ def test_spliced_map_clause_gets_the_one_line_plan(tmp_path, clause):
     code, added, err = _omp_plan_lines(tmp_path, clause)
     assert (code, added) == expected[:2], err
     assert "warning" not in err
+    # (the kernels' own map clauses are moot inside the region: removed, splices and all)
     assert added == ["#pragma omp target enter data map(alloc: a[0:n*m])",
+                     "#pragma omp target teams distribute parallel for",
                      "#pragma omp target update to(a[0:1])",
+                     "#pragma omp target teams distribute parallel for",
                      "#pragma omp target exit data map(from: a[0:n*m])"]

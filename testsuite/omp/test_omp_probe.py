@@ -88,11 +88,10 @@ def test_probes_in_a_constant_trip_loop_get_element_copies(load_source, tmp_path
     text = _rewrite(load_source, CONSTANT_TRIPS, tmp_path)
     # 4 trips x 1 element beats x[0:n]: the region extends over the probe loop and each
     # read gets its element; the exit only releases.
-    assert _updates(text) == ["#pragma omp target update from(x[i:1])",
-                              "#pragma omp target update from(y[i:1])"]
+    assert _updates(text) == ["#pragma omp target update from(x[i:1], y[i:1])"]
     assert "#pragma omp target exit data map(release: x[0:n], y[0:n])\n    free(x)" in text
     loop = text.index("for (int k = 0")
-    assert loop < text.index("update from(x[i:1])") < text.index("printf(\"%d %g %g")
+    assert loop < text.index("update from(x[i:1], y[i:1])") < text.index("printf(\"%d %g %g")
 
 
 def test_probes_in_a_loop_of_unknown_trip_count_keep_the_whole_read_back(load_source,

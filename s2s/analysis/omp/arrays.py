@@ -70,16 +70,18 @@ def map_arrays(solver: Solver, ir: FunctionIR, block: Node, live: set[str], to_l
     groups = alias_groups(model, function, 0, 0)
     facts = guard_facts(function.body, start,
                         lambda a, b: source[a:b].decode("utf-8", "replace"))
+    names = ir_names(ir)
     for label in sorted(tracked, key=lambda n: (first_use(model, n), n)):
         fresh_host = exit_state is None or "H" in exit_state.get_valid(label)
         exit_type = "from" if (label in live and not fresh_host) else "release"
         exit_sections = [lengths[label] or None]
-        if exit_type == "from" and label in ir_names(ir):
+        same = exact_aliases(model, function, label, start)
+        if exit_type == "from" and (label in names or names & same):
             # Only the elements the host reads afterwards come back, when they are known,
-            # and of those only the ones kernels wrote since both copies were fresh.
+            # and of those only the ones kernels wrote since both copies were fresh (also
+            # when the function names the array only through an alias: ``x = b.x``).
             group = frozenset(groups.get(label, ()))
-            parts = host_sections(after, label, text, aliases=group,
-                                  same=exact_aliases(model, function, label, start), irs=irs)
+            parts = host_sections(after, label, text, aliases=group, same=same, irs=irs)
             if parts and any(same_section(label + p, label + lengths[label]) for p in parts):
                 parts = None
             written = exit_state.get_dirty(label) if exit_state is not None else None
@@ -142,6 +144,37 @@ def explicit_sections(model: TranslationUnit, nodes: list[Node], lengths, state
     return out
 
 
+def redundant_maps(model: TranslationUnit, nodes: list[Node], arrays, explicit,
+                   swapped: bool) -> tuple[tuple[SourceSpan, tuple[SourceSpan, ...]], ...]:
+    """(directive, clauses) per kernel inside the region (in its own function): the map
+    clauses the region makes moot: every item names a mapped array by the same name with the same section, so the
+    storage is present and the clause moves nothing (``always`` and ``delete`` clauses do,
+    and stay). Left out where pointers are swapped inside the region (the name may then
+    stand for another array) or where a clause is added to the same kernel."""
+    if swapped:
+        return ()
+    mapped = {norm_text(a.name): norm_text(a.name + a.section) for a in arrays}
+    touched = {span.start for span, _ in explicit}
+    out = []
+    for top in nodes:
+        for node in top.walk():
+            if node.kind != "kernel":
+                continue
+            for directive in directive_chain(model, node.directive):
+                if not directive.is_target_region or directive.span.start in touched or \
+                        not directive.span.editable:
+                    continue
+                moot = tuple(clause.span for clause in directive.maps
+                             if clause.clause == "map" and clause.items and
+                             clause.map_type in ("to", "from", "tofrom", "alloc") and
+                             not {"always", "present"} & set(clause.modifiers) and
+                             all(mapped.get(norm_text(item.base)) == norm_text(item.text)
+                                 for item in clause.items))
+                if moot:
+                    out.append((directive.span, moot))
+    return tuple(out)
+
+
 def member_handles(irs: dict[str, FunctionIR], nodes: list[Node], device_uses: dict,
                    tracked: frozenset, source: bytes) -> tuple[tuple[str, str], ...]:
     """Local pointers for struct members the kernels reach only through other pointers.
@@ -169,6 +202,22 @@ def member_handles(irs: dict[str, FunctionIR], nodes: list[Node], device_uses: d
         while name.encode() in taken:
             suffix += 1
             name = f"s2s_{path.group(1)}{suffix}"
+        taken.add(name.encode())
+        out.append((label, name))
+    return tuple(out)
+
+
+def vector_handles(vectors, source: bytes) -> tuple[tuple[str, str], ...]:
+    """A local pointer per mapped ``std::vector`` (``s2s_v`` holding ``v.data()``): a map
+    clause takes an addressable array section, which ``v`` is not."""
+    taken = set(re.findall(rb"[A-Za-z_]\w*", source))
+    out = []
+    for label in vectors:
+        base = re.sub(r"\W+", "_", label)
+        name, suffix = f"s2s_{base}", 1
+        while name.encode() in taken:
+            suffix += 1
+            name = f"s2s_{base}{suffix}"
         taken.add(name.encode())
         out.append((label, name))
     return tuple(out)

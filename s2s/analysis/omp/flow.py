@@ -53,6 +53,9 @@ class Interpreter(CallHandling):
     body_text: object = None
     #: _in_root translations; shared like length_memo
     root_memo: dict = field(default_factory=dict)
+    #: label -> ``[0:count]`` of arrays mapped whole by name (``int hist[NBINS]``): what a
+    #: loop must cover to write one whole
+    whole_counts: dict = field(default_factory=dict)
 
     # --- entry points ---------------------------------------------------------------------
 
@@ -357,7 +360,8 @@ class Interpreter(CallHandling):
 
     def _compare_length(self, count: str, frame: Frame, labels: frozenset) -> bool:
         text = frame.scalars.get(count.strip(), count)
-        wanted = {_section_length(self.lengths.get(label, "")) for label in labels}
+        wanted = {_section_length(self.lengths.get(label, "") or
+                                  self.whole_counts.get(label, "")) for label in labels}
         if len(wanted) != 1 or None in wanted:
             return False
         wanted_text = wanted.pop()

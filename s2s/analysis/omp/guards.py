@@ -17,10 +17,13 @@ from s2s.analysis.polynomial import declared_names
 from s2s.model import TranslationUnit
 
 
-def drop_changing_counts(lengths: dict, skipped: dict, nodes: list[Node], irs, text) -> None:
+def drop_changing_counts(lengths: dict, skipped: dict, nodes: list[Node], irs, text,
+                         vectors=()) -> None:
     """Arrays whose section uses a variable the region may change keep their per-kernel
     mapping: ``map(alloc: a[0:n])`` at the entry and ``update from(a[0:n])`` after
-    ``n = n - 100`` would name different elements."""
+    ``n = n - 100`` would name different elements. A ``std::vector``'s ``v.size()`` changes
+    only where its storage does (a reallocation is a pointer copy: omp.guards does not look
+    at it, the pointer analysis does)."""
     region = "\n".join(text(n.stmt) for n in nodes if n.stmt is not None)
     callees = []
     for name in sorted(called_functions(irs, nodes)):
@@ -28,6 +31,8 @@ def drop_changing_counts(lengths: dict, skipped: dict, nodes: list[Node], irs, t
         body = text(callee.body)
         callees.append((body, frozenset(p.name for p in callee.params) | declared_names(body)))
     for label in sorted(lengths):
+        if label in vectors:
+            continue
         term = changing_term(lengths[label], region, callees)
         if term is not None:
             del lengths[label]

@@ -391,9 +391,23 @@ class IRBuilder:
             for call in stmt.calls:
                 if call.name in self.bodies and inside_span(call.span, within):
                     events.append((call.span.start, CallEvent(
-                        call.name, tuple(a.text for a in call.args), call.span.start)))
+                        call.name, self._call_args(stmt, call), call.span.start)))
         events.sort(key=lambda item: item[0])
         return [e for _, e in events]
+
+    def _call_args(self, stmt: Stmt, call) -> tuple[str, ...]:
+        """The call's arguments as written, except a pointer computed by a call (``v.data()``
+        of a ``std::vector``), which is given as the storage the front end resolved it to
+        (``v``): the binding of parameters (omp.calls) reads names, not calls."""
+        args = [a.text for a in call.args]
+        for ref in self._refs_of.get(id(stmt), ()):
+            if ref.call == call.name and ref.arg_index is not None and \
+                    ref.arg_index < len(args) and "(" in args[ref.arg_index] and \
+                    call.span.start <= ref.span.start < call.span.end:
+                subs = ref.subscripts
+                args[ref.arg_index] = ref.array if not subs else \
+                    f"{ref.array} + ({subs[0].text})"
+        return tuple(args)
 
     def _kernel_events(self, stmt: Stmt, directive: int) -> list:
         refs = list(self._refs_in.get(directive, ()))

@@ -82,7 +82,8 @@ def place_copy(failure, irs, region_nodes, lengths, model, root: str, text,
     for _ in items:
         anchor.before.append(Update(failure.local, failure.side, scoped=scoped))
     access = failure.access
-    where = access.ref.span.location() if access.ref is not None else ""
+    where = access.ref.span.location() if access.ref is not None else \
+        failure.node.stmt.span.location() if failure.node.stmt is not None else failure.function
     side = "host" if failure.side == "H" else "device"
     what = "reads" if access.reads else "writes part of"
     reason = f"the {side} {what} {failure.local} at {where}"
@@ -139,10 +140,11 @@ def push_candidates(nodes: list[Node], section_of) -> list[tuple[Node, Access, s
     out = []
     for top in nodes:
         for node in top.walk():
-            if node.kind != "leaf" or node.parent is None or node.parent.kind != "seq":
+            if node.kind != "leaf" or node.parent is None or not (
+                    node.parent.kind == "seq" or _sole_body(node)):
                 continue
             siblings = node.parent.children
-            later = siblings[siblings.index(node) + 1:]
+            later = siblings[siblings.index(node) + 1:] if node.parent.kind == "seq" else []
             if later and later[0].jump in ("case", "default", "label"):
                 continue
             for event in node.events:
@@ -154,12 +156,24 @@ def push_candidates(nodes: list[Node], section_of) -> list[tuple[Node, Access, s
     return out
 
 
+def _sole_body(node: Node) -> bool:
+    """The statement is the whole branch of an ``if`` or body of a loop, written without
+    braces (``if (k == 3) a[5] = 1.0;``): a push after it needs braces around both."""
+    parent = node.parent
+    return node.stmt is not None and (parent.kind == "if" and node in parent.children or
+                                      parent.kind == "loop" and node is parent.body)
+
+
 def push_after(node: Node, access: Access, section: str, model) -> PlannedUpdate:
     """The ``target update to`` of a pushed element: before the next statement of the
-    block, or after the statement when it is the block's last."""
+    block, or after the statement when it is the block's last (with braces around both
+    when the statement is a branch or loop body of its own)."""
     where = access.ref.span.location() if access.ref is not None else ""
     reason = f"the host writes {access.name}{section} at {where}, where the device copy is " \
              "the newest elsewhere"
+    if node.parent.kind != "seq":
+        return PlannedUpdate(node.function, node.stmt, node.stmt.span, True, "to",
+                             access.name + section, reason, after=True)
     siblings = node.parent.children
     later = siblings[siblings.index(node) + 1:]
     if later and later[0].stmt is not None:

@@ -33,7 +33,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from s2s.analysis.omp import existing
-from s2s.analysis.omp.arrays import MappedArray, explicit_sections, map_arrays, member_handles
+from s2s.analysis.omp.arrays import (
+    MappedArray,
+    explicit_sections,
+    map_arrays,
+    member_handles,
+    redundant_maps,
+    vector_handles,
+)
 from s2s.analysis.omp.callee_maps import callee_mappings
 from s2s.analysis.omp.flow import Interpreter
 from s2s.analysis.omp.guards import directive_chain, drop_changing_counts, unknown_storage
@@ -54,7 +61,13 @@ from s2s.analysis.omp.region import (
     root_functions,
 )
 from s2s.analysis.omp.sections import changing_term
-from s2s.analysis.omp.sizes import array_sections, live_after, section_from_callees
+from s2s.analysis.omp.sizes import (
+    array_sections,
+    live_after,
+    member_vector_class,
+    section_from_callees,
+    vector_labels,
+)
 from s2s.analysis.omp.solver import Solver, entry_state
 from s2s.analysis.omp.state import Frame, Unsupported
 from s2s.model import SourceSpan, Stmt, TranslationUnit
@@ -80,6 +93,11 @@ class RegionPlan:
     #: (function, pointer name) of every device access to a mapped array: a callee's
     #: parameter ``u`` bound to the region's ``grid`` is mapped under that name
     device_names: tuple[tuple[str, str], ...] = ()
+    #: mapped labels that are ``std::vector``s: their handle (in ``handles``) holds
+    #: ``v.data()``, and every clause names the handle (frontend.containers)
+    vectors: tuple[str, ...] = ()
+    #: (kernel directive, its map clauses the region makes moot): deleted
+    redundant: tuple[tuple[SourceSpan, tuple[SourceSpan, ...]], ...] = ()
 
 
 @dataclass
@@ -100,10 +118,13 @@ def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
         return plan
     irs = IRBuilder(model, source).build_all()
     roots = root_functions(irs)
-    for name in roots + owner_functions(model, irs, roots, source):
+    owners = owner_functions(model, irs, roots, source)
+    # classes whose vector members a member function's region maps (omp.region)
+    members = frozenset(irs[n].function.member_of for n in owners if irs[n].function.member_of)
+    for name in roots + owners:
         plan.reach[name] = frozenset({name} | callees_of(irs, name))
         try:
-            region = _plan_root(model, irs, irs[name], plan, source)
+            region = _plan_root(model, irs, irs[name], plan, source, members=members)
         except Unsupported as why:
             plan.warnings.append((f"data mapping of '{name}' left as written: {why}",
                                   "omp-unsupported", irs[name].function.span))
@@ -117,7 +138,8 @@ def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
 
 
 def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionIR,
-               plan: OmpPlan, source: bytes, extend: bool = True) -> RegionPlan | None:
+               plan: OmpPlan, source: bytes, extend: bool = True,
+               members: frozenset = frozenset()) -> RegionPlan | None:
     function = ir.function
     warned = len(plan.warnings)
     if any(node.jump in ("goto", "label") for node in ir.root.walk()):
@@ -147,7 +169,11 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
 
     survey = Interpreter(irs, None, {}, locals_of)
     survey.run_range(nodes, entry_state(model, function, start, set()), frame)
-    lengths, skipped = array_sections(model, function, survey.device_labels, start, end)
+    # A class's vector members are mapped by the region of one of its member functions.
+    elsewhere = {label for label in survey.device_labels
+                 if member_vector_class(model, label) in members - {function.member_of}}
+    lengths, skipped = array_sections(model, function, survey.device_labels - elsewhere,
+                                      start, end)
     for label in list(skipped):
         section = section_from_callees(model, survey.device_uses.get(label, ()), source)
         if section is None:
@@ -156,8 +182,10 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
             lengths[label] = section
             del skipped[label]
     text = source_texts(source)
-    drop_changing_counts(lengths, skipped, nodes, irs, text)
-    unmapped = sorted(label for label in set(skipped) | (survey.device_labels - set(lengths))
+    drop_changing_counts(lengths, skipped, nodes, irs, text,
+                         vector_labels(model, function, lengths))
+    unmapped = sorted(label for label in set(skipped) |
+                      (survey.device_labels - set(lengths) - elsewhere)
                       if not local_array(model, label)
                       and not _region_pointer(model, function.name, label))
     if callee_maps.spans and unmapped:
@@ -212,7 +240,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         # The host reads after the device work came out cheaper as a read-back at the
         # region's end after all (the stale sections are small): plan without the tail.
         del plan.warnings[warned:]
-        return _plan_root(model, irs, ir, plan, source, extend=False)
+        return _plan_root(model, irs, ir, plan, source, extend=False, members=members)
 
     arrays, exit_updates, entry_updates, entry_reasons = map_arrays(
         solver, ir, block, live, to_labels, updates, exit_state)
@@ -227,12 +255,15 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         and nodes[0].stmt.kind != "decl" and not any(n.jump == "return" for n in nodes[0].walk())
     explicit = explicit_sections(model, nodes, lengths, exit_state)
     handles = () if swapped else member_handles(irs, nodes, survey.device_uses, tracked, source)
+    vectors = vector_labels(model, function, tracked)
+    handles += vector_handles(vectors, source)
     return RegionPlan(function.name, nodes[0].stmt, nodes[-1].stmt,
                       insertion_span(nodes[0].stmt, model), structured, tuple(arrays),
                       tuple(updates), tuple(exit_updates), removed, tuple(explicit),
                       tuple(entry_updates), tuple(entry_reasons), handles,
                       tuple(sorted({(use[0], use[1]) for label in tracked
-                                    for use in survey.device_uses.get(label, ())})))
+                                    for use in survey.device_uses.get(label, ())})),
+                      vectors, redundant_maps(model, nodes, arrays, explicit, bool(swapped)))
 
 
 def _shown(label: str) -> str:

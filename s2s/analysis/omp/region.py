@@ -65,7 +65,34 @@ def owner_functions(model: TranslationUnit, irs: dict[str, FunctionIR], roots: l
         if labels and any(label.split("@")[0] in own_heap for label in labels) and \
                 all(_owned_by(model, name, label) for label in labels):
             out.append(name)
-    return out
+    return out + _member_owners(model, irs, roots, directive_holders, locals_of, out)
+
+
+def _member_owners(model: TranslationUnit, irs: dict[str, FunctionIR], roots: list[str],
+                   directive_holders: set, locals_of: dict[str, frozenset],
+                   owners: list[str]) -> list[str]:
+    """Member functions that get a data region for their class's ``std::vector`` members
+    (``m_x`` of ``Domain``): only member functions can name them, so a caller such as
+    ``main`` (which holds the object) cannot map them. Of the member functions whose device
+    work uses only such members and storage of their own, the outermost ones (no other such
+    function of the class calls them) are planned: ``LagrangeLeapFrog`` calling five phase
+    methods gets one region over all five."""
+    found = []
+    for name in sorted(irs):
+        function = irs[name].function
+        if function.member_of is None or name in roots or name in owners or \
+                not irs[name].has_device or ({name} | callees_of(irs, name)) & directive_holders:
+            continue
+        members = {a.name for a in model.allocations
+                   if a.function == f"{function.member_of}::" and a.kind == "vector"}
+        labels = _survey_labels(model, irs, irs[name], locals_of) if members else set()
+        if labels and labels & members and \
+                all(label in members or _owned_by(model, name, label) for label in labels):
+            found.append(name)
+    return [name for name in found if not any(
+        name in callees_of(irs, other) and
+        irs[other].function.member_of == irs[name].function.member_of
+        for other in found if other != name)]
 
 
 def _survey_labels(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionIR,

@@ -45,10 +45,31 @@ def array_sections(model: TranslationUnit, function, labels: set[str], start: in
     return lengths, skipped
 
 
+def vector_labels(model: TranslationUnit, function, labels) -> tuple[str, ...]:
+    """The labels among ``labels`` that name a ``std::vector`` of ``function`` (or a global
+    one): clauses must name them through a pointer handle."""
+    return tuple(sorted(label for label in labels
+                        if (found := allocation_of(model, function, label)) is not None
+                        and found.kind == "vector"))
+
+
 def allocation_of(model: TranslationUnit, function, label: str) -> HostAllocation | None:
+    """The allocation ``label`` names in ``function``: its own, a global, or (in a member
+    function) a data member of its class."""
+    member = f"{function.member_of}::" if function.member_of else None
+    found = [a for a in model.allocations if a.name == label and
+             a.function in (function.name, None, member)]
+    found.sort(key=lambda a: a.function != function.name)  # a local hides the others
+    return found[0] if found else None
+
+
+def member_vector_class(model: TranslationUnit, label: str) -> str | None:
+    """The class whose ``std::vector`` data member ``label`` is (named bare, as member
+    functions name it), or None."""
     for allocation in model.allocations:
-        if allocation.name == label and allocation.function in (function.name, None):
-            return allocation
+        if allocation.name == label and allocation.kind == "vector" and \
+                (allocation.function or "").endswith("::"):
+            return allocation.function[:-2]
     return None
 
 

@@ -21,6 +21,7 @@ from s2s.analysis.omp.flow import Interpreter
 from s2s.analysis.omp.ir import Node, called_functions
 from s2s.analysis.omp.place import place_copy, push_after, push_candidates, source_texts
 from s2s.analysis.omp.sections import atoms_of
+from s2s.analysis.omp.sizes import allocation_of
 from s2s.analysis.omp.state import BOTH, State, Unsupported
 from s2s.analysis.polynomial import NotPoly, assigned_in, poly, render
 from s2s.model import TranslationUnit
@@ -43,6 +44,7 @@ class Solver:
         self.candidates = push_candidates(nodes, self.section_of)
         self.length_memo: dict = {}
         self.root_memo: dict = {}
+        self.whole_counts = _whole_counts(model, function, tracked, lengths)
         texts: dict[str, str] = {}
 
         def body_text(name: str) -> str:
@@ -57,7 +59,7 @@ class Solver:
         return Interpreter(self.irs, self.tracked, self.lengths, self.locals_of, record=True,
                            distinct=self.distinct, section_of=self.section_of,
                            length_memo=self.length_memo, body_text=self.body_text,
-                           root_memo=self.root_memo)
+                           root_memo=self.root_memo, whole_counts=self.whole_counts)
 
     def _run(self, to_labels):
         interp = self._interpreter()
@@ -218,6 +220,20 @@ class Solver:
             return 0
         return next((index for index, names in enumerate(callees) if update.function in names),
                     0)
+
+
+def _whole_counts(model, function, tracked, lengths) -> dict[str, str]:
+    """``[0:N]`` per one-dimensional array mapped whole by name (``int hist[NBINS]``), so
+    that a host loop over all of it counts as a write of the whole array."""
+    out = {}
+    for label in tracked:
+        if lengths.get(label) != "":
+            continue
+        allocation = allocation_of(model, function, label)
+        if allocation is not None and allocation.count is not None and \
+                len(allocation.dims) <= 1:
+            out[label] = f"[0:{allocation.count.text}]"
+    return out
 
 
 def _first_to_fix(failures):

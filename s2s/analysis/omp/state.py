@@ -84,18 +84,29 @@ def meet(*states: State | None) -> State | None:
     out = live[0].copy()
     for other in live[1:]:
         # Stale sections first: they depend on the fresh sides before the meet changes them.
-        for name in set(out.dirty) | set(other.dirty):
+        for name in _differing(out.dirty, other.dirty):
             mine, theirs = out.get_dirty(name), other.get_dirty(name)
             out.dirty[name] = None if mine is None or theirs is None else mine | theirs
-        for name in set(out.valid) | set(other.valid):
+        for name in _differing(out.valid, other.valid):
             out.valid[name] = out.get_valid(name) & other.get_valid(name)
-        for name in set(out.pts) | set(other.pts):
+        for name in _differing(out.pts, other.pts):
             out.pts[name] = out.get_pts(name) | other.get_pts(name)
-        for name in set(out.pristine) | set(other.pristine):
+        for name in _differing(out.pristine, other.pristine):
             out.pristine[name] = out.pristine.get(name, True) and other.pristine.get(name, True)
-        for label in set(out.cover) | set(other.cover):
+        for label in _differing(out.cover, other.cover):
             out.cover[label] = meet_cover(out.cover.get(label, frozenset()),
                                           other.cover.get(label, frozenset()))
+    return out
+
+
+def _differing(mine: dict, theirs: dict) -> list:
+    """The names whose entries may change in a meet: those in one table only, and those
+    whose values differ (every join here is idempotent: x meet x = x). States of one
+    program share most entries, so this skips nearly all of them."""
+    if mine == theirs:
+        return []
+    out = list(mine.keys() ^ theirs.keys())
+    out += [name for name, value in theirs.items() if name in mine and mine[name] != value]
     return out
 
 
