@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from s2s.analysis import fuse_plan
-from s2s.analysis.fuse_graph import find_runs
-from s2s.analysis.fuse_kernels import kernel_facts
-from s2s.analysis.fuse_resources import resource_usage
+from s2s.analysis.fuse import plan as fuse_plan
+from s2s.analysis.fuse.graph import find_runs
+from s2s.analysis.fuse.kernels import kernel_facts
+from s2s.analysis.fuse.resources import resource_usage
 from s2s.analysis.host_eval import EvalError, as_dim3, declare, evaluate, numeric_macros
 from s2s.diagnostics import Diagnostic
 from s2s.driver import PassOutput

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 
-from s2s.analysis.fuse_forms import render
-from s2s.analysis.fuse_plan import BufferPlan, Context, Group, Segment
+from s2s.analysis.fuse.forms import render
+from s2s.analysis.fuse.plan import BufferPlan, Context, Group, Segment
 
 BUILTIN_NAMES = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 HOST_HELPERS = (

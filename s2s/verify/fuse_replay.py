@@ -39,7 +39,7 @@ import numpy as np
 from runtime.access import Box, KernelAccess
 from runtime.access import Launch as AccessLaunch
 from runtime.api import Runtime
-from s2s.analysis.fuse_kernels import kernel_facts
+from s2s.analysis.fuse.kernels import kernel_facts
 from s2s.analysis.host_eval import EvalError, as_dim3, declare, evaluate, numeric_macros
 from s2s.frontend.extract import load
 from s2s.frontend.parse import ParseOptions

@@ -1,7 +1,7 @@
 """The fusion planner: span-layered grouping of a launch run, with a cost model.
 
 Following FusionStitching (paper 004, section 3.2), nodes of the launch DAG get span layers
-(``fuse_graph.span_layers``). Planning then goes in three phases:
+(``graph.span_layers``). Planning then goes in three phases:
 
 1. *layer-wise elementwise fusion*: map kernels of one layer (independent by construction)
    are merged;
@@ -23,9 +23,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from s2s.analysis import fuse_legal, fuse_recompute
-from s2s.analysis.fuse_graph import LaunchNode, Run, launches_by_argument, live_after, span_layers
-from s2s.analysis.fuse_resources import REGS_PER_BLOCK, REGS_PER_THREAD, SMEM_LIMIT
+from s2s.analysis.fuse import legal as fuse_legal
+from s2s.analysis.fuse import recompute as fuse_recompute
+from s2s.analysis.fuse.graph import LaunchNode, Run, launches_by_argument, live_after, span_layers
+from s2s.analysis.fuse.resources import REGS_PER_BLOCK, REGS_PER_THREAD, SMEM_LIMIT
 
 #: A launch costs about as much as moving this many bytes (a few microseconds of bandwidth).
 LAUNCH_BYTES = 4 << 20
@@ -421,7 +422,7 @@ def _only_used_in(ctx: Context, buffer: str, group: Group) -> bool:
     if any(not any(ctx.node(i).launch is n for i in group.nodes) for n in using):
         return False
     function = ctx.run.function
-    passed = ctx.unit.cached(("fuse_plan.call_args", function), lambda: frozenset(
+    passed = ctx.unit.cached(("fuse.plan.call_args", function), lambda: frozenset(
         a.text.strip().lstrip("&") for c in ctx.unit.in_function("api_calls", function)
         if c.category not in ("alloc", "free") for a in c.args))
     return buffer not in passed and not ctx.run.in_loop

@@ -23,7 +23,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-from s2s.analysis.fuse_kernels import KernelFacts
+from s2s.analysis.fuse.kernels import KernelFacts
 from s2s.model.cuda import Launch
 from s2s.model.host import Stmt
 from s2s.model.span import SpanIndex
@@ -162,7 +162,7 @@ def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) 
                 buffers[name] = text
             else:
                 scalars[name] = text
-        copied = unit.cached(("fuse_graph.copied", launch.function), lambda: frozenset(
+        copied = unit.cached(("fuse.graph.copied", launch.function), lambda: frozenset(
             name for c in unit.in_function("pointer_copies", launch.function)
             for name in (c.target, c.source)))
         aliased = sorted(set(buffers.values()) & copied)
@@ -216,7 +216,7 @@ def launches_by_argument(unit: TranslationUnit, function: str) -> dict[str, tupl
             for text in dict.fromkeys(a.text.strip() for a in launch.args):
                 found.setdefault(text, []).append(launch)
         return {text: tuple(launches) for text, launches in found.items()}
-    return unit.cached(("fuse_graph.launch_args", function), build)
+    return unit.cached(("fuse.graph.launch_args", function), build)
 
 
 _WORD_RUN = re.compile(r"\w+")
@@ -228,7 +228,7 @@ def allocated_here(unit: TranslationUnit, function: str, buffer: str) -> bool:
     if _WORD_RUN.fullmatch(buffer):
         # ``&\s*buffer\b`` finds a name made of word characters exactly where the whole word
         # after a ``&`` is that name: collect those words once per function
-        names = unit.cached(("fuse_graph.allocated", function), lambda: frozenset(
+        names = unit.cached(("fuse.graph.allocated", function), lambda: frozenset(
             m.group(1) for c in allocs for m in _ADDRESS_OF.finditer(c.args[0].text)))
         return buffer in names
     pattern = re.compile(rf"&\s*{re.escape(buffer)}\b")
@@ -241,9 +241,9 @@ def live_after(unit: TranslationUnit, run: Run, buffer: str, offset: int, source
     if run.in_loop or not allocated_here(unit, run.function, buffer):
         return True
     end = run.function_span.end
-    later = unit.cached(("fuse_graph.launches", run.function),
+    later = unit.cached(("fuse.graph.launches", run.function),
                         lambda: SpanIndex(unit.in_function("launches", run.function)))
-    frees = unit.cached(("fuse_graph.frees", run.function), lambda: SpanIndex(
+    frees = unit.cached(("fuse.graph.frees", run.function), lambda: SpanIndex(
         c for c in unit.in_function("api_calls", run.function) if c.category == "free"))
     mentions = _mentions_after(unit, source, run.function_span.start, end, offset, buffer)
     if mentions is None:  # the slow way, over the text after the offset
@@ -280,7 +280,7 @@ def _mentions_after(unit: TranslationUnit, source: bytes, start: int, end: int, 
     """Where ``\bbuffer\b`` matches ``_masked(source[offset:end])`` (as file offsets), from the
     function's word index; None where that index cannot tell (non-ASCII text, a name that is
     not all word characters, an offset inside a comment or literal)."""
-    words = unit.cached(("fuse_graph.words", source, start, end),
+    words = unit.cached(("fuse.graph.words", source, start, end),
                         lambda: _FunctionWords(source, start, end))
     rel = offset - start
     if not words.ascii or not 0 <= rel <= end - start or not _WORD_RUN.fullmatch(buffer):
