@@ -36,7 +36,14 @@ def run_fuse(loaded: Loaded) -> PassOutput:
     facts = kernel_facts(model)
     notes = [Diagnostic.note(f"kernel {name}: {f.kind} ({f.detail})", EXPLAIN_ID,
                              model.kernel(name).span) for name, f in facts.items()]
-    runs = [r for r in find_runs(model, source, facts) if len(r.nodes) > 1]
+    runs = find_runs(model, source, facts)
+    for run in runs:
+        if run.after:
+            notes.append(Diagnostic.note(
+                f"not fused with the launches before it: {run.after} ends the launch run there "
+                "(only error checks and default-stream synchronizations go between fused "
+                "launches)", EXPLAIN_ID, run.nodes[0].launch.span))
+    runs = [r for r in runs if len(r.nodes) > 1]
     usage = None
     if runs:
         usage = resource_usage(source, loaded.path, tuple(facts))

@@ -37,6 +37,10 @@ HARMLESS = frozenset({"dim3", "make_uint3", "make_int3"})
 #: A statement calling only these, one of the first two among them, checks the last launch
 #: error (``CHECK(cudaGetLastError())``): it touches no device data, so a run goes on past it.
 ERROR_CHECK = frozenset({"cudaGetLastError", "cudaPeekAtLastError"})
+#: Synchronizations of the default stream: they order the host after the launches before
+#: them, not one launch after another (launches on the default stream run in order anyway),
+#: so a run goes on past them; they stay where they are, before the fused launch.
+SYNC = frozenset({"cudaDeviceSynchronize", "cudaThreadSynchronize"})
 REPORTING = frozenset({"cudaGetErrorString", "cudaGetErrorName", "fprintf", "printf", "puts",
                        "fputs", "exit", "abort"})
 
@@ -85,6 +89,9 @@ class Run:
     in_loop: bool
     function_span: object
     deps: list[Dependence] = field(default_factory=list)
+    #: what ended the previous run of the same block ("" when nothing did): a call, or a
+    #: launch nested in a loop or branch, between the two runs
+    after: str = ""
 
     def edges(self, a: int, b: int) -> list[Dependence]:
         lo, hi = min(a, b), max(a, b)
@@ -119,7 +126,7 @@ def _blocks(stmt: Stmt, in_loop: bool):
 
 def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Launch], facts
                    ) -> list[Run]:
-    runs, current = [], []
+    runs, current, after = [], [], ""
     for child in block.children:
         inside = launches.inside(child.span)
         calls = [c for s in child.walk() for c in s.calls if c.name not in HARMLESS]
@@ -127,17 +134,27 @@ def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Lau
             current.append(_node(unit, len(current), inside[0], child, facts))
             continue
         names = {c.name for c in calls}
-        if not inside and names & ERROR_CHECK and names <= ERROR_CHECK | REPORTING:
+        if not inside and names & (ERROR_CHECK | SYNC) and names <= ERROR_CHECK | SYNC | REPORTING:
             continue
         if calls or inside:
-            if current:
-                runs.append(Run(function.name, current, in_loop, function.span))
+            if current or inside:  # the first statement after launches ends their run
+                if current:
+                    runs.append(Run(function.name, current, in_loop, function.span, after=after))
+                after = _separation(child, names, inside)
             current = []
     if current:
-        runs.append(Run(function.name, current, in_loop, function.span))
+        runs.append(Run(function.name, current, in_loop, function.span, after=after))
     for run in runs:
         run.deps = dependences(run.nodes)
     return runs
+
+
+def _separation(stmt: Stmt, names: set[str], inside: list) -> str:
+    """What ``stmt`` does that ends a run of launches, for ``--explain``."""
+    if inside:
+        where = "" if stmt.kind == "expr" else f" inside a {stmt.kind} statement"
+        return f"{len(inside)} launch(es){where} at line {stmt.span.line}"
+    return f"a call to {', '.join(sorted(names))} at line {stmt.span.line}"
 
 
 def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) -> LaunchNode:
@@ -162,9 +179,8 @@ def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) 
                 buffers[name] = text
             else:
                 scalars[name] = text
-        copied = unit.cached(("fuse.graph.copied", launch.function), lambda: frozenset(
-            name for c in unit.in_function("pointer_copies", launch.function)
-            for name in (c.target, c.source)))
+        copied = unit.cached(("fuse.graph.copied", launch.function),
+                             lambda: _copied(unit.in_function("pointer_copies", launch.function)))
         aliased = sorted(set(buffers.values()) & copied)
         if problem is None and aliased:
             problem = f"pointer '{aliased[0]}' is reassigned in '{launch.function}' (aliasing)"
@@ -175,6 +191,26 @@ def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) 
         return LaunchNode(index, launch, kernel_facts, buffers, scalars, config, stmt, problem,
                           one_block)
     return LaunchNode(index, launch, kernel_facts, buffers, scalars, config, stmt, problem)
+
+
+#: the allocations ``s2s transfers`` carves its pooled buffers from
+POOLS = frozenset({"s2s_device_pool", "s2s_host_pool"})
+
+
+def _copied(copies) -> frozenset[str]:
+    """Pointers that are copied or reassigned in a function (they may alias), less the
+    buffers ``s2s transfers`` pooled: ``d = reinterpret_cast<T>(s2s_device_pool + s2s_off_d)``
+    assigned once is a slice of the pool disjoint from every other slice (docs/transfers.md),
+    so fusion run after transfers sees the same buffers as before it."""
+    targets: dict[str, int] = {}
+    for c in copies:
+        targets[c.target] = targets.get(c.target, 0) + 1
+    names = set()
+    for c in copies:
+        if c.source in POOLS and c.offset and targets[c.target] == 1:
+            continue
+        names.update(n for n in (c.target, c.source) if n is not None)
+    return frozenset(names)
 
 
 def dependences(nodes: list[LaunchNode]) -> list[Dependence]:
