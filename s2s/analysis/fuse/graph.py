@@ -32,8 +32,11 @@ from s2s.model.unit import TranslationUnit
 IDENT = re.compile(r"[A-Za-z_]\w*")
 ONE_BLOCK = re.compile(r"1|dim3\(1(,1){0,2}\)")
 LOOPS = frozenset({"for", "while", "do", "range_for"})
-#: Calls that cannot observe or change device data (constructors of launch shapes).
-HARMLESS = frozenset({"dim3", "make_uint3", "make_int3"})
+#: Calls that cannot observe or change device data (constructors of launch shapes, value
+#: conversions of scalar arguments such as ``__float2half(alpha)``).
+HARMLESS = frozenset({"dim3", "make_uint3", "make_int3", "make_float2", "make_float3",
+                      "make_float4", "make_double2", "__float2half", "__float2half_rn",
+                      "__half2float", "__float2bfloat16", "__double2half"})
 #: A statement calling only these, one of the first two among them, checks the last launch
 #: error (``CHECK(cudaGetLastError())``): it touches no device data, so a run goes on past it.
 ERROR_CHECK = frozenset({"cudaGetLastError", "cudaPeekAtLastError"})
@@ -151,9 +154,12 @@ def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Lau
 
 def _separation(stmt: Stmt, names: set[str], inside: list) -> str:
     """What ``stmt`` does that ends a run of launches, for ``--explain``."""
+    if inside and stmt.kind != "expr":
+        return f"{len(inside)} launch(es) inside a {stmt.kind} statement at line {stmt.span.line}"
     if inside:
-        where = "" if stmt.kind == "expr" else f" inside a {stmt.kind} statement"
-        return f"{len(inside)} launch(es){where} at line {stmt.span.line}"
+        others = sorted(names - {launch.kernel for launch in inside})
+        what = f"also calls {', '.join(others)}" if others else "holds several launches"
+        return f"the launch statement at line {stmt.span.line} ({what})"
     return f"a call to {', '.join(sorted(names))} at line {stmt.span.line}"
 
 
