@@ -90,3 +90,28 @@ def test_fuse_after_transfers_sees_the_pooled_buffers(tmp_path, capsys, monkeypa
     assert any("fused: vadd_kernel#0 + vadd_kernel#1" in d.message for d in result.diagnostics)
     assert cli_main(["verify", "--passes", "transfers,fuse", path]) == 0
     assert "verdict: OK" in capsys.readouterr().out
+
+
+PATTERNS = REPO / "testsuite" / "fuse" / "data" / "patterns"
+
+
+def test_buffers_rotated_at_the_top_of_a_frame_loop_fuse(capsys):
+    """Item 4: ``t = d_prev; d_prev = d_cur; d_cur = t;`` only permutes distinct allocations,
+    so the three launches of the loop body fuse, and the program verifies."""
+    path = str(PATTERNS / "frame_swap.cu")
+    result = process_file(path, RunOptions(), run_fuse)
+    assert isinstance(result, Success) and not result.incomplete
+    assert result.change.after.count(b"<<<") == 1
+    assert cli_main(["verify", "--passes", "fuse", path]) == 0
+    assert "verdict: OK" in capsys.readouterr().out
+
+
+def test_a_copy_that_is_no_rotation_still_blocks_fusion(tmp_path):
+    source = (PATTERNS / "frame_swap.cu").read_text()
+    broken = source.replace("        d_cur = t;\n", "")        # d_prev == d_cur from now on
+    assert broken != source
+    path = tmp_path / "aliased.cu"
+    path.write_text(broken)
+    result = process_file(str(path), RunOptions(), run_fuse)
+    assert result.change.after == broken.encode()
+    assert any("is reassigned in 'main' (aliasing)" in d.message for d in result.diagnostics)

@@ -186,7 +186,7 @@ def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) 
             else:
                 scalars[name] = text
         copied = unit.cached(("fuse.graph.copied", launch.function),
-                             lambda: _copied(unit.in_function("pointer_copies", launch.function)))
+                             lambda: _copied(unit, launch.function))
         aliased = sorted(set(buffers.values()) & copied)
         if problem is None and aliased:
             problem = f"pointer '{aliased[0]}' is reassigned in '{launch.function}' (aliasing)"
@@ -203,20 +203,55 @@ def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) 
 POOLS = frozenset({"s2s_device_pool", "s2s_host_pool"})
 
 
-def _copied(copies) -> frozenset[str]:
+def _copied(unit: TranslationUnit, function: str) -> frozenset[str]:
     """Pointers that are copied or reassigned in a function (they may alias), less the
     buffers ``s2s transfers`` pooled: ``d = reinterpret_cast<T>(s2s_device_pool + s2s_off_d)``
     assigned once is a slice of the pool disjoint from every other slice (docs/transfers.md),
-    so fusion run after transfers sees the same buffers as before it."""
+    so fusion run after transfers sees the same buffers as before it; and less the buffers
+    the copies only rotate (:func:`_rotated`)."""
+    copies = unit.in_function("pointer_copies", function)
     targets: dict[str, int] = {}
     for c in copies:
         targets[c.target] = targets.get(c.target, 0) + 1
-    names = set()
+    names, rest = set(), []
     for c in copies:
         if c.source in POOLS and c.offset and targets[c.target] == 1:
             continue
+        rest.append(c)
         names.update(n for n in (c.target, c.source) if n is not None)
-    return frozenset(names)
+    return frozenset(names - _rotated(unit, function, rest))
+
+
+def _rotated(unit: TranslationUnit, function_name: str, copies: list) -> frozenset[str]:
+    """Buffers allocated here that the copies only rotate (``t = a; a = b; b = t;`` at the
+    top of a frame loop, double buffers): every copy is a statement of some block; the
+    copies of each block, run in order on symbolic values, leave those buffers holding a
+    permutation of what they held; and no launch sits between a block's first and last
+    copy. Distinct allocations then stay distinct at every launch, however many times the
+    loop rotates them, so they cannot alias."""
+    function = unit.function(function_name)
+    if function is None or function.body is None or not copies:
+        return frozenset()
+    names = {c.target for c in copies} | {c.source for c in copies if c.source}
+    buffers = {n for n in names if allocated_here(unit, function_name, n)}
+    launches = unit.in_function("launches", function_name)
+    placed = 0
+    for block in function.body.walk():
+        if block.kind != "block":
+            continue
+        mine = [c for child in block.children if child.kind in ("expr", "decl")
+                for c in copies if child.span.contains(c.span)]
+        if not mine:
+            continue
+        placed += len(mine)
+        values: dict[str, object] = {b: b for b in buffers}
+        for k, c in enumerate(mine):
+            values[c.target] = values.get(c.source, ("unknown", k)) if c.source else ("unknown", k)
+        first, last = mine[0].span.start, mine[-1].span.end
+        if {values[b] for b in buffers} != buffers or \
+                any(first <= x.span.start < last for x in launches):
+            return frozenset()
+    return frozenset(buffers) if placed == len(copies) else frozenset()
 
 
 def dependences(nodes: list[LaunchNode]) -> list[Dependence]:
@@ -262,19 +297,20 @@ def launches_by_argument(unit: TranslationUnit, function: str) -> dict[str, tupl
 
 
 _WORD_RUN = re.compile(r"\w+")
-_ADDRESS_OF = re.compile(r"&\s*(\w+)")
 
 
 def allocated_here(unit: TranslationUnit, function: str, buffer: str) -> bool:
-    allocs = [c for c in unit.in_function("api_calls", function) if c.category == "alloc" and c.args]
-    if _WORD_RUN.fullmatch(buffer):
-        # ``&\s*buffer\b`` finds a name made of word characters exactly where the whole word
-        # after a ``&`` is that name: collect those words once per function
-        names = unit.cached(("fuse.graph.allocated", function), lambda: frozenset(
-            m.group(1) for c in allocs for m in _ADDRESS_OF.finditer(c.args[0].text)))
-        return buffer in names
-    pattern = re.compile(rf"&\s*{re.escape(buffer)}\b")
-    return any(pattern.search(c.args[0].text) for c in allocs)
+    """Whether ``function`` allocates ``buffer`` itself (``cudaMalloc(&buffer, ..)`` or
+    another allocation call taking its address first), from the AST's variable mentions."""
+    names = unit.cached(("fuse.graph.allocated", function), lambda: frozenset(
+        u.name for u in unit.in_function("var_uses", function)
+        if u.role == "address" and u.position == 0 and u.call in _alloc_calls(unit, function)))
+    return buffer in names
+
+
+def _alloc_calls(unit: TranslationUnit, function: str) -> frozenset[str]:
+    return unit.cached(("fuse.graph.alloc_calls", function), lambda: frozenset(
+        c.name for c in unit.in_function("api_calls", function) if c.category == "alloc"))
 
 
 def live_after(unit: TranslationUnit, run: Run, buffer: str, offset: int, source: bytes,
