@@ -54,15 +54,23 @@ def extract_var_uses(ctx: ExtractContext) -> tuple[VarUse, ...]:
 
 
 def _uses_in(tree: _Tree, f: int, function: str, out: list[VarUse]) -> None:
+    variables: dict[int, tuple | None] = {}   # cursor hash -> (name, decl offset, pointer)
     for i in range(f + 1, tree.end[f]):
         kind = tree.kinds[i]
         if kind == "DECL_REF_EXPR":
             ref = tree.nodes[i].cursor.referenced
-            if ref is None or ref.kind.name not in VARIABLE_KINDS:
+            if ref is None:
+                continue
+            key = ref.hash
+            if key not in variables:
+                variables[key] = (ref.spelling, ref.location.offset, _is_pointer(ref)) \
+                    if ref.kind.name in VARIABLE_KINDS else None
+            variable = variables[key]
+            if variable is None:
                 continue
             call, position = _enclosing_argument(tree, i)
-            out.append(VarUse(ref.spelling, _role(tree, i), tree.span(i), function,
-                              ref.location.offset, _is_pointer(ref), call, position))
+            out.append(VarUse(variable[0], _role(tree, i), tree.span(i), function, variable[1],
+                              variable[2], call, position))
         elif kind == "VAR_DECL":
             cursor = tree.nodes[i].cursor
             at = cursor.location.offset
