@@ -2,10 +2,11 @@
 
 A *run* is a maximal sequence of launch statements in one block of a host function with
 nothing between them that calls a function (a ``cudaMemcpy``, a host routine could observe or
-change device data); declarations such as ``dim3 grid2(...)`` and launch-error checks
-(``CHECK(cudaGetLastError())``, which then check the fused launch) may sit between.
-Each launch becomes a node: its kernel's facts, the host buffer bound to every pointer
-parameter (plain identifiers only) and the text of its scalar arguments.
+change device data); declarations such as ``dim3 grid2(...)``, launch-error checks
+(``CHECK(cudaGetLastError())``, which then check the fused launch) and synchronizations of the
+default stream may sit between. Each launch becomes a node: its kernel's facts, the host
+buffer bound to every pointer parameter (an argument that is exactly one variable, from the
+AST's mentions, ``s2s/frontend/host_facts.py``) and the text of its scalar arguments.
 
 Dependences are per buffer (RAW, WAR, WAW); the legality module refines them with the access
 maps. Span layering follows FusionStitching (paper 004, section 3.1): a node without
@@ -13,13 +14,12 @@ successors has span 0, any other node one more than its largest successor; nodes
 layer are independent of each other.
 
 Host liveness: a buffer is *dead* after a point when it was allocated with ``cudaMalloc`` in
-the same function, the run is not inside a loop, and every later mention is a ``cudaFree`` or
-an argument of a launch that only writes it.
+the same function, the run is not inside a loop, and every later mention of the variable in
+the AST is a ``cudaFree`` or an argument of a launch that only writes it.
 """
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -29,7 +29,6 @@ from s2s.model.host import Stmt
 from s2s.model.span import SpanIndex
 from s2s.model.unit import TranslationUnit
 
-IDENT = re.compile(r"[A-Za-z_]\w*")
 ONE_BLOCK = re.compile(r"1|dim3\(1(,1){0,2}\)")
 LOOPS = frozenset({"for", "while", "do", "range_for"})
 #: Calls that cannot observe or change device data (constructors of launch shapes, value
@@ -152,6 +151,24 @@ def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Lau
     return runs
 
 
+def _argument_uses(unit: TranslationUnit, launch: Launch) -> dict[int, list]:
+    """The AST's variable mentions in each argument of ``launch``."""
+    index = unit.cached(("fuse.graph.var_uses", launch.function), lambda: SpanIndex(
+        unit.in_function("var_uses", launch.function)))
+    found: dict[int, list] = {}
+    for use in index.inside(launch.span):
+        if use.call == launch.kernel and use.position is not None:
+            found.setdefault(use.position, []).append(use)
+    return found
+
+
+def _plain(uses, arg) -> bool:
+    """Whether a launch argument is exactly one variable, as written (no cast, offset,
+    subscript or member)."""
+    return len(uses) == 1 and uses[0].role == "argument" and \
+        (uses[0].span.start, uses[0].span.end) == (arg.span.start, arg.span.end)
+
+
 def _separation(stmt: Stmt, names: set[str], inside: list) -> str:
     """What ``stmt`` does that ends a run of launches, for ``--explain``."""
     if inside and stmt.kind != "expr":
@@ -177,10 +194,12 @@ def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) 
     elif len(launch.args) != len(kernel_facts.params):
         problem = "argument count differs from the kernel's parameters"
     else:
-        for (name, kind), arg in zip(kernel_facts.params, launch.args, strict=True):
+        uses = _argument_uses(unit, launch)
+        for position, ((name, kind), arg) in enumerate(zip(kernel_facts.params, launch.args,
+                                                           strict=True)):
             text = arg.text.strip()
             if kind == "pointer":
-                if not IDENT.fullmatch(text):
+                if not _plain(uses.get(position, ()), arg):
                     problem = f"pointer argument '{text}' is not a plain device pointer variable"
                 buffers[name] = text
             else:
@@ -296,9 +315,6 @@ def launches_by_argument(unit: TranslationUnit, function: str) -> dict[str, tupl
     return unit.cached(("fuse.graph.launch_args", function), build)
 
 
-_WORD_RUN = re.compile(r"\w+")
-
-
 def allocated_here(unit: TranslationUnit, function: str, buffer: str) -> bool:
     """Whether ``function`` allocates ``buffer`` itself (``cudaMalloc(&buffer, ..)`` or
     another allocation call taking its address first), from the AST's variable mentions."""
@@ -315,85 +331,31 @@ def _alloc_calls(unit: TranslationUnit, function: str) -> frozenset[str]:
 
 def live_after(unit: TranslationUnit, run: Run, buffer: str, offset: int, source: bytes,
                facts: dict) -> bool:
-    """Whether ``buffer`` may be read after byte ``offset`` (by host code or a later launch)."""
+    """Whether ``buffer`` may be read after byte ``offset`` (by host code or a later launch):
+    it is not when the function allocated it, the run is not in a loop, and every later
+    mention of the variable (the AST's mentions, ``s2s/frontend/host_facts.py``: comments,
+    strings and members of the same name are no mentions) is the pointer passed to a free
+    call or a write-only pointer argument of a launch. ``source`` is unused (the signature
+    is the planner's)."""
     if run.in_loop or not allocated_here(unit, run.function, buffer):
         return True
-    end = run.function_span.end
-    later = unit.cached(("fuse.graph.launches", run.function),
-                        lambda: SpanIndex(unit.in_function("launches", run.function)))
-    frees = unit.cached(("fuse.graph.frees", run.function), lambda: SpanIndex(
-        c for c in unit.in_function("api_calls", run.function) if c.category == "free"))
-    mentions = _mentions_after(unit, source, run.function_span.start, end, offset, buffer)
-    if mentions is None:  # the slow way, over the text after the offset
-        mentions = [offset + m.start()
-                    for m in re.finditer(rf"\b{re.escape(buffer)}\b", _masked(source[offset:end]))]
-    for at in mentions:
-        if any(c.span.start >= offset for c in frees.containing(at)):
+    frees = unit.cached(("fuse.graph.free_calls", run.function), lambda: frozenset(
+        c.name for c in unit.in_function("api_calls", run.function) if c.category == "free"))
+    for use in unit.in_function("var_uses", run.function):
+        if use.name != buffer or use.span.start < offset:
             continue
-        launch = next((la for la in later.containing(at) if la.span.start >= offset), None)
-        if launch is not None and _write_only_arg(launch, at, facts):
+        if use.role == "argument" and use.position == 0 and use.call in frees:
+            continue
+        if use.role == "argument" and _write_only(facts.get(use.call), use.position):
             continue
         return True
     return False
 
 
-class _FunctionWords:
-    """A function's text with comments and literals blanked, as ``_masked`` gives it, and where
-    each word (run of word characters) starts; built once per function (masking the rest of
-    the function for every buffer of every run was quadratic in the length of the function)."""
-
-    def __init__(self, source: bytes, start: int, end: int):
-        data = source[start:end]
-        self.ascii = data.isascii()  # then characters and bytes count alike
-        self.text = _masked(data) if self.ascii else ""
-        self.blanked = [(m.start(), m.end())
-                        for m in _BLANKED.finditer(data.decode("ascii"))] if self.ascii else []
-        self.words: dict[str, list[int]] = {}
-        for m in _WORD_RUN.finditer(self.text):
-            self.words.setdefault(m.group(), []).append(m.start())
-
-
-def _mentions_after(unit: TranslationUnit, source: bytes, start: int, end: int, offset: int,
-                    buffer: str) -> list[int] | None:
-    """Where ``\bbuffer\b`` matches ``_masked(source[offset:end])`` (as file offsets), from the
-    function's word index; None where that index cannot tell (non-ASCII text, a name that is
-    not all word characters, an offset inside a comment or literal)."""
-    words = unit.cached(("fuse.graph.words", source, start, end),
-                        lambda: _FunctionWords(source, start, end))
-    rel = offset - start
-    if not words.ascii or not 0 <= rel <= end - start or not _WORD_RUN.fullmatch(buffer):
-        return None
-    k = bisect.bisect_right(words.blanked, (rel, float("inf"))) - 1
-    if k >= 0 and words.blanked[k][0] < rel < words.blanked[k][1]:
-        return None  # masking from the offset would blank other text than masking from the start
-    # From an offset outside every blanked match, masking the rest of the function blanks the
-    # same text as masking all of it. A word of the whole text that starts before the offset
-    # and goes on past it starts a shorter word at the offset.
-    text, found = words.text, []
-    if 0 < rel and _WORD_RUN.match(text, rel - 1):
-        head = _WORD_RUN.match(text, rel)
-        if head is not None and head.group() == buffer:
-            found.append(offset)
-    starts = words.words.get(buffer, [])
-    found += [start + p for p in starts[bisect.bisect_left(starts, rel):]]
-    return found
-
-
-def _write_only_arg(launch: Launch, at: int, facts: dict) -> bool:
-    kernel = facts.get(launch.kernel)
-    if kernel is None or len(kernel.params) != len(launch.args):
+def _write_only(kernel, position: int | None) -> bool:
+    """Whether launch argument ``position`` of ``kernel`` (its facts) is a pointer the kernel
+    only writes."""
+    if kernel is None or position is None or position >= len(kernel.params):
         return False
-    for (name, kind), arg in zip(kernel.params, launch.args, strict=True):
-        if arg.span.start <= at < arg.span.end:
-            return kind == "pointer" and IDENT.fullmatch(arg.text.strip()) is not None \
-                and kernel.writes(name) and not kernel.reads(name)
-    return False
-
-
-_BLANKED = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'', re.S)
-
-
-def _masked(data: bytes) -> str:
-    """Comments and string literals blanked (same length), so names inside them don't count."""
-    text = data.decode("utf-8", "surrogateescape")
-    return _BLANKED.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    name, kind = kernel.params[position]
+    return kind == "pointer" and kernel.writes(name) and not kernel.reads(name)
