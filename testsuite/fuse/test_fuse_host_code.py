@@ -115,3 +115,18 @@ def test_a_copy_that_is_no_rotation_still_blocks_fusion(tmp_path):
     result = process_file(str(path), RunOptions(), run_fuse)
     assert result.change.after == broken.encode()
     assert any("is reassigned in 'main' (aliasing)" in d.message for d in result.diagnostics)
+
+
+def test_transfers_after_fuse_understands_fused_kernels(capsys, monkeypatch):
+    """Item 6, the other order: the fused kernel's access analysis says it reads ``d_e``
+    (a later stage reads what an earlier one wrote); transfers used to refuse the function
+    with 'read before anything is written'. Now softmax_chain goes 3 -> 1 launches and
+    5 -> 1 cudaMalloc with fuse then transfers, and verifies."""
+    monkeypatch.chdir(REPO)
+    path = "samples/cuda/softmax_chain/softmax_chain.cu"
+    fused = process_file(path, RunOptions(), run_fuse).change.after
+    result = process_file(path, RunOptions(), run_transfers, source=fused)
+    assert [d.id for d in result.diagnostics if d.severity.name == "WARNING"] == []
+    assert result.change.after.count(b"cudaMalloc(") == 1
+    assert cli_main(["verify", "--passes", "fuse,transfers", path]) == 0
+    assert "verdict: OK" in capsys.readouterr().out

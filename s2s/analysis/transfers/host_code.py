@@ -60,6 +60,11 @@ from s2s.model.unit import TranslationUnit
 MEMORY_CALLS = {"cudaMalloc", "cudaMemcpy", "cudaFree"}
 NEUTRAL_API = {"cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString", "cudaDeviceSynchronize",
                "cudaDeviceReset", "cudaGetErrorName", "cudaSetDevice", "cudaGetDeviceCount"}
+#: Kernels ``s2s fuse`` made: their stages run in program order, and a buffer that has no value
+#: before the fused launch was written by an earlier stage before a later one read it (the
+#: original program read nothing uninitialised, or transfers would have refused it), though the
+#: access analysis of the fused kernel, seeing the stages' reads and writes together, says read.
+FUSED_PREFIX = "s2s_fused_"
 #: roles of a mention (``s2s.model.host_facts``) that give a variable a new value
 CHANGING = frozenset({"declare", "null-init", "init", "assign", "address"})
 #: roles of a buffer's mention in a host statement that let nothing escape: declared without
@@ -425,6 +430,8 @@ class _Extractor:
             access = model.array(param) if model and param else None
             read = access is None or access.read is not None
             write = access is None or access.write is not None
+            if launch.kernel.startswith(FUSED_PREFIX) and name not in self.has_value:
+                read = False  # an earlier stage of the fused kernel writes it (see FUSED_PREFIX)
             if read or (write and name in self.has_value):
                 reads.append(name)
             if write:
