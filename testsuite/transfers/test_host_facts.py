@@ -63,3 +63,48 @@ def test_a_pointer_copy_of_a_buffer_is_still_refused(load_source):
     output = run_transfers(load_source(aliased, "prog.cu"))
     assert [d.id for d in output.diagnostics if d.severity.name == "WARNING"] == ["transfers-escape"]
     assert output.edits == ()
+
+
+POINTER_ARRAY = """#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+__global__ void scale(float *y, const float *x, int n)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2.0f * x[i]; }
+int main()
+{
+    int n = 1024;
+    size_t bytes = n * sizeof(float);
+    float *h[2];
+    h[0] = (float *)malloc(bytes);
+    h[1] = (float *)malloc(bytes);
+    for (int i = 0; i < n; ++i)
+        h[0][i] = 1.0f;
+    float *d_x, *d_y;
+    cudaMalloc((void **)&d_x, bytes);
+    cudaMalloc((void **)&d_y, bytes);
+    cudaMemcpy(d_x, h[0], bytes, cudaMemcpyHostToDevice);
+    scale<<<(n + 255) / 256, 256>>>(d_y, d_x, n);
+    cudaMemcpy(h[1], d_y, bytes, cudaMemcpyDeviceToHost);
+    printf("%f\\n", h[1][0]);
+    cudaFree(d_x);
+    cudaFree(d_y);
+    free(h[0]);
+    free(h[1]);
+    return 0;
+}
+"""
+
+
+def test_copies_from_elements_of_a_pointer_array_stay_and_fill_the_buffer(load_source):
+    """``cudaMemcpy(d_x, h[0], ...)``: the host side is no buffer the rewrite follows; the
+    copy used to be dropped from the model, and reading ``d_x`` was refused as reading
+    nothing. Now the copy stays as written and writes ``d_x``; the allocations still merge."""
+    loaded = load_source(POINTER_ARRAY, "prog.cu")
+    output = run_transfers(loaded)
+    assert [d.id for d in output.diagnostics if d.severity.name == "WARNING"] == []
+    after = EditSet(output.edits).apply("prog.cu", loaded.source).decode()
+    assert "cudaMemcpy(d_x, h[0], bytes, cudaMemcpyHostToDevice);" in after
+    assert "cudaMemcpy(h[1], d_y, bytes, cudaMemcpyDeviceToHost);" in after
+    assert after.count("cudaMalloc(") == 1
+    notes = [d.message for d in output.diagnostics if d.id == "transfers-explain"]
+    assert any("2 cudaMemcpy calls become 2, 2 cudaMalloc calls 1" in m for m in notes)

@@ -196,7 +196,9 @@ class _Extractor:
             op = self._op(entry, index)
             if op is not None:
                 ops.append(op)
-                entry = RegionStatement(entry.stmt, entry.role, entry.buffer, entry.wrapper, entry.call,
+                # a copy the plan does not move (one side not followed) stays as written
+                role = "opaque-copy" if entry.role == "copy" and not isinstance(op, Copy) else entry.role
+                entry = RegionStatement(entry.stmt, role, entry.buffer, entry.wrapper, entry.call,
                                         entry.launch, len(ops) - 1)
             statements.append(entry)
         buffers = [Buffer(name, self.space[name], 1, name in self.local, self._poolable(name, statements))
@@ -395,7 +397,7 @@ class _Extractor:
             call = entry.call
             dst, src = (self._plain(call.span, call.name, k, call.args[k].text) for k in (0, 1))
             if not dst or not src:
-                return None
+                return self._opaque_copy(call, dst, src)
             for name in (dst, src):
                 if _norm(call.args[2].text) != _norm(self.sizes[name]):
                     self._refuse(f"the copy of '{call.args[2].text}' bytes may not cover '{name}' "
@@ -412,6 +414,26 @@ class _Extractor:
         if entry.role == "host":
             return self._host_op(entry.stmt)
         return None
+
+    def _opaque_copy(self, call: ApiCall, dst: str, src: str) -> Op | None:
+        """A copy with one side a region buffer and the other something the rewrite does not
+        follow (``h[0]`` of an array of pointers, a member, a parameter): it stays where it is,
+        as an operation that writes (``dst``) or reads (``src``) that buffer on its side, so
+        the buffer's value is known (it used to be dropped, and a later read of a buffer it
+        filled was refused as reading nothing)."""
+        known = dst or src
+        if not known:
+            return None
+        name = f"cudaMemcpy at line {call.span.line}"
+        if known == dst:
+            reads = (dst,) if dst in self.has_value else ()
+            self.has_value.add(dst)
+            op_reads, op_writes = reads, (dst,)
+        else:
+            op_reads, op_writes = (src,), ()
+        if self.space[known] == DEVICE:
+            return Launch(name, op_reads, op_writes, call.span)
+        return HostCode(name, op_reads, op_writes, call.span)
 
     def _launch_op(self, launch: LaunchSite) -> Launch | None:
         if launch.stream is not None and launch.stream.text.strip() not in ("0", "NULL", "nullptr"):
