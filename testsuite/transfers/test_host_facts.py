@@ -108,3 +108,27 @@ def test_copies_from_elements_of_a_pointer_array_stay_and_fill_the_buffer(load_s
     assert after.count("cudaMalloc(") == 1
     notes = [d.message for d in output.diagnostics if d.id == "transfers-explain"]
     assert any("2 cudaMemcpy calls become 2, 2 cudaMalloc calls 1" in m for m in notes)
+
+
+CHECKED_MALLOC = POINTER_ARRAY.replace("""    float *h[2];
+    h[0] = (float *)malloc(bytes);
+    h[1] = (float *)malloc(bytes);
+""", """    float *h0, *h1;
+    if ((h0 = (float *)malloc(bytes)) == NULL)
+        return 1;
+    if ((h1 = (float *)malloc(bytes)) == NULL)
+        return 1;
+""").replace("h[0]", "h0").replace("h[1]", "h1")
+
+
+def test_allocation_inside_a_condition_is_no_alias(load_source):
+    """``if ((h0 = (float *)malloc(bytes)) == NULL)`` gives ``h0`` its first storage: it was
+    refused as 'aliased or reassigned'; a second assignment still is."""
+    loaded = load_source(CHECKED_MALLOC, "prog.cu")
+    output = run_transfers(loaded)
+    assert [d.id for d in output.diagnostics if d.severity.name == "WARNING"] == []
+    after = EditSet(output.edits).apply("prog.cu", loaded.source).decode()
+    assert after.count("cudaMalloc(") == 1 and "if ((h0 = (float *)malloc(bytes)) == NULL)" in after
+    again = CHECKED_MALLOC.replace("    float *d_x, *d_y;\n", "    h0 = h1;\n    float *d_x, *d_y;\n")
+    output = run_transfers(load_source(again, "prog.cu"))
+    assert [d.id for d in output.diagnostics if d.severity.name == "WARNING"] == ["transfers-escape"]

@@ -367,10 +367,13 @@ class _Extractor:
         """Every mention of a buffer in a host statement must be an array access, a null test
         or a call argument the access extraction saw, or declare it without a value; anything
         else may let it escape (mentions from the AST: ``block.x`` does not mention ``x``)."""
+        fresh = self._first_allocations(stmt)
         for copy in self.index.pointer_copies.inside(stmt.span):
             if copy.source is None and any(u.name == copy.target and u.role == "null-init"
                                            for u in self._uses(copy.span)):
                 continue  # T *d = NULL: no storage yet, nothing aliased
+            if copy.source is None and copy.target in fresh:
+                continue  # if ((h = malloc(n)) == NULL): its first storage
             if copy.source in self.space or (copy.target in self.space and copy.target not in allowed):
                 self._refuse(f"'{copy.source or copy.target}' is aliased or reassigned", copy.span,
                              "transfers-escape")
@@ -384,10 +387,27 @@ class _Extractor:
         for use in self._uses(stmt.span):
             if use.name not in self.space or use.name in allowed or _covered(in_refs, use.span.start):
                 continue
-            if use.role in HARMLESS:
-                continue  # declared here without a value (a cudaMalloc target), or a null test
+            if use.role in HARMLESS or (use.role == "assign" and use.name in fresh):
+                continue  # declared without a value (a cudaMalloc target), a null test, a first allocation
             self._refuse(f"'{use.name}' is used in a way the transfer rewrite cannot follow", use.span,
                          "transfers-escape")
+
+    def _first_allocations(self, stmt: Stmt) -> set[str]:
+        """Host buffers ``stmt`` gives their first storage outside a declaration (``if ((h =
+        (float *)malloc(n)) == NULL)``): the function allocates the buffer only here and
+        mentions it before only to declare it. Not an alias: the buffer is followed from here
+        on as one whose storage comes from outside the region (not pooled)."""
+        found = set()
+        for alloc in self.model.in_function("allocations", self.function.name):
+            if not stmt.span.contains(alloc.span) or alloc.name in self.local:
+                continue
+            others = [a for a in self.model.in_function("allocations", self.function.name)
+                      if a.name == alloc.name]
+            earlier = [u for u in self.index.var_uses.inside(self.function.span)
+                       if u.name == alloc.name and u.span.start < stmt.span.start]
+            if len(others) == 1 and all(u.role in ("declare", "null-init") for u in earlier):
+                found.add(alloc.name)
+        return found
 
     # -- operations -------------------------------------------------------------------
 
