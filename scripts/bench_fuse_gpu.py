@@ -3,7 +3,7 @@
 
 For every sample of ``scripts/bench_fuse.py`` the original and the fused program are built
 with ``nvcc -O2 -arch=sm_90`` after instrumenting each launch run of ``main`` (the launch
-statements ``s2s fuse`` plans over, found by ``fuse_graph.find_runs``): the run is repeated
+statements ``s2s fuse`` plans over, found by ``graph.find_runs``): the run is repeated
 ``--reps`` times after two warm-up repetitions between two ``cudaEvent``s, so a row's time is
 GPU time per repetition of the sequence, summed over the program's runs (host setup, copies
 and context creation are outside). Repeating a run reads the same inputs; sequences with
@@ -37,8 +37,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from s2s.analysis.fuse_graph import find_runs  # noqa: E402
-from s2s.analysis.fuse_kernels import kernel_facts  # noqa: E402
+from s2s.analysis.fuse.graph import find_runs  # noqa: E402
+from s2s.analysis.fuse.kernels import kernel_facts  # noqa: E402
 from s2s.driver import RunOptions, Success, process_file  # noqa: E402
 from s2s.frontend.extract import load  # noqa: E402
 from s2s.frontend.parse import ParseOptions  # noqa: E402

@@ -8,6 +8,7 @@ from functools import cached_property
 from s2s.model.access import ArrayRef, PointerCopy
 from s2s.model.cuda import ApiCall, Kernel, Launch
 from s2s.model.host import HostAllocation, HostFunction
+from s2s.model.host_facts import VarUse
 from s2s.model.kernel_ir import KernelBody
 from s2s.model.openmp import OmpDirective
 
@@ -39,6 +40,9 @@ class TranslationUnit:
     #: Project headers (not system headers) the file includes, directly or not, as libclang
     #: names them; their own entities are not in this model (a program adds them).
     project_headers: tuple[str, ...] = field(default=(), metadata={"json": False})
+    #: Every mention of a variable in host functions with its role (``s2s.model.host_facts``);
+    #: left out of the JSON form.
+    var_uses: tuple[VarUse, ...] = field(default=(), metadata={"json": False})
 
     @property
     def target_regions(self) -> tuple[OmpDirective, ...]:

@@ -12,18 +12,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from s2s.analysis import fuse_plan
-from s2s.analysis.fuse_graph import find_runs
-from s2s.analysis.fuse_kernels import kernel_facts
-from s2s.analysis.fuse_resources import resource_usage
+from s2s.analysis.fuse import plan as fuse_plan
+from s2s.analysis.fuse.graph import find_runs
+from s2s.analysis.fuse.kernels import kernel_facts
+from s2s.analysis.fuse.resources import resource_usage
 from s2s.analysis.host_eval import EvalError, as_dim3, declare, evaluate, numeric_macros
 from s2s.diagnostics import Diagnostic
 from s2s.driver import PassOutput
 from s2s.edits import Edit
 from s2s.frontend.extract import Loaded
 from s2s.transform import fuse_codegen, registry
+from s2s.transform.check import EditGroup
 
 EXPLAIN_ID = "fuse-explain"
+#: a run's rewrite that does not compile (not emitted)
+INVALID_ID = "fuse-invalid"
 
 
 def run_fuse(loaded: Loaded) -> PassOutput:
@@ -33,14 +36,21 @@ def run_fuse(loaded: Loaded) -> PassOutput:
     facts = kernel_facts(model)
     notes = [Diagnostic.note(f"kernel {name}: {f.kind} ({f.detail})", EXPLAIN_ID,
                              model.kernel(name).span) for name, f in facts.items()]
-    runs = [r for r in find_runs(model, source, facts) if len(r.nodes) > 1]
+    runs = find_runs(model, source, facts)
+    for run in runs:
+        if run.after:
+            notes.append(Diagnostic.note(
+                f"not fused with the launches before it: {run.after} ends the launch run there "
+                "(only error checks and default-stream synchronizations go between fused "
+                "launches)", EXPLAIN_ID, run.nodes[0].launch.span))
+    runs = [r for r in runs if len(r.nodes) > 1]
     usage = None
     if runs:
         usage = resource_usage(source, loaded.path, tuple(facts))
         if usage is None:
             notes.append(Diagnostic.note("resource limits not checked: nvcc --resource-usage "
                                          "unavailable", EXPLAIN_ID))
-    edits, texts, anchors, counter = [], [], [], 0
+    counter, planned = 0, []
     values = HostValues(model, source)
     for run in runs:
         ctx = context(model, source, run, facts, usage, values)
@@ -50,24 +60,48 @@ def run_fuse(loaded: Loaded) -> PassOutput:
             at = ctx.node(int(decision.nodes[0].split("#")[1])).launch.span
             notes.append(Diagnostic.note(f"{verb}: {' + '.join(decision.nodes)}: "
                                          f"{decision.reason}", EXPLAIN_ID, at))
+        kernels, edits = [], []
         for group in groups:
             if not group.fused:
                 continue
             name = f"s2s_fused_{counter}"
             counter += 1
-            texts.append(fuse_codegen.fused_kernel_text(ctx, group, name))
-            anchors.append(max(model.kernel(ctx.node(i).launch.kernel).span.end
-                               for i in group.nodes))
-            edits += _host_edits(ctx, group, name)
+            launch = fuse_codegen.launch_text(ctx, group, name)
+            kernels.append((fuse_codegen.fused_kernel_text(ctx, group, name),
+                            "s2s_count(" in launch,
+                            max(model.kernel(ctx.node(i).launch.kernel).span.end
+                                for i in group.nodes)))
+            edits += _host_edits(ctx, group, name, launch)
         for rec in ctx.recompute.values():
             edits.append(_delete_statement(source, ctx.node(rec.producer.index).stmt.span))
             edits += _buffer_edits(ctx, rec.producer.buffer)
-    if texts:
-        helpers = fuse_codegen.HOST_HELPERS if "s2s_count(" in "".join(
-            e.text for e in edits) else ""
-        edits.append(Edit(loaded.path, max(anchors), 0,
-                          "\n\n" + helpers + "\n".join(texts).rstrip("\n")))
-    return PassOutput(tuple(edits), tuple(notes))
+        if kernels:
+            planned.append((run, kernels, edits))
+    edits, groups = _checked_groups(loaded.path, planned)
+    return PassOutput(edits, tuple(notes), groups, check_compiles=True)
+
+
+def _checked_groups(path: str, planned: list) -> tuple[tuple, tuple]:
+    """All edits, and one group per run: its fused kernels, launches and deleted statements
+    stand or fall together (the driver drops a run whose rewrite does not compile, with a
+    ``fuse-invalid`` warning, and the file exits 1). Every fused kernel goes after the last
+    kernel any group fuses, in the order the groups were made; the host helpers go with
+    each run that needs them (identical insertions are merged)."""
+    anchor = max((k[2] for _run, kernels, _edits in planned for k in kernels), default=0)
+    edits, groups = [], []
+    for run, kernels, host in planned:
+        mine = []
+        for text, helpers, _end in kernels:
+            if helpers:
+                mine.append(Edit(path, anchor, 0, "\n\n" + fuse_codegen.HOST_HELPERS.rstrip("\n")))
+            mine.append(Edit(path, anchor, 0, "\n\n" + text.rstrip("\n")))
+        mine += host
+        first = run.nodes[0]
+        groups.append(EditGroup(f"the fusion of the launches from {first.name} in "
+                                f"'{run.function}'", tuple(mine), first.launch.span,
+                                INVALID_ID))
+        edits += mine
+    return tuple(edits), tuple(groups)
 
 
 def context(model, source: bytes, run, facts, usage, values: HostValues | None = None
@@ -173,11 +207,11 @@ class _AllocSizes(Mapping):
         return sum(1 for _ in self)
 
 
-def _host_edits(ctx: fuse_plan.Context, group: fuse_plan.Group, name: str) -> list[Edit]:
+def _host_edits(ctx: fuse_plan.Context, group: fuse_plan.Group, name: str, launch: str
+                ) -> list[Edit]:
     edits = []
     last = ctx.node(group.nodes[-1]).launch
-    edits.append(Edit(last.span.file, last.span.start, last.span.length,
-                      fuse_codegen.launch_text(ctx, group, name)))
+    edits.append(Edit(last.span.file, last.span.start, last.span.length, launch))
     for i in group.nodes[:-1]:
         edits.append(_delete_statement(ctx.source, ctx.node(i).stmt.span))
     for buffer in sorted(group.dead):

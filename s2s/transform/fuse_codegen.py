@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import re
 
-from s2s.analysis.fuse_forms import render
-from s2s.analysis.fuse_plan import BufferPlan, Context, Group, Segment
+from s2s.analysis.fuse.forms import render
+from s2s.analysis.fuse.plan import BufferPlan, Context, Group, Segment
+from s2s.analysis.fuse.types import element_type, fused_parameter
 
 BUILTIN_NAMES = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 HOST_HELPERS = (
@@ -33,17 +34,20 @@ def var(buffer: str) -> str:
 
 def kernel_params(ctx: Context, group: Group) -> tuple[list[tuple[str, str]], dict]:
     """(type, name) of the fused kernel's parameters and, per (node, param), the expression
-    the fused kernel passes to the stage."""
+    the fused kernel passes to the stage. A buffer's parameter converts to the parameter
+    type of every stage receiving it (:func:`s2s.analysis.fuse.types.fused_parameter`)."""
     params: list[tuple[str, str]] = []
     passed: dict[tuple[int, str], str] = {}
-    buffers: dict[str, str] = {}
     scalars: dict[tuple[str, str], str] = {}
     if len(group.segments) > 1:
         for s, _segment in enumerate(group.segments):
             params += [("unsigned", f"s2s_g{s}{a}") for a in "xyz"]
             params += [("unsigned", f"s2s_b{s}{a}") for a in "xyz"]
     producers = [r.producer.index for r in group.recomputed.values()]
-    for i in [*group.nodes, *producers]:
+    members = [*group.nodes, *producers]
+    receivers = buffer_receivers(ctx, members)
+    declared: set[str] = set()
+    for i in members:
         node = ctx.node(i)
         kernel = ctx.unit.kernel(node.launch.kernel)
         for param, arg in zip(kernel.params, node.launch.args, strict=True):
@@ -52,12 +56,11 @@ def kernel_params(ctx: Context, group: Group) -> tuple[list[tuple[str, str]], di
                 if buffer in group.dead or buffer in group.recomputed:
                     passed[(i, param.name)] = "nullptr"
                     continue
-                if buffer not in buffers:
-                    written = any(ctx.node(j).writes(buffer) for j in group.nodes)
-                    ctype = _pointee(param.type)
-                    declared = ctype if written else f"const {ctype}"
-                    buffers[buffer] = buffer
-                    params.append((f"{declared} *", buffer))
+                if buffer not in declared:
+                    declared.add(buffer)
+                    got = receivers[buffer]
+                    ptype = fused_parameter([p.type for p in got], [p.pointee_const for p in got])
+                    params.append((ptype or param.type, buffer))
                 passed[(i, param.name)] = buffer
             else:
                 key = (arg.text.strip(), param.type)
@@ -68,9 +71,15 @@ def kernel_params(ctx: Context, group: Group) -> tuple[list[tuple[str, str]], di
     return params, {"passed": passed, "scalars": scalars}
 
 
-def _pointee(type_text: str) -> str:
-    words = type_text.replace("*", " ").replace("__restrict__", " ").split()
-    return " ".join(w for w in words if w not in ("const", "volatile")) or "float"
+def buffer_receivers(ctx: Context, members: list[int]) -> dict[str, list]:
+    """Buffer -> the kernel parameters (model ``Param``) receiving it in ``members``."""
+    receivers: dict[str, list] = {}
+    for i in members:
+        node = ctx.node(i)
+        for param in ctx.unit.kernel(node.launch.kernel).params:
+            if param.name in node.buffers:
+                receivers.setdefault(node.buffers[param.name], []).append(param)
+    return receivers
 
 
 def _recomputes_in(group: Group, i: int) -> list:
@@ -93,8 +102,8 @@ def recompute_text(ctx: Context, fused: str, rec) -> str:
     producer = rec.producer
     params = [f"{p.type} {p.name}" for p in _producer_params(ctx, rec)]
     params += [f"{t} {n}" for t, n in zip(producer.types, producer.order, strict=True)]
-    ctype = _pointee(next(p.type for p in ctx.unit.kernel(
-        ctx.node(producer.index).launch.kernel).params if p.name == producer.param))
+    ctype = element_type(next(p.type for p in ctx.unit.kernel(
+        ctx.node(producer.index).launch.kernel).params if p.name == producer.param)) or "float"
     return (f"static __device__ __forceinline__ {ctype} {recompute_name(fused, rec)}("
             + ", ".join(params) + ")\n{\n    return " + producer.value + ";\n}\n")
 

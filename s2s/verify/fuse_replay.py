@@ -39,7 +39,8 @@ import numpy as np
 from runtime.access import Box, KernelAccess
 from runtime.access import Launch as AccessLaunch
 from runtime.api import Runtime
-from s2s.analysis.fuse_kernels import kernel_facts
+from s2s.analysis.fuse.kernels import kernel_facts
+from s2s.analysis.fuse.types import element_type
 from s2s.analysis.host_eval import EvalError, as_dim3, declare, evaluate, numeric_macros
 from s2s.frontend.extract import load
 from s2s.frontend.parse import ParseOptions
@@ -52,7 +53,7 @@ class ReplayError(RuntimeError):
 
 @dataclass
 class Replay:
-    outputs: list = field(default_factory=list)      # (buffer, float32 array)
+    outputs: list = field(default_factory=list)      # (buffer, float32 or float64 array)
     launches: list = field(default_factory=list)     # kernel names in order
     bytes: int = 0
     minimum: int = 0
@@ -62,26 +63,46 @@ class Replay:
     exact_model: bool = True
 
 
-def fill(name: str, nbytes: int) -> np.ndarray:
-    """Deterministic dyadic float32 data for the host array ``name``."""
+def fill(name: str, nbytes: int, dtype=np.float32) -> np.ndarray:
+    """Deterministic dyadic data for the host array ``name`` (exact in float and double, so
+    sums do not depend on the order of atomic updates)."""
     seed = zlib.crc32(name.encode()) % 11
-    k = np.arange(nbytes // 4, dtype=np.int64)
-    return (0.25 * ((k * 7 + seed) % 13 - 6)).astype(np.float32)
+    k = np.arange(nbytes // np.dtype(dtype).itemsize, dtype=np.int64)
+    return (0.25 * ((k * 7 + seed) % 13 - 6)).astype(dtype)
+
+
+def _dtypes(model) -> dict[str, type]:
+    """Device buffer -> numpy element type, from the parameter types of the kernels it is
+    passed to (``double *`` gives float64; anything else is treated as 4-byte floats)."""
+    found: dict[str, type] = {}
+    for launch in model.launches:
+        kernel = model.kernel(launch.kernel)
+        for param, arg in zip(kernel.params if kernel else (), launch.args, strict=False):
+            if param.is_pointer and element_type(param.type) == "double":
+                found.setdefault(arg.text.strip(), np.float64)
+    return found
 
 
 def replay(path: str, source: bytes | None = None, overrides: dict | None = None,
-           runtime: Runtime | None = None) -> Replay:
+           runtime: Runtime | None = None, *, module_source: bytes | None = None,
+           traffic: bool = True) -> Replay:
+    """Replay ``main`` of ``path`` (or of ``source``). ``module_source`` compiles the kernels
+    from another text that defines them all (a fused file keeps every original kernel, so
+    the original and the fused program can share one cpu-device compile); without
+    ``traffic`` the modelled bytes are left at 0 (the outputs alone are compared)."""
     loaded = load(path, ParseOptions(), source=source)
     if loaded.model is None:
         raise ReplayError(f"{path} does not parse")
     model, source = loaded.model, loaded.source
     facts = kernel_facts(model)
     rt = runtime or Runtime("cpu", 1, threads=2)
-    module = rt.load_module(source=source.decode(), name=os.path.basename(path),
+    instantiate = sorted({_callee(launch) for launch in model.launches if launch.template_args})
+    module = rt.load_module(source=(module_source or source).decode(), name=os.path.basename(path),
+                            instantiate=instantiate,
                             include_dirs=[os.path.dirname(os.path.abspath(path))])
     env = dict(numeric_macros(source))
     main = model.function("main")
-    state = _State(rt, module, facts, env, Replay(), {}, {}, {}, {}, [])
+    state = _State(rt, module, facts, env, Replay(), {}, {}, {}, {}, [], _dtypes(model), traffic)
     for stmt in main.body.children:
         if stmt.kind == "decl":
             for name in declare(stmt.span.text(source), env):
@@ -89,6 +110,8 @@ def replay(path: str, source: bytes | None = None, overrides: dict | None = None
                     env[name] = overrides[name]
         elif stmt.kind in ("expr", "do"):  # "do": a CUDA_CHECK(...) style macro
             _statement(state, model, stmt)
+    if not traffic:
+        return state.result
     outputs = {name for name, _data in state.result.outputs}
     state.result.minimum = sum(_count(r) * 4 for r in state.min_reads.values()) + \
         sum(_count(r) * 4 for b, r in state.min_writes.items() if b in outputs)
@@ -108,6 +131,8 @@ class _State:
     min_reads: dict
     min_writes: dict
     footprints: list     # per launch: (facts, launch values, {param: buffer}, reads, writes)
+    dtypes: dict         # buffer -> numpy element type
+    traffic: bool = True
 
 
 def _statement(state: _State, model, stmt) -> None:
@@ -117,6 +142,11 @@ def _statement(state: _State, model, stmt) -> None:
     for call in model.api_calls:
         if stmt.span.contains(call.span):
             _api(state, call)
+
+
+def _callee(launch) -> str:
+    """The kernel a launch runs: ``scale<float>`` for a template launched with arguments."""
+    return f"{launch.kernel}<{launch.template_args}>" if launch.template_args else launch.kernel
 
 
 def _name(text: str) -> str:
@@ -135,10 +165,12 @@ def _api(state: _State, call) -> None:
         nbytes, kind = int(evaluate(args[2], env)), args[3]
         if "HostToDevice" in kind:
             name = _name(args[0])
-            rt.memcpy_htod(state.buffers[name][0], fill(_name(args[1]), nbytes))
+            rt.memcpy_htod(state.buffers[name][0],
+                           fill(_name(args[1]), nbytes, state.dtypes.get(name, np.float32)))
             state.uploaded[name] = True
         elif "DeviceToHost" in kind:
-            out = np.empty(nbytes // 4, dtype=np.float32)
+            dtype = state.dtypes.get(_name(args[1]), np.float32)
+            out = np.empty(nbytes // np.dtype(dtype).itemsize, dtype=dtype)
             rt.memcpy_dtoh(out, state.buffers[_name(args[1])][0])
             state.result.outputs.append((_name(args[1]), out))
         elif "DeviceToDevice" in kind:
@@ -168,10 +200,11 @@ def _launch(state: _State, launch) -> None:
             args.append(value)
             if kind == "int":
                 scalars[name] = value
-    state.rt.launch(state.module[launch.kernel], grid.as_tuple(), block.as_tuple(), args,
+    state.rt.launch(state.module[_callee(launch)], grid.as_tuple(), block.as_tuple(), args,
                     shared=shared)
     state.result.launches.append(launch.kernel)
-    _traffic(state, facts, grid, block, scalars, pointers)
+    if state.traffic:
+        _traffic(state, facts, grid, block, scalars, pointers)
 
 
 def _traffic(state: _State, facts, grid, block, scalars, pointers) -> None:

@@ -124,9 +124,17 @@ def test_stream_launch_and_pointer_arithmetic_are_not_fused():
 
 
 def test_intervening_call_splits_runs():
+    _, plans = planned(MAP + "void touch(float *p);\n" + main(
+        "scale<<<g, 256>>>(a, b, 2.0f, n); touch(b); scale<<<g, 256>>>(b, d, 2.0f, n);"))
+    assert fused_sets(plans) == []
+    assert [run.after for run, _groups, _decisions in plans] == ["", "a call to touch at line 6"]
+
+
+def test_default_stream_synchronization_does_not_split_runs():
+    """issue 19, item 3: synchronizing the default stream orders the host, not the launches."""
     _, plans = planned(MAP + main("scale<<<g, 256>>>(a, b, 2.0f, n); cudaDeviceSynchronize();"
                                   "scale<<<g, 256>>>(b, d, 2.0f, n);"))
-    assert fused_sets(plans) == []
+    assert fused_sets(plans) == [["scale", "scale"]]
 
 
 @pytest.mark.parametrize("text, expected", [("(n + 255) / 256", 4), ("sizeof(float) * n", 4000),

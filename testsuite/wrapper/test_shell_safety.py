@@ -221,7 +221,7 @@ def test_cmake_launcher_in_a_directory_named_like_shell_code(tmp_path):
 def test_fuse_resource_measurement_runs_no_shell_syntax(tmp_path, monkeypatch, kind):
     """The fuse pass measures registers with ``nvcc --resource-usage``; it passed the source
     directory as ``-I<dir>`` (nvcc does not escape backquotes there) and the file's own name."""
-    from s2s.analysis import fuse_resources
+    from s2s.analysis.fuse import resources as fuse_resources
 
     evil = tmp_path / EVIL_DIRS[kind]
     evil.mkdir()

@@ -53,17 +53,23 @@ from s2s.model.access import ArrayRef, PointerCopy
 from s2s.model.cuda import ApiCall
 from s2s.model.cuda import Launch as LaunchSite
 from s2s.model.host import HostFunction
+from s2s.model.host_facts import VarUse
 from s2s.model.span import SpanIndex
 from s2s.model.unit import TranslationUnit
 
 MEMORY_CALLS = {"cudaMalloc", "cudaMemcpy", "cudaFree"}
 NEUTRAL_API = {"cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString", "cudaDeviceSynchronize",
                "cudaDeviceReset", "cudaGetErrorName", "cudaSetDevice", "cudaGetDeviceCount"}
-_ADDRESS_OF = re.compile(r"^\s*(?:\(\s*void\s*\*\s*\*\s*\)\s*)?&\s*([A-Za-z_]\w*)\s*$")
-_IDENT = re.compile(r"^\s*([A-Za-z_]\w*)\s*$")
-_WORD = re.compile(r"[A-Za-z_]\w*")
-_WHITESPACE = b" \t\n\r\x0b\x0c"  # what bytes.strip() removes
-_DECLARED_AFTER = re.compile(rb"(,|;|\)|$|=\s*(NULL|nullptr|0)\s*[,;)]?)")
+#: Kernels ``s2s fuse`` made: their stages run in program order, and a buffer that has no value
+#: before the fused launch was written by an earlier stage before a later one read it (the
+#: original program read nothing uninitialised, or transfers would have refused it), though the
+#: access analysis of the fused kernel, seeing the stages' reads and writes together, says read.
+FUSED_PREFIX = "s2s_fused_"
+#: roles of a mention (``s2s.model.host_facts``) that give a variable a new value
+CHANGING = frozenset({"declare", "null-init", "init", "assign", "address"})
+#: roles of a buffer's mention in a host statement that let nothing escape: declared without
+#: a value (a cudaMalloc target), or tested against null
+HARMLESS = frozenset({"declare", "null-init", "null-test"})
 _KIND_SPACES = {"cudaMemcpyHostToDevice": (DEVICE, HOST), "cudaMemcpyDeviceToHost": (HOST, DEVICE)}
 
 
@@ -129,6 +135,7 @@ class _UnitIndex:
     def __init__(self, model: TranslationUnit):
         self.pointer_copies: SpanIndex[PointerCopy] = SpanIndex(model.pointer_copies)
         self.array_refs: SpanIndex[ArrayRef] = SpanIndex(r for r in model.array_refs if r.directive is None)
+        self.var_uses: SpanIndex[VarUse] = SpanIndex(model.var_uses)
 
 
 def _covering(spans) -> list[tuple[int, int]]:
@@ -140,15 +147,6 @@ def _covering(spans) -> list[tuple[int, int]]:
         else:
             merged.append([start, end])
     return [(start, end) for start, end in merged]
-
-
-def _blanks_around(text: bytes, start: int, end: int) -> tuple[int, int]:
-    """Where ``text[:start].rstrip()`` ends and ``text[end:].lstrip()`` starts."""
-    while start > 0 and text[start - 1] in _WHITESPACE:
-        start -= 1
-    while end < len(text) and text[end] in _WHITESPACE:
-        end += 1
-    return start, end
 
 
 def _covered(ranges: list[tuple[int, int]], at: int) -> bool:
@@ -173,10 +171,10 @@ class _Extractor:
     has_value: set[str] = field(default_factory=set)
     #: top-level statement index -> the host buffer it allocates (the first one named)
     host_alloc_at: dict[int, str] = field(default_factory=dict)
-    #: identifier -> indices of the region statements whose text has it (for _poolable)
-    word_statements: dict[str, list[int]] | None = None
-    #: identifier -> indices of the region statements that declare or assign it
-    changed: dict[str, list[int]] = field(default_factory=dict)
+    #: variable -> indices of the region statements that declare or assign it
+    changed: dict[str, list[int]] | None = None
+    #: buffer (allocated here) -> the variables its size expression mentions
+    size_words: dict[str, set[str]] = field(default_factory=dict)
     pool_start: int | None = None
 
     # -- classification -------------------------------------------------------------
@@ -198,7 +196,9 @@ class _Extractor:
             op = self._op(entry, index)
             if op is not None:
                 ops.append(op)
-                entry = RegionStatement(entry.stmt, entry.role, entry.buffer, entry.wrapper, entry.call,
+                # a copy the plan does not move (one side not followed) stays as written
+                role = "opaque-copy" if entry.role == "copy" and not isinstance(op, Copy) else entry.role
+                entry = RegionStatement(entry.stmt, role, entry.buffer, entry.wrapper, entry.call,
                                         entry.launch, len(ops) - 1)
             statements.append(entry)
         buffers = [Buffer(name, self.space[name], 1, name in self.local, self._poolable(name, statements))
@@ -218,14 +218,14 @@ class _Extractor:
         for index, stmt in enumerate(top):
             for call in calls.inside(stmt.span):
                 if call.name == "cudaMalloc":
-                    match = _ADDRESS_OF.match(call.args[0].text) if call.args else None
-                    if match is None or len(call.args) != 2:
+                    name = self._address_of(call) if len(call.args) == 2 else None
+                    if name is None:
                         self._refuse(f"cannot follow the pointer allocated by '{call.span.text(self.source)}'",
                                      call.span, "transfers-escape")
-                    name = match.group(1)
                     if name in self.space:
                         self._refuse(f"'{name}' is allocated twice", call.span, "transfers-realloc")
                     self.space[name], self.sizes[name] = DEVICE, call.args[1].text
+                    self.size_words[name] = {u.name for u in self._arg_uses(call.span, call.name, 1)}
                     self.local.add(name)
                     self.alloc_at[name] = index
         allocations = [a for a in self.model.in_function("allocations", self.function.name)
@@ -240,25 +240,49 @@ class _Extractor:
             if index is None or top[index].kind != "decl":
                 continue
             self.space[alloc.name], self.sizes[alloc.name] = HOST, alloc.size_bytes.text
+            self.size_words[alloc.name] = {u.name for u in self._uses(alloc.size_bytes.span)}
             self.local.add(alloc.name)
             self.alloc_at[alloc.name] = index
             self.allocation_spans[alloc.name] = alloc.span
         for call in self.model.in_function("api_calls", self.function.name):
             if call.name != "cudaMemcpy" or len(call.args) != 4:
                 continue
-            for arg in call.args[:2]:
-                match = _IDENT.match(arg.text)
-                if match and match.group(1) not in self.space:
+            for position, arg in enumerate(call.args[:2]):
+                name = self._variable(call.span, call.name, position)
+                if name and name not in self.space:
                     kind_spaces = _KIND_SPACES.get(call.args[3].text.strip())
                     if kind_spaces is None:
                         self._refuse(f"'{arg.text}' is not allocated here and the copy kind does not say "
                                      "where it lives", call.span, "transfers-copy-kind")
-                    self.space[match.group(1)] = kind_spaces[call.args.index(arg)]
-                    self.sizes[match.group(1)] = call.args[2].text
+                    self.space[name] = kind_spaces[call.args.index(arg)]
+                    self.sizes[name] = call.args[2].text
+
+    def _uses(self, span: SourceSpan) -> list[VarUse]:
+        """The variable mentions inside ``span`` (from the AST, ``s2s.frontend.host_facts``)."""
+        return self.index.var_uses.inside(span)
+
+    def _arg_uses(self, site: SourceSpan, callee: str, position: int) -> list[VarUse]:
+        """The mentions in argument ``position`` of the call of ``callee`` at ``site`` (the
+        AST records each mention's call argument: inside a macro every extent is the
+        macro's, so argument spans cannot tell the arguments apart)."""
+        return [u for u in self._uses(site) if (u.call, u.position) == (callee, position)]
+
+    def _address_of(self, call: ApiCall) -> str | None:
+        """``d`` when the first argument is ``&d`` (casts allowed: ``(void **)&d``) and
+        mentions nothing else."""
+        uses = self._arg_uses(call.span, call.name, 0)
+        return uses[0].name if len(uses) == 1 and uses[0].role == "address" else None
+
+    def _variable(self, site: SourceSpan, callee: str, position: int) -> str | None:
+        """The variable when the argument is exactly one, casts aside (``h``, not ``h[0]``,
+        ``h + k``, ``s.h``)."""
+        uses = self._arg_uses(site, callee, position)
+        return uses[0].name if len(uses) == 1 and uses[0].role == "argument" else None
 
     def _api_statement(self, stmt: Stmt, call: ApiCall) -> str | None:
         """The wrapper macro's name (or None) when ``stmt`` is just ``call`` or ``M(call)``
-        with the call spelled in the macro's argument."""
+        with the call spelled in the macro's argument. (A macro call is not in the AST, so
+        its shape is read from the statement's text; this decides nothing about variables.)"""
         text = stmt.span.text(self.source).strip().rstrip(";").strip()
         if call.span.macro is None:
             if stmt.kind == "expr" and _norm(text) == _norm(call.span.text(self.source)):
@@ -295,11 +319,10 @@ class _Extractor:
                 self._refuse("several CUDA memory calls in one statement", call.span, "transfers-unsupported-call")
             wrapper = self._api_statement(stmt, call)
             if call.name == "cudaMalloc":
-                return RegionStatement(stmt, "device-alloc", _ADDRESS_OF.match(call.args[0].text).group(1),
-                                       wrapper, call)
+                return RegionStatement(stmt, "device-alloc", self._address_of(call), wrapper, call)
             if call.name == "cudaFree":
-                return RegionStatement(stmt, "device-free", self._plain(call.args[0].text, call.span),
-                                       wrapper, call)
+                return RegionStatement(stmt, "device-free", self._plain(call.span, call.name, 0,
+                                                                        call.args[0].text), wrapper, call)
             return RegionStatement(stmt, "copy", None, wrapper, call)
         host_alloc = self.host_alloc_at.get(index)
         if host_alloc is not None:
@@ -312,30 +335,45 @@ class _Extractor:
         self._check_uses(stmt)
         return RegionStatement(stmt, "host")
 
-    def _plain(self, text: str, span: SourceSpan) -> str:
-        match = _IDENT.match(text)
-        if match is None or match.group(1) not in self.space:
-            if any(word in self.space for word in _WORD.findall(text)):
-                self._refuse(f"cannot follow the buffer expression '{text.strip()}'", span, "transfers-escape")
+    def _plain(self, site: SourceSpan, callee: str, position: int, text: str,
+               where: SourceSpan | None = None) -> str:
+        """The region buffer argument ``position`` of the call at ``site`` is (``""`` when it
+        names none); a refusal when it uses one in an expression (``d + k``, ``&h``, ``b[0]``)."""
+        name = self._variable(site, callee, position)
+        if name is None or name not in self.space:
+            if any(use.name in self.space for use in self._arg_uses(site, callee, position)):
+                self._refuse(f"cannot follow the buffer expression '{text.strip()}'", where or site,
+                             "transfers-escape")
             return ""
-        return match.group(1)
+        return name
 
     def _mentions(self, call: ApiCall) -> bool:
-        return any(word in self.space for a in call.args for word in _WORD.findall(a.text))
+        return any(use.name in self.space and use.call == call.name for use in self._uses(call.span))
 
     def _host_free(self, stmt: Stmt) -> str | None:
-        text = stmt.span.text(self.source).strip().rstrip(";")
-        match = re.match(r"^free\s*\(\s*([A-Za-z_]\w*)\s*\)$", text)
-        if stmt.kind == "expr" and match and self.space.get(match.group(1)) == HOST:
-            return match.group(1)
+        """The host buffer a statement that is only ``free(h)`` frees."""
+        if stmt.kind != "expr" or len(stmt.calls) != 1 or stmt.calls[0].name != "free":
+            return None
+        call = stmt.calls[0]
+        name = self._variable(call.span, "free", 0) if len(call.args) == 1 else None
+        if name is not None and self.space.get(name) == HOST and \
+                (call.span.start, call.span.end) == (stmt.span.start, stmt.span.end):
+            return name
         return None
 
     # -- uses of buffers in host statements --------------------------------------------
 
     def _check_uses(self, stmt: Stmt, allowed: set[str] = frozenset()) -> None:
         """Every mention of a buffer in a host statement must be an array access, a null test
-        or a call argument the access extraction saw; anything else may let it escape."""
+        or a call argument the access extraction saw, or declare it without a value; anything
+        else may let it escape (mentions from the AST: ``block.x`` does not mention ``x``)."""
+        fresh = self._first_allocations(stmt)
         for copy in self.index.pointer_copies.inside(stmt.span):
+            if copy.source is None and any(u.name == copy.target and u.role == "null-init"
+                                           for u in self._uses(copy.span)):
+                continue  # T *d = NULL: no storage yet, nothing aliased
+            if copy.source is None and copy.target in fresh:
+                continue  # if ((h = malloc(n)) == NULL): its first storage
             if copy.source in self.space or (copy.target in self.space and copy.target not in allowed):
                 self._refuse(f"'{copy.source or copy.target}' is aliased or reassigned", copy.span,
                              "transfers-escape")
@@ -345,31 +383,31 @@ class _Extractor:
                 self._refuse(f"'{ref.root}' is passed to {ref.call}", ref.span, "transfers-realloc")
             if ref.root in self.space and self.space[ref.root] == DEVICE:
                 self._refuse(f"device buffer '{ref.root}' is used in host code", ref.span, "transfers-escape")
-        text = self.source[stmt.span.start:stmt.span.end]
-        masked = _mask(text)
         in_refs = _covering(r.span for r in refs)
-        for match in re.finditer(rb"[A-Za-z_]\w*", masked):
-            name = match.group().decode()
-            if name not in self.space or name in allowed:
+        for use in self._uses(stmt.span):
+            if use.name not in self.space or use.name in allowed or _covered(in_refs, use.span.start):
                 continue
-            at = stmt.span.start + match.start()
-            if _covered(in_refs, at):
-                continue
-            # The code before the name (up to b_end, blanks dropped) and after it (from
-            # a_start) is tested in place: slicing it out was quadratic in the statement.
-            b_end, a_start = _blanks_around(masked, match.start(), match.end())
-            if stmt.kind == "decl" and masked.endswith((b"*", b"* const"), 0, b_end) and \
-                    _DECLARED_AFTER.match(masked, a_start):
-                continue  # declared here without a value (a cudaMalloc target)
-            if masked.endswith(b"!", 0, b_end) or masked.startswith((b"==", b"!="), a_start) or \
-                    (masked.endswith((b"||", b"&&", b"("), 0, b_end) and
-                     masked.startswith((b"||", b"&&", b")"), a_start)):
-                continue  # a null test of the pointer
-            line = stmt.span.line + text[:match.start()].count(b"\n")
-            column = at - (self.source.rfind(b"\n", 0, at) + 1) + 1
-            span = SourceSpan(stmt.span.file, at, at + len(name), line, column, indent=stmt.span.indent)
-            self._refuse(f"'{name}' is used in a way the transfer rewrite cannot follow", span,
+            if use.role in HARMLESS or (use.role == "assign" and use.name in fresh):
+                continue  # declared without a value (a cudaMalloc target), a null test, a first allocation
+            self._refuse(f"'{use.name}' is used in a way the transfer rewrite cannot follow", use.span,
                          "transfers-escape")
+
+    def _first_allocations(self, stmt: Stmt) -> set[str]:
+        """Host buffers ``stmt`` gives their first storage outside a declaration (``if ((h =
+        (float *)malloc(n)) == NULL)``): the function allocates the buffer only here and
+        mentions it before only to declare it. Not an alias: the buffer is followed from here
+        on as one whose storage comes from outside the region (not pooled)."""
+        found = set()
+        for alloc in self.model.in_function("allocations", self.function.name):
+            if not stmt.span.contains(alloc.span) or alloc.name in self.local:
+                continue
+            others = [a for a in self.model.in_function("allocations", self.function.name)
+                      if a.name == alloc.name]
+            earlier = [u for u in self.index.var_uses.inside(self.function.span)
+                       if u.name == alloc.name and u.span.start < stmt.span.start]
+            if len(others) == 1 and all(u.role in ("declare", "null-init") for u in earlier):
+                found.add(alloc.name)
+        return found
 
     # -- operations -------------------------------------------------------------------
 
@@ -377,9 +415,9 @@ class _Extractor:
         span = entry.stmt.span
         if entry.role == "copy":
             call = entry.call
-            dst, src = self._plain(call.args[0].text, call.span), self._plain(call.args[1].text, call.span)
+            dst, src = (self._plain(call.span, call.name, k, call.args[k].text) for k in (0, 1))
             if not dst or not src:
-                return None
+                return self._opaque_copy(call, dst, src)
             for name in (dst, src):
                 if _norm(call.args[2].text) != _norm(self.sizes[name]):
                     self._refuse(f"the copy of '{call.args[2].text}' bytes may not cover '{name}' "
@@ -397,6 +435,26 @@ class _Extractor:
             return self._host_op(entry.stmt)
         return None
 
+    def _opaque_copy(self, call: ApiCall, dst: str, src: str) -> Op | None:
+        """A copy with one side a region buffer and the other something the rewrite does not
+        follow (``h[0]`` of an array of pointers, a member, a parameter): it stays where it is,
+        as an operation that writes (``dst``) or reads (``src``) that buffer on its side, so
+        the buffer's value is known (it used to be dropped, and a later read of a buffer it
+        filled was refused as reading nothing)."""
+        known = dst or src
+        if not known:
+            return None
+        name = f"cudaMemcpy at line {call.span.line}"
+        if known == dst:
+            reads = (dst,) if dst in self.has_value else ()
+            self.has_value.add(dst)
+            op_reads, op_writes = reads, (dst,)
+        else:
+            op_reads, op_writes = (src,), ()
+        if self.space[known] == DEVICE:
+            return Launch(name, op_reads, op_writes, call.span)
+        return HostCode(name, op_reads, op_writes, call.span)
+
     def _launch_op(self, launch: LaunchSite) -> Launch | None:
         if launch.stream is not None and launch.stream.text.strip() not in ("0", "NULL", "nullptr"):
             self._refuse("a launch on a stream", launch.span, "transfers-unsupported-call")
@@ -404,7 +462,7 @@ class _Extractor:
         kernel = self.model.kernel(launch.kernel)
         reads, writes = [], []
         for position, arg in enumerate(launch.args):
-            name = self._plain(arg.text, arg.span)
+            name = self._plain(launch.span, launch.kernel, position, arg.text, arg.span)
             if not name:
                 continue
             if self.space[name] != DEVICE:
@@ -414,6 +472,8 @@ class _Extractor:
             access = model.array(param) if model and param else None
             read = access is None or access.read is not None
             write = access is None or access.write is not None
+            if launch.kernel.startswith(FUSED_PREFIX) and name not in self.has_value:
+                read = False  # an earlier stage of the fused kernel writes it (see FUSED_PREFIX)
             if read or (write and name in self.has_value):
                 reads.append(name)
             if write:
@@ -453,58 +513,21 @@ class _Extractor:
         if self.pool_start is None:  # the same for every buffer
             self.pool_start = min(self.alloc_at[n] for n in self.local if n in self.free_at)
         start = self.pool_start
-        words = set(_WORD.findall(self.sizes[name]))
-        for word in words:
+        for word in self.size_words[name]:
             hits = self._changed_at(word, statements)
             if bisect.bisect_left(hits, start) < bisect.bisect_left(hits, at):
                 return False
         return True
 
     def _changed_at(self, word: str, statements: list[RegionStatement]) -> list[int]:
-        """Indices of the statements that declare ``word`` or assign it, found once per word.
-
-        Both patterns need the word as a whole identifier, so only the statements whose
-        identifiers include it are searched (every statement before a buffer's allocation
-        was searched again for every buffer: quadratic in the length of the function).
-        """
-        if self.word_statements is None:
-            self.word_statements = {}
+        """Indices of the statements that declare ``word``, assign it or take its address
+        (from the AST's mentions, collected once for all words)."""
+        if self.changed is None:
+            self.changed = {}
             for i, entry in enumerate(statements):
-                for name in set(_WORD.findall(entry.stmt.span.text(self.source))):
-                    self.word_statements.setdefault(name, []).append(i)
-        hits = self.changed.get(word)
-        if hits is None:
-            hits = self.changed[word] = []
-            for i in self.word_statements.get(word, ()):
-                stmt = statements[i].stmt
-                text = stmt.span.text(self.source)
-                if stmt.kind == "decl" and re.search(rf"\b{word}\s*(=|;|,|\[)", text) or \
-                        re.search(rf"(\b{word}\s*([-+*/%&|^]?=(?!=)|\+\+|--))|((\+\+|--)\s*{word}\b)", text):
-                    hits.append(i)
-        return hits
-
-
-def _mask(text: bytes) -> bytes:
-    """``text`` with comments and string/char literals blanked (same length), so that names
-    are only found in code."""
-    out = bytearray(text)
-    i, n = 0, len(text)
-    while i < n:
-        two = text[i:i + 2]
-        if two == b"//":
-            end = text.find(b"\n", i)
-            end = n if end < 0 else end
-        elif two == b"/*":
-            end = text.find(b"*/", i + 2)
-            end = n if end < 0 else end + 2
-        elif text[i:i + 1] in (b'"', b"'"):
-            quote, end = text[i:i + 1], i + 1
-            while end < n and text[end:end + 1] != quote:
-                end += 2 if text[end:end + 1] == b"\\" else 1
-            end = min(end + 1, n)
-        else:
-            i += 1
-            continue
-        out[i:end] = b" " * (end - i)
-        i = end
-    return bytes(out)
+                for use in self._uses(entry.stmt.span):
+                    if use.role in CHANGING:
+                        hits = self.changed.setdefault(use.name, [])
+                        if not hits or hits[-1] != i:
+                            hits.append(i)
+        return self.changed.get(word, [])

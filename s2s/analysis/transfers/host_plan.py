@@ -61,11 +61,12 @@ class HostPlan:
 
     @property
     def copies_before(self) -> int:
-        return sum(s.role == "copy" for s in self.region.statements)
+        return sum(s.role in ("copy", "opaque-copy") for s in self.region.statements)
 
     @property
     def copies_after(self) -> int:
-        return len(self.messages)
+        """The planned messages plus the copies left as written (one side not followed)."""
+        return len(self.messages) + sum(s.role == "opaque-copy" for s in self.region.statements)
 
     @property
     def device_allocs_before(self) -> int:

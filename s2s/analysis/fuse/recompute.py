@@ -32,9 +32,9 @@ import re
 from dataclasses import dataclass
 
 from s2s import isl_helpers
-from s2s.analysis import fuse_legal
 from s2s.analysis.affine import ONE, Poly
-from s2s.analysis.fuse_forms import (
+from s2s.analysis.fuse import legal as fuse_legal
+from s2s.analysis.fuse.forms import (
     LOCAL,
     LOOP,
     THREAD_ATOMS,
@@ -44,7 +44,7 @@ from s2s.analysis.fuse_forms import (
     site_facts,
     straight_locals,
 )
-from s2s.analysis.fuse_graph import allocated_here, launches_by_argument, live_after
+from s2s.analysis.fuse.graph import allocated_here, launches_by_argument, live_after
 from s2s.analysis.host_eval import EvalError, as_dim3, declare, evaluate, numeric_macros
 from s2s.analysis.kernel_loops import walk
 from s2s.model import kernel_ir as ir

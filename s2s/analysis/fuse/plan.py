@@ -1,7 +1,7 @@
 """The fusion planner: span-layered grouping of a launch run, with a cost model.
 
 Following FusionStitching (paper 004, section 3.2), nodes of the launch DAG get span layers
-(``fuse_graph.span_layers``). Planning then goes in three phases:
+(``graph.span_layers``). Planning then goes in three phases:
 
 1. *layer-wise elementwise fusion*: map kernels of one layer (independent by construction)
    are merged;
@@ -23,9 +23,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from s2s.analysis import fuse_legal, fuse_recompute
-from s2s.analysis.fuse_graph import LaunchNode, Run, launches_by_argument, live_after, span_layers
-from s2s.analysis.fuse_resources import REGS_PER_BLOCK, REGS_PER_THREAD, SMEM_LIMIT
+from s2s.analysis.fuse import legal as fuse_legal
+from s2s.analysis.fuse import recompute as fuse_recompute
+from s2s.analysis.fuse.graph import LaunchNode, Run, launches_by_argument, live_after, span_layers
+from s2s.analysis.fuse.resources import REGS_PER_BLOCK, REGS_PER_THREAD, SMEM_LIMIT
+from s2s.analysis.fuse.types import element_type, fused_parameter, is_volatile
 
 #: A launch costs about as much as moving this many bytes (a few microseconds of bandwidth).
 LAUNCH_BYTES = 4 << 20
@@ -245,7 +247,8 @@ def plan_group(ctx: Context, nodes: list[int]) -> tuple[Group | None, str]:
                     return None, verdict.reason
                 if verdict.scope == "block":
                     segment.barriers_before.add(j)
-    why = _placement(run, nodes) or _thread_ranges(ctx, list(segments.values()))
+    why = _placement(run, nodes) or _thread_ranges(ctx, list(segments.values())) or \
+        _buffer_types(ctx, nodes)
     if why:
         return None, why
     group = Group(nodes, list(segments.values()))
@@ -341,6 +344,8 @@ def _data_plan(ctx: Context, group: Group, segment: Segment) -> None:
 
 
 def _mode(ctx: Context, buffer: str, stages: list[int], segment: Segment) -> str:
+    if any(is_volatile(p.type) for i in stages for p in _params(ctx, ctx.node(i), buffer)):
+        return "global"  # every access of a volatile element must reach memory
     first = ctx.node(stages[0])
     later = [ctx.node(i) for i in stages[1:]]
     sites = _sites(first, buffer)
@@ -369,14 +374,36 @@ def _sites(node: LaunchNode, buffer: str):
     return node.facts.sites.get(params[0], ())
 
 
+def _params(ctx: Context, node: LaunchNode, buffer: str) -> list:
+    """The kernel parameters (model ``Param``) of ``node`` receiving ``buffer``."""
+    kernel = ctx.unit.kernel(node.launch.kernel)
+    names = node.params_of(buffer)
+    return [p for p in kernel.params if p.name in names] if kernel is not None else []
+
+
+def _buffer_types(ctx: Context, nodes: list[int]) -> str:
+    """Why the group's kernels cannot share one parameter per buffer ("" when they can):
+    a buffer passed as pointers to different element types (``float *`` and ``float4 *``)
+    or as something other than a one-level pointer."""
+    seen: dict[str, list] = {}
+    for i in nodes:
+        node = ctx.node(i)
+        for buffer in dict.fromkeys(node.buffers.values()):
+            seen.setdefault(buffer, []).extend(_params(ctx, node, buffer))
+    for buffer, params in seen.items():
+        if fused_parameter([p.type for p in params], [p.pointee_const for p in params]) is None:
+            types = " and ".join(sorted({f"'{p.type}'" for p in params}))
+            return f"{buffer} is passed as {types}: no one parameter type fits every kernel"
+    return ""
+
+
 def _ctype(ctx: Context, node: LaunchNode, buffer: str) -> str:
     """The element type of the buffer as the kernel declares it (``const float *`` -> float)."""
     param = node.params_of(buffer)[0]
     kernel = ctx.unit.kernel(node.launch.kernel)
     for p in kernel.params if kernel is not None else ():
         if p.name == param:
-            words = p.type.replace("*", " ").replace("__restrict__", " ").split()
-            return " ".join(w for w in words if w not in ("const", "volatile")) or "float"
+            return element_type(p.type) or "float"
     return "float"
 
 
@@ -421,7 +448,7 @@ def _only_used_in(ctx: Context, buffer: str, group: Group) -> bool:
     if any(not any(ctx.node(i).launch is n for i in group.nodes) for n in using):
         return False
     function = ctx.run.function
-    passed = ctx.unit.cached(("fuse_plan.call_args", function), lambda: frozenset(
+    passed = ctx.unit.cached(("fuse.plan.call_args", function), lambda: frozenset(
         a.text.strip().lstrip("&") for c in ctx.unit.in_function("api_calls", function)
         if c.category not in ("alloc", "free") for a in c.args))
     return buffer not in passed and not ctx.run.in_loop

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 
 from s2s import isl_helpers
-from s2s.analysis.fuse_graph import LaunchNode, Run
+from s2s.analysis.fuse.graph import LaunchNode, Run
 from s2s.analysis.host_eval import EvalError, evaluate
 from s2s.analysis.kernel_access import _sample_overrides
 

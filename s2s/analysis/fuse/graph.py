@@ -1,0 +1,361 @@
+"""Launch sequences of host code as a dependence DAG, with host liveness and span layers.
+
+A *run* is a maximal sequence of launch statements in one block of a host function with
+nothing between them that calls a function (a ``cudaMemcpy``, a host routine could observe or
+change device data); declarations such as ``dim3 grid2(...)``, launch-error checks
+(``CHECK(cudaGetLastError())``, which then check the fused launch) and synchronizations of the
+default stream may sit between. Each launch becomes a node: its kernel's facts, the host
+buffer bound to every pointer parameter (an argument that is exactly one variable, from the
+AST's mentions, ``s2s/frontend/host_facts.py``) and the text of its scalar arguments.
+
+Dependences are per buffer (RAW, WAR, WAW); the legality module refines them with the access
+maps. Span layering follows FusionStitching (paper 004, section 3.1): a node without
+successors has span 0, any other node one more than its largest successor; nodes of one
+layer are independent of each other.
+
+Host liveness: a buffer is *dead* after a point when it was allocated with ``cudaMalloc`` in
+the same function, the run is not inside a loop, and every later mention of the variable in
+the AST is a ``cudaFree`` or an argument of a launch that only writes it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from s2s.analysis.fuse.kernels import KernelFacts
+from s2s.model.cuda import Launch
+from s2s.model.host import Stmt
+from s2s.model.span import SpanIndex
+from s2s.model.unit import TranslationUnit
+
+ONE_BLOCK = re.compile(r"1|dim3\(1(,1){0,2}\)")
+LOOPS = frozenset({"for", "while", "do", "range_for"})
+#: Calls that cannot observe or change device data (constructors of launch shapes, value
+#: conversions of scalar arguments such as ``__float2half(alpha)``).
+HARMLESS = frozenset({"dim3", "make_uint3", "make_int3", "make_float2", "make_float3",
+                      "make_float4", "make_double2", "__float2half", "__float2half_rn",
+                      "__half2float", "__float2bfloat16", "__double2half"})
+#: A statement calling only these, one of the first two among them, checks the last launch
+#: error (``CHECK(cudaGetLastError())``): it touches no device data, so a run goes on past it.
+ERROR_CHECK = frozenset({"cudaGetLastError", "cudaPeekAtLastError"})
+#: Synchronizations of the default stream: they order the host after the launches before
+#: them, not one launch after another (launches on the default stream run in order anyway),
+#: so a run goes on past them; they stay where they are, before the fused launch.
+SYNC = frozenset({"cudaDeviceSynchronize", "cudaThreadSynchronize"})
+REPORTING = frozenset({"cudaGetErrorString", "cudaGetErrorName", "fprintf", "printf", "puts",
+                       "fputs", "exit", "abort"})
+
+
+@dataclass(frozen=True)
+class LaunchNode:
+    index: int
+    launch: Launch
+    facts: KernelFacts | None
+    buffers: dict          # pointer param -> buffer name
+    scalars: dict          # other param -> argument text
+    config: tuple          # (grid text, block text, shared text) with blanks removed
+    stmt: Stmt
+    problem: str | None = None
+    #: launched with a grid of one block (``final_sum<<<1, T>>>``): can complete a group of
+    #: another grid in that grid's last block; kernels that would clash between blocks
+    #: (class other, ``single_block``) are fusible only that way
+    one_block: bool = False
+
+    @property
+    def name(self) -> str:
+        return f"{self.launch.kernel}#{self.index}"
+
+    def reads(self, buffer: str) -> bool:
+        return any(b == buffer and self.facts.reads(p) for p, b in self.buffers.items())
+
+    def writes(self, buffer: str) -> bool:
+        return any(b == buffer and self.facts.writes(p) for p, b in self.buffers.items())
+
+    def params_of(self, buffer: str) -> list[str]:
+        return [p for p, b in self.buffers.items() if b == buffer]
+
+
+@dataclass(frozen=True)
+class Dependence:
+    first: int
+    second: int
+    buffer: str
+    kind: str              # RAW | WAR | WAW
+
+
+@dataclass
+class Run:
+    function: str
+    nodes: list[LaunchNode]
+    in_loop: bool
+    function_span: object
+    deps: list[Dependence] = field(default_factory=list)
+    #: what ended the previous run of the same block ("" when nothing did): a call, or a
+    #: launch nested in a loop or branch, between the two runs
+    after: str = ""
+
+    def edges(self, a: int, b: int) -> list[Dependence]:
+        lo, hi = min(a, b), max(a, b)
+        return [d for d in self.deps if d.first == lo and d.second == hi]
+
+    def successors(self, a: int) -> set[int]:
+        return {d.second for d in self.deps if d.first == a}
+
+
+def find_runs(unit: TranslationUnit, source: bytes, facts: dict) -> list[Run]:
+    runs = []
+    for function in unit.functions:
+        launches = unit.in_function("launches", function.name)
+        if function.body is None or len(launches) < 1:
+            continue
+        by_span = SpanIndex(launches)
+        for block, in_loop in _blocks(function.body, False):
+            runs += _runs_in_block(unit, function, block, in_loop, by_span, facts)
+    return runs
+
+
+def _blocks(stmt: Stmt, in_loop: bool):
+    if stmt.kind == "block":
+        yield stmt, in_loop
+    inner = in_loop or stmt.kind in LOOPS
+    for part in (stmt.body, stmt.orelse):
+        if part is not None:
+            yield from _blocks(part, inner)
+    for child in stmt.children:
+        yield from _blocks(child, inner)
+
+
+def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Launch], facts
+                   ) -> list[Run]:
+    runs, current, after = [], [], ""
+    for child in block.children:
+        inside = launches.inside(child.span)
+        calls = [c for s in child.walk() for c in s.calls if c.name not in HARMLESS]
+        if len(inside) == 1 and child.kind == "expr" and len(calls) <= 1:
+            current.append(_node(unit, len(current), inside[0], child, facts))
+            continue
+        names = {c.name for c in calls}
+        if not inside and names & (ERROR_CHECK | SYNC) and names <= ERROR_CHECK | SYNC | REPORTING:
+            continue
+        if calls or inside:
+            if current or inside:  # the first statement after launches ends their run
+                if current:
+                    runs.append(Run(function.name, current, in_loop, function.span, after=after))
+                after = _separation(child, names, inside)
+            current = []
+    if current:
+        runs.append(Run(function.name, current, in_loop, function.span, after=after))
+    for run in runs:
+        run.deps = dependences(run.nodes)
+    return runs
+
+
+def _argument_uses(unit: TranslationUnit, launch: Launch) -> dict[int, list]:
+    """The AST's variable mentions in each argument of ``launch``."""
+    index = unit.cached(("fuse.graph.var_uses", launch.function), lambda: SpanIndex(
+        unit.in_function("var_uses", launch.function)))
+    found: dict[int, list] = {}
+    for use in index.inside(launch.span):
+        if use.call == launch.kernel and use.position is not None:
+            found.setdefault(use.position, []).append(use)
+    return found
+
+
+def _plain(uses, arg) -> bool:
+    """Whether a launch argument is exactly one variable, as written (no cast, offset,
+    subscript or member)."""
+    return len(uses) == 1 and uses[0].role == "argument" and \
+        (uses[0].span.start, uses[0].span.end) == (arg.span.start, arg.span.end)
+
+
+def _separation(stmt: Stmt, names: set[str], inside: list) -> str:
+    """What ``stmt`` does that ends a run of launches, for ``--explain``."""
+    if inside and stmt.kind != "expr":
+        return f"{len(inside)} launch(es) inside a {stmt.kind} statement at line {stmt.span.line}"
+    if inside:
+        others = sorted(names - {launch.kernel for launch in inside})
+        what = f"also calls {', '.join(others)}" if others else "holds several launches"
+        return f"the launch statement at line {stmt.span.line} ({what})"
+    return f"a call to {', '.join(sorted(names))} at line {stmt.span.line}"
+
+
+def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) -> LaunchNode:
+    kernel_facts: KernelFacts | None = facts.get(launch.kernel)
+    buffers, scalars, problem = {}, {}, None
+    shared = launch.shared_bytes.text if launch.shared_bytes is not None else "0"
+    config = tuple(re.sub(r"\s+", "", t) for t in (launch.grid.text, launch.block.text, shared))
+    if kernel_facts is None:
+        problem = f"no analysable definition of kernel '{launch.kernel}' in this file"
+    elif not launch.span.editable:
+        problem = "the launch is inside a macro expansion or template"
+    elif launch.stream is not None and launch.stream.text.strip() not in ("0", "NULL", "nullptr"):
+        problem = "launch on an explicit stream"
+    elif len(launch.args) != len(kernel_facts.params):
+        problem = "argument count differs from the kernel's parameters"
+    else:
+        uses = _argument_uses(unit, launch)
+        for position, ((name, kind), arg) in enumerate(zip(kernel_facts.params, launch.args,
+                                                           strict=True)):
+            text = arg.text.strip()
+            if kind == "pointer":
+                if not _plain(uses.get(position, ()), arg):
+                    problem = f"pointer argument '{text}' is not a plain device pointer variable"
+                buffers[name] = text
+            else:
+                scalars[name] = text
+        copied = unit.cached(("fuse.graph.copied", launch.function),
+                             lambda: _copied(unit, launch.function))
+        aliased = sorted(set(buffers.values()) & copied)
+        if problem is None and aliased:
+            problem = f"pointer '{aliased[0]}' is reassigned in '{launch.function}' (aliasing)"
+        one_block = ONE_BLOCK.fullmatch(config[0]) is not None
+        if problem is None and not kernel_facts.fusible and \
+                not (one_block and kernel_facts.single_block):
+            problem = f"kernel '{launch.kernel}' is not fusible: {kernel_facts.detail}"
+        return LaunchNode(index, launch, kernel_facts, buffers, scalars, config, stmt, problem,
+                          one_block)
+    return LaunchNode(index, launch, kernel_facts, buffers, scalars, config, stmt, problem)
+
+
+#: the allocations ``s2s transfers`` carves its pooled buffers from
+POOLS = frozenset({"s2s_device_pool", "s2s_host_pool"})
+
+
+def _copied(unit: TranslationUnit, function: str) -> frozenset[str]:
+    """Pointers that are copied or reassigned in a function (they may alias), less the
+    buffers ``s2s transfers`` pooled: ``d = reinterpret_cast<T>(s2s_device_pool + s2s_off_d)``
+    assigned once is a slice of the pool disjoint from every other slice (docs/transfers.md),
+    so fusion run after transfers sees the same buffers as before it; and less the buffers
+    the copies only rotate (:func:`_rotated`)."""
+    copies = unit.in_function("pointer_copies", function)
+    targets: dict[str, int] = {}
+    for c in copies:
+        targets[c.target] = targets.get(c.target, 0) + 1
+    names, rest = set(), []
+    for c in copies:
+        if c.source in POOLS and c.offset and targets[c.target] == 1:
+            continue
+        rest.append(c)
+        names.update(n for n in (c.target, c.source) if n is not None)
+    return frozenset(names - _rotated(unit, function, rest))
+
+
+def _rotated(unit: TranslationUnit, function_name: str, copies: list) -> frozenset[str]:
+    """Buffers allocated here that the copies only rotate (``t = a; a = b; b = t;`` at the
+    top of a frame loop, double buffers): every copy is a statement of some block; the
+    copies of each block, run in order on symbolic values, leave those buffers holding a
+    permutation of what they held; and no launch sits between a block's first and last
+    copy. Distinct allocations then stay distinct at every launch, however many times the
+    loop rotates them, so they cannot alias."""
+    function = unit.function(function_name)
+    if function is None or function.body is None or not copies:
+        return frozenset()
+    names = {c.target for c in copies} | {c.source for c in copies if c.source}
+    buffers = {n for n in names if allocated_here(unit, function_name, n)}
+    launches = unit.in_function("launches", function_name)
+    placed = 0
+    for block in function.body.walk():
+        if block.kind != "block":
+            continue
+        mine = [c for child in block.children if child.kind in ("expr", "decl")
+                for c in copies if child.span.contains(c.span)]
+        if not mine:
+            continue
+        placed += len(mine)
+        values: dict[str, object] = {b: b for b in buffers}
+        for k, c in enumerate(mine):
+            values[c.target] = values.get(c.source, ("unknown", k)) if c.source else ("unknown", k)
+        first, last = mine[0].span.start, mine[-1].span.end
+        if {values[b] for b in buffers} != buffers or \
+                any(first <= x.span.start < last for x in launches):
+            return frozenset()
+    return frozenset(buffers) if placed == len(copies) else frozenset()
+
+
+def dependences(nodes: list[LaunchNode]) -> list[Dependence]:
+    deps = []
+    for a in nodes:
+        for b in nodes[a.index + 1:]:
+            if a.facts is None or b.facts is None:
+                common = set(a.launch.args) and {x.text for x in a.launch.args} & \
+                    {x.text for x in b.launch.args}
+                deps += [Dependence(a.index, b.index, c, "RAW") for c in sorted(common)]
+                continue
+            for buffer in sorted(set(a.buffers.values()) & set(b.buffers.values())):
+                if a.writes(buffer) and b.reads(buffer):
+                    deps.append(Dependence(a.index, b.index, buffer, "RAW"))
+                if a.reads(buffer) and b.writes(buffer):
+                    deps.append(Dependence(a.index, b.index, buffer, "WAR"))
+                if a.writes(buffer) and b.writes(buffer):
+                    deps.append(Dependence(a.index, b.index, buffer, "WAW"))
+    return deps
+
+
+def span_layers(run: Run) -> dict[int, int]:
+    """FusionStitching's span of each node: 0 for sinks, else 1 + the largest successor's."""
+    span: dict[int, int] = {}
+    for node in reversed(run.nodes):
+        succ = run.successors(node.index)
+        span[node.index] = 1 + max(span[s] for s in succ) if succ else 0
+    return span
+
+
+# --- host liveness ----------------------------------------------------------------------------
+
+def launches_by_argument(unit: TranslationUnit, function: str) -> dict[str, tuple[Launch, ...]]:
+    """The launches of ``function`` by the text of each argument (blanks stripped), in model
+    order; built once per function."""
+    def build() -> dict[str, tuple[Launch, ...]]:
+        found: dict[str, list[Launch]] = {}
+        for launch in unit.in_function("launches", function):
+            for text in dict.fromkeys(a.text.strip() for a in launch.args):
+                found.setdefault(text, []).append(launch)
+        return {text: tuple(launches) for text, launches in found.items()}
+    return unit.cached(("fuse.graph.launch_args", function), build)
+
+
+def allocated_here(unit: TranslationUnit, function: str, buffer: str) -> bool:
+    """Whether ``function`` allocates ``buffer`` itself (``cudaMalloc(&buffer, ..)`` or
+    another allocation call taking its address first), from the AST's variable mentions."""
+    names = unit.cached(("fuse.graph.allocated", function), lambda: frozenset(
+        u.name for u in unit.in_function("var_uses", function)
+        if u.role == "address" and u.position == 0 and u.call in _alloc_calls(unit, function)))
+    return buffer in names
+
+
+def _alloc_calls(unit: TranslationUnit, function: str) -> frozenset[str]:
+    return unit.cached(("fuse.graph.alloc_calls", function), lambda: frozenset(
+        c.name for c in unit.in_function("api_calls", function) if c.category == "alloc"))
+
+
+def live_after(unit: TranslationUnit, run: Run, buffer: str, offset: int, source: bytes,
+               facts: dict) -> bool:
+    """Whether ``buffer`` may be read after byte ``offset`` (by host code or a later launch):
+    it is not when the function allocated it, the run is not in a loop, and every later
+    mention of the variable (the AST's mentions, ``s2s/frontend/host_facts.py``: comments,
+    strings and members of the same name are no mentions) is the pointer passed to a free
+    call or a write-only pointer argument of a launch. ``source`` is unused (the signature
+    is the planner's)."""
+    if run.in_loop or not allocated_here(unit, run.function, buffer):
+        return True
+    frees = unit.cached(("fuse.graph.free_calls", run.function), lambda: frozenset(
+        c.name for c in unit.in_function("api_calls", run.function) if c.category == "free"))
+    for use in unit.in_function("var_uses", run.function):
+        if use.name != buffer or use.span.start < offset:
+            continue
+        if use.role == "argument" and use.position == 0 and use.call in frees:
+            continue
+        if use.role == "argument" and _write_only(facts.get(use.call), use.position):
+            continue
+        return True
+    return False
+
+
+def _write_only(kernel, position: int | None) -> bool:
+    """Whether launch argument ``position`` of ``kernel`` (its facts) is a pointer the kernel
+    only writes."""
+    if kernel is None or position is None or position >= len(kernel.params):
+        return False
+    name, kind = kernel.params[position]
+    return kind == "pointer" and kernel.writes(name) and not kernel.reads(name)

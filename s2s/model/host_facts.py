@@ -1,0 +1,46 @@
+"""Facts about host variables, from the libclang AST (issue 19, item 1).
+
+Every mention of a variable in a host function is a :class:`VarUse` with its role in the
+expression around it, so that analyses (transfers, fuse, mgpu) ask "is ``d_a`` assigned
+here, is its address taken, does it only appear as a subscript base" instead of searching
+statement text for a name: ``block.x`` is a member, not the variable ``x``; ``float *a = f(),
+*b = g();`` declares both ``a`` and ``b``; ``if ((p = malloc(n)) == 0)`` assigns ``p``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from s2s.model.span import SourceSpan
+
+#: Roles of a mention, from the expression it sits in (casts and parentheses looked through):
+#: ``declare`` a declarator without initializer; ``null-init`` one initialised to 0 / NULL /
+#: nullptr; ``init`` one with another initializer; ``assign`` the left side of ``=`` or of a
+#: compound assignment, or the operand of ``++``/``--``; ``address`` the operand of ``&``;
+#: ``subscript`` the base of ``v[...]``; ``deref`` the operand of unary ``*``; ``member`` the
+#: base of ``v.f`` / ``v->f``; ``argument`` a whole call argument; ``null-test`` compared with
+#: a null constant, negated, or the whole condition of ``if``/``while``/``?:``/``&&``/``||``;
+#: ``read`` any other use of the value (copied, added to, returned).
+ROLES = ("declare", "null-init", "init", "assign", "address", "subscript", "deref", "member",
+         "argument", "null-test", "read")
+
+
+@dataclass(frozen=True)
+class VarUse:
+    """One mention of a variable (or a declarator) in a host function.
+
+    ``decl`` is the byte offset of the variable's declaration (two variables of one name in
+    different scopes differ there; parameters and globals have theirs too). ``call`` and
+    ``position`` name the innermost call argument the mention is in (callee, index; None
+    outside calls): ``&d`` in ``cudaMalloc(&d, n)`` has ``address`` at (cudaMalloc, 0).
+    ``pointer`` says whether the variable has pointer or array type.
+    """
+
+    name: str
+    role: str
+    span: SourceSpan
+    function: str
+    decl: int
+    pointer: bool = False
+    call: str | None = None
+    position: int | None = None
