@@ -43,24 +43,39 @@ SUPPORTED_API = {
     "cudaEventCreate": "EventCreate", "cudaEventCreateWithFlags": "EventCreateWithFlags",
     "cudaEventRecord": "EventRecord", "cudaEventSynchronize": "EventSynchronize",
     "cudaEventElapsedTime": "EventElapsedTime", "cudaEventDestroy": "EventDestroy",
+    "cudaGetDeviceProperties": "GetDeviceProperties",
+    "cudaMemcpyToSymbol": "MemcpyToSymbol", "cudaMemcpyFromSymbol": "MemcpyFromSymbol",
+    "cudaMemcpyToSymbolAsync": "MemcpyToSymbolAsync",
+    "cudaMemcpyFromSymbolAsync": "MemcpyFromSymbolAsync",
 }
+#: calls naming a __constant__/__device__ variable, and which argument does
+SYMBOL_ARG = {"cudaMemcpyToSymbol": 0, "cudaMemcpyToSymbolAsync": 0, "cudaMemcpyFromSymbol": 1,
+              "cudaMemcpyFromSymbolAsync": 1}
 
 #: Why some common calls are not supported (the rest: "not supported by the s2s runtime").
 UNSUPPORTED_WHY = {
     "cudaMallocManaged": "managed memory is dereferenced by the host, the runtime's device "
                          "addresses are virtual",
-    "cudaMemcpyToSymbol": "the runtime has no copies to __device__/__constant__ symbols",
-    "cudaMemcpyFromSymbol": "the runtime has no copies from __device__/__constant__ symbols",
     "cudaLaunchKernel": "launches through cudaLaunchKernel are not rewritten",
 }
 
 _INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include\b[^\n]*$", re.M)
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+#: what a template kernel's launch runs with (no access model per instantiation yet)
+TEMPLATE_ONE_DEVICE = ("template kernel: its instantiation runs on one device (no access model "
+                       "per instantiation)")
 
 
 @dataclass(frozen=True)
 class TableKernel:
-    name: str
-    access: dict            # KernelAccessModel.to_dict(), partitionability possibly overridden
+    name: str               # what the runtime knows it by ('k', or 'k<float, 256>')
+    access: dict | None     # KernelAccessModel.to_dict(), partitionability possibly overridden;
+    #                         None: no model, every launch runs whole on one device
+    stub: str = ""          # the host expression naming it (default: the name)
+
+    @property
+    def stub_text(self) -> str:
+        return self.stub or self.name
 
 
 @dataclass(frozen=True)
@@ -78,6 +93,12 @@ class MgpuPlan:
     prologue_at: int
     warnings: tuple[Refusal, ...]
     refusals: tuple[Refusal, ...]
+    symbols: tuple[str, ...] = ()           # variables named by cudaMemcpyTo/FromSymbol
+
+    @property
+    def instantiations(self) -> tuple[str, ...]:
+        """Template kernels the runtime must instantiate (their names in the table)."""
+        return tuple(k.name for k in self.kernels if "<" in k.name)
 
     @property
     def empty(self) -> bool:
@@ -93,42 +114,67 @@ def plan_file(model: TranslationUnit, source: bytes) -> MgpuPlan:
     warned: set[str] = set()
     for launch in model.launches:
         problem = _launch_problem(model, launch, by_name)
+        name = _table_name(launch)
+        if problem is None and name not in by_name:         # a template's instantiation
+            entry = TableKernel(name, None, f"{launch.kernel}<{launch.template_args}>")
+            kernels.append(entry)
+            by_name[name] = entry
         if problem is None:
-            found, problem = launch_tokens(masked, launch.span, launch.kernel)
+            found, problem = launch_tokens(masked, launch.span, launch.kernel,
+                                           bool(launch.template_args))
             launches.update((t.open, t) for t in found)
         if problem is not None:
             refusals.append(Refusal(f"launch of '{launch.kernel}' cannot be rewritten: {problem}",
                                     "mgpu-launch", launch.span))
             continue
-        access = by_name[launch.kernel].access
-        if not access["partitionable"] and launch.kernel not in warned:
-            warned.add(launch.kernel)
-            warnings.append(Refusal(f"kernel '{launch.kernel}' runs on one device (not "
-                                    f"partitioned): {access['reason']}", "mgpu-one-device",
-                                    launch.span))
-    api_names = []
+        access = by_name[name].access
+        why = TEMPLATE_ONE_DEVICE if access is None else access["reason"]
+        if (access is None or not access["partitionable"]) and name not in warned:
+            warned.add(name)
+            warnings.append(Refusal(f"kernel '{name}' runs on one device (not partitioned): "
+                                    f"{why}", "mgpu-one-device", launch.span))
+    api_names, symbols = [], []
     for call in model.api_calls:
+        if call.name in SYMBOL_ARG:
+            symbol = _symbol(call)
+            if symbol is None:
+                refusals.append(Refusal(f"'{call.name}' cannot be rewritten: its symbol is not "
+                                        "a variable's plain name", "mgpu-api", call.span))
+                continue
+            symbols.append(symbol)
         if call.name in SUPPORTED_API:
             api_names.append(call.name)
         elif call.name.startswith("cuda"):
             why = UNSUPPORTED_WHY.get(call.name, "not supported by the s2s runtime")
             refusals.append(Refusal(f"'{call.name}' cannot be rewritten: {why}", "mgpu-api",
                                     call.span))
-    prologue_at = _after_includes(masked)
-    for span in [c.span for c in model.api_calls] + [la.span for la in model.launches]:
-        if span.start < prologue_at:
-            refusals.append(Refusal("CUDA code before the file's last #include: the "
-                                    "redirection of the CUDA API placed after the includes "
-                                    "would not reach it", "mgpu-order", span))
-            break
+    uses = [c.span.start for c in model.api_calls] + [la.span.start for la in model.launches]
+    prologue_at = _after_includes(masked, min(uses, default=len(masked)))
     return MgpuPlan(tuple(kernels), tuple(sorted(launches.values(), key=lambda t: t.open)),
-                    tuple(sorted(set(api_names))), prologue_at, tuple(warnings), tuple(refusals))
+                    tuple(sorted(set(api_names))), prologue_at, tuple(warnings), tuple(refusals),
+                    tuple(dict.fromkeys(symbols)))
+
+
+def _table_name(launch) -> str:
+    """The runtime's name of what a launch runs: the kernel, or its instantiation."""
+    if not launch.template_args:
+        return launch.kernel
+    return f"{launch.kernel}<{launch.template_args}>"
+
+
+def _symbol(call) -> str | None:
+    """The variable a cudaMemcpyTo/FromSymbol call names (its plain name), else None."""
+    at = SYMBOL_ARG[call.name]
+    if len(call.args) <= at:
+        return None
+    text = call.args[at].text.strip()
+    return text if _IDENTIFIER.fullmatch(text) else None
 
 
 def _kernel_table(model: TranslationUnit) -> tuple[list[TableKernel], dict[str, TableKernel]]:
     bodies = model.kernel_bodies
     functions = {b.name: b for b in bodies if not b.is_global}
-    templates = {k.name for k in model.kernels if k.is_template}
+    templates = {k.name for k in model.kernels if k.is_template}     # instantiations: by launch
     table = []
     for access in analyze_unit(bodies):
         if access.kernel in templates:
@@ -144,18 +190,28 @@ def _kernel_table(model: TranslationUnit) -> tuple[list[TableKernel], dict[str, 
 
 def _launch_problem(model: TranslationUnit, launch, table: dict[str, TableKernel]) -> str | None:
     kernel = model.kernel(launch.kernel)
-    if (kernel is not None and kernel.is_template) or launch.template_args:
-        return ("template kernels are not rewritten (the runtime needs the instantiation's "
-                "name, e.g. 'k<float>', which the host code does not spell out)")
+    if kernel is not None and kernel.is_template:
+        if not launch.template_args:
+            return ("a template kernel launched with deduced template arguments (the runtime "
+                    "needs the instantiation's name: write them out, 'k<float><<<...>>>')")
+        caller = next((f for f in model.functions if f.name == launch.function), None)
+        if caller is None or caller.is_template:
+            return ("a template kernel launched inside a template (the instantiation's name "
+                    "depends on the caller's template arguments)")
+        return None
+    if launch.template_args:
+        return "template arguments given to a kernel that is not a template"
     if launch.kernel not in table:
         return ("the kernel is not defined in this file (the runtime compiles kernels from "
                 "the file that launches them)")
     return None
 
 
-def _after_includes(masked: bytes) -> int:
-    """Offset just after the last ``#include`` line (0 when there is none)."""
-    matches = list(_INCLUDE.finditer(masked))
+def _after_includes(masked: bytes, before: int) -> int:
+    """Offset just after the last ``#include`` line that ends before ``before`` (the first CUDA
+    call or launch), 0 when there is none: the redirection must precede every call, and an
+    ``#include`` of a local file after the CUDA code stays where it is."""
+    matches = [m for m in _INCLUDE.finditer(masked) if m.end() <= before]
     if not matches:
         return 0
     last = matches[-1]

@@ -53,7 +53,8 @@ def run_mgpu(loaded: Loaded) -> PassOutput:
         edits.append(Edit(path, launch.open, 3, ", "))
         edits.append(Edit(path, launch.close, 3, ")"))
     tail = "" if source.endswith(b"\n") or not source else "\n"
-    edits.append(Edit(path, len(source), 0, tail + epilogue(plan, path, source)))
+    flags = kernel_flags(loaded.options.user_flags if loaded.options else ())
+    edits.append(Edit(path, len(source), 0, tail + epilogue(plan, path, source, flags)))
     return PassOutput(tuple(edits), warnings)
 
 
@@ -65,12 +66,34 @@ def prologue(plan: MgpuPlan) -> str:
     return "\n".join(lines) + "\n"
 
 
-def epilogue(plan: MgpuPlan, path: str, source: bytes) -> str:
+def kernel_flags(flags) -> tuple[str, ...]:
+    """The user's flags that change what the kernels mean, for the runtime's kernel compiler:
+    ``-D``/``-U`` as given, ``-I`` made absolute (the program runs from anywhere), ``-std=``."""
+    out, items, at = [], list(flags), 0
+    while at < len(items):
+        option, value = items[at][:2], items[at][2:]
+        if option in ("-D", "-U", "-I") and not value and at + 1 < len(items):
+            at += 1
+            value = items[at]
+        if option in ("-D", "-U") and value:
+            out.append(option + value)
+        elif option == "-I" and value:
+            out.append(option + os.path.abspath(value))
+        elif items[at].startswith("-std="):
+            out.append(items[at])
+        at += 1
+    return tuple(out)
+
+
+def epilogue(plan: MgpuPlan, path: str, source: bytes, flags: tuple[str, ...] = ()) -> str:
     rows = []
     for kernel in plan.kernels:
-        access = c_string(json.dumps(kernel.access, separators=(",", ":")).encode(), indent=12)
-        rows.append(f"        {{reinterpret_cast<const void *>({kernel.name}), "
+        access = ("            nullptr" if kernel.access is None else
+                  c_string(json.dumps(kernel.access, separators=(",", ":")).encode(), indent=12))
+        rows.append(f"        {{reinterpret_cast<const void *>({kernel.stub_text}), "
                     f"{c_string(kernel.name.encode())},\n{access}}},")
+    symbols = "\n".join(f"        {{static_cast<const void *>(&{name}), {c_string(name.encode())}}},"
+                        for name in plan.symbols) or "        {nullptr, nullptr},"
     directory = os.path.dirname(os.path.abspath(path))
     table = "\n".join(rows) if rows else "        {nullptr, nullptr, nullptr},"
     return (
@@ -80,11 +103,15 @@ def epilogue(plan: MgpuPlan, path: str, source: bytes) -> str:
         "static const s2s_mgpu_unit &s2s_mgpu_this_unit()\n{\n"
         "    static const s2s_mgpu_kernel kernels[] = {\n"
         f"{table}\n    }};\n"
+        "    static const s2s_mgpu_symbol symbols[] = {\n"
+        f"{symbols}\n    }};\n"
         "    static const s2s_mgpu_unit unit = {\n"
         f"        {c_string(os.path.basename(path).encode())}, "
         f"{c_string(os.fsencode(directory))},\n"
         f"{c_string(source, indent=8)},\n"
-        f"        kernels, {len(plan.kernels)}}};\n"
+        f"        {c_string(chr(10).join(flags).encode())}, "
+        f"{c_string(';'.join(plan.instantiations).encode())},\n"
+        f"        kernels, {len(plan.kernels)}, symbols, {len(plan.symbols)}}};\n"
         "    return unit;\n}\n")
 
 

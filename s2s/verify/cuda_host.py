@@ -96,7 +96,9 @@ def build(path: str, workdir: Path, source: bytes | None = None, compiler: str =
     host.write_bytes(host_source(path, text, options))
     exe = workdir / Path(path).stem
     dirs = ":".join([directory, *include_dirs])
+    # nvcc includes cuda_runtime.h before any source: files that include no CUDA header build
     command = [compiler, "-std=c++17", "-O1", "-w", f"-I{SHIM_DIR}", "-idirafter", str(RUNTIME_CPU_HEADERS),
+               "-include", "cuda_runtime.h",
                "-iquote", directory, *host_flags, _string_macro("S2S_SHIM_KERNELS", str(kernels)),
                _string_macro("S2S_SHIM_NAME", Path(path).name), _string_macro("S2S_SHIM_INCLUDE_DIRS", dirs),
                "-x", "c++", str(host), "-o", str(exe), *program_flags()]
