@@ -33,7 +33,7 @@ SUPPORTED_API = {
     "cudaMalloc": "Malloc", "cudaFree": "Free", "cudaMemcpy": "Memcpy",
     "cudaMemcpyAsync": "MemcpyAsync", "cudaMemset": "Memset", "cudaMemsetAsync": "MemsetAsync",
     "cudaDeviceSynchronize": "DeviceSynchronize", "cudaThreadSynchronize": "DeviceSynchronize",
-    "cudaDeviceReset": "DeviceReset", "cudaGetDeviceCount": "GetDeviceCount",
+    "cudaDeviceReset": "DeviceReset", "cudaThreadExit": "DeviceReset", "cudaGetDeviceCount": "GetDeviceCount",
     "cudaSetDevice": "SetDevice", "cudaGetDevice": "GetDevice",
     "cudaGetLastError": "GetLastError", "cudaPeekAtLastError": "PeekAtLastError",
     "cudaGetErrorString": "GetErrorString", "cudaGetErrorName": "GetErrorName",

@@ -1122,6 +1122,8 @@ def extract_api_calls(ctx: ExtractContext) -> tuple[ApiCall, ...]:
         ref = node.cursor.referenced
         if ref is not None and ctx.in_main_file(ref):
             continue  # the user's own cuda* helper
+        if ref is not None and ref.kind.name in ("CONSTRUCTOR", "CONVERSION_FUNCTION"):
+            continue  # a CUDA type's construction (cudaDeviceProp prop;), not a call
         if ref is None and name not in API_CATEGORY:
             continue
         span, args = unit.call_args(index, node.template)

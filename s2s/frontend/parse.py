@@ -83,7 +83,8 @@ def clang_args(language: str, toolchain: Toolchain, side: str = "host",
         if not _has_std(user_flags):
             args.append("-std=c++17")
         if toolchain.cuda_path is not None:
-            args += [f"--cuda-path={toolchain.cuda_path}", "-idirafter", toolchain.stub_dir]
+            args += [f"--cuda-path={toolchain.cuda_path}", "-idirafter", toolchain.stub_dir,
+                     "-include", os.path.join(toolchain.stub_dir, "s2s_cuda_legacy.h")]
         else:
             args += ["-nocudainc", "-nocudalib", "-isystem", toolchain.shim_dir,
                      "-include", "cuda_runtime.h"]

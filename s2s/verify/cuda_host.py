@@ -53,6 +53,13 @@ class HostRun:
 
 def host_source(path: str, source: bytes | None = None, options: ParseOptions | None = None) -> bytes:
     """The host translation unit of ``path`` (or ``source`` under that name) for the shim."""
+    return _host_unit(path, source, options)[0]
+
+
+def _host_unit(path: str, source: bytes | None, options: ParseOptions | None
+               ) -> tuple[bytes, list[str]]:
+    """The host translation unit and the template kernels its launches instantiate
+    (``k<float, 128>``: written out in a launch outside any template)."""
     loaded = load(path, options, source=source)
     if loaded.model is None:
         raise ToolchainError(f"{path}: cannot parse the CUDA program: "
@@ -66,18 +73,31 @@ def host_source(path: str, source: bytes | None = None, options: ParseOptions | 
         if not kernel.is_global and b"__host__" in head:
             continue
         edits.add(Edit(path, kernel.body_span.start, kernel.body_span.length, ";"))
+    templates = {f.name for f in model.functions if f.is_template}
+    instantiate = []
     for launch in model.launches:
-        if launch.template_args or not launch.span.editable:
-            raise ShimUnsupported(f"{launch.span.location()}: the host shim runs plain launches only "
-                                  "(not template kernels, not launches written in macros)")
+        if not launch.span.editable or launch.function in templates or (
+                launch.template_args is None and _is_template(model, launch.kernel)):
+            raise ShimUnsupported(f"{launch.span.location()}: the host shim runs plain launches "
+                                  "and launches of template kernels with their arguments written "
+                                  "out (not launches in macros or inside templates)")
+        kernel = launch.kernel
+        if launch.template_args:
+            kernel = f"{launch.kernel}<{launch.template_args}>"
+            instantiate.append(kernel)
         open_paren = text.index(b"(", launch.config_span.end)
         grid, block = launch.grid.text, launch.block.text
         shared = launch.shared_bytes.text if launch.shared_bytes is not None else "0"
-        head = (f"s2s_shim::launcher<decltype({launch.kernel})>::launch(\"{launch.kernel}\", "
+        head = (f"s2s_shim::launcher<decltype({kernel})>::launch(\"{kernel}\", "
                 f"dim3({grid}), dim3({block}), (size_t)({shared})")
         edits.add(Edit(path, launch.span.start, open_paren + 1 - launch.span.start,
                        head + (", " if launch.args else "")))
-    return edits.apply(path, text)
+    return edits.apply(path, text), list(dict.fromkeys(instantiate))
+
+
+def _is_template(model, name: str) -> bool:
+    kernel = model.kernel(name)
+    return kernel is not None and kernel.is_template
 
 
 def build(path: str, workdir: Path, source: bytes | None = None, compiler: str = "g++", *,
@@ -93,7 +113,8 @@ def build(path: str, workdir: Path, source: bytes | None = None, compiler: str =
     kernels = workdir / Path(path).name
     kernels.write_bytes(defines.encode() + directive(1, path) + text)
     host = workdir / (Path(path).stem + ".host.cpp")
-    host.write_bytes(host_source(path, text, options))
+    host_text, instantiate = _host_unit(path, text, options)
+    host.write_bytes(host_text)
     exe = workdir / Path(path).stem
     dirs = ":".join([directory, *include_dirs])
     # nvcc includes cuda_runtime.h before any source: files that include no CUDA header build
@@ -101,6 +122,7 @@ def build(path: str, workdir: Path, source: bytes | None = None, compiler: str =
                "-include", "cuda_runtime.h",
                "-iquote", directory, *host_flags, _string_macro("S2S_SHIM_KERNELS", str(kernels)),
                _string_macro("S2S_SHIM_NAME", Path(path).name), _string_macro("S2S_SHIM_INCLUDE_DIRS", dirs),
+               *([_string_macro("S2S_SHIM_INSTANTIATE", ";".join(instantiate))] if instantiate else []),
                "-x", "c++", str(host), "-o", str(exe), *program_flags()]
     proc = subprocess.run(command, capture_output=True, text=True)
     if proc.returncode != 0:

@@ -100,6 +100,9 @@ inline cudaError_t check(int rc) {
 #ifndef S2S_SHIM_INCLUDE_DIRS
 #define S2S_SHIM_INCLUDE_DIRS ""   /* ':'-separated directories of the kernels' quoted includes */
 #endif
+#ifndef S2S_SHIM_INSTANTIATE
+#define S2S_SHIM_INSTANTIATE NULL  /* ';'-separated template kernels the program launches */
+#endif
 #ifndef S2S_SHIM_NAME
 #define S2S_SHIM_NAME S2S_SHIM_KERNELS
 #endif
@@ -117,7 +120,8 @@ inline s2s_module_t module() {
         std::fprintf(stderr, "s2s-shim: cannot read the kernels from %s\n", S2S_SHIM_KERNELS);
         std::exit(3);
     }
-    if (s2s_module_load_source_dirs(&loaded, S2S_SHIM_NAME, text.c_str(), NULL, S2S_SHIM_INCLUDE_DIRS) != 0) {
+    if (s2s_module_load_source_dirs(&loaded, S2S_SHIM_NAME, text.c_str(), S2S_SHIM_INSTANTIATE,
+                                    S2S_SHIM_INCLUDE_DIRS) != 0) {
         std::fprintf(stderr, "s2s-shim: cannot load the kernels: %s\n", s2s_last_error());
         std::exit(3);
     }
@@ -178,6 +182,7 @@ inline cudaError_t cudaMemsetAsync(void *ptr, int value, size_t bytes, cudaStrea
 }
 inline cudaError_t cudaDeviceSynchronize() { return s2s_shim::check(s2s_synchronize()); }
 inline cudaError_t cudaThreadSynchronize() { return cudaDeviceSynchronize(); }
+inline cudaError_t cudaThreadExit() { return cudaDeviceSynchronize(); }
 inline cudaError_t cudaGetDeviceCount(int *count) { *count = 1; return cudaSuccess; }
 inline cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : cudaErrorInvalidDevice; }
 inline cudaError_t cudaGetDevice(int *device) { *device = 0; return cudaSuccess; }
