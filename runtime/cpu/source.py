@@ -218,6 +218,11 @@ def scan_functions(masked: str, start: int = 0, end: int | None = None, prefix: 
                 inner = prefix + (ns.group(1) + "::" if ns and ns.group(1) else "")
                 found += scan_functions(masked, i + 1, close, inner, macros)
                 item = close + 1
+            elif (record := _RECORD.search(_strip_groups(header.strip()))) and "(" not in header:
+                # member functions are host code too (constructors, methods that launch)
+                inner = prefix + (record.group(2) + "::" if record.group(2) else "")
+                found += scan_functions(masked, i + 1, close, inner, macros)
+                item = close + 1
             elif _is_function_header(header):
                 words = _expand(set(IDENT.findall(header)), macros)
                 name = _function_name(header) or "?"
@@ -230,6 +235,10 @@ def scan_functions(masked: str, start: int = 0, end: int | None = None, prefix: 
             i = close
         i += 1
     return found
+
+
+_RECORD = re.compile(r"^(?:typedef\s+)?(?:template\s*<.*>\s*)?(struct|class|union)\b\s*"
+                     r"(?:alignas\s*\(\s*\w+\s*\)\s*)?([A-Za-z_]\w*)?", re.S)
 
 
 def _strip_groups(header: str) -> str:

@@ -72,6 +72,7 @@ class TableKernel:
     access: dict | None     # KernelAccessModel.to_dict(), partitionability possibly overridden;
     #                         None: no model, every launch runs whole on one device
     stub: str = ""          # the host expression naming it (default: the name)
+    exported: bool = True   # the runtime exports it by itself (defined in the file, no template)
 
     @property
     def stub_text(self) -> str:
@@ -98,25 +99,28 @@ class MgpuPlan:
     @property
     def instantiations(self) -> tuple[str, ...]:
         """Template kernels the runtime must instantiate (their names in the table)."""
-        return tuple(k.name for k in self.kernels if "<" in k.name)
+        return tuple(k.name for k in self.kernels if not k.exported)
 
     @property
     def empty(self) -> bool:
         return not self.launches and not self.api_names
 
 
-def plan_file(model: TranslationUnit, source: bytes) -> MgpuPlan:
+def plan_file(model: TranslationUnit, source: bytes,
+              headers: tuple[TranslationUnit, ...] = ()) -> MgpuPlan:
+    """The plan for one file; ``headers``: the models of the project headers it includes that
+    define device code (their kernels are compiled with the file, so they join its table)."""
     masked = mask(source)
-    kernels, by_name = _kernel_table(model)
-    refusals: list[Refusal] = []
+    kernels, by_name = _kernel_table(model, headers)
+    refusals: list[Refusal] = list(_header_refusals(headers))
     warnings: list[Refusal] = []
     launches: dict[int, LaunchTokens] = {}
     warned: set[str] = set()
     for launch in model.launches:
-        problem = _launch_problem(model, launch, by_name)
+        problem = _launch_problem(model, headers, launch, by_name)
         name = _table_name(launch)
         if problem is None and name not in by_name:         # a template's instantiation
-            entry = TableKernel(name, None, f"{launch.kernel}<{launch.template_args}>")
+            entry = TableKernel(name, None, f"{launch.kernel}<{launch.template_args}>", False)
             kernels.append(entry)
             by_name[name] = entry
         if problem is None:
@@ -171,25 +175,46 @@ def _symbol(call) -> str | None:
     return text if _IDENTIFIER.fullmatch(text) else None
 
 
-def _kernel_table(model: TranslationUnit) -> tuple[list[TableKernel], dict[str, TableKernel]]:
-    bodies = model.kernel_bodies
+def _header_refusals(headers: tuple[TranslationUnit, ...]):
+    """Host CUDA code in a project header is not rewritten (only the file's own text is): a
+    launch there, or a call that allocates, copies or synchronises, would reach CUDA with the
+    runtime's addresses."""
+    for header in headers:
+        for launch in header.launches:
+            yield Refusal(f"launch of '{launch.kernel}' in a project header cannot be rewritten "
+                          "(the rewrite edits the file given, not the headers it includes)",
+                          "mgpu-launch", launch.span)
+        for call in header.api_calls:
+            if call.category != "error":
+                yield Refusal(f"'{call.name}' in a project header is not redirected to the s2s "
+                              "runtime (the rewrite edits the file given, not its headers)",
+                              "mgpu-api", call.span)
+
+
+def _kernel_table(model: TranslationUnit, headers: tuple[TranslationUnit, ...] = ()
+                  ) -> tuple[list[TableKernel], dict[str, TableKernel]]:
+    units = (model, *headers)
+    bodies = tuple(b for unit in units for b in unit.kernel_bodies)
+    by_body = {b.name: b for b in bodies}
     functions = {b.name: b for b in bodies if not b.is_global}
-    templates = {k.name for k in model.kernels if k.is_template}     # instantiations: by launch
+    templates = {k.name for unit in units for k in unit.kernels if k.is_template}
+    own = {b.name for b in model.kernel_bodies}
     table = []
     for access in analyze_unit(bodies):
-        if access.kernel in templates:
+        if access.kernel in templates:            # instantiations: by launch
             continue
         data = access.to_dict()
-        body = model.kernel_body(access.kernel)
+        body = by_body.get(access.kernel)
         why = global_write(body, functions) if body is not None else None
         if why and data["partitionable"]:
             data = {**data, "partitionable": False, "reason": why}
-        table.append(TableKernel(access.kernel, data))
+        table.append(TableKernel(access.kernel, data, exported=access.kernel in own))
     return table, {k.name: k for k in table}
 
 
-def _launch_problem(model: TranslationUnit, launch, table: dict[str, TableKernel]) -> str | None:
-    kernel = model.kernel(launch.kernel)
+def _launch_problem(model: TranslationUnit, headers: tuple[TranslationUnit, ...], launch,
+                    table: dict[str, TableKernel]) -> str | None:
+    kernel = next((k for unit in (model, *headers) if (k := unit.kernel(launch.kernel))), None)
     if kernel is not None and kernel.is_template:
         if not launch.template_args:
             return ("a template kernel launched with deduced template arguments (the runtime "
@@ -202,8 +227,8 @@ def _launch_problem(model: TranslationUnit, launch, table: dict[str, TableKernel
     if launch.template_args:
         return "template arguments given to a kernel that is not a template"
     if launch.kernel not in table:
-        return ("the kernel is not defined in this file (the runtime compiles kernels from "
-                "the file that launches them)")
+        return ("the kernel is not defined in this file or a project header it includes (the "
+                "runtime compiles kernels from the file that launches them)")
     return None
 
 

@@ -29,6 +29,7 @@ from s2s.diagnostics import Diagnostic, UnsupportedConstruct
 from s2s.driver import PassOutput
 from s2s.edits import Edit
 from s2s.frontend.extract import Loaded
+from s2s.frontend.headers import device_headers
 from s2s.transform import registry
 
 LAUNCH_FUNCTION = "s2s_mgpu_launch"
@@ -38,7 +39,8 @@ def run_mgpu(loaded: Loaded) -> PassOutput:
     model, source, path = loaded.model, loaded.source, loaded.path
     if model.language != "cuda":
         return PassOutput()
-    plan = plan_file(model, source)
+    headers = tuple(h.model for h in device_headers(model, loaded.options))
+    plan = plan_file(model, source, headers)
     if plan.refusals:
         first, *rest = plan.refusals
         notes = tuple(Diagnostic.note(r.message, r.id, r.span) for r in rest)

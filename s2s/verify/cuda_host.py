@@ -32,6 +32,7 @@ from runtime.cpu.compiler import INCLUDE_DIR as RUNTIME_CPU_HEADERS
 from s2s.diagnostics import ToolchainError
 from s2s.edits import Edit, EditSet
 from s2s.frontend.extract import load
+from s2s.frontend.headers import device_headers
 from s2s.frontend.parse import ParseOptions
 from s2s.wrapper.linemap import c_string, directive
 
@@ -65,14 +66,7 @@ def _host_unit(path: str, source: bytes | None, options: ParseOptions | None
         raise ToolchainError(f"{path}: cannot parse the CUDA program: "
                              + "; ".join(d.message for d in loaded.diagnostics[:3]))
     model, text = loaded.model, loaded.source
-    edits = EditSet()
-    for kernel in (*model.kernels, *model.device_functions):
-        if kernel.body_span is None:
-            continue
-        head = text[kernel.span.start:kernel.body_span.start]
-        if not kernel.is_global and b"__host__" in head:
-            continue
-        edits.add(Edit(path, kernel.body_span.start, kernel.body_span.length, ";"))
+    edits = _device_bodies_blanked(model, text, path)
     templates = {f.name for f in model.functions if f.is_template}
     instantiate = []
     for launch in model.launches:
@@ -82,6 +76,8 @@ def _host_unit(path: str, source: bytes | None, options: ParseOptions | None
                                   "and launches of template kernels with their arguments written "
                                   "out (not launches in macros or inside templates)")
         kernel = launch.kernel
+        if model.kernel(kernel) is None:          # defined in a header: exported by name
+            instantiate.append(kernel)
         if launch.template_args:
             kernel = f"{launch.kernel}<{launch.template_args}>"
             instantiate.append(kernel)
@@ -93,6 +89,48 @@ def _host_unit(path: str, source: bytes | None, options: ParseOptions | None
         edits.add(Edit(path, launch.span.start, open_paren + 1 - launch.span.start,
                        head + (", " if launch.args else "")))
     return edits.apply(path, text), list(dict.fromkeys(instantiate))
+
+
+def _device_bodies_blanked(model, text: bytes, path: str) -> EditSet:
+    """Edits replacing each kernel's and ``__device__``-only function's body by ``;`` (the
+    runtime runs them; the host compiler knows no ``threadIdx``)."""
+    edits = EditSet()
+    for kernel in (*model.kernels, *model.device_functions):
+        if kernel.body_span is None:
+            continue
+        head = text[kernel.span.start:kernel.body_span.start]
+        if not kernel.is_global and b"__host__" in head:
+            continue
+        edits.add(Edit(path, kernel.body_span.start, kernel.body_span.length, ";"))
+    return edits
+
+
+def host_headers(path: str, workdir: Path, options: ParseOptions | None,
+                 include_dirs: Sequence[str]) -> list[str]:
+    """Host copies of the project headers with device code that ``path`` includes, their
+    device bodies blanked, written under ``workdir`` where the host compile finds them before
+    the originals: a header under the program's directory at the same relative path (quoted
+    includes look next to the including file first, the host unit is in ``workdir``), one
+    under an ``-I`` directory below a directory returned here, for ``-I`` ahead of the user's."""
+    loaded = load(path, options)
+    if loaded.model is None:
+        return []
+    roots = [os.path.dirname(os.path.abspath(path)), *map(os.path.abspath, include_dirs)]
+    extra: list[str] = []
+    for header in device_headers(loaded.model, options):
+        real = os.path.abspath(header.path)
+        for number, root in enumerate(roots):
+            if real.startswith(root + os.sep):
+                base = workdir if number == 0 else workdir / f"inc{number}"
+                target = base / os.path.relpath(real, root)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(_device_bodies_blanked(header.model, header.source,
+                                                          header.path).apply(header.path,
+                                                                             header.source))
+                if number and str(base) not in extra:
+                    extra.append(str(base))
+                break
+    return extra
 
 
 def _is_template(model, name: str) -> bool:
@@ -115,12 +153,13 @@ def build(path: str, workdir: Path, source: bytes | None = None, compiler: str =
     host = workdir / (Path(path).stem + ".host.cpp")
     host_text, instantiate = _host_unit(path, text, options)
     host.write_bytes(host_text)
+    mirrors = host_headers(path, workdir, options, include_dirs)
     exe = workdir / Path(path).stem
     dirs = ":".join([directory, *include_dirs])
     # nvcc includes cuda_runtime.h before any source: files that include no CUDA header build
     command = [compiler, "-std=c++17", "-O1", "-w", f"-I{SHIM_DIR}", "-idirafter", str(RUNTIME_CPU_HEADERS),
                "-include", "cuda_runtime.h",
-               "-iquote", directory, *host_flags, _string_macro("S2S_SHIM_KERNELS", str(kernels)),
+               *[f"-I{m}" for m in mirrors], "-iquote", directory, *host_flags, _string_macro("S2S_SHIM_KERNELS", str(kernels)),
                _string_macro("S2S_SHIM_NAME", Path(path).name), _string_macro("S2S_SHIM_INCLUDE_DIRS", dirs),
                *([_string_macro("S2S_SHIM_INSTANTIATE", ";".join(instantiate))] if instantiate else []),
                "-x", "c++", str(host), "-o", str(exe), *program_flags()]
