@@ -67,7 +67,7 @@ def run_fuse(loaded: Loaded) -> PassOutput:
             e.text for e in edits) else ""
         edits.append(Edit(loaded.path, max(anchors), 0,
                           "\n\n" + helpers + "\n".join(texts).rstrip("\n")))
-    return PassOutput(tuple(edits), tuple(notes))
+    return PassOutput(tuple(edits), tuple(notes), check_compiles=True)
 
 
 def context(model, source: bytes, run, facts, usage, values: HostValues | None = None

@@ -57,7 +57,7 @@ def run_mgpu(loaded: Loaded) -> PassOutput:
     tail = "" if source.endswith(b"\n") or not source else "\n"
     flags = kernel_flags(loaded.options.user_flags if loaded.options else ())
     edits.append(Edit(path, len(source), 0, tail + epilogue(plan, path, source, flags)))
-    return PassOutput(tuple(edits), warnings)
+    return PassOutput(tuple(edits), warnings, check_compiles=True)
 
 
 def prologue(plan: MgpuPlan) -> str:
