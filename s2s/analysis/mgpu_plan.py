@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from s2s.analysis.kernel_access import analyze_unit
 from s2s.analysis.mgpu_globals import global_write
 from s2s.analysis.mgpu_sites import LaunchTokens, launch_tokens, mask
+from s2s.analysis.mgpu_templates import instantiation_access
 from s2s.model import SourceSpan
 from s2s.model.unit import TranslationUnit
 
@@ -61,9 +62,9 @@ UNSUPPORTED_WHY = {
 
 _INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include\b[^\n]*$", re.M)
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-#: what a template kernel's launch runs with (no access model per instantiation yet)
-TEMPLATE_ONE_DEVICE = ("template kernel: its instantiation runs on one device (no access model "
-                       "per instantiation)")
+#: why an instantiation has no access model
+TEMPLATE_ONE_DEVICE = ("template kernel: its template arguments are not integer literals or "
+                       "arithmetic types, so its instantiation has no access model")
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,7 @@ def plan_file(model: TranslationUnit, source: bytes,
         problem = _launch_problem(model, headers, launch, by_name)
         name = _table_name(launch)
         if problem is None and name not in by_name:         # a template's instantiation
-            entry = TableKernel(name, None, f"{launch.kernel}<{launch.template_args}>", False)
+            entry = TableKernel(name, _instance_access(model, headers, launch), name, False)
             kernels.append(entry)
             by_name[name] = entry
         if problem is None:
@@ -157,6 +158,23 @@ def plan_file(model: TranslationUnit, source: bytes,
     return MgpuPlan(tuple(kernels), tuple(sorted(launches.values(), key=lambda t: t.open)),
                     tuple(sorted(set(api_names))), prologue_at, tuple(warnings), tuple(refusals),
                     tuple(dict.fromkeys(symbols)))
+
+
+def _instance_access(model: TranslationUnit, headers: tuple[TranslationUnit, ...],
+                     launch) -> dict | None:
+    """The access model of the instantiation a launch names (None: it runs on one device),
+    made unpartitionable when it writes a ``__device__`` variable, as any kernel."""
+    units = (model, *headers)
+    kernel = next((k for unit in units if (k := unit.kernel(launch.kernel))), None)
+    body = next((b for unit in units if (b := unit.kernel_body(launch.kernel))), None)
+    if kernel is None or body is None:
+        return None
+    functions = {b.name: b for unit in units for b in unit.kernel_bodies if not b.is_global}
+    data = instantiation_access(kernel, body, launch.template_args, functions)
+    why = global_write(body, functions)
+    if data is not None and why and data["partitionable"]:
+        data = {**data, "partitionable": False, "reason": why}
+    return data
 
 
 def _table_name(launch) -> str:

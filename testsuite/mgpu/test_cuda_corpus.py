@@ -13,7 +13,8 @@ For every program, as its user would build it: the original through verify's CUD
     bytes between devices on 2 devices): a change shows up as a failure to look at.
 
 Programs build in parallel (two at a time) in one module fixture.
-``python testsuite/mgpu/test_cuda_corpus.py`` prints fresh measurements in status.toml form.
+``python testsuite/mgpu/test_cuda_corpus.py [NAME...]`` prints fresh measurements in status.toml
+form.
 """
 
 from __future__ import annotations
@@ -138,9 +139,9 @@ def test_rewrite_builds_without_fallback_and_matches_on_2_and_4_devices(corpus, 
     assert summary(result) == status()[name]
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":            # python testsuite/mgpu/test_cuda_corpus.py [NAME...]
     with tempfile.TemporaryDirectory(prefix="s2s-cuda-corpus-") as temp:
-        for program in PROGRAMS:
+        for program in sys.argv[1:] or PROGRAMS:
             row = summary(measure(program, Path(temp) / program))
             print(f"[{program}]")
             for key, value in row.items():
