@@ -4,13 +4,17 @@ The file's kernels run on the s2s runtime (paper 002, sections 5 and 8): launche
 partitioned launches that carry the kernel's access model, and the CUDA runtime calls become
 calls of the runtime with the same signatures. The plan lists
 
-* the kernel table: every non-template ``__global__`` function defined in the file with its
-  serialized access model (``s2s/analysis/kernel_access.py``), made unpartitionable here when
-  the kernel writes a ``__device__`` variable (``mgpu_globals.py``);
+* the kernel table: every non-template ``__global__`` function defined in the file or in a
+  project header it includes, with its serialized access model
+  (``s2s/analysis/kernel_access.py``), made unpartitionable here when the kernel writes a
+  ``__device__`` variable (``mgpu_globals.py``), plus one entry per template instantiation a
+  launch names (``mgpu_templates.py``);
 * the launch edits (``mgpu_sites.py``);
 * the CUDA API names the file calls (all must be supported: the rewritten program never calls
   the CUDA runtime, whose memory the runtime's virtual addresses are not);
-* where the prologue goes (after the last ``#include``), and
+* the variables ``cudaMemcpyTo/FromSymbol`` name;
+* where the prologue goes (after the last ``#include`` before the first CUDA call or launch),
+  and
 * refusals: anything that would leave a launch or an API call running outside the runtime.
   One refusal refuses the file (a half-rewritten program mixes two address spaces).
 

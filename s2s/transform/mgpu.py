@@ -2,15 +2,19 @@
 
 From the plan (``s2s/analysis/mgpu_plan.py``) the file gets
 
-* after its last ``#include``: ``#include <s2s_mgpu.h>`` and one ``#define cudaX s2s_mgpu::X``
+* after its last ``#include`` before the first CUDA call or launch: ``#include <s2s_mgpu.h>``
+  and one ``#define cudaX s2s_mgpu::X``
   per CUDA runtime function the file calls (same signatures, paper section 8.4; a macro
   reaches the calls inside the program's own macros such as ``CUDA_CHECK(...)``, whose
   arguments libclang reports only as the macro call's extent);
 * at each launch: ``k<<<g, b, s, st>>>(args)`` -> ``s2s_mgpu_launch(k, g, b, s, st)(args)``
   (three small edits; the arguments keep their text), also inside macro bodies;
 * at the end: ``s2s_mgpu_this_unit()``, the original source as a string (the runtime
-  compiles the kernels from it), the directory of its quoted includes, and the table of
-  kernels with their access models as JSON.
+  compiles the kernels from it), the directory of its quoted includes, the user's flags that
+  change the kernels (-D/-U/-I/-std), the kernels it must export by name (template
+  instantiations, kernels of included headers), the table of kernels with their access
+  models as JSON, and the table of ``__constant__``/``__device__`` variables named by symbol
+  copies.
 
 Kernels themselves are not cloned: the runtime runs the unmodified kernel on each box of
 blocks, with ``blockIdx`` offset to the box and ``gridDim`` the whole grid (the cpu emulator
