@@ -100,3 +100,24 @@ def test_symbol_copies_fill_constant_tables():
         module.copy_symbol("coef", table.ctypes.data, 16, 4, True)
     with pytest.raises(LaunchError, match="no variable 'missing'"):
         module.copy_symbol("missing", ctypes.addressof(ctypes.c_int()), 4, 0, True)
+
+
+@pytest.mark.gpu
+def test_symbol_copies_and_flags_on_the_cuda_backend():
+    """Every GPU device's copy of a __constant__ table is written; -D reaches nvcc as #define."""
+    from runtime.errors import BackendUnavailable
+    try:
+        rt = Runtime("cuda")
+    except BackendUnavailable as err:
+        pytest.skip(f"no GPU: {err}")
+    source = CONSTANT.replace("* 2", "* SCALE")
+    module = rt.load_module(source=source, name="const.cu", flags=["-DSCALE=3"])
+    table = np.array([1, 2, 3, 4], dtype=np.float32)
+    bias = np.array([10], dtype=np.int32)
+    module.copy_symbol("coef", table.ctypes.data, table.nbytes, 0, True)
+    module.copy_symbol("bias", bias.ctypes.data, 4, 0, True)
+    buf = rt.malloc(16)
+    rt.launch(module["apply"], 1, 4, [buf])
+    out = np.empty(4, dtype=np.float32)
+    rt.memcpy_dtoh(out, buf)
+    assert out.tolist() == [13, 16, 19, 22]
