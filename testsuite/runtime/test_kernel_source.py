@@ -121,3 +121,15 @@ def test_symbol_copies_and_flags_on_the_cuda_backend():
     out = np.empty(4, dtype=np.float32)
     rt.memcpy_dtoh(out, buf)
     assert out.tolist() == [13, 16, 19, 22]
+
+
+def test_member_functions_of_host_classes_are_host_code():
+    text = ("#define N 8\nclass Runner {\npublic:\n    explicit Runner(int n) : n_(n) {}\n"
+            "    void go(int *p) { k<<<1, N>>>(p); }\nprivate:\n    int n_;\n};\n"
+            "struct Pod { int a; __device__ int twice() const { return 2 * a; } };\n"
+            "__global__ void k(int *p) { p[threadIdx.x] = N; }\n")
+    ks = prepare(text, "cls.cu")
+    assert ks.kernels == ["k"]
+    assert "<<<" not in ks.text and "n_(n)" not in ks.text
+    assert "return 2 * a;" in ks.text and "#define N 8" in ks.text       # device member kept
+    assert ks.text.count("\n") == text.count("\n")
