@@ -68,6 +68,8 @@ def _host_unit(path: str, source: bytes | None, options: ParseOptions | None
     model, text = loaded.model, loaded.source
     edits = _device_bodies_blanked(model, text, path)
     templates = {f.name for f in model.functions if f.is_template}
+    in_headers = {k.name for header in device_headers(model, options) for k in header.model.kernels
+                  if k.body_span is not None}
     instantiate = []
     for launch in model.launches:
         if not launch.span.editable or launch.function in templates or (
@@ -76,7 +78,12 @@ def _host_unit(path: str, source: bytes | None, options: ParseOptions | None
                                   "and launches of template kernels with their arguments written "
                                   "out (not launches in macros or inside templates)")
         kernel = launch.kernel
-        if model.kernel(kernel) is None:          # defined in a header: exported by name
+        own = model.kernel(kernel) is not None and model.kernel(kernel).body_span is not None
+        if not own and kernel not in in_headers:
+            raise ShimUnsupported(f"{launch.span.location()}: '{kernel}' is defined in another "
+                                  "file (separate compilation): the host shim runs kernels "
+                                  "launched from the file or the headers that define them")
+        if not own:                               # defined in a header: exported by name
             instantiate.append(kernel)
         if launch.template_args:
             kernel = f"{launch.kernel}<{launch.template_args}>"
@@ -144,6 +151,32 @@ def build(path: str, workdir: Path, source: bytes | None = None, compiler: str =
     the executable. ``flags``: the user's ``-D``/``-U``/``-I`` flags, for the host compile and the
     kernels alike (``options`` parses with them too); quoted includes resolve from ``path``'s
     directory. Raises ShimUnsupported (a construct the shim cannot run), ToolchainError."""
+    return build_program([path], workdir, None if source is None else {path: source}, compiler,
+                         options=options, flags=flags)
+
+
+def build_program(paths: Sequence[str], workdir: Path, sources: dict[str, bytes] | None = None,
+                  compiler: str = "g++", *, options: ParseOptions | None = None,
+                  flags: Sequence[str] = ()) -> Path:
+    """The program of several ``.cu`` files (``sources`` stands in for some of their bytes):
+    each compiled on its own against the shim, with its own kernels, then linked; the
+    executable is named after the first."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    objects = [_compile_unit(path, workdir / f"unit{number}", (sources or {}).get(path),
+                             compiler, options, flags) for number, path in enumerate(paths)]
+    exe = workdir / Path(paths[0]).stem
+    command = [compiler, *map(str, objects), "-o", str(exe), *program_flags()]
+    proc = subprocess.run(command, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise ToolchainError(f"linking {paths[0]} against the CUDA host shim failed:\n"
+                             f"{proc.stderr[-3000:]}")
+    return exe
+
+
+def _compile_unit(path: str, workdir: Path, source: bytes | None, compiler: str,
+                  options: ParseOptions | None, flags: Sequence[str]) -> Path:
+    """The object of one ``.cu`` file's host code against the shim (its kernels: a copy the
+    runtime compiles when the program first launches one of them)."""
     workdir.mkdir(parents=True, exist_ok=True)
     text = source if source is not None else Path(path).read_bytes()
     directory = os.path.dirname(os.path.abspath(path))
@@ -154,19 +187,22 @@ def build(path: str, workdir: Path, source: bytes | None = None, compiler: str =
     host_text, instantiate = _host_unit(path, text, options)
     host.write_bytes(host_text)
     mirrors = host_headers(path, workdir, options, include_dirs)
-    exe = workdir / Path(path).stem
+    obj = workdir / (Path(path).stem + ".o")
     dirs = ":".join([directory, *include_dirs])
     # nvcc includes cuda_runtime.h before any source: files that include no CUDA header build
-    command = [compiler, "-std=c++17", "-O1", "-w", f"-I{SHIM_DIR}", "-idirafter", str(RUNTIME_CPU_HEADERS),
-               "-include", "cuda_runtime.h",
-               *[f"-I{m}" for m in mirrors], "-iquote", directory, *host_flags, _string_macro("S2S_SHIM_KERNELS", str(kernels)),
-               _string_macro("S2S_SHIM_NAME", Path(path).name), _string_macro("S2S_SHIM_INCLUDE_DIRS", dirs),
+    command = [compiler, "-std=c++17", "-O1", "-w", f"-I{SHIM_DIR}", "-idirafter",
+               str(RUNTIME_CPU_HEADERS), "-include", "cuda_runtime.h",
+               *[f"-I{m}" for m in mirrors], "-iquote", directory, *host_flags,
+               _string_macro("S2S_SHIM_KERNELS", str(kernels)),
+               _string_macro("S2S_SHIM_NAME", Path(path).name),
+               _string_macro("S2S_SHIM_INCLUDE_DIRS", dirs),
                *([_string_macro("S2S_SHIM_INSTANTIATE", ";".join(instantiate))] if instantiate else []),
-               "-x", "c++", str(host), "-o", str(exe), *program_flags()]
+               *[f for f in program_flags() if f.startswith("-I")],
+               "-c", "-x", "c++", str(host), "-o", str(obj)]
     proc = subprocess.run(command, capture_output=True, text=True)
     if proc.returncode != 0:
         raise ToolchainError(f"building {path} against the CUDA host shim failed:\n{proc.stderr[-3000:]}")
-    return exe
+    return obj
 
 
 def _string_macro(name: str, value: str) -> str:

@@ -107,8 +107,13 @@ inline cudaError_t check(int rc) {
 #define S2S_SHIM_NAME S2S_SHIM_KERNELS
 #endif
 
+/* One translation unit's own kernels: in a program of several .cu files each host unit is
+   built with its own S2S_SHIM_KERNELS, so what reads them lives in an unnamed namespace
+   (one copy per unit; an inline function would be one for the whole program). */
+namespace {
+
 /* the kernels: the whole .cu text (the runtime blanks its host code), read once */
-inline s2s_module_t module() {
+s2s_module_t module() {
     static s2s_module_t loaded = -1;
     if (loaded >= 0) return loaded;
     std::string text;
@@ -148,6 +153,8 @@ template <class... P> struct launcher<void(P...)> {
         return check(s2s_launch(module(), name, g, b, shared, pointers));
     }
 };
+
+}  // namespace
 
 }  // namespace s2s_shim
 
@@ -195,14 +202,14 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device) {
 
 /* __constant__/__device__ variables live in the runtime's module of the kernels: the symbol's
    name (stringized by the macros below) finds them there */
-inline cudaError_t s2s_shim_symbol(const char *name, void *ptr, size_t bytes, size_t offset, int to_symbol) {
+static inline cudaError_t s2s_shim_symbol(const char *name, void *ptr, size_t bytes, size_t offset, int to_symbol) {
     return s2s_shim::check(s2s_memcpy_symbol(s2s_shim::module(), name, ptr, bytes, offset, to_symbol));
 }
-inline cudaError_t s2s_shim_to_symbol(const char *name, const void *src, size_t bytes, size_t offset = 0,
+static inline cudaError_t s2s_shim_to_symbol(const char *name, const void *src, size_t bytes, size_t offset = 0,
                                       cudaMemcpyKind = cudaMemcpyHostToDevice, cudaStream_t = 0) {
     return s2s_shim_symbol(name, const_cast<void *>(src), bytes, offset, 1);
 }
-inline cudaError_t s2s_shim_from_symbol(void *dst, const char *name, size_t bytes, size_t offset = 0,
+static inline cudaError_t s2s_shim_from_symbol(void *dst, const char *name, size_t bytes, size_t offset = 0,
                                         cudaMemcpyKind = cudaMemcpyDeviceToHost, cudaStream_t = 0) {
     return s2s_shim_symbol(name, dst, bytes, offset, 0);
 }
