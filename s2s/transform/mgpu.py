@@ -35,6 +35,7 @@ from s2s.edits import Edit
 from s2s.frontend.extract import Loaded
 from s2s.frontend.headers import device_headers
 from s2s.transform import registry
+from s2s.transform.check import EditGroup
 
 LAUNCH_FUNCTION = "s2s_mgpu_launch"
 
@@ -61,7 +62,9 @@ def run_mgpu(loaded: Loaded) -> PassOutput:
     tail = "" if source.endswith(b"\n") or not source else "\n"
     flags = kernel_flags(loaded.options.user_flags if loaded.options else ())
     edits.append(Edit(path, len(source), 0, tail + epilogue(plan, path, source, flags)))
-    return PassOutput(tuple(edits), warnings, check_compiles=True)
+    # all or nothing: a half-rewritten program mixes the runtime's addresses with CUDA's
+    group = EditGroup("the file for the s2s runtime", tuple(edits), invalid_id="mgpu-rewrite-invalid")
+    return PassOutput(tuple(edits), warnings, (group,), check_compiles=True)
 
 
 def prologue(plan: MgpuPlan) -> str:

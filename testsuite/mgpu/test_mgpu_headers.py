@@ -91,3 +91,14 @@ def test_device_properties_construction_is_not_an_api_call(tmp_path):
     assert loaded.model is not None, loaded.diagnostics
     assert [c.name for c in loaded.model.api_calls] == ["cudaGetDeviceProperties",
                                                         "cudaThreadSynchronize"]
+
+
+def test_a_rewrite_that_does_not_parse_is_not_emitted(tmp_path, monkeypatch):
+    from s2s.transform import mgpu
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(mgpu, "prologue", lambda plan: "#include <s2s_mgpu.h>\nnot C++ at all\n")
+    result, _ = _rewrite(tmp_path)
+    assert not result.change.changed and result.incomplete
+    [said] = [d for d in result.diagnostics if d.id == "mgpu-rewrite-invalid"]
+    assert said.message.startswith("the rewrite of the file for the s2s runtime does not compile")
