@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from s2s.diagnostics import UnsupportedConstruct
+from s2s.diagnostics import Diagnostic, Location
 from s2s.frontend.extract import Loaded, load
 from s2s.frontend.parse import ParseOptions
 
@@ -21,12 +21,14 @@ DEVICE_WORDS = (b"__global__", b"__device__", b"__constant__")
 HEADER_ID = "cuda-header"
 
 
-def device_headers(model, options: ParseOptions | None) -> tuple[Loaded, ...]:
-    """The loaded project headers of ``model`` that hold device code, each once. Raises
-    UnsupportedConstruct (``cuda-header``) for one that does not parse on its own: its kernels
-    could not be analysed, and leaving them out would be wrong silently."""
+def device_headers(model, options: ParseOptions | None
+                   ) -> tuple[tuple[Loaded, ...], tuple[Diagnostic, ...]]:
+    """The loaded project headers of ``model`` that hold device code, each once, and a warning
+    (``cuda-header``) for each one that does not parse on its own (it relies on what the
+    including file defines before it): its kernels are then unknown to the caller, which says
+    so where it needs one of them."""
     options = replace(options or ParseOptions(), language="cuda")
-    found = []
+    found, skipped = [], []
     for header in model.project_headers:
         try:
             with open(header, "rb") as handle:
@@ -38,8 +40,10 @@ def device_headers(model, options: ParseOptions | None) -> tuple[Loaded, ...]:
         one = load(header, options, source=text)
         if one.model is None:
             first = next((d for d in one.diagnostics if d.is_error), None)
-            raise UnsupportedConstruct(
+            skipped.append(Diagnostic.warning(
                 f"project header {header} has device code but does not parse on its own"
-                + (f": {first.message}" if first else ""), None, HEADER_ID)
+                + (f" ({first.message})" if first else "") + "; its kernels are not analysed",
+                HEADER_ID, Location(header, 1, 1, 0)))
+            continue
         found.append(one)
-    return tuple(found)
+    return tuple(found), tuple(skipped)

@@ -44,14 +44,14 @@ def run_mgpu(loaded: Loaded) -> PassOutput:
     model, source, path = loaded.model, loaded.source, loaded.path
     if model.language != "cuda":
         return PassOutput()
-    headers = tuple(h.model for h in device_headers(model, loaded.options))
-    plan = plan_file(model, source, headers)
+    loaded_headers, skipped = device_headers(model, loaded.options)
+    plan = plan_file(model, source, tuple(h.model for h in loaded_headers))
     if plan.refusals:
         first, *rest = plan.refusals
         notes = tuple(Diagnostic.note(r.message, r.id, r.span) for r in rest)
         raise UnsupportedConstruct(f"not rewritten for the s2s runtime: {first.message}",
                                    first.span, first.id, notes)
-    warnings = tuple(Diagnostic.warning(w.message, w.id, w.span) for w in plan.warnings)
+    warnings = skipped + tuple(Diagnostic.warning(w.message, w.id, w.span) for w in plan.warnings)
     if plan.empty:
         return PassOutput((), warnings)
     edits = [Edit(path, plan.prologue_at, 0, prologue(plan))]

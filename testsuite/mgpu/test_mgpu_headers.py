@@ -102,3 +102,19 @@ def test_a_rewrite_that_does_not_parse_is_not_emitted(tmp_path, monkeypatch):
     assert not result.change.changed and result.incomplete
     [said] = [d for d in result.diagnostics if d.id == "mgpu-rewrite-invalid"]
     assert said.message.startswith("the rewrite of the file for the s2s runtime does not compile")
+
+
+def test_a_header_that_needs_its_includer_is_reported_not_fatal(tmp_path, monkeypatch):
+    """A header using a macro the .cu file defines before including it does not parse alone;
+    the file's own kernels are still rewritten."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "helpers.cuh").write_text("__device__ float halve(float v) { return v / DIVISOR; }\n")
+    path = tmp_path / "own.cu"
+    path.write_text("#define DIVISOR 2\n#include \"helpers.cuh\"\n"
+                    "__global__ void k(float *x) { int i = blockIdx.x * 32 + threadIdx.x; "
+                    "x[i] = halve(x[i]); }\n"
+                    "int main() { float *x; cudaMalloc(&x, 256); k<<<2, 32>>>(x); return 0; }\n")
+    result = process_file(str(path), RunOptions(), run_mgpu)
+    assert result.change.changed
+    [said] = [d for d in result.diagnostics if d.id == "cuda-header"]
+    assert "helpers.cuh has device code but does not parse on its own" in said.message
