@@ -113,7 +113,8 @@ def programs_table(work: Path, counts, quick: bool) -> None:
 
 
 def corpus_table() -> None:
-    from testsuite.mgpu import test_cuda_corpus as corpus
+    sys.path.insert(0, str(REPO / "testsuite" / "mgpu"))       # the corpus test's own imports
+    import test_cuda_corpus as corpus
     print("\n## CUDA corpus (testsuite/corpus/cuda) on P emulated devices\n")
     print("| program | P | launches | split | bytes between devices | minimal | ratio | "
           "bookkeeping / launch (median) |")

@@ -35,11 +35,12 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from mgpu_support import NVCC  # noqa: E402
+
 from s2s.frontend.parse import ParseOptions  # noqa: E402
 from s2s.verify import cuda_host  # noqa: E402
 from s2s.verify.cuda_backend import traffic_of  # noqa: E402
 from s2s.verify.omp_harness import output_differences, run_process  # noqa: E402
-from testsuite.mgpu.mgpu_support import NVCC  # noqa: E402
 
 CORPUS = REPO / "testsuite" / "corpus" / "cuda"
 PROGRAMS = sorted(p.parent.name for p in CORPUS.glob("*/sample.toml"))

@@ -9,11 +9,11 @@ import subprocess
 from dataclasses import replace
 
 import pytest
+from mgpu_support import NVCC, build, run
 
 from s2s.driver import RunOptions, process_file
 from s2s.frontend.parse import ParseOptions
 from s2s.transform.mgpu import run_mgpu
-from testsuite.mgpu.mgpu_support import NVCC, build, run
 
 pytestmark = pytest.mark.skipif(NVCC is None, reason="nvcc is not installed")
 
