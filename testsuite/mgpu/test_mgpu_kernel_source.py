@@ -29,12 +29,18 @@ __global__ void weigh(float *x, int n)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) x[i] = WEIGHT * i + BIAS;
 }
+__global__ void unguarded(float *x)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    x[i] += 1.0f;
+}
 int main()
 {
     const int n = 300;
     float h[n], *d;
     cudaMalloc(&d, sizeof(h));
     weigh<<<(n + 63) / 64, 64>>>(d, n);
+    unguarded<<<n / 60, 60>>>(d);
     cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost);
     double s = 0;
     for (int i = 0; i < n; ++i) s += h[i] - host_weight(i);
@@ -64,8 +70,10 @@ def test_flags_and_host_code_first_reach_the_kernels_and_a_failed_compile_stops(
     assert f'"-I{tmp_path}/inc\\n" "-DBIAS=2.0f\\n" "-std=c++17"' in out.read_text()
     exe = build(out, tmp_path / "weigh", extra=list(flags))
     for devices in (1, 2):
-        stdout, _ = run(exe, devices)
-        assert stdout == "bias sum 600.0\n"
+        stdout, stats = run(exe, devices, stats=tmp_path / "stats.json")
+        assert stdout == "bias sum 900.0\n"
+    # an unguarded kernel launched with an exact grid is split like a guarded one
+    assert [launch["partitioned"] for launch in stats["launches"]] == [True, True]
     env = dict(os.environ, S2S_BACKEND="cpu", S2S_DEVICES="2",
                S2S_CPU_CXXFLAGS="-DBREAK_KERNELS")
     proc = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=300)
