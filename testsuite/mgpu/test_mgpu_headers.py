@@ -118,3 +118,18 @@ def test_a_header_that_needs_its_includer_is_reported_not_fatal(tmp_path, monkey
     assert result.change.changed
     [said] = [d for d in result.diagnostics if d.id == "cuda-header"]
     assert "helpers.cuh has device code but does not parse on its own" in said.message
+
+
+def test_the_corpus_project_through_its_compilation_database(capsys):
+    """``s2s mgpu -p DIR``: flags from compile_commands.json (a relative directory), kernels from
+    src/kernels/*.cuh, -I made absolute for the runtime."""
+    from pathlib import Path
+
+    from s2s.cli.main import main
+
+    project = Path(__file__).resolve().parents[1] / "corpus" / "cuda" / "particles_project"
+    assert main(["mgpu", "-p", str(project), "--diff"]) == 0
+    out = capsys.readouterr().out
+    assert f'"-I{project}/include\\n" "-DPARTICLE_COUNT=3000"' in out
+    assert '{reinterpret_cast<const void *>(accelerate), "accelerate",' in out
+    assert '"accelerate;advance"' in out                     # exported by name
