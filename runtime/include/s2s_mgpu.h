@@ -43,6 +43,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <cuda_runtime.h>
 
@@ -254,6 +255,27 @@ inline cudaError_t EventDestroy(cudaEvent_t event)
     return cudaSuccess;
 }
 
+/* ---- the program's rewritten files ----
+   Each rewritten file registers its table at start-up, so a launch in one file of a kernel
+   defined in another (separate compilation) finds the kernel, and the module to run it
+   with, in the file that defines it. */
+struct registered_unit {
+    const s2s_mgpu_unit &(*unit)();
+    int (*module)(s2s_module_t *);
+};
+
+inline std::vector<registered_unit> &registry()
+{
+    static std::vector<registered_unit> units;
+    return units;
+}
+
+inline int register_unit(const s2s_mgpu_unit &(*unit)(), int (*module)(s2s_module_t *))
+{
+    registry().push_back(registered_unit{unit, module});
+    return 0;
+}
+
 /* ---- launches and symbols ---- */
 namespace {
 
@@ -374,12 +396,23 @@ struct launcher {
     {
         void *argv[sizeof...(P) + 1] = {static_cast<void *>(&std::get<I>(values))...};
         const char *name = kernel_name(stub);
+        int (*load)(s2s_module_t *) = unit_module;
+        for (size_t u = 0; !name && u < registry().size(); ++u) {     /* defined in another file */
+            const s2s_mgpu_unit &other = registry()[u].unit();
+            for (int i = 0; !name && i < other.count; ++i)
+                if (other.kernels[i].stub == stub) {
+                    name = other.kernels[i].name;
+                    load = registry()[u].module;
+                }
+        }
         s2s_module_t module;
         if (!name) {
-            std::fprintf(stderr, "s2s runtime: launch of a kernel that is not in this file's table\n");
-            return sticky_error() = cudaErrorInvalidDeviceFunction;
+            /* no rewritten file defines it: running nothing and going on would be wrong silently */
+            std::fprintf(stderr, "s2s runtime: launch of a kernel that no file rewritten by s2s mgpu "
+                                 "defines (rewrite the file that defines it too)\n");
+            std::exit(EXIT_FAILURE);
         }
-        if (unit_module(&module) != 0)
+        if (load(&module) != 0)
             return sticky_error() = cudaErrorUnknown;
         return check(s2s_launch(module, name, to_dim3(grid), to_dim3(block), shared, argv), name);
     }

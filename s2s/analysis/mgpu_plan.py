@@ -124,7 +124,7 @@ def plan_file(model: TranslationUnit, source: bytes,
     for launch in model.launches:
         problem = _launch_problem(model, headers, launch, by_name)
         name = _table_name(launch)
-        if problem is None and name not in by_name:         # a template's instantiation
+        if problem is None and launch.template_args and name not in by_name:   # instantiation
             entry = TableKernel(name, _instance_access(model, headers, launch), name, False)
             kernels.append(entry)
             by_name[name] = entry
@@ -135,6 +135,14 @@ def plan_file(model: TranslationUnit, source: bytes,
         if problem is not None:
             refusals.append(Refusal(f"launch of '{launch.kernel}' cannot be rewritten: {problem}",
                                     "mgpu-launch", launch.span))
+            continue
+        if name not in by_name:                 # declared here, defined in another .cu file
+            if name not in warned:
+                warned.add(name)
+                warnings.append(Refusal(
+                    f"kernel '{name}' is defined in another file: the launch finds it in that "
+                    "file's table at run time, so that file must be rewritten by s2s mgpu too "
+                    "(else the program stops at this launch)", "mgpu-other-file", launch.span))
             continue
         access = by_name[name].access
         why = TEMPLATE_ONE_DEVICE if access is None else access["reason"]
@@ -248,6 +256,8 @@ def _launch_problem(model: TranslationUnit, headers: tuple[TranslationUnit, ...]
         return None
     if launch.template_args:
         return "template arguments given to a kernel that is not a template"
+    if launch.kernel not in table and kernel is not None and kernel.body_span is None:
+        return None                             # declared only: defined in another .cu file
     if launch.kernel not in table:
         return ("the kernel is not defined in this file or a project header it includes (the "
                 "runtime compiles kernels from the file that launches them)")

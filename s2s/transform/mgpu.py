@@ -121,7 +121,9 @@ def epilogue(plan: MgpuPlan, path: str, source: bytes, flags: tuple[str, ...] = 
         f"        {c_string(chr(10).join(flags).encode())}, "
         f"{c_string(';'.join(plan.instantiations).encode())},\n"
         f"        kernels, {len(plan.kernels)}, symbols, {len(plan.symbols)}}};\n"
-        "    return unit;\n}\n")
+        "    return unit;\n}\n"
+        "static const int s2s_mgpu_registered = "
+        "s2s_mgpu::register_unit(&s2s_mgpu_this_unit, &s2s_mgpu::unit_module);\n")
 
 
 def c_string(data: bytes, indent: int = 0, width: int = 100) -> str:

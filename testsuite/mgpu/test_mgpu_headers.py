@@ -133,3 +133,16 @@ def test_the_corpus_project_through_its_compilation_database(capsys):
     assert f'"-I{project}/include\\n" "-DPARTICLE_COUNT=3000"' in out
     assert '{reinterpret_cast<const void *>(accelerate), "accelerate",' in out
     assert '"accelerate;advance"' in out                     # exported by name
+
+
+def test_a_kernel_whose_definition_is_nowhere_to_be_seen_is_refused(tmp_path, monkeypatch):
+    """Declared in a header that does not parse on its own: nothing says where it is defined."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "decl.cuh").write_text("__global__ void elsewhere(REAL *x);\n")
+    path = tmp_path / "use.cu"
+    path.write_text("#define REAL float\n#include \"decl.cuh\"\n"
+                    "int main() { float *x; cudaMalloc(&x, 4); elsewhere<<<1, 1>>>(x); return 0; }\n")
+    result = process_file(str(path), RunOptions(), run_mgpu)
+    assert result.status == "failed"
+    assert result.diagnostics[0].id == "mgpu-launch"
+    assert "the kernel is not defined in this file or a project header" in result.diagnostics[0].message

@@ -14,6 +14,7 @@ from mgpu_support import NVCC, build, run
 from s2s.driver import RunOptions, process_file
 from s2s.frontend.parse import ParseOptions
 from s2s.transform.mgpu import run_mgpu
+from s2s.wrapper.runtime_flags import mgpu_runtime_flags
 
 pytestmark = pytest.mark.skipif(NVCC is None, reason="nvcc is not installed")
 
@@ -80,3 +81,38 @@ def test_flags_and_host_code_first_reach_the_kernels_and_a_failed_compile_stops(
     assert proc.returncode != 0 and "bias sum" not in proc.stdout
     assert "the runtime's kernel compiler saw BREAK_KERNELS" in proc.stderr
     assert "weigh.cu:5:" in proc.stderr
+
+
+def test_a_launch_finds_its_kernel_in_another_rewritten_file(tmp_path):
+    """samples/cuda/two_files: main.cu launches scale_add_kernel, defined in kernels.cu (no
+    -rdc). Both rewritten: the launch finds the kernel in kernels.cu's table and splits it;
+    only main.cu rewritten: the program stops at that launch instead of running nothing."""
+    from pathlib import Path
+
+    sample = Path(__file__).resolve().parents[2] / "samples" / "cuda" / "two_files"
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "kernels.cuh").write_bytes((sample / "kernels.cuh").read_bytes())
+    rewritten = {}
+    for name in ("main.cu", "kernels.cu"):
+        result = process_file(str(sample / name), RunOptions(), run_mgpu)
+        assert result.change.changed, [d.headline() for d in result.diagnostics]
+        rewritten[name] = result.change.after
+        if name == "main.cu":
+            assert [d.id for d in result.diagnostics] == ["mgpu-other-file"]
+    for name, text in rewritten.items():
+        (out / name).write_bytes(text)
+    flags = mgpu_runtime_flags()
+    command = [NVCC, "-std=c++17", "-arch=sm_90", "-w", *flags.compile, str(out / "main.cu"),
+               str(out / "kernels.cu"), *flags.link, "-o", str(tmp_path / "both")]
+    assert subprocess.run(command, capture_output=True, text=True).returncode == 0
+    stdout, stats = run(tmp_path / "both", 2, stats=tmp_path / "stats.json")
+    assert stdout == (sample / "expected_output.txt").read_text()
+    assert [la["partitioned"] for la in stats["launches"] if la["kernel"] == "scale_add_kernel"] == [True]
+    (out / "kernels.cu").write_bytes((sample / "kernels.cu").read_bytes())     # not rewritten
+    command[command.index("-o") + 1] = str(tmp_path / "half")
+    assert subprocess.run(command, capture_output=True, text=True).returncode == 0
+    env = dict(os.environ, S2S_BACKEND="cpu", S2S_DEVICES="2")
+    proc = subprocess.run([str(tmp_path / "half")], capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert proc.returncode != 0 and "no file rewritten by s2s mgpu defines" in proc.stderr
