@@ -24,6 +24,7 @@ from runtime import launch as launch_mod
 from runtime.buffers import HOST, AddressSpace, DevicePointer, VirtualBuffer, check_host_range, device_bit
 from runtime.coherence import TransferStats, location_name
 from runtime.cpu import module as cpu_module
+from runtime.cpu.compiler import kernel_flags
 from runtime.cpu.device import CpuDevice
 from runtime.errors import AddressError, BackendUnavailable, ConfigError
 from runtime.partition import dim3
@@ -93,6 +94,13 @@ class RuntimeModule:
         self._runtime, self._cpu, self._device_modules = runtime, cpu_module, device_modules
         self._handles: dict[str, KernelHandle] = {}
 
+    def copy_symbol(self, symbol: str, host: int, nbytes: int, offset: int, to_symbol: bool) -> None:
+        """Copy between host memory and the module's variable ``symbol`` (every device's copy
+        when writing: each device holds its own; reading takes device 0's)."""
+        owners = [self._cpu] if self._device_modules is None else self._device_modules
+        for owner in owners if to_symbol else owners[:1]:
+            owner.copy_symbol(symbol, host, nbytes, offset, to_symbol)
+
     @property
     def kernel_names(self) -> list[str]:
         return list(self._cpu.kernels)
@@ -145,9 +153,12 @@ class Runtime:
 
     # ---- modules and launches ----
     def load_module(self, source: str | None = None, path: str | None = None, name: str | None = None,
-                    instantiate: list[str] | None = None, include_dirs: list | None = None) -> RuntimeModule:
-        """Kernels of a CUDA source (text, or read from ``path``; its directory joins the include path)."""
+                    instantiate: list[str] | None = None, include_dirs: list | None = None,
+                    flags: list[str] | None = None) -> RuntimeModule:
+        """Kernels of a CUDA source (text, or read from ``path``; its directory joins the include path);
+        ``flags``: the program's -D/-U/-I/-std flags (runtime.cpu.compiler.kernel_flags)."""
         dirs = list(include_dirs or [])
+        flags = kernel_flags(flags or ())
         if path is not None:
             with open(path, encoding="utf-8") as handle:
                 source = handle.read()
@@ -156,14 +167,14 @@ class Runtime:
         if source is None:
             raise ConfigError("load_module needs source text or a path")
         name = name or "kernels.cu"
-        key = (source, name, tuple(instantiate or ()), tuple(map(str, dirs)))
+        key = (source, name, tuple(instantiate or ()), tuple(map(str, dirs)), flags)
         if key not in self._modules:
-            cpu = self.devices[0].load(source, name, instantiate, dirs) if self.backend == "cpu" else None
+            cpu = self.devices[0].load(source, name, instantiate, dirs, flags) if self.backend == "cpu" else None
             if self.backend == "cpu":
                 self._modules[key] = RuntimeModule(self, cpu, None)
             else:
-                described = cpu_module.load(source, name, instantiate, dirs)
-                per_device = [d.load(source, name, instantiate, dirs, described) for d in self.devices]
+                described = cpu_module.load(source, name, instantiate, dirs, flags)
+                per_device = [d.load(source, name, instantiate, dirs, described, flags) for d in self.devices]
                 self._modules[key] = RuntimeModule(self, described, per_device)
         return self._modules[key]
 

@@ -128,6 +128,26 @@ def memset(addr: int, value: int, nbytes: int) -> int:
     return 0
 
 
+def memcpy_symbol(handle: int, symbol: str, addr: int, nbytes: int, offset: int, to_symbol: int) -> int:
+    """cudaMemcpyToSymbol / FromSymbol: ``addr`` is host memory or a runtime (virtual) pointer;
+    the symbol is a ``__constant__``/``__device__`` variable of the module's kernels."""
+    _calls["memcpy_to_symbol" if to_symbol else "memcpy_from_symbol"] += 1
+    rt, module = runtime(), _module(handle)
+    staging = ctypes.create_string_buffer(max(1, nbytes))
+    host = addr
+    if is_virtual(addr):
+        host = ctypes.addressof(staging)
+        if to_symbol:
+            rt.memcpy_dtoh(host, addr, nbytes)
+    else:
+        check_host_range(addr, nbytes)
+    rt.synchronize()
+    module.copy_symbol(symbol, host, nbytes, offset, bool(to_symbol))
+    if is_virtual(addr) and not to_symbol:
+        rt.memcpy_htod(addr, host, nbytes)
+    return 0
+
+
 def synchronize() -> int:
     runtime().synchronize()
     return 0
@@ -146,10 +166,11 @@ def module_load(path: str, instantiate: str | None) -> int:
     return _register(runtime().load_module(path=path, instantiate=_instantiations(instantiate)))
 
 
-def module_load_source(name: str, source: str, instantiate: str | None, include_dirs: str | None = None) -> int:
+def module_load_source(name: str, source: str, instantiate: str | None, include_dirs: str | None = None,
+                       flags: str | None = None) -> int:
     dirs = [d for d in (include_dirs or "").split(":") if d]
     return _register(runtime().load_module(source=source, name=name, instantiate=_instantiations(instantiate),
-                                           include_dirs=dirs))
+                                           include_dirs=dirs, flags=[f for f in (flags or "").split("\n") if f]))
 
 
 def set_access(handle: int, kernel: str, access_json: str) -> int:

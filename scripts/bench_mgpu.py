@@ -20,7 +20,12 @@
    launch (median of 5 rounds after a warm-up round);
    and the end-to-end wall time of the rewritten binaries at P = 1.
 
-Usage: python scripts/bench_mgpu.py [--quick]
+4. The CUDA corpus (testsuite/corpus/cuda, programs written like public suites): each built by
+   ``s2s nvcc --s2s-passes=mgpu`` and run on P = 2 and 4 devices with its sample.toml arguments:
+   launches, launches split, bytes between devices against the minimal volume where sample.toml
+   derives one (``minimal_device_bytes``, on 2 devices), bookkeeping per launch (median).
+
+Usage: python scripts/bench_mgpu.py [--quick] [--corpus-only]
 """
 
 from __future__ import annotations
@@ -107,6 +112,29 @@ def programs_table(work: Path, counts, quick: bool) -> None:
                   f"{'-' if minimal is None else minimal} | {ratio} | {book} | {first:.1f} ms |")
 
 
+def corpus_table() -> None:
+    sys.path.insert(0, str(REPO / "testsuite" / "mgpu"))       # the corpus test's own imports
+    import test_cuda_corpus as corpus
+    print("\n## CUDA corpus (testsuite/corpus/cuda) on P emulated devices\n")
+    print("| program | P | launches | split | bytes between devices | minimal | ratio | "
+          "bookkeeping / launch (median) |")
+    print("|---|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory(prefix="s2s-bench-corpus-") as temp:
+        for name in corpus.PROGRAMS:
+            result = corpus.measure(name, Path(temp) / name)
+            minimal = result["info"].get("minimal_device_bytes")
+            for p in corpus.DEVICES:
+                stats = result[p]["stats"]
+                _copies, traffic = corpus.traffic_of(stats)
+                book = statistics.median(launch["bookkeeping_s"] for launch in stats["launches"])
+                known = minimal is not None and p == 2
+                ratio = (f"{traffic.d2d_bytes / minimal:.2f}" if known and minimal else
+                         ("-" if not known or traffic.d2d_bytes else "1.00"))
+                print(f"| {name} | {p} | {traffic.launches} | {traffic.partitioned} | "
+                      f"{traffic.d2d_bytes} | {minimal if known else '-'} | {ratio} | "
+                      f"{book * 1e6:.0f} us |")
+
+
 def models(name: str) -> dict[str, KernelAccess]:
     loaded = load(str(SAMPLES / name / f"{name}.cu"))
     return {m.kernel: KernelAccess.from_dict(m.to_dict()) for m in analyze_unit(loaded.model.kernel_bodies)}
@@ -187,6 +215,7 @@ def slowdown_table(work: Path, quick: bool) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer iterations and device counts")
+    parser.add_argument("--corpus-only", action="store_true", help="only the CUDA corpus table")
     args = parser.parse_args()
     if shutil.which("nvcc") is None:
         print("nvcc not found: the rewritten programs cannot be built", file=sys.stderr)
@@ -194,11 +223,15 @@ def main() -> int:
     sys.path.insert(0, str(REPO / "testsuite" / "runtime"))
     counts = (1, 2, 4) if args.quick else (1, 2, 4, 8)
     print(f"# bench_mgpu ({os.cpu_count()} cores, cpu backend)")
+    if args.corpus_only:
+        corpus_table()
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         programs_table(work, counts, args.quick)
         shared_operands_table(counts)
         slowdown_table(work, args.quick)
+    corpus_table()
     return 0
 
 

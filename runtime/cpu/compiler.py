@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -117,8 +118,39 @@ def state_library(compiler: str, identity: str) -> Path:
     return target
 
 
+def kernel_flags(flags) -> tuple[str, ...]:
+    """The flags of a program's compile command that change what its kernels mean: ``-D``,
+    ``-U``, ``-I`` (joined to their value) and ``-std=`` (a standard below C++17 counts as
+    C++17, which the emulation headers need); anything else is dropped. Raises ConfigError
+    for a flag with a character a shell would act on (none reaches a shell, but the cache key
+    and the messages show them)."""
+    out, items, at = [], list(flags), 0
+    while at < len(items):
+        item = items[at]
+        option, value = item[:2], item[2:]
+        if option in ("-D", "-U", "-I") and not value and at + 1 < len(items):
+            at += 1
+            value = items[at]
+        if option in ("-D", "-U", "-I") and value and "\n" not in value:
+            out.append(option + (os.path.abspath(value) if option == "-I" else value))
+        elif item.startswith("-std=") and _STD.match(item[5:]):
+            out.append(item if _std_year(item[5:]) >= 17 else "-std=c++17")
+        at += 1
+    return tuple(out)
+
+
+_STD = re.compile(r"(c|gnu)\+\+(\d\d|[0-9][a-z])$")
+
+
+def _std_year(std: str) -> int:
+    """17 for c++17 / gnu++1z, 20 for c++2a ... (98 and 03 count as before 11)."""
+    year = std.split("++")[1]
+    known = {"98": 3, "03": 3, "0x": 11, "1y": 14, "1z": 17, "2a": 20, "2b": 23, "2c": 26}
+    return known.get(year) or int(year)
+
+
 def compile_module(source: KernelSource, instantiate: list[str] | None = None,
-                   include_dirs: list[str | Path] | None = None) -> Compiled:
+                   include_dirs: list[str | Path] | None = None, user_flags: tuple[str, ...] = ()) -> Compiled:
     """Compile (or fetch from the cache) the module for ``source`` with the given template instantiations."""
     instantiate = list(instantiate or [])
     if not source.kernels and not instantiate:
@@ -127,8 +159,9 @@ def compile_module(source: KernelSource, instantiate: list[str] | None = None,
                               if source.template_kernels else "") + ")")
     compiler, identity = find_compiler()
     dirs = [Path(d) for d in (include_dirs or [])]
-    flags = list(BASE_FLAGS) + shlex.split(os.environ.get("S2S_CPU_CXXFLAGS", ""))
+    flags = list(BASE_FLAGS) + list(user_flags) + shlex.split(os.environ.get("S2S_CPU_CXXFLAGS", ""))
     text, exported = translation_unit(source, instantiate)
+    dirs += [Path(f[2:]) for f in user_flags if f.startswith("-I")]
     key = hashlib.sha256("\0".join([ABI_VERSION, identity, " ".join(flags), text,
                                     _header_digest(dirs, source.quoted_includes)]).encode()).hexdigest()[:32]
     out_dir = cache_dir()
@@ -139,7 +172,8 @@ def compile_module(source: KernelSource, instantiate: list[str] | None = None,
     fd, tmp = tempfile.mkstemp(suffix=".so", dir=out_dir)
     os.close(fd)
     state = state_library(compiler, identity)
-    command = [compiler, *flags, f"-I{INCLUDE_DIR}", f"-I{STUB_DIR}", *[f"-I{d}" for d in dirs],
+    command = [compiler, *flags, f"-I{INCLUDE_DIR}", f"-I{STUB_DIR}",
+               *[f"-I{d}" for d in dirs if f"-I{d}" not in flags],
                "-x", "c++", str(out_dir / f"{key}.cpp"), "-x", "none", str(state), "-o", tmp]
     proc = subprocess.run(command, capture_output=True, text=True)
     if proc.returncode != 0:

@@ -64,9 +64,10 @@ class CpuDevice:
     def fill(self, addr: int, value: int, nbytes: int) -> None:
         ctypes.memset(addr, value, nbytes)
 
-    def load(self, text: str, name: str, instantiate: list[str] | None, include_dirs: list | None):
+    def load(self, text: str, name: str, instantiate: list[str] | None, include_dirs: list | None,
+             flags: tuple[str, ...] = ()):
         """The emulator module for a kernel source (compiled once per process and shared by all devices)."""
-        return cpu_module.load(text, name, instantiate, include_dirs)
+        return cpu_module.load(text, name, instantiate, include_dirs, flags)
 
     def launch(self, kernel, grid, block, args, shared: int, box) -> None:
         kernel.launch(grid, block, args, shared, box, self.threads)

@@ -137,17 +137,60 @@ class Module:
             raise LaunchError(f"no kernel {name!r} in {self.path.name}; exported: "
                               f"{', '.join(self.kernels)}") from None
 
+    def copy_symbol(self, symbol: str, host: int, nbytes: int, offset: int, to_symbol: bool) -> None:
+        """Copy to or from the module's global ``symbol`` (a ``__constant__``/``__device__``
+        variable at namespace scope: an unmangled name in the shared object)."""
+        try:
+            base = ctypes.addressof(ctypes.c_char.in_dll(self._lib, symbol))
+        except ValueError:
+            raise LaunchError(f"no variable {symbol!r} in the kernels of {self.path.name} (only "
+                              "__constant__/__device__ variables of the global namespace can be "
+                              "copied to or from)") from None
+        size = self._symbol_size(symbol)
+        if size is not None and offset + nbytes > size:
+            raise LaunchError(f"copy of {nbytes} bytes at offset {offset} overruns {symbol!r} "
+                              f"({size} bytes)")
+        dst, src = (base + offset, host) if to_symbol else (host, base + offset)
+        ctypes.memmove(dst, src, nbytes)
+
+    def _symbol_size(self, symbol: str) -> int | None:
+        """The variable's size from the dynamic symbol table (None when unknown)."""
+        return symbol_sizes(self.path).get(symbol)
+
     def __contains__(self, name: str) -> bool:
         return name in self.kernels
+
+
+def symbol_sizes(path: Path) -> dict[str, int]:
+    """Sizes of the data objects a shared object defines, from its ELF dynamic symbol table."""
+    data = path.read_bytes()
+    if data[:4] != b"\x7fELF" or data[4] != 2:          # 64-bit ELF only; else unknown
+        return {}
+    e_shoff, = struct.unpack_from("<Q", data, 0x28)
+    e_shentsize, e_shnum = struct.unpack_from("<HH", data, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", data, e_shoff + k * e_shentsize) for k in range(e_shnum)]
+    sizes = {}
+    for sh in sections:
+        if sh[1] != 11:                                   # SHT_DYNSYM
+            continue
+        strtab = sections[sh[6]]
+        for at in range(sh[4], sh[4] + sh[5], 24):
+            st_name, st_info, _, _, _, st_size = struct.unpack_from("<IBBHQQ", data, at)
+            if st_info & 0xF == 1:                        # STT_OBJECT
+                start = strtab[4] + st_name
+                name = data[start:data.index(b"\0", start)].decode(errors="replace")
+                sizes[name] = st_size
+    return sizes
 
 
 _loaded: dict[Path, Module] = {}
 
 
 def load(text: str, name: str = "kernels.cu", instantiate: list[str] | None = None,
-         include_dirs: list | None = None) -> Module:
-    """Preprocess, compile (cached) and load CUDA kernel source; the same object is loaded once per process."""
-    compiled = compile_module(prepare(text, name), instantiate, include_dirs)
+         include_dirs: list | None = None, flags: tuple[str, ...] = ()) -> Module:
+    """Preprocess, compile (cached) and load CUDA kernel source; the same object is loaded once per process.
+    ``flags``: the program's own -D/-U/-I/-std (``compiler.kernel_flags``)."""
+    compiled = compile_module(prepare(text, name), instantiate, include_dirs, flags)
     if compiled.path not in _loaded:
         _loaded[compiled.path] = Module(compiled.path, compiled.exported)
     return _loaded[compiled.path]

@@ -143,6 +143,29 @@ def _blank(chars: list[str], start: int, end: int) -> None:
             chars[k] = " "
 
 
+#: directives kept inside blanked host code: the kernels after it may need what they define
+KEPT_DIRECTIVE = re.compile(r"[ \t]*#[ \t]*(define|undef|if|ifdef|ifndef|elif|else|endif|include|line)\b")
+
+
+def _blank_code(chars: list[str], text: str, start: int, end: int) -> None:
+    """Blank ``text[start:end]`` except its preprocessor lines that define, undefine, include
+    or select code: a ``#define`` inside ``main`` still holds for a kernel after ``main``, and
+    an ``#if`` opened before the range is still closed after it. Pragmas go (nothing of the
+    statement they applied to is left)."""
+    at = start
+    while at < end:
+        line_end = text.find("\n", at, end)
+        line_end = end if line_end < 0 else line_end
+        line_start = text.rfind("\n", 0, at) + 1
+        if line_start == at and KEPT_DIRECTIVE.match(text, at, line_end):
+            while line_end < end and text[line_end - 1] == "\\":      # continuation lines
+                nxt = text.find("\n", line_end + 1, end)
+                line_end = end if nxt < 0 else nxt
+        else:
+            _blank(chars, at, line_end)
+        at = line_end + 1
+
+
 def _matching(masked: str, open_at: int) -> int:
     """Index of the bracket closing the one at ``open_at`` (any of (), [], {} nesting)."""
     depth = 0
@@ -195,10 +218,16 @@ def scan_functions(masked: str, start: int = 0, end: int | None = None, prefix: 
                 inner = prefix + (ns.group(1) + "::" if ns and ns.group(1) else "")
                 found += scan_functions(masked, i + 1, close, inner, macros)
                 item = close + 1
+            elif (record := _RECORD.search(_strip_groups(header.strip()))) and "(" not in header:
+                # member functions are host code too (constructors, methods that launch)
+                inner = prefix + (record.group(2) + "::" if record.group(2) else "")
+                found += scan_functions(masked, i + 1, close, inner, macros)
+                item = close + 1
             elif _is_function_header(header):
                 words = _expand(set(IDENT.findall(header)), macros)
                 name = _function_name(header) or "?"
-                found.append(Function(prefix + name, item, close + 1, "__global__" in words,
+                begin = item + len(header) - len(header.lstrip())   # not the lines before it
+                found.append(Function(prefix + name, begin, close + 1, "__global__" in words,
                                       bool(words & {"__global__", "__device__"}), "template" in words,
                                       "constexpr" in words,
                                       frozenset(IDENT.findall(masked[i:close]))))
@@ -206,6 +235,10 @@ def scan_functions(masked: str, start: int = 0, end: int | None = None, prefix: 
             i = close
         i += 1
     return found
+
+
+_RECORD = re.compile(r"^(?:typedef\s+)?(?:template\s*<.*>\s*)?(struct|class|union)\b\s*"
+                     r"(?:alignas\s*\(\s*\w+\s*\)\s*)?([A-Za-z_]\w*)?", re.S)
 
 
 def _strip_groups(header: str) -> str:
@@ -343,7 +376,7 @@ def prepare(text: str, name: str = "kernels.cu") -> KernelSource:
     chars = list(text)
     for f in functions:
         if not f.device and not f.constexpr:
-            _blank(chars, f.start, f.end)
+            _blank_code(chars, text, f.start, f.end)
     blanked = "".join(chars)
     try:
         rewritten = rewrite_extern_shared(blanked, mask_text(blanked), device)

@@ -170,6 +170,13 @@ int s2s_memset(void *ptr, int value, size_t bytes)
 
 int s2s_synchronize(void) { return call("synchronize", NULL, "()"); }
 
+int s2s_memcpy_symbol(s2s_module_t module, const char *symbol, void *ptr, size_t bytes, size_t offset,
+                      int to_symbol)
+{
+    return call("memcpy_symbol", NULL, "(isKKKi)", module, symbol, ADDR(ptr), (unsigned long long)bytes,
+                (unsigned long long)offset, to_symbol);
+}
+
 int s2s_module_load(s2s_module_t *module, const char *path, const char *instantiate)
 {
     long long handle = 0;
@@ -193,6 +200,16 @@ int s2s_module_load_source_dirs(s2s_module_t *module, const char *name, const ch
 {
     long long handle = 0;
     int rc = call("module_load_source", &handle, "(sszz)", name, source, instantiate, include_dirs);
+    if (rc == 0)
+        *module = (s2s_module_t)handle;
+    return rc;
+}
+
+int s2s_module_load_source_flags(s2s_module_t *module, const char *name, const char *source,
+                                 const char *instantiate, const char *include_dirs, const char *flags)
+{
+    long long handle = 0;
+    int rc = call("module_load_source", &handle, "(sszzz)", name, source, instantiate, include_dirs, flags);
     if (rc == 0)
         *module = (s2s_module_t)handle;
     return rc;

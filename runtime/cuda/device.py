@@ -31,7 +31,7 @@ from pathlib import Path
 
 from runtime.cpu.compiler import cache_dir
 from runtime.cpu.source import prepare
-from runtime.errors import BackendUnavailable, CompileError, ConfigError, OutOfMemory
+from runtime.errors import BackendUnavailable, CompileError, ConfigError, LaunchError, OutOfMemory
 
 PRELUDE = r"""#include <cuda_runtime.h>
 __constant__ unsigned int s2s_partition[6];          /* block offset xyz, full grid xyz */
@@ -77,14 +77,16 @@ def open_devices(count: int | None) -> list[CudaDevice]:
     return [CudaDevice(drv, i % available, i) for i in range(count)]
 
 
-def build_cubin(text: str, name: str, instantiate: list[str], include_dirs: list, arch: str) -> bytes:
+def build_cubin(text: str, name: str, instantiate: list[str], include_dirs: list, arch: str,
+                flags: tuple[str, ...] = ()) -> bytes:
     """nvcc -cubin of the prelude + host-blanked source, cached by text, arch and nvcc version."""
     nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
     version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
     forced = ", ".join(f"(void *)&{k}" for k in instantiate)
-    unit = (PRELUDE + f'#line 1 "{c_string(name)}"\n' + text
+    unit = (PRELUDE + define_lines(flags) + f'#line 1 "{c_string(name)}"\n' + text
             + (f'\nvoid *s2s_instantiations[] = {{{forced}}};\n' if instantiate else "\n"))
-    key = hashlib.sha256("\0".join([unit, arch, version, *map(str, include_dirs)]).encode()).hexdigest()[:32]
+    key = hashlib.sha256("\0".join([unit, arch, version, *map(str, include_dirs), *flags])
+                         .encode()).hexdigest()[:32]
     target = cache_dir() / f"{key}-{arch}.cubin"
     if target.exists():
         return target.read_bytes()
@@ -94,7 +96,9 @@ def build_cubin(text: str, name: str, instantiate: list[str], include_dirs: list
         source, out = os.path.join(work, "kernel.cu"), os.path.join(work, "kernel.cubin")
         Path(source).write_text(unit)
         includes = [_safe_dir(str(d), work, f"inc{k}") for k, d in enumerate(include_dirs)]
-        command = [nvcc, "-cubin", f"-arch={arch}", "-O3", "-std=c++17", *[f"-I{d}" for d in includes],
+        user = [f for f in flags if f.startswith("-std=")]    # -D/-U are #define lines (no shell)
+        user += [f"-I{_safe_dir(f[2:], work, f'user{k}')}" for k, f in enumerate(flags) if f.startswith("-I")]
+        command = [nvcc, "-cubin", f"-arch={arch}", "-O3", "-std=c++17", *user, *[f"-I{d}" for d in includes],
                    source, "-o", out]
         proc = subprocess.run(command, capture_output=True, text=True, env=dict(os.environ, TMPDIR=work))
         if proc.returncode != 0:
@@ -132,6 +136,19 @@ def _safe_dir(directory: str, work: str, name: str) -> str:
     return link
 
 
+def define_lines(flags) -> str:
+    """``#define``/``#undef`` lines for the -D/-U of ``flags``: nvcc runs its tools through a
+    shell, so macro values never go on its command line."""
+    lines = []
+    for flag in flags:
+        if flag.startswith("-U"):
+            lines.append(f"#undef {flag[2:]}\n")
+        elif flag.startswith("-D"):
+            name, eq, body = flag[2:].partition("=")
+            lines.append(f"#define {name} {body if eq else '1'}\n")
+    return "".join(lines)
+
+
 def c_string(text: str) -> str:
     """``text`` inside a C string literal (a file name in ``#line``)."""
     return "".join({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"}.get(ch, ch) for ch in text)
@@ -153,6 +170,21 @@ class CudaModule:
             self.module = device.drv.module_from_buffer(cubin)
             self.constant = self.module.get_global("s2s_partition")[0]
         self._kernels: dict[str, CudaKernel] = {}
+
+    def copy_symbol(self, symbol: str, host: int, nbytes: int, offset: int, to_symbol: bool) -> None:
+        """Copy to or from this device's copy of the module's variable ``symbol``."""
+        with self.device.current():
+            try:
+                addr, size = self.module.get_global(symbol)
+            except self.device.drv.Error:
+                raise LaunchError(f"no variable {symbol!r} in the kernels") from None
+            if offset + nbytes > size:
+                raise LaunchError(f"copy of {nbytes} bytes at offset {offset} overruns {symbol!r} ({size} bytes)")
+        if to_symbol:
+            self.device.upload(int(addr) + offset, host, nbytes)
+        else:
+            self.device.download(host, int(addr) + offset, nbytes)
+        self.device.synchronize()
 
     def kernel(self, name: str) -> CudaKernel:
         if name not in self._kernels:
@@ -237,10 +269,10 @@ class CudaDevice:
         with self.current():
             self.drv.memset_d8_async(addr, value, nbytes, self.stream)
 
-    def load(self, text: str, name: str, instantiate, include_dirs, described) -> CudaModule:
+    def load(self, text: str, name: str, instantiate, include_dirs, described, flags=()) -> CudaModule:
         source = prepare(text, name)
         cubin = build_cubin(source.device_text, name, list(instantiate or []), list(include_dirs or []),
-                            self.arch)
+                            self.arch, tuple(flags))
         return CudaModule(self, cubin, described)
 
     def launch(self, kernel: CudaKernel, grid, block, args, shared: int, box) -> None:

@@ -43,23 +43,35 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <cuda_runtime.h>
 
 #include "s2s_runtime.h"
+#include "s2s_device_prop.h"
 
 struct s2s_mgpu_kernel {
     const void *stub;          /* address of the kernel's host stub: what the launch names */
     const char *name;          /* the name the runtime knows the kernel by */
-    const char *access_json;   /* its access model (runtime.access contract) */
+    const char *access_json;   /* its access model (runtime.access contract); NULL: none, every
+                                  launch runs whole on one device */
+};
+
+struct s2s_mgpu_symbol {
+    const void *address;       /* the host shadow of a __constant__/__device__ variable */
+    const char *name;          /* its name in the kernels the runtime compiles */
 };
 
 struct s2s_mgpu_unit {
     const char *name;          /* the source file's name (messages, compile cache) */
     const char *include_dirs;  /* ':'-separated, for the source's quoted includes */
     const char *source;        /* the original source text */
+    const char *flags;         /* the program's -D/-U/-I/-std flags, '\n'-separated */
+    const char *instantiate;   /* template kernels launched, ';'-separated ("k<256>;k<512>") */
     const s2s_mgpu_kernel *kernels;
     int count;
+    const s2s_mgpu_symbol *symbols;   /* the variables cudaMemcpyTo/FromSymbol name */
+    int symbol_count;
 };
 
 /* defined at the end of the rewritten file */
@@ -143,6 +155,18 @@ inline cudaError_t SetDevice(int device) { return device == 0 ? cudaSuccess : cu
 inline cudaError_t GetDevice(int *device)
 {
     *device = 0;
+    return cudaSuccess;
+}
+
+/* What a cpu device (and the one virtual device) reports: documented values of a device of
+   compute capability 7.0 with CUDA's limits (docs/mgpu.md). The same values as the verify
+   shim's, so a program that prints them prints the same before and after the rewrite. */
+inline cudaError_t GetDeviceProperties(cudaDeviceProp *prop, int device)
+{
+    if (device != 0)
+        return cudaErrorInvalidDevice;
+    std::memset(prop, 0, sizeof *prop);
+    S2S_FILL_DEVICE_PROP(prop);
     return cudaSuccess;
 }
 
@@ -231,7 +255,86 @@ inline cudaError_t EventDestroy(cudaEvent_t event)
     return cudaSuccess;
 }
 
-/* ---- launches ---- */
+/* ---- the program's rewritten files ----
+   Each rewritten file registers its table at start-up, so a launch in one file of a kernel
+   defined in another (separate compilation) finds the kernel, and the module to run it
+   with, in the file that defines it. */
+struct registered_unit {
+    const s2s_mgpu_unit &(*unit)();
+    int (*module)(s2s_module_t *);
+};
+
+inline std::vector<registered_unit> &registry()
+{
+    static std::vector<registered_unit> units;
+    return units;
+}
+
+inline int register_unit(const s2s_mgpu_unit &(*unit)(), int (*module)(s2s_module_t *))
+{
+    registry().push_back(registered_unit{unit, module});
+    return 0;
+}
+
+/* ---- launches and symbols ---- */
+namespace {
+
+inline int unit_module(s2s_module_t *module);
+
+/* the name of the variable at `address` in this file's symbol table (NULL if absent) */
+inline const char *symbol_name(const void *address)
+{
+    const s2s_mgpu_unit &unit = s2s_mgpu_this_unit();
+    for (int i = 0; i < unit.symbol_count; ++i)
+        if (unit.symbols[i].address == address)
+            return unit.symbols[i].name;
+    return NULL;
+}
+
+inline cudaError_t copy_symbol(const void *symbol, void *ptr, size_t bytes, size_t offset, int to_symbol,
+                               const char *what)
+{
+    const char *name = symbol_name(symbol);
+    s2s_module_t module;
+    if (!name) {
+        std::fprintf(stderr, "s2s runtime: %s of a variable that is not in this file's table\n", what);
+        return sticky_error() = last_code() = cudaErrorInvalidSymbol;
+    }
+    if (unit_module(&module) != 0)
+        return sticky_error() = cudaErrorUnknown;
+    return check(s2s_memcpy_symbol(module, name, ptr, bytes, offset, to_symbol), what);
+}
+
+}  // namespace
+
+template <class T>
+inline cudaError_t MemcpyToSymbol(const T &symbol, const void *src, size_t bytes, size_t offset = 0,
+                                  cudaMemcpyKind = cudaMemcpyHostToDevice)
+{
+    return copy_symbol(&symbol, const_cast<void *>(src), bytes, offset, 1, "cudaMemcpyToSymbol");
+}
+
+template <class T>
+inline cudaError_t MemcpyFromSymbol(void *dst, const T &symbol, size_t bytes, size_t offset = 0,
+                                    cudaMemcpyKind = cudaMemcpyDeviceToHost)
+{
+    return copy_symbol(&symbol, dst, bytes, offset, 0, "cudaMemcpyFromSymbol");
+}
+
+template <class T>
+inline cudaError_t MemcpyToSymbolAsync(const T &symbol, const void *src, size_t bytes, size_t offset = 0,
+                                       cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t = 0)
+{
+    return MemcpyToSymbol(symbol, src, bytes, offset, kind);
+}
+
+template <class T>
+inline cudaError_t MemcpyFromSymbolAsync(void *dst, const T &symbol, size_t bytes, size_t offset = 0,
+                                         cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t = 0)
+{
+    return MemcpyFromSymbol(dst, symbol, bytes, offset, kind);
+}
+
 namespace {
 
 /* the module of this file's kernels, loaded (and given the access models) at the first launch */
@@ -242,14 +345,16 @@ inline int unit_module(s2s_module_t *module)
     if (state == 0) {
         const s2s_mgpu_unit &unit = s2s_mgpu_this_unit();
         state = -1;
-        if (s2s_module_load_source_dirs(&loaded, unit.name, unit.source, NULL, unit.include_dirs) != 0) {
+        if (s2s_module_load_source_flags(&loaded, unit.name, unit.source, unit.instantiate, unit.include_dirs,
+                                         unit.flags) != 0) {
+            /* no kernel can run: going on would print results no kernel computed */
             fail("loading the kernels");
-            return -1;
+            std::exit(EXIT_FAILURE);
         }
         for (int i = 0; i < unit.count; ++i)
-            if (s2s_set_access(loaded, unit.kernels[i].name, unit.kernels[i].access_json) != 0) {
+            if (unit.kernels[i].access_json && s2s_set_access(loaded, unit.kernels[i].name, unit.kernels[i].access_json) != 0) {
                 fail(unit.kernels[i].name);
-                return -1;
+                std::exit(EXIT_FAILURE);
             }
         state = 1;
     }
@@ -291,12 +396,23 @@ struct launcher {
     {
         void *argv[sizeof...(P) + 1] = {static_cast<void *>(&std::get<I>(values))...};
         const char *name = kernel_name(stub);
+        int (*load)(s2s_module_t *) = unit_module;
+        for (size_t u = 0; !name && u < registry().size(); ++u) {     /* defined in another file */
+            const s2s_mgpu_unit &other = registry()[u].unit();
+            for (int i = 0; !name && i < other.count; ++i)
+                if (other.kernels[i].stub == stub) {
+                    name = other.kernels[i].name;
+                    load = registry()[u].module;
+                }
+        }
         s2s_module_t module;
         if (!name) {
-            std::fprintf(stderr, "s2s runtime: launch of a kernel that is not in this file's table\n");
-            return sticky_error() = cudaErrorInvalidDeviceFunction;
+            /* no rewritten file defines it: running nothing and going on would be wrong silently */
+            std::fprintf(stderr, "s2s runtime: launch of a kernel that no file rewritten by s2s mgpu "
+                                 "defines (rewrite the file that defines it too)\n");
+            std::exit(EXIT_FAILURE);
         }
-        if (unit_module(&module) != 0)
+        if (load(&module) != 0)
             return sticky_error() = cudaErrorUnknown;
         return check(s2s_launch(module, name, to_dim3(grid), to_dim3(block), shared, argv), name);
     }

@@ -68,8 +68,16 @@ int s2s_module_load_source(s2s_module_t *module, const char *name, const char *s
 /* the same, with directories (separated by ':') searched for the quoted includes of `source` */
 int s2s_module_load_source_dirs(s2s_module_t *module, const char *name, const char *source,
                                 const char *instantiate, const char *include_dirs);
+/* the same, with the program's compile flags for its kernels (separated by '\n'): -D, -U, -I
+   and -std= are used (-std below c++17 counts as c++17), others ignored */
+int s2s_module_load_source_flags(s2s_module_t *module, const char *name, const char *source,
+                                 const char *instantiate, const char *include_dirs, const char *flags);
 /* access model of one kernel (JSON of the access contract) enabling partitioned launches */
 int s2s_set_access(s2s_module_t module, const char *kernel, const char *access_json);
+/* cudaMemcpyToSymbol (to_symbol 1) / FromSymbol (0): `symbol` names a __constant__ or
+   __device__ variable of the module's kernels; `ptr` is host memory or a runtime pointer */
+int s2s_memcpy_symbol(s2s_module_t module, const char *symbol, void *ptr, size_t bytes, size_t offset,
+                      int to_symbol);
 /* args as for cudaLaunchKernel: one pointer to each argument's value */
 int s2s_launch(s2s_module_t module, const char *kernel, s2s_dim3 grid, s2s_dim3 block,
                size_t shared_bytes, void **args);

@@ -4,13 +4,17 @@ The file's kernels run on the s2s runtime (paper 002, sections 5 and 8): launche
 partitioned launches that carry the kernel's access model, and the CUDA runtime calls become
 calls of the runtime with the same signatures. The plan lists
 
-* the kernel table: every non-template ``__global__`` function defined in the file with its
-  serialized access model (``s2s/analysis/kernel_access.py``), made unpartitionable here when
-  the kernel writes a ``__device__`` variable (``mgpu_globals.py``);
+* the kernel table: every non-template ``__global__`` function defined in the file or in a
+  project header it includes, with its serialized access model
+  (``s2s/analysis/kernel_access.py``), made unpartitionable here when the kernel writes a
+  ``__device__`` variable (``mgpu_globals.py``), plus one entry per template instantiation a
+  launch names (``mgpu_templates.py``);
 * the launch edits (``mgpu_sites.py``);
 * the CUDA API names the file calls (all must be supported: the rewritten program never calls
   the CUDA runtime, whose memory the runtime's virtual addresses are not);
-* where the prologue goes (after the last ``#include``), and
+* the variables ``cudaMemcpyTo/FromSymbol`` name;
+* where the prologue goes (after the last ``#include`` before the first CUDA call or launch),
+  and
 * refusals: anything that would leave a launch or an API call running outside the runtime.
   One refusal refuses the file (a half-rewritten program mixes two address spaces).
 
@@ -25,6 +29,7 @@ from dataclasses import dataclass
 from s2s.analysis.kernel_access import analyze_unit
 from s2s.analysis.mgpu_globals import global_write
 from s2s.analysis.mgpu_sites import LaunchTokens, launch_tokens, mask
+from s2s.analysis.mgpu_templates import instantiation_access
 from s2s.model import SourceSpan
 from s2s.model.unit import TranslationUnit
 
@@ -33,7 +38,7 @@ SUPPORTED_API = {
     "cudaMalloc": "Malloc", "cudaFree": "Free", "cudaMemcpy": "Memcpy",
     "cudaMemcpyAsync": "MemcpyAsync", "cudaMemset": "Memset", "cudaMemsetAsync": "MemsetAsync",
     "cudaDeviceSynchronize": "DeviceSynchronize", "cudaThreadSynchronize": "DeviceSynchronize",
-    "cudaDeviceReset": "DeviceReset", "cudaGetDeviceCount": "GetDeviceCount",
+    "cudaDeviceReset": "DeviceReset", "cudaThreadExit": "DeviceReset", "cudaGetDeviceCount": "GetDeviceCount",
     "cudaSetDevice": "SetDevice", "cudaGetDevice": "GetDevice",
     "cudaGetLastError": "GetLastError", "cudaPeekAtLastError": "PeekAtLastError",
     "cudaGetErrorString": "GetErrorString", "cudaGetErrorName": "GetErrorName",
@@ -43,24 +48,40 @@ SUPPORTED_API = {
     "cudaEventCreate": "EventCreate", "cudaEventCreateWithFlags": "EventCreateWithFlags",
     "cudaEventRecord": "EventRecord", "cudaEventSynchronize": "EventSynchronize",
     "cudaEventElapsedTime": "EventElapsedTime", "cudaEventDestroy": "EventDestroy",
+    "cudaGetDeviceProperties": "GetDeviceProperties",
+    "cudaMemcpyToSymbol": "MemcpyToSymbol", "cudaMemcpyFromSymbol": "MemcpyFromSymbol",
+    "cudaMemcpyToSymbolAsync": "MemcpyToSymbolAsync",
+    "cudaMemcpyFromSymbolAsync": "MemcpyFromSymbolAsync",
 }
+#: calls naming a __constant__/__device__ variable, and which argument does
+SYMBOL_ARG = {"cudaMemcpyToSymbol": 0, "cudaMemcpyToSymbolAsync": 0, "cudaMemcpyFromSymbol": 1,
+              "cudaMemcpyFromSymbolAsync": 1}
 
 #: Why some common calls are not supported (the rest: "not supported by the s2s runtime").
 UNSUPPORTED_WHY = {
     "cudaMallocManaged": "managed memory is dereferenced by the host, the runtime's device "
                          "addresses are virtual",
-    "cudaMemcpyToSymbol": "the runtime has no copies to __device__/__constant__ symbols",
-    "cudaMemcpyFromSymbol": "the runtime has no copies from __device__/__constant__ symbols",
     "cudaLaunchKernel": "launches through cudaLaunchKernel are not rewritten",
 }
 
 _INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include\b[^\n]*$", re.M)
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+#: why an instantiation has no access model
+TEMPLATE_ONE_DEVICE = ("template kernel: its template arguments are not integer literals or "
+                       "arithmetic types, so its instantiation has no access model")
 
 
 @dataclass(frozen=True)
 class TableKernel:
-    name: str
-    access: dict            # KernelAccessModel.to_dict(), partitionability possibly overridden
+    name: str               # what the runtime knows it by ('k', or 'k<float, 256>')
+    access: dict | None     # KernelAccessModel.to_dict(), partitionability possibly overridden;
+    #                         None: no model, every launch runs whole on one device
+    stub: str = ""          # the host expression naming it (default: the name)
+    exported: bool = True   # the runtime exports it by itself (defined in the file, no template)
+
+    @property
+    def stub_text(self) -> str:
+        return self.stub or self.name
 
 
 @dataclass(frozen=True)
@@ -78,84 +99,176 @@ class MgpuPlan:
     prologue_at: int
     warnings: tuple[Refusal, ...]
     refusals: tuple[Refusal, ...]
+    symbols: tuple[str, ...] = ()           # variables named by cudaMemcpyTo/FromSymbol
+
+    @property
+    def instantiations(self) -> tuple[str, ...]:
+        """Template kernels the runtime must instantiate (their names in the table)."""
+        return tuple(k.name for k in self.kernels if not k.exported)
 
     @property
     def empty(self) -> bool:
         return not self.launches and not self.api_names
 
 
-def plan_file(model: TranslationUnit, source: bytes) -> MgpuPlan:
+def plan_file(model: TranslationUnit, source: bytes,
+              headers: tuple[TranslationUnit, ...] = ()) -> MgpuPlan:
+    """The plan for one file; ``headers``: the models of the project headers it includes that
+    define device code (their kernels are compiled with the file, so they join its table)."""
     masked = mask(source)
-    kernels, by_name = _kernel_table(model)
-    refusals: list[Refusal] = []
+    kernels, by_name = _kernel_table(model, headers)
+    refusals: list[Refusal] = list(_header_refusals(headers))
     warnings: list[Refusal] = []
     launches: dict[int, LaunchTokens] = {}
     warned: set[str] = set()
     for launch in model.launches:
-        problem = _launch_problem(model, launch, by_name)
+        problem = _launch_problem(model, headers, launch, by_name)
+        name = _table_name(launch)
+        if problem is None and launch.template_args and name not in by_name:   # instantiation
+            entry = TableKernel(name, _instance_access(model, headers, launch), name, False)
+            kernels.append(entry)
+            by_name[name] = entry
         if problem is None:
-            found, problem = launch_tokens(masked, launch.span, launch.kernel)
+            found, problem = launch_tokens(masked, launch.span, launch.kernel,
+                                           bool(launch.template_args))
             launches.update((t.open, t) for t in found)
         if problem is not None:
             refusals.append(Refusal(f"launch of '{launch.kernel}' cannot be rewritten: {problem}",
                                     "mgpu-launch", launch.span))
             continue
-        access = by_name[launch.kernel].access
-        if not access["partitionable"] and launch.kernel not in warned:
-            warned.add(launch.kernel)
-            warnings.append(Refusal(f"kernel '{launch.kernel}' runs on one device (not "
-                                    f"partitioned): {access['reason']}", "mgpu-one-device",
-                                    launch.span))
-    api_names = []
+        if name not in by_name:                 # declared here, defined in another .cu file
+            if name not in warned:
+                warned.add(name)
+                warnings.append(Refusal(
+                    f"kernel '{name}' is defined in another file: the launch finds it in that "
+                    "file's table at run time, so that file must be rewritten by s2s mgpu too "
+                    "(else the program stops at this launch)", "mgpu-other-file", launch.span))
+            continue
+        access = by_name[name].access
+        why = TEMPLATE_ONE_DEVICE if access is None else access["reason"]
+        if (access is None or not access["partitionable"]) and name not in warned:
+            warned.add(name)
+            warnings.append(Refusal(f"kernel '{name}' runs on one device (not partitioned): "
+                                    f"{why}", "mgpu-one-device", launch.span))
+    api_names, symbols = [], []
     for call in model.api_calls:
+        if call.name in SYMBOL_ARG:
+            symbol = _symbol(call)
+            if symbol is None:
+                refusals.append(Refusal(f"'{call.name}' cannot be rewritten: its symbol is not "
+                                        "a variable's plain name", "mgpu-api", call.span))
+                continue
+            symbols.append(symbol)
         if call.name in SUPPORTED_API:
             api_names.append(call.name)
         elif call.name.startswith("cuda"):
             why = UNSUPPORTED_WHY.get(call.name, "not supported by the s2s runtime")
             refusals.append(Refusal(f"'{call.name}' cannot be rewritten: {why}", "mgpu-api",
                                     call.span))
-    prologue_at = _after_includes(masked)
-    for span in [c.span for c in model.api_calls] + [la.span for la in model.launches]:
-        if span.start < prologue_at:
-            refusals.append(Refusal("CUDA code before the file's last #include: the "
-                                    "redirection of the CUDA API placed after the includes "
-                                    "would not reach it", "mgpu-order", span))
-            break
+    uses = [c.span.start for c in model.api_calls] + [la.span.start for la in model.launches]
+    prologue_at = _after_includes(masked, min(uses, default=len(masked)))
     return MgpuPlan(tuple(kernels), tuple(sorted(launches.values(), key=lambda t: t.open)),
-                    tuple(sorted(set(api_names))), prologue_at, tuple(warnings), tuple(refusals))
+                    tuple(sorted(set(api_names))), prologue_at, tuple(warnings), tuple(refusals),
+                    tuple(dict.fromkeys(symbols)))
 
 
-def _kernel_table(model: TranslationUnit) -> tuple[list[TableKernel], dict[str, TableKernel]]:
-    bodies = model.kernel_bodies
+def _instance_access(model: TranslationUnit, headers: tuple[TranslationUnit, ...],
+                     launch) -> dict | None:
+    """The access model of the instantiation a launch names (None: it runs on one device),
+    made unpartitionable when it writes a ``__device__`` variable, as any kernel."""
+    units = (model, *headers)
+    kernel = next((k for unit in units if (k := unit.kernel(launch.kernel))), None)
+    body = next((b for unit in units if (b := unit.kernel_body(launch.kernel))), None)
+    if kernel is None or body is None:
+        return None
+    functions = {b.name: b for unit in units for b in unit.kernel_bodies if not b.is_global}
+    data = instantiation_access(kernel, body, launch.template_args, functions)
+    why = global_write(body, functions)
+    if data is not None and why and data["partitionable"]:
+        data = {**data, "partitionable": False, "reason": why}
+    return data
+
+
+def _table_name(launch) -> str:
+    """The runtime's name of what a launch runs: the kernel, or its instantiation."""
+    if not launch.template_args:
+        return launch.kernel
+    return f"{launch.kernel}<{launch.template_args}>"
+
+
+def _symbol(call) -> str | None:
+    """The variable a cudaMemcpyTo/FromSymbol call names (its plain name), else None."""
+    at = SYMBOL_ARG[call.name]
+    if len(call.args) <= at:
+        return None
+    text = call.args[at].text.strip()
+    return text if _IDENTIFIER.fullmatch(text) else None
+
+
+def _header_refusals(headers: tuple[TranslationUnit, ...]):
+    """Host CUDA code in a project header is not rewritten (only the file's own text is): a
+    launch there, or a call that allocates, copies or synchronises, would reach CUDA with the
+    runtime's addresses."""
+    for header in headers:
+        for launch in header.launches:
+            yield Refusal(f"launch of '{launch.kernel}' in a project header cannot be rewritten "
+                          "(the rewrite edits the file given, not the headers it includes)",
+                          "mgpu-launch", launch.span)
+        for call in header.api_calls:
+            if call.category != "error":
+                yield Refusal(f"'{call.name}' in a project header is not redirected to the s2s "
+                              "runtime (the rewrite edits the file given, not its headers)",
+                              "mgpu-api", call.span)
+
+
+def _kernel_table(model: TranslationUnit, headers: tuple[TranslationUnit, ...] = ()
+                  ) -> tuple[list[TableKernel], dict[str, TableKernel]]:
+    units = (model, *headers)
+    bodies = tuple(b for unit in units for b in unit.kernel_bodies)
+    by_body = {b.name: b for b in bodies}
     functions = {b.name: b for b in bodies if not b.is_global}
-    templates = {k.name for k in model.kernels if k.is_template}
+    templates = {k.name for unit in units for k in unit.kernels if k.is_template}
+    own = {b.name for b in model.kernel_bodies}
     table = []
     for access in analyze_unit(bodies):
-        if access.kernel in templates:
+        if access.kernel in templates:            # instantiations: by launch
             continue
         data = access.to_dict()
-        body = model.kernel_body(access.kernel)
+        body = by_body.get(access.kernel)
         why = global_write(body, functions) if body is not None else None
         if why and data["partitionable"]:
             data = {**data, "partitionable": False, "reason": why}
-        table.append(TableKernel(access.kernel, data))
+        table.append(TableKernel(access.kernel, data, exported=access.kernel in own))
     return table, {k.name: k for k in table}
 
 
-def _launch_problem(model: TranslationUnit, launch, table: dict[str, TableKernel]) -> str | None:
-    kernel = model.kernel(launch.kernel)
-    if (kernel is not None and kernel.is_template) or launch.template_args:
-        return ("template kernels are not rewritten (the runtime needs the instantiation's "
-                "name, e.g. 'k<float>', which the host code does not spell out)")
+def _launch_problem(model: TranslationUnit, headers: tuple[TranslationUnit, ...], launch,
+                    table: dict[str, TableKernel]) -> str | None:
+    kernel = next((k for unit in (model, *headers) if (k := unit.kernel(launch.kernel))), None)
+    if kernel is not None and kernel.is_template:
+        if not launch.template_args:
+            return ("a template kernel launched with deduced template arguments (the runtime "
+                    "needs the instantiation's name: write them out, 'k<float><<<...>>>')")
+        caller = next((f for f in model.functions if f.name == launch.function), None)
+        if caller is None or caller.is_template:
+            return ("a template kernel launched inside a template (the instantiation's name "
+                    "depends on the caller's template arguments)")
+        return None
+    if launch.template_args:
+        return "template arguments given to a kernel that is not a template"
+    if launch.kernel not in table and kernel is not None and kernel.body_span is None:
+        return None                             # declared only: defined in another .cu file
     if launch.kernel not in table:
-        return ("the kernel is not defined in this file (the runtime compiles kernels from "
-                "the file that launches them)")
+        return ("the kernel is not defined in this file or a project header it includes (the "
+                "runtime compiles kernels from the file that launches them)")
     return None
 
 
-def _after_includes(masked: bytes) -> int:
-    """Offset just after the last ``#include`` line (0 when there is none)."""
-    matches = list(_INCLUDE.finditer(masked))
+def _after_includes(masked: bytes, before: int) -> int:
+    """Offset just after the last ``#include`` line that ends before ``before`` (the first CUDA
+    call or launch), 0 when there is none: the redirection must precede every call, and an
+    ``#include`` of a local file after the CUDA code stays where it is."""
+    matches = [m for m in _INCLUDE.finditer(masked) if m.end() <= before]
     if not matches:
         return 0
     last = matches[-1]

@@ -104,9 +104,16 @@ def _kernel_start(masked: bytes, at: int) -> tuple[int, str | None]:
     pos = at
     while pos > 0 and masked[pos - 1:pos] in (b" ", b"\t", b"\n", b"\\", b"\r"):
         pos -= 1
-    if masked[pos - 1:pos] == b">":
-        return pos, "the kernel is a template instantiation"
     start = pos
+    if masked[pos - 1:pos] == b">":                   # k<float, 256><<<: skip the arguments
+        depth, start = 0, pos
+        while start > 0:
+            start -= 1
+            depth += {b">": 1, b"<": -1}.get(masked[start:start + 1], 0)
+            if depth == 0:
+                break
+        if depth:
+            return pos, "unbalanced template arguments before '<<<'"
     while True:
         j = start
         while j > 0 and (masked[j - 1:j].isalnum() or masked[j - 1:j] == b"_"):
@@ -144,7 +151,7 @@ def macro_body(masked: bytes, name: str) -> tuple[int, int] | None:
         return start, line_end
 
 
-def launch_tokens(masked: bytes, span: SourceSpan, kernel: str
+def launch_tokens(masked: bytes, span: SourceSpan, kernel: str, template: bool = False
                   ) -> tuple[list[LaunchTokens], str | None]:
     """Edit points of the launch of ``kernel`` whose front-end extent is ``span``.
 
@@ -154,7 +161,10 @@ def launch_tokens(masked: bytes, span: SourceSpan, kernel: str
         found, problem = tokens_in(masked, span.start, span.end)
         if problem or len(found) != 1:
             return [], problem or "the launch's '<<<' was not found where the parser put it"
-        if found[0].kernel_text.replace(" ", "").split("::")[-1] != kernel:
+        written = found[0].kernel_text.replace(" ", "")
+        if ("<" in written) != template:
+            return [], "the template arguments before '<<<' are not where the parser put them"
+        if written.split("<")[0].split("::")[-1] != kernel:
             return [], f"the text before '<<<' is {found[0].kernel_text!r}, not the kernel name"
         return found, None
     found, problem = tokens_in(masked, span.start, span.end)

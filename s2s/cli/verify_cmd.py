@@ -26,6 +26,7 @@ from s2s.verify.differential import (
     ProgramRun,
     Verdict,
     VerifyOptions,
+    distinct,
     program_kind,
     verify_program,
 )
@@ -75,7 +76,7 @@ def run_verify(args, run_options: RunOptions, extra_flags: tuple[str, ...],
         names = args.passes if args.passes is not None else DEFAULT_PASSES[program_kind(sources)]
         verdict = verify_program(sources, replace(options, passes=_passes(names)))
         verdicts.append(verdict)
-        for diagnostic in verdict.diagnostics:
+        for diagnostic in distinct(verdict.diagnostics):
             if not (console.quiet and not diagnostic.is_error):
                 printer.emit(diagnostic)
         if args.format == "text":

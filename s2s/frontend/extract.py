@@ -28,6 +28,8 @@ class Loaded:
     source: bytes
     model: TranslationUnit | None
     diagnostics: tuple[Diagnostic, ...]
+    #: how it was parsed (the user's -D/-I/-std, which a pass may hand on to a runtime)
+    options: ParseOptions | None = None
 
     @property
     def ok(self) -> bool:
@@ -87,6 +89,6 @@ def load(path: str, options: ParseOptions | None = None, source: bytes | None = 
     parsed = parse_file(path, options) if source is None else parse_source(source, path, options)
     diagnostics = list(parsed.diagnostics)
     if parsed.has_errors:
-        return Loaded(path, parsed.source, None, tuple(diagnostics))
+        return Loaded(path, parsed.source, None, tuple(diagnostics), options)
     model, warnings = extract(parsed)
-    return Loaded(path, parsed.source, model, tuple(diagnostics + warnings))
+    return Loaded(path, parsed.source, model, tuple(diagnostics + warnings), options)

@@ -60,6 +60,11 @@ class ParsedFile:
         return self.units.get("host") or next(iter(self.units.values()))
 
 
+#: s2s_mgpu.h and s2s_runtime.h: s2s reads its own mgpu output without the user adding -I
+RUNTIME_INCLUDE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "runtime", "include")
+
+
 def detect_language(path: str) -> str:
     """``cuda``, ``c++`` or ``c`` from the file name (unknown extensions are C++)."""
     _, ext = os.path.splitext(path)
@@ -83,9 +88,12 @@ def clang_args(language: str, toolchain: Toolchain, side: str = "host",
         if not _has_std(user_flags):
             args.append("-std=c++17")
         if toolchain.cuda_path is not None:
-            args += [f"--cuda-path={toolchain.cuda_path}", "-idirafter", toolchain.stub_dir]
+            args += [f"--cuda-path={toolchain.cuda_path}", "-idirafter", toolchain.stub_dir,
+                     "-idirafter", RUNTIME_INCLUDE,
+                     "-include", os.path.join(toolchain.stub_dir, "s2s_cuda_legacy.h")]
         else:
             args += ["-nocudainc", "-nocudalib", "-isystem", toolchain.shim_dir,
+                     "-idirafter", RUNTIME_INCLUDE,
                      "-include", "cuda_runtime.h"]
     else:
         args += ["-x", language]

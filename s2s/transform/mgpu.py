@@ -2,7 +2,8 @@
 
 From the plan (``s2s/analysis/mgpu_plan.py``) the file gets
 
-* after its last ``#include``: ``#include <s2s_mgpu.h>`` and one ``#define cudaX s2s_mgpu::X``
+* after its last ``#include`` before the first CUDA call or launch: ``#include <s2s_mgpu.h>``
+  and one ``#define cudaX s2s_mgpu::X``
   per CUDA runtime function the file calls (same signatures, paper section 8.4; a macro
   reaches the calls inside the program's own macros such as ``CUDA_CHECK(...)``, whose
   arguments libclang reports only as the macro call's extent);
@@ -10,8 +11,11 @@ From the plan (``s2s/analysis/mgpu_plan.py``) the file gets
   (three small edits; the arguments keep their text), also inside macro bodies;
 * at the end: ``s2s_mgpu_this_unit()``, the original source as a string (the runtime
   compiles the kernels from it), the directory of its quoted includes (the directory of
-  ``__FILE__`` where the rewritten file is compiled: no path of the rewriting machine), and
-  the table of kernels with their access models as JSON.
+  ``__FILE__`` where the rewritten file is compiled: no path of the rewriting machine), the
+  user's flags that change the kernels (-D/-U/-I/-std), the kernels it must export by name
+  (template instantiations, kernels of included headers), the table of kernels with their
+  access models as JSON, and the table of ``__constant__``/``__device__`` variables named by
+  symbol copies.
 
 Kernels themselves are not cloned: the runtime runs the unmodified kernel on each box of
 blocks, with ``blockIdx`` offset to the box and ``gridDim`` the whole grid (the cpu emulator
@@ -30,7 +34,9 @@ from s2s.diagnostics import Diagnostic, UnsupportedConstruct
 from s2s.driver import PassOutput
 from s2s.edits import Edit
 from s2s.frontend.extract import Loaded
+from s2s.frontend.headers import device_headers
 from s2s.transform import registry
+from s2s.transform.check import EditGroup
 
 LAUNCH_FUNCTION = "s2s_mgpu_launch"
 
@@ -39,13 +45,14 @@ def run_mgpu(loaded: Loaded) -> PassOutput:
     model, source, path = loaded.model, loaded.source, loaded.path
     if model.language != "cuda":
         return PassOutput()
-    plan = plan_file(model, source)
+    loaded_headers, skipped = device_headers(model, loaded.options)
+    plan = plan_file(model, source, tuple(h.model for h in loaded_headers))
     if plan.refusals:
         first, *rest = plan.refusals
         notes = tuple(Diagnostic.note(r.message, r.id, r.span) for r in rest)
         raise UnsupportedConstruct(f"not rewritten for the s2s runtime: {first.message}",
                                    first.span, first.id, notes)
-    warnings = tuple(Diagnostic.warning(w.message, w.id, w.span) for w in plan.warnings)
+    warnings = skipped + tuple(Diagnostic.warning(w.message, w.id, w.span) for w in plan.warnings)
     if plan.empty:
         return PassOutput((), warnings)
     edits = [Edit(path, plan.prologue_at, 0, prologue(plan))]
@@ -54,8 +61,11 @@ def run_mgpu(loaded: Loaded) -> PassOutput:
         edits.append(Edit(path, launch.open, 3, ", "))
         edits.append(Edit(path, launch.close, 3, ")"))
     tail = "" if source.endswith(b"\n") or not source else "\n"
-    edits.append(Edit(path, len(source), 0, tail + epilogue(plan, path, source)))
-    return PassOutput(tuple(edits), warnings)
+    flags = kernel_flags(loaded.options.user_flags if loaded.options else ())
+    edits.append(Edit(path, len(source), 0, tail + epilogue(plan, path, source, flags)))
+    # all or nothing: a half-rewritten program mixes the runtime's addresses with CUDA's
+    group = EditGroup("the file for the s2s runtime", tuple(edits), invalid_id="mgpu-rewrite-invalid")
+    return PassOutput(tuple(edits), warnings, (group,), check_compiles=True)
 
 
 def prologue(plan: MgpuPlan) -> str:
@@ -66,12 +76,34 @@ def prologue(plan: MgpuPlan) -> str:
     return "\n".join(lines) + "\n"
 
 
-def epilogue(plan: MgpuPlan, path: str, source: bytes) -> str:
+def kernel_flags(flags) -> tuple[str, ...]:
+    """The user's flags that change what the kernels mean, for the runtime's kernel compiler:
+    ``-D``/``-U`` as given, ``-I`` made absolute (the program runs from anywhere), ``-std=``."""
+    out, items, at = [], list(flags), 0
+    while at < len(items):
+        option, value = items[at][:2], items[at][2:]
+        if option in ("-D", "-U", "-I") and not value and at + 1 < len(items):
+            at += 1
+            value = items[at]
+        if option in ("-D", "-U") and value:
+            out.append(option + value)
+        elif option == "-I" and value:
+            out.append(option + os.path.abspath(value))
+        elif items[at].startswith("-std="):
+            out.append(items[at])
+        at += 1
+    return tuple(out)
+
+
+def epilogue(plan: MgpuPlan, path: str, source: bytes, flags: tuple[str, ...] = ()) -> str:
     rows = []
     for kernel in plan.kernels:
-        access = c_string(json.dumps(kernel.access, separators=(",", ":")).encode(), indent=12)
-        rows.append(f"        {{reinterpret_cast<const void *>({kernel.name}), "
+        access = ("            nullptr" if kernel.access is None else
+                  c_string(json.dumps(kernel.access, separators=(",", ":")).encode(), indent=12))
+        rows.append(f"        {{reinterpret_cast<const void *>({kernel.stub_text}), "
                     f"{c_string(kernel.name.encode())},\n{access}}},")
+    symbols = "\n".join(f"        {{static_cast<const void *>(&{name}), {c_string(name.encode())}}},"
+                        for name in plan.symbols) or "        {nullptr, nullptr},"
     table = "\n".join(rows) if rows else "        {nullptr, nullptr, nullptr},"
     return (
         "\n/* s2s mgpu: this file's kernels for the runtime: the original source (compiled by the "
@@ -81,11 +113,17 @@ def epilogue(plan: MgpuPlan, path: str, source: bytes) -> str:
         "static const s2s_mgpu_unit &s2s_mgpu_this_unit()\n{\n"
         "    static const s2s_mgpu_kernel kernels[] = {\n"
         f"{table}\n    }};\n"
+        "    static const s2s_mgpu_symbol symbols[] = {\n"
+        f"{symbols}\n    }};\n"
         "    static const s2s_mgpu_unit unit = {\n"
         f"        {c_string(os.path.basename(path).encode())}, s2s_mgpu_file_directory(__FILE__),\n"
         f"{c_string(source, indent=8)},\n"
-        f"        kernels, {len(plan.kernels)}}};\n"
-        "    return unit;\n}\n")
+        f"        {c_string(chr(10).join(flags).encode())}, "
+        f"{c_string(';'.join(plan.instantiations).encode())},\n"
+        f"        kernels, {len(plan.kernels)}, symbols, {len(plan.symbols)}}};\n"
+        "    return unit;\n}\n"
+        "static const int s2s_mgpu_registered = "
+        "s2s_mgpu::register_unit(&s2s_mgpu_this_unit, &s2s_mgpu::unit_module);\n")
 
 
 #: The directory of the rewritten file where it is compiled (``__FILE__``; under the wrapper

@@ -56,7 +56,7 @@ def run_transfers(loaded: Loaded) -> PassOutput:
             continue
         edits += region_edits(host_plan, source)
         diagnostics += _explain(host_plan)
-    return PassOutput(tuple(edits), tuple(diagnostics))
+    return PassOutput(tuple(edits), tuple(diagnostics), check_compiles=True)
 
 
 def plan_file(loaded: Loaded) -> tuple[list[HostPlan], list[UnsupportedConstruct]]:

@@ -57,17 +57,23 @@ _SHELL_ACTIVE = re.compile(r"[$`\\\n]")
 
 
 def verify_cuda(sources: Sequence[str], options: VerifyOptions) -> Verdict:
-    """Build, run and compare one CUDA program (one ``.cu`` file); raises VerifyUnavailable,
-    ToolchainError when nothing can be verified."""
+    """Build, run and compare one CUDA program (one ``.cu`` file, or several: each rewritten and
+    compiled on its own, then linked); raises VerifyUnavailable, ToolchainError when nothing can
+    be verified."""
     sources = tuple(sources)
-    path = _the_cuda_source(sources)
+    paths = _the_cuda_sources(sources)
     _check_toolchain()
+    rewrites: dict[str, tuple[bytes, bytes]] = {}
+    said: tuple = ()
     try:
-        before, after, said = chain_passes(path, options.run, options.passes)
+        for path in paths:
+            before, after, told = chain_passes(path, options.run, options.passes)
+            rewrites[path] = (before, after)
+            said += tuple(told)
     except RewriteFailed as error:
         return Verdict(sources, "cuda", (), diagnostics=(error.diagnostic,))
-    changed = (path,) if after != before else ()
-    for_runtime = _RUNTIME_PROGRAM.search(after) is not None
+    changed = tuple(p for p, (before, after) in rewrites.items() if after != before)
+    for_runtime = any(_RUNTIME_PROGRAM.search(after) for _before, after in rewrites.values())
     if options.ranks > 1:
         if not for_runtime:
             raise VerifyUnavailable("--ranks runs a program rewritten for the s2s runtime (the mgpu "
@@ -75,7 +81,7 @@ def verify_cuda(sources: Sequence[str], options: VerifyOptions) -> Verdict:
         mpi_job.check_mpi()
     nvcc = _nvcc() if for_runtime else None
     with tempfile.TemporaryDirectory(prefix="s2s-verify-", dir=shell_safe.temp_root()) as temp:
-        built = _build_both(path, before, after, Path(temp), options, nvcc)
+        built = _build_both(rewrites, Path(temp), options, nvcc)
         if isinstance(built, Diagnostic):
             return Verdict(sources, "cuda", changed, diagnostics=(*said, built))
         original = _run(built[0], 1, program_name(sources), options)
@@ -103,14 +109,13 @@ def _failed_runs(original: ProgramRun, rewritten: ProgramRun) -> list[Diagnostic
     return notes
 
 
-def _the_cuda_source(sources: tuple[str, ...]) -> str:
-    cuda = [s for s in sources if detect_language(s) == "cuda"]
-    if len(sources) != 1 or len(cuda) != 1:
+def _the_cuda_sources(sources: tuple[str, ...]) -> tuple[str, ...]:
+    others = [s for s in sources if detect_language(s) != "cuda"]
+    if others or not sources:
         raise VerifyUnavailable(
-            f"a CUDA program is verified from one .cu file holding its kernels and host code; "
-            f"got {len(sources)} files ({', '.join(sources)}): verify each with --each, or "
-            "join them", id="verify-cuda-unsupported")
-    return cuda[0]
+            f"a CUDA program is verified from its .cu files; got {', '.join(others) or 'none'}: "
+            "verify each with --each", id="verify-cuda-unsupported")
+    return tuple(dict.fromkeys(sources))
 
 
 def _check_toolchain() -> None:
@@ -133,48 +138,68 @@ def _nvcc() -> str:
     return found
 
 
-def _build_both(path: str, before: bytes, after: bytes, temp: Path, options: VerifyOptions,
+def _build_both(rewrites: dict[str, tuple[bytes, bytes]], temp: Path, options: VerifyOptions,
                 nvcc: str | None) -> tuple[Path, Path] | Diagnostic:
     """Executables of the original and the rewritten program, or the Diagnostic of the build
     that failed. A construct the shim cannot run in the original means nothing can be
     verified (VerifyUnavailable)."""
     parse = options.run.parse
+    paths = list(rewrites)
     try:
-        original = cuda_host.build(path, temp / "original", options=parse,
-                                   flags=options.build_flags)
+        original = cuda_host.build_program(paths, temp / "original", options=parse,
+                                           flags=options.build_flags)
     except cuda_host.ShimUnsupported as error:
         raise VerifyUnavailable(f"{error}; nothing was run", id="verify-cuda-unsupported") from None
     except ToolchainError as error:
         return Diagnostic.error("the original program does not build against the CUDA host "
                                 f"shim: {first_error(str(error))}", "verify-build-original")
-    text = add_line_directives(before, after, path) if after != before else before
+    texts = {path: add_line_directives(before, after, path) if after != before else before
+             for path, (before, after) in rewrites.items()}
     try:
         if nvcc is None:
-            rewritten = cuda_host.build(path, temp / "rewritten", source=text, options=parse,
-                                        flags=options.build_flags)
+            rewritten = cuda_host.build_program(paths, temp / "rewritten", texts, options=parse,
+                                                flags=options.build_flags)
         else:
-            rewritten = _build_for_runtime(path, text, temp / "rewritten", options, nvcc)
+            rewritten = _build_for_runtime(texts, temp / "rewritten", options, nvcc)
     except ToolchainError as error:
         return Diagnostic.error(f"the rewritten program does not build: {first_error(str(error))}",
                                 "verify-build-rewritten")
     return original, rewritten
 
 
-def _build_for_runtime(path: str, text: bytes, workdir: Path, options: VerifyOptions,
+def _build_for_runtime(texts: dict[str, bytes], workdir: Path, options: VerifyOptions,
                        nvcc: str) -> Path:
-    """nvcc build of an mgpu-rewritten program with the runtime's flags; raises ToolchainError."""
+    """nvcc build of an mgpu-rewritten program (its files compiled each with ``-c``, then
+    linked) with the runtime's flags; raises ToolchainError."""
     try:
         flags = mgpu_runtime_flags(for_nvcc=True)
     except RuntimeUnavailable as error:
         raise ToolchainError(str(error)) from None
     workdir.mkdir(parents=True)
-    command, exe = runtime_build_command(nvcc, path, text, workdir, options.build_flags, flags)
+    objects, exe = [], None
+    for number, (path, text) in enumerate(texts.items()):
+        unit = workdir / f"unit{number}"
+        unit.mkdir()
+        command, out = runtime_build_command(nvcc, path, text, unit, options.build_flags, flags)
+        if len(texts) > 1:                       # -c each (no link flags), link below
+            link = command.index("-o") - len(flags.link)
+            command = [*command[:link], "-c", "-o", str(out.with_suffix(".o"))]
+            objects.append(out.with_suffix(".o"))
+        exe = exe or workdir / out.name
+        _run_nvcc(command, unit, path)
+        if len(texts) == 1:
+            return out
+    _run_nvcc([nvcc, "-arch=sm_90", *map(str, objects), *flags.link, "-o", str(exe)], workdir,
+              next(iter(texts)))
+    return exe
+
+
+def _run_nvcc(command: list[str], workdir: Path, path: str) -> None:
     # nvcc's own temporary files go to workdir too: a TMPDIR its shell would act on is not used
     proc = subprocess.run(command, capture_output=True, text=True,
                           env=dict(os.environ, TMPDIR=str(workdir)))
     if proc.returncode != 0:
         raise ToolchainError(f"nvcc failed on the rewritten {path}:\n{proc.stderr[-3000:]}")
-    return exe
 
 
 def runtime_build_command(nvcc: str, path: str, text: bytes, workdir: Path,

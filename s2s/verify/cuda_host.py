@@ -32,6 +32,7 @@ from runtime.cpu.compiler import INCLUDE_DIR as RUNTIME_CPU_HEADERS
 from s2s.diagnostics import ToolchainError
 from s2s.edits import Edit, EditSet
 from s2s.frontend.extract import load
+from s2s.frontend.headers import device_headers
 from s2s.frontend.parse import ParseOptions
 from s2s.wrapper.linemap import c_string, directive
 
@@ -53,11 +54,53 @@ class HostRun:
 
 def host_source(path: str, source: bytes | None = None, options: ParseOptions | None = None) -> bytes:
     """The host translation unit of ``path`` (or ``source`` under that name) for the shim."""
+    return _host_unit(path, source, options)[0]
+
+
+def _host_unit(path: str, source: bytes | None, options: ParseOptions | None
+               ) -> tuple[bytes, list[str]]:
+    """The host translation unit and the template kernels its launches instantiate
+    (``k<float, 128>``: written out in a launch outside any template)."""
     loaded = load(path, options, source=source)
     if loaded.model is None:
         raise ToolchainError(f"{path}: cannot parse the CUDA program: "
                              + "; ".join(d.message for d in loaded.diagnostics[:3]))
     model, text = loaded.model, loaded.source
+    edits = _device_bodies_blanked(model, text, path)
+    templates = {f.name for f in model.functions if f.is_template}
+    in_headers = {k.name for header in device_headers(model, options)[0] for k in header.model.kernels
+                  if k.body_span is not None}
+    instantiate = []
+    for launch in model.launches:
+        if not launch.span.editable or launch.function in templates or (
+                launch.template_args is None and _is_template(model, launch.kernel)):
+            raise ShimUnsupported(f"{launch.span.location()}: the host shim runs plain launches "
+                                  "and launches of template kernels with their arguments written "
+                                  "out (not launches in macros or inside templates)")
+        kernel = launch.kernel
+        own = model.kernel(kernel) is not None and model.kernel(kernel).body_span is not None
+        if not own and kernel not in in_headers:
+            raise ShimUnsupported(f"{launch.span.location()}: '{kernel}' is defined in another "
+                                  "file (separate compilation): the host shim runs kernels "
+                                  "launched from the file or the headers that define them")
+        if not own:                               # defined in a header: exported by name
+            instantiate.append(kernel)
+        if launch.template_args:
+            kernel = f"{launch.kernel}<{launch.template_args}>"
+            instantiate.append(kernel)
+        open_paren = text.index(b"(", launch.config_span.end)
+        grid, block = launch.grid.text, launch.block.text
+        shared = launch.shared_bytes.text if launch.shared_bytes is not None else "0"
+        head = (f"s2s_shim::launcher<decltype({kernel})>::launch(\"{kernel}\", "
+                f"dim3({grid}), dim3({block}), (size_t)({shared})")
+        edits.add(Edit(path, launch.span.start, open_paren + 1 - launch.span.start,
+                       head + (", " if launch.args else "")))
+    return edits.apply(path, text), list(dict.fromkeys(instantiate))
+
+
+def _device_bodies_blanked(model, text: bytes, path: str) -> EditSet:
+    """Edits replacing each kernel's and ``__device__``-only function's body by ``;`` (the
+    runtime runs them; the host compiler knows no ``threadIdx``)."""
     edits = EditSet()
     for kernel in (*model.kernels, *model.device_functions):
         if kernel.body_span is None:
@@ -66,18 +109,40 @@ def host_source(path: str, source: bytes | None = None, options: ParseOptions | 
         if not kernel.is_global and b"__host__" in head:
             continue
         edits.add(Edit(path, kernel.body_span.start, kernel.body_span.length, ";"))
-    for launch in model.launches:
-        if launch.template_args or not launch.span.editable:
-            raise ShimUnsupported(f"{launch.span.location()}: the host shim runs plain launches only "
-                                  "(not template kernels, not launches written in macros)")
-        open_paren = text.index(b"(", launch.config_span.end)
-        grid, block = launch.grid.text, launch.block.text
-        shared = launch.shared_bytes.text if launch.shared_bytes is not None else "0"
-        head = (f"s2s_shim::launcher<decltype({launch.kernel})>::launch(\"{launch.kernel}\", "
-                f"dim3({grid}), dim3({block}), (size_t)({shared})")
-        edits.add(Edit(path, launch.span.start, open_paren + 1 - launch.span.start,
-                       head + (", " if launch.args else "")))
-    return edits.apply(path, text)
+    return edits
+
+
+def host_headers(path: str, workdir: Path, options: ParseOptions | None,
+                 include_dirs: Sequence[str]) -> list[str]:
+    """Host copies of the project headers with device code that ``path`` includes, their
+    device bodies blanked, written under ``workdir`` where the host compile finds them before
+    the originals: a header under the program's directory at the same relative path (quoted
+    includes look next to the including file first, the host unit is in ``workdir``), one
+    under an ``-I`` directory below a directory returned here, for ``-I`` ahead of the user's."""
+    loaded = load(path, options)
+    if loaded.model is None:
+        return []
+    roots = [os.path.dirname(os.path.abspath(path)), *map(os.path.abspath, include_dirs)]
+    extra: list[str] = []
+    for header in device_headers(loaded.model, options)[0]:
+        real = os.path.abspath(header.path)
+        for number, root in enumerate(roots):
+            if real.startswith(root + os.sep):
+                base = workdir if number == 0 else workdir / f"inc{number}"
+                target = base / os.path.relpath(real, root)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(_device_bodies_blanked(header.model, header.source,
+                                                          header.path).apply(header.path,
+                                                                             header.source))
+                if number and str(base) not in extra:
+                    extra.append(str(base))
+                break
+    return extra
+
+
+def _is_template(model, name: str) -> bool:
+    kernel = model.kernel(name)
+    return kernel is not None and kernel.is_template
 
 
 def build(path: str, workdir: Path, source: bytes | None = None, compiler: str = "g++", *,
@@ -86,6 +151,32 @@ def build(path: str, workdir: Path, source: bytes | None = None, compiler: str =
     the executable. ``flags``: the user's ``-D``/``-U``/``-I`` flags, for the host compile and the
     kernels alike (``options`` parses with them too); quoted includes resolve from ``path``'s
     directory. Raises ShimUnsupported (a construct the shim cannot run), ToolchainError."""
+    return build_program([path], workdir, None if source is None else {path: source}, compiler,
+                         options=options, flags=flags)
+
+
+def build_program(paths: Sequence[str], workdir: Path, sources: dict[str, bytes] | None = None,
+                  compiler: str = "g++", *, options: ParseOptions | None = None,
+                  flags: Sequence[str] = ()) -> Path:
+    """The program of several ``.cu`` files (``sources`` stands in for some of their bytes):
+    each compiled on its own against the shim, with its own kernels, then linked; the
+    executable is named after the first."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    objects = [_compile_unit(path, workdir / f"unit{number}", (sources or {}).get(path),
+                             compiler, options, flags) for number, path in enumerate(paths)]
+    exe = workdir / Path(paths[0]).stem
+    command = [compiler, *map(str, objects), "-o", str(exe), *program_flags()]
+    proc = subprocess.run(command, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise ToolchainError(f"linking {paths[0]} against the CUDA host shim failed:\n"
+                             f"{proc.stderr[-3000:]}")
+    return exe
+
+
+def _compile_unit(path: str, workdir: Path, source: bytes | None, compiler: str,
+                  options: ParseOptions | None, flags: Sequence[str]) -> Path:
+    """The object of one ``.cu`` file's host code against the shim (its kernels: a copy the
+    runtime compiles when the program first launches one of them)."""
     workdir.mkdir(parents=True, exist_ok=True)
     text = source if source is not None else Path(path).read_bytes()
     directory = os.path.dirname(os.path.abspath(path))
@@ -93,17 +184,25 @@ def build(path: str, workdir: Path, source: bytes | None = None, compiler: str =
     kernels = workdir / Path(path).name
     kernels.write_bytes(defines.encode() + directive(1, path) + text)
     host = workdir / (Path(path).stem + ".host.cpp")
-    host.write_bytes(host_source(path, text, options))
-    exe = workdir / Path(path).stem
+    host_text, instantiate = _host_unit(path, text, options)
+    host.write_bytes(host_text)
+    mirrors = host_headers(path, workdir, options, include_dirs)
+    obj = workdir / (Path(path).stem + ".o")
     dirs = ":".join([directory, *include_dirs])
-    command = [compiler, "-std=c++17", "-O1", "-w", f"-I{SHIM_DIR}", "-idirafter", str(RUNTIME_CPU_HEADERS),
-               "-iquote", directory, *host_flags, _string_macro("S2S_SHIM_KERNELS", str(kernels)),
-               _string_macro("S2S_SHIM_NAME", Path(path).name), _string_macro("S2S_SHIM_INCLUDE_DIRS", dirs),
-               "-x", "c++", str(host), "-o", str(exe), *program_flags()]
+    # nvcc includes cuda_runtime.h before any source: files that include no CUDA header build
+    command = [compiler, "-std=c++17", "-O1", "-w", f"-I{SHIM_DIR}", "-idirafter",
+               str(RUNTIME_CPU_HEADERS), "-include", "cuda_runtime.h",
+               *[f"-I{m}" for m in mirrors], "-iquote", directory, *host_flags,
+               _string_macro("S2S_SHIM_KERNELS", str(kernels)),
+               _string_macro("S2S_SHIM_NAME", Path(path).name),
+               _string_macro("S2S_SHIM_INCLUDE_DIRS", dirs),
+               *([_string_macro("S2S_SHIM_INSTANTIATE", ";".join(instantiate))] if instantiate else []),
+               *[f for f in program_flags() if f.startswith("-I")],
+               "-c", "-x", "c++", str(host), "-o", str(obj)]
     proc = subprocess.run(command, capture_output=True, text=True)
     if proc.returncode != 0:
         raise ToolchainError(f"building {path} against the CUDA host shim failed:\n{proc.stderr[-3000:]}")
-    return exe
+    return obj
 
 
 def _string_macro(name: str, value: str) -> str:

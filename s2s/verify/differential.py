@@ -18,7 +18,7 @@ import signal
 import subprocess
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from s2s.diagnostics import Diagnostic, S2SError, ToolchainError
@@ -127,6 +127,17 @@ def program_name(sources: Sequence[str]) -> str:
     as its user would run it. Why: the two builds live in different places, and a program that
     prints its own name (a usage line) must not differ for that reason."""
     return "./" + Path(sources[0]).stem
+
+
+def distinct(diagnostics) -> list[Diagnostic]:
+    """Each diagnostic once, in first-seen order, with ``(N times)`` after a message said
+    N > 1 times: verify runs several passes and builds, which repeat what they find (every
+    pass warns about the same launch in a macro)."""
+    counts: dict[Diagnostic, int] = {}
+    for diagnostic in diagnostics:
+        counts[diagnostic] = counts.get(diagnostic, 0) + 1
+    return [d if n == 1 else replace(d, message=f"{d.message} ({n} times)")
+            for d, n in counts.items()]
 
 
 def output_differences(original: ProgramRun, rewritten: ProgramRun,

@@ -45,9 +45,10 @@ def rewrite(path: Path, out_dir: Path) -> tuple[Path, Success]:
     return out, result
 
 
-def build(source: Path, exe: Path) -> Path:
+def build(source: Path, exe: Path, extra: list[str] | None = None) -> Path:
     flags = mgpu_runtime_flags()
-    command = [NVCC, "-std=c++17", "-arch=sm_90", *flags.compile, str(source), *flags.link, "-o", str(exe)]
+    command = [NVCC, "-std=c++17", "-arch=sm_90", *flags.compile, *(extra or []), str(source), *flags.link,
+               "-o", str(exe)]
     proc = subprocess.run(command, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return exe

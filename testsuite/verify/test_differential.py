@@ -122,3 +122,15 @@ def test_each_file_is_its_own_program(capsys, pointers):
 def test_unknown_pass_is_a_usage_error(capsys, pointers):
     code, _, err = verify(capsys, "--passes", "nonsense", pointers)
     assert code == 2 and "pass 'nonsense' is not available" in err
+
+
+def test_distinct_diagnostics_are_said_once_with_a_count():
+    from s2s.diagnostics import Diagnostic
+    from s2s.verify.differential import distinct
+
+    macro = Diagnostic.warning("launch inside macro 'RUN' cannot be rewritten", "launch-in-macro")
+    other = Diagnostic.error("outputs differ", "verify-output")
+    said = distinct([macro, other, macro, macro])
+    assert [d.message for d in said] == [
+        "launch inside macro 'RUN' cannot be rewritten (3 times)", "outputs differ"]
+    assert [d.id for d in said] == ["launch-in-macro", "verify-output"]

@@ -22,11 +22,13 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
+#include "s2s_device_prop.h"
 #include "s2s_runtime.h"
 #include "s2s_vector_types.h"
 
@@ -39,7 +41,7 @@
 #define __launch_bounds__(...)
 
 enum cudaError { cudaSuccess = 0, cudaErrorMemoryAllocation = 2, cudaErrorInvalidDevice = 101,
-                 cudaErrorUnknown = 999 };
+                 cudaErrorInvalidSymbol = 13, cudaErrorUnknown = 999 };
 typedef enum cudaError cudaError_t;
 enum cudaMemcpyKind { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
                       cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4 };
@@ -51,6 +53,23 @@ struct s2s_shim_event { std::chrono::steady_clock::time_point at; };
 #define cudaEventDefault 0x00
 #define cudaEventDisableTiming 0x02
 #define cudaHostAllocDefault 0x00
+
+/* the fields of CUDA 13's cudaDeviceProp that s2s_device_prop.h fills, plus common ones (zero) */
+struct cudaDeviceProp {
+    char name[256];
+    size_t totalGlobalMem, sharedMemPerBlock;
+    int regsPerBlock, warpSize;
+    size_t memPitch;
+    int maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3];
+    size_t totalConstMem;
+    int major, minor;
+    size_t textureAlignment;
+    int deviceOverlap, multiProcessorCount, kernelExecTimeoutEnabled, integrated, canMapHostMemory;
+    int computeMode, concurrentKernels, ECCEnabled, pciBusID, pciDeviceID, asyncEngineCount;
+    int unifiedAddressing, memoryBusWidth, l2CacheSize, maxThreadsPerMultiProcessor;
+    size_t sharedMemPerMultiprocessor;
+    int regsPerMultiprocessor, managedMemory, isMultiGpuBoard;
+};
 
 namespace s2s_shim {
 
@@ -81,12 +100,20 @@ inline cudaError_t check(int rc) {
 #ifndef S2S_SHIM_INCLUDE_DIRS
 #define S2S_SHIM_INCLUDE_DIRS ""   /* ':'-separated directories of the kernels' quoted includes */
 #endif
+#ifndef S2S_SHIM_INSTANTIATE
+#define S2S_SHIM_INSTANTIATE NULL  /* ';'-separated template kernels the program launches */
+#endif
 #ifndef S2S_SHIM_NAME
 #define S2S_SHIM_NAME S2S_SHIM_KERNELS
 #endif
 
+/* One translation unit's own kernels: in a program of several .cu files each host unit is
+   built with its own S2S_SHIM_KERNELS, so what reads them lives in an unnamed namespace
+   (one copy per unit; an inline function would be one for the whole program). */
+namespace {
+
 /* the kernels: the whole .cu text (the runtime blanks its host code), read once */
-inline s2s_module_t module() {
+s2s_module_t module() {
     static s2s_module_t loaded = -1;
     if (loaded >= 0) return loaded;
     std::string text;
@@ -98,7 +125,8 @@ inline s2s_module_t module() {
         std::fprintf(stderr, "s2s-shim: cannot read the kernels from %s\n", S2S_SHIM_KERNELS);
         std::exit(3);
     }
-    if (s2s_module_load_source_dirs(&loaded, S2S_SHIM_NAME, text.c_str(), NULL, S2S_SHIM_INCLUDE_DIRS) != 0) {
+    if (s2s_module_load_source_dirs(&loaded, S2S_SHIM_NAME, text.c_str(), S2S_SHIM_INSTANTIATE,
+                                    S2S_SHIM_INCLUDE_DIRS) != 0) {
         std::fprintf(stderr, "s2s-shim: cannot load the kernels: %s\n", s2s_last_error());
         std::exit(3);
     }
@@ -125,6 +153,8 @@ template <class... P> struct launcher<void(P...)> {
         return check(s2s_launch(module(), name, g, b, shared, pointers));
     }
 };
+
+}  // namespace
 
 }  // namespace s2s_shim
 
@@ -159,9 +189,34 @@ inline cudaError_t cudaMemsetAsync(void *ptr, int value, size_t bytes, cudaStrea
 }
 inline cudaError_t cudaDeviceSynchronize() { return s2s_shim::check(s2s_synchronize()); }
 inline cudaError_t cudaThreadSynchronize() { return cudaDeviceSynchronize(); }
+inline cudaError_t cudaThreadExit() { return cudaDeviceSynchronize(); }
 inline cudaError_t cudaGetDeviceCount(int *count) { *count = 1; return cudaSuccess; }
 inline cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : cudaErrorInvalidDevice; }
 inline cudaError_t cudaGetDevice(int *device) { *device = 0; return cudaSuccess; }
+inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device) {
+    if (device != 0) return cudaErrorInvalidDevice;
+    std::memset(prop, 0, sizeof *prop);
+    S2S_FILL_DEVICE_PROP(prop);
+    return cudaSuccess;
+}
+
+/* __constant__/__device__ variables live in the runtime's module of the kernels: the symbol's
+   name (stringized by the macros below) finds them there */
+static inline cudaError_t s2s_shim_symbol(const char *name, void *ptr, size_t bytes, size_t offset, int to_symbol) {
+    return s2s_shim::check(s2s_memcpy_symbol(s2s_shim::module(), name, ptr, bytes, offset, to_symbol));
+}
+static inline cudaError_t s2s_shim_to_symbol(const char *name, const void *src, size_t bytes, size_t offset = 0,
+                                      cudaMemcpyKind = cudaMemcpyHostToDevice, cudaStream_t = 0) {
+    return s2s_shim_symbol(name, const_cast<void *>(src), bytes, offset, 1);
+}
+static inline cudaError_t s2s_shim_from_symbol(void *dst, const char *name, size_t bytes, size_t offset = 0,
+                                        cudaMemcpyKind = cudaMemcpyDeviceToHost, cudaStream_t = 0) {
+    return s2s_shim_symbol(name, dst, bytes, offset, 0);
+}
+#define cudaMemcpyToSymbol(symbol, ...) s2s_shim_to_symbol(#symbol, __VA_ARGS__)
+#define cudaMemcpyToSymbolAsync(symbol, ...) s2s_shim_to_symbol(#symbol, __VA_ARGS__)
+#define cudaMemcpyFromSymbol(dst, symbol, ...) s2s_shim_from_symbol(dst, #symbol, __VA_ARGS__)
+#define cudaMemcpyFromSymbolAsync(dst, symbol, ...) s2s_shim_from_symbol(dst, #symbol, __VA_ARGS__)
 
 /* pinned host memory: plain malloc */
 template <class T> inline cudaError_t cudaMallocHost(T **ptr, size_t bytes) {

@@ -1,0 +1,148 @@
+"""``s2s mgpu`` on kernels in project headers and on the CUDA API real programs use (issue 18):
+source-level checks, no build."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from s2s.driver import RunOptions, process_file
+from s2s.frontend.extract import load
+from s2s.frontend.parse import ParseOptions
+from s2s.transform.mgpu import run_mgpu
+
+MAIN = """\
+#include <cstdio>
+#include "kernels.cuh"
+int main()
+{
+    float *x;
+    cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, 0);
+    cudaMalloc(&x, 400);
+    cudaMemcpyToSymbol(coef, &prop.warpSize, sizeof(int));
+    bump<<<1, 100>>>(x);
+    cudaThreadSynchronize();
+    return 0;
+}
+"""
+KERNELS = """\
+#pragma once
+__constant__ int coef;
+__device__ float twice(float v) { return COEF_SCALE * v; }
+__global__ void bump(float *x)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    x[i] = twice(x[i]) + coef;
+}
+"""
+
+
+def _rewrite(tmp_path, header: str = KERNELS):
+    (tmp_path / "inc").mkdir(exist_ok=True)
+    (tmp_path / "inc" / "kernels.cuh").write_text(header)
+    path = tmp_path / "main.cu"
+    path.write_text(MAIN)
+    parse = replace(ParseOptions(), user_flags=("-Iinc", "-DCOEF_SCALE=2"))
+    return process_file(str(path), RunOptions(parse=parse), run_mgpu), path
+
+
+def test_header_kernels_join_the_table_and_the_api_is_redirected(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result, _ = _rewrite(tmp_path)
+    assert result.change.changed and not result.diagnostics, [d.headline() for d in result.diagnostics]
+    after = result.change.after.decode()
+    for name, target in (("cudaGetDeviceProperties", "GetDeviceProperties"),
+                         ("cudaMemcpyToSymbol", "MemcpyToSymbol"),
+                         ("cudaThreadSynchronize", "DeviceSynchronize")):
+        assert f"#define {name} s2s_mgpu::{target}\n" in after
+    assert "cudaDeviceProp s2s" not in after and "#define cudaDeviceProp" not in after
+    assert '{reinterpret_cast<const void *>(bump), "bump",' in after
+    assert '\\"partitionable\\":true' in after                  # twice() inlined from the header
+    assert '{static_cast<const void *>(&coef), "coef"},' in after
+    assert f'"-I{tmp_path}/inc\\n" "-DCOEF_SCALE=2", "bump",' in after   # flags, exported by name
+
+
+def test_output_reparses_without_extra_flags_and_a_second_run_changes_nothing(tmp_path,
+                                                                             monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result, path = _rewrite(tmp_path)
+    path.write_bytes(result.change.after)
+    again = process_file(str(path), RunOptions(parse=replace(
+        ParseOptions(), user_flags=("-Iinc", "-DCOEF_SCALE=2"))), run_mgpu)
+    assert again.loaded.ok and not again.change.changed
+
+
+def test_host_cuda_code_in_a_header_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    header = KERNELS + "inline void helper(float *x) { bump<<<1, 1>>>(x); cudaFree(x); }\n"
+    result, _ = _rewrite(tmp_path, header)
+    assert result.status == "failed"
+    said = [result.diagnostics[0], *result.diagnostics[0].notes]
+    assert said[0].id == "mgpu-launch" and "in a project header" in said[0].message
+    assert said[0].location.file.endswith("kernels.cuh")
+    assert any(d.id == "mgpu-api" and "'cudaFree' in a project header" in d.message for d in said)
+
+
+def test_device_properties_construction_is_not_an_api_call(tmp_path):
+    path = tmp_path / "p.cu"
+    path.write_text("int main() { cudaDeviceProp p; cudaGetDeviceProperties(&p, 0); "
+                    "cudaThreadSynchronize(); return 0; }\n")
+    loaded = load(str(path))
+    assert loaded.model is not None, loaded.diagnostics
+    assert [c.name for c in loaded.model.api_calls] == ["cudaGetDeviceProperties",
+                                                        "cudaThreadSynchronize"]
+
+
+def test_a_rewrite_that_does_not_parse_is_not_emitted(tmp_path, monkeypatch):
+    from s2s.transform import mgpu
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(mgpu, "prologue", lambda plan: "#include <s2s_mgpu.h>\nnot C++ at all\n")
+    result, _ = _rewrite(tmp_path)
+    assert not result.change.changed and result.incomplete
+    [said] = [d for d in result.diagnostics if d.id == "mgpu-rewrite-invalid"]
+    assert said.message.startswith("the rewrite of the file for the s2s runtime does not compile")
+
+
+def test_a_header_that_needs_its_includer_is_reported_not_fatal(tmp_path, monkeypatch):
+    """A header using a macro the .cu file defines before including it does not parse alone;
+    the file's own kernels are still rewritten."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "helpers.cuh").write_text("__device__ float halve(float v) { return v / DIVISOR; }\n")
+    path = tmp_path / "own.cu"
+    path.write_text("#define DIVISOR 2\n#include \"helpers.cuh\"\n"
+                    "__global__ void k(float *x) { int i = blockIdx.x * 32 + threadIdx.x; "
+                    "x[i] = halve(x[i]); }\n"
+                    "int main() { float *x; cudaMalloc(&x, 256); k<<<2, 32>>>(x); return 0; }\n")
+    result = process_file(str(path), RunOptions(), run_mgpu)
+    assert result.change.changed
+    [said] = [d for d in result.diagnostics if d.id == "cuda-header"]
+    assert "helpers.cuh has device code but does not parse on its own" in said.message
+
+
+def test_the_corpus_project_through_its_compilation_database(capsys):
+    """``s2s mgpu -p DIR``: flags from compile_commands.json (a relative directory), kernels from
+    src/kernels/*.cuh, -I made absolute for the runtime."""
+    from pathlib import Path
+
+    from s2s.cli.main import main
+
+    project = Path(__file__).resolve().parents[1] / "corpus" / "cuda" / "particles_project"
+    assert main(["mgpu", "-p", str(project), "--diff"]) == 0
+    out = capsys.readouterr().out
+    assert f'"-I{project}/include\\n" "-DPARTICLE_COUNT=3000"' in out
+    assert '{reinterpret_cast<const void *>(accelerate), "accelerate",' in out
+    assert '"accelerate;advance"' in out                     # exported by name
+
+
+def test_a_kernel_whose_definition_is_nowhere_to_be_seen_is_refused(tmp_path, monkeypatch):
+    """Declared in a header that does not parse on its own: nothing says where it is defined."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "decl.cuh").write_text("__global__ void elsewhere(REAL *x);\n")
+    path = tmp_path / "use.cu"
+    path.write_text("#define REAL float\n#include \"decl.cuh\"\n"
+                    "int main() { float *x; cudaMalloc(&x, 4); elsewhere<<<1, 1>>>(x); return 0; }\n")
+    result = process_file(str(path), RunOptions(), run_mgpu)
+    assert result.status == "failed"
+    assert result.diagnostics[0].id == "mgpu-launch"
+    assert "the kernel is not defined in this file or a project header" in result.diagnostics[0].message
