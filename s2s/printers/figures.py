@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
-from s2s.analysis import fuse_plan
-from s2s.analysis.fuse_graph import find_runs, span_layers
-from s2s.analysis.fuse_kernels import kernel_facts
+from s2s.analysis.fuse import plan as fuse_plan
+from s2s.analysis.fuse.graph import find_runs, span_layers
+from s2s.analysis.fuse.kernels import kernel_facts
 from s2s.analysis.host_eval import EvalError, as_dim3, evaluate
 from s2s.analysis.mgpu_plan import plan_file as mgpu_plan_file
 from s2s.analysis.transfers.graph import Direction
