@@ -152,6 +152,12 @@ class Runtime:
         return len(self.devices)
 
     # ---- modules and launches ----
+    def copy_symbol(self, module: RuntimeModule, symbol: str, host: int, nbytes: int, offset: int,
+                    to_symbol: bool) -> None:
+        """cudaMemcpyToSymbol / FromSymbol on a variable of ``module`` (the MPI runtime mirrors a
+        write to every rank, whose devices hold their own copies)."""
+        module.copy_symbol(symbol, host, nbytes, offset, to_symbol)
+
     def load_module(self, source: str | None = None, path: str | None = None, name: str | None = None,
                     instantiate: list[str] | None = None, include_dirs: list | None = None,
                     flags: list[str] | None = None) -> RuntimeModule:

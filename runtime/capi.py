@@ -142,7 +142,7 @@ def memcpy_symbol(handle: int, symbol: str, addr: int, nbytes: int, offset: int,
     else:
         check_host_range(addr, nbytes)
     rt.synchronize()
-    module.copy_symbol(symbol, host, nbytes, offset, bool(to_symbol))
+    rt.copy_symbol(module, symbol, host, nbytes, offset, bool(to_symbol))
     if is_virtual(addr) and not to_symbol:
         rt.memcpy_htod(addr, host, nbytes)
     return 0

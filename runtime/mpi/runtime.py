@@ -136,18 +136,20 @@ class MpiRuntime(Runtime):
     def synchronize(self) -> None:
         return self._mirrored("synchronize", (), lambda: Runtime.synchronize(self))
 
-    def load_module(self, source=None, path=None, name=None, instantiate=None, include_dirs=None):
+    def load_module(self, source=None, path=None, name=None, instantiate=None, include_dirs=None,
+                    flags=None):
         """Rank 0 compiles first (the other ranks of a node then find the kernels in the compile cache)
-        and sends the source text, so the other ranks need not see the file."""
+        and sends the source text and the program's kernel flags, so the other ranks need not see the
+        file."""
         dirs = list(include_dirs or [])
         if path is not None:
             with open(path, encoding="utf-8") as handle:
                 source = handle.read()
             dirs.append(os.path.dirname(os.path.abspath(path)))
             name = name or os.path.basename(path)
-        payload = (source, name, list(instantiate or ()), [str(d) for d in dirs])
+        payload = (source, name, list(instantiate or ()), [str(d) for d in dirs], list(flags or ()))
         module = Runtime.load_module(self, source=source, name=name, instantiate=payload[2],
-                                     include_dirs=payload[3])
+                                     include_dirs=payload[3], flags=payload[4])
         if id(module) not in self._module_ids:
             self._module_ids[id(module)] = len(self._module_list)
             self._module_list.append(module)
@@ -155,6 +157,15 @@ class MpiRuntime(Runtime):
                 self.mpi.send_command(("load_module", payload, self.outcome))
                 self.outcome = None
         return module
+
+    def copy_symbol(self, module, symbol: str, host: int, nbytes: int, offset: int, to_symbol: bool):
+        """A write reaches every rank (each rank's devices hold their own copy of the variable): rank 0
+        sends the bytes; a read takes device 0's copy, which is rank 0's."""
+        if not to_symbol:
+            return Runtime.copy_symbol(self, module, symbol, host, nbytes, offset, False)
+        payload = (self._module_ids[id(module)], symbol, ctypes.string_at(host, nbytes), offset)
+        return self._mirrored("copy_symbol", payload,
+                              lambda: Runtime.copy_symbol(self, module, symbol, host, nbytes, offset, True))
 
     def launch(self, kernel, grid, block, args, shared: int = 0, access=None, partition: str = "auto"):
         args = [_address(a) for a in args]
@@ -186,8 +197,15 @@ class MpiRuntime(Runtime):
         if name == "access":
             self._apply_access(*payload)
         elif name == "load_module":
-            source, mod_name, instantiate, dirs = payload
-            self.load_module(source=source, name=mod_name, instantiate=instantiate, include_dirs=dirs)
+            source, mod_name, instantiate, dirs, flags = payload
+            self.load_module(source=source, name=mod_name, instantiate=instantiate, include_dirs=dirs,
+                             flags=flags)
+        elif name == "copy_symbol":
+            index, symbol, data, offset = payload
+            staging = ctypes.create_string_buffer(data, max(1, len(data)))
+            module = self._module_list[index]
+            self._mirrored(name, (), lambda: Runtime.copy_symbol(
+                self, module, symbol, ctypes.addressof(staging), len(data), offset, True))
         elif name == "launch":
             (index, kname), grid, block, args, shared, access, partition = payload
             kernel = self._module_list[index][kname]

@@ -34,7 +34,13 @@ def missing() -> str | None:
 
 def build_sample(name: str, work: Path) -> Path:
     """The sample rewritten by s2s mgpu and built with nvcc against the runtime's C library."""
-    result = process_file(str(CUDA_SAMPLES / name / f"{name}.cu"), RunOptions(), run_mgpu)
+    return build_source(CUDA_SAMPLES / name / f"{name}.cu", work)
+
+
+def build_source(path: Path, work: Path) -> Path:
+    """The CUDA file ``path`` rewritten by s2s mgpu and built with nvcc against the runtime."""
+    name = path.stem
+    result = process_file(str(path), RunOptions(), run_mgpu)
     assert isinstance(result, Success), [d.headline() for d in result.diagnostics]
     source = work / f"{name}.cu"
     source.write_bytes(result.change.after)
