@@ -21,7 +21,7 @@ def test_verify_runs_the_rewrite_on_ranks():
     proc = _verify(str(CUDA_SAMPLES / "hotspot" / "hotspot.cu"), "--passes", "mgpu", "--ranks", "2",
                    "--devices", "2", "--args", "64 48 3", "--format", "json")
     assert proc.returncode == 0, proc.stderr
-    verdict, = json.loads(proc.stdout)
+    verdict, = json.loads(proc.stdout)["programs"]
     assert verdict["ok"] and verdict["differences"] == []
     assert verdict["original"]["devices"]["devices"] == 1
     assert verdict["rewritten"]["devices"]["devices"] == 4          # 2 ranks x 2 devices

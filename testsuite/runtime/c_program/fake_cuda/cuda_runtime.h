@@ -11,6 +11,7 @@ enum cudaError {
     cudaSuccess = 0,
     cudaErrorInvalidValue = 1,
     cudaErrorMemoryAllocation = 2,
+    cudaErrorInvalidSymbol = 13,
     cudaErrorInvalidMemcpyDirection = 21,
     cudaErrorInvalidDeviceFunction = 98,
     cudaErrorInvalidDevice = 101,
@@ -29,6 +30,16 @@ enum cudaMemcpyKind {
 struct dim3 {
     unsigned int x, y, z;
     dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+};
+
+/* the fields runtime/include/s2s_device_prop.h fills, with CUDA's names and types */
+struct cudaDeviceProp {
+    char name[256];
+    unsigned long totalGlobalMem, sharedMemPerBlock, memPitch, totalConstMem, textureAlignment;
+    unsigned long sharedMemPerMultiprocessor;
+    int regsPerBlock, warpSize, maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], major, minor;
+    int multiProcessorCount, maxThreadsPerMultiProcessor, regsPerMultiprocessor, l2CacheSize;
+    int memoryBusWidth, concurrentKernels, unifiedAddressing;
 };
 
 typedef struct CUstream_st *cudaStream_t;
