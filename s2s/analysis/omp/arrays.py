@@ -198,29 +198,26 @@ def member_handles(irs: dict[str, FunctionIR], nodes: list[Node], device_uses: d
         if path is None or not uses or path.group(1) in assigned or \
                 any(re.search(r"->|\.", use[1]) for use in uses):
             continue
-        name, suffix = f"s2s_{path.group(1)}", 1
-        while name.encode() in taken:
-            suffix += 1
-            name = f"s2s_{path.group(1)}{suffix}"
-        taken.add(name.encode())
-        out.append((label, name))
+        out.append((label, _fresh_name(path.group(1), taken)))
     return tuple(out)
 
 
-def vector_handles(vectors, source: bytes) -> tuple[tuple[str, str], ...]:
+def vector_handles(vectors, source: bytes, handles=()) -> tuple[tuple[str, str], ...]:
     """A local pointer per mapped ``std::vector`` (``s2s_v`` holding ``v.data()``): a map
-    clause takes an addressable array section, which ``v`` is not."""
-    taken = set(re.findall(rb"[A-Za-z_]\w*", source))
-    out = []
-    for label in vectors:
-        base = re.sub(r"\W+", "_", label)
-        name, suffix = f"s2s_{base}", 1
-        while name.encode() in taken:
-            suffix += 1
-            name = f"s2s_{base}{suffix}"
-        taken.add(name.encode())
-        out.append((label, name))
-    return tuple(out)
+    clause takes an addressable array section, which ``v`` is not. ``handles``: the region's
+    other handles, whose names are taken too."""
+    taken = set(re.findall(rb"[A-Za-z_]\w*", source)) | {h.encode() for _, h in handles}
+    return tuple((label, _fresh_name(re.sub(r"\W+", "_", label), taken)) for label in vectors)
+
+
+def _fresh_name(base: str, taken: set) -> str:
+    """``s2s_<base>``, or ``s2s_<base>2``, ... : a name nothing in the file uses (recorded)."""
+    name, suffix = f"s2s_{base}", 1
+    while name.encode() in taken:
+        suffix += 1
+        name = f"s2s_{base}{suffix}"
+    taken.add(name.encode())
+    return name
 
 
 def ir_names(ir: FunctionIR) -> set[str]:

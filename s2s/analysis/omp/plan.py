@@ -256,7 +256,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     explicit = explicit_sections(model, nodes, lengths, exit_state)
     handles = () if swapped else member_handles(irs, nodes, survey.device_uses, tracked, source)
     vectors = vector_labels(model, function, tracked)
-    handles += vector_handles(vectors, source)
+    handles += vector_handles(vectors, source, handles)
     return RegionPlan(function.name, nodes[0].stmt, nodes[-1].stmt,
                       insertion_span(nodes[0].stmt, model), structured, tuple(arrays),
                       tuple(updates), tuple(exit_updates), removed, tuple(explicit),
