@@ -160,6 +160,8 @@ class _Scanner:
         self.src = tree.ctx.source
         self.refs: list[ArrayRef] = []
         self.copies: list[PointerCopy] = []
+        #: the unit can hold std::vector (frontend.containers); else its checks are skipped
+        self.vectors = containers.unit_has_vectors(tree.ctx)
         self._unop, self._binop, self._init = _operator_functions()
         self._ops: dict[int, int] = {}
         self._types: dict[int, object] = {}
@@ -182,6 +184,7 @@ class _Scanner:
 
     def run(self) -> None:
         kinds, end, nodes = self.kinds, self.tree.end, self.nodes
+        vectors = self.vectors
         i, count = 0, len(nodes)
         while i < count:
             kind = kinds[i]
@@ -193,9 +196,9 @@ class _Scanner:
                 continue
             if kind == "ARRAY_SUBSCRIPT_EXPR" or kind == "MEMBER_REF_EXPR":
                 self._access(i)
-                if kind == "MEMBER_REF_EXPR":
+                if kind == "MEMBER_REF_EXPR" and vectors:
                     self._vector_use(i)
-            elif kind == "DECL_REF_EXPR":
+            elif kind == "DECL_REF_EXPR" and vectors:
                 self._vector_use(i)
             elif kind == "UNARY_OPERATOR":
                 op = self._op(i, self._unop)
@@ -204,7 +207,7 @@ class _Scanner:
                 elif op in INC_DEC:
                     self._self_offset(i)
             elif kind == "CALL_EXPR":
-                if not self._vector_call(i):
+                if not (vectors and self._vector_call(i)):
                     self._call(i)
             elif kind == "BINARY_OPERATOR":
                 if self._op(i, self._binop) == ASSIGN:
@@ -273,7 +276,7 @@ class _Scanner:
         elif kind == "UNARY_OPERATOR":
             got = self._op(i, self._unop) == DEREF
         elif kind == "CALL_EXPR":
-            got = containers.subscript(self, i) is not None
+            got = self.vectors and containers.subscript(self, i) is not None
         elif kind == "MEMBER_REF_EXPR" and self.children[i]:
             base = self._strip(self.children[i][0])
             if self.kinds[base] in ("ARRAY_SUBSCRIPT_EXPR", "UNARY_OPERATOR", "MEMBER_REF_EXPR") \
@@ -662,7 +665,7 @@ class _Scanner:
                 if tkind not in ARRAY_TYPE_KINDS and tkind not in RECORD_TYPES:
                     return None  # &scalar, &pointer: not array storage
             return self._resolve(operand)
-        vector = containers.data_pointer(self, x)
+        vector = containers.data_pointer(self, x) if self.vectors else None
         if vector is not None:  # v.data()
             name = self._name(vector)
             return None if name is None else (name, vector, [])
@@ -740,7 +743,7 @@ class _Scanner:
         """(copied name, offset) of a pointer-valued right-hand side."""
         x = self._strip(i)
         kind = self.kinds[x]
-        vector = containers.data_pointer(self, x)
+        vector = containers.data_pointer(self, x) if self.vectors else None
         if vector is not None:
             return self._name(vector), False  # v.data()
         if kind == "BINARY_OPERATOR" and self._op(x, self._binop) == ASSIGN and self.children[x]:
@@ -806,7 +809,7 @@ class _Scanner:
         return self._type_kind(i) == "POINTER" and self._is_pointer(i)
 
     def _declaration(self, i: int) -> None:
-        if self.children[i] and self._vector_reference(i):
+        if self.vectors and self.children[i] and self._vector_reference(i):
             return
         if not self.children[i] or not self._is_pointer_value(i):
             return

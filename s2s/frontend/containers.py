@@ -34,6 +34,15 @@ REALLOCATING_MEMBERS = frozenset({"push_back", "emplace_back", "resize", "reserv
                                   "shrink_to_fit", "pop_back", "operator="})
 
 
+def unit_has_vectors(ctx) -> bool:
+    """Whether the translation unit can hold a ``std::vector`` at all: it includes the
+    standard header that defines it (libstdc++'s ``bits/stl_vector.h``, libc++'s
+    ``vector``). A file that includes neither (every C program) skips the checks of this
+    module, which cost a libclang type lookup per name."""
+    return any(inclusion.include.name.endswith(("/bits/stl_vector.h", "/vector"))
+               for inclusion in ctx.unit.get_includes())
+
+
 def is_vector_type(canon) -> bool:
     """Whether the canonical type ``canon`` is a ``std::vector`` (not a reference to one)."""
     return canon.kind.name == "RECORD" and _VECTOR.match(canon.spelling) is not None

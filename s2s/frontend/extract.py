@@ -71,7 +71,8 @@ def extract(parsed: ParsedFile) -> tuple[TranslationUnit, list[Diagnostic]]:
         pointer_copies=pointer_copies,
         kernel_bodies=bodies,
         project_headers=host.project_headers(),
-        var_uses=extract_var_uses(host),
+        # the host facts of transfers and fuse, which run on CUDA files only
+        var_uses=extract_var_uses(host) if parsed.language == "cuda" else (),
     )
     return model, [d for ctx in contexts for d in ctx.diagnostics]
 
