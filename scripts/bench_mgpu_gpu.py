@@ -16,7 +16,11 @@ context creation, a fixed cost the original program does not pay.
 
 Needs nvcc, PyCUDA and a CUDA GPU; without them it prints why and exits 0 (nothing measured).
 
-Usage: python scripts/bench_mgpu_gpu.py [--markdown] [--runs 3] [SAMPLE ...]
+``--corpus``: the programs of testsuite/corpus/cuda instead, each built as its user would (the
+original with nvcc, the rewrite with ``s2s nvcc --s2s-passes=mgpu`` and the program's flags),
+its rewrite's output at P = 1, 2, 4 compared with the original's on the GPU.
+
+Usage: python scripts/bench_mgpu_gpu.py [--markdown] [--runs 3] [--corpus] [SAMPLE ...]
 Exit status 0; 1 if a build or run fails or an output differs.
 """
 
@@ -143,10 +147,83 @@ def print_table(rows: list[dict], device: str) -> None:
               f"{row['orig_s']:.3f} | {row['mgpu_s']:.3f} | {row['mgpu_s'] - row['orig_s']:+.3f} s | {book} |")
 
 
+CORPUS = REPO / "testsuite" / "corpus" / "cuda"
+
+
+def measure_corpus(name: str, work: Path) -> dict:
+    """A corpus program (``testsuite/corpus/cuda/<name>``, as its user builds it): the original
+    with plain nvcc on the GPU, the rewrite with ``s2s nvcc --s2s-passes=mgpu`` and the
+    program's flags; the rewrite's output at P = 1, 2, 4 partitions of the GPU against the
+    original's (timing lines as sample.toml says left out, numbers exactly)."""
+    import tomllib  # noqa: PLC0415
+
+    from s2s.verify.omp_harness import output_differences  # noqa: PLC0415
+
+    directory = CORPUS / name
+    info = tomllib.loads((directory / "sample.toml").read_text())
+    inputs = work / "inputs"
+    inputs.mkdir(parents=True)
+    if "make_input" in info:
+        script, *rest = info["make_input"]
+        subprocess.run([sys.executable, str(directory / script), *rest, str(inputs)], check=True)
+    args = [a.replace("{inputs}", str(inputs)) for a in info.get("args", [])]
+    flags = list(info.get("flags", []))
+    source = info["sources"][0]
+    nvcc = shutil.which("nvcc")
+    env = {k: v for k, v in os.environ.items() if k not in ("S2S_WRAPPED", "S2S_PASSES")}
+    # CUDA 13 removed cudaThreadSynchronize/cudaThreadExit, which older programs call: the
+    # original builds with their current names (the rewrite gets them from the runtime)
+    legacy = ["-DcudaThreadSynchronize=cudaDeviceSynchronize", "-DcudaThreadExit=cudaDeviceReset"]
+    for command in ([nvcc, "-O2", "-std=c++17", "-arch=sm_90", *legacy, *flags, source, "-o",
+                     str(work / "orig")],
+                    [sys.executable, "-m", "s2s", "nvcc", "--s2s-passes=mgpu", "-O2",
+                     "-std=c++17", "-arch=sm_90", *flags, source, "-o", str(work / "mgpu")]):
+        proc = subprocess.run(command, capture_output=True, text=True, cwd=directory,
+                              env=dict(env, PYTHONPATH=os.pathsep.join(
+                                  filter(None, (str(REPO), env.get("PYTHONPATH"))))))
+        if proc.returncode or "[wrapper-" in proc.stderr:
+            raise RuntimeError(f"{name}: build failed: {proc.stderr[-1500:]}")
+    ignore = tuple(info.get("ignore_lines", ()))
+    row: dict = {"name": name, "problems": []}
+    proc = subprocess.run([str(work / "orig"), *args], capture_output=True, text=True,
+                          timeout=300, cwd=directory)
+    original = proc.stdout
+    if proc.returncode:
+        row["problems"].append(f"original exited {proc.returncode}: {proc.stderr[-300:]}")
+    stats = work / "stats.json"
+    for p in (1, 2, 4):
+        stats.unlink(missing_ok=True)
+        proc = subprocess.run([str(work / "mgpu"), *args], capture_output=True, text=True,
+                              timeout=300, cwd=directory, env=dict(os.environ, **mgpu_env(p, stats)))
+        if proc.returncode or not stats.exists():
+            row["problems"].append(f"P={p}: exit {proc.returncode} {proc.stderr[-300:]}")
+            continue
+        data = json.loads(stats.read_text())
+        row[f"partitioned_{p}"] = sum(1 for launch in data["launches"] if launch.get("partitioned"))
+        row["launches"] = len(data["launches"])
+        if output_differences(original, proc.stdout, 0.0, ignore=ignore):
+            row["problems"].append(f"P={p}: output differs from the original")
+    return row
+
+
+def print_corpus(rows: list[dict], device: str) -> None:
+    print(f"\n## s2s mgpu on {device}: the CUDA corpus at P = 1, 2, 4 partitions of one GPU\n")
+    print("| program | launches | split at P=2 | split at P=4 | outputs vs original (nvcc, GPU) |")
+    print("|---|---|---|---|---|")
+    for row in rows:
+        verdict = "same at P=1,2,4" if not row["problems"] else \
+            "DIFFER: " + "; ".join(row["problems"])[:200].replace("|", "/").replace("\n", " ")
+        print(f"| {row['name']} | {row.get('launches', '-')} | {row.get('partitioned_2', '-')} | "
+              f"{row.get('partitioned_4', '-')} | {verdict} |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--markdown", action="store_true", help="(tables are always markdown)")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--corpus", action="store_true",
+                        help="the programs of testsuite/corpus/cuda (built as their users do) "
+                             "instead of the samples")
     parser.add_argument("samples", nargs="*")
     args = parser.parse_args()
     reason = gpu_or_reason()
@@ -156,6 +233,17 @@ def main() -> int:
     from runtime.cuda.device import driver
     device = driver().Device(0).name()
     rows = []
+    if args.corpus:
+        names = args.samples or sorted(p.parent.name for p in CORPUS.glob("*/sample.toml"))
+        with tempfile.TemporaryDirectory(prefix="s2s-bench-mgpu-corpus-") as tmp:
+            for name in names:
+                try:
+                    rows.append(measure_corpus(name, Path(tmp) / name))
+                except (RuntimeError, subprocess.TimeoutExpired, OSError, ValueError) as err:
+                    rows.append({"name": name, "problems": [str(err).replace("\n", " ")]})
+                print(f"# {name}: done", file=sys.stderr, flush=True)
+        print_corpus(rows, device)
+        return 1 if any(row["problems"] for row in rows) else 0
     with tempfile.TemporaryDirectory(prefix="s2s-bench-mgpu-gpu-") as tmp:
         for name in args.samples or PROGRAMS:
             work = Path(tmp) / name
