@@ -103,17 +103,18 @@ class Poly:
             total += term
         return total
 
-    def to_text(self) -> str:
-        """``3*bdx*bx - tx + 2`` (every product spelled out, constants first)."""
+    def to_text(self, atom=str, times: str = "*") -> str:
+        """``3*bdx*bx - tx + 2`` (every product spelled out, constants first); ``atom`` gives
+        each atom's text, ``times`` joins the factors of a product."""
         if not self.terms:
             return "0"
         parts = []
         for mono, coeff in self.terms:
-            factors = list(mono)
+            factors = [atom(a) for a in mono]
             magnitude = abs(coeff)
             if magnitude != 1 or not factors:
                 factors.insert(0, str(magnitude))
-            text = "*".join(factors)
+            text = times.join(factors)
             if not parts:
                 parts.append(text if coeff > 0 else "-" + text)
             else:

@@ -813,15 +813,19 @@ class _Scanner:
             return
         if not self.children[i] or not self._is_pointer_value(i):
             return
+        k = self._initializer(i)
+        if k is not None:
+            self._copy(i, self.nodes[i].cursor.spelling, *self._source(k))
+
+    def _initializer(self, i: int) -> int | None:
+        """The child node of the variable declared at ``i`` that is its initializer."""
         init = self._init(self.nodes[i].cursor)
         if init is None or init.is_null():
-            return
+            return None
         extent = init.extent
         wanted = (extent.start.offset, extent.end.offset)
-        for k in reversed(self.children[i]):
-            if self.tree.extent(k) == wanted:
-                self._copy(i, self.nodes[i].cursor.spelling, *self._source(k))
-                return
+        return next((k for k in reversed(self.children[i]) if self.tree.extent(k) == wanted),
+                    None)
 
     # -- std::vector (frontend.containers) ----------------------------------------------------
 
@@ -845,35 +849,21 @@ class _Scanner:
         """Any other use of a vector is a whole-vector access of unknown range."""
         if not containers.is_vector_type(self._type(i)) or containers.use_is_known(self, i):
             return
-        if self.kinds[i] == "MEMBER_REF_EXPR" and self.children[i] and \
-                containers.is_vector_type(self._type(self._strip(self.children[i][0]))):
-            return  # ``v.begin`` names a member function, not the vector
         name = self._name(i)
         if name is None or self._region(*self.tree.extent(i))[0] is not None:
             return
-        mode = "read" if containers.is_const_use(self, i) else "readwrite"
-        call, position = self._reference_argument(i)
-        if call is not None:  # ``f(v)`` binding ``std::vector<T> &``: the callee's accesses
-            params = self._callee_params(call)
-            mode = "read" if params[position].get_pointee().is_const_qualified() else "readwrite"
-            self._emit(i, name, mode, [], call=self._call_name(call), arg_index=position, root=i)
+        up, child = self._context(i)
+        target = self._reference_target(up, child) if up >= 0 and \
+            self.kinds[up] == "CALL_EXPR" else None
+        if target is not None and containers.is_vector_type(target.get_canonical()):
+            # ``f(v)`` binding ``std::vector<T> &``: the callee's accesses (by value it is a
+            # copy: a plain access here)
+            mode = "read" if target.is_const_qualified() else "readwrite"
+            self._emit(i, name, mode, [], call=self._call_name(up),
+                       arg_index=self._arg_positions(up)[child], root=i)
             return
+        mode = "read" if containers.is_const_use(self, i) else "readwrite"
         self._emit(i, name, mode, [], root=i)
-
-    def _reference_argument(self, i: int) -> tuple[int | None, int]:
-        """(call node, position) when node ``i`` is an argument bound to a parameter of
-        type ``std::vector<T> &`` (by value it is a copy: a plain read here)."""
-        up, child = self.parent[i], i
-        while up >= 0 and self.kinds[up] in TRANSPARENT:
-            up, child = self.parent[up], up
-        if up < 0 or self.kinds[up] != "CALL_EXPR":
-            return None, 0
-        position = self._arg_positions(up).get(child)
-        params = self._callee_params(up)
-        if position is None or params is None or position >= len(params) or \
-                not containers.vector_reference(params[position]):
-            return None, 0
-        return up, position
 
     def _vector_reference(self, i: int) -> bool:
         """``std::vector<T> &r = v;``: ``r`` names ``v``'s storage (a pointer copy); bound to
@@ -882,13 +872,7 @@ class _Scanner:
         if canon.kind.name not in ("LVALUEREFERENCE", "RVALUEREFERENCE") or \
                 not containers.is_vector_type(canon.get_pointee().get_canonical()):
             return False
-        init = self._init(self.nodes[i].cursor)
-        if init is None or init.is_null():
-            return True
-        extent = init.extent
-        wanted = (extent.start.offset, extent.end.offset)
-        for k in reversed(self.children[i]):
-            if self.tree.extent(k) == wanted:
-                self._copy(i, self.nodes[i].cursor.spelling, self._name(self._strip(k)), False)
-                return True
+        k = self._initializer(i)
+        if k is not None:
+            self._copy(i, self.nodes[i].cursor.spelling, self._name(self._strip(k)), False)
         return True

@@ -13,8 +13,24 @@ from dataclasses import dataclass
 from s2s.model.span import Expr, SourceSpan
 
 
+class AccessMode:
+    """``reads`` / ``writes`` of an access whose ``mode`` is ``read``, ``write`` or
+    ``readwrite`` (array references here, the OpenMP dataflow's events in omp.ir)."""
+
+    __slots__ = ()
+    mode: str
+
+    @property
+    def reads(self) -> bool:
+        return self.mode in ("read", "readwrite")
+
+    @property
+    def writes(self) -> bool:
+        return self.mode in ("write", "readwrite")
+
+
 @dataclass(frozen=True)
-class ArrayRef:
+class ArrayRef(AccessMode):
     """One access to the storage behind a pointer or array variable (or struct member).
 
     ``array`` is the accessed storage as written without subscripts: ``u``, ``p.x``,
@@ -46,14 +62,6 @@ class ArrayRef:
     pointer: bool = False
     #: the pointer is declared inside the target region (its value comes from device code)
     region_local: bool = False
-
-    @property
-    def reads(self) -> bool:
-        return self.mode in ("read", "readwrite")
-
-    @property
-    def writes(self) -> bool:
-        return self.mode in ("write", "readwrite")
 
 
 @dataclass(frozen=True)

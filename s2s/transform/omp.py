@@ -141,7 +141,8 @@ def _region_edits(region: RegionPlan, source: bytes, path: str, language: str
         group = by_place.setdefault(update.at.start, [])
         if all((u.motion, u.item) != (update.motion, update.item) for u in group):
             group.append(update)
-    unit = indent_unit(source)
+    # (the whole file is read for it: only where braces are added)
+    unit = indent_unit(source) if any(u.wrap for u in region.updates) else ""
     for group in by_place.values():
         edits += _update_edits(group, source, region, unit)
     for group in after.values():

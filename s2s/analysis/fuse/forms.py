@@ -205,20 +205,7 @@ def _counter(loop: ir.For, params, env, loops) -> tuple[str, Poly] | None:
 def render(poly: Poly, prefix: str = "") -> str:
     """Source text of ``poly`` at the site: atoms back to variable names and built-ins
     (``prefix`` before built-in names of a remapped stage: ``s2s_threadIdx.x``)."""
-    if not poly.terms:
-        return "0"
-    parts = []
-    for mono, coeff in poly.terms:
-        factors = [_atom_text(a, prefix) for a in mono]
-        magnitude = abs(coeff)
-        if magnitude != 1 or not factors:
-            factors.insert(0, str(magnitude))
-        text = " * ".join(factors)
-        if not parts:
-            parts.append(text if coeff > 0 else "-" + text)
-        else:
-            parts.append(("+ " if coeff > 0 else "- ") + text)
-    return " ".join(parts)
+    return poly.to_text(lambda atom: _atom_text(atom, prefix), " * ")
 
 
 def _atom_text(atom: str, prefix: str) -> str:

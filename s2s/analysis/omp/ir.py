@@ -28,10 +28,11 @@ from s2s.analysis.omp.loops import (
 )
 from s2s.analysis.polynomial import assigned_in, assigned_names
 from s2s.model import ArrayRef, HostFunction, PointerCopy, Stmt, TranslationUnit
+from s2s.model.access import AccessMode
 
 
 @dataclass(frozen=True)
-class Access:
+class Access(AccessMode):
     """An access to the storage named ``name`` (in the function's own names) on ``side``
     ('H' host, 'D' device). ``full`` is the element count ``E`` when the access overwrites
     elements ``[0:E)`` completely, else None."""
@@ -43,14 +44,6 @@ class Access:
     full: str | None = None
     #: a device write's ``[lo:len]`` hull over the kernel's loops (None: not bounded)
     extent: str | None = None
-
-    @property
-    def reads(self) -> bool:
-        return self.mode in ("read", "readwrite")
-
-    @property
-    def writes(self) -> bool:
-        return self.mode in ("write", "readwrite")
 
 
 @dataclass(frozen=True)

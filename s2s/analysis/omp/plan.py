@@ -64,7 +64,7 @@ from s2s.analysis.omp.sections import changing_term
 from s2s.analysis.omp.sizes import (
     array_sections,
     live_after,
-    member_vector_class,
+    member_vectors,
     section_from_callees,
     vector_labels,
 )
@@ -170,8 +170,9 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     survey = Interpreter(irs, None, {}, locals_of)
     survey.run_range(nodes, entry_state(model, function, start, set()), frame)
     # A class's vector members are mapped by the region of one of its member functions.
-    elsewhere = {label for label in survey.device_labels
-                 if member_vector_class(model, label) in members - {function.member_of}}
+    others = members - {function.member_of}
+    class_of = member_vectors(model) if others else {}
+    elsewhere = {label for label in survey.device_labels if class_of.get(label) in others}
     lengths, skipped = array_sections(model, function, survey.device_labels - elsewhere,
                                       start, end)
     for label in list(skipped):
@@ -182,8 +183,8 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
             lengths[label] = section
             del skipped[label]
     text = source_texts(source)
-    drop_changing_counts(lengths, skipped, nodes, irs, text,
-                         vector_labels(model, function, lengths))
+    vectors = vector_labels(model, function, lengths)
+    drop_changing_counts(lengths, skipped, nodes, irs, text, vectors)
     unmapped = sorted(label for label in set(skipped) |
                       (survey.device_labels - set(lengths) - elsewhere)
                       if not local_array(model, label)
@@ -255,7 +256,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         and nodes[0].stmt.kind != "decl" and not any(n.jump == "return" for n in nodes[0].walk())
     explicit = explicit_sections(model, nodes, lengths, exit_state)
     handles = () if swapped else member_handles(irs, nodes, survey.device_uses, tracked, source)
-    vectors = vector_labels(model, function, tracked)
+    vectors = tuple(label for label in vectors if label in tracked)
     handles += vector_handles(vectors, source, handles)
     return RegionPlan(function.name, nodes[0].stmt, nodes[-1].stmt,
                       insertion_span(nodes[0].stmt, model), structured, tuple(arrays),

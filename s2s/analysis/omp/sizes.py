@@ -48,9 +48,9 @@ def array_sections(model: TranslationUnit, function, labels: set[str], start: in
 def vector_labels(model: TranslationUnit, function, labels) -> tuple[str, ...]:
     """The labels among ``labels`` that name a ``std::vector`` of ``function`` (or a global
     one): clauses must name them through a pointer handle."""
-    return tuple(sorted(label for label in labels
-                        if (found := allocation_of(model, function, label)) is not None
-                        and found.kind == "vector"))
+    named = {a.name for a in model.allocations if a.kind == "vector"}
+    return tuple(sorted(label for label in labels if label in named
+                        and allocation_of(model, function, label).kind == "vector"))
 
 
 def allocation_of(model: TranslationUnit, function, label: str) -> HostAllocation | None:
@@ -63,14 +63,11 @@ def allocation_of(model: TranslationUnit, function, label: str) -> HostAllocatio
     return found[0] if found else None
 
 
-def member_vector_class(model: TranslationUnit, label: str) -> str | None:
-    """The class whose ``std::vector`` data member ``label`` is (named bare, as member
-    functions name it), or None."""
-    for allocation in model.allocations:
-        if allocation.name == label and allocation.kind == "vector" and \
-                (allocation.function or "").endswith("::"):
-            return allocation.function[:-2]
-    return None
+def member_vectors(model: TranslationUnit) -> dict[str, str]:
+    """``std::vector`` data members (named bare, as member functions name them) -> their
+    class."""
+    return {a.name: a.function[:-2] for a in model.allocations
+            if a.kind == "vector" and (a.function or "").endswith("::")}
 
 
 def _freed_inside(model, function, label, start, end) -> bool:

@@ -118,15 +118,7 @@ class Solver:
                     function.name
                 raise Unsupported(f"neither the host nor the device copy of "
                                   f"'{failure.local}' is known to be fresh at {where}")
-            # The first failure of every other storage can be fixed in the same round: a
-            # copy of one array changes nothing for another.
-            chosen, seen = [failure], set(failure.labels)
-            if not joins:
-                for other in pending[1:]:
-                    if other.valid and not other.labels & seen:
-                        chosen.append(other)
-                    seen |= other.labels
-            for item in chosen:
+            for item in _fixed_together(failure, joins, pending):
                 updates += place_copy(item, irs, nodes, lengths, model, function.name, text,
                                       self.top_ids)
             interp, exit_state = self._run(to_labels)
@@ -191,14 +183,8 @@ class Solver:
             failure, joins = _first_to_fix(interp.failures.values())
             if failure.access is None and failure.node is nodes[0] or not failure.valid:
                 return None                  # an entry copy, or no fresh side: the global way
-            chosen, seen = [failure], set(failure.labels)
-            if not joins:
-                for other in pending[1:]:
-                    if other.valid and not other.labels & seen:
-                        chosen.append(other)
-                    seen |= other.labels
             back = i
-            for item in chosen:
+            for item in _fixed_together(failure, joins, pending):
                 for update in place_copy(item, irs, nodes, self.lengths, self.model,
                                          self.function.name, text, self.top_ids):
                     updates.append(update)
@@ -220,6 +206,19 @@ class Solver:
             return 0
         return next((index for index, names in enumerate(callees) if update.function in names),
                     0)
+
+
+def _fixed_together(failure, joins: bool, pending: list) -> list:
+    """``failure`` and the first failure of every other storage: copies of different arrays
+    change nothing for one another, so one round fixes them all. A join fix (a copy before
+    a loop, see _first_to_fix) goes alone."""
+    chosen, seen = [failure], set(failure.labels)
+    if not joins:
+        for other in pending[1:]:
+            if other.valid and not other.labels & seen:
+                chosen.append(other)
+            seen |= other.labels
+    return chosen
 
 
 def _whole_counts(model, function, tracked, lengths) -> dict[str, str]:
