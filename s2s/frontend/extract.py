@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from s2s.diagnostics import Diagnostic
 from s2s.frontend.accesses import extract_accesses
+from s2s.frontend.classes import extract_class_facts
 from s2s.frontend.context import ExtractContext
 from s2s.frontend.cuda import extract_api_calls, extract_kernels, extract_launches
 from s2s.frontend.host import extract_allocations, extract_functions
@@ -73,6 +74,7 @@ def extract(parsed: ParsedFile) -> tuple[TranslationUnit, list[Diagnostic]]:
         project_headers=host.project_headers(),
         # the host facts of transfers and fuse, which run on CUDA files only
         var_uses=extract_var_uses(host) if parsed.language == "cuda" else (),
+        classes=extract_class_facts(host) if parsed.language == "c++" else (),
     )
     return model, [d for ctx in contexts for d in ctx.diagnostics]
 

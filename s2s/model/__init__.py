@@ -2,7 +2,7 @@
 
 from s2s.model.access import ArrayRef, PointerCopy
 from s2s.model.cuda import ApiCall, BuiltinUse, DeviceCall, Kernel, Launch, Param, SharedArray
-from s2s.model.host import CallSite, HostAllocation, HostFunction, Stmt
+from s2s.model.host import CallSite, ClassFact, HostAllocation, HostFunction, Stmt
 from s2s.model.openmp import ArraySection, ListItem, MapClause, OmpClause, OmpDirective
 from s2s.model.serialize import to_json
 from s2s.model.span import Expr, SourceSpan
@@ -14,6 +14,7 @@ __all__ = [
     "ArraySection",
     "BuiltinUse",
     "CallSite",
+    "ClassFact",
     "DeviceCall",
     "Expr",
     "HostAllocation",

@@ -114,3 +114,26 @@ class HostFunction:
         if self.body is None:
             return ()
         return tuple(s for s in self.body.walk() if s.kind in {"if", "switch"})
+
+
+@dataclass(frozen=True)
+class ClassFact:
+    """One fact about a C++ class of the project that decides whether the storage of its
+    ``std::vector`` members may stay mapped on the device over each object's lifetime
+    (omp.lifetime). ``kind``:
+
+    * ``definition``: the class body (``span``; its closing brace is the last byte);
+      ``names`` are its public data members, ``indent`` its members' indentation;
+    * ``copy``: an object of the class is copied or moved here (a construction from another
+      object, or an assignment): the copy's vectors are new storage nobody maps;
+    * ``derived``: a class derives from it here (its methods may touch the members too);
+    * ``friend``: the class befriends a function or class (which may touch them);
+    * ``static``: an object with static storage is defined here (constructed before
+      ``main``, destroyed after it: the offload runtime may not be up then).
+    """
+
+    class_name: str
+    kind: str
+    span: SourceSpan
+    names: tuple[str, ...] = ()
+    indent: str = ""

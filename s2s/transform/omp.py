@@ -19,6 +19,7 @@ from s2s.frontend.extract import Loaded
 from s2s.model import SourceSpan, Stmt
 from s2s.transform import registry
 from s2s.transform.check import EditGroup
+from s2s.transform.omp_objects import object_edits, object_notes
 
 EXPLAIN_ID = "omp-explain"
 INVALID_ID = "omp-rewrite-invalid"
@@ -46,6 +47,14 @@ def run_omp(loaded: Loaded) -> PassOutput:
                                 tuple(_region_edits(region, source, loaded.path, model.language)),
                                 region.first.span, INVALID_ID))
         notes += _explain(region)
+    for mapping in plan.objects:
+        if mapping.hand_written:
+            continue
+        groups.append(EditGroup(f"the mapping of the vectors of '{mapping.cls}' per object",
+                                tuple(object_edits(mapping, source)), mapping.class_span,
+                                INVALID_ID))
+        notes += object_notes(mapping, EXPLAIN_ID)
+    notes += [Diagnostic.note(why, EXPLAIN_ID, span) for why, span in plan.per_call]
     groups.append(EditGroup("the map clauses of function-local arrays and static tables",
                             tuple(_local_edits(plan, source, loaded.path)), None, INVALID_ID))
     notes += [Diagnostic.note(f"{m.clause}: {m.reason}", EXPLAIN_ID, m.directive)

@@ -163,13 +163,22 @@ int main()
 """
 
 
+# A method writing a field on the host keeps the fields from being mapped over the object's
+# lifetime (omp.lifetime; test_omp_object_lifetime.py): they are mapped per call instead.
+PER_CALL_MEMBERS = CLASS_MEMBERS.replace(
+    "    const std::vector<double> &values() const",
+    "    void kick() { u_[0] += 1.0; }\n    const std::vector<double> &values() const").replace(
+    "    Field field(3000);\n", "    Field field(3000);\n    field.kick();\n")
+
+
 def test_vector_members_are_mapped_in_the_outermost_member_function(load_source, tmp_path):
-    rewritten = _rewrite(load_source, CLASS_MEMBERS)
+    assert PER_CALL_MEMBERS != CLASS_MEMBERS
+    rewritten = _rewrite(load_source, PER_CALL_MEMBERS)
     advance = rewritten[rewritten.index("void advance"):rewritten.index("const std::vector")]
     assert "auto s2s_u_ = u_.data();" in advance
     assert "map(to: s2s_u_[0:u_.size()]" in advance.replace("map(tofrom:", "map(to:")
     assert "s2s_" not in rewritten[rewritten.index("int main"):]
-    original, new = run_both(tmp_path, CLASS_MEMBERS, rewritten, suffix=".cpp")
+    original, new = run_both(tmp_path, PER_CALL_MEMBERS, rewritten, suffix=".cpp")
     assert new.returncode == 0 and new.stdout == original.stdout
     assert new.unmapped == ()
     # per advance() call one entry and one exit copy per field instead of one per kernel

@@ -45,6 +45,7 @@ from s2s.analysis.omp.callee_maps import callee_mappings
 from s2s.analysis.omp.flow import Interpreter
 from s2s.analysis.omp.guards import directive_chain, drop_changing_counts, unknown_storage
 from s2s.analysis.omp.ir import FunctionIR, IRBuilder, Node
+from s2s.analysis.omp.lifetime import ObjectMapping, object_mappings
 from s2s.analysis.omp.locals import LocalMap, StaticEntry, local_maps, static_table_entry
 from s2s.analysis.omp.place import PlannedUpdate, insertion_span, source_texts
 from s2s.analysis.omp.region import (
@@ -110,6 +111,10 @@ class OmpPlan:
     left: dict[str, str] = field(default_factory=dict)
     local_maps: list[LocalMap] = field(default_factory=list)  # function-local arrays
     static_entries: list[StaticEntry] = field(default_factory=list)  # write-once tables
+    #: classes whose vector members stay mapped over each object's lifetime (omp.lifetime)
+    objects: list[ObjectMapping] = field(default_factory=list)
+    #: (why a class's vectors are mapped per call instead, the class)
+    per_call: list[tuple[str, SourceSpan]] = field(default_factory=list)
 
 
 def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
@@ -117,14 +122,22 @@ def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
     if not model.target_regions:
         return plan
     irs = IRBuilder(model, source).build_all()
-    roots = root_functions(irs)
-    owners = owner_functions(model, irs, roots, source)
-    # classes whose vector members a member function's region maps (omp.region)
-    members = frozenset(irs[n].function.member_of for n in owners if irs[n].function.member_of)
+    plan.objects, plan.per_call = object_mappings(model, irs, local_names(model, irs)) \
+        if model.classes else ([], [])
+    covered = frozenset().union(*(o.covered for o in plan.objects))
+    roots = [name for name in root_functions(irs) if name not in covered]
+    owners = [name for name in owner_functions(model, irs, roots, source) if name not in covered]
+    # classes whose vector members a member function's region, or the objects, map
+    members = frozenset(irs[n].function.member_of for n in owners
+                        if irs[n].function.member_of) | {o.cls for o in plan.objects}
+    # member functions of those classes: their data directives are the objects' mapping
+    mapped_by_objects = frozenset(f.name for f in model.functions
+                                  if f.member_of in {o.cls for o in plan.objects})
     for name in roots + owners:
         plan.reach[name] = frozenset({name} | callees_of(irs, name))
         try:
-            region = _plan_root(model, irs, irs[name], plan, source, members=members)
+            region = _plan_root(model, irs, irs[name], plan, source, members=members,
+                                skip=mapped_by_objects)
         except Unsupported as why:
             plan.warnings.append((f"data mapping of '{name}' left as written: {why}",
                                   "omp-unsupported", irs[name].function.span))
@@ -139,7 +152,8 @@ def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
 
 def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionIR,
                plan: OmpPlan, source: bytes, extend: bool = True,
-               members: frozenset = frozenset()) -> RegionPlan | None:
+               members: frozenset = frozenset(), skip: frozenset = frozenset()
+               ) -> RegionPlan | None:
     function = ir.function
     warned = len(plan.warnings)
     if any(node.jump in ("goto", "label") for node in ir.root.walk()):
@@ -153,7 +167,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
                 raise Unsupported(f"the target region at {node.stmt.span.location()} has an "
                                   "if clause (it may run on the host)")
     callee_maps = callee_mappings(model, irs, ir, root_functions(irs),
-                                  callees_of(irs, function.name), source, DATA_WORDS)
+                                  callees_of(irs, function.name) - skip, source, DATA_WORDS)
     # The function's own data directives are replaced by the plan (which is computed
     # from the program's accesses alone; the kernels keep their map clauses), and so are
     # its callees' enter/exit data where omp.callee_maps allows it.
@@ -241,7 +255,8 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         # The host reads after the device work came out cheaper as a read-back at the
         # region's end after all (the stale sections are small): plan without the tail.
         del plan.warnings[warned:]
-        return _plan_root(model, irs, ir, plan, source, extend=False, members=members)
+        return _plan_root(model, irs, ir, plan, source, extend=False, members=members,
+                          skip=skip)
 
     arrays, exit_updates, entry_updates, entry_reasons = map_arrays(
         solver, ir, block, live, to_labels, updates, exit_state)

@@ -109,6 +109,8 @@ def _unmapped_pointers(model: TranslationUnit, index: int, plan: OmpPlan) -> tup
     named = {norm_text(item.base) for d in directive_chain(model, index)
              for clause in d.clauses for item in clause.items}
     function = model.directives[index].function
+    for mapping in plan.objects:
+        named |= {norm_text(name) for where, name in mapping.device_names if where == function}
     for region in _covering(plan, function):
         named |= {norm_text(a.name) for a in region.arrays}
         named |= {norm_text(member) for member, _local in region.handles}

@@ -1,0 +1,239 @@
+"""Mapping a class's ``std::vector`` members over each object's lifetime.
+
+C++ codes keep their fields as private vectors of a class (LULESH's ``Domain``): only member
+functions can name them, and the device work is spread over many of them, called every
+cycle from a loop in ``main``. A data region inside the outermost member function with
+device work (omp.region) copies the fields in and out on every call; a hand-written port
+instead maps them once per object (LULESH's ``AllocateDevice``/``ReleaseDevice``).
+
+This module plans the latter where it is provably right. The fields that member functions
+use on the device are entered at the end of every constructor (``map(to:)``) and released at
+the start of the destructor (one is added when the class has none), so every kernel finds
+them present. Between calls of member functions the *device* copy is the valid one. That
+invariant holds when
+
+* only the class's member functions reach the storage: the fields are not public, the class
+  has no friends and no derived classes, and no object is copied or moved (a copy's vectors
+  are new storage nobody maps), or defined with static storage (constructed before the
+  offload runtime is up, destroyed after it);
+* no member function but a constructor writes a field on the host or gives it new storage
+  (``resize``, ``push_back``); the destructor does not touch them;
+* a member function that reads fields on the host (an accessor, a checksum) runs no device
+  work: it gets ``target update from`` of what it reads at its start. When it returns a
+  reference or pointer to a field, every caller uses the result before any later call that
+  can run the class's device work (a reference held across a time step would see a stale
+  host copy).
+
+Otherwise the class is left to the per-call regions, and ``--explain`` says why.
+Facts about the class come from the front end (``ClassFact``); what each member function
+does with the fields from a survey of its IR with the dataflow interpreter (through its
+calls and local handles such as ``double *e = m_e.data()``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from s2s.analysis.omp.flow import Interpreter
+from s2s.analysis.omp.ir import Copy, FunctionIR
+from s2s.analysis.omp.region import DATA_WORDS, callees_of
+from s2s.analysis.omp.solver import entry_state
+from s2s.analysis.omp.state import Frame, Unsupported
+from s2s.model import SourceSpan, Stmt, TranslationUnit
+
+
+@dataclass(frozen=True)
+class ObjectMapping:
+    """The fields of ``cls`` kept mapped from the end of each constructor (``enters``: their
+    bodies) to the start of the destructor (``release``: its body, or None when one is added
+    before the class's closing brace at ``class_span``)."""
+
+    cls: str
+    fields: tuple[str, ...]
+    enters: tuple[Stmt, ...]
+    release: Stmt | None
+    class_span: SourceSpan
+    indent: str
+    #: (body of a member function that reads fields on the host, the fields it reads)
+    readers: tuple[tuple[str, Stmt, tuple[str, ...]], ...]
+    #: member functions whose device work finds every field present (no region of their own)
+    covered: frozenset[str]
+    #: (function, pointer name) of device accesses to the fields (for the construct report)
+    device_names: tuple[tuple[str, str], ...]
+    #: the constructors already enter the fields (a second run, or a hand-written port):
+    #: nothing to edit, but no member function gets a region of its own either
+    hand_written: bool = False
+
+
+@dataclass
+class _Census(Interpreter):
+    """The survey interpreter, also noting host accesses (label -> modes)."""
+
+    host: dict = None  # type: ignore[assignment]
+
+    def _access(self, access, state, frame, node):
+        if access.side == "H":
+            for label in state.get_pts(frame.resolve(access.name)):
+                self.host.setdefault(label, set()).add(access.mode)
+        return super()._access(access, state, frame, node)
+
+
+@dataclass(frozen=True)
+class _Use:
+    """What one member function does with the class's fields (transitively)."""
+
+    device: frozenset
+    reads: frozenset
+    writes: frozenset
+    renews: frozenset  # fields given new storage
+    device_names: frozenset
+
+
+def object_mappings(model: TranslationUnit, irs: dict[str, FunctionIR],
+                    locals_of: dict[str, frozenset]
+                    ) -> tuple[list[ObjectMapping], list[tuple[str, SourceSpan]]]:
+    """The classes whose fields are mapped per object, and (reason, class span) for each
+    class with device work on its fields that is not."""
+    plans, refused = [], []
+    for fact in model.classes:
+        if fact.kind != "definition":
+            continue
+        fields = frozenset(a.name for a in model.allocations
+                           if a.function == f"{fact.class_name}::" and a.kind == "vector")
+        if not fields:
+            continue
+        try:
+            plan = _plan_class(model, irs, locals_of, fact, fields)
+        except _Refused as why:
+            refused.append((f"the vectors of '{fact.class_name}' are mapped per call, not "
+                            f"over each object's lifetime: {why}", fact.span))
+            continue
+        if plan is not None:
+            plans.append(plan)
+    return plans, refused
+
+
+class _Refused(Exception):
+    pass
+
+
+def _plan_class(model, irs, locals_of, fact, fields) -> ObjectMapping | None:
+    cls = fact.class_name
+    methods = [f for f in model.functions if f.member_of == cls and f.body is not None
+               and f.name in irs]
+    uses = {m.name: _census(model, irs, locals_of, irs[m.name], fields) for m in methods}
+    mapped = frozenset().union(*(u.device for u in uses.values())) if uses else frozenset()
+    if not mapped:
+        return None
+    _check_class(model, fact, mapped)
+    constructors = [m for m in methods if m.name == cls]
+    destructor = next((m for m in methods if m.name == f"~{cls}"), None)
+    if not constructors:
+        raise _Refused("it has no constructor of its own")
+    holders = {d.function: d.words[:2] for d in model.directives if d.words[:2] in DATA_WORDS}
+    if any(m.name in holders for m in methods):
+        if not any(holders.get(m.name) == ("target", "enter") for m in constructors):
+            raise _Refused("its member functions have data directives of their own")
+        return ObjectMapping(cls, tuple(sorted(mapped)), (), None, fact.span, fact.indent, (),
+                             frozenset(m.name for m in methods if irs[m.name].has_device),
+                             tuple(sorted(set().union(*(u.device_names for u in uses.values())))),
+                             hand_written=True)
+    covered, readers = set(), []
+    for method in methods:
+        use = uses[method.name]
+        if method in constructors:
+            if use.device:
+                raise _Refused(f"the constructor at {method.span.location()} runs device work")
+            if any(n.jump == "return" for n in irs[method.name].root.walk()):
+                raise _Refused(f"the constructor at {method.span.location()} returns early")
+            continue
+        touched = use.reads | use.writes | use.device | use.renews
+        if method is destructor:
+            if touched & mapped:
+                raise _Refused("its destructor uses them")
+            continue
+        if use.renews & mapped:
+            raise _Refused(f"'{method.name}' gives '{sorted(use.renews & mapped)[0]}' new "
+                           "storage")
+        if use.writes & mapped:
+            raise _Refused(f"'{method.name}' writes '{sorted(use.writes & mapped)[0]}' on the "
+                           "host")
+        if use.reads & mapped and irs[method.name].has_device:
+            raise _Refused(f"'{method.name}' both runs device work and reads "
+                           f"'{sorted(use.reads & mapped)[0]}' on the host")
+        if use.reads & mapped:
+            readers.append(method)
+        elif irs[method.name].has_device:
+            covered.add(method.name)
+    _check_escapes(model, irs, readers, covered)
+    bodies = [m.body for m in constructors + readers + ([destructor] if destructor else [])]
+    if any(body.kind != "block" for body in bodies):
+        raise _Refused("a member function's body is a function-try-block")
+    spans = [fact.span] + [body.span for body in bodies]
+    if any(not span.editable for span in spans):
+        raise _Refused("the class is in a macro expansion or a template")
+    order = tuple(dict.fromkeys(a.name for a in model.allocations
+                                if a.function == f"{cls}::" and a.name in mapped))
+    return ObjectMapping(
+        cls, order, tuple(m.body for m in constructors),
+        destructor.body if destructor is not None else None, fact.span, fact.indent,
+        tuple((m.name, m.body, tuple(sorted(uses[m.name].reads & mapped))) for m in readers),
+        frozenset(covered),
+        tuple(sorted(set().union(*(uses[m].device_names for m in covered | {r.name for r in readers})))))
+
+
+def _check_class(model: TranslationUnit, fact, mapped: frozenset) -> None:
+    """The class-level conditions of the module doc."""
+    public = sorted(set(fact.names) & mapped)
+    if public:
+        raise _Refused(f"'{public[0]}' is public (code outside the class can reach it)")
+    what = {"copy": "an object of it is copied or moved", "derived": "a class derives from it",
+            "friend": "it has a friend", "static": "an object of it has static storage"}
+    for other in model.classes:
+        if other.class_name == fact.class_name and other.kind in what:
+            raise _Refused(f"{what[other.kind]} at {other.span.location()}")
+
+
+def _census(model, irs, locals_of, ir: FunctionIR, fields: frozenset) -> _Use:
+    """Survey one member function from its first statement to its last."""
+    census = _Census(irs, None, {}, locals_of, host={})
+    function = ir.function
+    try:
+        census.run_range([ir.root], entry_state(model, function, function.span.start, set()),
+                         Frame(function.name, locals=frozenset()))
+    except Unsupported as why:
+        raise _Refused(f"'{function.name}' cannot be followed ({why})") from None
+    device = frozenset(census.device_labels) & fields
+    reads = frozenset(label for label, modes in census.host.items()
+                      if label in fields and any(m != "write" for m in modes))
+    writes = frozenset(label for label, modes in census.host.items()
+                       if label in fields and any("write" in m for m in modes))
+    renews = frozenset(e.target for name in {function.name} | callees_of(irs, function.name)
+                       for n in irs[name].root.walk() for e in n.events
+                       if isinstance(e, Copy) and e.source is None and e.target in fields)
+    names = frozenset((use[0], use[1]) for label in device for use in census.device_uses[label])
+    return _Use(device, reads, writes, renews, names)
+
+
+def _check_escapes(model: TranslationUnit, irs: dict[str, FunctionIR], readers, covered):
+    """A reader returning a reference or pointer into a field: its callers must be done with
+    the result before anything can run the class's device work again."""
+    escaping = {m.name for m in readers if any(c in m.return_type for c in "&*")}
+    if not escaping:
+        return
+    runs_device = {name for name in irs if ({name} | callees_of(irs, name)) & covered}
+    for function in model.functions:
+        for call in function.calls:
+            if call.name not in escaping:
+                continue
+            at = call.span.start
+            later = [c for c in function.calls
+                     if c.name in runs_device and c.span.start > at]
+            looped = function.name in irs and any(
+                n.kind == "loop" and n.stmt.span.start <= at < n.stmt.span.end and
+                any(c.name in runs_device and n.stmt.span.start <= c.span.start < n.stmt.span.end
+                    for c in function.calls)
+                for n in irs[function.name].root.walk())
+            if later or looped:
+                raise _Refused(f"the result of '{call.name}' at {call.span.location()} may be "
+                               "used after later device work")
