@@ -93,11 +93,18 @@ def _local_edits(plan: OmpPlan, source: bytes, path: str) -> list[Edit]:
 
 
 def _not_editable(region: RegionPlan) -> SourceSpan | None:
-    """The first place the region's edits would land in a macro expansion or template."""
+    """The first place the region's edits would land in a macro expansion, or in a template
+    other than the one the region's function belongs to. A function template that owns its
+    arrays (``template <class T> void run(int n)`` mallocs, maps, frees) is planned on its
+    one definition, whose text every instantiation shares: the clauses name no type, so its
+    own text may take them. Another template's text may not: the edit would reach its
+    instantiations that the plan never saw."""
+    own = region.first.span.template
     spans = [region.at, region.last.span, *region.removed, *(s for s, _ in region.explicit),
              *(directive for directive, _ in region.redundant)]
     spans += [u.at for u in region.updates] + [u.anchor.span for u in region.updates]
-    return next((span for span in spans if not span.editable), None)
+    return next((span for span in spans if span.macro is not None or
+                 span.template not in (None, own)), None)
 
 
 def _clauses(region: RegionPlan, kind: str) -> str:
