@@ -54,6 +54,7 @@ import re
 from clang import cindex
 
 from s2s.frontend import containers, token_text
+from s2s.frontend.callees import pointer_callee
 from s2s.frontend.context import FUNCTION_KINDS, ExtractContext
 from s2s.frontend.host import (
     ARRAY_TYPE_KINDS,
@@ -586,6 +587,7 @@ class _Scanner:
         if not name:
             ref = cursor.referenced
             name = ref.spelling if ref is not None else ""
+        name = pointer_callee(self.tree, i) or name
         if (not name or name == "operator()") and self.children[i]:
             name = _callee_name(self.tree.ctx.index.text(*self.tree.extent(self.children[i][0]))) or name
         for prefix in ("__builtin___", "__builtin_"):

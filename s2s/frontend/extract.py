@@ -10,11 +10,13 @@ from dataclasses import dataclass
 
 from s2s.diagnostics import Diagnostic
 from s2s.frontend.accesses import extract_accesses
+from s2s.frontend.callees import function_refs
 from s2s.frontend.classes import extract_class_facts
 from s2s.frontend.context import ExtractContext
 from s2s.frontend.cuda import extract_api_calls, extract_kernels, extract_launches
 from s2s.frontend.host import extract_allocations, extract_functions
 from s2s.frontend.host_facts import extract_var_uses
+from s2s.frontend.host_tree import _tree
 from s2s.frontend.kernel_body import extract_kernel_bodies
 from s2s.frontend.openmp import extract_directives
 from s2s.frontend.parse import ParsedFile, ParseOptions, parse_file, parse_source
@@ -75,6 +77,9 @@ def extract(parsed: ParsedFile) -> tuple[TranslationUnit, list[Diagnostic]]:
         # the host facts of transfers and fuse, which run on CUDA files only
         var_uses=extract_var_uses(host) if parsed.language == "cuda" else (),
         classes=extract_class_facts(host) if parsed.language == "c++" else (),
+        # (a function reached through a pointer runs its kernels where no region may be)
+        function_refs=function_refs(_tree(host)) if parsed.language != "cuda" and any(
+            d.is_target_region for d in directives) else (),
     )
     return model, [d for ctx in contexts for d in ctx.diagnostics]
 

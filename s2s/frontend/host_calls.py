@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from s2s.frontend.callees import pointer_callee
 from s2s.frontend.host_tree import CALL_SCAN_SKIP, LAUNCH_CONFIG, _expr, _Tree
 from s2s.model.host import CallSite
 
@@ -20,6 +21,8 @@ def _call_site(tree: _Tree, i: int) -> CallSite | None:
         return None
     if not name and ref is not None:
         name = ref.spelling
+    if ref_kind == "VAR_DECL":
+        name = pointer_callee(tree, i) or name
     kids = tree.children[i]
     skip = 0
     if (not name or name == "operator()") and kids:

@@ -137,3 +137,16 @@ class ClassFact:
     span: SourceSpan
     names: tuple[str, ...] = ()
     indent: str = ""
+
+
+@dataclass(frozen=True)
+class FunctionRef:
+    """A mention of a function of the file other than as the callee of a direct call, nor
+    as the initializer of a local pointer that is only ever called (frontend.callees): its
+    address is taken. ``call``/``arg_index`` when it is an argument of a call (``bench(20,
+    scal, ...)``): a wrapper the analysis follows, or a library call it does not."""
+
+    name: str
+    span: SourceSpan
+    call: str | None = None
+    arg_index: int | None = None

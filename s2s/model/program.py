@@ -87,7 +87,8 @@ def merge_units(parts: list[tuple[TranslationUnit, bytes]]) -> Program:
 
 #: the TranslationUnit fields merged (kernel bodies are left out: the OpenMP pass has none)
 _LISTS = ("kernels", "device_functions", "launches", "api_calls", "allocations", "directives",
-          "functions", "array_refs", "pointer_copies", "classes")
+          "functions", "array_refs", "pointer_copies", "classes",
+          "function_refs")
 
 
 class _Shift:

@@ -7,7 +7,7 @@ from functools import cached_property
 
 from s2s.model.access import ArrayRef, PointerCopy
 from s2s.model.cuda import ApiCall, Kernel, Launch
-from s2s.model.host import ClassFact, HostAllocation, HostFunction
+from s2s.model.host import ClassFact, FunctionRef, HostAllocation, HostFunction
 from s2s.model.host_facts import VarUse
 from s2s.model.kernel_ir import KernelBody
 from s2s.model.openmp import OmpDirective
@@ -46,6 +46,8 @@ class TranslationUnit:
     #: C++ classes defined, copied, derived from ... in the file (C++ files that include
     #: ``<vector>`` only): what the OpenMP pass needs to map a class's vectors per object
     classes: tuple[ClassFact, ...] = field(default=(), metadata={"json": False})
+    #: functions whose address is taken (frontend.callees), for OpenMP files
+    function_refs: tuple[FunctionRef, ...] = field(default=(), metadata={"json": False})
 
     @property
     def target_regions(self) -> tuple[OmpDirective, ...]:

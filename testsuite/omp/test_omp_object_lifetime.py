@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from s2s.diagnostics import Severity
 from s2s.edits import EditSet
 from s2s.transform.omp import run_omp
 from testsuite.omp.omp_runs import run_both
@@ -36,7 +37,7 @@ def test_fields_are_entered_by_the_constructor_and_released_by_an_added_destruct
     assert "#pragma omp target exit data map(release: s2s_u_[0:u_.size()]" in tail
     # no data region per call of advance(), nothing in main
     assert "target data" not in rewritten and "s2s_" not in rewritten[rewritten.index("int main"):]
-    assert not [d for d in out.diagnostics if d.severity == "warning"]
+    assert not [d for d in out.diagnostics if d.severity is Severity.WARNING]
     original, new = run_both(tmp_path, CLASS_MEMBERS, rewritten, suffix=".cpp")
     assert new.returncode == 0 and new.stdout == original.stdout
     assert new.unmapped == ()

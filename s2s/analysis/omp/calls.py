@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from s2s.analysis.omp.ir import CallEvent, FunctionIR
+from s2s.analysis.omp.ir import CallEvent, FunctionIR, function_argument
 from s2s.analysis.omp.state import Frame, State, Unsupported, balanced, meet, path_root
 from s2s.analysis.polynomial import NotPoly, assigned_in, poly, render
 
@@ -30,12 +30,15 @@ class CallHandling:
     they save around a callee, and the memos it shares across runs."""
 
     def _call(self, call: CallEvent, state: State, frame: Frame) -> State | None:
+        args = [(arg, frame) for arg in call.args]
+        if call.indirect:
+            call, args = self._through_parameter(call, frame)
         ir = self.irs.get(call.callee)
         if ir is None:
             return state
         if call.callee in self._stack or len(self._stack) > MAX_INLINE_DEPTH:
             raise Unsupported(f"recursive call to {call.callee}")
-        callee = self._bind(ir, call, frame)
+        callee = self._bind(ir, call, args)
         self._stack.append(call.callee)
         saved_returns, self._returns = self._returns, []
         saved_loops, self._loops = self._loops, []
@@ -54,10 +57,31 @@ class CallHandling:
                 del table[name]
         return result
 
-    def _bind(self, ir: FunctionIR, call: CallEvent, frame: Frame) -> Frame:
+    def _through_parameter(self, call: CallEvent, frame: Frame):
+        """The call ``kernel(args...)`` of a wrapper's parameter as the call of the function
+        bound to it, with the argument packs expanded to the (argument, frame) pairs they
+        were bound to. A parameter bound to something that is no function of the program (a
+        lambda, a functor) stays a call of nothing known."""
+        target = function_argument(frame.scalars.get(call.callee[1:], ""))
+        args = []
+        for arg in call.args:
+            pack = arg.strip().removesuffix("...").strip()
+            if arg.strip().endswith("...") and pack in frame.packs:
+                args += frame.packs[pack]
+            else:
+                args.append((arg, frame))
+        return CallEvent(target, tuple(a for a, _ in args), call.offset), args
+
+    def _bind(self, ir: FunctionIR, call: CallEvent, args: list) -> Frame:
+        """The callee's frame: each parameter bound to its argument, read in the frame it
+        was written in (a pack's arguments in their caller's); a parameter pack takes the
+        remaining arguments as they are, for the calls that expand it."""
         params = ir.function.params
-        pointers, scalars, offset = {}, {}, set()
-        for param, arg in zip(params, call.args, strict=False):
+        pointers, scalars, offset, packs = {}, {}, set(), {}
+        for k, (param, (arg, frame)) in enumerate(zip(params, args, strict=False)):
+            if param.type.rstrip().endswith("..."):
+                packs[param.name] = tuple(args[k:])
+                break
             text = _strip(arg)
             if not param.is_pointer:
                 scalars[param.name] = frame.scalars.get(text, text)
@@ -80,7 +104,7 @@ class CallHandling:
                 offset.add(param.name)
         depth = len(self._stack)
         return Frame(call.callee, pointers, scalars, self.locals_of.get(call.callee, frozenset()),
-                     f"{call.callee}#{depth}::", frozenset(offset))
+                     f"{call.callee}#{depth}::", frozenset(offset), packs)
 
     def _in_root(self, section: str, frame: Frame, name: str) -> str | None:
         """``section`` of an access to ``name`` in a function called from the root, with its

@@ -63,6 +63,10 @@ class CallEvent:
     callee: str
     args: tuple[str, ...]
     offset: int
+    #: ``callee`` is ``*`` and a parameter of the calling function (``kernel(args...)`` in a
+    #: generic ``bench(int repeat, F kernel, Args... args)``): the function the call reaches
+    #: is the argument bound to it, known only per calling context (omp.calls)
+    indirect: bool = False
 
 
 @dataclass(frozen=True)
@@ -126,6 +130,8 @@ class FunctionIR:
     has_device: bool = False
     #: integer locals assigned once, where declared: name -> initializer text
     definitions: dict = field(default_factory=dict)
+    #: positions of the parameters it calls (a generic wrapper's callable)
+    called_params: frozenset = frozenset()
 
 
 _DECLARATION = re.compile(r"^\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long\s+long|size_t|"
@@ -134,16 +140,34 @@ _DECLARATOR = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*(.+?)\s*$", re.S)
 
 
 def called_functions(irs: dict[str, FunctionIR], nodes) -> set[str]:
-    """Functions of the file that the statements ``nodes`` call, directly or not."""
+    """Functions of the file that the statements ``nodes`` call, directly or not (also
+    those handed to a generic wrapper that calls them)."""
     found, todo = set(), list(nodes)
     while todo:
         for node in todo.pop().walk():
             for event in node.events + node.cond + node.step:
-                if isinstance(event, CallEvent) and event.callee in irs and \
-                        event.callee not in found:
-                    found.add(event.callee)
-                    todo.append(irs[event.callee].root)
+                if not isinstance(event, CallEvent):
+                    continue
+                for callee in (event.callee, *handed_functions(irs, event)):
+                    if callee in irs and callee not in found:
+                        found.add(callee)
+                        todo.append(irs[callee].root)
     return found
+
+
+def handed_functions(irs: dict[str, FunctionIR], event: CallEvent) -> list[str]:
+    """The functions of the file that ``event`` hands to a callee that calls them (``scal``
+    in ``bench(20, scal, y, x, n)``)."""
+    callee = irs.get(event.callee)
+    if callee is None or not callee.called_params:
+        return []
+    return [name for k in sorted(callee.called_params) if k < len(event.args)
+            for name in (function_argument(event.args[k]),) if name in irs]
+
+
+def function_argument(text: str) -> str:
+    """``scal`` for the argument ``scal`` or ``&scal``."""
+    return text.strip().lstrip("&").strip()
 
 
 def _assign(names: frozenset) -> list:
@@ -187,18 +211,21 @@ class IRBuilder:
         out = {}
         for name, function in self.bodies.items():
             out[name] = self.build(function)
+        calls = {name: [e for node in ir.root.walk() for e in node.events + node.cond + node.step
+                        if isinstance(e, CallEvent) and e.callee in out]
+                 for name, ir in out.items()}
         changed = True
         while changed:  # a function that calls one with target regions has device work too
             changed = False
-            for ir in out.values():
-                if ir.has_device:
-                    continue
-                for node in ir.root.walk():
-                    calls = [e for e in node.events + node.cond + node.step
-                             if isinstance(e, CallEvent)]
-                    if any(out[c.callee].has_device for c in calls if c.callee in out):
+            for name, ir in out.items():
+                for call in calls[name]:
+                    # (a wrapper has device work when a caller hands it a function with some)
+                    callee = out[call.callee]
+                    if not callee.has_device and callee.called_params and any(
+                            out[f].has_device for f in handed_functions(out, call)):
+                        callee.has_device = changed = True
+                    if callee.has_device and not ir.has_device:
                         ir.has_device = changed = True
-                        break
         return out
 
     def build(self, function: HostFunction) -> FunctionIR:
@@ -206,6 +233,8 @@ class IRBuilder:
         copies = sorted(self.copies_by_function.get(function.name, ()),
                         key=lambda c: c.span.start)
         self._refs, self._copies, self._function = refs, copies, function.name
+        self._params = {p.name: k for k, p in enumerate(function.params)
+                        if p.name and not p.is_pointer}
         self._owner = _innermost_owner(function.body, [r.span.start for r in refs]
                                        + [c.span.start for c in copies]
                                        + [c.span.start for s in function.body.walk()
@@ -222,7 +251,9 @@ class IRBuilder:
             self._copies_of.setdefault(id(self._owner.get(copy.span.start)), []).append(copy)
         root = self._node(function.body, None)
         has_device = any(n.kind == "kernel" for n in root.walk())
-        return FunctionIR(function, root, has_device, self._definitions(function))
+        called = frozenset(self._params[e.callee[1:]] for n in root.walk() for e in n.events
+                           if isinstance(e, CallEvent) and e.indirect)
+        return FunctionIR(function, root, has_device, self._definitions(function), called)
 
     def _definitions(self, function: HostFunction) -> dict[str, str]:
         """``const size_t nel = (size_t)rows * cols;`` -> nel: its initializer, for the
@@ -382,9 +413,14 @@ class IRBuilder:
                 events.append((copy.span.start, Copy(copy.target, copy.source, copy.offset)))
         if within is None or stmt.kind not in LOOP_KINDS:
             for call in stmt.calls:
-                if call.name in self.bodies and inside_span(call.span, within):
+                if not inside_span(call.span, within):
+                    continue
+                if call.name in self.bodies:
                     events.append((call.span.start, CallEvent(
                         call.name, self._call_args(stmt, call), call.span.start)))
+                elif call.name in self._params:
+                    events.append((call.span.start, CallEvent(
+                        "*" + call.name, self._call_args(stmt, call), call.span.start, True)))
         events.sort(key=lambda item: item[0])
         return [e for _, e in events]
 

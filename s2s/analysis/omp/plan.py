@@ -115,6 +115,9 @@ class OmpPlan:
     objects: list[ObjectMapping] = field(default_factory=list)
     #: (why a class's vectors are mapped per call instead, the class)
     per_call: list[tuple[str, SourceSpan]] = field(default_factory=list)
+    #: functions with device work that a function pointer s2s does not follow may also
+    #: call (their kernels may run where no planned region is) -> why
+    escaped: dict[str, str] = field(default_factory=dict)
 
 
 def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
@@ -122,6 +125,7 @@ def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
     if not model.target_regions:
         return plan
     irs = IRBuilder(model, source).build_all()
+    plan.escaped = escaped_functions(model, irs)
     plan.objects, plan.per_call = object_mappings(model, irs, local_names(model, irs)) \
         if model.classes else ([], [])
     covered = frozenset().union(*(o.covered for o in plan.objects))
@@ -310,3 +314,22 @@ def _data_directives(model: TranslationUnit, function: str, source: bytes = b"")
     own, omp.locals, excepted)."""
     return [d for d in model.directives if d.function == function and
             d.words[:2] in DATA_WORDS and not static_table_entry(model, d, source)]
+
+
+def escaped_functions(model: TranslationUnit, irs: dict[str, FunctionIR]) -> dict[str, str]:
+    """Functions with device work (and their callees) whose address is taken where the
+    analysis cannot follow the calls it leads to: not handed to a wrapper that calls that
+    parameter, not a local pointer that is only called (those are followed, omp.calls)."""
+    out: dict[str, str] = {}
+    for ref in model.function_refs:
+        if ref.name not in irs or not irs[ref.name].has_device:
+            continue
+        wrapper = irs.get(ref.call) if ref.call else None
+        if wrapper is not None and ref.arg_index in wrapper.called_params:
+            continue
+        why = f"'{ref.name}' is also reached through a function pointer taken at " \
+              f"{ref.span.location()}, whose calls s2s does not follow"
+        for name in {ref.name} | callees_of(irs, ref.name):
+            out.setdefault(name, why)
+    return out
+

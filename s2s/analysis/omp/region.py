@@ -16,7 +16,15 @@ queries on storage (``allocated``, ``local_array``) and on the call graph (``cal
 from __future__ import annotations
 
 from s2s.analysis.omp.flow import Interpreter
-from s2s.analysis.omp.ir import Access, CallEvent, Copy, FunctionIR, Node, called_functions
+from s2s.analysis.omp.ir import (
+    Access,
+    CallEvent,
+    Copy,
+    FunctionIR,
+    Node,
+    called_functions,
+    handed_functions,
+)
 from s2s.analysis.omp.place import element_anchor, hoist_path, source_texts
 from s2s.analysis.omp.probe import probe_tail
 from s2s.analysis.omp.sections import host_sections
@@ -39,6 +47,7 @@ def root_functions(irs: dict[str, FunctionIR]) -> list[str]:
             for event in node.events + node.cond + node.step:
                 if isinstance(event, CallEvent):
                     called.add(event.callee)
+                    called.update(handed_functions(irs, event))
     return [n for n, ir in irs.items() if ir.has_device and n not in called]
 
 

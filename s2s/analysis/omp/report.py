@@ -48,14 +48,15 @@ def construct_report(model: TranslationUnit, plan: OmpPlan) -> ConstructReport:
         if not directive.is_target_region:
             continue
         own = data_names.get(directive.function, set())
+        escaped = plan.escaped.get(directive.function)
         missing = () if directive.function in hand_mapped else \
-            tuple(p for p in _unmapped_pointers(model, index, plan)
+            tuple(p for p in _unmapped_pointers(model, index, plan, escaped is None)
                   if _last_name(p) not in entered and _last_name(p) not in own)
         if not missing:
             mapped += 1
             continue
         left.append(LeftConstruct(directive.span, missing,
-                                  _reason(plan, directive.function, missing)))
+                                  escaped or _reason(plan, directive.function, missing)))
     return ConstructReport(mapped, tuple(left))
 
 
@@ -102,13 +103,18 @@ def _last_name(path: str) -> str:
     return norm_text(path).replace("->", ".").rpartition(".")[2]
 
 
-def _unmapped_pointers(model: TranslationUnit, index: int, plan: OmpPlan) -> tuple[str, ...]:
+def _unmapped_pointers(model: TranslationUnit, index: int, plan: OmpPlan,
+                       planned: bool = True) -> tuple[str, ...]:
+    """The pointers the construct uses that no clause maps: its own clauses, and where
+    ``planned`` the regions and objects of the plan that cover its function."""
     by_directive = model.cached("omp report refs", lambda: _refs_by_directive(model))
     used = sorted({ref.array for ref in by_directive.get(index, ())
                    if ref.pointer and not ref.region_local})
     named = {norm_text(item.base) for d in directive_chain(model, index)
              for clause in d.clauses for item in clause.items}
     function = model.directives[index].function
+    if not planned:
+        return tuple(name for name in used if norm_text(name) not in named)
     for mapping in plan.objects:
         named |= {norm_text(name) for where, name in mapping.device_names if where == function}
     for region in _covering(plan, function):

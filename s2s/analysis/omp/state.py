@@ -148,6 +148,8 @@ class Frame:
     locals: frozenset = frozenset()
     prefix: str = ""
     offset_bound: frozenset = frozenset()  # params bound to a + k: no full writes
+    #: parameter pack -> its (argument, frame written in) pairs (omp.calls)
+    packs: dict = field(default_factory=dict)
 
     def resolve(self, name: str) -> str:
         match = _ROOT.match(name)
