@@ -17,8 +17,9 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 REPO = Path(__file__).resolve().parents[1]
 SETS = (REPO / "testsuite" / "corpus" / "omp", REPO / "samples" / "openmp")

@@ -146,12 +146,10 @@ class Console:
 
 def report_results(results: Iterable[FileResult], printer: DiagnosticPrinter, console: Console
                    ) -> None:
-    """Print every result's diagnostics (warnings hidden by -q) and tracebacks with -vv."""
+    """Print every result's diagnostics (warnings hidden by -q; near-duplicates of one file
+    collapsed) and tracebacks with -vv."""
     for result in results:
-        for diag in result.diagnostics:
-            if console.quiet and not diag.is_error:
-                continue
-            printer.emit(diag)
+        printer.emit_all(d for d in result.diagnostics if d.is_error or not console.quiet)
         if getattr(result, "traceback", None) and console.verbose >= 2:
             console.status(result.traceback.rstrip())
 

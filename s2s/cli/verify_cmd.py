@@ -76,9 +76,8 @@ def run_verify(args, run_options: RunOptions, extra_flags: tuple[str, ...],
         names = args.passes if args.passes is not None else DEFAULT_PASSES[program_kind(sources)]
         verdict = verify_program(sources, replace(options, passes=_passes(names)))
         verdicts.append(verdict)
-        for diagnostic in distinct(verdict.diagnostics):
-            if not (console.quiet and not diagnostic.is_error):
-                printer.emit(diagnostic)
+        printer.emit_all(d for d in distinct(verdict.diagnostics)
+                         if d.is_error or not console.quiet)
         if args.format == "text":
             _print_verdict(verdict, console, args.tolerance)
     if args.format == "json":
