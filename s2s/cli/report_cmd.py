@@ -10,8 +10,9 @@ stderr as for every command; exit 1 when a file failed, 0 otherwise.
 from __future__ import annotations
 
 import os
+import time
 
-from s2s.cli.common import Console, report_results
+from s2s.cli.common import Console, report_results, verbose_line
 from s2s.diagnostics import DiagnosticPrinter, UsageError
 from s2s.driver import FileResult, RunOptions, Success, exit_code, parse_options_for, process_file
 from s2s.frontend.extract import load
@@ -47,11 +48,15 @@ def run_report(args, options: RunOptions, printer: DiagnosticPrinter, console: C
     sections: list[Section] = []
     if openmp and "omp" in wanted:
         for result in process_program(openmp, options, registry.get("omp")):
+            start = time.perf_counter()
             sections.append(_omp_section(result))
+            _verbose(sections[-1], console, start)
     for path in cuda:
         for name in (p for p in CUDA_PASSES if p in wanted):
             result = process_file(path, options, registry.get(name))
+            start = time.perf_counter()
             sections.append(_cuda_section(name, result, options, args.devices))
+            _verbose(sections[-1], console, start)
     results: list[FileResult] = [s.result for s in sections]
     report_results(results, printer, console)
     page = render(sections, args.title).encode("utf-8")
@@ -62,6 +67,16 @@ def run_report(args, options: RunOptions, printer: DiagnosticPrinter, console: C
         console.status(f"{target}: {len(sections)} section{'s' if len(sections) != 1 else ''} "
                        f"of {len(args.files)} file{'s' if len(args.files) != 1 else ''}")
     return exit_code(results)
+
+
+def _verbose(section: Section, console: Console, start: float) -> None:
+    """``-v``: the pass's plan and stage times, then the section's summary and pictures."""
+    if console.verbose:
+        what = f"s2s {section.command}: " + "; ".join(section.summary[1:])  # [0]: the edits
+        if section.figures:
+            what += f"; {len(section.figures)} picture{'s' if len(section.figures) != 1 else ''}"
+        verbose_line(section.result, console, what,
+                     (("summary and pictures", time.perf_counter() - start),))
 
 
 def _passes(text: str | None) -> tuple[str, ...]:

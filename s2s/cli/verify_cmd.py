@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import shlex
 import sys
+import time
 from dataclasses import replace
 
 from rich.table import Table
@@ -74,8 +75,11 @@ def run_verify(args, run_options: RunOptions, extra_flags: tuple[str, ...],
             raise UsageError("--ranks runs CUDA programs rewritten by mgpu as MPI jobs; "
                              f"{' '.join(sources)} is not a CUDA program")
         names = args.passes if args.passes is not None else DEFAULT_PASSES[program_kind(sources)]
+        start = time.perf_counter()
         verdict = verify_program(sources, replace(options, passes=_passes(names)))
         verdicts.append(verdict)
+        if console.verbose:
+            _verbose(verdict, options, _passes(names), time.perf_counter() - start, console)
         printer.emit_all(d for d in distinct(verdict.diagnostics)
                          if d.is_error or not console.quiet)
         if args.format == "text":
@@ -89,6 +93,19 @@ def run_verify(args, run_options: RunOptions, extra_flags: tuple[str, ...],
         console.status(f"{len(verdicts)} program(s) verified: {len(verdicts) - failed} same "
                        f"behaviour, {failed} failed")
     return 1 if failed else 0
+
+
+def _verbose(verdict: Verdict, options: VerifyOptions, passes, seconds: float,
+             console: Console) -> None:
+    """``-v``: which passes rewrote which files, how both versions were built and run, and
+    the time of each stage (the total where the backend does not time its stages)."""
+    names = ",".join(name for name, _ in passes)
+    changed = ", ".join(verdict.changed) or "none"
+    flags = " ".join(options.build_flags) or "(none)"
+    console.status(f"verify {' '.join(verdict.sources)}: passes {names}; rewritten: {changed}; "
+                   f"build flags {flags}; program arguments {' '.join(options.args) or '(none)'}")
+    stages = verdict.stages or (("total", seconds),)
+    console.status("  " + ", ".join(f"{stage} {t:.3f} s" for stage, t in stages))
 
 
 def _file_entries(verdicts: list[Verdict]) -> list[dict]:
