@@ -64,7 +64,7 @@ def run_verify(args, run_options: RunOptions, extra_flags: tuple[str, ...],
         raise UsageError("--devices must be at least 1")
     if args.ranks < 1:
         raise UsageError("--ranks must be at least 1")
-    options = VerifyOptions(run=run_options, passes=(), args=_program_args(args.args),
+    options = VerifyOptions(run=run_options, passes=(), args=program_args(args.args),
                             tolerance=args.tolerance, timeout=args.timeout,
                             build_flags=extra_flags, devices=args.devices, ranks=args.ranks,
                             ignore_lines=_line_patterns(args.ignore_lines))
@@ -121,7 +121,7 @@ def _file_entries(verdicts: list[Verdict]) -> list[dict]:
     return entries
 
 
-def _program_args(text: str) -> tuple[str, ...]:
+def program_args(text: str) -> tuple[str, ...]:
     """``--args`` split as a shell would; a string no shell could split (an unbalanced quote,
     a trailing backslash) is the user's mistake, said as one, not a traceback."""
     try:
