@@ -131,7 +131,7 @@ def _table(table: Table) -> str:
     inner = (f"<table class=\"summary\"><tr>{head}</tr>{body}</table>"
              f"<p class=\"muted\">{escape(table.note)}</p>")
     title = f"{escape(table.title)} ({len(table.rows)} row{'s' if len(table.rows) != 1 else ''})"
-    if len(table.rows) > 12:
+    if len(table.rows) > 24:
         return f"<details><summary>{title}</summary>{inner}</details>"
     return f"<h3>{title}</h3>{inner}"
 
