@@ -77,6 +77,9 @@ def run_report(args, options: RunOptions, printer: DiagnosticPrinter, console: C
             if console.verbose:
                 console.status(f"--run: built and ran both versions in "
                                f"{time.perf_counter() - start:.3f} s")
+    if cuda and (args.run or args.args is not None) and not console.quiet:
+        console.status("--run measures OpenMP programs; for the CUDA files, s2s verify runs "
+                       "both versions")
     for path in cuda:
         for name in (p for p in CUDA_PASSES if p in wanted):
             result = process_file(path, options, registry.get(name))
