@@ -21,7 +21,7 @@ import ast
 import keyword
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from s2s.analysis.omp.guards import directive_chain
 from s2s.analysis.omp.plan import OmpPlan, RegionPlan
@@ -72,7 +72,18 @@ def program_traffic(model: TranslationUnit, plan: OmpPlan) -> Traffic:
     for region in plan.regions:
         after += _region_transfers(region)
     after += [Transfer(e.last.span, e.function, e.name, "to", "") for e in plan.static_entries]
-    return Traffic(tuple(before), tuple(after))
+    return Traffic(tuple(before), tuple(_vla_counts(model, t) for t in after))
+
+
+def _vla_counts(model: TranslationUnit, transfer: Transfer) -> Transfer:
+    """A variable-length array mapped whole has no compile-time size: its element count is
+    the product of its dimensions."""
+    if transfer.count != "":
+        return transfer
+    allocation = _allocation(model, transfer.function, transfer.array)
+    if allocation is None or allocation.kind != "vla" or not allocation.dims:
+        return transfer
+    return replace(transfer, count=" * ".join(f"({d.text})" for d in allocation.dims))
 
 
 def _used_arrays(model: TranslationUnit, index: int) -> list[str]:
@@ -208,7 +219,7 @@ def _bytes(transfer: Transfer, value: Lookup, element: Lookup, whole: Lookup) ->
     try:
         count = _poly(transfer.count)
     except NotPoly:
-        return {(f"{size}*({transfer.count})",): 1}
+        return {(f"({transfer.count})",): size}     # a call (``v.size()``): one atom
     return mul(_known(count, lambda atom: _atom(atom, fn, value)), {(): size})
 
 

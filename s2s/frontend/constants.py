@@ -7,8 +7,9 @@ byte expressions such as ``n * sizeof(double)`` into numbers.
   appended to the parsed text (``static const long long __s2s_probe_3 = (N);``), which clang
   evaluates as it would any use of the macro; macros that are no integer expression leave
   an invalid probe and no value;
-* per variable, parameter and struct field of pointer or array type: the size of one element
-  and, for arrays of fixed size, of the whole array (clang's type sizes, not a table of ours).
+* per variable, parameter and struct field of pointer, array or ``std::vector`` type: the size
+  of one element and, for arrays of fixed size, of the whole array (clang's type sizes, not a
+  table of ours).
 
 Nothing here is a regular expression over the text: the values are clang's.
 """
@@ -131,12 +132,17 @@ def _declaration(cursor, function: str | None, out: Constants, conflicts: set) -
             out.element_bytes[key] = size
     elif kind in ("CONSTANTARRAY", "INCOMPLETEARRAY", "VARIABLEARRAY"):
         element = ctype.element_type
-        while element.kind.name == "CONSTANTARRAY":
+        while element.kind.name in ("CONSTANTARRAY", "VARIABLEARRAY", "INCOMPLETEARRAY"):
             element = element.element_type
         if element.get_size() > 0:
             out.element_bytes[key] = element.get_size()
         if kind == "CONSTANTARRAY" and ctype.get_size() > 0:
             out.whole_bytes[key] = ctype.get_size()
+    elif kind == "RECORD" and ctype.get_declaration().spelling == "vector" and \
+            ctype.get_num_template_arguments() > 0:
+        size = ctype.get_template_argument_type(0).get_size()   # std::vector<T>: T's size
+        if size > 0:
+            out.element_bytes[key] = size
     elif kind in _INTEGER and ctype.is_const_qualified() and cursor.kind.name == "VAR_DECL":
         value = evaluate_cursor(cursor)
         if isinstance(value, int):

@@ -136,3 +136,16 @@ def test_run_measures_the_copies(tmp_path, monkeypatch, capsys):
     assert ("host-to-device 30 copies / 120,000 B -> 2 / 10,000 B, device-to-host 30 / "
             "120,000 B -> 2 / 16 B; same output") in text
     assert "measured copies (--run)" in text
+
+
+def test_vector_elements_and_call_counts(tmp_path):
+    """A ``std::vector<float>`` member's element size comes from its template argument; a
+    count that is a call (``v.size()``) stays one term of the expression."""
+    source = tmp_path / "v.cpp"
+    source.write_text("#include <vector>\nstruct Mesh { std::vector<float> m_e; };\n"
+                      "int main() { std::vector<double> v(8); Mesh m; return (int)v[0]; }\n")
+    constants = file_constants(str(source), source.read_bytes(), ParseOptions())
+    assert constants.element(None, "m_e") == 4 and constants.element("main", "v") == 8
+    total = total_bytes([_site("m_e.size()", "m_e"), _site("m_e.size()", "m_e")],
+                        constants.value, constants.element, constants.whole)
+    assert total.expression == "8*(m_e.size())"
