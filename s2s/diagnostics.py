@@ -14,6 +14,7 @@ import os
 import re
 import stat
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TextIO
 
@@ -184,8 +185,9 @@ class DiagnosticPrinter:
             return False
         return any(fnmatch.fnmatchcase(diag.id, pattern) for pattern in self.silenced)
 
-    def emit(self, diag: Diagnostic) -> bool:
-        """Print ``diag`` unless silenced; return whether it was printed."""
+    def emit(self, diag: Diagnostic, alike: str = "") -> bool:
+        """Print ``diag`` unless silenced, followed by the line ``alike`` (the near-duplicates
+        it stands for, from :meth:`emit_all`); return whether it was printed."""
         if self.is_silenced(diag):
             return False
         if diag in self.repeats:          # the same message at the same place: counted only
@@ -193,11 +195,47 @@ class DiagnosticPrinter:
             return False
         self.repeats[diag] = 0
         self.counts[diag.severity.value] += 1
-        self.stream.write(self.render(diag))
+        self.stream.write(self.render(diag) + alike)
         if diag.severity is Severity.WARNING and diag.id not in self._hinted and self.hint:
             self._hinted.add(diag.id)
             self.stream.write(self.hint.format(id=diag.id) + "\n")
         return True
+
+    def emit_all(self, diagnostics: Iterable[Diagnostic]) -> int:
+        """Print a batch (one file's diagnostics) with near-duplicate warnings collapsed:
+        warnings of one id whose messages differ only in names and numbers (:func:`template`)
+        are shown once, the first one in full, followed by ``note: (and 14 more like this at
+        lines 12, 30, ...)``; each is counted. Return how many were printed. Only the text
+        output is shortened: the JSON and SARIF printers list every diagnostic."""
+        batch = [d for d in diagnostics if not self.is_silenced(d)]
+        groups: dict[tuple, list[Diagnostic]] = {}
+        for diag in batch:
+            key = (diag.id, template(diag.message)) if diag.severity is Severity.WARNING \
+                else (id(diag),)
+            groups.setdefault(key, []).append(diag)
+        printed = 0
+        for diag in batch:
+            key = (diag.id, template(diag.message)) if diag.severity is Severity.WARNING \
+                else (id(diag),)
+            alike = groups.get(key)
+            if not alike or alike[0] is not diag:
+                continue
+            more, same = [], 0
+            for other in alike[1:]:
+                if other == diag:               # the same message at the same place
+                    same += 1
+                elif other in self.repeats:
+                    self.repeats[other] += 1
+                else:
+                    self.repeats[other] = 0
+                    self.counts[other.severity.value] += 1
+                    more.append(other)
+            line = f"note: (and {len(more)} more like this at {_places(diag, more)})\n" \
+                if more else ""
+            printed += self.emit(diag, line)
+            if diag in self.repeats:
+                self.repeats[diag] += same
+        return printed
 
     def render(self, diag: Diagnostic) -> str:
         lines = [diag.headline()]
@@ -276,6 +314,44 @@ class DiagnosticPrinter:
             if n:
                 parts.append(f"{n} {name}{'s' if n != 1 else ''}")
         return ", ".join(parts)
+
+
+#: what varies between messages of one template: quoted names, file:line:col, numbers
+_VARYING = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`|\S+:\d+:\d+|\b\d+(?:\.\d+)?\b")
+
+
+def template(message: str) -> str:
+    """``message`` with the parts that vary between instances of one warning replaced:
+    ``kernel 'k3' launched at line 40 ...`` and ``kernel 'k7' launched at line 52 ...`` have
+    the same template."""
+    return _VARYING.sub("_", message)
+
+
+#: further locations listed after a collapsed warning
+MAX_LISTED = 12
+
+
+def _places(first: Diagnostic, more: list[Diagnostic]) -> str:
+    """``lines 12, 30, 41, ...`` (in the first one's file), ``other.c:3``, or ``no location``."""
+    here = first.location.file if first.location is not None else None
+    lines, places = [], []
+    for diag in more:
+        loc = diag.location
+        if loc is None:
+            places.append("no location")
+        elif loc.file == here:
+            lines.append(str(loc.line))
+        else:
+            places.append(f"{loc.file}:{loc.line}")
+    shown = []
+    if lines:
+        shown.append(("line " if len(lines) == 1 else "lines ") + ", ".join(lines[:MAX_LISTED])
+                     + (", ..." if len(lines) > MAX_LISTED else ""))
+    unique = list(dict.fromkeys(places))
+    if unique:
+        shown.append(", ".join(unique[:MAX_LISTED]) + (", ..." if len(unique) > MAX_LISTED
+                                                       else ""))
+    return "; ".join(shown)
 
 
 def silenced_from_env() -> tuple[str, ...]:

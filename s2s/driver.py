@@ -16,8 +16,9 @@ from dataclasses import dataclass, field, replace
 from s2s import deep_stack
 from s2s.diagnostics import Diagnostic, InputError, InternalError, Location, S2SError
 from s2s.edits import EditSet
+from s2s.frontend import clang_check
 from s2s.frontend.extract import Loaded, load
-from s2s.frontend.parse import ParseOptions, parse_source
+from s2s.frontend.parse import ParseOptions, detect_language, parse_source
 from s2s.output import FileChange
 from s2s.transform.check import CheckedEdits, EditGroup, checked_edits
 
@@ -164,9 +165,22 @@ def checked_output(path: str, source: bytes, output: PassOutput, options: ParseO
     groups = output.groups + ((EditGroup("the file's other edits", loose),) if loose else ())
 
     def errors(data: bytes) -> list[Diagnostic]:
-        return [d for d in parse_source(data, path, options).diagnostics if d.is_error]
+        found = [d for d in parse_source(data, path, options).diagnostics if d.is_error]
+        return found or _clang_errors(data, source, path, options)
 
     return checked_edits(path, source, groups, errors)
+
+
+def _clang_errors(data: bytes, source: bytes, path: str, options: ParseOptions
+                  ) -> list[Diagnostic]:
+    """clang-16's errors on a rewrite libclang accepts (:mod:`s2s.frontend.clang_check`),
+    for C and C++ only; none when clang-16 rejects the original too (then its errors say
+    nothing about the rewrite: a missing flag, an extension of the newer libclang)."""
+    language = options.language or detect_language(path)
+    found = clang_check.syntax_errors(data, path, language, options.user_flags)
+    if found and clang_check.syntax_errors(source, path, language, options.user_flags):
+        return []
+    return found
 
 
 def apply_edits(path: str, source: bytes, edits: Iterable) -> FileChange:

@@ -142,6 +142,57 @@ def test_verbose_says_what_was_planned_and_how_long(project, capsys):
     assert "1 file: " in err and "1 files" not in err
 
 
+SAXPY = """#include <stdio.h>
+#include <stdlib.h>
+int main(void)
+{
+    int n = 1000;
+    double *x = (double *)malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++)
+        x[i] = i;
+    for (int t = 0; t < 3; t++) {
+        #pragma omp target teams distribute parallel for map(tofrom: x[0:n])
+        for (int i = 0; i < n; i++)
+            x[i] = 2.0 * x[i] + 1.0;
+    }
+    printf("%f\\n", x[n - 1]);
+    free(x);
+    return 0;
+}
+"""
+
+
+def test_verbose_on_inspect_and_report(tmp_path, capsys):
+    """``-v`` is per-pass detail on every subcommand, not only the rewriting ones."""
+    source = tmp_path / "saxpy.c"
+    source.write_text(SAXPY)
+    code, out, err = run(capsys, "inspect", "-v", source)
+    line = next(x for x in err.splitlines() if x.startswith(f"{source}:"))
+    assert code == 0 and "1 directive, 1 function found" in line and "parse " in line
+    code, out, err = run(capsys, "inspect", source)
+    assert "found" not in err                               # only with -v
+    code, out, err = run(capsys, "report", "-v", "-o", tmp_path / "r.html", source)
+    line = next(x for x in err.splitlines() if x.startswith(f"{source}: s2s omp"))
+    assert code == 0 and "edits applied (the data mapping of 'main': " in line
+    for stage in ("parse", "pass", "check", "summary and pictures"):
+        assert f"{stage} " in line
+
+
+def test_verbose_on_verify(tmp_path, capsys):
+    from s2s.verify import omp_harness
+
+    if omp_harness.toolchain_problem() is not None:
+        pytest.skip(f"no OpenMP offload toolchain: {omp_harness.toolchain_problem()}")
+    source = tmp_path / "saxpy.c"
+    source.write_text(SAXPY)
+    code, out, err = run(capsys, "verify", "-v", source)
+    assert code == 0, err
+    assert f"verify {source}: passes omp; rewritten: {source}; build flags" in err
+    stages = next(x for x in err.splitlines() if "build both" in x)
+    for stage in ("rewrite", "build both", "run original", "run rewritten", "compare"):
+        assert f"{stage} " in stages
+
+
 def test_repeated_diagnostics_are_shown_once_with_a_count():
     stream = io.StringIO()
     printer = DiagnosticPrinter(stream=stream, show_source=False)

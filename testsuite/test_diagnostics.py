@@ -272,3 +272,67 @@ def test_parse_file_rejects_binary(tmp_path, parse):
     with pytest.raises(InputError) as info:
         parse.parse_file(str(path))
     assert info.value.diagnostic.id == "binary-file" and where(info.value.diagnostic) == (1, 1)
+
+
+def _left(name: str, line: int, ident: str = "omp-left-unmapped") -> Diagnostic:
+    return Diagnostic.warning(f"this target region still uses '{name}' without a mapping "
+                              f"(see line {line + 1})", ident, Location("prog.c", line, 3))
+
+
+def test_near_duplicates_are_shown_once_with_their_places():
+    p = printer()
+    batch = [_left(f"p{k}", 10 + 3 * k) for k in range(15)]
+    batch.insert(3, _left("q", 99, "omp-not-mapped"))          # another id: its own line
+    batch.insert(5, Diagnostic.error("no such 'x'", "parse-error", Location("prog.c", 7, 1)))
+    batch.append(Diagnostic.error("no such 'y'", "parse-error", Location("prog.c", 8, 1)))
+    assert p.emit_all(batch) == 4
+    out = p.stream.getvalue()
+    assert out.count("[omp-left-unmapped]") == 1 and out.count("[omp-not-mapped]") == 1
+    assert out.count("[parse-error]") == 2                      # errors are never collapsed
+    assert out.startswith("prog.c:10:3: warning: this target region still uses 'p0'")
+    lines = ", ".join(str(13 + 3 * k) for k in range(12))
+    assert f"note: (and 14 more like this at lines {lines}, ...)\n" in out
+    assert out.index("(and 14 more") < out.index("--silence omp-left-unmapped")
+    assert p.counts["warning"] == 16 and p.counts["error"] == 2  # each one counted
+
+
+def test_different_messages_of_one_id_are_not_collapsed():
+    p = printer()
+    p.emit_all([Diagnostic.warning("kernel 'a' is left alone: it has a barrier", "fuse-skip"),
+                Diagnostic.warning("kernel 'b' is left alone: it reads shared memory",
+                                   "fuse-skip")])
+    assert p.stream.getvalue().count("[fuse-skip]") == 2
+
+
+def test_exact_repeats_in_a_batch_are_counted_not_listed():
+    p = printer()
+    one = _left("p", 4)
+    other = Diagnostic.warning(one.message, one.id, Location("other.c", 9, 1))
+    p.emit_all([one, one, other, one])
+    out = p.stream.getvalue()
+    assert "(and 1 more like this at other.c:9)" in out
+    assert "repeated 2 more times" in p.repeat_notes()
+
+
+def test_near_duplicates_collapsed_in_text_kept_in_json(tmp_path, capsys):
+    """A program with 15 target regions on pointers s2s cannot follow: 15 warnings of one
+    kind, one shown in text, all 15 in the JSON document."""
+    import json
+
+    from s2s.cli.main import main
+
+    body = ["double *get(int k);", "void work(int n) {"]
+    for k in range(15):
+        body += [f"  double *p{k} = get({k});",
+                 "  #pragma omp target teams distribute parallel for",
+                 f"  for (int i = 0; i < n; i++) p{k}[i] += {k};"]
+    src = tmp_path / "many.c"
+    src.write_text("\n".join(body + ["}"]) + "\n")
+    assert main(["omp", str(src)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("[omp-left-unmapped]") == 1
+    assert re.search(r"note: \(and 14 more like this at lines 7, 10, 13, .*, \.\.\.\)", err)
+    assert main(["omp", "--format", "json", str(src)]) == 0
+    document = json.loads(capsys.readouterr().out)
+    ids = [d["id"] for f in document["files"] for d in f["diagnostics"]]
+    assert ids.count("omp-left-unmapped") == 15

@@ -146,12 +146,10 @@ class Console:
 
 def report_results(results: Iterable[FileResult], printer: DiagnosticPrinter, console: Console
                    ) -> None:
-    """Print every result's diagnostics (warnings hidden by -q) and tracebacks with -vv."""
+    """Print every result's diagnostics (warnings hidden by -q; near-duplicates of one file
+    collapsed) and tracebacks with -vv."""
     for result in results:
-        for diag in result.diagnostics:
-            if console.quiet and not diag.is_error:
-                continue
-            printer.emit(diag)
+        printer.emit_all(d for d in result.diagnostics if d.is_error or not console.quiet)
         if getattr(result, "traceback", None) and console.verbose >= 2:
             console.status(result.traceback.rstrip())
 
@@ -161,3 +159,33 @@ def check_files_exist(paths: list[str]) -> None:
     for path in paths:
         if path.startswith("-"):
             raise UsageError(f"unknown option '{path}'")
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """``1 file``, ``2 files``; ``words`` for an irregular plural (``launches``)."""
+    return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
+def verbose_line(result: FileResult, console: Console, what: str = "",
+                 stages: tuple[tuple[str, float], ...] = ()) -> None:
+    """``-v``: what the pass planned in this file (its groups, edits and counts) and the time
+    of each stage; ``what`` adds the command's own facts (the inspect tables' sizes),
+    ``stages`` its own stages after the driver's (the report's summary and pictures)."""
+    from s2s.driver import Success
+    from s2s.output import quote_path
+
+    if not isinstance(result, Success):
+        console.status(f"{quote_path(result.path)}: {result.status}")
+        return
+    times = ", ".join(f"{stage} {seconds:.3f} s" for stage, seconds in result.timings + stages)
+    parts = [what] if what else []
+    if result.change is not None:
+        edits = result.change.edits
+        planned = "; ".join(f"{g.label}: {plural(len(g.edits), 'edit')}"
+                            + ("" if set(g.edits) <= set(edits) or not edits else " (dropped)")
+                            for g in result.groups)
+        parts.append(f"{plural(len(edits), 'edit')} applied" + (f" ({planned})" if planned
+                                                               else ""))
+    parts += [f"{n} {w}" for w, n in result.counts]
+    console.status(f"{quote_path(result.path)}: {', '.join(parts)}"
+                   + (f"; {times}" if times else ""))

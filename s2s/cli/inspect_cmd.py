@@ -6,7 +6,7 @@ import json
 import sys
 
 from s2s.analysis.kernel_access import analyze_unit
-from s2s.cli.common import Console, report_results
+from s2s.cli.common import Console, plural, report_results, verbose_line
 from s2s.diagnostics import DiagnosticPrinter
 from s2s.driver import Failed, FileResult, RunOptions, Success, exit_code, process_file
 from s2s.model import TranslationUnit, to_json
@@ -23,6 +23,8 @@ def run_inspect(args, options: RunOptions, printer: DiagnosticPrinter, console: 
             result = process_file(path, options)
             results.append(result)
             advance(path)
+            if console.verbose:
+                verbose_line(result, console, _found(result))
             if args.format == "text":
                 report_results([result], printer, console)
                 if isinstance(result, Success):
@@ -50,6 +52,18 @@ def json_report(results: list[FileResult], access: bool = False) -> dict:
                     result.loaded.model.kernel_bodies)]
         files.append(entry)
     return envelope("inspect", files)
+
+
+def _found(result: FileResult) -> str:
+    """``-v``: how much the front end found in the file."""
+    if not isinstance(result, Success):
+        return ""
+    model = result.loaded.model
+    tables = (("kernel", model.kernels), ("launches", model.launches),
+              ("API call", model.api_calls), ("allocation", model.allocations),
+              ("directive", model.directives), ("function", model.functions))
+    return ", ".join(plural(len(items), name) if name != "launches" else
+                     plural(len(items), "launch", name) for name, items in tables) + " found"
 
 
 def _print_summary(results: list[FileResult], printer: DiagnosticPrinter, console: Console) -> None:

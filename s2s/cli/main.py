@@ -197,7 +197,7 @@ def _dispatch(args: argparse.Namespace, extra_flags: tuple[str, ...], printer: D
                                console, run_pass)
         if args.command == "report":
             return run_report(args, make_run_options(args, extra_flags, printer), printer,
-                              console)
+                              console, extra_flags)
         if args.command == "verify":
             return run_verify(args, make_run_options(args, extra_flags, printer), extra_flags,
                               printer, console)

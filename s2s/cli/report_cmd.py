@@ -3,15 +3,20 @@
 OpenMP files are analysed as one program by ``omp``; each CUDA file is rewritten by each of
 ``transfers``, ``fuse`` and ``mgpu`` on its own (three alternative rewrites of the original),
 unless ``--passes`` names fewer. Nothing is rewritten on disk: the page shows, per file and
-pass, the same edit set ``--diff`` would print (:mod:`s2s.printers.html`). Diagnostics go to
-stderr as for every command; exit 1 when a file failed, 0 otherwise.
+pass, the same edit set ``--diff`` would print (:mod:`s2s.printers.html`). OpenMP sections
+count the copies before and after (:mod:`s2s.cli.report_omp`; measured too with ``--run``).
+Diagnostics go to stderr as for every command; exit 1 when a file failed (or ``--run`` found
+the two versions to differ), 0 otherwise.
 """
 
 from __future__ import annotations
 
 import os
+import time
 
-from s2s.cli.common import Console, report_results
+from s2s.cli import report_omp
+from s2s.cli.common import Console, report_results, verbose_line
+from s2s.cli.verify_cmd import program_args
 from s2s.diagnostics import DiagnosticPrinter, UsageError
 from s2s.driver import FileResult, RunOptions, Success, exit_code, parse_options_for, process_file
 from s2s.frontend.extract import load
@@ -36,24 +41,54 @@ def add_report_options(parser) -> None:
     parser.add_argument("--devices", type=int, default=2, metavar="N",
                         help="devices of the mgpu grid-partition pictures (default 2)")
     parser.add_argument("--title", default="s2s review", help="the page's title")
+    parser.add_argument("--run", action="store_true",
+                        help="OpenMP programs: also build and run the original and the rewrite "
+                        "on clang-16's host device (as s2s verify) and show the measured "
+                        "copies; the flags after -- are used for both builds")
+    parser.add_argument("--args", default=None, metavar="ARGS",
+                        help="the program's arguments for --run, shell-quoted (implies --run)")
+    parser.add_argument("--timeout", type=float, default=120.0, metavar="S",
+                        help="seconds per run with --run (default 120)")
 
 
-def run_report(args, options: RunOptions, printer: DiagnosticPrinter, console: Console) -> int:
+def run_report(args, options: RunOptions, printer: DiagnosticPrinter, console: Console,
+               extra_flags: tuple[str, ...] = ()) -> int:
     if args.devices < 1:
         raise UsageError("--devices must be at least 1")
     wanted = _passes(args.passes)
     cuda = [f for f in args.files if _language(f, args) == "cuda"]
     openmp = [f for f in args.files if f not in cuda]
     sections: list[Section] = []
+    said = []
     if openmp and "omp" in wanted:
-        for result in process_program(openmp, options, registry.get("omp")):
+        program = process_program(openmp, options, registry.get("omp"))
+        start = time.perf_counter()
+        traffic = report_omp.program_traffic_of(program)
+        for result in program:
             sections.append(_omp_section(result))
+            if traffic is not None:
+                report_omp.add_static(sections[-1], *traffic)
+            _verbose(sections[-1], console, start)
+            start = time.perf_counter()
+        if args.run or args.args is not None:
+            start = time.perf_counter()
+            said = report_omp.add_measured(sections, openmp, options, program_args(args.args or ""),
+                                           extra_flags, args.timeout)
+            if console.verbose:
+                console.status(f"--run: built and ran both versions in "
+                               f"{time.perf_counter() - start:.3f} s")
+    if cuda and (args.run or args.args is not None) and not console.quiet:
+        console.status("--run measures OpenMP programs; for the CUDA files, s2s verify runs "
+                       "both versions")
     for path in cuda:
         for name in (p for p in CUDA_PASSES if p in wanted):
             result = process_file(path, options, registry.get(name))
+            start = time.perf_counter()
             sections.append(_cuda_section(name, result, options, args.devices))
+            _verbose(sections[-1], console, start)
     results: list[FileResult] = [s.result for s in sections]
     report_results(results, printer, console)
+    printer.emit_all(said)
     page = render(sections, args.title).encode("utf-8")
     target = args.output
     os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
@@ -61,7 +96,17 @@ def run_report(args, options: RunOptions, printer: DiagnosticPrinter, console: C
     if not console.quiet:
         console.status(f"{target}: {len(sections)} section{'s' if len(sections) != 1 else ''} "
                        f"of {len(args.files)} file{'s' if len(args.files) != 1 else ''}")
-    return exit_code(results)
+    return max(exit_code(results), int(any(d.is_error for d in said)))
+
+
+def _verbose(section: Section, console: Console, start: float) -> None:
+    """``-v``: the pass's plan and stage times, then the section's summary and pictures."""
+    if console.verbose:
+        what = f"s2s {section.command}: " + "; ".join(section.summary[1:])  # [0]: the edits
+        if section.figures:
+            what += f"; {len(section.figures)} picture{'s' if len(section.figures) != 1 else ''}"
+        verbose_line(section.result, console, what,
+                     (("summary and pictures", time.perf_counter() - start),))
 
 
 def _passes(text: str | None) -> tuple[str, ...]:
@@ -91,8 +136,6 @@ def _omp_section(result: FileResult) -> Section:
     section = Section(result.path, "omp", result)
     counts = ", ".join(f"{n} {what}" for what, n in getattr(result, "counts", ()))
     section.summary.append(f"{_edits(result)} edits" + (f"; {counts}" if counts else ""))
-    section.summary.append("bytes moved before and after: run s2s verify on the program "
-                           "(the plan's sections are symbolic in the program's sizes)")
     return section
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
-from s2s.cli.common import Console, report_results
+from s2s.cli.common import Console, plural, report_results, verbose_line
 from s2s.diagnostics import DiagnosticPrinter, InputError, UsageError
 from s2s.driver import (
     Failed,
@@ -64,7 +64,7 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
             advance(path)
             report_results([result], printer, console)
             if console.verbose:
-                _verbose(result, console)
+                verbose_line(result, console)
     changed = [r for r in results if isinstance(r, Success) and r.change and r.change.changed]
     counts = _counts(results)
     if not console.quiet:
@@ -81,10 +81,6 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
     return code
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def _print_document(args, results: list[FileResult], counts: dict[str, int],
                     printer: DiagnosticPrinter, code: int) -> None:
     """``--format json`` / ``sarif``: the run's edit set as one document on stdout."""
@@ -99,21 +95,6 @@ def _print_document(args, results: list[FileResult], counts: dict[str, int],
     elif args.format == "sarif":
         sys.stdout.write(sarif.dumps(sarif.sarif_log(args.command, results, shown, code)))
     sys.stdout.flush()
-
-
-def _verbose(result: FileResult, console: Console) -> None:
-    """``-v``: what the pass planned in this file and the time of each stage."""
-    if not isinstance(result, Success):
-        return
-    times = ", ".join(f"{stage} {seconds:.3f} s" for stage, seconds in result.timings)
-    edits = result.change.edits if result.change is not None else ()
-    planned = "; ".join(f"{g.label}: {len(g.edits)} edit{'s' if len(g.edits) != 1 else ''}"
-                        + ("" if set(g.edits) <= set(edits) or not edits else " (dropped)")
-                        for g in result.groups)
-    console.status(f"{quote_path(result.path)}: {plural(len(edits), 'edit')} applied"
-                   + (f" ({planned})" if planned else "")
-                   + "".join(f", {n} {what}" for what, n in result.counts)
-                   + (f"; {times}" if times else ""))
 
 
 def _counts(results: list[FileResult]) -> dict[str, int]:

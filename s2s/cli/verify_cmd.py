@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import shlex
 import sys
+import time
 from dataclasses import replace
 
 from rich.table import Table
@@ -63,7 +64,7 @@ def run_verify(args, run_options: RunOptions, extra_flags: tuple[str, ...],
         raise UsageError("--devices must be at least 1")
     if args.ranks < 1:
         raise UsageError("--ranks must be at least 1")
-    options = VerifyOptions(run=run_options, passes=(), args=_program_args(args.args),
+    options = VerifyOptions(run=run_options, passes=(), args=program_args(args.args),
                             tolerance=args.tolerance, timeout=args.timeout,
                             build_flags=extra_flags, devices=args.devices, ranks=args.ranks,
                             ignore_lines=_line_patterns(args.ignore_lines))
@@ -74,11 +75,13 @@ def run_verify(args, run_options: RunOptions, extra_flags: tuple[str, ...],
             raise UsageError("--ranks runs CUDA programs rewritten by mgpu as MPI jobs; "
                              f"{' '.join(sources)} is not a CUDA program")
         names = args.passes if args.passes is not None else DEFAULT_PASSES[program_kind(sources)]
+        start = time.perf_counter()
         verdict = verify_program(sources, replace(options, passes=_passes(names)))
         verdicts.append(verdict)
-        for diagnostic in distinct(verdict.diagnostics):
-            if not (console.quiet and not diagnostic.is_error):
-                printer.emit(diagnostic)
+        if console.verbose:
+            _verbose(verdict, options, _passes(names), time.perf_counter() - start, console)
+        printer.emit_all(d for d in distinct(verdict.diagnostics)
+                         if d.is_error or not console.quiet)
         if args.format == "text":
             _print_verdict(verdict, console, args.tolerance)
     if args.format == "json":
@@ -90,6 +93,19 @@ def run_verify(args, run_options: RunOptions, extra_flags: tuple[str, ...],
         console.status(f"{len(verdicts)} program(s) verified: {len(verdicts) - failed} same "
                        f"behaviour, {failed} failed")
     return 1 if failed else 0
+
+
+def _verbose(verdict: Verdict, options: VerifyOptions, passes, seconds: float,
+             console: Console) -> None:
+    """``-v``: which passes rewrote which files, how both versions were built and run, and
+    the time of each stage (the total where the backend does not time its stages)."""
+    names = ",".join(name for name, _ in passes)
+    changed = ", ".join(verdict.changed) or "none"
+    flags = " ".join(options.build_flags) or "(none)"
+    console.status(f"verify {' '.join(verdict.sources)}: passes {names}; rewritten: {changed}; "
+                   f"build flags {flags}; program arguments {' '.join(options.args) or '(none)'}")
+    stages = verdict.stages or (("total", seconds),)
+    console.status("  " + ", ".join(f"{stage} {t:.3f} s" for stage, t in stages))
 
 
 def _file_entries(verdicts: list[Verdict]) -> list[dict]:
@@ -105,7 +121,7 @@ def _file_entries(verdicts: list[Verdict]) -> list[dict]:
     return entries
 
 
-def _program_args(text: str) -> tuple[str, ...]:
+def program_args(text: str) -> tuple[str, ...]:
     """``--args`` split as a shell would; a string no shell could split (an unbalanced quote,
     a trailing backslash) is the user's mistake, said as one, not a traceback."""
     try:

@@ -21,15 +21,27 @@ from s2s.printers.figures import Figure
 from s2s.printers.json_doc import file_edits
 
 
+@dataclass(frozen=True)
+class Table:
+    """A table of numbers under a section's summary (the transfer sites, the measured
+    copies): its title, a sentence on how to read it, the header and the rows."""
+
+    title: str
+    note: str
+    header: tuple[str, ...]
+    rows: list[tuple[str, ...]]
+
+
 @dataclass
 class Section:
-    """One pass over one file: its result, summary lines and pictures."""
+    """One pass over one file: its result, summary lines, tables and pictures."""
 
     path: str
     command: str
     result: FileResult
     summary: list[str] = field(default_factory=list)
     figures: list[Figure] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
 
 
 STYLE = """
@@ -94,6 +106,7 @@ def _section(section: Section, number: int) -> str:
     if section.summary:
         parts.append("<ul>" + "".join(f"<li>{escape(line)}</li>" for line in section.summary)
                      + "</ul>")
+    parts += [_table(table) for table in section.tables]
     for figure in section.figures:
         parts.append("<figure>" + (figure.svg or "")
                      + f"<figcaption><b>{escape(figure.title)}</b>: {escape(figure.caption)}"
@@ -108,6 +121,19 @@ def _section(section: Section, number: int) -> str:
         parts.append("<table class=\"code\">" + "".join(
             _note_row(d) for d in result.diagnostics) + "</table>")
     return "".join(parts)
+
+
+def _table(table: Table) -> str:
+    """Folded when long: a reviewer opens the sites of the file they care about."""
+    head = "".join(f"<th>{escape(h)}</th>" for h in table.header)
+    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>"
+                   for row in table.rows)
+    inner = (f"<table class=\"summary\"><tr>{head}</tr>{body}</table>"
+             f"<p class=\"muted\">{escape(table.note)}</p>")
+    title = f"{escape(table.title)} ({len(table.rows)} row{'s' if len(table.rows) != 1 else ''})"
+    if len(table.rows) > 24:
+        return f"<details><summary>{title}</summary>{inner}</details>"
+    return f"<h3>{title}</h3>{inner}"
 
 
 def _lines(data: bytes) -> list[str]:

@@ -17,6 +17,7 @@ import os
 import signal
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -91,6 +92,8 @@ class Verdict:
     rewritten: ProgramRun | None = None
     differences: tuple[str, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = field(default=())
+    #: (stage, seconds) for ``-v``: rewrite, build, run original, ... (backends that time them)
+    stages: tuple[tuple[str, float], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -160,6 +163,7 @@ def verify_openmp(sources: Sequence[str], options: VerifyOptions) -> Verdict:
     sources = tuple(sources)
     said: list[Diagnostic] = []
     rewritten: dict[str, tuple[bytes, bytes]] = {}
+    clock = _Stages()
     whole = _whole_program(sources, options)
     if isinstance(whole, Diagnostic):
         return Verdict(sources, "openmp", (), diagnostics=(whole,))
@@ -173,18 +177,39 @@ def verify_openmp(sources: Sequence[str], options: VerifyOptions) -> Verdict:
         said += notes
         if before != after:
             rewritten[path] = (before, after)
+    clock.done("rewrite")
     with tempfile.TemporaryDirectory(prefix="s2s-verify-") as temp:
         built = _build_both(sources, rewritten, Path(temp), options)
+        clock.done("build both")
         if isinstance(built, Diagnostic):
-            return Verdict(sources, "openmp", tuple(rewritten), diagnostics=(*said, built))
-        original, changed = (_run(exe, program_name(sources), options) for exe in built)
+            return Verdict(sources, "openmp", tuple(rewritten), diagnostics=(*said, built),
+                           stages=clock.stages)
+        original = _run(built[0], program_name(sources), options)
+        clock.done("run original")
+        changed = _run(built[1], program_name(sources), options)
+        clock.done("run rewritten")
     if isinstance(original, Diagnostic) or isinstance(changed, Diagnostic):
         failures = tuple(r for r in (original, changed) if isinstance(r, Diagnostic))
-        return Verdict(sources, "openmp", tuple(rewritten), diagnostics=(*said, *failures))
+        return Verdict(sources, "openmp", tuple(rewritten), diagnostics=(*said, *failures),
+                       stages=clock.stages)
     differences = output_differences(original, changed, options)
     said += judge(original, changed, differences)
+    clock.done("compare")
     return Verdict(sources, "openmp", tuple(rewritten), original, changed, differences,
-                   tuple(said))
+                   tuple(said), clock.stages)
+
+
+class _Stages:
+    """Seconds since the previous stage ended, per stage (``s2s verify -v``)."""
+
+    def __init__(self):
+        self.stages: tuple[tuple[str, float], ...] = ()
+        self._last = time.perf_counter()
+
+    def done(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.stages += ((stage, now - self._last),)
+        self._last = now
 
 
 def _whole_program(sources: tuple[str, ...], options: VerifyOptions):

@@ -98,3 +98,39 @@ def test_page_loads_cleanly_and_shows_code_and_pictures(page, tmp_path):
         proc = chromium(page.as_uri(), full, 1, 3200, tmp_path / "profile")
         assert console_lines(proc.stderr) == []
         shutil.copy(full, target)
+
+
+@pytest.fixture(scope="module")
+def omp_page(tmp_path_factory):
+    """An OpenMP program's page: its copies before and after, counted, and measured where
+    the offload toolchain is installed (--run)."""
+    from s2s.verify import omp_harness
+
+    run = ["--run"] if omp_harness.toolchain_problem() is None else []
+    directory = tmp_path_factory.mktemp("omp_report")
+    sample = REPO / "samples" / "openmp" / "saxpy_time_loop" / "saxpy_time_loop.c"
+    shutil.copy(sample, directory / "saxpy_time_loop.c")
+    here = os.getcwd()
+    os.chdir(directory)
+    try:
+        assert main(["report", "-q", *run, "--title", "s2s review: saxpy_time_loop.c",
+                     "saxpy_time_loop.c", "-o", "review.html"]) == 0
+    finally:
+        os.chdir(here)
+    return directory / "review.html"
+
+
+def test_omp_page_loads_cleanly_and_shows_the_copies(omp_page, tmp_path):
+    assert "transfer sites 14 -&gt; 6; bytes per pass over every site 917,504 B -&gt; " \
+        "196,632 B" in omp_page.read_text()
+    png = tmp_path / "omp.png"
+    proc = chromium(omp_page.as_uri(), png, 1, 1800, tmp_path / "profile")
+    assert png.is_file(), proc.stderr[-2000:]
+    assert console_lines(proc.stderr) == []
+    _width, _height, rows = pixels(png.read_bytes())
+    seen = {"changed line, original": count_near(rows, CHANGED_OLD, 2),
+            "changed line, rewritten": count_near(rows, CHANGED_NEW, 2),
+            "text": count_near(rows, (0x22, 0x22, 0x22), 40)}
+    assert all(n >= 200 for n in seen.values()), str(seen)
+    if os.environ.get("S2S_UPDATE_SCREENSHOT"):
+        shutil.copy(png, REPO / "docs" / "img" / "report-omp.png")
