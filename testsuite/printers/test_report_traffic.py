@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from s2s.analysis.omp_traffic import Transfer, section_length, total_bytes
+from s2s.analysis.omp.traffic import Transfer, section_length, total_bytes
 from s2s.frontend.constants import file_constants
 from s2s.frontend.parse import ParseOptions
 from s2s.model import SourceSpan

@@ -6,7 +6,9 @@ an array and what per-kernel clauses usually say). *After* is the plan: each dat
 entry ``to`` and exit ``from`` maps, its ``target update``s (inside, after the entry, before
 the exit), the clauses of function-local arrays and the static tables' one entry copy; a
 construct no planned region covers keeps its naive copies, as do the arrays of a covered
-construct that the plan does not map.
+construct that the plan does not map. A class whose vectors are mapped per object
+(omp.lifetime) copies each in at the end of every constructor and out at the start of each
+host reader; the kernels of its member functions find them present.
 
 A *transfer site* is one copy of one array in one direction at one place of the code; a
 site inside a loop runs once per iteration, which only a run measures (``s2s report --run``).
@@ -57,7 +59,9 @@ def program_traffic(model: TranslationUnit, plan: OmpPlan) -> Traffic:
             continue
         regions = [r for r in plan.regions
                    if directive.function in plan.reach.get(r.function, ())]
-        mapped = _mapped_names(regions, directive.function)
+        mapped = _mapped_names(regions, directive.function) | {
+            name for o in plan.objects for where, name in o.device_names
+            if where == directive.function}
         for name in _used_arrays(model, index):
             count = _count(model, index, name, regions)
             naive = [Transfer(directive.span, directive.function, name, way, count)
@@ -72,6 +76,11 @@ def program_traffic(model: TranslationUnit, plan: OmpPlan) -> Traffic:
     for region in plan.regions:
         after += _region_transfers(region)
     after += [Transfer(e.last.span, e.function, e.name, "to", "") for e in plan.static_entries]
+    for o in plan.objects:  # a class's vectors mapped per object (omp.lifetime)
+        after += [Transfer(body.span, o.cls, f, "to", f"{f}.size()")
+                  for body in o.enters for f in o.fields]
+        after += [Transfer(body.span, name, f, "from", f"{f}.size()")
+                  for name, body, read in o.readers for f in read]
     return Traffic(tuple(before), tuple(_vla_counts(model, t) for t in after))
 
 
