@@ -1,9 +1,14 @@
 """A buffer handed back by a call (``final = run(a, b, steps)``, which swaps ``a`` and ``b``
 and returns the last one written) is read through the returned pointer: the exit copy must
-bring back every array the call may return. The region is then that one declaration, which
-``target data`` cannot hold (``expected expression``): it is an enter/exit pair."""
+bring back whichever array the call returned, which is known only at run time. One ``target
+update from(final[0:n])`` through the returned pointer does that (the others are released);
+copying each candidate back would move them all. The region is then that one declaration,
+which ``target data`` cannot hold (``expected expression``): it is an enter/exit pair. Run
+with an odd and an even step count, so each buffer is the returned one once."""
 
 from __future__ import annotations
+
+import pytest
 
 from s2s.edits import EditSet
 from s2s.transform.omp import run_omp
@@ -50,12 +55,29 @@ int main(int argc, char **argv)
 """
 
 
-def test_what_a_call_may_return_comes_back(load_source, tmp_path):
-    loaded = load_source(PROGRAM, name="prog.c")
+@pytest.mark.parametrize("steps", [7, 8])
+def test_what_a_call_returned_comes_back_through_the_returned_pointer(load_source, tmp_path,
+                                                                      steps):
+    program = PROGRAM.replace("atoi(argv[1]) : 7;", f"atoi(argv[1]) : {steps};")
+    loaded = load_source(program, name="prog.c")
     rewritten = EditSet(run_omp(loaded).edits).apply("prog.c", loaded.source).decode()
     assert "#pragma omp target data" not in rewritten
-    assert "#pragma omp target exit data map(from: a[0:n], b[0:n])" in rewritten
-    original, new = run_both(tmp_path, PROGRAM, rewritten)
+    assert "#pragma omp target update from(final[0:n])\n" \
+        "    #pragma omp target exit data map(release: a[0:n], b[0:n])" in rewritten
+    original, new = run_both(tmp_path, program, rewritten)
     assert new.returncode == 0 and new.stdout == original.stdout
     assert new.unmapped == ()
+    assert new.copies.d2h_bytes == 1000 * 8  # the returned buffer only
     assert new.copies.total_count < original.copies.total_count
+
+
+def test_a_candidate_also_read_by_its_own_name_comes_back_itself(load_source, tmp_path):
+    program = PROGRAM.replace('    printf("%.6f\\n", sum);',
+                              '    printf("%.6f %.3f\\n", sum, b[3]);')
+    assert program != PROGRAM
+    loaded = load_source(program, name="prog.c")
+    rewritten = EditSet(run_omp(loaded).edits).apply("prog.c", loaded.source).decode()
+    assert "target update from(final" not in rewritten
+    original, new = run_both(tmp_path, program, rewritten)
+    assert new.returncode == 0 and new.stdout == original.stdout
+    assert new.unmapped == ()

@@ -22,7 +22,14 @@ from s2s.analysis.omp.guards import directive_chain
 from s2s.analysis.omp.ir import Access, Copy, FunctionIR, Node, called_functions
 from s2s.analysis.omp.place import same_section, source_texts
 from s2s.analysis.omp.sections import host_sections
-from s2s.analysis.omp.sizes import alias_groups, entry_sections, exact_aliases, first_use
+from s2s.analysis.omp.sizes import (
+    alias_groups,
+    entry_sections,
+    exact_aliases,
+    first_use,
+    returned_from_calls,
+    returned_reads,
+)
 from s2s.analysis.omp.solver import Solver, entry_state
 from s2s.analysis.omp.state import State, norm_text
 from s2s.analysis.polynomial import disjoint, merge_adjacent
@@ -71,12 +78,19 @@ def map_arrays(solver: Solver, ir: FunctionIR, block: Node, live: set[str], to_l
     facts = guard_facts(function.body, start,
                         lambda a, b: source[a:b].decode("utf-8", "replace"))
     names = ir_names(ir)
+    through = _read_back_through_returns(solver, live, exit_state)
+    # a pointer a call returned may be any of its arguments: whatever the host reads through
+    # it afterwards, it may read all of them (no element read-back by their own names)
+    returned = returned_from_calls(model, function, nodes[-1].stmt.span.end)
+    exit_updates += list(dict.fromkeys(f"{p}{section}" for p, section in through.values()))
     for label in sorted(tracked, key=lambda n: (first_use(model, n), n)):
         fresh_host = exit_state is None or "H" in exit_state.get_valid(label)
-        exit_type = "from" if (label in live and not fresh_host) else "release"
+        exit_type = "from" if (label in live and not fresh_host and label not in through) \
+            else "release"
         exit_sections = [lengths[label] or None]
         same = exact_aliases(model, function, label, start)
-        if exit_type == "from" and (label in names or names & same):
+        if exit_type == "from" and (label in names or names & same) and \
+                not groups.get(label, {label}) & returned:
             # Only the elements the host reads afterwards come back, when they are known,
             # and of those only the ones kernels wrote since both copies were fresh (also
             # when the function names the array only through an alias: ``x = b.x``).
@@ -238,3 +252,24 @@ def _continuation(block: Node) -> list[Node]:
             out += parent.children[parent.children.index(node) + 1:]
         node = parent
     return out
+
+
+def _read_back_through_returns(solver: Solver, live: set[str], exit_state
+                               ) -> dict[str, tuple[str, str]]:
+    """Labels the host reads after the region only through a pointer a call returned inside
+    it (omp.sizes.returned_reads) -> (that pointer, the section): one ``target update from``
+    through the pointer replaces a ``from`` of every buffer the call might have returned.
+    All candidates must have the same section (the pointer's count is theirs)."""
+    end = solver.nodes[-1].stmt.span.end
+    out = {}
+    for pointer, labels in returned_reads(solver.model, solver.function, solver.start, end,
+                                          solver.tracked, live).items():
+        sections = {solver.lengths.get(label) for label in labels}
+        stale = [label for label in labels if exit_state is not None
+                 and "H" not in exit_state.get_valid(label)]
+        if len(sections) != 1 or not next(iter(sections)) or not stale:
+            continue
+        section = next(iter(sections))
+        out.update({label: (pointer, section) for label in labels})
+    return out
+

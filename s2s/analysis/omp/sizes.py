@@ -185,7 +185,7 @@ def live_after(model: TranslationUnit, function, start: int, end: int, tracked) 
     escapes = function.name != "main"
     params = {p.name for p in function.params}
     freed = _freed_names(function)
-    passed = _returned_from_calls(model, function, end)
+    passed = returned_from_calls(model, function, end)
     for label in tracked:
         group = groups.get(label, {label})
         if group & passed:
@@ -204,7 +204,7 @@ def live_after(model: TranslationUnit, function, start: int, end: int, tracked) 
     return live
 
 
-def _returned_from_calls(model: TranslationUnit, function, end: int) -> set[str]:
+def returned_from_calls(model: TranslationUnit, function, end: int) -> set[str]:
     """Names passed to a call whose returned pointer the function reads after ``end``
     (``final = compute(result, temp, ...)`` then ``final[i]``): the call may hand back any of
     them, so each may be what the host reads."""
@@ -222,6 +222,37 @@ def _returned_from_calls(model: TranslationUnit, function, end: int) -> set[str]
             if copy.span.start <= call.span.start < copy.span.end:
                 names |= {norm_text(arg.text) for arg in call.args}
     return names
+
+
+def returned_reads(model: TranslationUnit, function, start: int, end: int, tracked,
+                   live: set[str]) -> dict[str, set[str]]:
+    """Pointers set inside the region from a call's return value that the host reads after
+    it (``final = compute(result, temp, ...)``, then ``final[i]``) -> the mapped labels that
+    are live only through it. Copying back ``final[0:n]`` at the exit then brings exactly the
+    buffer the call handed back, where copying each candidate brings them all. Only when the
+    pointer is set once in the region, and the function reads none of the candidates after
+    it by another name."""
+    if function.body is None or function.name != "main" and function.params:
+        return {}
+    after = [ref for ref in model.array_refs if ref.function == function.name
+             and ref.span.start >= end and ref.directive is None]
+    read_after = {ref.array for ref in after}
+    groups = alias_groups(model, function, start, end)
+    out: dict[str, set[str]] = {}
+    copies = [c for c in model.pointer_copies if c.function == function.name]
+    for copy in copies:
+        if copy.source is not None or copy.target not in read_after or \
+                not start <= copy.span.start < end or \
+                any(c.target == copy.target and c is not copy and c.span.start < end
+                    and c.span.end > copy.span.start for c in copies):
+            continue
+        args = {norm_text(arg.text) for call in function.calls
+                if copy.span.start <= call.span.start < copy.span.end for arg in call.args}
+        labels = {label for label in tracked & live if groups.get(label, {label}) & args}
+        others = read_after - {copy.target}
+        if labels and not any(groups.get(label, {label}) & others for label in labels):
+            out[copy.target] = labels
+    return out
 
 
 def _freed_names(function) -> set[str]:
