@@ -16,12 +16,20 @@ access rules.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from s2s.analysis.omp.calls import CallHandling
 from s2s.analysis.omp.ir import Access, Assign, CallEvent, Copy, FunctionIR, Node, Update
 from s2s.analysis.omp.state import BOTH, HOST, Failure, Frame, State, Unsupported, meet, norm_text, path_root
-from s2s.analysis.polynomial import disjoint, expand, mentioned, mentions, same_value, trim
+from s2s.analysis.polynomial import (
+    disjoint,
+    expand,
+    mentioned,
+    mentions,
+    same_value,
+    trim,
+)
 
 
 @dataclass
@@ -360,6 +368,13 @@ class Interpreter(CallHandling):
 
     def _compare_length(self, count: str, frame: Frame, labels: frozenset) -> bool:
         text = frame.scalars.get(count.strip(), count)
+        if text == count and frame.scalars:
+            # ``col*row`` in a callee: its scalar parameters are the caller's arguments, and
+            # then only the root function's definitions may expand it (``size`` of the
+            # callee is not ``size`` of the root)
+            bound = self._with_arguments(count, frame)
+            if bound is not None:
+                return self._root_same(bound, labels)
         wanted = {_section_length(self.lengths.get(label, "") or
                                   self.whole_counts.get(label, "")) for label in labels}
         if len(wanted) != 1 or None in wanted:
@@ -372,6 +387,35 @@ class Interpreter(CallHandling):
             if name in self.irs:
                 definitions = {**self.irs[name].definitions, **definitions}
         return same_value(expand(text, definitions), expand(wanted_text, definitions))
+
+    def _root_same(self, text: str, labels: frozenset) -> bool:
+        """Whether ``text`` (in the root function's names) is the mapped length of
+        ``labels``."""
+        wanted = {_section_length(self.lengths.get(label, "") or
+                                  self.whole_counts.get(label, "")) for label in labels}
+        if len(wanted) != 1 or None in wanted or not self._stack:
+            return False
+        wanted_text = wanted.pop()
+        root = self.irs.get(self._stack[0])
+        definitions = root.definitions if root is not None else {}
+        return same_value(expand(text, definitions), expand(wanted_text, definitions))
+
+    def _with_arguments(self, count: str, frame: Frame) -> str | None:
+        """``count`` with the callee's scalar parameters replaced by the texts they are bound
+        to, or None when one of them may be assigned in the callee (its IR's ``Assign``s).
+        Only in a function the root calls itself: deeper down an argument may be spelled in
+        a middle function's names, which mean something else (or nothing) in the root."""
+        callee = self.irs.get(frame.function)
+        if callee is None or len(self._stack) != 2:
+            return None
+        names = set(re.findall(r"(?<![\w.>])[A-Za-z_]\w*", count)) & frame.scalars.keys()
+        if not names or any(names & e.names for n in callee.root.walk()
+                            for e in n.events + n.cond + n.step + [n.init]
+                            if isinstance(e, Assign)):
+            return None
+        return re.sub(r"(?<![\w.>])[A-Za-z_]\w*",
+                      lambda m: f"({frame.scalars[m.group(0)]})" if m.group(0) in names
+                      else m.group(0), count)
 
     def _fail(self, node, frame, access, name, side, state):
         if not self.record:

@@ -81,15 +81,48 @@ def full_writes(stmt: Stmt, refs: list[ArrayRef], text, source: bytes) -> dict[s
     by_name: dict[str, list[ArrayRef]] = {}
     for ref in refs:
         by_name.setdefault(ref.array, []).append(ref)
+    indices = _index_definitions(body, text)
     out = {}
     for name, group in by_name.items():
-        counts = {_radix_count(r.subscripts[0].text, nest) if len(r.subscripts) == 1 else None
-                  for r in group}
+        counts = {_radix_count(_defined(r.subscripts[0].text, indices), nest)
+                  if len(r.subscripts) == 1 else None for r in group}
         if len(counts) != 1 or None in counts:
             continue
         if _writes_first(body, group, text) == _WRITES:
             out[name] = counts.pop()
     return out
+
+
+_INDEX_DECLARATION = re.compile(r"^\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|"
+                                r"long\s+long|size_t|ptrdiff_t|unsigned)\s+(?:const\s+)?"
+                                r"([A-Za-z_]\w*)\s*=\s*([^;,]+);\s*$", re.S)
+
+
+def _index_definitions(body: Stmt | None, text) -> dict[str, str]:
+    """Integer locals of a loop body defined once where declared (``int idx = r * col +
+    c;``), that nothing else in the body assigns: an index spelled through one is its
+    initializer (the same value in every use, since the body's counters do not change
+    inside it)."""
+    if body is None:
+        return {}
+    whole = text(body)
+    out = {}
+    for stmt in body.walk():
+        if stmt.kind != "decl":
+            continue
+        match = _INDEX_DECLARATION.match(text(stmt))
+        if match is None:
+            continue
+        name, value = match.groups()
+        rest = whole.replace(text(stmt), "", 1)
+        if not assigned_in(name, rest) and name not in out:
+            out[name] = value.strip()
+    return out
+
+
+def _defined(index: str, definitions: dict[str, str]) -> str:
+    """``r * col + c`` for the index ``idx`` defined so, else ``index``."""
+    return definitions.get(index.strip(), index)
 
 
 def _counting_nest(stmt: Stmt, text) -> tuple[list[tuple[str, str]], Stmt | None]:
