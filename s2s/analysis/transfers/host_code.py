@@ -18,7 +18,9 @@ call and keeps the wrapper. Writes are taken as updates (read too) once a buffer
 value: a kernel or loop writing part of a buffer must not lose the rest.
 
 What cannot be followed is refused with an :class:`UnsupportedConstruct` (span, stable id):
-launches or CUDA calls under control flow (``transfers-control-flow``), buffers used through
+CUDA memory calls under control flow, or host code next to launches in a loop
+(``transfers-control-flow``; a loop or branch that only launches kernels is one operation, see
+:mod:`~s2s.analysis.transfers.host_loops`), buffers used through
 expressions (``d + k``, ``&h``, aliases, returns: ``transfers-escape``), ``realloc``
 (``transfers-realloc``), copies of part of a buffer (``transfers-partial-copy``), streams and
 other memory calls on region buffers (``transfers-unsupported-call``), API calls produced by a
@@ -34,6 +36,7 @@ import re
 from dataclasses import dataclass, field
 
 from s2s.analysis.kernel_access import KernelAccessModel, analyze_unit
+from s2s.analysis.transfers.host_loops import loop_op
 from s2s.analysis.transfers.region import (
     DEVICE,
     HOST,
@@ -84,6 +87,8 @@ class RegionStatement:
     call: ApiCall | None = None
     launch: LaunchSite | None = None
     op: int | None = None
+    #: the launches of a ``loop`` statement (a loop or branch that launches kernels)
+    launches: tuple[LaunchSite, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -102,6 +107,8 @@ class HostRegion:
     alloc_at: dict[str, int]
     free_at: dict[str, int]
     allocation_spans: dict[str, SourceSpan] = field(default_factory=dict)
+    #: buffers whose copies are never fused with others (rotated in a loop: ``host_loops``)
+    unfused: frozenset[str] = frozenset()
 
     def statement_of_kernel(self, kernel: int) -> int:
         op = self.graph.op_of_kernel[kernel]
@@ -176,6 +183,7 @@ class _Extractor:
     #: buffer (allocated here) -> the variables its size expression mentions
     size_words: dict[str, set[str]] = field(default_factory=dict)
     pool_start: int | None = None
+    unfused: set[str] = field(default_factory=set)
 
     # -- classification -------------------------------------------------------------
 
@@ -199,7 +207,7 @@ class _Extractor:
                 # a copy the plan does not move (one side not followed) stays as written
                 role = "opaque-copy" if entry.role == "copy" and not isinstance(op, Copy) else entry.role
                 entry = RegionStatement(entry.stmt, role, entry.buffer, entry.wrapper, entry.call,
-                                        entry.launch, len(ops) - 1)
+                                        entry.launch, len(ops) - 1, entry.launches)
             statements.append(entry)
         buffers = [Buffer(name, self.space[name], 1, name in self.local, self._poolable(name, statements))
                    for name in self.space]
@@ -208,11 +216,14 @@ class _Extractor:
         device_pooled = frozenset(b.name for b in buffers if b.space == DEVICE and b.can_move)
         return HostRegion(self.function.name, tuple(statements), tuple(buffers), dict(self.sizes), tuple(ops),
                           graph, host_pooled, device_pooled, dict(self.alloc_at), dict(self.free_at),
-                          dict(self.allocation_spans))
+                          dict(self.allocation_spans), frozenset(self.unfused))
 
     def _refuse(self, message: str, span: SourceSpan, id: str):
         raise UnsupportedConstruct(f"{message}; the transfers of '{self.function.name}' are left as "
                                    "written", span, id)
+
+    def refuse_loop(self, message: str, span: SourceSpan):
+        self._refuse(message, span, "transfers-control-flow")
 
     def _collect_buffers(self, top: tuple[Stmt, ...], calls: SpanIndex[ApiCall]) -> None:
         for index, stmt in enumerate(top):
@@ -300,19 +311,19 @@ class _Extractor:
     def _classify(self, index: int, stmt: Stmt, calls: list[ApiCall],
                   launches: list[LaunchSite]) -> RegionStatement:
         memory = [c for c in calls if c.name in MEMORY_CALLS]
-        if stmt.kind not in ("expr", "decl") and stmt.span.macro is None and (memory or launches):
-            site = (memory or launches)[0].span
-            self._refuse("a CUDA memory call or launch under control flow", site, "transfers-control-flow")
+        control = stmt.kind not in ("expr", "decl") and stmt.span.macro is None
+        if control and memory:
+            self.refuse_loop(f"'{memory[0].name}' under control flow (only launches are followed in loops "
+                             "and branches)", memory[0].span)
+        if control and launches:
+            self._check_calls(calls)
+            return RegionStatement(stmt, "loop", launches=tuple(launches))
         if launches:
             if len(launches) > 1 or memory:
                 self._refuse("several launches or calls in one statement", launches[0].span,
                              "transfers-unsupported-call")
             return RegionStatement(stmt, "launch", launch=launches[0])
-        for call in calls:
-            if call.name not in MEMORY_CALLS and call.name not in NEUTRAL_API and call.name.startswith("cuda") \
-                    and self._mentions(call):
-                self._refuse(f"'{call.name}' on a region buffer is not supported", call.span,
-                             "transfers-unsupported-call")
+        self._check_calls(calls)
         if memory:
             call = memory[0]
             if len(memory) > 1:
@@ -334,6 +345,13 @@ class _Extractor:
             return RegionStatement(stmt, "host-free", freed)
         self._check_uses(stmt)
         return RegionStatement(stmt, "host")
+
+    def _check_calls(self, calls: list[ApiCall]) -> None:
+        for call in calls:
+            if call.name not in MEMORY_CALLS and call.name not in NEUTRAL_API and call.name.startswith("cuda") \
+                    and self._mentions(call):
+                self._refuse(f"'{call.name}' on a region buffer is not supported", call.span,
+                             "transfers-unsupported-call")
 
     def _plain(self, site: SourceSpan, callee: str, position: int, text: str,
                where: SourceSpan | None = None) -> str:
@@ -431,6 +449,8 @@ class _Extractor:
             return Free(entry.buffer, span)
         if entry.role == "launch":
             return self._launch_op(entry.launch)
+        if entry.role == "loop":
+            return loop_op(self, entry.stmt, list(entry.launches))
         if entry.role == "host":
             return self._host_op(entry.stmt)
         return None
@@ -456,11 +476,25 @@ class _Extractor:
         return HostCode(name, op_reads, op_writes, call.span)
 
     def _launch_op(self, launch: LaunchSite) -> Launch | None:
+        reads, writes = [], []
+        for name, read, write in self.launch_accesses(launch, self.has_value):
+            if read or (write and name in self.has_value):
+                reads.append(name)
+            if write:
+                writes.append(name)
+                self.has_value.add(name)
+        if not reads and not writes:
+            return None
+        return Launch(launch.kernel, tuple(reads), tuple(writes), launch.span)
+
+    def launch_accesses(self, launch: LaunchSite, has_value: set[str]):
+        """``(buffer, read, write)`` for each region buffer argument of ``launch``, from the
+        kernel's access model (a parameter without one is read and written); ``has_value``:
+        the buffers holding a value when it runs (see :data:`FUSED_PREFIX`)."""
         if launch.stream is not None and launch.stream.text.strip() not in ("0", "NULL", "nullptr"):
             self._refuse("a launch on a stream", launch.span, "transfers-unsupported-call")
         model = self.accesses.get(launch.kernel)
         kernel = self.model.kernel(launch.kernel)
-        reads, writes = [], []
         for position, arg in enumerate(launch.args):
             name = self._plain(launch.span, launch.kernel, position, arg.text, arg.span)
             if not name:
@@ -472,16 +506,9 @@ class _Extractor:
             access = model.array(param) if model and param else None
             read = access is None or access.read is not None
             write = access is None or access.write is not None
-            if launch.kernel.startswith(FUSED_PREFIX) and name not in self.has_value:
+            if launch.kernel.startswith(FUSED_PREFIX) and name not in has_value:
                 read = False  # an earlier stage of the fused kernel writes it (see FUSED_PREFIX)
-            if read or (write and name in self.has_value):
-                reads.append(name)
-            if write:
-                writes.append(name)
-                self.has_value.add(name)
-        if not reads and not writes:
-            return None
-        return Launch(launch.kernel, tuple(reads), tuple(writes), launch.span)
+            yield name, read, write
 
     def _host_op(self, stmt: Stmt) -> HostCode | None:
         refs = [r for r in self.index.array_refs.inside(stmt.span) if self.space.get(r.root) == HOST]

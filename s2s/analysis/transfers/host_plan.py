@@ -104,11 +104,13 @@ def plan_host_code(region: HostRegion, plan: TransferPlan) -> HostPlan:
     graph = region.graph
     operand_of = graph.operand_of
     shared = [o for o in range(len(graph.operands)) if _both_pooled(region, graph.operands[o])]
+    # operands of rotated buffers keep their slots but move alone (a fused copy spans slots)
+    fusable = [o for o in shared if not {graph.operands[o].host, graph.operands[o].device} & region.unfused]
     moves: dict[int, tuple[Direction, int]] = {}   # vector -> (direction, point), pooled operands
     singles: list[tuple[Direction, int, int]] = []
     for transfer in plan.transfers:
         for vector in transfer.vectors:
-            if operand_of[vector] in shared:
+            if operand_of[vector] in fusable:
                 moves[vector] = (transfer.direction, transfer.point)
             else:
                 singles.append((transfer.direction, transfer.point, operand_of[vector]))
