@@ -70,13 +70,14 @@ def run_fuse(loaded: Loaded) -> PassOutput:
             kernels.append((fuse_codegen.fused_kernel_text(ctx, group, name),
                             "s2s_count(" in launch,
                             max(model.kernel(ctx.node(i).launch.kernel).span.end
-                                for i in group.nodes)))
+                                for i in group.nodes),
+                            fuse_codegen.fused_prototype(ctx, group, name)))
             edits += _host_edits(ctx, group, name, launch)
         for rec in ctx.recompute.values():
             edits.append(_delete_statement(source, ctx.node(rec.producer.index).stmt.span))
             edits += _buffer_edits(ctx, rec.producer.buffer)
         if kernels:
-            planned.append((run, kernels, edits))
+            planned.append((run, kernels, edits, _line_start(source, model.function(run.function).span.start)))
     edits, groups = _checked_groups(loaded.path, planned)
     return PassOutput(edits, tuple(notes), groups, check_compiles=True)
 
@@ -86,14 +87,22 @@ def _checked_groups(path: str, planned: list) -> tuple[tuple, tuple]:
     stand or fall together (the driver drops a run whose rewrite does not compile, with a
     ``fuse-invalid`` warning, and the file exits 1). Every fused kernel goes after the last
     kernel any group fuses, in the order the groups were made; the host helpers go with
-    each run that needs them (identical insertions are merged)."""
-    anchor = max((k[2] for _run, kernels, _edits in planned for k in kernels), default=0)
+    each run that needs them (identical insertions are merged). Where the launching function
+    comes before that place (``main`` first, kernels defined after it), the helpers and a
+    prototype of each fused kernel go before the function, as the program's own prototypes
+    do."""
+    anchor = max((k[2] for _run, kernels, _edits, _at in planned for k in kernels), default=0)
     edits, groups = [], []
-    for run, kernels, host in planned:
+    for run, kernels, host, function_at in planned:
         mine = []
-        for text, helpers, _end in kernels:
+        early = function_at < anchor
+        for text, helpers, _end, prototype in kernels:
             if helpers:
-                mine.append(Edit(path, anchor, 0, "\n\n" + fuse_codegen.HOST_HELPERS.rstrip("\n")))
+                at = function_at if early else anchor
+                block = fuse_codegen.HOST_HELPERS.rstrip("\n")
+                mine.append(Edit(path, at, 0, block + "\n\n") if early else Edit(path, at, 0, "\n\n" + block))
+            if early:
+                mine.append(Edit(path, function_at, 0, prototype + "\n\n"))
             mine.append(Edit(path, anchor, 0, "\n\n" + text.rstrip("\n")))
         mine += host
         first = run.nodes[0]
@@ -233,6 +242,10 @@ def _buffer_edits(ctx: fuse_plan.Context, buffer: str) -> list[Edit]:
             if stmt is not None:
                 edits.append(_delete_statement(ctx.source, stmt.span))
     return edits
+
+
+def _line_start(source: bytes, offset: int) -> int:
+    return source.rfind(b"\n", 0, offset) + 1
 
 
 def _statement_of(ctx: fuse_plan.Context, span):

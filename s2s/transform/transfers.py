@@ -205,6 +205,9 @@ def _replace_statement(entry: RegionStatement, source: bytes, text: str) -> Edit
     alone = source[line_start:start].strip() == b"" and source[end:line_end].strip() == b""
     if not text and alone:
         return Edit(span.file, line_start, min(line_end + 1, len(source)) - line_start, "")
+    if not text:  # one of several statements on its line: its following blanks go with it
+        while end < line_end and source[end:end + 1] in (b" ", b"\t"):
+            end += 1
     return Edit(span.file, start, end - start, text)
 
 

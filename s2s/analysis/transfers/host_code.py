@@ -176,8 +176,9 @@ class _Extractor:
     wrapped_host: set[str] = field(default_factory=set)
     allocation_spans: dict[str, SourceSpan] = field(default_factory=dict)
     has_value: set[str] = field(default_factory=set)
-    #: top-level statement index -> the host buffer it allocates (the first one named)
-    host_alloc_at: dict[int, str] = field(default_factory=dict)
+    #: top-level statement index -> the host buffers it allocates (``float *a = malloc(..),
+    #: *b = malloc(..);`` allocates two)
+    host_alloc_at: dict[int, list[str]] = field(default_factory=dict)
     #: variable -> indices of the region statements that declare or assign it
     changed: dict[str, list[int]] | None = None
     #: buffer (allocated here) -> the variables its size expression mentions
@@ -194,7 +195,7 @@ class _Extractor:
         self._collect_buffers(top, calls)
         for name, index in self.alloc_at.items():
             if self.space[name] == HOST:
-                self.host_alloc_at.setdefault(index, name)
+                self.host_alloc_at.setdefault(index, []).append(name)
         statements, ops = [], []
         for index, stmt in enumerate(top):
             # (a call whose span equals the statement's is inside it too)
@@ -337,8 +338,8 @@ class _Extractor:
             return RegionStatement(stmt, "copy", None, wrapper, call)
         host_alloc = self.host_alloc_at.get(index)
         if host_alloc is not None:
-            self._check_uses(stmt, allowed={host_alloc})
-            return RegionStatement(stmt, "host-alloc", host_alloc)
+            self._check_uses(stmt, allowed=set(host_alloc))
+            return RegionStatement(stmt, "host-alloc", host_alloc[0])
         freed = self._host_free(stmt)
         if freed is not None:
             self.free_at[freed] = index
@@ -525,7 +526,7 @@ class _Extractor:
 
     def _poolable(self, name: str, statements: list[RegionStatement]) -> bool:
         """A buffer goes into a pool when it is allocated and freed at the top level here
-        (host: by a single-declarator malloc declaration) and its size can be computed where
+        (host: by a malloc declaration) and its size can be computed where
         the pools are made (nothing in between declares or assigns a name the size uses)."""
         if name not in self.local or name not in self.free_at:
             return False
@@ -533,9 +534,14 @@ class _Extractor:
         if self.space[name] == HOST:
             stmt = statements[at].stmt
             span = self.allocation_spans[name]
-            head = self.source[stmt.span.start:span.start].decode(errors="replace")
             tail = self.source[span.end:stmt.span.end].decode(errors="replace")
-            if "," in head or tail.strip() not in ("", ";", ")", ");") or tail.count(")") > 1:
+            # The frontend takes a malloc in a declaration as the allocation of a variable only
+            # when the call (through casts and parentheses) is the declarator's whole initializer
+            # (``host_alloc._target``, from the AST); this text test only checks that the edited
+            # span ends it: at most the closing parenthesis of a cast, then the end of the
+            # statement or the next declarator (``float *a = (float *)malloc(n), *b = ...;``).
+            end = tail.split(",", 1)[0] + (";" if "," in tail else "")
+            if end.strip() not in ("", ";", ")", ");") or end.count(")") > 1:
                 return False
         if self.pool_start is None:  # the same for every buffer
             self.pool_start = min(self.alloc_at[n] for n in self.local if n in self.free_at)

@@ -78,7 +78,7 @@ class HostPlan:
 
     @property
     def host_allocs_before(self) -> int:
-        return sum(s.role == "host-alloc" for s in self.region.statements)
+        return sum(b.space == HOST and b.local for b in self.region.buffers)
 
     @property
     def host_allocs_after(self) -> int:
