@@ -205,3 +205,37 @@ def _declarator(kind: str, part: str, env: dict):
     else:
         value = float(value)
     return name, value
+
+
+# -- values from the AST ----------------------------------------------------------------
+
+
+def product_form(tree) -> tuple[int, tuple[str, ...]] | None:
+    """A size as ``(constant, factors)``: the product of a tree of the kernel IR
+    (:class:`s2s.model.host_facts.HostArg` values), with its integer constants multiplied out
+    and its other factors in a canonical order; None when the tree is not a product of
+    integers (``n * sizeof(float)`` and ``sizeof(float) * n`` have one form, as do
+    ``NX * NY * sizeof(T)`` and ``sizeof(T) * NX * NY``). Integer casts are looked through:
+    two sizes with one form are equal whenever neither computation overflows."""
+    from s2s.model import kernel_ir as ir
+
+    constant, factors, stack = 1, [], [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ir.Binary) and node.op == "*":
+            stack += [node.lhs, node.rhs]
+        elif isinstance(node, ir.Cast) and node.kind == "int":
+            stack.append(node.operand)
+        elif isinstance(node, ir.IntConst):
+            constant *= node.value
+        elif isinstance(node, (ir.Var, ir.Binary, ir.Member, ir.Call, ir.Index, ir.Unary)):
+            factors.append(repr(node))
+        else:
+            return None
+    return constant, tuple(sorted(factors))
+
+
+def same_size(a, b) -> bool:
+    """Whether two size trees have one :func:`product_form` (False when either has none)."""
+    form = product_form(a)
+    return form is not None and form == product_form(b)

@@ -21,7 +21,7 @@ import ctypes
 from s2s.frontend.context import FUNCTION_KINDS, ExtractContext
 from s2s.frontend.host_tree import ARRAY_TYPE_KINDS, LAUNCH_CONFIG, _is_host_code, _Tree, _tree, cuda_role
 from s2s.frontend.toolchain import configure_libclang
-from s2s.model.host_facts import VarUse
+from s2s.model.host_facts import HostArg, VarUse
 
 #: Expressions looked through when finding a mention's role.
 THROUGH = frozenset({"UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR",
@@ -168,3 +168,40 @@ def _declarator_role(tree: _Tree, i: int) -> str:
     if init is None:
         return "declare"
     return "null-init" if _is_null(tree, init) else "init"
+
+
+#: calls whose arguments :func:`extract_host_args` lowers (besides ``cuda*`` and launches)
+ALLOCATORS = frozenset({"malloc", "calloc", "realloc", "aligned_alloc", "memset", "memcpy"})
+
+
+def extract_host_args(ctx: ExtractContext) -> tuple[HostArg, ...]:
+    """The arguments of CUDA API calls, allocator calls and launches in host functions, lowered
+    to the kernel IR (see :class:`~s2s.model.host_facts.HostArg`)."""
+    from s2s.frontend.kernel_body import lowering
+
+    tree = _tree(ctx)
+    out: list[HostArg] = []
+    i, count = 0, len(tree.nodes)
+    while i < count:
+        node = tree.nodes[i]
+        if tree.kinds[i] in FUNCTION_KINDS and _is_host_code(cuda_role(node.cursor)):
+            function = node.cursor.spelling
+            for j in range(i + 1, tree.end[i]):
+                if tree.kinds[j] != "CALL_EXPR":
+                    continue
+                cursor = tree.nodes[j].cursor
+                name = cursor.spelling
+                kids = tree.children[j]
+                launch = any(tree.kinds[k] == "CALL_EXPR" and tree.nodes[k].cursor.spelling == LAUNCH_CONFIG
+                             for k in kids)
+                if not (launch or name.startswith("cuda") or name in ALLOCATORS) or name == LAUNCH_CONFIG:
+                    continue
+                lower = lowering(ctx, tree.templates[j])
+                args = [k for k in kids[1:] if not (tree.kinds[k] == "CALL_EXPR" and
+                                                    tree.nodes[k].cursor.spelling == LAUNCH_CONFIG)]
+                for position, k in enumerate(args):
+                    out.append(HostArg(name, position, tree.span(k), function, lower.expr(tree.nodes[k].cursor)))
+            i = tree.end[i]
+        else:
+            i += 1
+    return tuple(out)

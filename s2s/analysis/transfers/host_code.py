@@ -35,6 +35,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
+from s2s.analysis.host_eval import same_size
 from s2s.analysis.kernel_access import KernelAccessModel, analyze_unit
 from s2s.analysis.transfers.host_loops import loop_op
 from s2s.analysis.transfers.region import (
@@ -56,7 +57,7 @@ from s2s.model.access import ArrayRef, PointerCopy
 from s2s.model.cuda import ApiCall
 from s2s.model.cuda import Launch as LaunchSite
 from s2s.model.host import HostFunction
-from s2s.model.host_facts import VarUse
+from s2s.model.host_facts import HostArg, VarUse
 from s2s.model.span import SpanIndex
 from s2s.model.unit import TranslationUnit
 
@@ -107,8 +108,9 @@ class HostRegion:
     alloc_at: dict[str, int]
     free_at: dict[str, int]
     allocation_spans: dict[str, SourceSpan] = field(default_factory=dict)
-    #: buffers whose copies are never fused with others (rotated in a loop: ``host_loops``)
-    unfused: frozenset[str] = frozenset()
+    #: buffer -> the kernel (operation of the graph) of the first loop that rotates it: from
+    #: there on its copies are not fused with others (``host_loops``)
+    unfused: dict[str, int] = field(default_factory=dict)
 
     def statement_of_kernel(self, kernel: int) -> int:
         op = self.graph.op_of_kernel[kernel]
@@ -143,6 +145,7 @@ class _UnitIndex:
         self.pointer_copies: SpanIndex[PointerCopy] = SpanIndex(model.pointer_copies)
         self.array_refs: SpanIndex[ArrayRef] = SpanIndex(r for r in model.array_refs if r.directive is None)
         self.var_uses: SpanIndex[VarUse] = SpanIndex(model.var_uses)
+        self.host_args: SpanIndex[HostArg] = SpanIndex(model.host_args)
 
 
 def _covering(spans) -> list[tuple[int, int]]:
@@ -170,6 +173,8 @@ class _Extractor:
     index: _UnitIndex
     space: dict[str, str] = field(default_factory=dict)
     sizes: dict[str, str] = field(default_factory=dict)
+    #: buffer -> its size as a kernel-IR tree from the AST, where known (``size_trees``)
+    size_trees: dict[str, object] = field(default_factory=dict)
     local: set[str] = field(default_factory=set)
     alloc_at: dict[str, int] = field(default_factory=dict)
     free_at: dict[str, int] = field(default_factory=dict)
@@ -184,7 +189,8 @@ class _Extractor:
     #: buffer (allocated here) -> the variables its size expression mentions
     size_words: dict[str, set[str]] = field(default_factory=dict)
     pool_start: int | None = None
-    unfused: set[str] = field(default_factory=set)
+    #: buffer -> index in ``ops`` of the first loop rotating it
+    unfused: dict[str, int] = field(default_factory=dict)
 
     # -- classification -------------------------------------------------------------
 
@@ -202,7 +208,7 @@ class _Extractor:
             entry = self._classify(index, stmt, calls.inside(stmt.span), launches.inside(stmt.span))
             if entry.role == "device-alloc":
                 ops.append(Alloc(entry.buffer, entry.call.span))
-            op = self._op(entry, index)
+            op = self._op(entry, index, len(ops))
             if op is not None:
                 ops.append(op)
                 # a copy the plan does not move (one side not followed) stays as written
@@ -213,11 +219,13 @@ class _Extractor:
         buffers = [Buffer(name, self.space[name], 1, name in self.local, self._poolable(name, statements))
                    for name in self.space]
         graph = build_region_graph(buffers, ops, shared_device=True)
+        kernel_of = {op: k for k, op in enumerate(graph.op_of_kernel)}
+        unfused = {name: kernel_of[op] for name, op in self.unfused.items()}
         host_pooled = frozenset(b.name for b in buffers if b.space == HOST and b.can_move)
         device_pooled = frozenset(b.name for b in buffers if b.space == DEVICE and b.can_move)
         return HostRegion(self.function.name, tuple(statements), tuple(buffers), dict(self.sizes), tuple(ops),
                           graph, host_pooled, device_pooled, dict(self.alloc_at), dict(self.free_at),
-                          dict(self.allocation_spans), frozenset(self.unfused))
+                          dict(self.allocation_spans), unfused)
 
     def _refuse(self, message: str, span: SourceSpan, id: str):
         raise UnsupportedConstruct(f"{message}; the transfers of '{self.function.name}' are left as "
@@ -237,6 +245,7 @@ class _Extractor:
                     if name in self.space:
                         self._refuse(f"'{name}' is allocated twice", call.span, "transfers-realloc")
                     self.space[name], self.sizes[name] = DEVICE, call.args[1].text
+                    self._size_tree(name, call.span, call.name, 1)
                     self.size_words[name] = {u.name for u in self._arg_uses(call.span, call.name, 1)}
                     self.local.add(name)
                     self.alloc_at[name] = index
@@ -252,6 +261,7 @@ class _Extractor:
             if index is None or top[index].kind != "decl":
                 continue
             self.space[alloc.name], self.sizes[alloc.name] = HOST, alloc.size_bytes.text
+            self._size_tree(alloc.name, alloc.span, alloc.kind, 0)
             self.size_words[alloc.name] = {u.name for u in self._uses(alloc.size_bytes.span)}
             self.local.add(alloc.name)
             self.alloc_at[alloc.name] = index
@@ -268,6 +278,25 @@ class _Extractor:
                                      "where it lives", call.span, "transfers-copy-kind")
                     self.space[name] = kind_spaces[call.args.index(arg)]
                     self.sizes[name] = call.args[2].text
+                    self._size_tree(name, call.span, call.name, 2)
+
+    def _host_arg(self, site: SourceSpan, callee: str, position: int) -> HostArg | None:
+        found = [a for a in self.index.host_args.inside(site) if (a.call, a.position) == (callee, position)]
+        return found[0] if len(found) == 1 else None
+
+    def _size_tree(self, name: str, site: SourceSpan, callee: str, position: int) -> None:
+        arg = self._host_arg(site, callee, position)
+        if arg is not None:
+            self.size_trees[name] = arg.value
+
+    def _same_size(self, call: ApiCall, name: str) -> bool:
+        """Whether the copy's byte count is the buffer's size: the same product of the same
+        factors in the AST (``sizeof(T) * NX * NY`` is ``NX * NY * sizeof(T)``), or the same
+        text where a tree is missing."""
+        arg = self._host_arg(call.span, call.name, 2)
+        if arg is not None and name in self.size_trees and same_size(arg.value, self.size_trees[name]):
+            return True
+        return _norm(call.args[2].text) == _norm(self.sizes[name])
 
     def _uses(self, span: SourceSpan) -> list[VarUse]:
         """The variable mentions inside ``span`` (from the AST, ``s2s.frontend.host_facts``)."""
@@ -430,7 +459,8 @@ class _Extractor:
 
     # -- operations -------------------------------------------------------------------
 
-    def _op(self, entry: RegionStatement, index: int) -> Op | None:
+    def _op(self, entry: RegionStatement, index: int, number: int) -> Op | None:
+        """The operation of a statement (``number``: its index in the region's ops)."""
         span = entry.stmt.span
         if entry.role == "copy":
             call = entry.call
@@ -438,7 +468,7 @@ class _Extractor:
             if not dst or not src:
                 return self._opaque_copy(call, dst, src)
             for name in (dst, src):
-                if _norm(call.args[2].text) != _norm(self.sizes[name]):
+                if not self._same_size(call, name):
                     self._refuse(f"the copy of '{call.args[2].text}' bytes may not cover '{name}' "
                                  f"('{self.sizes[name]}' bytes)", call.span, "transfers-partial-copy")
             self.has_value.add(dst)
@@ -451,7 +481,7 @@ class _Extractor:
         if entry.role == "launch":
             return self._launch_op(entry.launch)
         if entry.role == "loop":
-            return loop_op(self, entry.stmt, list(entry.launches))
+            return loop_op(self, entry.stmt, list(entry.launches), number)
         if entry.role == "host":
             return self._host_op(entry.stmt)
         return None
@@ -507,8 +537,12 @@ class _Extractor:
             access = model.array(param) if model and param else None
             read = access is None or access.read is not None
             write = access is None or access.write is not None
-            if launch.kernel.startswith(FUSED_PREFIX) and name not in has_value:
-                read = False  # an earlier stage of the fused kernel writes it (see FUSED_PREFIX)
+            if name in self.local and name not in has_value:
+                # a buffer allocated here that holds nothing yet: what the kernel reads of it
+                # was written by the kernel itself (``tmp[i] = 0; tmp[i] += ..``, which the
+                # access model calls a read; an earlier stage of a fused kernel, see
+                # FUSED_PREFIX), or is undefined in the program too: no value to move
+                read = False
             yield name, read, write
 
     def _host_op(self, stmt: Stmt) -> HostCode | None:

@@ -21,8 +21,9 @@ a permutation of what they held, and the temporaries must not be used outside th
 After the loop each of them may hold any of their values, so every one of them is read (when
 it had a value) and written. Their storage may still come from the pool (each variable keeps
 a slot of its own; the permutation only exchanges which variable names which slot), but a
-fused ``cudaMemcpy`` spans slots by offset, not by variable, so their copies are never fused
-with others (``HostRegion.unfused``).
+fused ``cudaMemcpy`` spans slots by offset, not by variable, so from the first such loop on
+their copies are not fused with others (``HostRegion.unfused``); before it, each variable
+still names its own slot.
 
 Anything else in the loop that mentions a region buffer (host code on host buffers next to
 launches, a device buffer used in an expression) is refused (``transfers-control-flow``): a
@@ -61,7 +62,7 @@ def rotated_buffers(extractor, stmt: Stmt) -> tuple[set[str], list[SourceSpan]]:
     return buffers, [c.span for c in copies]
 
 
-def loop_op(extractor, stmt: Stmt, launches: list[LaunchSite]) -> Launch | None:
+def loop_op(extractor, stmt: Stmt, launches: list[LaunchSite], number: int) -> Launch | None:
     """The barrier operation of a loop (or branch) that launches ``launches`` (see the module
     docstring); updates the extractor's ``has_value`` and ``unfused``."""
     rotated, copy_spans = rotated_buffers(extractor, stmt)
@@ -83,7 +84,8 @@ def loop_op(extractor, stmt: Stmt, launches: list[LaunchSite]) -> Launch | None:
         writes.update(dict.fromkeys(sorted(rotated)))
     reads.update(dict.fromkeys(n for n in writes if n in before))
     extractor.has_value.update(writes)
-    extractor.unfused.update(rotated)
+    for name in rotated:
+        extractor.unfused.setdefault(name, number)
     if not reads and not writes:
         return None
     return Launch(f"loop at line {stmt.span.line}", tuple(reads), tuple(writes), stmt.span)

@@ -104,13 +104,11 @@ def plan_host_code(region: HostRegion, plan: TransferPlan) -> HostPlan:
     graph = region.graph
     operand_of = graph.operand_of
     shared = [o for o in range(len(graph.operands)) if _both_pooled(region, graph.operands[o])]
-    # operands of rotated buffers keep their slots but move alone (a fused copy spans slots)
-    fusable = [o for o in shared if not {graph.operands[o].host, graph.operands[o].device} & region.unfused]
     moves: dict[int, tuple[Direction, int]] = {}   # vector -> (direction, point), pooled operands
     singles: list[tuple[Direction, int, int]] = []
     for transfer in plan.transfers:
         for vector in transfer.vectors:
-            if operand_of[vector] in fusable:
+            if operand_of[vector] in shared and _fusable(region, operand_of[vector], transfer.point):
                 moves[vector] = (transfer.direction, transfer.point)
             else:
                 singles.append((transfer.direction, transfer.point, operand_of[vector]))
@@ -132,6 +130,13 @@ def plan_host_code(region: HostRegion, plan: TransferPlan) -> HostPlan:
     messages.sort(key=lambda m: (m.point, m.direction is Direction.UP,
                                  slots.index(m.operands[0]) if m.operands[0] in slots else len(slots)))
     return HostPlan(region, plan, tuple(slots), host_tail, device_tail, tuple(messages))
+
+
+def _fusable(region: HostRegion, operand: int, point: int) -> bool:
+    """Whether a move of ``operand`` at ``point`` may share a ``cudaMemcpy`` with others: not
+    after a loop that rotates one of its buffers (its variable may name another slot then)."""
+    op = region.graph.operands[operand]
+    return all(point <= region.unfused[name] for name in (op.host, op.device) if name in region.unfused)
 
 
 def _groups(moves: dict[int, tuple[Direction, int]], operand_of) -> dict[tuple[Direction, int], list[int]]:
