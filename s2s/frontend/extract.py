@@ -13,7 +13,7 @@ from s2s.frontend.accesses import extract_accesses
 from s2s.frontend.context import ExtractContext
 from s2s.frontend.cuda import extract_api_calls, extract_kernels, extract_launches
 from s2s.frontend.host import extract_allocations, extract_functions
-from s2s.frontend.host_facts import extract_host_args, extract_var_uses
+from s2s.frontend.host_facts import extract_host_args, extract_host_decls, extract_var_uses
 from s2s.frontend.kernel_body import extract_kernel_bodies
 from s2s.frontend.openmp import extract_directives
 from s2s.frontend.parse import ParsedFile, ParseOptions, parse_file, parse_source
@@ -74,6 +74,7 @@ def extract(parsed: ParsedFile) -> tuple[TranslationUnit, list[Diagnostic]]:
         # the host facts of transfers and fuse, which run on CUDA files only
         var_uses=extract_var_uses(host) if parsed.language == "cuda" else (),
         host_args=extract_host_args(host) if parsed.language == "cuda" else (),
+        host_decls=extract_host_decls(host) if parsed.language == "cuda" else (),
     )
     return model, [d for ctx in contexts for d in ctx.diagnostics]
 

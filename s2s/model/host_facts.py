@@ -60,3 +60,17 @@ class HostArg:
     span: SourceSpan
     function: str
     value: object
+
+
+@dataclass(frozen=True)
+class HostDecl:
+    """A host local of integer, floating or ``dim3`` type declared with a value, the value
+    lowered to the kernel IR (for ``dim3 g(a, b)`` an ``Opaque('construct', (a, b))``).
+    ``statement`` is the byte offset where its declaration statement starts."""
+
+    name: str
+    kind: str
+    span: SourceSpan
+    function: str
+    statement: int
+    value: object

@@ -8,7 +8,7 @@ from functools import cached_property
 from s2s.model.access import ArrayRef, PointerCopy
 from s2s.model.cuda import ApiCall, Kernel, Launch
 from s2s.model.host import HostAllocation, HostFunction
-from s2s.model.host_facts import HostArg, VarUse
+from s2s.model.host_facts import HostArg, HostDecl, VarUse
 from s2s.model.kernel_ir import KernelBody
 from s2s.model.openmp import OmpDirective
 
@@ -46,6 +46,8 @@ class TranslationUnit:
     #: Arguments of CUDA, allocator and launch calls in host functions, lowered to the kernel
     #: IR (``s2s.model.host_facts.HostArg``); left out of the JSON form.
     host_args: tuple[HostArg, ...] = field(default=(), metadata={"json": False})
+    #: Host locals declared with a value, lowered to the kernel IR (``HostDecl``); not in JSON.
+    host_decls: tuple[HostDecl, ...] = field(default=(), metadata={"json": False})
 
     @property
     def target_regions(self) -> tuple[OmpDirective, ...]:

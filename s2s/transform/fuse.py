@@ -16,11 +16,12 @@ from s2s.analysis.fuse import plan as fuse_plan
 from s2s.analysis.fuse.graph import find_runs
 from s2s.analysis.fuse.kernels import kernel_facts
 from s2s.analysis.fuse.resources import resource_usage
-from s2s.analysis.host_eval import EvalError, as_dim3, declare, evaluate, numeric_macros
+from s2s.analysis.host_eval import EvalError, as_dim3, declare_facts, evaluate_tree, host_trees
 from s2s.diagnostics import Diagnostic
 from s2s.driver import PassOutput
 from s2s.edits import Edit
 from s2s.frontend.extract import Loaded
+from s2s.model import kernel_ir as ir
 from s2s.transform import fuse_codegen, registry
 from s2s.transform.check import EditGroup
 
@@ -123,16 +124,18 @@ def context(model, source: bytes, run, facts, usage, values: HostValues | None =
     sizes = _AllocSizes(*values.allocations(run.function), dict(env))
     threads = {}
     for node in run.nodes:
+        block = values.trees.config(node.launch, 1)
         try:
-            threads[node.config[1]] = as_dim3(evaluate(node.launch.block.text, env)).count
+            threads[node.config[1]] = as_dim3(evaluate_tree(block, env)).count
         except (EvalError, TypeError):
             continue
     return fuse_plan.Context(model, source, run, facts, sizes, usage, threads)
 
 
 class HostValues:
-    """Host values the runs of one file are planned with: the numeric macros and, per
-    function, the declarations evaluated so far and the ``cudaMalloc`` size texts.
+    """Host values the runs of one file are planned with, from the AST (``HostDecl``,
+    ``HostArg``: clang folded the macros and ``sizeof``): per function, the declarations
+    evaluated so far and the ``cudaMalloc`` size trees.
 
     Each run used to evaluate every declaration before it and every allocation of its
     function again (quadratic in the length of a function with many runs); the runs of a
@@ -141,34 +144,31 @@ class HostValues:
 
     def __init__(self, model, source: bytes):
         self.model, self.source = model, source
-        self.macros = numeric_macros(source)
+        self.trees = host_trees(model)
         self._progress: dict[str, tuple[int, int, dict]] = {}  # function -> (first, next, env)
-        self._allocations: dict[str, tuple[list[tuple[str, str]], dict[str, list[str]]]] = {}
+        self._allocations: dict[str, tuple[list[tuple[str, object]], dict[str, list[object]]]] = {}
 
     def env_before(self, function_name: str, first: int) -> dict:
-        """Macros and the values of the top-level declarations of the function that start
-        before byte ``first`` (the caller must not change the dict)."""
-        function = self.model.function(function_name)
-        children = function.body.children if function.body is not None else ()
+        """The values of the top-level declarations of the function that start before byte
+        ``first`` (the caller must not change the dict)."""
+        decls = self.trees.declarations(function_name, first)
         last, k, env = self._progress.get(function_name, (-1, 0, None))
         if env is None or first < last:
-            k, env = 0, dict(self.macros)
-        while k < len(children) and children[k].span.start < first:
-            if children[k].kind == "decl":
-                declare(children[k].span.text(self.source), env)
-            k += 1
-        self._progress[function_name] = (first, k, env)
+            k, env = 0, {}
+        declare_facts(decls[k:], env)
+        self._progress[function_name] = (first, len(decls), env)
         return env
 
-    def allocations(self, function_name: str) -> tuple[list[tuple[str, str]], dict[str, list[str]]]:
-        """(target, size text) of the function's allocation calls in order, and the size
-        texts by target."""
+    def allocations(self, function_name: str) -> tuple[list[tuple[str, object]], dict[str, list[object]]]:
+        """(target, size tree) of the function's allocation calls in order, and the size
+        trees by target (the target is the variable whose address the call takes)."""
         found = self._allocations.get(function_name)
         if found is None:
-            ordered = [(call.args[0].text.replace("(void **)", "").replace(" ", "").lstrip("&"),
-                        call.args[1].text)
+            ordered = [(target, self.trees.argument(call.span, call.name, 1))
                        for call in self.model.in_function("api_calls", function_name)
-                       if call.category == "alloc" and len(call.args) >= 2]
+                       if call.category == "alloc" and len(call.args) >= 2
+                       for target in [_address_target(self.trees.argument(call.span, call.name, 0))]
+                       if target is not None]
             by_target: dict[str, list[str]] = {}
             for target, text in ordered:
                 by_target.setdefault(target, []).append(text)
@@ -181,22 +181,22 @@ class _AllocSizes(Mapping):
     of the buffer whose size evaluates, as filling a dict in order over all of them gives
     (the planner looks up only the buffers of the run)."""
 
-    def __init__(self, allocations: list[tuple[str, str]], by_target: dict[str, list[str]],
+    def __init__(self, allocations: list[tuple[str, object]], by_target: dict[str, list[object]],
                  env: dict):
         self._allocations, self._by_target, self._env = allocations, by_target, env
         self._values: dict[str, int | None] = {}
 
-    def _value(self, text: str) -> int | None:
+    def _value(self, tree) -> int | None:
         try:
-            return int(evaluate(text, self._env))
+            return int(evaluate_tree(tree, self._env))
         except (EvalError, TypeError, ValueError):
             return None
 
     def __getitem__(self, target: str) -> int:
         if target not in self._values:
             value = None
-            for text in reversed(self._by_target.get(target, ())):
-                value = self._value(text)
+            for tree in reversed(self._by_target.get(target, ())):
+                value = self._value(tree)
                 if value is not None:
                     break
             self._values[target] = value
@@ -242,6 +242,15 @@ def _buffer_edits(ctx: fuse_plan.Context, buffer: str) -> list[Edit]:
             if stmt is not None:
                 edits.append(_delete_statement(ctx.source, stmt.span))
     return edits
+
+
+def _address_target(tree) -> str | None:
+    """``d`` of an argument ``&d`` (casts allowed: ``(void **)&d``), from its tree."""
+    while isinstance(tree, ir.Cast):
+        tree = tree.operand
+    if isinstance(tree, ir.Unary) and tree.op == "&" and isinstance(tree.operand, ir.Var):
+        return tree.operand.name
+    return None
 
 
 def _line_start(source: bytes, offset: int) -> int:

@@ -53,6 +53,11 @@ def run_transfers(loaded: Loaded) -> PassOutput:
             diagnostics.append(_warning(refusal))
             continue
         if not _worth_it(host_plan):
+            diagnostics.append(Diagnostic.note(
+                f"'{region.function}': nothing merges: {host_plan.copies_before} cudaMemcpy calls, "
+                f"{host_plan.device_allocs_before} cudaMalloc calls and {host_plan.host_allocs_before} host "
+                "allocations stay (the copies move at different points, or their buffers stay out of the "
+                "pools)", EXPLAIN_ID, region.statements[0].stmt.span))
             continue
         edits += region_edits(host_plan, source)
         diagnostics += _explain(host_plan)
