@@ -1,13 +1,27 @@
 """Values of simple host expressions: launch shapes, sizes and scalar arguments.
 
-Fusion needs numbers in two places: the planner weighs buffers by their size at the
-program's default sizes (``int n = 1000000;``), and the fusion checker replays a program's
-launch sequence on the runtime's cpu devices. Both only need the straight-line arithmetic a
-CUDA ``main`` uses for sizes (``(n + THREADS - 1) / THREADS``, ``(size_t)m * n *
-sizeof(float)``, ``dim3 grid(a, b)``), so this is a small evaluator of C expressions with C
-integer semantics (truncating ``/`` and ``%``), object-like numeric macros, casts that are
-dropped, ``sizeof`` of scalar types and ``dim3``. Anything else raises :class:`EvalError`
-and the caller falls back (unit weights, or "not replayable").
+Fusion needs numbers in three places: the planner weighs buffers by their size at the
+program's default sizes (``int n = 1000000;``), legality and recomputation bind kernel
+parameters through the host arguments, and the fusion checker replays a program's launch
+sequence on the runtime's cpu devices. All only need the straight-line arithmetic a CUDA
+``main`` uses for sizes (``(n + THREADS - 1) / THREADS``, ``(size_t)m * n * sizeof(float)``,
+``dim3 grid(a, b)``) with C integer semantics (truncating ``/`` and ``%``). Anything else
+raises :class:`EvalError` and the caller falls back (unit weights, "not replayable", a
+refused fusion).
+
+**From the AST** (issue 19, item 4): :func:`evaluate_tree`, :func:`declare_facts` and
+:class:`HostTrees` work on the kernel-IR trees the frontend lowers from libclang's cursors
+(``HostArg``: arguments of CUDA, allocator and launch calls, launch configurations;
+``HostDecl``: scalar and ``dim3`` declarations); clang has folded literals, ``sizeof`` and
+macros. ``s2s fuse`` (planning, legality samples, recomputation) uses only these, and
+``s2s transfers`` compares sizes with :func:`same_size`.
+
+**From text**: :func:`evaluate`, :func:`declare` and :func:`numeric_macros` remain for the
+callers outside the passes -- the fusion replay of ``s2s.verify.fuse_replay`` and the report's
+figures (``s2s.printers.figures``) -- and for ``scripts/``. They are safe there because they
+decide nothing about the program: a value they get wrong or cannot get makes the replay of a
+sequence fail or differ (a checker that reports, never a rewrite that is emitted) or a figure
+show a default, and no fact about a variable (aliasing, liveness, roles) comes from them.
 """
 
 from __future__ import annotations
