@@ -1,13 +1,27 @@
 """Values of simple host expressions: launch shapes, sizes and scalar arguments.
 
-Fusion needs numbers in two places: the planner weighs buffers by their size at the
-program's default sizes (``int n = 1000000;``), and the fusion checker replays a program's
-launch sequence on the runtime's cpu devices. Both only need the straight-line arithmetic a
-CUDA ``main`` uses for sizes (``(n + THREADS - 1) / THREADS``, ``(size_t)m * n *
-sizeof(float)``, ``dim3 grid(a, b)``), so this is a small evaluator of C expressions with C
-integer semantics (truncating ``/`` and ``%``), object-like numeric macros, casts that are
-dropped, ``sizeof`` of scalar types and ``dim3``. Anything else raises :class:`EvalError`
-and the caller falls back (unit weights, or "not replayable").
+Fusion needs numbers in three places: the planner weighs buffers by their size at the
+program's default sizes (``int n = 1000000;``), legality and recomputation bind kernel
+parameters through the host arguments, and the fusion checker replays a program's launch
+sequence on the runtime's cpu devices. All only need the straight-line arithmetic a CUDA
+``main`` uses for sizes (``(n + THREADS - 1) / THREADS``, ``(size_t)m * n * sizeof(float)``,
+``dim3 grid(a, b)``) with C integer semantics (truncating ``/`` and ``%``). Anything else
+raises :class:`EvalError` and the caller falls back (unit weights, "not replayable", a
+refused fusion).
+
+**From the AST** (issue 19, item 4): :func:`evaluate_tree`, :func:`declare_facts` and
+:class:`HostTrees` work on the kernel-IR trees the frontend lowers from libclang's cursors
+(``HostArg``: arguments of CUDA, allocator and launch calls, launch configurations;
+``HostDecl``: scalar and ``dim3`` declarations); clang has folded literals, ``sizeof`` and
+macros. ``s2s fuse`` (planning, legality samples, recomputation) uses only these, and
+``s2s transfers`` compares sizes with :func:`same_size`.
+
+**From text**: :func:`evaluate`, :func:`declare` and :func:`numeric_macros` remain for the
+callers outside the passes -- the fusion replay of ``s2s.verify.fuse_replay`` and the report's
+figures (``s2s.printers.figures``) -- and for ``scripts/``. They are safe there because they
+decide nothing about the program: a value they get wrong or cannot get makes the replay of a
+sequence fail or differ (a checker that reports, never a rewrite that is emitted) or a figure
+show a default, and no fact about a variable (aliasing, liveness, roles) comes from them.
 """
 
 from __future__ import annotations
@@ -205,3 +219,148 @@ def _declarator(kind: str, part: str, env: dict):
     else:
         value = float(value)
     return name, value
+
+
+# -- values from the AST ----------------------------------------------------------------
+
+
+def product_form(tree) -> tuple[int, tuple[str, ...]] | None:
+    """A size as ``(constant, factors)``: the product of a tree of the kernel IR
+    (:class:`s2s.model.host_facts.HostArg` values), with its integer constants multiplied out
+    and its other factors in a canonical order; None when the tree is not a product of
+    integers (``n * sizeof(float)`` and ``sizeof(float) * n`` have one form, as do
+    ``NX * NY * sizeof(T)`` and ``sizeof(T) * NX * NY``). Integer casts are looked through:
+    two sizes with one form are equal whenever neither computation overflows."""
+    from s2s.model import kernel_ir as ir
+
+    constant, factors, stack = 1, [], [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ir.Binary) and node.op == "*":
+            stack += [node.lhs, node.rhs]
+        elif isinstance(node, ir.Cast) and node.kind == "int":
+            stack.append(node.operand)
+        elif isinstance(node, ir.IntConst):
+            constant *= node.value
+        elif isinstance(node, (ir.Var, ir.Binary, ir.Member, ir.Call, ir.Index, ir.Unary)):
+            factors.append(repr(node))
+        else:
+            return None
+    return constant, tuple(sorted(factors))
+
+
+def same_size(a, b) -> bool:
+    """Whether two size trees have one :func:`product_form` (False when either has none)."""
+    form = product_form(a)
+    return form is not None and form == product_form(b)
+
+
+def evaluate_tree(tree, env: dict):
+    """The value of a host expression lowered to the kernel IR (``HostArg.value``,
+    ``HostDecl.value``) with names from ``env``, with the semantics of :func:`evaluate`: clang
+    has already folded literals, ``sizeof`` and numeric macros; casts to integer truncate;
+    ``dim3(...)`` (a constructor: ``Opaque('construct')``) and ``.x/.y/.z`` give extents."""
+    from s2s.model import kernel_ir as ir
+
+    if isinstance(tree, (ir.IntConst, ir.FloatConst)):
+        return tree.value
+    if isinstance(tree, ir.Var):
+        if tree.name in env:
+            return env[tree.name]
+        raise EvalError(f"'{tree.name}' has no known value")
+    if isinstance(tree, ir.Cast):
+        value = evaluate_tree(tree.operand, env)
+        if tree.kind == "int" and not isinstance(value, Dim3):
+            return int(value)
+        if tree.kind == "float" and not isinstance(value, Dim3):
+            return float(value)
+        return value
+    if isinstance(tree, ir.Unary) and tree.op in ("-", "+"):
+        value = evaluate_tree(tree.operand, env)
+        return -value if tree.op == "-" else value
+    if isinstance(tree, ir.Binary) and tree.op in _TREE_OPS:
+        return _binary(_TREE_OPS[tree.op](), evaluate_tree(tree.lhs, env), evaluate_tree(tree.rhs, env),
+                       repr(tree))
+    if isinstance(tree, ir.Member) and tree.name in ("x", "y", "z"):
+        return getattr(as_dim3(evaluate_tree(tree.base, env)), tree.name)
+    if isinstance(tree, ir.Opaque) and tree.text == "construct" and 1 <= len(tree.children) <= 3:
+        args = [evaluate_tree(c, env) for c in tree.children]
+        if len(args) == 1 and isinstance(args[0], Dim3):
+            return args[0]
+        return Dim3(*(int(a) for a in args))
+    if isinstance(tree, ir.Call) and tree.name in ("max", "min", "s2s_max", "s2s_count"):
+        args = [evaluate_tree(a, env) for a in tree.args]
+        if tree.name == "s2s_count" and len(args) == 1:
+            return as_dim3(args[0]).count
+        if len(args) == 2:
+            return min(args) if tree.name == "min" else max(args)
+    raise EvalError(f"cannot evaluate {type(tree).__name__}")
+
+
+_TREE_OPS = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "%": ast.Mod, "<<": ast.LShift,
+             ">>": ast.RShift}
+
+
+def declare_facts(decls, env: dict) -> list[str]:
+    """Evaluate host declarations (``HostDecl``, in order) into ``env``; the names bound
+    (declarations that do not evaluate are skipped, as :func:`declare` skips them)."""
+    bound = []
+    for decl in decls:
+        try:
+            value = evaluate_tree(decl.value, env)
+        except (EvalError, TypeError, ValueError):
+            continue
+        if decl.kind == "dim3":
+            value = as_dim3(value)
+        elif isinstance(value, Dim3):
+            continue
+        else:
+            value = int(value) if decl.kind == "int" else float(value)
+        env[decl.name] = value
+        bound.append(decl.name)
+    return bound
+
+
+class HostTrees:
+    """The AST values of one unit's host code, looked up by place: a launch's grid, block,
+    shared bytes and arguments, a call's arguments, the declarations of a function."""
+
+    def __init__(self, unit):
+        from s2s.model.span import SpanIndex
+
+        self.unit = unit
+        self._args = SpanIndex(unit.host_args)
+
+    def argument(self, site, callee: str, position: int):
+        """The tree of argument ``position`` of the call of ``callee`` at ``site`` (None when
+        there is not exactly one)."""
+        found = [a for a in self._args.inside(site) if (a.call, a.position) == (callee, position)]
+        return found[0].value if len(found) == 1 else None
+
+    def config(self, launch, position: int):
+        """Grid (0), block (1) or shared bytes (2) of ``launch`` as a tree, or None."""
+        return self.argument(launch.span, LAUNCH_CONFIG, position)
+
+    def declarations(self, function_name: str, before: int) -> list:
+        """The function's top-level declarations with a value that start before byte
+        ``before``, in order (inner scopes are left out, as the text evaluator did)."""
+        function = self.unit.function(function_name)
+        if function is None or function.body is None:
+            return []
+        top = {s.span.start for s in function.body.children if s.kind == "decl"}
+        return [d for d in self.unit.in_function("host_decls", function_name)
+                if d.statement in top and d.statement < before]
+
+
+LAUNCH_CONFIG = "__cudaPushCallConfiguration"
+_TREES: list = []
+
+
+def host_trees(unit) -> HostTrees:
+    """One :class:`HostTrees` per unit (the last few kept: the fusion passes ask per run)."""
+    for trees in _TREES:
+        if trees.unit is unit:
+            return trees
+    trees = HostTrees(unit)
+    _TREES[:] = [trees, *_TREES[:3]]
+    return trees

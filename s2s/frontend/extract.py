@@ -15,7 +15,7 @@ from s2s.frontend.classes import extract_class_facts
 from s2s.frontend.context import ExtractContext
 from s2s.frontend.cuda import extract_api_calls, extract_kernels, extract_launches
 from s2s.frontend.host import extract_allocations, extract_functions
-from s2s.frontend.host_facts import extract_var_uses
+from s2s.frontend.host_facts import extract_host_args, extract_host_decls, extract_var_uses
 from s2s.frontend.host_tree import _tree
 from s2s.frontend.kernel_body import extract_kernel_bodies
 from s2s.frontend.openmp import extract_directives
@@ -80,6 +80,8 @@ def extract(parsed: ParsedFile) -> tuple[TranslationUnit, list[Diagnostic]]:
         # (a function reached through a pointer runs its kernels where no region may be)
         function_refs=function_refs(_tree(host)) if parsed.language != "cuda" and any(
             d.is_target_region for d in directives) else (),
+        host_args=extract_host_args(host) if parsed.language == "cuda" else (),
+        host_decls=extract_host_decls(host) if parsed.language == "cuda" else (),
     )
     return model, [d for ctx in contexts for d in ctx.diagnostics]
 

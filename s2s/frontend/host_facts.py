@@ -21,7 +21,7 @@ import ctypes
 from s2s.frontend.context import FUNCTION_KINDS, ExtractContext
 from s2s.frontend.host_tree import ARRAY_TYPE_KINDS, LAUNCH_CONFIG, _is_host_code, _Tree, _tree, cuda_role
 from s2s.frontend.toolchain import configure_libclang
-from s2s.model.host_facts import VarUse
+from s2s.model.host_facts import HostArg, HostDecl, VarUse
 
 #: Expressions looked through when finding a mention's role.
 THROUGH = frozenset({"UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR",
@@ -168,3 +168,102 @@ def _declarator_role(tree: _Tree, i: int) -> str:
     if init is None:
         return "declare"
     return "null-init" if _is_null(tree, init) else "init"
+
+
+#: calls whose arguments :func:`extract_host_args` lowers (besides ``cuda*`` and launches)
+ALLOCATORS = frozenset({"malloc", "calloc", "realloc", "aligned_alloc", "memset", "memcpy"})
+
+
+def extract_host_args(ctx: ExtractContext) -> tuple[HostArg, ...]:
+    """The arguments of CUDA API calls, allocator calls and launches in host functions, lowered
+    to the kernel IR (see :class:`~s2s.model.host_facts.HostArg`)."""
+    from s2s.frontend.kernel_body import lowering
+
+    tree = _tree(ctx)
+    out: list[HostArg] = []
+    i, count = 0, len(tree.nodes)
+    while i < count:
+        node = tree.nodes[i]
+        if tree.kinds[i] in FUNCTION_KINDS and _is_host_code(cuda_role(node.cursor)):
+            function = node.cursor.spelling
+            for j in range(i + 1, tree.end[i]):
+                if tree.kinds[j] != "CALL_EXPR":
+                    continue
+                cursor = tree.nodes[j].cursor
+                name = cursor.spelling
+                kids = tree.children[j]
+                launch = any(tree.kinds[k] == "CALL_EXPR" and tree.nodes[k].cursor.spelling == LAUNCH_CONFIG
+                             for k in kids)
+                if not (launch or name.startswith("cuda") or name in ALLOCATORS) or name == LAUNCH_CONFIG:
+                    continue
+                lower = lowering(ctx, tree.templates[j])
+                config = [k for k in kids[1:] if tree.kinds[k] == "CALL_EXPR" and
+                          tree.nodes[k].cursor.spelling == LAUNCH_CONFIG]
+                args = [k for k in kids[1:] if k not in config]
+                for position, k in enumerate(args):
+                    out.append(HostArg(name, position, tree.span(k), function, lower.expr(tree.nodes[k].cursor)))
+                for k in config:  # grid, block, shared bytes, stream (omitted ones have no extent)
+                    for position, c in enumerate(tree.children[k][1:]):
+                        start, end = tree.extent(c)
+                        if end > start:
+                            out.append(HostArg(LAUNCH_CONFIG, position, tree.span(c), function,
+                                               lower.expr(tree.nodes[c].cursor)))
+            i = tree.end[i]
+        else:
+            i += 1
+    return tuple(out)
+
+
+#: host local types whose values :func:`extract_host_decls` records
+DECL_KINDS = {"INT": "int", "UINT": "int", "LONG": "int", "ULONG": "int", "LONGLONG": "int",
+              "ULONGLONG": "int", "SHORT": "int", "USHORT": "int", "FLOAT": "float", "DOUBLE": "float"}
+
+
+def extract_host_decls(ctx: ExtractContext) -> tuple[HostDecl, ...]:
+    """Locals of host functions declared with a value (integers, floats, ``dim3``), the value
+    lowered to the kernel IR: what the fusion planner and replay evaluate sizes and launch
+    shapes with (:func:`s2s.analysis.host_eval.evaluate_tree`)."""
+    from s2s.frontend.kernel_body import lowering
+
+    tree = _tree(ctx)
+    out: list[HostDecl] = []
+    i, count = 0, len(tree.nodes)
+    while i < count:
+        node = tree.nodes[i]
+        if tree.kinds[i] in FUNCTION_KINDS and _is_host_code(cuda_role(node.cursor)):
+            function = node.cursor.spelling
+            for j in range(i + 1, tree.end[i]):
+                if tree.kinds[j] != "VAR_DECL":
+                    continue
+                found = _declared_value(tree, j)
+                if found is not None:
+                    kind, value = found
+                    p = tree.parent[j]
+                    statement = tree.extent(p)[0] if p >= 0 and tree.kinds[p] == "DECL_STMT" else tree.extent(j)[0]
+                    cursor = tree.nodes[j].cursor
+                    at = cursor.location.offset
+                    span = tree.ctx.index.span(at, at + len(cursor.spelling.encode()), tree.templates[j])
+                    out.append(HostDecl(cursor.spelling, kind, span, function, statement,
+                                        lowering(ctx, tree.templates[j]).expr(value)))
+            i = tree.end[i]
+        else:
+            i += 1
+    return tuple(out)
+
+
+def _declared_value(tree: _Tree, j: int):
+    """(kind, initializer cursor) of a scalar or ``dim3`` declarator with a value, or None."""
+    cursor = tree.nodes[j].cursor
+    canonical = cursor.type.get_canonical()
+    kind = DECL_KINDS.get(canonical.kind.name)
+    if kind is None and canonical.kind.name == "RECORD" and canonical.spelling.split("::")[-1] == "dim3":
+        kind = "dim3"
+    if kind is None:
+        return None
+    expressions = [k for k in tree.children[j] if tree.nodes[k].cursor.kind.is_expression()]
+    if not expressions:
+        return None
+    # ``dim3 g(a, b)``: the constructor call's extent starts at the name, so it is no "init"
+    if kind != "dim3" and _declarator_role(tree, j) != "init":
+        return None
+    return kind, tree.nodes[expressions[-1]].cursor

@@ -141,6 +141,11 @@ def extract_kernel_bodies(ctx: ExtractContext) -> tuple[ir.KernelBody, ...]:
     return tuple(bodies)
 
 
+def lowering(ctx: ExtractContext, template: str | None) -> _Lowering:
+    """The cursor -> IR lowering (also for host expressions: ``host_facts.extract_host_args``)."""
+    return _Lowering(ctx, template)
+
+
 class _Lowering:
     """Cursor -> IR for one function (``template`` flags spans inside templates)."""
 

@@ -44,3 +44,33 @@ class VarUse:
     pointer: bool = False
     call: str | None = None
     position: int | None = None
+
+
+@dataclass(frozen=True)
+class HostArg:
+    """One argument of a CUDA API call, a malloc-family call or a kernel launch in a host
+    function, lowered to the kernel IR (:mod:`s2s.model.kernel_ir`; integer constants,
+    ``sizeof`` and numeric macros folded by clang). ``call`` and ``position`` name it as
+    :class:`VarUse` does (a launch's arguments after the ``<<<...>>>``; inside a macro every
+    extent is the macro call's, so these tell arguments apart where spans cannot). Analyses
+    compare and evaluate sizes on this tree instead of the argument's text."""
+
+    call: str
+    position: int
+    span: SourceSpan
+    function: str
+    value: object
+
+
+@dataclass(frozen=True)
+class HostDecl:
+    """A host local of integer, floating or ``dim3`` type declared with a value, the value
+    lowered to the kernel IR (for ``dim3 g(a, b)`` an ``Opaque('construct', (a, b))``).
+    ``statement`` is the byte offset where its declaration statement starts."""
+
+    name: str
+    kind: str
+    span: SourceSpan
+    function: str
+    statement: int
+    value: object

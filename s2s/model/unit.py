@@ -8,7 +8,7 @@ from functools import cached_property
 from s2s.model.access import ArrayRef, PointerCopy
 from s2s.model.cuda import ApiCall, Kernel, Launch
 from s2s.model.host import ClassFact, FunctionRef, HostAllocation, HostFunction
-from s2s.model.host_facts import VarUse
+from s2s.model.host_facts import HostArg, HostDecl, VarUse
 from s2s.model.kernel_ir import KernelBody
 from s2s.model.openmp import OmpDirective
 
@@ -48,6 +48,11 @@ class TranslationUnit:
     classes: tuple[ClassFact, ...] = field(default=(), metadata={"json": False})
     #: functions whose address is taken (frontend.callees), for OpenMP files
     function_refs: tuple[FunctionRef, ...] = field(default=(), metadata={"json": False})
+    #: Arguments of CUDA, allocator and launch calls in host functions, lowered to the kernel
+    #: IR (``s2s.model.host_facts.HostArg``); left out of the JSON form.
+    host_args: tuple[HostArg, ...] = field(default=(), metadata={"json": False})
+    #: Host locals declared with a value, lowered to the kernel IR (``HostDecl``); not in JSON.
+    host_decls: tuple[HostDecl, ...] = field(default=(), metadata={"json": False})
 
     @property
     def target_regions(self) -> tuple[OmpDirective, ...]:

@@ -16,11 +16,12 @@ from s2s.analysis.fuse import plan as fuse_plan
 from s2s.analysis.fuse.graph import find_runs
 from s2s.analysis.fuse.kernels import kernel_facts
 from s2s.analysis.fuse.resources import resource_usage
-from s2s.analysis.host_eval import EvalError, as_dim3, declare, evaluate, numeric_macros
+from s2s.analysis.host_eval import EvalError, as_dim3, declare_facts, evaluate_tree, host_trees
 from s2s.diagnostics import Diagnostic
 from s2s.driver import PassOutput
 from s2s.edits import Edit
 from s2s.frontend.extract import Loaded
+from s2s.model import kernel_ir as ir
 from s2s.transform import fuse_codegen, registry
 from s2s.transform.check import EditGroup
 
@@ -70,13 +71,14 @@ def run_fuse(loaded: Loaded) -> PassOutput:
             kernels.append((fuse_codegen.fused_kernel_text(ctx, group, name),
                             "s2s_count(" in launch,
                             max(model.kernel(ctx.node(i).launch.kernel).span.end
-                                for i in group.nodes)))
+                                for i in group.nodes),
+                            fuse_codegen.fused_prototype(ctx, group, name)))
             edits += _host_edits(ctx, group, name, launch)
         for rec in ctx.recompute.values():
             edits.append(_delete_statement(source, ctx.node(rec.producer.index).stmt.span))
             edits += _buffer_edits(ctx, rec.producer.buffer)
         if kernels:
-            planned.append((run, kernels, edits))
+            planned.append((run, kernels, edits, _line_start(source, model.function(run.function).span.start)))
     edits, groups = _checked_groups(loaded.path, planned)
     return PassOutput(edits, tuple(notes), groups, check_compiles=True)
 
@@ -86,14 +88,22 @@ def _checked_groups(path: str, planned: list) -> tuple[tuple, tuple]:
     stand or fall together (the driver drops a run whose rewrite does not compile, with a
     ``fuse-invalid`` warning, and the file exits 1). Every fused kernel goes after the last
     kernel any group fuses, in the order the groups were made; the host helpers go with
-    each run that needs them (identical insertions are merged)."""
-    anchor = max((k[2] for _run, kernels, _edits in planned for k in kernels), default=0)
+    each run that needs them (identical insertions are merged). Where the launching function
+    comes before that place (``main`` first, kernels defined after it), the helpers and a
+    prototype of each fused kernel go before the function, as the program's own prototypes
+    do."""
+    anchor = max((k[2] for _run, kernels, _edits, _at in planned for k in kernels), default=0)
     edits, groups = [], []
-    for run, kernels, host in planned:
+    for run, kernels, host, function_at in planned:
         mine = []
-        for text, helpers, _end in kernels:
+        early = function_at < anchor
+        for text, helpers, _end, prototype in kernels:
             if helpers:
-                mine.append(Edit(path, anchor, 0, "\n\n" + fuse_codegen.HOST_HELPERS.rstrip("\n")))
+                at = function_at if early else anchor
+                block = fuse_codegen.HOST_HELPERS.rstrip("\n")
+                mine.append(Edit(path, at, 0, block + "\n\n") if early else Edit(path, at, 0, "\n\n" + block))
+            if early:
+                mine.append(Edit(path, function_at, 0, prototype + "\n\n"))
             mine.append(Edit(path, anchor, 0, "\n\n" + text.rstrip("\n")))
         mine += host
         first = run.nodes[0]
@@ -114,16 +124,18 @@ def context(model, source: bytes, run, facts, usage, values: HostValues | None =
     sizes = _AllocSizes(*values.allocations(run.function), dict(env))
     threads = {}
     for node in run.nodes:
+        block = values.trees.config(node.launch, 1)
         try:
-            threads[node.config[1]] = as_dim3(evaluate(node.launch.block.text, env)).count
+            threads[node.config[1]] = as_dim3(evaluate_tree(block, env)).count
         except (EvalError, TypeError):
             continue
     return fuse_plan.Context(model, source, run, facts, sizes, usage, threads)
 
 
 class HostValues:
-    """Host values the runs of one file are planned with: the numeric macros and, per
-    function, the declarations evaluated so far and the ``cudaMalloc`` size texts.
+    """Host values the runs of one file are planned with, from the AST (``HostDecl``,
+    ``HostArg``: clang folded the macros and ``sizeof``): per function, the declarations
+    evaluated so far and the ``cudaMalloc`` size trees.
 
     Each run used to evaluate every declaration before it and every allocation of its
     function again (quadratic in the length of a function with many runs); the runs of a
@@ -132,34 +144,31 @@ class HostValues:
 
     def __init__(self, model, source: bytes):
         self.model, self.source = model, source
-        self.macros = numeric_macros(source)
+        self.trees = host_trees(model)
         self._progress: dict[str, tuple[int, int, dict]] = {}  # function -> (first, next, env)
-        self._allocations: dict[str, tuple[list[tuple[str, str]], dict[str, list[str]]]] = {}
+        self._allocations: dict[str, tuple[list[tuple[str, object]], dict[str, list[object]]]] = {}
 
     def env_before(self, function_name: str, first: int) -> dict:
-        """Macros and the values of the top-level declarations of the function that start
-        before byte ``first`` (the caller must not change the dict)."""
-        function = self.model.function(function_name)
-        children = function.body.children if function.body is not None else ()
+        """The values of the top-level declarations of the function that start before byte
+        ``first`` (the caller must not change the dict)."""
+        decls = self.trees.declarations(function_name, first)
         last, k, env = self._progress.get(function_name, (-1, 0, None))
         if env is None or first < last:
-            k, env = 0, dict(self.macros)
-        while k < len(children) and children[k].span.start < first:
-            if children[k].kind == "decl":
-                declare(children[k].span.text(self.source), env)
-            k += 1
-        self._progress[function_name] = (first, k, env)
+            k, env = 0, {}
+        declare_facts(decls[k:], env)
+        self._progress[function_name] = (first, len(decls), env)
         return env
 
-    def allocations(self, function_name: str) -> tuple[list[tuple[str, str]], dict[str, list[str]]]:
-        """(target, size text) of the function's allocation calls in order, and the size
-        texts by target."""
+    def allocations(self, function_name: str) -> tuple[list[tuple[str, object]], dict[str, list[object]]]:
+        """(target, size tree) of the function's allocation calls in order, and the size
+        trees by target (the target is the variable whose address the call takes)."""
         found = self._allocations.get(function_name)
         if found is None:
-            ordered = [(call.args[0].text.replace("(void **)", "").replace(" ", "").lstrip("&"),
-                        call.args[1].text)
+            ordered = [(target, self.trees.argument(call.span, call.name, 1))
                        for call in self.model.in_function("api_calls", function_name)
-                       if call.category == "alloc" and len(call.args) >= 2]
+                       if call.category == "alloc" and len(call.args) >= 2
+                       for target in [_address_target(self.trees.argument(call.span, call.name, 0))]
+                       if target is not None]
             by_target: dict[str, list[str]] = {}
             for target, text in ordered:
                 by_target.setdefault(target, []).append(text)
@@ -172,22 +181,22 @@ class _AllocSizes(Mapping):
     of the buffer whose size evaluates, as filling a dict in order over all of them gives
     (the planner looks up only the buffers of the run)."""
 
-    def __init__(self, allocations: list[tuple[str, str]], by_target: dict[str, list[str]],
+    def __init__(self, allocations: list[tuple[str, object]], by_target: dict[str, list[object]],
                  env: dict):
         self._allocations, self._by_target, self._env = allocations, by_target, env
         self._values: dict[str, int | None] = {}
 
-    def _value(self, text: str) -> int | None:
+    def _value(self, tree) -> int | None:
         try:
-            return int(evaluate(text, self._env))
+            return int(evaluate_tree(tree, self._env))
         except (EvalError, TypeError, ValueError):
             return None
 
     def __getitem__(self, target: str) -> int:
         if target not in self._values:
             value = None
-            for text in reversed(self._by_target.get(target, ())):
-                value = self._value(text)
+            for tree in reversed(self._by_target.get(target, ())):
+                value = self._value(tree)
                 if value is not None:
                     break
             self._values[target] = value
@@ -233,6 +242,19 @@ def _buffer_edits(ctx: fuse_plan.Context, buffer: str) -> list[Edit]:
             if stmt is not None:
                 edits.append(_delete_statement(ctx.source, stmt.span))
     return edits
+
+
+def _address_target(tree) -> str | None:
+    """``d`` of an argument ``&d`` (casts allowed: ``(void **)&d``), from its tree."""
+    while isinstance(tree, ir.Cast):
+        tree = tree.operand
+    if isinstance(tree, ir.Unary) and tree.op == "&" and isinstance(tree.operand, ir.Var):
+        return tree.operand.name
+    return None
+
+
+def _line_start(source: bytes, offset: int) -> int:
+    return source.rfind(b"\n", 0, offset) + 1
 
 
 def _statement_of(ctx: fuse_plan.Context, span):

@@ -178,6 +178,15 @@ def _apply(source: bytes, start: int, end: int, edits) -> str:
     return "".join(out)
 
 
+def _signature(params, name: str) -> str:
+    return f"__global__ void {name}(" + ", ".join(f"{t} {n}".replace("* ", "*") for t, n in params) + ")"
+
+
+def fused_prototype(ctx: Context, group: Group, name: str) -> str:
+    """The fused kernel's declaration, for launches placed before its definition."""
+    return _signature(kernel_params(ctx, group)[0], name) + ";"
+
+
 def fused_kernel_text(ctx: Context, group: Group, name: str) -> str:
     params, info = kernel_params(ctx, group)
     stages, calls = [], []
@@ -190,8 +199,7 @@ def fused_kernel_text(ctx: Context, group: Group, name: str) -> str:
                 seg_calls.append("__syncthreads();")
             seg_calls.append(_call(ctx, group, segment, i, stage, info["passed"], len(group.segments)))
         calls.append(seg_calls)
-    lines = [f"__global__ void {name}(" + ", ".join(f"{t} {n}".replace("* ", "*")
-                                                  for t, n in params) + ")", "{"]
+    lines = [_signature(params, name), "{"]
     for segment in group.segments:
         for plan in segment.buffers.values():
             if plan.mode == "register":

@@ -53,6 +53,11 @@ def run_transfers(loaded: Loaded) -> PassOutput:
             diagnostics.append(_warning(refusal))
             continue
         if not _worth_it(host_plan):
+            diagnostics.append(Diagnostic.note(
+                f"'{region.function}': nothing merges: {host_plan.copies_before} cudaMemcpy calls, "
+                f"{host_plan.device_allocs_before} cudaMalloc calls and {host_plan.host_allocs_before} host "
+                "allocations stay (the copies move at different points, or their buffers stay out of the "
+                "pools)", EXPLAIN_ID, region.statements[0].stmt.span))
             continue
         edits += region_edits(host_plan, source)
         diagnostics += _explain(host_plan)
@@ -205,6 +210,9 @@ def _replace_statement(entry: RegionStatement, source: bytes, text: str) -> Edit
     alone = source[line_start:start].strip() == b"" and source[end:line_end].strip() == b""
     if not text and alone:
         return Edit(span.file, line_start, min(line_end + 1, len(source)) - line_start, "")
+    if not text:  # one of several statements on its line: its following blanks go with it
+        while end < line_end and source[end:end + 1] in (b" ", b"\t"):
+            end += 1
     return Edit(span.file, start, end - start, text)
 
 

@@ -130,3 +130,18 @@ def test_transfers_after_fuse_understands_fused_kernels(capsys, monkeypatch):
     assert result.change.after.count(b"cudaMalloc(") == 1
     assert cli_main(["verify", "--passes", "fuse,transfers", path]) == 0
     assert "verdict: OK" in capsys.readouterr().out
+
+
+def test_kernels_defined_after_main_get_a_fused_prototype(capsys):
+    """Corpus pattern (late_include): ``main`` launches kernels only declared before it; the
+    fused kernel goes after the definitions, so a prototype of it goes before ``main`` (the
+    rewrite used to fail with 'use of undeclared identifier' and was dropped)."""
+    path = str(PATTERNS / "kernels_after_main.cu")
+    result = process_file(path, RunOptions(), run_fuse)
+    assert isinstance(result, Success) and not result.incomplete
+    after = result.change.after.decode()
+    assert after.count("<<<") == 1
+    prototype = after.index("__global__ void s2s_fused_0(const float *d_in, float *d_out, int s2s_a0);")
+    assert prototype < after.index("int main()") < after.rindex("__global__ void s2s_fused_0(")
+    assert cli_main(["verify", "--passes", "fuse", path]) == 0
+    assert "verdict: OK" in capsys.readouterr().out

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from s2s.analysis.fuse.kernels import KernelFacts
+from s2s.analysis.host_eval import host_trees
 from s2s.model.cuda import Launch
 from s2s.model.host import Stmt
 from s2s.model.span import SpanIndex
@@ -61,6 +62,8 @@ class LaunchNode:
     #: another grid in that grid's last block; kernels that would clash between blocks
     #: (class other, ``single_block``) are fusible only that way
     one_block: bool = False
+    #: other param -> its argument lowered to the kernel IR (``HostArg``), where found
+    scalar_trees: dict = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -182,7 +185,7 @@ def _separation(stmt: Stmt, names: set[str], inside: list) -> str:
 
 def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) -> LaunchNode:
     kernel_facts: KernelFacts | None = facts.get(launch.kernel)
-    buffers, scalars, problem = {}, {}, None
+    buffers, scalars, trees, problem = {}, {}, {}, None
     shared = launch.shared_bytes.text if launch.shared_bytes is not None else "0"
     config = tuple(re.sub(r"\s+", "", t) for t in (launch.grid.text, launch.block.text, shared))
     if kernel_facts is None:
@@ -204,6 +207,7 @@ def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) 
                 buffers[name] = text
             else:
                 scalars[name] = text
+                trees[name] = host_trees(unit).argument(launch.span, launch.kernel, position)
         copied = unit.cached(("fuse.graph.copied", launch.function),
                              lambda: _copied(unit, launch.function))
         aliased = sorted(set(buffers.values()) & copied)
@@ -214,7 +218,7 @@ def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) 
                 not (one_block and kernel_facts.single_block):
             problem = f"kernel '{launch.kernel}' is not fusible: {kernel_facts.detail}"
         return LaunchNode(index, launch, kernel_facts, buffers, scalars, config, stmt, problem,
-                          one_block)
+                          one_block, trees)
     return LaunchNode(index, launch, kernel_facts, buffers, scalars, config, stmt, problem)
 
 

@@ -22,15 +22,13 @@ its own threads wrote.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, is_dataclass
 
 from s2s import isl_helpers
 from s2s.analysis.fuse.graph import LaunchNode, Run
-from s2s.analysis.host_eval import EvalError, evaluate
+from s2s.analysis.host_eval import EvalError, evaluate_tree
 from s2s.analysis.kernel_access import _sample_overrides
-
-_INT = re.compile(r"[0-9]+")
+from s2s.model import kernel_ir as ir
 
 
 @dataclass(frozen=True)
@@ -66,7 +64,7 @@ def sample_values(nodes: list[LaunchNode]) -> list[list[dict]] | None:
             for name, kind in node.facts.params:
                 if kind != "int":
                     continue
-                value = _scalar(node.scalars.get(name, ""), env, primes)
+                value = _scalar(node.scalar_trees.get(name), env, primes)
                 if value is None:
                     return None
                 values[name] = value
@@ -75,22 +73,35 @@ def sample_values(nodes: list[LaunchNode]) -> list[list[dict]] | None:
     return panels
 
 
-def _scalar(text: str, env: dict, primes) -> int | None:
-    text = text.strip()
-    if _INT.fullmatch(text):
-        return int(text)
-    if re.fullmatch(r"[A-Za-z_]\w*", text):
-        if text not in env:
-            env[text] = primes[len(env) % len(primes)] + 8 * (len(env) // len(primes))
-        return env[text]
-    try:
-        names = set(re.findall(r"[A-Za-z_]\w*", text))
-        for name in names:
-            _scalar(name, env, primes)
-        value = evaluate(text, env)
-        return int(value) if isinstance(value, int) else None
-    except EvalError:
+def _scalar(tree, env: dict, primes) -> int | None:
+    """The sample value of a scalar argument (its AST tree): each host variable it names gets
+    a distinct prime the first time any launch mentions it (so ``n`` passed to two kernels is
+    one value, ``n`` and ``m`` are not), then the tree is evaluated."""
+    if tree is None:
         return None
+    for name in _names(tree):
+        if name not in env:
+            env[name] = primes[len(env) % len(primes)] + 8 * (len(env) // len(primes))
+    try:
+        value = evaluate_tree(tree, env)
+    except (EvalError, TypeError, ValueError):
+        return None
+    return value if isinstance(value, int) else None
+
+
+def _names(tree) -> list[str]:
+    """The variables a kernel-IR tree names, in order."""
+    found, stack = [], [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ir.Var):
+            found.append(node.name)
+        elif is_dataclass(node):
+            for f in fields(node):
+                value = getattr(node, f.name)
+                items = value if isinstance(value, tuple) else (value,)
+                stack.extend(reversed([v for v in items if is_dataclass(v)]))
+    return list(dict.fromkeys(found))
 
 
 def pair_verdict(run: Run, a: LaunchNode, b: LaunchNode) -> Verdict:

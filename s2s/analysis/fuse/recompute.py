@@ -45,7 +45,7 @@ from s2s.analysis.fuse.forms import (
     straight_locals,
 )
 from s2s.analysis.fuse.graph import allocated_here, launches_by_argument, live_after
-from s2s.analysis.host_eval import EvalError, as_dim3, declare, evaluate, numeric_macros
+from s2s.analysis.host_eval import EvalError, as_dim3, declare_facts, evaluate_tree, host_trees
 from s2s.analysis.kernel_loops import walk
 from s2s.model import kernel_ir as ir
 
@@ -135,7 +135,7 @@ def _candidate(ctx, node, consumers, chosen) -> Recompute:
     envs = _envs(ctx, [node, *consumers])
     write = node.facts.access.array(producer.param).write
     for env in envs:
-        values = _launch_values(node, env)
+        values = _launch_values(node, env, ctx.unit)
         if values is None:
             raise Refused(f"launch sizes of {node.name} not evaluable from the host code")
         if not isl_helpers.injective(write, values):
@@ -343,7 +343,7 @@ def _consumer_sites(ctx, node, producer: Producer, consumer, envs) -> tuple:
                           "polynomial of its variables")
         digits = _digits(facts.index - offset, radices, consumer.name)
         for env in envs:
-            values = _launch_values(consumer, env)
+            values = _launch_values(consumer, env, ctx.unit)
             if values is None:
                 raise Refused(f"launch sizes of {consumer.name} not evaluable")
             for digit, bound, local in zip(digits, bounds, producer.digits, strict=False):
@@ -355,7 +355,7 @@ def _consumer_sites(ctx, node, producer: Producer, consumer, envs) -> tuple:
             write = node.facts.access.array(producer.param).write
             read = consumer.facts.access.array(param).read
             if not isl_helpers.reads_within_writes([read], values, [write],
-                                                   _launch_values(node, env)):
+                                                   _launch_values(node, env, ctx.unit)):
                 raise Refused(f"guard not implied: {consumer.name} reads elements of "
                               f"{producer.buffer} that {node.name} does not store")
         by_name = dict(zip(producer.digits, digits, strict=True))
@@ -426,11 +426,10 @@ def _within(consumer, facts, digit: Poly, bound: Poly, values: dict) -> bool:
 def _envs(ctx, nodes) -> list[dict]:
     """Host values at the program's defaults and with the size variables the kernels
     receive set to each of :data:`SIZE_SAMPLES`."""
-    sizes = {t.strip() for n in nodes for p, t in n.scalars.items()
-             if dict(n.facts.params).get(p) == "int" and re.fullmatch(r"[A-Za-z_]\w*", t.strip())}
-    function = ctx.unit.function(ctx.run.function)
-    first = ctx.run.nodes[0].stmt.span.start
-    decls = [s for s in function.body.children if s.kind == "decl" and s.span.start < first]
+    trees = host_trees(ctx.unit)
+    sizes = {tree.name for n in nodes for p, _ in n.scalars.items() if dict(n.facts.params).get(p) == "int"
+             for tree in [_argument(trees, n, p)] if isinstance(tree, ir.Var)}
+    decls = trees.declarations(ctx.run.function, ctx.run.nodes[0].stmt.span.start)
     envs = []
     ordered = sorted(sizes)
     for sample in SIZE_SAMPLES:
@@ -438,9 +437,9 @@ def _envs(ctx, nodes) -> list[dict]:
         # checked against a row length ``n`` must not pass because both were 37.
         for rank in ({v: i for i, v in enumerate(ordered)},
                      {v: len(ordered) - 1 - i for i, v in enumerate(ordered)}):
-            env = dict(numeric_macros(ctx.source))
-            for stmt in decls:
-                for name in declare(stmt.span.text(ctx.source), env):
+            env: dict = {}
+            for decl in decls:
+                for name in declare_facts([decl], env):
                     if sample is not None and name in sizes:
                         env[name] = sample + 5 * rank[name]
             envs.append(env)
@@ -449,14 +448,22 @@ def _envs(ctx, nodes) -> list[dict]:
     return envs
 
 
-def _launch_values(node, env: dict) -> dict | None:
+def _argument(trees, node, param: str):
+    """The AST tree of the launch argument passed to kernel parameter ``param``."""
+    names = [name for name, _kind in node.facts.params]
+    return trees.argument(node.launch.span, node.launch.kernel, names.index(param)) if param in names else None
+
+
+def _launch_values(node, env: dict, unit) -> dict | None:
+    """Grid, block and integer arguments of a launch evaluated in ``env`` (from the AST)."""
+    trees = host_trees(unit)
     try:
-        grid = as_dim3(evaluate(node.launch.grid.text, env)).as_tuple()
-        block = as_dim3(evaluate(node.launch.block.text, env)).as_tuple()
+        grid = as_dim3(evaluate_tree(trees.config(node.launch, 0), env)).as_tuple()
+        block = as_dim3(evaluate_tree(trees.config(node.launch, 1), env)).as_tuple()
         values = dict(zip(GRID_PARAMS, (*grid, *block), strict=True))
         for name, kind in node.facts.params:
             if kind == "int":
-                values[name] = int(evaluate(node.scalars[name], env))
+                values[name] = int(evaluate_tree(_argument(trees, node, name), env))
     except (EvalError, TypeError, ValueError, KeyError):
         return None
     return values

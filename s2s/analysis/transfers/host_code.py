@@ -18,7 +18,9 @@ call and keeps the wrapper. Writes are taken as updates (read too) once a buffer
 value: a kernel or loop writing part of a buffer must not lose the rest.
 
 What cannot be followed is refused with an :class:`UnsupportedConstruct` (span, stable id):
-launches or CUDA calls under control flow (``transfers-control-flow``), buffers used through
+CUDA memory calls under control flow, or host code next to launches in a loop
+(``transfers-control-flow``; a loop or branch that only launches kernels is one operation, see
+:mod:`~s2s.analysis.transfers.host_loops`), buffers used through
 expressions (``d + k``, ``&h``, aliases, returns: ``transfers-escape``), ``realloc``
 (``transfers-realloc``), copies of part of a buffer (``transfers-partial-copy``), streams and
 other memory calls on region buffers (``transfers-unsupported-call``), API calls produced by a
@@ -29,11 +31,13 @@ their transfers are planned but not fused.
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass, field
 
+from s2s.analysis.host_eval import same_size
 from s2s.analysis.kernel_access import KernelAccessModel, analyze_unit
+from s2s.analysis.transfers.host_checks import BufferChecks
+from s2s.analysis.transfers.host_loops import loop_op
 from s2s.analysis.transfers.region import (
     DEVICE,
     HOST,
@@ -53,7 +57,7 @@ from s2s.model.access import ArrayRef, PointerCopy
 from s2s.model.cuda import ApiCall
 from s2s.model.cuda import Launch as LaunchSite
 from s2s.model.host import HostFunction
-from s2s.model.host_facts import VarUse
+from s2s.model.host_facts import HostArg, VarUse
 from s2s.model.span import SpanIndex
 from s2s.model.unit import TranslationUnit
 
@@ -65,11 +69,6 @@ NEUTRAL_API = {"cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString", 
 #: original program read nothing uninitialised, or transfers would have refused it), though the
 #: access analysis of the fused kernel, seeing the stages' reads and writes together, says read.
 FUSED_PREFIX = "s2s_fused_"
-#: roles of a mention (``s2s.model.host_facts``) that give a variable a new value
-CHANGING = frozenset({"declare", "null-init", "init", "assign", "address"})
-#: roles of a buffer's mention in a host statement that let nothing escape: declared without
-#: a value (a cudaMalloc target), or tested against null
-HARMLESS = frozenset({"declare", "null-init", "null-test"})
 _KIND_SPACES = {"cudaMemcpyHostToDevice": (DEVICE, HOST), "cudaMemcpyDeviceToHost": (HOST, DEVICE)}
 
 
@@ -84,6 +83,8 @@ class RegionStatement:
     call: ApiCall | None = None
     launch: LaunchSite | None = None
     op: int | None = None
+    #: the launches of a ``loop`` statement (a loop or branch that launches kernels)
+    launches: tuple[LaunchSite, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,9 @@ class HostRegion:
     alloc_at: dict[str, int]
     free_at: dict[str, int]
     allocation_spans: dict[str, SourceSpan] = field(default_factory=dict)
+    #: buffer -> the kernel (operation of the graph) of the first loop that rotates it: from
+    #: there on its copies are not fused with others (``host_loops``)
+    unfused: dict[str, int] = field(default_factory=dict)
 
     def statement_of_kernel(self, kernel: int) -> int:
         op = self.graph.op_of_kernel[kernel]
@@ -136,26 +140,11 @@ class _UnitIndex:
         self.pointer_copies: SpanIndex[PointerCopy] = SpanIndex(model.pointer_copies)
         self.array_refs: SpanIndex[ArrayRef] = SpanIndex(r for r in model.array_refs if r.directive is None)
         self.var_uses: SpanIndex[VarUse] = SpanIndex(model.var_uses)
-
-
-def _covering(spans) -> list[tuple[int, int]]:
-    """Sorted, disjoint ``[start, end)`` ranges covering the same offsets as ``spans``."""
-    merged: list[list[int]] = []
-    for start, end in sorted((s.start, s.end) for s in spans if s.end > s.start):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    return [(start, end) for start, end in merged]
-
-
-def _covered(ranges: list[tuple[int, int]], at: int) -> bool:
-    i = bisect.bisect_right(ranges, (at, float("inf"))) - 1
-    return i >= 0 and ranges[i][0] <= at < ranges[i][1]
+        self.host_args: SpanIndex[HostArg] = SpanIndex(model.host_args)
 
 
 @dataclass
-class _Extractor:
+class _Extractor(BufferChecks):
     model: TranslationUnit
     source: bytes
     function: HostFunction
@@ -163,19 +152,24 @@ class _Extractor:
     index: _UnitIndex
     space: dict[str, str] = field(default_factory=dict)
     sizes: dict[str, str] = field(default_factory=dict)
+    #: buffer -> its size as a kernel-IR tree from the AST, where known (``size_trees``)
+    size_trees: dict[str, object] = field(default_factory=dict)
     local: set[str] = field(default_factory=set)
     alloc_at: dict[str, int] = field(default_factory=dict)
     free_at: dict[str, int] = field(default_factory=dict)
     wrapped_host: set[str] = field(default_factory=set)
     allocation_spans: dict[str, SourceSpan] = field(default_factory=dict)
     has_value: set[str] = field(default_factory=set)
-    #: top-level statement index -> the host buffer it allocates (the first one named)
-    host_alloc_at: dict[int, str] = field(default_factory=dict)
+    #: top-level statement index -> the host buffers it allocates (``float *a = malloc(..),
+    #: *b = malloc(..);`` allocates two)
+    host_alloc_at: dict[int, list[str]] = field(default_factory=dict)
     #: variable -> indices of the region statements that declare or assign it
     changed: dict[str, list[int]] | None = None
     #: buffer (allocated here) -> the variables its size expression mentions
     size_words: dict[str, set[str]] = field(default_factory=dict)
     pool_start: int | None = None
+    #: buffer -> index in ``ops`` of the first loop rotating it
+    unfused: dict[str, int] = field(default_factory=dict)
 
     # -- classification -------------------------------------------------------------
 
@@ -186,33 +180,38 @@ class _Extractor:
         self._collect_buffers(top, calls)
         for name, index in self.alloc_at.items():
             if self.space[name] == HOST:
-                self.host_alloc_at.setdefault(index, name)
+                self.host_alloc_at.setdefault(index, []).append(name)
         statements, ops = [], []
         for index, stmt in enumerate(top):
             # (a call whose span equals the statement's is inside it too)
             entry = self._classify(index, stmt, calls.inside(stmt.span), launches.inside(stmt.span))
             if entry.role == "device-alloc":
                 ops.append(Alloc(entry.buffer, entry.call.span))
-            op = self._op(entry, index)
+            op = self._op(entry, index, len(ops))
             if op is not None:
                 ops.append(op)
                 # a copy the plan does not move (one side not followed) stays as written
                 role = "opaque-copy" if entry.role == "copy" and not isinstance(op, Copy) else entry.role
                 entry = RegionStatement(entry.stmt, role, entry.buffer, entry.wrapper, entry.call,
-                                        entry.launch, len(ops) - 1)
+                                        entry.launch, len(ops) - 1, entry.launches)
             statements.append(entry)
         buffers = [Buffer(name, self.space[name], 1, name in self.local, self._poolable(name, statements))
                    for name in self.space]
         graph = build_region_graph(buffers, ops, shared_device=True)
+        kernel_of = {op: k for k, op in enumerate(graph.op_of_kernel)}
+        unfused = {name: kernel_of[op] for name, op in self.unfused.items()}
         host_pooled = frozenset(b.name for b in buffers if b.space == HOST and b.can_move)
         device_pooled = frozenset(b.name for b in buffers if b.space == DEVICE and b.can_move)
         return HostRegion(self.function.name, tuple(statements), tuple(buffers), dict(self.sizes), tuple(ops),
                           graph, host_pooled, device_pooled, dict(self.alloc_at), dict(self.free_at),
-                          dict(self.allocation_spans))
+                          dict(self.allocation_spans), unfused)
 
     def _refuse(self, message: str, span: SourceSpan, id: str):
         raise UnsupportedConstruct(f"{message}; the transfers of '{self.function.name}' are left as "
                                    "written", span, id)
+
+    def refuse_loop(self, message: str, span: SourceSpan):
+        self._refuse(message, span, "transfers-control-flow")
 
     def _collect_buffers(self, top: tuple[Stmt, ...], calls: SpanIndex[ApiCall]) -> None:
         for index, stmt in enumerate(top):
@@ -225,6 +224,7 @@ class _Extractor:
                     if name in self.space:
                         self._refuse(f"'{name}' is allocated twice", call.span, "transfers-realloc")
                     self.space[name], self.sizes[name] = DEVICE, call.args[1].text
+                    self._size_tree(name, call.span, call.name, 1)
                     self.size_words[name] = {u.name for u in self._arg_uses(call.span, call.name, 1)}
                     self.local.add(name)
                     self.alloc_at[name] = index
@@ -240,6 +240,7 @@ class _Extractor:
             if index is None or top[index].kind != "decl":
                 continue
             self.space[alloc.name], self.sizes[alloc.name] = HOST, alloc.size_bytes.text
+            self._size_tree(alloc.name, alloc.span, alloc.kind, 0)
             self.size_words[alloc.name] = {u.name for u in self._uses(alloc.size_bytes.span)}
             self.local.add(alloc.name)
             self.alloc_at[alloc.name] = index
@@ -256,6 +257,25 @@ class _Extractor:
                                      "where it lives", call.span, "transfers-copy-kind")
                     self.space[name] = kind_spaces[call.args.index(arg)]
                     self.sizes[name] = call.args[2].text
+                    self._size_tree(name, call.span, call.name, 2)
+
+    def _host_arg(self, site: SourceSpan, callee: str, position: int) -> HostArg | None:
+        found = [a for a in self.index.host_args.inside(site) if (a.call, a.position) == (callee, position)]
+        return found[0] if len(found) == 1 else None
+
+    def _size_tree(self, name: str, site: SourceSpan, callee: str, position: int) -> None:
+        arg = self._host_arg(site, callee, position)
+        if arg is not None:
+            self.size_trees[name] = arg.value
+
+    def _same_size(self, call: ApiCall, name: str) -> bool:
+        """Whether the copy's byte count is the buffer's size: the same product of the same
+        factors in the AST (``sizeof(T) * NX * NY`` is ``NX * NY * sizeof(T)``), or the same
+        text where a tree is missing."""
+        arg = self._host_arg(call.span, call.name, 2)
+        if arg is not None and name in self.size_trees and same_size(arg.value, self.size_trees[name]):
+            return True
+        return _norm(call.args[2].text) == _norm(self.sizes[name])
 
     def _uses(self, span: SourceSpan) -> list[VarUse]:
         """The variable mentions inside ``span`` (from the AST, ``s2s.frontend.host_facts``)."""
@@ -300,19 +320,19 @@ class _Extractor:
     def _classify(self, index: int, stmt: Stmt, calls: list[ApiCall],
                   launches: list[LaunchSite]) -> RegionStatement:
         memory = [c for c in calls if c.name in MEMORY_CALLS]
-        if stmt.kind not in ("expr", "decl") and stmt.span.macro is None and (memory or launches):
-            site = (memory or launches)[0].span
-            self._refuse("a CUDA memory call or launch under control flow", site, "transfers-control-flow")
+        control = stmt.kind not in ("expr", "decl") and stmt.span.macro is None
+        if control and memory:
+            self.refuse_loop(f"'{memory[0].name}' under control flow (only launches are followed in loops "
+                             "and branches)", memory[0].span)
+        if control and launches:
+            self._check_calls(calls)
+            return RegionStatement(stmt, "loop", launches=tuple(launches))
         if launches:
             if len(launches) > 1 or memory:
                 self._refuse("several launches or calls in one statement", launches[0].span,
                              "transfers-unsupported-call")
             return RegionStatement(stmt, "launch", launch=launches[0])
-        for call in calls:
-            if call.name not in MEMORY_CALLS and call.name not in NEUTRAL_API and call.name.startswith("cuda") \
-                    and self._mentions(call):
-                self._refuse(f"'{call.name}' on a region buffer is not supported", call.span,
-                             "transfers-unsupported-call")
+        self._check_calls(calls)
         if memory:
             call = memory[0]
             if len(memory) > 1:
@@ -326,14 +346,21 @@ class _Extractor:
             return RegionStatement(stmt, "copy", None, wrapper, call)
         host_alloc = self.host_alloc_at.get(index)
         if host_alloc is not None:
-            self._check_uses(stmt, allowed={host_alloc})
-            return RegionStatement(stmt, "host-alloc", host_alloc)
+            self._check_uses(stmt, allowed=set(host_alloc))
+            return RegionStatement(stmt, "host-alloc", host_alloc[0])
         freed = self._host_free(stmt)
         if freed is not None:
             self.free_at[freed] = index
             return RegionStatement(stmt, "host-free", freed)
         self._check_uses(stmt)
         return RegionStatement(stmt, "host")
+
+    def _check_calls(self, calls: list[ApiCall]) -> None:
+        for call in calls:
+            if call.name not in MEMORY_CALLS and call.name not in NEUTRAL_API and call.name.startswith("cuda") \
+                    and self._mentions(call):
+                self._refuse(f"'{call.name}' on a region buffer is not supported", call.span,
+                             "transfers-unsupported-call")
 
     def _plain(self, site: SourceSpan, callee: str, position: int, text: str,
                where: SourceSpan | None = None) -> str:
@@ -361,57 +388,10 @@ class _Extractor:
             return name
         return None
 
-    # -- uses of buffers in host statements --------------------------------------------
-
-    def _check_uses(self, stmt: Stmt, allowed: set[str] = frozenset()) -> None:
-        """Every mention of a buffer in a host statement must be an array access, a null test
-        or a call argument the access extraction saw, or declare it without a value; anything
-        else may let it escape (mentions from the AST: ``block.x`` does not mention ``x``)."""
-        fresh = self._first_allocations(stmt)
-        for copy in self.index.pointer_copies.inside(stmt.span):
-            if copy.source is None and any(u.name == copy.target and u.role == "null-init"
-                                           for u in self._uses(copy.span)):
-                continue  # T *d = NULL: no storage yet, nothing aliased
-            if copy.source is None and copy.target in fresh:
-                continue  # if ((h = malloc(n)) == NULL): its first storage
-            if copy.source in self.space or (copy.target in self.space and copy.target not in allowed):
-                self._refuse(f"'{copy.source or copy.target}' is aliased or reassigned", copy.span,
-                             "transfers-escape")
-        refs = self.index.array_refs.inside(stmt.span)
-        for ref in refs:
-            if ref.root in self.space and ref.call in ("realloc", "free"):
-                self._refuse(f"'{ref.root}' is passed to {ref.call}", ref.span, "transfers-realloc")
-            if ref.root in self.space and self.space[ref.root] == DEVICE:
-                self._refuse(f"device buffer '{ref.root}' is used in host code", ref.span, "transfers-escape")
-        in_refs = _covering(r.span for r in refs)
-        for use in self._uses(stmt.span):
-            if use.name not in self.space or use.name in allowed or _covered(in_refs, use.span.start):
-                continue
-            if use.role in HARMLESS or (use.role == "assign" and use.name in fresh):
-                continue  # declared without a value (a cudaMalloc target), a null test, a first allocation
-            self._refuse(f"'{use.name}' is used in a way the transfer rewrite cannot follow", use.span,
-                         "transfers-escape")
-
-    def _first_allocations(self, stmt: Stmt) -> set[str]:
-        """Host buffers ``stmt`` gives their first storage outside a declaration (``if ((h =
-        (float *)malloc(n)) == NULL)``): the function allocates the buffer only here and
-        mentions it before only to declare it. Not an alias: the buffer is followed from here
-        on as one whose storage comes from outside the region (not pooled)."""
-        found = set()
-        for alloc in self.model.in_function("allocations", self.function.name):
-            if not stmt.span.contains(alloc.span) or alloc.name in self.local:
-                continue
-            others = [a for a in self.model.in_function("allocations", self.function.name)
-                      if a.name == alloc.name]
-            earlier = [u for u in self.index.var_uses.inside(self.function.span)
-                       if u.name == alloc.name and u.span.start < stmt.span.start]
-            if len(others) == 1 and all(u.role in ("declare", "null-init") for u in earlier):
-                found.add(alloc.name)
-        return found
-
     # -- operations -------------------------------------------------------------------
 
-    def _op(self, entry: RegionStatement, index: int) -> Op | None:
+    def _op(self, entry: RegionStatement, index: int, number: int) -> Op | None:
+        """The operation of a statement (``number``: its index in the region's ops)."""
         span = entry.stmt.span
         if entry.role == "copy":
             call = entry.call
@@ -419,7 +399,7 @@ class _Extractor:
             if not dst or not src:
                 return self._opaque_copy(call, dst, src)
             for name in (dst, src):
-                if _norm(call.args[2].text) != _norm(self.sizes[name]):
+                if not self._same_size(call, name):
                     self._refuse(f"the copy of '{call.args[2].text}' bytes may not cover '{name}' "
                                  f"('{self.sizes[name]}' bytes)", call.span, "transfers-partial-copy")
             self.has_value.add(dst)
@@ -431,6 +411,8 @@ class _Extractor:
             return Free(entry.buffer, span)
         if entry.role == "launch":
             return self._launch_op(entry.launch)
+        if entry.role == "loop":
+            return loop_op(self, entry.stmt, list(entry.launches), number)
         if entry.role == "host":
             return self._host_op(entry.stmt)
         return None
@@ -456,11 +438,25 @@ class _Extractor:
         return HostCode(name, op_reads, op_writes, call.span)
 
     def _launch_op(self, launch: LaunchSite) -> Launch | None:
+        reads, writes = [], []
+        for name, read, write in self.launch_accesses(launch, self.has_value):
+            if read or (write and name in self.has_value):
+                reads.append(name)
+            if write:
+                writes.append(name)
+                self.has_value.add(name)
+        if not reads and not writes:
+            return None
+        return Launch(launch.kernel, tuple(reads), tuple(writes), launch.span)
+
+    def launch_accesses(self, launch: LaunchSite, has_value: set[str]):
+        """``(buffer, read, write)`` for each region buffer argument of ``launch``, from the
+        kernel's access model (a parameter without one is read and written); ``has_value``:
+        the buffers holding a value when it runs (see :data:`FUSED_PREFIX`)."""
         if launch.stream is not None and launch.stream.text.strip() not in ("0", "NULL", "nullptr"):
             self._refuse("a launch on a stream", launch.span, "transfers-unsupported-call")
         model = self.accesses.get(launch.kernel)
         kernel = self.model.kernel(launch.kernel)
-        reads, writes = [], []
         for position, arg in enumerate(launch.args):
             name = self._plain(launch.span, launch.kernel, position, arg.text, arg.span)
             if not name:
@@ -472,16 +468,13 @@ class _Extractor:
             access = model.array(param) if model and param else None
             read = access is None or access.read is not None
             write = access is None or access.write is not None
-            if launch.kernel.startswith(FUSED_PREFIX) and name not in self.has_value:
-                read = False  # an earlier stage of the fused kernel writes it (see FUSED_PREFIX)
-            if read or (write and name in self.has_value):
-                reads.append(name)
-            if write:
-                writes.append(name)
-                self.has_value.add(name)
-        if not reads and not writes:
-            return None
-        return Launch(launch.kernel, tuple(reads), tuple(writes), launch.span)
+            if name in self.local and name not in has_value:
+                # a buffer allocated here that holds nothing yet: what the kernel reads of it
+                # was written by the kernel itself (``tmp[i] = 0; tmp[i] += ..``, which the
+                # access model calls a read; an earlier stage of a fused kernel, see
+                # FUSED_PREFIX), or is undefined in the program too: no value to move
+                read = False
+            yield name, read, write
 
     def _host_op(self, stmt: Stmt) -> HostCode | None:
         refs = [r for r in self.index.array_refs.inside(stmt.span) if self.space.get(r.root) == HOST]
@@ -493,41 +486,3 @@ class _Extractor:
             return None
         name = f"host code at line {stmt.span.line}"
         return HostCode(name, tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(writes)), stmt.span)
-
-    # -- pools --------------------------------------------------------------------------
-
-    def _poolable(self, name: str, statements: list[RegionStatement]) -> bool:
-        """A buffer goes into a pool when it is allocated and freed at the top level here
-        (host: by a single-declarator malloc declaration) and its size can be computed where
-        the pools are made (nothing in between declares or assigns a name the size uses)."""
-        if name not in self.local or name not in self.free_at:
-            return False
-        at = self.alloc_at[name]
-        if self.space[name] == HOST:
-            stmt = statements[at].stmt
-            span = self.allocation_spans[name]
-            head = self.source[stmt.span.start:span.start].decode(errors="replace")
-            tail = self.source[span.end:stmt.span.end].decode(errors="replace")
-            if "," in head or tail.strip() not in ("", ";", ")", ");") or tail.count(")") > 1:
-                return False
-        if self.pool_start is None:  # the same for every buffer
-            self.pool_start = min(self.alloc_at[n] for n in self.local if n in self.free_at)
-        start = self.pool_start
-        for word in self.size_words[name]:
-            hits = self._changed_at(word, statements)
-            if bisect.bisect_left(hits, start) < bisect.bisect_left(hits, at):
-                return False
-        return True
-
-    def _changed_at(self, word: str, statements: list[RegionStatement]) -> list[int]:
-        """Indices of the statements that declare ``word``, assign it or take its address
-        (from the AST's mentions, collected once for all words)."""
-        if self.changed is None:
-            self.changed = {}
-            for i, entry in enumerate(statements):
-                for use in self._uses(entry.stmt.span):
-                    if use.role in CHANGING:
-                        hits = self.changed.setdefault(use.name, [])
-                        if not hits or hits[-1] != i:
-                            hits.append(i)
-        return self.changed.get(word, [])

@@ -78,7 +78,7 @@ class HostPlan:
 
     @property
     def host_allocs_before(self) -> int:
-        return sum(s.role == "host-alloc" for s in self.region.statements)
+        return sum(b.space == HOST and b.local for b in self.region.buffers)
 
     @property
     def host_allocs_after(self) -> int:
@@ -108,7 +108,7 @@ def plan_host_code(region: HostRegion, plan: TransferPlan) -> HostPlan:
     singles: list[tuple[Direction, int, int]] = []
     for transfer in plan.transfers:
         for vector in transfer.vectors:
-            if operand_of[vector] in shared:
+            if operand_of[vector] in shared and _fusable(region, operand_of[vector], transfer.point):
                 moves[vector] = (transfer.direction, transfer.point)
             else:
                 singles.append((transfer.direction, transfer.point, operand_of[vector]))
@@ -130,6 +130,13 @@ def plan_host_code(region: HostRegion, plan: TransferPlan) -> HostPlan:
     messages.sort(key=lambda m: (m.point, m.direction is Direction.UP,
                                  slots.index(m.operands[0]) if m.operands[0] in slots else len(slots)))
     return HostPlan(region, plan, tuple(slots), host_tail, device_tail, tuple(messages))
+
+
+def _fusable(region: HostRegion, operand: int, point: int) -> bool:
+    """Whether a move of ``operand`` at ``point`` may share a ``cudaMemcpy`` with others: not
+    after a loop that rotates one of its buffers (its variable may name another slot then)."""
+    op = region.graph.operands[operand]
+    return all(point <= region.unfused[name] for name in (op.host, op.device) if name in region.unfused)
 
 
 def _groups(moves: dict[int, tuple[Direction, int]], operand_of) -> dict[tuple[Direction, int], list[int]]:

@@ -47,7 +47,8 @@ int main()
     float ms = 0.0f;
     cudaEventElapsedTime(&ms, start, stop);
     CUDA_CHECK(cudaMemcpy(h_out, d_out, bytes, cudaMemcpyDeviceToHost));
-    printf("out[3] = %f, %.3f ms\n", h_out[3], ms);
+    printf("out[3] = %f\n", h_out[3]);
+    printf("time: %.3f ms\n", ms);
     cudaFree(d_in);
     cudaFree(d_tmp);
     cudaFree(d_out);
