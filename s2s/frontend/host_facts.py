@@ -181,37 +181,41 @@ def extract_host_args(ctx: ExtractContext) -> tuple[HostArg, ...]:
 
     tree = _tree(ctx)
     out: list[HostArg] = []
+    for function, j in _host_nodes(tree, "CALL_EXPR"):
+        cursor = tree.nodes[j].cursor
+        name = cursor.spelling
+        kids = tree.children[j]
+        launch = any(tree.kinds[k] == "CALL_EXPR" and tree.nodes[k].cursor.spelling == LAUNCH_CONFIG
+                     for k in kids)
+        if not (launch or name.startswith("cuda") or name in ALLOCATORS) or name == LAUNCH_CONFIG:
+            continue
+        lower = lowering(ctx, tree.templates[j])
+        config = [k for k in kids[1:] if tree.kinds[k] == "CALL_EXPR" and
+                  tree.nodes[k].cursor.spelling == LAUNCH_CONFIG]
+        args = [k for k in kids[1:] if k not in config]
+        for position, k in enumerate(args):
+            out.append(HostArg(name, position, tree.span(k), function, lower.expr(tree.nodes[k].cursor)))
+        for k in config:  # grid, block, shared bytes, stream (omitted ones have no extent)
+            for position, c in enumerate(tree.children[k][1:]):
+                start, end = tree.extent(c)
+                if end > start:
+                    out.append(HostArg(LAUNCH_CONFIG, position, tree.span(c), function,
+                                       lower.expr(tree.nodes[c].cursor)))
+    return tuple(out)
+
+
+def _host_nodes(tree: _Tree, kind: str):
+    """(host function name, node index) of every node of ``kind`` inside a host function."""
     i, count = 0, len(tree.nodes)
     while i < count:
         node = tree.nodes[i]
         if tree.kinds[i] in FUNCTION_KINDS and _is_host_code(cuda_role(node.cursor)):
-            function = node.cursor.spelling
             for j in range(i + 1, tree.end[i]):
-                if tree.kinds[j] != "CALL_EXPR":
-                    continue
-                cursor = tree.nodes[j].cursor
-                name = cursor.spelling
-                kids = tree.children[j]
-                launch = any(tree.kinds[k] == "CALL_EXPR" and tree.nodes[k].cursor.spelling == LAUNCH_CONFIG
-                             for k in kids)
-                if not (launch or name.startswith("cuda") or name in ALLOCATORS) or name == LAUNCH_CONFIG:
-                    continue
-                lower = lowering(ctx, tree.templates[j])
-                config = [k for k in kids[1:] if tree.kinds[k] == "CALL_EXPR" and
-                          tree.nodes[k].cursor.spelling == LAUNCH_CONFIG]
-                args = [k for k in kids[1:] if k not in config]
-                for position, k in enumerate(args):
-                    out.append(HostArg(name, position, tree.span(k), function, lower.expr(tree.nodes[k].cursor)))
-                for k in config:  # grid, block, shared bytes, stream (omitted ones have no extent)
-                    for position, c in enumerate(tree.children[k][1:]):
-                        start, end = tree.extent(c)
-                        if end > start:
-                            out.append(HostArg(LAUNCH_CONFIG, position, tree.span(c), function,
-                                               lower.expr(tree.nodes[c].cursor)))
+                if tree.kinds[j] == kind:
+                    yield node.cursor.spelling, j
             i = tree.end[i]
         else:
             i += 1
-    return tuple(out)
 
 
 #: host local types whose values :func:`extract_host_decls` records
@@ -227,27 +231,18 @@ def extract_host_decls(ctx: ExtractContext) -> tuple[HostDecl, ...]:
 
     tree = _tree(ctx)
     out: list[HostDecl] = []
-    i, count = 0, len(tree.nodes)
-    while i < count:
-        node = tree.nodes[i]
-        if tree.kinds[i] in FUNCTION_KINDS and _is_host_code(cuda_role(node.cursor)):
-            function = node.cursor.spelling
-            for j in range(i + 1, tree.end[i]):
-                if tree.kinds[j] != "VAR_DECL":
-                    continue
-                found = _declared_value(tree, j)
-                if found is not None:
-                    kind, value = found
-                    p = tree.parent[j]
-                    statement = tree.extent(p)[0] if p >= 0 and tree.kinds[p] == "DECL_STMT" else tree.extent(j)[0]
-                    cursor = tree.nodes[j].cursor
-                    at = cursor.location.offset
-                    span = tree.ctx.index.span(at, at + len(cursor.spelling.encode()), tree.templates[j])
-                    out.append(HostDecl(cursor.spelling, kind, span, function, statement,
-                                        lowering(ctx, tree.templates[j]).expr(value)))
-            i = tree.end[i]
-        else:
-            i += 1
+    for function, j in _host_nodes(tree, "VAR_DECL"):
+        found = _declared_value(tree, j)
+        if found is None:
+            continue
+        kind, value = found
+        p = tree.parent[j]
+        statement = tree.extent(p)[0] if p >= 0 and tree.kinds[p] == "DECL_STMT" else tree.extent(j)[0]
+        cursor = tree.nodes[j].cursor
+        at = cursor.location.offset
+        span = tree.ctx.index.span(at, at + len(cursor.spelling.encode()), tree.templates[j])
+        out.append(HostDecl(cursor.spelling, kind, span, function, statement,
+                            lowering(ctx, tree.templates[j]).expr(value)))
     return tuple(out)
 
 
