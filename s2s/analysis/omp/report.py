@@ -44,13 +44,14 @@ def construct_report(model: TranslationUnit, plan: OmpPlan) -> ConstructReport:
     data_names = _data_names(model)
     hand_mapped = _hand_mapped_callees(plan, data_names)
     entered = _entered_names(model)
-    named_in: dict[str | None, tuple[set[str], dict]] = {}
+    named_in: dict[str | None, tuple[set[str], list]] = {}     # per function
+    by_region: dict[int, tuple] = {}                              # per region (by id)
     for index, directive in enumerate(model.directives):
         if not directive.is_target_region:
             continue
         own = data_names.get(directive.function, set())
         missing = () if directive.function in hand_mapped else \
-            tuple(p for p in _unmapped_pointers(model, index, plan, named_in)
+            tuple(p for p in _unmapped_pointers(model, index, plan, named_in, by_region)
                   if _last_name(p) not in entered and _last_name(p) not in own)
         if not missing:
             mapped += 1
@@ -104,7 +105,7 @@ def _last_name(path: str) -> str:
 
 
 def _unmapped_pointers(model: TranslationUnit, index: int, plan: OmpPlan,
-                       named_in: dict) -> tuple[str, ...]:
+                       named_in: dict, by_region: dict) -> tuple[str, ...]:
     by_directive = model.cached("omp report refs", lambda: _refs_by_directive(model))
     used = sorted({ref.array for ref in by_directive.get(index, ())
                    if ref.pointer and not ref.region_local})
@@ -112,28 +113,45 @@ def _unmapped_pointers(model: TranslationUnit, index: int, plan: OmpPlan,
              for clause in d.clauses for item in clause.items}
     function = model.directives[index].function
     if function not in named_in:
-        named_in[function] = _region_names(plan, function)
-    by_region, explicit = named_in[function]
-    named |= by_region
-    named |= explicit.get(model.directives[index].span, set())
+        named_in[function] = _region_names(plan, function, by_region)
+    from_regions, explicit = named_in[function]
+    named |= from_regions
+    for clauses in explicit:
+        named |= clauses.get(model.directives[index].span, set())
     return tuple(name for name in used if norm_text(name) not in named)
 
 
-def _region_names(plan: OmpPlan, function: str | None) -> tuple[set[str], dict]:
+def _region_names(plan: OmpPlan, function: str | None, by_region: dict) -> tuple[set[str], list]:
     """What the planned regions covering ``function`` name there: (arrays, handles and
-    device names; the explicit clauses' names per directive span). Computed once per
-    function: per directive, the scan of every region's clauses was quadratic (5,000
-    regions: 25 million steps)."""
+    device names; each region's explicit clause names per directive span). Computed once
+    per function, from each region's names indexed once (``by_region``): per directive, or
+    per function over every region's lists, the scan was quadratic (5,000 regions: 25
+    million steps)."""
     named: set[str] = set()
-    explicit: dict = {}
+    explicit: list = []
     for region in _covering(plan, function):
-        named |= {norm_text(a.name) for a in region.arrays}
-        named |= {norm_text(member) for member, _local in region.handles}
-        named |= {norm_text(name) for where, name in region.device_names if where == function}
-        for span, clause in region.explicit:
-            explicit.setdefault(span, set()).add(
-                norm_text(clause.split(":", 1)[1].split("[", 1)[0].strip(" )")))
+        if id(region) not in by_region:
+            by_region[id(region)] = _names_of(region)
+        base, device, clauses = by_region[id(region)]
+        named |= base
+        named |= device.get(function, set())
+        explicit.append(clauses)
     return named, explicit
+
+
+def _names_of(region: RegionPlan) -> tuple[set[str], dict, dict]:
+    """A region's names: (arrays and handles; device names per function; explicit clause
+    names per directive span)."""
+    base = {norm_text(a.name) for a in region.arrays} | \
+        {norm_text(member) for member, _local in region.handles}
+    device: dict = {}
+    for where, name in region.device_names:
+        device.setdefault(where, set()).add(norm_text(name))
+    clauses: dict = {}
+    for span, clause in region.explicit:
+        clauses.setdefault(span, set()).add(
+            norm_text(clause.split(":", 1)[1].split("[", 1)[0].strip(" )")))
+    return base, device, clauses
 
 
 def _refs_by_directive(model: TranslationUnit) -> dict[int, list]:
