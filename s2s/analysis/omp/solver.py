@@ -213,7 +213,7 @@ class Solver:
         """The index of the first top-level statement whose span holds ``offset`` (0: none)."""
         if self._tops is None:
             spans = [(top.stmt.span.start, top.stmt.span.end) for top in self.nodes]
-            ordered = all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+            ordered = all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False))
             self._tops = ([s for s, _e in spans], spans, ordered)
         starts, spans, ordered = self._tops
         if ordered:             # disjoint, in order: at most one holds it
