@@ -36,7 +36,25 @@ def _unsanitize(name: str) -> str:
 
 def poly(text: str) -> Poly:
     """``2*n - 1`` -> {('n',): 2, (): -1}; raises NotPoly for what is not a polynomial.
-    Struct members (``d->numNode``, ``p.n``) are variables like any other."""
+    Struct members (``d->numNode``, ``p.n``) are variables like any other.
+
+    Memoised by text (a big program asks for the same few hundred texts hundreds of
+    thousands of times, each a Python parse); every call gets its own dict."""
+    got = _poly_of(text)
+    if isinstance(got, NotPoly):
+        raise NotPoly(*got.args)
+    return dict(got)
+
+
+@functools.lru_cache(maxsize=65536)
+def _poly_of(text: str) -> tuple | NotPoly:
+    try:
+        return tuple(_parse_poly(text).items())
+    except NotPoly as why:
+        return NotPoly(*why.args)  # without the traceback's frames
+
+
+def _parse_poly(text: str) -> Poly:
     text = _CAST.sub("", text)  # (size_t)n: the same value for the sizes it is used on
     text = _MEMBER_PATH.sub(_sanitize, text)
     if not _SAFE.match(text):
@@ -118,6 +136,7 @@ def render(p: Poly) -> str:
 _NOT_CODE = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|/\*.*?\*/|//[^\n]*', re.S)
 
 
+@functools.lru_cache(maxsize=65536)
 def assigned_in(variable: str, text: str, declarations: bool = True) -> bool:
     """Whether ``text`` may assign or declare ``variable`` (conservative, textual); with
     ``declarations`` False, a declaration (which may only shadow it) does not count."""
@@ -144,6 +163,7 @@ _TYPE_WORDS = frozenset("int long short char unsigned signed size_t ptrdiff_t au
                         "bool const volatile static register restrict".split())
 
 
+@functools.lru_cache(maxsize=16384)
 def declared_names(text: str) -> frozenset[str]:
     """The names declared in ``text`` with a built-in type: the first identifier of each
     declarator (``int nd = n < m ? n : m, k;`` declares ``nd`` and ``k``, not ``n``). A cast

@@ -113,7 +113,7 @@ class ExtractContext:
         self._is_main = lib.clang_Location_isFromMainFile
         self._is_system = lib.clang_Location_isInSystemHeader
         self._cindex = cindex
-        self.top_level = [c for c in unit.cursor.get_children() if self.in_main_file(c)]
+        self.top_level = self._main_file_children(unit.cursor)
         self.index = SourceIndex(path, source, self.top_level)
         self._nodes: list[Node] | None = None
         self._memo: dict[str, object] = {}
@@ -143,6 +143,25 @@ class ExtractContext:
             return False
         file = location.file
         return file is not None and file.name == self.path
+
+    def _main_file_children(self, cursor) -> list:
+        """``[c for c in cursor.get_children() if self.in_main_file(c)]``, through libclang
+        directly: the translation unit's top level holds every declaration and macro of
+        every header (thousands of cursors), and the bindings' per-child Cursor checks cost
+        more than the test on the location that drops them."""
+        lib = self._cindex.conf.lib
+        location_of, is_main, is_system = lib.clang_getCursorLocation, self._is_main, \
+            self._is_system
+        found: list = []
+        lib.clang_visitChildren(cursor, _collect_children(), found)
+        kept = []
+        for child in found:
+            location = location_of(child)
+            if is_main(location) or (not is_system(location) and _file_is(location, self.path)):
+                child._tu = self.unit       # the cursor keeps its unit alive
+                child._loc = location       # what Cursor.location caches
+                kept.append(child)
+        return kept
 
     def project_headers(self) -> tuple[str, ...]:
         """The headers the unit includes that are not system headers, each once, in order."""

@@ -98,31 +98,64 @@ class _Shift:
         self.path, self.base, self.directive_base = path, base, directive_base
 
     def __call__(self, value):
-        if isinstance(value, SourceSpan):
+        kind = _KINDS.get(type(value)) or _kind(type(value))
+        if kind is _PLAIN:
+            return value
+        if kind is _SPAN:
             if value.file != self.path or not self.base:
                 return value
-            return replace(value, start=value.start + self.base, end=value.end + self.base)
-        if isinstance(value, tuple):
-            moved = tuple(self(item) for item in value)
+            return _with(value, {"start": value.start + self.base, "end": value.end + self.base})
+        if kind is _TUPLE:
+            moved = tuple(map(self, value))
             return value if all(a is b for a, b in zip(moved, value, strict=True)) else moved
-        if is_dataclass(value) and not isinstance(value, type):
-            changes = {}
-            for name, indexes in _field_names(type(value)):
-                old = getattr(value, name)
-                new = self(old)
-                if indexes and isinstance(old, int):
-                    new = old + self.directive_base
-                if new is not old:
-                    changes[name] = new
-            if not changes:
-                return value
-            # a shallow copy with the changed fields set: ``replace`` runs __init__ and
-            # __post_init__ again for every node of every statement tree (a third of the merge)
-            moved = copy.copy(value)
-            for name, new in changes.items():
-                object.__setattr__(moved, name, new)
-            return moved
-        return value
+        changes = {}
+        for name, indexes in _field_names(type(value)):
+            old = getattr(value, name)
+            if indexes and isinstance(old, int):
+                changes[name] = old + self.directive_base
+                continue
+            if _KINDS.get(type(old)) is _PLAIN:
+                continue            # a str, a number, None: nothing to move (no call)
+            new = self(old)
+            if new is not old:
+                changes[name] = new
+        return _with(value, changes) if changes else value
+
+
+def _with(value, changes: dict):
+    """A shallow copy of the frozen ``value`` with ``changes`` set: ``replace`` runs
+    __init__ and __post_init__ again for every node of every statement tree (a third of the
+    merge), ``copy.copy`` goes through ``__reduce_ex__``."""
+    moved = object.__new__(type(value))
+    state = getattr(value, "__dict__", None)
+    if state is None:               # a class with __slots__
+        moved = copy.copy(value)
+    else:
+        moved.__dict__.update(state)
+    for name, new in changes.items():
+        object.__setattr__(moved, name, new)
+    return moved
+
+
+#: what _Shift does with a value, by its type: leave it, move a span, map a tuple, or
+#: rebuild a dataclass instance (a dict lookup per value: ``is_dataclass`` and the
+#: isinstance chain per value were most of the merge of a big program)
+_PLAIN, _SPAN, _TUPLE, _DATACLASS = "plain", "span", "tuple", "dataclass"
+_KINDS: dict[type, str] = {str: _PLAIN, int: _PLAIN, bool: _PLAIN, float: _PLAIN,
+                           type(None): _PLAIN}
+
+
+def _kind(cls: type) -> str:
+    if issubclass(cls, SourceSpan):
+        kind = _SPAN
+    elif issubclass(cls, tuple):
+        kind = _TUPLE
+    elif is_dataclass(cls):
+        kind = _DATACLASS
+    else:
+        kind = _PLAIN
+    _KINDS[cls] = kind
+    return kind
 
 
 @functools.cache

@@ -157,7 +157,7 @@ class Interpreter(CallHandling):
         for _ in range(50):
             back, _ = self._iteration(node, head, frame)
             new_head = meet(state, back)
-            if new_head.key() == head.key():
+            if new_head.same(head):
                 break
             head = new_head
         else:  # pragma: no cover - the lattice is finite; 50 rounds mean a bug

@@ -305,8 +305,19 @@ def _copies_inside(updates, tail: list[Node]) -> bool:
 def _region_pointer(model: TranslationUnit, function: str, label: str) -> bool:
     """``label`` is a pointer declared inside a target region of ``function`` (``double *p
     = out;`` in the region): device code sets it, no host mapping can be for it."""
-    refs = [r for r in model.in_function("array_refs", function) if r.root == label]
+    by_root = model.cached(("omp region pointer roots", function), lambda: _refs_by_root(
+        model.in_function("array_refs", function)))
+    refs = by_root.get(label, ())
     return bool(refs) and all(r.region_local for r in refs)
+
+
+def _refs_by_root(refs) -> dict[str, list]:
+    """A function's array refs by root name (looked up per label and root function: a
+    filter of every ref of a big ``main`` per label was quadratic)."""
+    out: dict[str, list] = {}
+    for ref in refs:
+        out.setdefault(ref.root, []).append(ref)
+    return out
 
 
 def _data_directives(model: TranslationUnit, function: str, source: bytes = b"") -> list:

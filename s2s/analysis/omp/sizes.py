@@ -272,9 +272,9 @@ def alias_groups(model: TranslationUnit, function, start: int, end: int
             x = parent[x]
         return x
 
-    for copy in model.pointer_copies:
+    for copy in model.in_function("pointer_copies", function.name):   # (grouped once)
         inside = start <= copy.span.start < end
-        if copy.function == function.name and copy.source and not inside:
+        if copy.source and not inside:
             parent[find(copy.target)] = find(copy.source)
     groups: dict[str, set[str]] = {}
     for name in set(parent) | set(parent.values()):

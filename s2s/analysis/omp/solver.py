@@ -15,6 +15,7 @@ run (omp.cover) reuses its inputs (IRs, statements, arrays, sections).
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from s2s.analysis.omp.flow import Interpreter
@@ -40,6 +41,7 @@ class Solver:
         self.source, self.distinct = source, distinct
         self.start = nodes[0].stmt.span.start
         self.top_ids = {id(n) for n in nodes}
+        self._tops = None  # (starts, spans, in order) of the top-level statements
         self.section_of = _element_section(nodes, source_texts(source))
         self.candidates = push_candidates(nodes, self.section_of)
         self.length_memo: dict = {}
@@ -161,6 +163,10 @@ class Solver:
     def _solve_stepwise(self, to_labels: set, text):
         nodes, irs = self.nodes, self.irs
         callees = [called_functions(irs, [top]) for top in nodes]
+        first_call: dict[str, int] = {}     # function -> first top-level statement calling it
+        for index, names in enumerate(callees):
+            for name in names:
+                first_call.setdefault(name, index)
         budget = MAX_COPIES + 4 * sum(1 for name in set().union(*callees) | {self.function.name}
                                       if name in irs for n in irs[name].root.walk()
                                       if n.kind == "kernel")
@@ -189,23 +195,32 @@ class Solver:
                                          self.function.name, text, self.top_ids):
                     updates.append(update)
                     placed += 1
-                    back = min(back, self._first_affected(update, callees, i))
+                    back = min(back, self._first_affected(update, first_call))
             if placed > budget:
                 raise Unsupported(f"more than {budget} copies would be needed")
             i = back
             del states[i + 1:]
         return to_labels, updates
 
-    def _first_affected(self, update, callees, current: int) -> int:
-        """The first top-level statement whose run the copy ``update`` can change."""
+    def _first_affected(self, update, first_call: dict[str, int]) -> int:
+        """The first top-level statement whose run the copy ``update`` can change (looked
+        up, not scanned: a scan per copy was quadratic in a main of thousands of calls)."""
         if update.function == self.function.name:
-            for index, top in enumerate(self.nodes):
-                span = top.stmt.span
-                if span.start <= update.anchor.span.start < span.end:
-                    return index
-            return 0
-        return next((index for index, names in enumerate(callees) if update.function in names),
-                    0)
+            return self._top_at(update.anchor.span.start)
+        return first_call.get(update.function, 0)
+
+    def _top_at(self, offset: int) -> int:
+        """The index of the first top-level statement whose span holds ``offset`` (0: none)."""
+        if self._tops is None:
+            spans = [(top.stmt.span.start, top.stmt.span.end) for top in self.nodes]
+            ordered = all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False))
+            self._tops = ([s for s, _e in spans], spans, ordered)
+        starts, spans, ordered = self._tops
+        if ordered:             # disjoint, in order: at most one holds it
+            index = bisect.bisect_right(starts, offset) - 1
+            return index if index >= 0 and offset < spans[index][1] else 0
+        return next((index for index, (start, end) in enumerate(spans)
+                     if start <= offset < end), 0)
 
 
 def _fixed_together(failure, joins: bool, pending: list) -> list:
