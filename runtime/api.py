@@ -210,7 +210,8 @@ class Runtime:
         target = next(iter(used)) if len(used) == 1 else None
         stats = TransferStats()
         for buffer in waiting:
-            self.pending.place(buffer, self.devices, target, _linear_cuts, stats)
+            reads = [(d, lo, hi) for d, buf, lo, hi in plan.reads if buf is buffer] if target is None else ()
+            self.pending.place(buffer, self.devices, target, _linear_cuts, stats, reads)
         self.copy_stats.merge(stats)
 
     def _place_linearly(self, *pointers) -> None:

@@ -6,9 +6,10 @@ one device (atomics, an unknown access model): it must then fetch from the other
 copy put there (issue 18 item 6: a 200 kB histogram input moved 100,672 bytes between 2 devices).
 
 In ``launch`` mode the copy is staged in the buffer's host memory and remembered as *pending*; the
-next launch that takes the buffer places it: linearly over the devices (exactly as ``linear`` would
-have, same bytes from the host) when the launch is split over several devices, whole on the one
-device that runs it otherwise. Operations that read or write the buffer in place of a launch
+next launch that takes the buffer places it: when the launch is split over several devices, each
+device gets from the host the bytes it reads in that launch (a halo read by two devices comes from
+the host to both) and the rest is cut linearly as ``linear`` would have; whole on the one device that
+runs the launch otherwise. Either way the first launch moves no bytes between devices. Operations that read or write the buffer in place of a launch
 (a device-to-device copy, a ``memset`` in another mode) place it linearly first. A ``cudaMemset`` in
 ``launch`` mode is pending the same way (the host memory is filled, and the chosen devices fill their
 part when a launch places it: no bytes move). A copy to the host of a pending range reads the staged
@@ -41,13 +42,16 @@ class PendingCopies:
         return buffer in self._ranges
 
     def place(self, buffer: VirtualBuffer, devices: list, device: int | None, cuts,
-              stats: TransferStats) -> None:
-        """Upload ``buffer``'s pending ranges from its host memory: all to ``device``, or (None) each
-        range cut linearly over ``devices`` by ``cuts(nbytes, parts)``. The devices become the only
-        holders, as after a ``linear`` copy."""
+              stats: TransferStats, reads=()) -> None:
+        """Upload ``buffer``'s pending ranges from its host memory: all to ``device``; or (None) first
+        the bytes each device reads in the launch, ``reads`` [(device, lo, hi)], to that device (they
+        stay on the host too: a halo read by two devices comes from the host to both, not from one
+        device to the other), then the rest cut linearly over ``devices`` by ``cuts(nbytes, parts)``,
+        those devices becoming their only holders, as after a ``linear`` copy."""
         ranges = self._ranges.pop(buffer, ())
-        host = buffer.host().ctypes.data
         for lo, hi, fill in ranges:
+            for d, a, b in reads:
+                self._send(buffer, devices[d], d, max(a, lo), min(b, hi), fill, stats, keep_host=True)
             if device is not None:
                 pieces = [(device, lo, hi)]
             else:
@@ -55,13 +59,23 @@ class PendingCopies:
                 pieces = [(d, lo + a, lo + b) for d, (a, b) in enumerate(zip(bounds, bounds[1:],
                                                                               strict=False))]
             for d, a, b in pieces:
-                staged = [(x, y) for x, y, mask in (buffer.tracker.query(a, b) if a < b else ())
-                          if mask == 1 << HOST]          # bytes nothing has replaced since
-                for x, y in staged:
-                    if fill is not None:
-                        devices[d].fill(buffer.instance(d) + x, fill, y - x)
-                    else:
-                        devices[d].upload(buffer.instance(d) + x, host + x, y - x)
-                        stats.link_bytes[("host", devices[d].name)] += y - x
-                        stats.copies += 1
-                    buffer.tracker.assign(x, y, device_bit(d))
+                self._send(buffer, devices[d], d, a, b, fill, stats, keep_host=False)
+
+    @staticmethod
+    def _send(buffer, target, d: int, a: int, b: int, fill, stats, keep_host: bool) -> None:
+        """The staged bytes of [a, b) that ``target`` (device ``d``) lacks: uploaded (or filled)."""
+        if a >= b:
+            return
+        staged = [(x, y) for x, y, mask in buffer.tracker.query(a, b)
+                  if mask & 1 << HOST and not mask & device_bit(d) and (keep_host or mask == 1 << HOST)]
+        for x, y in staged:
+            if fill is not None:
+                target.fill(buffer.instance(d) + x, fill, y - x)
+            else:
+                target.upload(buffer.instance(d) + x, buffer.host().ctypes.data + x, y - x)
+                stats.link_bytes[("host", target.name)] += y - x
+                stats.copies += 1
+            if keep_host:
+                buffer.tracker.add(x, y, device_bit(d))
+            else:
+                buffer.tracker.assign(x, y, device_bit(d))

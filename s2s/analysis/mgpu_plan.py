@@ -24,7 +24,7 @@ Warnings name each launched kernel that runs on one device and why.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from s2s.analysis.kernel_access import analyze_unit
 from s2s.analysis.mgpu_globals import global_write
@@ -124,13 +124,19 @@ def plan_file(model: TranslationUnit, source: bytes,
     for launch in model.launches:
         problem = _launch_problem(model, headers, launch, by_name)
         name = _table_name(launch)
-        if problem is None and launch.template_args and name not in by_name:   # instantiation
+        if problem is None and instance_args(launch) and name not in by_name:  # instantiation
             entry = TableKernel(name, _instance_access(model, headers, launch), name, False)
             kernels.append(entry)
             by_name[name] = entry
         if problem is None:
             found, problem = launch_tokens(masked, launch.span, launch.kernel,
                                            bool(launch.template_args))
+            if launch.deduced_args and not launch.template_args and problem is None:
+                if launch.span.macro is not None:
+                    problem = ("a template kernel launched in a macro with deduced template "
+                               "arguments (each use of the macro may deduce others); write "
+                               "them out, 'k<float><<<...>>>'")
+                found = [replace(t, deduced=f"<{launch.deduced_args}>") for t in found]
             launches.update((t.open, t) for t in found)
         if problem is not None:
             refusals.append(Refusal(f"launch of '{launch.kernel}' cannot be rewritten: {problem}",
@@ -182,18 +188,23 @@ def _instance_access(model: TranslationUnit, headers: tuple[TranslationUnit, ...
     if kernel is None or body is None:
         return None
     functions = {b.name: b for unit in units for b in unit.kernel_bodies if not b.is_global}
-    data = instantiation_access(kernel, body, launch.template_args, functions)
+    data = instantiation_access(kernel, body, instance_args(launch), functions)
     why = global_write(body, functions)
     if data is not None and why and data["partitionable"]:
         data = {**data, "partitionable": False, "reason": why}
     return data
 
 
+def instance_args(launch) -> str | None:
+    """The template arguments of the instantiation a launch runs: written out, or deduced."""
+    return launch.template_args or launch.deduced_args
+
+
 def _table_name(launch) -> str:
     """The runtime's name of what a launch runs: the kernel, or its instantiation."""
-    if not launch.template_args:
+    if not instance_args(launch):
         return launch.kernel
-    return f"{launch.kernel}<{launch.template_args}>"
+    return f"{launch.kernel}<{instance_args(launch)}>"
 
 
 def _symbol(call) -> str | None:
@@ -246,9 +257,10 @@ def _launch_problem(model: TranslationUnit, headers: tuple[TranslationUnit, ...]
                     table: dict[str, TableKernel]) -> str | None:
     kernel = next((k for unit in (model, *headers) if (k := unit.kernel(launch.kernel))), None)
     if kernel is not None and kernel.is_template:
-        if not launch.template_args:
-            return ("a template kernel launched with deduced template arguments (the runtime "
-                    "needs the instantiation's name: write them out, 'k<float><<<...>>>')")
+        if not instance_args(launch):
+            return ("a template kernel launched with template arguments libclang does not "
+                    "resolve here (dependent, or a template or pack argument): the runtime "
+                    "needs the instantiation's name; write them out, 'k<float><<<...>>>'")
         caller = next((f for f in model.functions if f.name == launch.function), None)
         if caller is None or caller.is_template:
             return ("a template kernel launched inside a template (the instantiation's name "

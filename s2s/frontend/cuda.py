@@ -318,7 +318,30 @@ def _launch(unit: Unit, index: int, config_index: int) -> Launch:
     return Launch(kernel=kernel, span=span, config_span=config_span, grid=grid or empty,
                   block=block or empty, shared_bytes=shared_bytes, stream=stream,
                   args=tuple(args), function=unit.function_name(index),
-                  template_args=template_args)
+                  template_args=template_args,
+                  deduced_args=None if template_args else deduced_arguments(cursor.referenced))
+
+
+def deduced_arguments(function) -> str | None:
+    """The template arguments of the specialization a call resolved to, as C++ text ('float,
+    128'): types by their canonical spelling, integral values as numbers; None when the callee
+    is no specialization (a plain function, or a call still dependent inside a template) or an
+    argument is of another kind (a template, a pack, a declaration)."""
+    if function is None or function.kind.name not in FUNCTION_KINDS:
+        return None
+    count = function.get_num_template_arguments()
+    if count <= 0:
+        return None
+    parts = []
+    for at in range(count):
+        kind = function.get_template_argument_kind(at).name
+        if kind == "TYPE":
+            parts.append(function.get_template_argument_type(at).get_canonical().spelling)
+        elif kind == "INTEGRAL":
+            parts.append(str(function.get_template_argument_value(at)))
+        else:
+            return None
+    return ", ".join(parts)
 
 
 def _callee_text(unit: Unit, cursor, span: SourceSpan) -> str:

@@ -108,6 +108,10 @@ class Launch:
     args: tuple[Expr, ...]
     function: str
     template_args: str | None = None
+    #: the template arguments the compiler deduced when none are written (``k<<<g, b>>>(fp, n)``
+    #: of ``template <typename T> __global__ void k(T *, int)``: 'float'); None when written
+    #: out, not a template, or dependent (inside a template)
+    deduced_args: str | None = None
 
 
 @dataclass(frozen=True)

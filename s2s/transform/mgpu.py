@@ -58,7 +58,7 @@ def run_mgpu(loaded: Loaded) -> PassOutput:
     edits = [Edit(path, plan.prologue_at, 0, prologue(plan))]
     for launch in plan.launches:
         edits.append(Edit(path, launch.kernel_start, 0, f"{LAUNCH_FUNCTION}("))
-        edits.append(Edit(path, launch.open, 3, ", "))
+        edits.append(Edit(path, launch.open, 3, launch.deduced + ", "))
         edits.append(Edit(path, launch.close, 3, ")"))
     tail = "" if source.endswith(b"\n") or not source else "\n"
     flags = kernel_flags(loaded.options.user_flags if loaded.options else ())

@@ -73,10 +73,11 @@ def _host_unit(path: str, source: bytes | None, options: ParseOptions | None
     instantiate = []
     for launch in model.launches:
         if not launch.span.editable or launch.function in templates or (
-                launch.template_args is None and _is_template(model, launch.kernel)):
+                (launch.template_args or launch.deduced_args) is None
+                and _is_template(model, launch.kernel)):
             raise ShimUnsupported(f"{launch.span.location()}: the host shim runs plain launches "
                                   "and launches of template kernels with their arguments written "
-                                  "out (not launches in macros or inside templates)")
+                                  "out or deduced (not launches in macros or inside templates)")
         kernel = launch.kernel
         own = model.kernel(kernel) is not None and model.kernel(kernel).body_span is not None
         if not own and kernel not in in_headers:
@@ -85,8 +86,8 @@ def _host_unit(path: str, source: bytes | None, options: ParseOptions | None
                                   "launched from the file or the headers that define them")
         if not own:                               # defined in a header: exported by name
             instantiate.append(kernel)
-        if launch.template_args:
-            kernel = f"{launch.kernel}<{launch.template_args}>"
+        if launch.template_args or launch.deduced_args:
+            kernel = f"{launch.kernel}<{launch.template_args or launch.deduced_args}>"
             instantiate.append(kernel)
         open_paren = text.index(b"(", launch.config_span.end)
         grid, block = launch.grid.text, launch.block.text
