@@ -53,8 +53,10 @@ def run_mgpu(loaded: Loaded) -> PassOutput:
         raise UnsupportedConstruct(f"not rewritten for the s2s runtime: {first.message}",
                                    first.span, first.id, notes)
     warnings = skipped + tuple(Diagnostic.warning(w.message, w.id, w.span) for w in plan.warnings)
-    if plan.empty:
+    if plan.empty and not any(k.exported for k in plan.kernels):
         return PassOutput((), warnings)
+    # a file of kernels only (no launch, no CUDA call) is rewritten too: its table registers its
+    # kernels, which launches in the program's other rewritten files find at run time
     edits = [Edit(path, plan.prologue_at, 0, prologue(plan))]
     for launch in plan.launches:
         edits.append(Edit(path, launch.kernel_start, 0, f"{LAUNCH_FUNCTION}("))

@@ -143,6 +143,6 @@ def test_verify_shim_runs_deduced_launches(tmp_path):
 
     path = tmp_path / "axpy.cu"
     path.write_text(DEDUCED)
-    text, instantiate = cuda_host._host_unit(str(path), None, None)
+    text, instantiate, _own = cuda_host._host_unit(str(path), None, None)
     assert instantiate == ["axpy<double>", "axpy<float>"]
     assert b'launcher<decltype(axpy<float>)>::launch("axpy<float>", ' in text
