@@ -124,8 +124,8 @@ def test_macro_program_runs_partitioned(tmp_path):
      "launch of 'k' cannot be rewritten"),
     ("run<float>(0);", "launch of 'tmpl' cannot be rewritten: a template kernel launched inside "
      "a template"),
-    ("float *p = 0; tmpl<<<1, 1>>>(p);", "launch of 'tmpl' cannot be rewritten: a template kernel "
-     "launched with deduced template arguments"),
+    ("float *p = 0; LAUNCH(tmpl, 1, p);", "launch of 'tmpl' cannot be rewritten: a template "
+     "kernel launched in a macro with deduced template arguments"),
 ])
 def test_refusals_name_the_reason(tmp_path, body, message):
     text = HEAD + (
