@@ -123,11 +123,13 @@ def plan_file(model: TranslationUnit, source: bytes,
     warned: set[str] = set()
     for launch in model.launches:
         problem = _launch_problem(model, headers, launch, by_name)
-        name = _table_name(launch)
-        if problem is None and instance_args(launch) and name not in by_name:  # instantiation
-            entry = TableKernel(name, _instance_access(model, headers, launch), name, False)
-            kernels.append(entry)
-            by_name[name] = entry
+        names = _table_names(launch)
+        for name, arguments in names.items():
+            if problem is None and arguments and name not in by_name:   # instantiation
+                entry = TableKernel(name, _instance_access(model, headers, launch, arguments),
+                                    name, False)
+                kernels.append(entry)
+                by_name[name] = entry
         if problem is None:
             found, problem = launch_tokens(masked, launch.span, launch.kernel,
                                            bool(launch.template_args))
@@ -142,20 +144,8 @@ def plan_file(model: TranslationUnit, source: bytes,
             refusals.append(Refusal(f"launch of '{launch.kernel}' cannot be rewritten: {problem}",
                                     "mgpu-launch", launch.span))
             continue
-        if name not in by_name:                 # declared here, defined in another .cu file
-            if name not in warned:
-                warned.add(name)
-                warnings.append(Refusal(
-                    f"kernel '{name}' is defined in another file: the launch finds it in that "
-                    "file's table at run time, so that file must be rewritten by s2s mgpu too "
-                    "(else the program stops at this launch)", "mgpu-other-file", launch.span))
-            continue
-        access = by_name[name].access
-        why = TEMPLATE_ONE_DEVICE if access is None else access["reason"]
-        if (access is None or not access["partitionable"]) and name not in warned:
-            warned.add(name)
-            warnings.append(Refusal(f"kernel '{name}' runs on one device (not partitioned): "
-                                    f"{why}", "mgpu-one-device", launch.span))
+        for name in names:
+            warnings += _launch_warnings(name, by_name, warned, launch)
     api_names, symbols = [], []
     for call in model.api_calls:
         if call.name in SYMBOL_ARG:
@@ -178,8 +168,28 @@ def plan_file(model: TranslationUnit, source: bytes,
                     tuple(dict.fromkeys(symbols)))
 
 
+def _launch_warnings(name: str, by_name: dict, warned: set[str], launch) -> list[Refusal]:
+    """What a launch of ``name`` is warned about, once per kernel: its kernel is defined in
+    another file, or it runs on one device."""
+    if name in warned:
+        return []
+    if name not in by_name:                 # declared here, defined in another .cu file
+        warned.add(name)
+        return [Refusal(f"kernel '{name}' is defined in another file: the launch finds it in "
+                        "that file's table at run time, so that file must be rewritten by s2s "
+                        "mgpu too (else the program stops at this launch)", "mgpu-other-file",
+                        launch.span)]
+    access = by_name[name].access
+    if access is not None and access["partitionable"]:
+        return []
+    warned.add(name)
+    why = TEMPLATE_ONE_DEVICE if access is None else access["reason"]
+    return [Refusal(f"kernel '{name}' runs on one device (not partitioned): {why}",
+                    "mgpu-one-device", launch.span)]
+
+
 def _instance_access(model: TranslationUnit, headers: tuple[TranslationUnit, ...],
-                     launch) -> dict | None:
+                     launch, arguments: str) -> dict | None:
     """The access model of the instantiation a launch names (None: it runs on one device),
     made unpartitionable when it writes a ``__device__`` variable, as any kernel."""
     units = (model, *headers)
@@ -188,7 +198,7 @@ def _instance_access(model: TranslationUnit, headers: tuple[TranslationUnit, ...
     if kernel is None or body is None:
         return None
     functions = {b.name: b for unit in units for b in unit.kernel_bodies if not b.is_global}
-    data = instantiation_access(kernel, body, instance_args(launch), functions)
+    data = instantiation_access(kernel, body, arguments, functions)
     why = global_write(body, functions)
     if data is not None and why and data["partitionable"]:
         data = {**data, "partitionable": False, "reason": why}
@@ -200,11 +210,14 @@ def instance_args(launch) -> str | None:
     return launch.template_args or launch.deduced_args
 
 
-def _table_name(launch) -> str:
-    """The runtime's name of what a launch runs: the kernel, or its instantiation."""
+def _table_names(launch) -> dict[str, str | None]:
+    """The runtime's names of what a launch runs, with their template arguments: the kernel,
+    its instantiation, or (inside a function template) one per instantiation of the caller."""
+    if launch.instances:
+        return {f"{launch.kernel}<{a}>": a for a in launch.instances}
     if not instance_args(launch):
-        return launch.kernel
-    return f"{launch.kernel}<{instance_args(launch)}>"
+        return {launch.kernel: None}
+    return {f"{launch.kernel}<{instance_args(launch)}>": instance_args(launch)}
 
 
 def _symbol(call) -> str | None:
@@ -262,9 +275,10 @@ def _launch_problem(model: TranslationUnit, headers: tuple[TranslationUnit, ...]
                     "resolve here (dependent, or a template or pack argument): the runtime "
                     "needs the instantiation's name; write them out, 'k<float><<<...>>>'")
         caller = next((f for f in model.functions if f.name == launch.function), None)
-        if caller is None or caller.is_template:
-            return ("a template kernel launched inside a template (the instantiation's name "
-                    "depends on the caller's template arguments)")
+        if (caller is None or caller.is_template) and not launch.instances:
+            return ("a template kernel launched inside a template whose instantiations the "
+                    "file does not show (no call of it with arguments libclang resolves), or "
+                    "whose kernel arguments are not deduced from the launch's argument types")
         return None
     if launch.template_args:
         return "template arguments given to a kernel that is not a template"

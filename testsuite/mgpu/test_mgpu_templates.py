@@ -146,3 +146,62 @@ def test_verify_shim_runs_deduced_launches(tmp_path):
     text, instantiate, _own = cuda_host._host_unit(str(path), None, None)
     assert instantiate == ["axpy<double>", "axpy<float>"]
     assert b'launcher<decltype(axpy<float>)>::launch("axpy<float>", ' in text
+
+
+IN_TEMPLATE = """\
+#include <cstdio>
+#include <cuda_runtime.h>
+
+template <typename T>
+__global__ void twice(T *x, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = x[i] + x[i];
+}
+
+template <typename T>
+T run(int n)
+{
+    T host[1024], *x;
+    for (int i = 0; i < n; i++) host[i] = (T)i;
+    cudaMalloc(&x, n * sizeof(T));
+    cudaMemcpy(x, host, n * sizeof(T), cudaMemcpyHostToDevice);
+    twice<<<(n + 127) / 128, 128>>>(x, n);
+    cudaMemcpy(host, x, n * sizeof(T), cudaMemcpyDeviceToHost);
+    cudaFree(x);
+    return host[n - 1];
+}
+
+int main()
+{
+    printf("%g %d\\n", (double)run<float>(1000), run<int>(1000));
+    return 0;
+}
+"""
+
+
+def test_launch_inside_a_function_template_runs_each_instantiation_split(tmp_path):
+    """``twice<<<...>>>(x, n)`` in ``run<T>``: the file instantiates run<float> and run<int>, so
+    the launch runs twice<float> and twice<int>, each with its model; the rewrite names
+    ``twice<T>`` and both launches are split."""
+    import pytest
+    from mgpu_support import NVCC, build, rewrite, run
+
+    path = tmp_path / "twice.cu"
+    path.write_text(IN_TEMPLATE)
+    loaded = load(str(path))
+    (launch,) = loaded.model.launches
+    assert (launch.deduced_args, launch.instances) == ("T", ("float", "int"))
+    plan = plan_file(loaded.model, loaded.source)
+    assert not plan.refusals and not plan.warnings
+    assert plan.instantiations == ("twice<float>", "twice<int>")
+    if NVCC is None:
+        pytest.skip("nvcc is not installed: the rewrite is not built")
+    (tmp_path / "out").mkdir()
+    out, _ = rewrite(path, tmp_path / "out")
+    assert b"s2s_mgpu_launch(twice<T>, (n + 127) / 128, 128)(x, n);" in out.read_bytes()
+    exe = build(out, tmp_path / "twice")
+    stdout, stats = run(exe, 2, stats=tmp_path / "stats.json")
+    assert stdout == "1998 1998\n"
+    assert sorted((s["kernel"], s["partitioned"], s["boxes"]) for s in stats["launches"]) == \
+        [("twice<float>", True, 2), ("twice<int>", True, 2)]     # printf's arguments: any order
