@@ -157,8 +157,16 @@ def test_code_before_a_late_include_gets_the_redirection_before_it(tmp_path):
     assert after.index("#define cudaMalloc") < after.index("void early") < after.index("#include <cstdlib>")
 
 
-def test_file_without_cuda_host_code_is_unchanged(tmp_path):
+def test_file_of_kernels_only_gets_its_table_and_nothing_else(tmp_path):
+    """No launch, no CUDA call: the kernels are registered for the program's other files."""
     _, result = rewrite_text(tmp_path, HEAD)
+    after = result.change.after.decode()
+    assert after.startswith(HEAD.split("#define CHECK")[0]) and "#define cuda" not in after
+    assert "s2s_mgpu::register_unit" in after and '"scale"' in after
+
+
+def test_file_without_cuda_code_is_unchanged(tmp_path):
+    _, result = rewrite_text(tmp_path, "#include <cstdio>\nint main() { return 0; }\n")
     assert not result.change.changed
 
 
