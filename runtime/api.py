@@ -192,27 +192,31 @@ class Runtime:
 
     def launch(self, kernel: KernelHandle, grid, block, args, shared: int = 0, access=None,
                partition: str = "auto") -> launch_mod.LaunchStats:
-        if self.pending:
-            self._place_pending(kernel, grid, block, list(args), access, partition)
+        again = self._place_pending(kernel, grid, block, list(args), access, partition) \
+            if self.pending else None
         stats = launch_mod.run(self, kernel, grid, block, list(args), shared, access, partition)
+        if again is not None and again.copies:   # halo bytes the placement sent to a second device
+            stats.transfers.merge(again)
         self.launches.append(stats)
         return stats
 
-    def _place_pending(self, kernel, grid, block, args, access, partition) -> None:
-        """Staged copies of this launch's buffers go where the launch runs (runtime/placement.py)."""
+    def _place_pending(self, kernel, grid, block, args, access, partition) -> TransferStats | None:
+        """Staged copies of this launch's buffers go where the launch runs (runtime/placement.py);
+        returns the uploads that count as the launch's traffic (bytes a second device reads)."""
         pointers = launch_mod.resolve_pointers(self, kernel, args)
         waiting = {ptr.buffer for ptr in pointers.values() if self.pending.has(ptr.buffer)}
         if not waiting:
-            return
+            return None
         plan = launch_mod.cached_plan(kernel, dim3(grid), dim3(block), args, pointers, access,
                                       len(self.devices), partition)
         used = {device for device, _box in plan.boxes}
         target = next(iter(used)) if len(used) == 1 else None
-        stats = TransferStats()
+        stats, again = TransferStats(), TransferStats()
         for buffer in waiting:
             reads = [(d, lo, hi) for d, buf, lo, hi in plan.reads if buf is buffer] if target is None else ()
-            self.pending.place(buffer, self.devices, target, _linear_cuts, stats, reads)
+            self.pending.place(buffer, self.devices, target, _linear_cuts, stats, reads, again)
         self.copy_stats.merge(stats)
+        return again
 
     def _place_linearly(self, *pointers) -> None:
         for ptr in pointers:

@@ -42,16 +42,20 @@ class PendingCopies:
         return buffer in self._ranges
 
     def place(self, buffer: VirtualBuffer, devices: list, device: int | None, cuts,
-              stats: TransferStats, reads=()) -> None:
+              stats: TransferStats, reads=(), again: TransferStats | None = None) -> None:
         """Upload ``buffer``'s pending ranges from its host memory: all to ``device``; or (None) first
         the bytes each device reads in the launch, ``reads`` [(device, lo, hi)], to that device (they
         stay on the host too: a halo read by two devices comes from the host to both, not from one
         device to the other), then the rest cut linearly over ``devices`` by ``cuts(nbytes, parts)``,
-        those devices becoming their only holders, as after a ``linear`` copy."""
+        those devices becoming their only holders, as after a ``linear`` copy. ``stats`` counts
+        each byte's first upload (the program's copy), ``again`` the uploads of bytes another
+        device got already (a halo: the launch's traffic, not the copy's)."""
         ranges = self._ranges.pop(buffer, ())
+        sent: list[tuple[int, int]] = []      # bytes uploaded once: the program's copy
         for lo, hi, fill in ranges:
             for d, a, b in reads:
-                self._send(buffer, devices[d], d, max(a, lo), min(b, hi), fill, stats, keep_host=True)
+                self._send(buffer, devices[d], d, max(a, lo), min(b, hi), fill, stats, keep_host=True,
+                           sent=sent, again=again)
             if device is not None:
                 pieces = [(device, lo, hi)]
             else:
@@ -62,7 +66,8 @@ class PendingCopies:
                 self._send(buffer, devices[d], d, a, b, fill, stats, keep_host=False)
 
     @staticmethod
-    def _send(buffer, target, d: int, a: int, b: int, fill, stats, keep_host: bool) -> None:
+    def _send(buffer, target, d: int, a: int, b: int, fill, stats, keep_host: bool,
+              sent: list | None = None, again: TransferStats | None = None) -> None:
         """The staged bytes of [a, b) that ``target`` (device ``d``) lacks: uploaded (or filled)."""
         if a >= b:
             return
@@ -73,9 +78,24 @@ class PendingCopies:
                 target.fill(buffer.instance(d) + x, fill, y - x)
             else:
                 target.upload(buffer.instance(d) + x, buffer.host().ctypes.data + x, y - x)
-                stats.link_bytes[("host", target.name)] += y - x
+                repeated = _overlap(sent, x, y) if sent is not None else 0
+                stats.link_bytes[("host", target.name)] += y - x - repeated
                 stats.copies += 1
+                if repeated and again is not None:
+                    again.link_bytes[("host", target.name)] += repeated
+                    again.copies += 1
             if keep_host:
                 buffer.tracker.add(x, y, device_bit(d))
             else:
                 buffer.tracker.assign(x, y, device_bit(d))
+
+
+def _overlap(sent: list[tuple[int, int]], x: int, y: int) -> int:
+    """Bytes of [x, y) already in ``sent`` (disjoint ranges); adds the rest of [x, y) to it."""
+    repeated, fresh = 0, [(x, y)]
+    for a, b in sent:
+        repeated += max(0, min(b, y) - max(a, x))
+        fresh = [piece for lo, hi in fresh
+                 for piece in ((lo, min(hi, a)), (max(lo, b), hi)) if piece[0] < piece[1]]
+    sent.extend(fresh)
+    return repeated
