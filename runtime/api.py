@@ -192,11 +192,16 @@ class Runtime:
 
     def launch(self, kernel: KernelHandle, grid, block, args, shared: int = 0, access=None,
                partition: str = "auto") -> launch_mod.LaunchStats:
+        start = time.perf_counter()
         again = self._place_pending(kernel, grid, block, list(args), access, partition) \
             if self.pending else None
+        placing = time.perf_counter() - start
         stats = launch_mod.run(self, kernel, grid, block, list(args), shared, access, partition)
-        if again is not None and again.copies:   # halo bytes the placement sent to a second device
-            stats.transfers.merge(again)
+        if again is not None:
+            # the plan was built (and the staged copies uploaded) here: bookkeeping of this launch
+            stats.bookkeeping_s += placing
+            if again.copies:                     # halo bytes the placement sent to a second device
+                stats.transfers.merge(again)
         self.launches.append(stats)
         return stats
 
