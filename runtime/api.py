@@ -28,8 +28,9 @@ from runtime.cpu.compiler import kernel_flags
 from runtime.cpu.device import CpuDevice
 from runtime.errors import AddressError, BackendUnavailable, ConfigError
 from runtime.partition import dim3
+from runtime.placement import PendingCopies
 
-DISTRIBUTIONS = ("linear", "host")
+DISTRIBUTIONS = ("linear", "host", "launch")
 
 
 def _cuda_devices(count: int | None):
@@ -136,6 +137,7 @@ class Runtime:
         self.launches: list[launch_mod.LaunchStats] = []
         self.copy_stats = TransferStats()
         self._modules: dict[tuple, RuntimeModule] = {}
+        self.pending = PendingCopies()        # ``launch`` mode: copies waiting for their first launch
 
     def route_copies(self, copies: list) -> list:
         """The copies a launch issues, as planned (hook: under MPI bytes that several devices of one rank
@@ -146,6 +148,10 @@ class Runtime:
         """Host memory to host memory (hook: under MPI only rank 0, where the program runs, holds the
         program's host memory; runtime/mpi/runtime.py)."""
         ctypes.memmove(dst, src, nbytes)
+
+    def _host_fill(self, dst: int, value: int, nbytes: int) -> None:
+        """Fill host memory (hook, as ``_host_copy``)."""
+        ctypes.memset(dst, value, nbytes)
 
     @property
     def device_count(self) -> int:
@@ -186,9 +192,41 @@ class Runtime:
 
     def launch(self, kernel: KernelHandle, grid, block, args, shared: int = 0, access=None,
                partition: str = "auto") -> launch_mod.LaunchStats:
+        start = time.perf_counter()
+        again = self._place_pending(kernel, grid, block, list(args), access, partition) \
+            if self.pending else None
+        placing = time.perf_counter() - start
         stats = launch_mod.run(self, kernel, grid, block, list(args), shared, access, partition)
+        if again is not None:
+            # the plan was built (and the staged copies uploaded) here: bookkeeping of this launch
+            stats.bookkeeping_s += placing
+            if again.copies:                     # halo bytes the placement sent to a second device
+                stats.transfers.merge(again)
         self.launches.append(stats)
         return stats
+
+    def _place_pending(self, kernel, grid, block, args, access, partition) -> TransferStats | None:
+        """Staged copies of this launch's buffers go where the launch runs (runtime/placement.py);
+        returns the uploads that count as the launch's traffic (bytes a second device reads)."""
+        pointers = launch_mod.resolve_pointers(self, kernel, args)
+        waiting = {ptr.buffer for ptr in pointers.values() if self.pending.has(ptr.buffer)}
+        if not waiting:
+            return None
+        plan = launch_mod.cached_plan(kernel, dim3(grid), dim3(block), args, pointers, access,
+                                      len(self.devices), partition)
+        used = {device for device, _box in plan.boxes}
+        target = next(iter(used)) if len(used) == 1 else None
+        stats, again = TransferStats(), TransferStats()
+        for buffer in waiting:
+            reads = [(d, lo, hi) for d, buf, lo, hi in plan.reads if buf is buffer] if target is None else ()
+            self.pending.place(buffer, self.devices, target, _linear_cuts, stats, reads, again)
+        self.copy_stats.merge(stats)
+        return again
+
+    def _place_linearly(self, *pointers) -> None:
+        for ptr in pointers:
+            if self.pending.has(ptr.buffer):
+                self.pending.place(ptr.buffer, self.devices, None, _linear_cuts, self.copy_stats)
 
     def read_hint(self, kernel: KernelHandle, grid, block, args, access, target,
                   partition: str = "auto") -> dict[int, list[tuple[int, int]]]:
@@ -218,13 +256,16 @@ class Runtime:
         if ptr.offset:
             raise AddressError(f"free of {ptr.addr:#x}, which is inside an allocation, not its start")
         self.space.remove(ptr.buffer)
+        self.pending.drop(ptr.buffer)
         ptr.buffer.release()
 
     def memcpy_htod(self, dst, src, nbytes: int | None = None, distribute=None) -> TransferStats:
         """Host data -> virtual buffer: split linearly over the devices, staged on the host, or by a hint.
 
-        ``distribute``: ``"linear"``, ``"host"`` (devices fetch what they read at their next launch) or a
-        dict {device: [(lo, hi), ...]} of byte ranges relative to ``dst`` (e.g. the next kernel's reads).
+        ``distribute``: ``"linear"``, ``"host"`` (devices fetch what they read at their next launch),
+        ``"launch"`` (staged, then placed by the next launch that takes the buffer: linearly when it is
+        split, on its one device otherwise; runtime/placement.py) or a dict {device: [(lo, hi), ...]} of
+        byte ranges relative to ``dst`` (e.g. the next kernel's reads).
         """
         src_addr, nbytes = _host_span(src, nbytes)
         ptr = self.space.resolve(dst, nbytes)
@@ -242,7 +283,9 @@ class Runtime:
             host = ptr.buffer.host()
             self._host_copy(host.ctypes.data + ptr.offset, src_addr, nbytes)
             ptr.buffer.tracker.assign(ptr.offset, ptr.offset + nbytes, 1 << HOST)
-            if mode != "host":
+            if mode == "launch":
+                self.pending.add(ptr.buffer, ptr.offset, ptr.offset + nbytes)
+            elif mode != "host":
                 for d, ranges in dict(mode).items():
                     for lo, hi in ranges:
                         a, b = max(0, lo), min(nbytes, hi)
@@ -277,6 +320,7 @@ class Runtime:
         """Virtual buffer -> virtual buffer: each segment copied on a device that holds it (n:n)."""
         s = self.space.resolve(src, nbytes)
         t = self.space.resolve(dst, nbytes)
+        self._place_linearly(s, t)
         stats = TransferStats()
         for a, b, mask in s.buffer.tracker.query(s.offset, s.offset + nbytes):
             lo = t.offset + (a - s.offset)
@@ -294,6 +338,12 @@ class Runtime:
     def memset(self, dst, value: int, nbytes: int) -> None:
         """Fill bytes; each device fills its linear share, like a linear host-to-device copy."""
         ptr = self.space.resolve(dst, nbytes)
+        if self.distribute == "launch":        # filled where the next launch runs (runtime/placement.py)
+            self._host_fill(ptr.buffer.host().ctypes.data + ptr.offset, value & 0xFF, nbytes)
+            ptr.buffer.tracker.assign(ptr.offset, ptr.offset + nbytes, 1 << HOST)
+            self.pending.add(ptr.buffer, ptr.offset, ptr.offset + nbytes, value & 0xFF)
+            return
+        self._place_linearly(ptr)
         cuts = _linear_cuts(nbytes, len(self.devices))
         for d, (a, b) in enumerate(zip(cuts, cuts[1:], strict=False)):
             if a < b:

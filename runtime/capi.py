@@ -55,7 +55,9 @@ def error_code(error: BaseException) -> int:
 
 def runtime() -> Runtime:
     if _state["runtime"] is None:
-        _state["runtime"] = Runtime()
+        # a program's copies wait for the launch that uses them (runtime/placement.py); S2S_DISTRIBUTE
+        # chooses another distribution
+        _state["runtime"] = Runtime(distribute=os.environ.get("S2S_DISTRIBUTE") or "launch")
     return _state["runtime"]
 
 
@@ -78,6 +80,54 @@ def mpi_stop() -> int:
 
 def device_count() -> int:
     return runtime().device_count
+
+
+#: cudaDeviceProp fields a GPU reports, as pycuda device attributes, in the order of
+#: S2S_SET_DEVICE_PROP (runtime/include/s2s_device_prop.h); None: from elsewhere (see _gpu_value)
+DEVICE_PROPERTIES = (
+    ("totalGlobalMem", None), ("sharedMemPerBlock", "MAX_SHARED_MEMORY_PER_BLOCK"),
+    ("regsPerBlock", "MAX_REGISTERS_PER_BLOCK"), ("warpSize", "WARP_SIZE"), ("memPitch", "MAX_PITCH"),
+    ("maxThreadsPerBlock", "MAX_THREADS_PER_BLOCK"), ("maxThreadsDim[0]", "MAX_BLOCK_DIM_X"),
+    ("maxThreadsDim[1]", "MAX_BLOCK_DIM_Y"), ("maxThreadsDim[2]", "MAX_BLOCK_DIM_Z"),
+    ("maxGridSize[0]", "MAX_GRID_DIM_X"), ("maxGridSize[1]", "MAX_GRID_DIM_Y"),
+    ("maxGridSize[2]", "MAX_GRID_DIM_Z"), ("totalConstMem", "TOTAL_CONSTANT_MEMORY"),
+    ("major", None), ("minor", None), ("textureAlignment", "TEXTURE_ALIGNMENT"),
+    ("multiProcessorCount", "MULTIPROCESSOR_COUNT"),
+    ("maxThreadsPerMultiProcessor", "MAX_THREADS_PER_MULTIPROCESSOR"),
+    ("sharedMemPerMultiprocessor", "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR"),
+    ("regsPerMultiprocessor", "MAX_REGISTERS_PER_MULTIPROCESSOR"), ("l2CacheSize", "L2_CACHE_SIZE"),
+    ("memoryBusWidth", "GLOBAL_MEMORY_BUS_WIDTH"), ("concurrentKernels", "CONCURRENT_KERNELS"),
+    ("unifiedAddressing", "UNIFIED_ADDRESSING"))
+
+
+def gpu_properties(device) -> tuple[str, list[int]] | None:
+    """The name and DEVICE_PROPERTIES values of a cuda-backend device's GPU; None for a cpu device
+    (which reports the documented fixed values of s2s_device_prop.h)."""
+    gpu = getattr(device, "gpu", None)
+    if getattr(device, "backend", None) != "cuda" or gpu is None:
+        return None
+    attributes = device.drv.device_attribute
+    major, minor = gpu.compute_capability()
+    fixed = {"totalGlobalMem": int(gpu.total_memory()), "major": major, "minor": minor}
+    values = [fixed[field] if attribute is None else int(gpu.get_attribute(getattr(attributes, attribute)))
+              for field, attribute in DEVICE_PROPERTIES]
+    return str(gpu.name()), values
+
+
+def device_properties(name_addr: int, name_len: int, values_addr: int, count: int) -> int:
+    """cudaGetDeviceProperties on the runtime's first device: 1 after writing the GPU's own name and
+    values, 0 on cpu devices (nothing written)."""
+    found = gpu_properties(runtime().devices[0])
+    if found is None:
+        return 0
+    if count != len(DEVICE_PROPERTIES):
+        raise ConfigError(f"s2s_device_prop.h has {count} device properties, the runtime "
+                          f"{len(DEVICE_PROPERTIES)}: header and runtime of different versions")
+    name, values = found
+    encoded = name.encode()[:max(name_len - 1, 0)] + b"\0"
+    ctypes.memmove(name_addr, encoded, min(len(encoded), name_len))
+    (ctypes.c_longlong * count).from_address(values_addr)[:] = values
+    return 1
 
 
 def malloc(nbytes: int) -> int:

@@ -21,6 +21,7 @@ from s2s.frontend.extract import Loaded, load
 from s2s.frontend.parse import ParseOptions, detect_language, parse_source
 from s2s.output import FileChange
 from s2s.transform.check import CheckedEdits, EditGroup, checked_edits
+from s2s.transform.nvcc_check import enabled_by_environment, find_nvcc, nvcc_errors
 
 
 @dataclass(frozen=True)
@@ -164,9 +165,16 @@ def checked_output(path: str, source: bytes, output: PassOutput, options: ParseO
     loose = tuple(e for e in output.edits if e not in grouped)
     groups = output.groups + ((EditGroup("the file's other edits", loose),) if loose else ())
 
+    nvcc = _nvcc_for(path, options)
+
     def errors(data: bytes) -> list[Diagnostic]:
-        found = [d for d in parse_source(data, path, options).diagnostics if d.is_error]
-        return found or _clang_errors(data, source, path, options)
+        said = [d for d in parse_source(data, path, options).diagnostics if d.is_error]
+        if said:
+            return said
+        if nvcc is None:  # (C and C++: clang-16 where it is; CUDA without nvcc: the parse)
+            return _clang_errors(data, source, path, options)
+        compiled = nvcc_errors(data, path, options.user_flags, options.gpu_arch, nvcc)
+        return said if compiled is None else compiled
 
     return checked_edits(path, source, groups, errors)
 
@@ -181,6 +189,15 @@ def _clang_errors(data: bytes, source: bytes, path: str, options: ParseOptions
     if found and clang_check.syntax_errors(source, path, language, options.user_flags):
         return []
     return found
+
+
+def _nvcc_for(path: str, options: ParseOptions) -> str | None:
+    """The nvcc that checks a CUDA rewrite of ``path`` (item 7 of issue 18), or None: the
+    check is off, the file is not CUDA, or there is no nvcc (the libclang parse alone)."""
+    if not options.nvcc_check or not enabled_by_environment() \
+            or (options.language or detect_language(path)) != "cuda":
+        return None
+    return find_nvcc(options.toolchain.cuda_path if options.toolchain else None)
 
 
 def apply_edits(path: str, source: bytes, edits: Iterable) -> FileChange:

@@ -23,7 +23,8 @@
 4. The CUDA corpus (testsuite/corpus/cuda, programs written like public suites): each built by
    ``s2s nvcc --s2s-passes=mgpu`` and run on P = 2 and 4 devices with its sample.toml arguments:
    launches, launches split, bytes between devices against the minimal volume where sample.toml
-   derives one (``minimal_device_bytes``, on 2 devices), bookkeeping per launch (median).
+   derives one (``minimal_device_bytes`` on 2 devices, ``minimal_device_bytes_4`` on 4), bookkeeping
+   per launch (median).
 
 Usage: python scripts/bench_mgpu.py [--quick] [--corpus-only]
 """
@@ -122,12 +123,13 @@ def corpus_table() -> None:
     with tempfile.TemporaryDirectory(prefix="s2s-bench-corpus-") as temp:
         for name in corpus.PROGRAMS:
             result = corpus.measure(name, Path(temp) / name)
-            minimal = result["info"].get("minimal_device_bytes")
             for p in corpus.DEVICES:
+                # minimal volume on 2 devices (minimal_device_bytes), on 4 (minimal_device_bytes_4)
+                minimal = result["info"].get("minimal_device_bytes" + ("" if p == 2 else f"_{p}"))
                 stats = result[p]["stats"]
                 _copies, traffic = corpus.traffic_of(stats)
                 book = statistics.median(launch["bookkeeping_s"] for launch in stats["launches"])
-                known = minimal is not None and p == 2
+                known = minimal is not None
                 ratio = (f"{traffic.d2d_bytes / minimal:.2f}" if known and minimal else
                          ("-" if not known or traffic.d2d_bytes else "1.00"))
                 print(f"| {name} | {p} | {traffic.launches} | {traffic.partitioned} | "

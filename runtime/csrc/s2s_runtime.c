@@ -147,6 +147,16 @@ int s2s_get_device_count(int *count)
     return rc;
 }
 
+int s2s_device_properties(char *name, size_t name_len, long long *values, int count, int *own)
+{
+    long long filled = 0;
+    int rc = call("device_properties", &filled, "(KKKi)", ADDR(name), (unsigned long long)name_len,
+                  ADDR(values), count);
+    if (rc == 0)
+        *own = (int)filled;
+    return rc;
+}
+
 int s2s_malloc(void **ptr, size_t bytes)
 {
     long long addr = 0;

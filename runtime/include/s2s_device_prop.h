@@ -43,4 +43,34 @@
         (p)->unifiedAddressing = 1;                                               \
     } while (0)
 
+/* The fields a GPU reports on the runtime's cuda backend, in the order of runtime/capi.py's
+   DEVICE_PROPERTIES (s2s_device_properties fills v[] in this order). */
+#define S2S_DEVICE_PROP_COUNT 24
+#define S2S_SET_DEVICE_PROP(p, v) do {                                            \
+        (p)->totalGlobalMem = (size_t)(v)[0];                                     \
+        (p)->sharedMemPerBlock = (size_t)(v)[1];                                  \
+        (p)->regsPerBlock = (int)(v)[2];                                          \
+        (p)->warpSize = (int)(v)[3];                                              \
+        (p)->memPitch = (size_t)(v)[4];                                           \
+        (p)->maxThreadsPerBlock = (int)(v)[5];                                    \
+        (p)->maxThreadsDim[0] = (int)(v)[6];                                      \
+        (p)->maxThreadsDim[1] = (int)(v)[7];                                      \
+        (p)->maxThreadsDim[2] = (int)(v)[8];                                      \
+        (p)->maxGridSize[0] = (int)(v)[9];                                        \
+        (p)->maxGridSize[1] = (int)(v)[10];                                       \
+        (p)->maxGridSize[2] = (int)(v)[11];                                       \
+        (p)->totalConstMem = (size_t)(v)[12];                                     \
+        (p)->major = (int)(v)[13];                                                \
+        (p)->minor = (int)(v)[14];                                                \
+        (p)->textureAlignment = (size_t)(v)[15];                                  \
+        (p)->multiProcessorCount = (int)(v)[16];                                  \
+        (p)->maxThreadsPerMultiProcessor = (int)(v)[17];                          \
+        (p)->sharedMemPerMultiprocessor = (size_t)(v)[18];                        \
+        (p)->regsPerMultiprocessor = (int)(v)[19];                                \
+        (p)->l2CacheSize = (int)(v)[20];                                          \
+        (p)->memoryBusWidth = (int)(v)[21];                                       \
+        (p)->concurrentKernels = (int)(v)[22];                                    \
+        (p)->unifiedAddressing = (int)(v)[23];                                    \
+    } while (0)
+
 #endif

@@ -158,15 +158,21 @@ inline cudaError_t GetDevice(int *device)
     return cudaSuccess;
 }
 
-/* What a cpu device (and the one virtual device) reports: documented values of a device of
-   compute capability 7.0 with CUDA's limits (docs/mgpu.md). The same values as the verify
-   shim's, so a program that prints them prints the same before and after the rewrite. */
+/* On cpu devices: documented values of a device of compute capability 7.0 with CUDA's limits
+   (docs/mgpu.md), the same as the verify shim's, so a program that prints them prints the same
+   before and after the rewrite. On the cuda backend: the first GPU's own name and properties. */
 inline cudaError_t GetDeviceProperties(cudaDeviceProp *prop, int device)
 {
     if (device != 0)
         return cudaErrorInvalidDevice;
     std::memset(prop, 0, sizeof *prop);
     S2S_FILL_DEVICE_PROP(prop);
+    long long values[S2S_DEVICE_PROP_COUNT];
+    int own = 0;
+    if (s2s_device_properties(prop->name, sizeof prop->name, values, S2S_DEVICE_PROP_COUNT, &own))
+        return fail("cudaGetDeviceProperties");
+    if (own)
+        S2S_SET_DEVICE_PROP(prop, values);
     return cudaSuccess;
 }
 

@@ -54,6 +54,10 @@ enum s2s_error {                  /* same values as cudaError_t */
 };
 
 int s2s_get_device_count(int *count);
+/* the first GPU's own properties on the cuda backend: its name into name[0..name_len), the values
+   of S2S_SET_DEVICE_PROP (s2s_device_prop.h) into values[0..count), *own = 1; on cpu devices
+   *own = 0 and nothing is written (the documented fixed values stand) */
+int s2s_device_properties(char *name, size_t name_len, long long *values, int count, int *own);
 int s2s_malloc(void **ptr, size_t bytes);
 int s2s_free(void *ptr);
 int s2s_memcpy(void *dst, const void *src, size_t bytes, int kind);

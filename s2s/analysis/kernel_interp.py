@@ -433,6 +433,8 @@ class Interpreter:
             return [(state, state.env[expr.name])]
         if expr.name in self.arrays:
             return [(state, Ptr(expr.name, ZERO))]
+        if expr.global_array:      # a __constant__/__device__ table: no parameter's memory
+            return [(state, Ptr(LOCAL, ZERO))]
         return [(state, UNKNOWN)]  # a global or template parameter: not followed
 
     def eval_Builtin(self, expr, state):

@@ -24,7 +24,7 @@ Warnings name each launched kernel that runs on one device and why.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from s2s.analysis.kernel_access import analyze_unit
 from s2s.analysis.mgpu_globals import global_write
@@ -123,33 +123,29 @@ def plan_file(model: TranslationUnit, source: bytes,
     warned: set[str] = set()
     for launch in model.launches:
         problem = _launch_problem(model, headers, launch, by_name)
-        name = _table_name(launch)
-        if problem is None and launch.template_args and name not in by_name:   # instantiation
-            entry = TableKernel(name, _instance_access(model, headers, launch), name, False)
-            kernels.append(entry)
-            by_name[name] = entry
+        names = _table_names(launch)
+        for name, arguments in names.items():
+            if problem is None and arguments and name not in by_name:   # instantiation
+                entry = TableKernel(name, _instance_access(model, headers, launch, arguments),
+                                    name, False)
+                kernels.append(entry)
+                by_name[name] = entry
         if problem is None:
             found, problem = launch_tokens(masked, launch.span, launch.kernel,
                                            bool(launch.template_args))
+            if launch.deduced_args and not launch.template_args and problem is None:
+                if launch.span.macro is not None:
+                    problem = ("a template kernel launched in a macro with deduced template "
+                               "arguments (each use of the macro may deduce others); write "
+                               "them out, 'k<float><<<...>>>'")
+                found = [replace(t, deduced=f"<{launch.deduced_args}>") for t in found]
             launches.update((t.open, t) for t in found)
         if problem is not None:
             refusals.append(Refusal(f"launch of '{launch.kernel}' cannot be rewritten: {problem}",
                                     "mgpu-launch", launch.span))
             continue
-        if name not in by_name:                 # declared here, defined in another .cu file
-            if name not in warned:
-                warned.add(name)
-                warnings.append(Refusal(
-                    f"kernel '{name}' is defined in another file: the launch finds it in that "
-                    "file's table at run time, so that file must be rewritten by s2s mgpu too "
-                    "(else the program stops at this launch)", "mgpu-other-file", launch.span))
-            continue
-        access = by_name[name].access
-        why = TEMPLATE_ONE_DEVICE if access is None else access["reason"]
-        if (access is None or not access["partitionable"]) and name not in warned:
-            warned.add(name)
-            warnings.append(Refusal(f"kernel '{name}' runs on one device (not partitioned): "
-                                    f"{why}", "mgpu-one-device", launch.span))
+        for name in names:
+            warnings += _launch_warnings(name, by_name, warned, launch)
     api_names, symbols = [], []
     for call in model.api_calls:
         if call.name in SYMBOL_ARG:
@@ -172,8 +168,28 @@ def plan_file(model: TranslationUnit, source: bytes,
                     tuple(dict.fromkeys(symbols)))
 
 
+def _launch_warnings(name: str, by_name: dict, warned: set[str], launch) -> list[Refusal]:
+    """What a launch of ``name`` is warned about, once per kernel: its kernel is defined in
+    another file, or it runs on one device."""
+    if name in warned:
+        return []
+    if name not in by_name:                 # declared here, defined in another .cu file
+        warned.add(name)
+        return [Refusal(f"kernel '{name}' is defined in another file: the launch finds it in "
+                        "that file's table at run time, so that file must be rewritten by s2s "
+                        "mgpu too (else the program stops at this launch)", "mgpu-other-file",
+                        launch.span)]
+    access = by_name[name].access
+    if access is not None and access["partitionable"]:
+        return []
+    warned.add(name)
+    why = TEMPLATE_ONE_DEVICE if access is None else access["reason"]
+    return [Refusal(f"kernel '{name}' runs on one device (not partitioned): {why}",
+                    "mgpu-one-device", launch.span)]
+
+
 def _instance_access(model: TranslationUnit, headers: tuple[TranslationUnit, ...],
-                     launch) -> dict | None:
+                     launch, arguments: str) -> dict | None:
     """The access model of the instantiation a launch names (None: it runs on one device),
     made unpartitionable when it writes a ``__device__`` variable, as any kernel."""
     units = (model, *headers)
@@ -182,18 +198,26 @@ def _instance_access(model: TranslationUnit, headers: tuple[TranslationUnit, ...
     if kernel is None or body is None:
         return None
     functions = {b.name: b for unit in units for b in unit.kernel_bodies if not b.is_global}
-    data = instantiation_access(kernel, body, launch.template_args, functions)
+    data = instantiation_access(kernel, body, arguments, functions)
     why = global_write(body, functions)
     if data is not None and why and data["partitionable"]:
         data = {**data, "partitionable": False, "reason": why}
     return data
 
 
-def _table_name(launch) -> str:
-    """The runtime's name of what a launch runs: the kernel, or its instantiation."""
-    if not launch.template_args:
-        return launch.kernel
-    return f"{launch.kernel}<{launch.template_args}>"
+def instance_args(launch) -> str | None:
+    """The template arguments of the instantiation a launch runs: written out, or deduced."""
+    return launch.template_args or launch.deduced_args
+
+
+def _table_names(launch) -> dict[str, str | None]:
+    """The runtime's names of what a launch runs, with their template arguments: the kernel,
+    its instantiation, or (inside a function template) one per instantiation of the caller."""
+    if launch.instances:
+        return {f"{launch.kernel}<{a}>": a for a in launch.instances}
+    if not instance_args(launch):
+        return {launch.kernel: None}
+    return {f"{launch.kernel}<{instance_args(launch)}>": instance_args(launch)}
 
 
 def _symbol(call) -> str | None:
@@ -246,13 +270,15 @@ def _launch_problem(model: TranslationUnit, headers: tuple[TranslationUnit, ...]
                     table: dict[str, TableKernel]) -> str | None:
     kernel = next((k for unit in (model, *headers) if (k := unit.kernel(launch.kernel))), None)
     if kernel is not None and kernel.is_template:
-        if not launch.template_args:
-            return ("a template kernel launched with deduced template arguments (the runtime "
-                    "needs the instantiation's name: write them out, 'k<float><<<...>>>')")
+        if not instance_args(launch):
+            return ("a template kernel launched with template arguments libclang does not "
+                    "resolve here (dependent, or a template or pack argument): the runtime "
+                    "needs the instantiation's name; write them out, 'k<float><<<...>>>'")
         caller = next((f for f in model.functions if f.name == launch.function), None)
-        if caller is None or caller.is_template:
-            return ("a template kernel launched inside a template (the instantiation's name "
-                    "depends on the caller's template arguments)")
+        if (caller is None or caller.is_template) and not launch.instances:
+            return ("a template kernel launched inside a template whose instantiations the "
+                    "file does not show (no call of it with arguments libclang resolves), or "
+                    "whose kernel arguments are not deduced from the launch's argument types")
         return None
     if launch.template_args:
         return "template arguments given to a kernel that is not a template"

@@ -29,6 +29,8 @@ class LaunchTokens:
     open: int              # the ``<<<``
     close: int             # the ``>>>``
     kernel_text: str       # the kernel expression as written (a macro parameter in a body)
+    #: template arguments the compiler deduced, written out by the rewrite ('<float>')
+    deduced: str = ""
 
 
 def mask(source: bytes) -> bytes:

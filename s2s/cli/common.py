@@ -77,7 +77,8 @@ def make_run_options(args: argparse.Namespace, extra_flags: tuple[str, ...],
     else:
         toolchain = default_toolchain()
     parse = ParseOptions(language=args.language, cuda_side=args.cuda_side, user_flags=extra_flags,
-                         toolchain=toolchain, gpu_arch=args.gpu_arch or DEFAULT_GPU_ARCH)
+                         toolchain=toolchain, gpu_arch=args.gpu_arch or DEFAULT_GPU_ARCH,
+                         nvcc_check=bool(getattr(args, "nvcc_check", False)))
     flags_for = None
     if args.build_dir:
         flags_for = _database_lookup(args.build_dir, printer)

@@ -51,7 +51,7 @@ compiler launcher:
 
 Flags after '--' are passed to the parser (e.g. -- -DN=64 -Iinclude). Settings of every
 command can also come from .s2s.toml or [tool.s2s] in pyproject.toml (the nearest one
-above the input files): silence, flags, format, passes, cuda-path, gpu-arch."""
+above the input files): silence, flags, format, passes, cuda-path, gpu-arch, nvcc-check."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -96,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--explain", action="store_true",
                          help="explain every directive inserted or removed, with the access "
                          "that needs it")
+        sub.add_argument("--no-nvcc-check", dest="nvcc_check", action="store_false", default=None,
+                         help="check a CUDA rewrite with the libclang parse only, not with "
+                         "'nvcc -c' (also 'nvcc-check = false' in .s2s.toml, S2S_NVCC_CHECK=0)")
 
     report = commands.add_parser("report", help="write one HTML page to review what the "
                                  "passes would change, with pictures")

@@ -10,7 +10,8 @@ the same keys for that subcommand and wins over the top level):
 * ``format``: ``text``, ``json`` or ``sarif`` when ``--format`` is not given;
 * ``passes``: the passes of ``s2s verify`` (and of the wrapper) when ``--passes`` is not given;
 * ``cuda-path``, ``gpu-arch``: as the options of the same name;
-* ``nvcc``: the real nvcc of the wrapper (:mod:`s2s.wrapper.config`).
+* ``nvcc``: the real nvcc of the wrapper (:mod:`s2s.wrapper.config`);
+* ``nvcc-check``: false to check CUDA rewrites with the libclang parse only, not ``nvcc -c``.
 
 The command line wins over the file. A value of the wrong type is a usage error (exit 2) that
 names the file; an unknown key is a warning (``config-unknown-key``).
@@ -47,6 +48,7 @@ class Config:
     passes: tuple[str, ...] | None = None
     cuda_path: str | None = None
     gpu_arch: str | None = None
+    nvcc_check: bool | None = None
     warnings: tuple[Diagnostic, ...] = ()
 
 
@@ -86,6 +88,7 @@ def load_config(command: str, start: Path) -> Config:
             passes=parse_pass_list(merged["passes"]) if "passes" in merged else None,
             cuda_path=_string(merged, "cuda-path", path),
             gpu_arch=_string(merged, "gpu-arch", path),
+            nvcc_check=_boolean(merged, "nvcc-check", path),
             warnings=warnings)
     except ConfigProblem as problem:
         raise UsageError(str(problem), id="config-invalid") from None
@@ -97,6 +100,13 @@ def _string(table: dict, key: str, path: str) -> str | None:
         return None
     if not isinstance(value, str) or not value:
         raise ConfigProblem(f"{path}: '{key}' must be a non-empty string, not {value!r}")
+    return value
+
+
+def _boolean(table: dict, key: str, path: str) -> bool | None:
+    value = table.get(key)
+    if value is not None and not isinstance(value, bool):
+        raise ConfigProblem(f"{path}: '{key}' must be true or false, not {value!r}")
     return value
 
 
@@ -123,6 +133,8 @@ def apply_config(args: argparse.Namespace, config: Config, extra_flags: tuple[st
         args.cuda_path = config.cuda_path
     if hasattr(args, "gpu_arch") and args.gpu_arch is None:
         args.gpu_arch = config.gpu_arch or DEFAULT_GPU_ARCH
+    if hasattr(args, "nvcc_check") and args.nvcc_check is None:
+        args.nvcc_check = True if config.nvcc_check is None else config.nvcc_check
     if getattr(args, "passes", False) is None and config.passes is not None:
         args.passes = ",".join(config.passes) or "none"
     return config.flags + extra_flags

@@ -38,6 +38,12 @@ from s2s.frontend.cuda_names import (
     api_category,
     device_call_category,
 )
+from s2s.frontend.cuda_templates import (
+    caller_instances,
+    find_kernel_template,
+    kernel_arguments,
+    substitute,
+)
 from s2s.frontend.cuda_text import (
     BUILTIN_AT,
     BUILTIN_MEMBER,
@@ -46,6 +52,7 @@ from s2s.frontend.cuda_text import (
     clang_lib,
     group_end,
     has_file,
+    kind_of,
     parse_launch_text,
     spelling_of,
     split_top,
@@ -315,10 +322,58 @@ def _launch(unit: Unit, index: int, config_index: int) -> Launch:
     kernel, template_args = _kernel_name(cursor, callee)
     grid, block, shared_bytes, stream = exprs
     empty = Expr("", span)
+    deduced = None if template_args else deduced_arguments(cursor.referenced)
+    instances: tuple[str, ...] = ()
+    if node.template is not None and deduced is None:
+        deduced, instances = _in_template(unit, index, cursor, kernel, template_args)
     return Launch(kernel=kernel, span=span, config_span=config_span, grid=grid or empty,
                   block=block or empty, shared_bytes=shared_bytes, stream=stream,
                   args=tuple(args), function=unit.function_name(index),
-                  template_args=template_args)
+                  template_args=template_args, deduced_args=deduced, instances=instances)
+
+
+def _in_template(unit: Unit, index: int, cursor, kernel: str, written: str | None
+                 ) -> tuple[str | None, tuple[str, ...]]:
+    """A launch inside a function template: its kernel arguments in the template's terms
+    (deduced ones only; written ones stay in the text) and the kernel instantiations of the
+    file's instantiations of the template (s2s/frontend/cuda_templates.py)."""
+    owner = unit.owner(index)
+    template = find_kernel_template(unit, kernel)
+    if owner < 0 or template is None:
+        return None, ()
+    caller = unit.functions[owner].node.cursor
+    if kind_of(caller) != "FUNCTION_TEMPLATE":
+        return None, ()
+    arguments = written or kernel_arguments(
+        template, [a.type.spelling for a in cursor.get_arguments()])
+    if arguments is None:
+        return None, ()
+    instances = tuple(dict.fromkeys(
+        substitute(arguments, values)
+        for values in caller_instances(unit, caller, deduced_arguments)))
+    return (None if written else arguments), instances
+
+
+def deduced_arguments(function) -> str | None:
+    """The template arguments of the specialization a call resolved to, as C++ text ('float,
+    128'): types by their canonical spelling, integral values as numbers; None when the callee
+    is no specialization (a plain function, or a call still dependent inside a template) or an
+    argument is of another kind (a template, a pack, a declaration)."""
+    if function is None or function.kind.name not in FUNCTION_KINDS:
+        return None
+    count = function.get_num_template_arguments()
+    if count <= 0:
+        return None
+    parts = []
+    for at in range(count):
+        kind = function.get_template_argument_kind(at).name
+        if kind == "TYPE":
+            parts.append(function.get_template_argument_type(at).get_canonical().spelling)
+        elif kind == "INTEGRAL":
+            parts.append(str(function.get_template_argument_value(at)))
+        else:
+            return None
+    return ", ".join(parts)
 
 
 def _callee_text(unit: Unit, cursor, span: SourceSpan) -> str:

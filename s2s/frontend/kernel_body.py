@@ -116,6 +116,19 @@ def _pointee_size(ctype) -> int | None:
     return size if size and size > 0 else None
 
 
+_FILE_SCOPES = frozenset({"TRANSLATION_UNIT", "NAMESPACE", "LINKAGE_SPEC"})
+_ARRAY_TYPES = frozenset({"CONSTANTARRAY", "INCOMPLETEARRAY"})
+
+
+def _is_global_array(decl) -> bool:
+    """Is ``decl`` an array variable of file or namespace scope (``__constant__ float f[9]``)?"""
+    if decl is None or decl.kind.name != "VAR_DECL":
+        return False
+    parent = decl.semantic_parent
+    return (parent is not None and parent.kind.name in _FILE_SCOPES
+            and decl.type.get_canonical().kind.name in _ARRAY_TYPES)
+
+
 def _attrs(cursor) -> set[str]:
     return {child.kind.name for child in cursor.get_children() if child.kind.is_attribute()}
 
@@ -274,7 +287,7 @@ class _Lowering:
             name = cursor.spelling
             if name == "warpSize":
                 return ir.Builtin("warpSize", "")
-            return ir.Var(name)
+            return ir.Var(name, _is_global_array(cursor.referenced))
         if kind == "MEMBER_REF_EXPR":
             return self.member(cursor, children)
         if kind == "ARRAY_SUBSCRIPT_EXPR":

@@ -38,6 +38,9 @@ class ParseOptions:
     toolchain: Toolchain | None = None
     openmp_check: bool = True
     gpu_arch: str = DEFAULT_GPU_ARCH
+    #: check a CUDA rewrite with ``nvcc -c`` where nvcc exists (s2s.transform.nvcc_check);
+    #: off for the library and the wrapper (which compiles the rewrite with nvcc anyway)
+    nvcc_check: bool = False
 
 
 @dataclass

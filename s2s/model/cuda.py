@@ -108,6 +108,14 @@ class Launch:
     args: tuple[Expr, ...]
     function: str
     template_args: str | None = None
+    #: the template arguments the compiler deduced when none are written (``k<<<g, b>>>(fp, n)``
+    #: of ``template <typename T> __global__ void k(T *, int)``: 'float'); None when written
+    #: out, not a template, or dependent (inside a template)
+    deduced_args: str | None = None
+    #: inside a function template: the kernel instantiations the file's instantiations of that
+    #: template make this launch run ('double', 'float'), s2s/frontend/cuda_templates.py;
+    #: ``deduced_args`` is then the deduced arguments in the template's terms ('T')
+    instances: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

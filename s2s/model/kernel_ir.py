@@ -33,9 +33,14 @@ class FloatConst:
 
 @dataclass(frozen=True)
 class Var:
-    """A named local variable or parameter (or a template parameter, unknown here)."""
+    """A named local variable or parameter (or a template parameter, unknown here).
+
+    ``global_array``: the name is an array variable declared at file or namespace scope (a
+    ``__constant__`` or ``__device__`` table): its elements are its own storage, never a
+    parameter's buffer."""
 
     name: str
+    global_array: bool = False
 
 
 @dataclass(frozen=True)

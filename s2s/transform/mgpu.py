@@ -53,12 +53,14 @@ def run_mgpu(loaded: Loaded) -> PassOutput:
         raise UnsupportedConstruct(f"not rewritten for the s2s runtime: {first.message}",
                                    first.span, first.id, notes)
     warnings = skipped + tuple(Diagnostic.warning(w.message, w.id, w.span) for w in plan.warnings)
-    if plan.empty:
+    if plan.empty and not any(k.exported for k in plan.kernels):
         return PassOutput((), warnings)
+    # a file of kernels only (no launch, no CUDA call) is rewritten too: its table registers its
+    # kernels, which launches in the program's other rewritten files find at run time
     edits = [Edit(path, plan.prologue_at, 0, prologue(plan))]
     for launch in plan.launches:
         edits.append(Edit(path, launch.kernel_start, 0, f"{LAUNCH_FUNCTION}("))
-        edits.append(Edit(path, launch.open, 3, ", "))
+        edits.append(Edit(path, launch.open, 3, launch.deduced + ", "))
         edits.append(Edit(path, launch.close, 3, ")"))
     tail = "" if source.endswith(b"\n") or not source else "\n"
     flags = kernel_flags(loaded.options.user_flags if loaded.options else ())

@@ -58,9 +58,10 @@ def host_source(path: str, source: bytes | None = None, options: ParseOptions | 
 
 
 def _host_unit(path: str, source: bytes | None, options: ParseOptions | None
-               ) -> tuple[bytes, list[str]]:
-    """The host translation unit and the template kernels its launches instantiate
-    (``k<float, 128>``: written out in a launch outside any template)."""
+               ) -> tuple[bytes, list[str], list[str]]:
+    """The host translation unit, the template kernels its launches instantiate (``k<float,
+    128>``: written out or deduced in a launch outside any template), and the kernels the file
+    defines (registered for launches in the program's other files)."""
     loaded = load(path, options, source=source)
     if loaded.model is None:
         raise ToolchainError(f"{path}: cannot parse the CUDA program: "
@@ -68,34 +69,41 @@ def _host_unit(path: str, source: bytes | None, options: ParseOptions | None
     model, text = loaded.model, loaded.source
     edits = _device_bodies_blanked(model, text, path)
     templates = {f.name for f in model.functions if f.is_template}
-    in_headers = {k.name for header in device_headers(model, options)[0] for k in header.model.kernels
-                  if k.body_span is not None}
+    header_kernels = [k for header in device_headers(model, options)[0] for k in header.model.kernels]
+    in_headers = {k.name for k in header_kernels if k.body_span is not None}
+    declared_kernels = {k.name for k in (*model.kernels, *header_kernels)}
     instantiate = []
     for launch in model.launches:
         if not launch.span.editable or launch.function in templates or (
-                launch.template_args is None and _is_template(model, launch.kernel)):
+                (launch.template_args or launch.deduced_args) is None
+                and _is_template(model, launch.kernel)):
             raise ShimUnsupported(f"{launch.span.location()}: the host shim runs plain launches "
                                   "and launches of template kernels with their arguments written "
-                                  "out (not launches in macros or inside templates)")
+                                  "out or deduced (not launches in macros or inside templates)")
         kernel = launch.kernel
-        own = model.kernel(kernel) is not None and model.kernel(kernel).body_span is not None
-        if not own and kernel not in in_headers:
-            raise ShimUnsupported(f"{launch.span.location()}: '{kernel}' is defined in another "
-                                  "file (separate compilation): the host shim runs kernels "
-                                  "launched from the file or the headers that define them")
-        if not own:                               # defined in a header: exported by name
+        here = model.kernel(kernel)
+        own = here is not None and here.body_span is not None
+        foreign = not own and kernel not in in_headers
+        if foreign and (kernel not in declared_kernels or launch.template_args
+                        or launch.deduced_args):
+            raise ShimUnsupported(f"{launch.span.location()}: '{kernel}' is neither defined nor "
+                                  "declared as a kernel here (or is a template of another file): "
+                                  "the host shim cannot say which file's kernels to run")
+        if not own and not foreign:               # defined in a header: exported by name
             instantiate.append(kernel)
-        if launch.template_args:
-            kernel = f"{launch.kernel}<{launch.template_args}>"
+        if launch.template_args or launch.deduced_args:
+            kernel = f"{launch.kernel}<{launch.template_args or launch.deduced_args}>"
             instantiate.append(kernel)
         open_paren = text.index(b"(", launch.config_span.end)
         grid, block = launch.grid.text, launch.block.text
         shared = launch.shared_bytes.text if launch.shared_bytes is not None else "0"
-        head = (f"s2s_shim::launcher<decltype({kernel})>::launch(\"{kernel}\", "
+        where = f"launch_in(s2s_shim::owner(\"{kernel}\"), " if foreign else "launch("
+        head = (f"s2s_shim::launcher<decltype({kernel})>::{where}\"{kernel}\", "
                 f"dim3({grid}), dim3({block}), (size_t)({shared})")
         edits.add(Edit(path, launch.span.start, open_paren + 1 - launch.span.start,
                        head + (", " if launch.args else "")))
-    return edits.apply(path, text), list(dict.fromkeys(instantiate))
+    own_kernels = [k.name for k in model.kernels if k.body_span is not None and not k.is_template]
+    return edits.apply(path, text), list(dict.fromkeys(instantiate)), own_kernels
 
 
 def _device_bodies_blanked(model, text: bytes, path: str) -> EditSet:
@@ -184,7 +192,7 @@ def _compile_unit(path: str, workdir: Path, source: bytes | None, compiler: str,
     kernels = workdir / Path(path).name
     kernels.write_bytes(defines.encode() + directive(1, path) + text)
     host = workdir / (Path(path).stem + ".host.cpp")
-    host_text, instantiate = _host_unit(path, text, options)
+    host_text, instantiate, own_kernels = _host_unit(path, text, options)
     host.write_bytes(host_text)
     mirrors = host_headers(path, workdir, options, include_dirs)
     obj = workdir / (Path(path).stem + ".o")
@@ -195,6 +203,7 @@ def _compile_unit(path: str, workdir: Path, source: bytes | None, compiler: str,
                *[f"-I{m}" for m in mirrors], "-iquote", directory, *host_flags,
                _string_macro("S2S_SHIM_KERNELS", str(kernels)),
                _string_macro("S2S_SHIM_NAME", Path(path).name),
+               _string_macro("S2S_SHIM_OWN_KERNELS", ";".join(own_kernels)),
                _string_macro("S2S_SHIM_INCLUDE_DIRS", dirs),
                *([_string_macro("S2S_SHIM_INSTANTIATE", ";".join(instantiate))] if instantiate else []),
                *[f for f in program_flags() if f.startswith("-I")],

@@ -28,7 +28,8 @@ CONFIG_NAMES = (".s2s.toml", "pyproject.toml")
 #: keys the wrapper reads; the subcommands read these and more (s2s/cli/settings.py)
 CONFIG_KEYS = ("passes", "nvcc", "silence")
 #: every key a configuration file may hold (tables named after a subcommand aside)
-ALL_CONFIG_KEYS = ("passes", "nvcc", "silence", "flags", "format", "cuda-path", "gpu-arch")
+ALL_CONFIG_KEYS = ("passes", "nvcc", "silence", "flags", "format", "cuda-path", "gpu-arch",
+                   "nvcc-check")
 OPTION_PREFIX = "--s2s-"
 #: ``--s2s-NAME[=VALUE]`` options: name -> takes a value
 WRAPPER_OPTIONS = {"passes": True, "verbose": False, "keep-temps": False, "help": False}

@@ -144,8 +144,10 @@ class _Wrapper:
     # ---- the steps ----------------------------------------------------------------------
 
     def _rewrite_and_compile(self, args: list[str], command: Classified, table: Table) -> int:
-        if command.info_only or not command.sources:
+        if command.info_only:
             return self._pass_on(args)
+        if not command.sources:
+            return self._link_objects(args, command, table)
         problem = _unsupported(command)
         if problem:
             return self._fall_back(args, problem)
@@ -181,6 +183,18 @@ class _Wrapper:
             return self._fall_back(args, f"nvcc would hand the name of {unquotable[0]!r} to a "
                                    "shell, which changes it ($, `, \", \\ or a newline)")
         return self._compile_copies(args, command, changed, directories.pop(), table, flags)
+
+    def _link_objects(self, args: list[str], command: Classified, table: Table) -> int:
+        """A link of object files only (``nvcc -o prog a.o b.o``): objects of files the mgpu
+        pass rewrote call the s2s runtime's C library, so the link gets its flags (linking it
+        into a program that does not call it is harmless); any other command runs as is."""
+        if command.phase is not Phase.LINK or "mgpu" not in self.settings.passes:
+            return self._pass_on(args)
+        passes, flags = self._available_passes(for_nvcc=table is NVCC)
+        if "mgpu" not in (name for name, _ in passes):
+            return self._pass_on(args)
+        self._say("linking object files with the s2s runtime's library (pass mgpu)")
+        return self._execute([*args, *flags.link], capture=False).returncode
 
     def _available_passes(self, for_nvcc: bool) -> tuple[list[tuple[str, Pass]], RuntimeFlags]:
         """The selected passes that exist here, in the canonical order; warns about the rest."""

@@ -122,10 +122,10 @@ def test_macro_program_runs_partitioned(tmp_path):
      "'cudaDriverGetVersion' cannot be rewritten: not supported by the s2s runtime"),
     ("void (*k)(float *, float, int) = scale; k<<<1, 1>>>(0, 1.0f, 1);",
      "launch of 'k' cannot be rewritten"),
-    ("run<float>(0);", "launch of 'tmpl' cannot be rewritten: a template kernel launched inside "
-     "a template"),
-    ("float *p = 0; tmpl<<<1, 1>>>(p);", "launch of 'tmpl' cannot be rewritten: a template kernel "
-     "launched with deduced template arguments"),
+    ("auto r = &run<float>; r(0);", "launch of 'tmpl' cannot be rewritten: a template kernel "
+     "launched inside a template whose instantiations the file does not show"),
+    ("float *p = 0; LAUNCH(tmpl, 1, p);", "launch of 'tmpl' cannot be rewritten: a template "
+     "kernel launched in a macro with deduced template arguments"),
 ])
 def test_refusals_name_the_reason(tmp_path, body, message):
     text = HEAD + (
@@ -157,8 +157,16 @@ def test_code_before_a_late_include_gets_the_redirection_before_it(tmp_path):
     assert after.index("#define cudaMalloc") < after.index("void early") < after.index("#include <cstdlib>")
 
 
-def test_file_without_cuda_host_code_is_unchanged(tmp_path):
+def test_file_of_kernels_only_gets_its_table_and_nothing_else(tmp_path):
+    """No launch, no CUDA call: the kernels are registered for the program's other files."""
     _, result = rewrite_text(tmp_path, HEAD)
+    after = result.change.after.decode()
+    assert after.startswith(HEAD.split("#define CHECK")[0]) and "#define cuda" not in after
+    assert "s2s_mgpu::register_unit" in after and '"scale"' in after
+
+
+def test_file_without_cuda_code_is_unchanged(tmp_path):
+    _, result = rewrite_text(tmp_path, "#include <cstdio>\nint main() { return 0; }\n")
     assert not result.change.changed
 
 

@@ -88,13 +88,13 @@ def test_default_passes_on_saxpy_report_what_each_version_moved(capsys):
     assert original["devices"] == {"devices": 1, "d2d_count": 0, "d2d_bytes": 0, "launches": 1,
                                    "split_launches": 0, "cuda_malloc": 2}
     # transfers pooled x and y (one cudaMalloc, one upload, padding included); mgpu split the
-    # launch over the 2 devices, which then exchange the parts of the pool the linear upload
-    # put on the other device
+    # launch over the 2 devices, and the upload waited for it (runtime/placement.py): each
+    # device got what it reads, so nothing moves between them
     assert rewritten["copies"]["h2d_count"] == 1 and rewritten["copies"]["d2h_count"] == 1
     assert 8 * n <= rewritten["copies"]["h2d_bytes"] < 8 * n + 256
     assert rewritten["copies"]["d2h_bytes"] == 4 * n
     assert rewritten["devices"]["devices"] == 2 and rewritten["devices"]["cuda_malloc"] == 1
-    assert rewritten["devices"]["split_launches"] == 1 and rewritten["devices"]["d2d_bytes"] > 0
+    assert rewritten["devices"]["split_launches"] == 1 and rewritten["devices"]["d2d_bytes"] == 0
     assert "1 program(s) verified: 1 same behaviour, 0 failed" in err
 
 
@@ -132,9 +132,12 @@ def test_mgpu_on_hotspot_splits_every_step(capsys):
     original, rewritten = verdict["original"]["devices"], verdict["rewritten"]["devices"]
     assert original["split_launches"] == 0 and original["d2d_bytes"] == 0
     assert rewritten["devices"] == devices and rewritten["split_launches"] == steps
-    # at least the halo rows cross after the first step (docs/mgpu.md: exactly 2 (P - 1) rows)
-    assert rewritten["d2d_bytes"] >= 2 * (devices - 1) * width * 4 * (steps - 1)
-    assert verdict["rewritten"]["copies"] == verdict["original"]["copies"]
+    # the halo rows cross between devices after the first step, 2 (P - 1) rows a step; the first
+    # step's come from the host with the copy, which waited for it (runtime/placement.py)
+    halo = 2 * (devices - 1) * width * 4
+    assert rewritten["d2d_bytes"] == halo * (steps - 1)
+    before, after = verdict["original"]["copies"], verdict["rewritten"]["copies"]
+    assert after == {**before, "h2d_bytes": before["h2d_bytes"] + halo}
 
 
 def test_changed_kernel_is_caught(capsys, monkeypatch):
@@ -227,10 +230,8 @@ def test_what_cannot_be_verified_says_why(capsys):
     code, out, err = verify(capsys, "--passes", "transfers", template)
     assert code == 2 and out == ""
     assert "the host shim runs plain launches" in err and "[verify-cuda-unsupported]" in err
-    two = SAMPLES / "two_files"
-    code, _, err = verify(capsys, "--passes", "transfers", two / "main.cu", two / "kernels.cu")
-    assert code == 2 and "is defined in another file (separate compilation)" in err
-    assert "[verify-cuda-unsupported]" in err
+    assert "inside templates" in err
+    # (kernels of another .cu file run since issue 18: testsuite/mgpu/test_mgpu_separate_files.py)
 
 
 def test_traffic_from_runtime_statistics():

@@ -79,4 +79,4 @@ def test_bad_files_and_keys(tmp_path):
     settings = load_settings({}, {}, tmp_path)
     assert settings.warnings == (f"{tmp_path / '.s2s.toml'}: unknown key 'pases' ignored "
                                  "(known: passes, nvcc, silence, flags, format, cuda-path, "
-                                 "gpu-arch)",)
+                                 "gpu-arch, nvcc-check)",)

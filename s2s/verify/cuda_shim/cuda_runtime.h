@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -106,6 +107,39 @@ inline cudaError_t check(int rc) {
 #ifndef S2S_SHIM_NAME
 #define S2S_SHIM_NAME S2S_SHIM_KERNELS
 #endif
+#ifndef S2S_SHIM_OWN_KERNELS
+#define S2S_SHIM_OWN_KERNELS ""     /* ';'-separated kernels this unit defines */
+#endif
+
+/* Which unit's module holds a kernel, for launches of kernels another .cu file of the program
+   defines (separate compilation): each unit registers its own kernels at start-up; one table for
+   the whole program (an inline function's static). */
+typedef s2s_module_t (*module_loader)();
+
+inline std::map<std::string, module_loader> &kernel_owners() {
+    static std::map<std::string, module_loader> owners;
+    return owners;
+}
+
+inline int register_kernels(const char *names, module_loader load) {
+    std::string all(names);
+    for (size_t at = 0; at <= all.size();) {
+        size_t end = all.find(';', at);
+        if (end == std::string::npos) end = all.size();
+        if (end > at) kernel_owners()[all.substr(at, end - at)] = load;
+        at = end + 1;
+    }
+    return 0;
+}
+
+inline module_loader owner(const char *name) {
+    auto found = kernel_owners().find(name);
+    if (found == kernel_owners().end()) {
+        std::fprintf(stderr, "s2s-shim: kernel '%s' is defined in no .cu file of the program\n", name);
+        std::exit(3);
+    }
+    return found->second;
+}
 
 /* One translation unit's own kernels: in a program of several .cu files each host unit is
    built with its own S2S_SHIM_KERNELS, so what reads them lives in an unnamed namespace
@@ -133,24 +167,33 @@ s2s_module_t module() {
     return loaded;
 }
 
+const int registered = register_kernels(S2S_SHIM_OWN_KERNELS, &module);
+
 template <class F> struct launcher;
 
 template <class... P> struct launcher<void(P...)> {
     template <class... A>
     static cudaError_t launch(const char *name, dim3 grid, dim3 block, size_t shared, A &&...args) {
+        return launch_in(&module, name, grid, block, shared, std::forward<A>(args)...);
+    }
+
+    /* a kernel of another .cu file: in the module of the unit that registered it */
+    template <class... A>
+    static cudaError_t launch_in(module_loader load, const char *name, dim3 grid, dim3 block,
+                                 size_t shared, A &&...args) {
         static_assert(sizeof...(A) == sizeof...(P), "kernel argument count");
         std::tuple<typename std::decay<P>::type..., int> values(
             static_cast<typename std::decay<P>::type>(std::forward<A>(args))..., 0);
-        return go(name, grid, block, shared, values, std::index_sequence_for<P...>{});
+        return go(load, name, grid, block, shared, values, std::index_sequence_for<P...>{});
     }
 
     template <class T, size_t... I>
-    static cudaError_t go(const char *name, dim3 grid, dim3 block, size_t shared, T &values,
-                          std::index_sequence<I...>) {
+    static cudaError_t go(module_loader load, const char *name, dim3 grid, dim3 block,
+                          size_t shared, T &values, std::index_sequence<I...>) {
         void *pointers[] = {static_cast<void *>(&std::get<I>(values))..., nullptr};
         counts().launches++;
         s2s_dim3 g = {grid.x, grid.y, grid.z}, b = {block.x, block.y, block.z};
-        return check(s2s_launch(module(), name, g, b, shared, pointers));
+        return check(s2s_launch(load(), name, g, b, shared, pointers));
     }
 };
 
