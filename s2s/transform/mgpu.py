@@ -39,6 +39,8 @@ from s2s.transform import registry
 from s2s.transform.check import EditGroup
 
 LAUNCH_FUNCTION = "s2s_mgpu_launch"
+#: the function of a rewritten file's epilogue that returns its kernel table
+UNIT_FUNCTION = "s2s_mgpu_this_unit"
 
 
 def run_mgpu(loaded: Loaded) -> PassOutput:
@@ -53,7 +55,10 @@ def run_mgpu(loaded: Loaded) -> PassOutput:
         raise UnsupportedConstruct(f"not rewritten for the s2s runtime: {first.message}",
                                    first.span, first.id, notes)
     warnings = skipped + tuple(Diagnostic.warning(w.message, w.id, w.span) for w in plan.warnings)
-    if plan.empty and not any(k.exported for k in plan.kernels):
+    # (a file s2s already rewrote defines its unit's table: registering it again would
+    # define the table twice; running mgpu on its own output changes nothing)
+    rewritten = any(f.name == UNIT_FUNCTION for f in model.functions)
+    if plan.empty and (rewritten or not any(k.exported for k in plan.kernels)):
         return PassOutput((), warnings)
     # a file of kernels only (no launch, no CUDA call) is rewritten too: its table registers its
     # kernels, which launches in the program's other rewritten files find at run time

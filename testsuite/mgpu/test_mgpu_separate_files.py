@@ -32,6 +32,16 @@ def test_kernel_only_file_is_rewritten_with_its_table():
     assert not any(d.is_error for d in result.diagnostics)
 
 
+def test_a_rewritten_kernel_only_file_is_left_alone(tmp_path):
+    """mgpu on its own output changes nothing (its table is not registered twice)."""
+    once = process_file(str(PROGRAM / "kernels.cu"), RunOptions(), run_mgpu).change.after
+    (tmp_path / "kernels.cu").write_bytes(once)
+    shutil.copy(PROGRAM / "ops.h", tmp_path / "ops.h")
+    again = process_file(str(tmp_path / "kernels.cu"), RunOptions(), run_mgpu)
+    assert again.change.after == once
+    assert not again.diagnostics
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(NVCC is None or shutil.which("make") is None, reason="nvcc or make missing")
 def test_makefile_build_runs_every_launch_split(tmp_path):
