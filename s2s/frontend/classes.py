@@ -44,7 +44,22 @@ def extract_class_facts(ctx: ExtractContext) -> tuple[ClassFact, ...]:
             owner = _static_object(cursor)
             if owner:
                 out.append(ClassFact(owner, "static", ctx.span(cursor)))
+        elif kind == "CONSTRUCTOR" and cursor.is_definition() and _delegates(cursor):
+            out.append(ClassFact(cursor.semantic_parent.spelling, "delegating",
+                                 ctx.span(cursor)))
     return tuple(out)
+
+
+def _delegates(constructor) -> bool:
+    """``Field() : Field(100) {}``: the constructor names its own class in its initializers
+    (the other constructor then runs first, and does what a constructor's end does)."""
+    owner = constructor.semantic_parent
+    for child in constructor.get_children():
+        if child.kind.name == "TYPE_REF":
+            target = child.referenced
+            if target is not None and owner is not None and target == owner:
+                return True
+    return False
 
 
 def _definition(ctx: ExtractContext, cursor) -> ClassFact:

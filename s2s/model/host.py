@@ -129,7 +129,8 @@ class ClassFact:
     * ``derived``: a class derives from it here (its methods may touch the members too);
     * ``friend``: the class befriends a function or class (which may touch them);
     * ``static``: an object with static storage is defined here (constructed before
-      ``main``, destroyed after it: the offload runtime may not be up then).
+      ``main``, destroyed after it: the offload runtime may not be up then);
+    * ``delegating``: the constructor at ``span`` delegates to another one (which enters).
     """
 
     class_name: str

@@ -113,6 +113,28 @@ def test_two_objects_a_destructor_and_a_host_checksum(load_source, tmp_path):
     assert new.copies.total_bytes < original.copies.total_bytes / 20
 
 
+# Overloaded constructors each enter the fields; one that delegates does not (the constructor
+# it delegates to has, by its end); three objects, made by each of them.
+CONSTRUCTORS = TWO_GRIDS.replace(
+    "    Grid(int n, double seed)",
+    "    Grid() : Grid(64, 1.0) {}\n"
+    "    explicit Grid(int n) : cur(n, 2.0), next(n), steps(0) {}\n"
+    "    Grid(int n, double seed)").replace(
+    "    Grid a(4000, 1.0), b(2500, 3.0);", "    Grid a(4000, 1.0), b(2500), c;").replace(
+    "        b.step();\n", "        b.step();\n        c.step();\n")
+
+
+def test_overloaded_and_delegating_constructors(load_source, tmp_path):
+    assert CONSTRUCTORS.count("Grid(") > TWO_GRIDS.count("Grid(")
+    rewritten, out = _run(load_source, CONSTRUCTORS)
+    assert rewritten.count("target enter data") == 2  # not in the delegating one
+    assert "Grid() : Grid(64, 1.0) {}" in rewritten
+    original, new = run_both(tmp_path, CONSTRUCTORS, rewritten, suffix=".cpp")
+    assert new.returncode == 0 and new.stdout == original.stdout
+    assert new.unmapped == ()
+    assert new.copies.h2d_bytes == 2 * (4000 + 2500 + 64) * 8
+
+
 # Each of these breaks the invariant "between member functions the device copy is the
 # newest"; the fields are then mapped per call of advance() (still right, and said).
 REFUSED = {
@@ -127,6 +149,12 @@ REFUSED = {
                     "'grow' gives 'w_' new storage"),
     "public field": (("private:\n    std::vector<double> u_, f_, w_;",
                       "    std::vector<double> u_, f_, w_;"), "is public (code outside the class"),
+    "delegating body": (("    explicit Field(int n)",
+                         "    Field() : Field(50) { u_[0] = 1.0; }\n    explicit Field(int n)"),
+                        "a delegating constructor's body runs after"),
+    "overloaded method": (("    void advance(double dt)\n",
+                           "    void advance() { advance(0.1); }\n    void advance(double dt)\n"),
+                          "another function of the program is also named 'advance'"),
     "reference kept": (("    for (int step = 0; step < 20; ++step)\n        field.advance(0.1);\n"
                         "    const std::vector<double> &u = field.values();\n",
                         "    const std::vector<double> &u = field.values();\n"

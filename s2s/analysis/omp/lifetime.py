@@ -32,7 +32,7 @@ calls and local handles such as ``double *e = m_e.data()``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from s2s.analysis.omp.flow import Interpreter
 from s2s.analysis.omp.ir import Copy, FunctionIR
@@ -69,7 +69,7 @@ class ObjectMapping:
 class _Census(Interpreter):
     """The survey interpreter, also noting host accesses (label -> modes)."""
 
-    host: dict = None  # type: ignore[assignment]
+    host: dict = field(default_factory=dict)
 
     def _access(self, access, state, frame, node):
         if access.side == "H":
@@ -119,37 +119,85 @@ class _Refused(Exception):
 
 def _plan_class(model, irs, locals_of, fact, fields) -> ObjectMapping | None:
     cls = fact.class_name
-    methods = [f for f in model.functions if f.member_of == cls and f.body is not None
-               and f.name in irs]
-    uses = {m.name: _census(model, irs, locals_of, irs[m.name], fields) for m in methods}
+    methods = [f for f in model.functions if f.member_of == cls and f.body is not None]
+    constructors = [m for m in methods if m.name == cls]
+    others = [m for m in methods if m.name != cls]
+    uses = {m.name: _census(model, irs, locals_of, irs[m.name], fields) for m in others
+            if m.name in irs}
     mapped = frozenset().union(*(u.device for u in uses.values())) if uses else frozenset()
     if not mapped:
         return None
     _check_class(model, fact, mapped)
-    constructors = [m for m in methods if m.name == cls]
-    destructor = next((m for m in methods if m.name == f"~{cls}"), None)
+    _check_names(model, others)
+    destructor = next((m for m in others if m.name == f"~{cls}"), None)
     if not constructors:
         raise _Refused("it has no constructor of its own")
     holders = {d.function: d.words[:2] for d in model.directives if d.words[:2] in DATA_WORDS}
     if any(m.name in holders for m in methods):
-        if not any(holders.get(m.name) == ("target", "enter") for m in constructors):
+        if holders.get(cls) != ("target", "enter"):
             raise _Refused("its member functions have data directives of their own")
         return ObjectMapping(cls, tuple(sorted(mapped)), (), None, fact.span, fact.indent, (),
-                             frozenset(m.name for m in methods if irs[m.name].has_device),
+                             frozenset(m.name for m in others if irs[m.name].has_device),
                              tuple(sorted(set().union(*(u.device_names for u in uses.values())))),
                              hand_written=True)
+    for constructor in constructors:
+        _check_constructor(model, irs, constructor)
+    # a delegating constructor runs another one first, whose end enters the fields
+    delegating = {f.span.start for f in model.classes
+                  if f.class_name == cls and f.kind == "delegating"}
+    entering = [m for m in constructors if m.span.start not in delegating]
+    if any(m.body.children for m in constructors if m.span.start in delegating):
+        raise _Refused("a delegating constructor's body runs after the fields were entered")
+    covered, readers = _sort_methods(irs, others, destructor, uses, mapped)
+    _check_escapes(model, irs, readers, covered)
+    bodies = [m.body for m in constructors + readers + ([destructor] if destructor else [])]
+    if any(body.kind != "block" for body in bodies):
+        raise _Refused("a member function's body is a function-try-block")
+    if any(not span.editable for span in [fact.span] + [body.span for body in bodies]):
+        raise _Refused("the class is in a macro expansion or a template")
+    order = tuple(dict.fromkeys(a.name for a in model.allocations
+                                if a.function == f"{cls}::" and a.name in mapped))
+    names = set().union(*(uses[m].device_names for m in covered | {r.name for r in readers}))
+    return ObjectMapping(
+        cls, order, tuple(m.body for m in entering),
+        destructor.body if destructor is not None else None, fact.span, fact.indent,
+        tuple((m.name, m.body, tuple(sorted(uses[m.name].reads & mapped))) for m in readers),
+        frozenset(covered), tuple(sorted(names)))
+
+
+def _check_names(model: TranslationUnit, methods) -> None:
+    """The analysis keys functions by name: a member function whose name another function
+    of the program shares (an overload, another class's method) is not the one surveyed."""
+    counts: dict[str, int] = {}
+    for function in model.functions:
+        counts[function.name] = counts.get(function.name, 0) + 1
+    for method in methods:
+        if counts[method.name] > 1:
+            raise _Refused(f"another function of the program is also named '{method.name}'")
+
+
+def _check_constructor(model: TranslationUnit, irs, constructor) -> None:
+    """A constructor enters the fields at its end: it must get there (no ``return``) and
+    run no device work before (read from its own body: constructors may be overloaded)."""
+    body = constructor.body
+    if any(stmt.kind == "return" for stmt in body.walk()):
+        raise _Refused(f"the constructor at {constructor.span.location()} returns early")
+    device = any(d.is_target_region and body.span.start <= d.span.start < body.span.end
+                 for d in model.directives) or \
+        any(call.name in irs and irs[call.name].has_device for call in constructor.calls)
+    if device:
+        raise _Refused(f"the constructor at {constructor.span.location()} runs device work")
+
+
+def _sort_methods(irs, methods, destructor, uses, mapped) -> tuple[set[str], list]:
+    """(member functions whose device work needs no region, host readers), or refused."""
     covered, readers = set(), []
     for method in methods:
-        use = uses[method.name]
-        if method in constructors:
-            if use.device:
-                raise _Refused(f"the constructor at {method.span.location()} runs device work")
-            if any(n.jump == "return" for n in irs[method.name].root.walk()):
-                raise _Refused(f"the constructor at {method.span.location()} returns early")
+        use = uses.get(method.name)
+        if use is None:
             continue
-        touched = use.reads | use.writes | use.device | use.renews
         if method is destructor:
-            if touched & mapped:
+            if (use.reads | use.writes | use.device | use.renews) & mapped:
                 raise _Refused("its destructor uses them")
             continue
         if use.renews & mapped:
@@ -165,21 +213,7 @@ def _plan_class(model, irs, locals_of, fact, fields) -> ObjectMapping | None:
             readers.append(method)
         elif irs[method.name].has_device:
             covered.add(method.name)
-    _check_escapes(model, irs, readers, covered)
-    bodies = [m.body for m in constructors + readers + ([destructor] if destructor else [])]
-    if any(body.kind != "block" for body in bodies):
-        raise _Refused("a member function's body is a function-try-block")
-    spans = [fact.span] + [body.span for body in bodies]
-    if any(not span.editable for span in spans):
-        raise _Refused("the class is in a macro expansion or a template")
-    order = tuple(dict.fromkeys(a.name for a in model.allocations
-                                if a.function == f"{cls}::" and a.name in mapped))
-    return ObjectMapping(
-        cls, order, tuple(m.body for m in constructors),
-        destructor.body if destructor is not None else None, fact.span, fact.indent,
-        tuple((m.name, m.body, tuple(sorted(uses[m.name].reads & mapped))) for m in readers),
-        frozenset(covered),
-        tuple(sorted(set().union(*(uses[m].device_names for m in covered | {r.name for r in readers})))))
+    return covered, readers
 
 
 def _check_class(model: TranslationUnit, fact, mapped: frozenset) -> None:
@@ -196,7 +230,7 @@ def _check_class(model: TranslationUnit, fact, mapped: frozenset) -> None:
 
 def _census(model, irs, locals_of, ir: FunctionIR, fields: frozenset) -> _Use:
     """Survey one member function from its first statement to its last."""
-    census = _Census(irs, None, {}, locals_of, host={})
+    census = _Census(irs, None, {}, locals_of)
     function = ir.function
     try:
         census.run_range([ir.root], entry_state(model, function, function.span.start, set()),
