@@ -81,3 +81,62 @@ def test_a_candidate_also_read_by_its_own_name_comes_back_itself(load_source, tm
     original, new = run_both(tmp_path, program, rewritten)
     assert new.returncode == 0 and new.stdout == original.stdout
     assert new.unmapped == ()
+
+
+# The same in a function other than main that hands one of the buffers to its caller: the
+# caller reads ``a`` whichever buffer the call returned, so ``a`` comes back itself.
+ESCAPING = """#include <stdio.h>
+#include <stdlib.h>
+
+static void step(const double *in, double *out, int n)
+{
+    #pragma omp target teams distribute parallel for map(to: in[0:n]) map(from: out[0:n])
+    for (int i = 0; i < n; i++)
+        out[i] = 0.5 * in[i] + (i > 0 ? 0.25 * in[i - 1] : 0.0) + 1.0;
+}
+
+static double *swap_steps(double *a, double *b, int n, int steps)
+{
+    double *src = a, *dst = b;
+    for (int t = 0; t < steps; t++) {
+        step(src, dst, n);
+        double *tmp = src;
+        src = dst;
+        dst = tmp;
+    }
+    return src;
+}
+
+static double *run(void)
+{
+    const int n = 1000;
+    double *a = (double *)malloc(n * sizeof(double));
+    double *b = (double *)calloc(n, sizeof(double));
+    for (int i = 0; i < n; i++)
+        a[i] = i % 10;
+    double *final = swap_steps(a, b, n, 7);
+    double sum = 0.0;
+    for (int i = 0; i < n; i++)
+        sum += final[i];
+    printf("%.6f\\n", sum);
+    free(b);
+    return a;
+}
+
+int main(void)
+{
+    double *a = run();
+    printf("%.6f %.6f\\n", a[3], a[999]);
+    free(a);
+    return 0;
+}
+"""
+
+
+def test_a_candidate_the_caller_gets_comes_back_itself(load_source, tmp_path):
+    loaded = load_source(ESCAPING, name="prog.c")
+    rewritten = EditSet(run_omp(loaded).edits).apply("prog.c", loaded.source).decode()
+    assert "target update from(final" not in rewritten
+    original, new = run_both(tmp_path, ESCAPING, rewritten)
+    assert new.returncode == 0 and new.stdout == original.stdout
+    assert new.unmapped == ()

@@ -230,9 +230,11 @@ def returned_reads(model: TranslationUnit, function, start: int, end: int, track
     it (``final = compute(result, temp, ...)``, then ``final[i]``) -> the mapped labels that
     are live only through it. Copying back ``final[0:n]`` at the exit then brings exactly the
     buffer the call handed back, where copying each candidate brings them all. Only when the
-    pointer is set once in the region, and the function reads none of the candidates after
-    it by another name."""
-    if function.body is None or function.name != "main" and function.params:
+    pointer is set once in the region, the function reads none of the candidates after it by
+    another name, and the function is ``main``: in any other, storage it does not free is
+    live for its caller too (``return a;``), which a copy through the pointer does not
+    serve."""
+    if function.body is None or function.name != "main":
         return {}
     after = [ref for ref in model.array_refs if ref.function == function.name
              and ref.span.start >= end and ref.directive is None]
