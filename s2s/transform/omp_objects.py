@@ -82,19 +82,22 @@ def _after_open(body: Stmt, source: bytes, lines: list[str], indent: str) -> Edi
 
 def _before_close(body: Stmt, source: bytes, lines: list[str], indent: str) -> Edit:
     """Insert ``lines`` as the last lines of the block ``body``."""
-    block = "".join(f"{indent}{line}\n" for line in lines)
-    close = body.span.end - 1
-    line_start = source.rfind(b"\n", 0, close) + 1
-    if source[line_start:close].strip() == b"":
-        return Edit(body.span.file, line_start, 0, block)
-    return Edit(body.span.file, close, 0, "\n" + block + body.span.indent)
+    return _before_brace(body.span, source, [f"{indent}{line}" for line in lines],
+                         body.span.indent)
 
 
 def _before_close_span(span, source: bytes, lines: list[str]) -> Edit:
     """Insert ``lines`` before the closing brace of the class at ``span``."""
+    return _before_brace(span, source, lines, "")
+
+
+def _before_brace(span, source: bytes, lines: list[str], brace_indent: str) -> Edit:
+    """Insert ``lines`` (indented already) on lines of their own before the closing brace
+    at the end of ``span``; a brace that shares its line with code moves to a new line,
+    indented by ``brace_indent``."""
+    block = "".join(f"{line}\n" for line in lines)
     close = span.end - 1
     line_start = source.rfind(b"\n", 0, close) + 1
-    block = "".join(f"{line}\n" for line in lines)
     if source[line_start:close].strip() == b"":
         return Edit(span.file, line_start, 0, block)
-    return Edit(span.file, close, 0, "\n" + block)
+    return Edit(span.file, close, 0, "\n" + block + brace_indent)

@@ -367,37 +367,26 @@ class Interpreter(CallHandling):
         return self.length_memo[key]
 
     def _compare_length(self, count: str, frame: Frame, labels: frozenset) -> bool:
+        wanted = {_section_length(self.lengths.get(label, "") or
+                                  self.whole_counts.get(label, "")) for label in labels}
+        if len(wanted) != 1 or None in wanted:
+            return False
+        wanted_text = wanted.pop()
         text = frame.scalars.get(count.strip(), count)
+        functions = (frame.function, *self._stack)
         if text == count and frame.scalars:
             # ``col*row`` in a callee: its scalar parameters are the caller's arguments, and
             # then only the root function's definitions may expand it (``size`` of the
             # callee is not ``size`` of the root)
             bound = self._with_arguments(count, frame)
             if bound is not None:
-                return self._root_same(bound, labels)
-        wanted = {_section_length(self.lengths.get(label, "") or
-                                  self.whole_counts.get(label, "")) for label in labels}
-        if len(wanted) != 1 or None in wanted:
-            return False
-        wanted_text = wanted.pop()
+                text, functions = bound, tuple(self._stack[:1])
         if same_value(text, wanted_text):
             return True
         definitions = {}
-        for name in dict.fromkeys((frame.function, *self._stack)):
+        for name in dict.fromkeys(functions):
             if name in self.irs:
                 definitions = {**self.irs[name].definitions, **definitions}
-        return same_value(expand(text, definitions), expand(wanted_text, definitions))
-
-    def _root_same(self, text: str, labels: frozenset) -> bool:
-        """Whether ``text`` (in the root function's names) is the mapped length of
-        ``labels``."""
-        wanted = {_section_length(self.lengths.get(label, "") or
-                                  self.whole_counts.get(label, "")) for label in labels}
-        if len(wanted) != 1 or None in wanted or not self._stack:
-            return False
-        wanted_text = wanted.pop()
-        root = self.irs.get(self._stack[0])
-        definitions = root.definitions if root is not None else {}
         return same_value(expand(text, definitions), expand(wanted_text, definitions))
 
     def _with_arguments(self, count: str, frame: Frame) -> str | None:
@@ -410,7 +399,7 @@ class Interpreter(CallHandling):
             return None
         names = set(re.findall(r"(?<![\w.>])[A-Za-z_]\w*", count)) & frame.scalars.keys()
         if not names or any(names & e.names for n in callee.root.walk()
-                            for e in n.events + n.cond + n.step + [n.init]
+                            for e in n.events + n.cond + n.step
                             if isinstance(e, Assign)):
             return None
         return re.sub(r"(?<![\w.>])[A-Za-z_]\w*",

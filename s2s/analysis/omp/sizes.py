@@ -208,20 +208,8 @@ def returned_from_calls(model: TranslationUnit, function, end: int) -> set[str]:
     """Names passed to a call whose returned pointer the function reads after ``end``
     (``final = compute(result, temp, ...)`` then ``final[i]``): the call may hand back any of
     them, so each may be what the host reads."""
-    if function.body is None:
-        return set()
-    read_after = {ref.array for ref in model.array_refs
-                  if ref.function == function.name and ref.span.start >= end and ref.directive is None}
-    calls = function.calls
-    names = set()
-    for copy in model.pointer_copies:
-        if copy.function != function.name or copy.source is not None or \
-                copy.target not in read_after:
-            continue
-        for call in calls:
-            if copy.span.start <= call.span.start < copy.span.end:
-                names |= {norm_text(arg.text) for arg in call.args}
-    return names
+    return {name for _copy, args, _read in _returned_pointers(model, function, end)
+            for name in args}
 
 
 def returned_reads(model: TranslationUnit, function, start: int, end: int, tracked,
@@ -234,26 +222,38 @@ def returned_reads(model: TranslationUnit, function, start: int, end: int, track
     another name, and the function is ``main``: in any other, storage it does not free is
     live for its caller too (``return a;``), which a copy through the pointer does not
     serve."""
-    if function.body is None or function.name != "main":
+    if function.name != "main":
         return {}
-    after = [ref for ref in model.array_refs if ref.function == function.name
-             and ref.span.start >= end and ref.directive is None]
-    read_after = {ref.array for ref in after}
     groups = alias_groups(model, function, start, end)
+    copies = model.in_function("pointer_copies", function.name)
     out: dict[str, set[str]] = {}
-    copies = [c for c in model.pointer_copies if c.function == function.name]
-    for copy in copies:
-        if copy.source is not None or copy.target not in read_after or \
-                not start <= copy.span.start < end or \
+    for copy, args, read_after in _returned_pointers(model, function, end):
+        if not start <= copy.span.start < end or \
                 any(c.target == copy.target and c is not copy and c.span.start < end
                     and c.span.end > copy.span.start for c in copies):
             continue
-        args = {norm_text(arg.text) for call in function.calls
-                if copy.span.start <= call.span.start < copy.span.end for arg in call.args}
         labels = {label for label in tracked & live if groups.get(label, {label}) & args}
         others = read_after - {copy.target}
         if labels and not any(groups.get(label, {label}) & others for label in labels):
             out[copy.target] = labels
+    return out
+
+
+def _returned_pointers(model: TranslationUnit, function, end: int):
+    """(pointer copy, names passed to the call it takes its value from, names the function
+    reads after ``end``) for each pointer set from a call's return value that the function
+    reads after ``end``."""
+    if function.body is None:
+        return []
+    read_after = {ref.array for ref in model.array_refs
+                  if ref.function == function.name and ref.span.start >= end and ref.directive is None}
+    out = []
+    for copy in model.in_function("pointer_copies", function.name):
+        if copy.source is not None or copy.target not in read_after:
+            continue
+        args = {norm_text(arg.text) for call in function.calls
+                if copy.span.start <= call.span.start < copy.span.end for arg in call.args}
+        out.append((copy, args, read_after))
     return out
 
 
