@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import keyword
 import re
 
 Poly = dict  # tuple of sorted atom names -> int coefficient
@@ -30,8 +31,14 @@ def _sanitize(match) -> str:
     return re.sub(r"\s+", "", match.group(0)).replace("->", "__arrow__").replace(".", "__dot__")
 
 
+# C names that are Python keywords (``in``, ``is``, ``lambda`` ...) would not parse: renamed
+# for the parse, back in every atom.
+_KEYWORD = re.compile(r"\b(?:" + "|".join(keyword.kwlist) + r")\b")
+
+
 def _unsanitize(name: str) -> str:
-    return name.replace("__arrow__", "->").replace("__dot__", ".")
+    name = name.replace("__arrow__", "->").replace("__dot__", ".")
+    return re.sub(r"__kw_(\w+?)__", r"\1", name) if "__kw_" in name else name
 
 
 def poly(text: str) -> Poly:
@@ -57,6 +64,7 @@ def _poly_of(text: str) -> tuple | NotPoly:
 def _parse_poly(text: str) -> Poly:
     text = _CAST.sub("", text)  # (size_t)n: the same value for the sizes it is used on
     text = _MEMBER_PATH.sub(_sanitize, text)
+    text = _KEYWORD.sub(lambda m: f"__kw_{m.group(0)}__", text)
     if not _SAFE.match(text):
         raise NotPoly(text)
     try:

@@ -18,6 +18,15 @@ def test_parse_and_print():
     assert poly("n / 2") == {("(n / 2)",): 1}
 
 
+def test_c_names_that_are_python_keywords_are_variables():
+    # backprop's ``in`` (input layer size): its sections were not polynomials before
+    assert poly("in + 1") == {("in",): 1, (): 1}
+    assert render(poly("(in + 1) * (hid + 1)")) == "hid*in + hid + in + 1"
+    assert poly("is - lambda") == {("is",): 1, ("lambda",): -1}
+    assert poly("net->in + 1") == {("net->in",): 1, (): 1}
+    assert poly("n / in") == {("(n / in)",): 1}
+
+
 def test_not_polynomials():
     for text in ("f(n)", "a[i]", "x ? 1 : 2", "n << 1", "1.5"):
         try:

@@ -474,7 +474,7 @@ def entry_coverage(solver, entry: State, updates, region_text: str) -> EntryCove
         distinct=solver.distinct, section_of=solver.section_of, length_memo={},
         candidates=copied_in & solver.tracked, model=solver.model, source=solver.source,
         text=text, read_backs=read_backs, stable_text=stable,
-        escape_text=text(solver.function.body))
+        escape_text=text(solver.function.body), ignored=solver.ignored)
     try:
         exit_state = interp.run_range(solver.nodes, entry, solver.frame)
     except Unsupported:  # the planner's own runs succeeded; keep every entry copy anyway

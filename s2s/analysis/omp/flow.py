@@ -64,6 +64,9 @@ class Interpreter(CallHandling):
     #: label -> ``[0:count]`` of arrays mapped whole by name (``int hist[NBINS]``): what a
     #: loop must cover to write one whole
     whole_counts: dict = field(default_factory=dict)
+    #: ids of host accesses to elements no kernel of the region touches (omp.touched):
+    #: they neither need the device's copy nor make it stale where it is ever read
+    ignored: frozenset = frozenset()
 
     # --- entry points ---------------------------------------------------------------------
 
@@ -224,6 +227,8 @@ class Interpreter(CallHandling):
 
     def event(self, event, state: State, frame: Frame, node: Node) -> State | None:
         if isinstance(event, Access):
+            if id(event) in self.ignored:
+                return state
             return self._access(event, state, frame, node)
         if isinstance(event, Copy):
             return self._copy(event, state, frame)

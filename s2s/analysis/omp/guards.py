@@ -24,12 +24,7 @@ def drop_changing_counts(lengths: dict, skipped: dict, nodes: list[Node], irs, t
     ``n = n - 100`` would name different elements. A ``std::vector``'s ``v.size()`` changes
     only where its storage does (a reallocation is a pointer copy: omp.guards does not look
     at it, the pointer analysis does)."""
-    region = "\n".join(text(n.stmt) for n in nodes if n.stmt is not None)
-    callees = []
-    for name in sorted(called_functions(irs, nodes)):
-        callee = irs[name].function
-        body = text(callee.body)
-        callees.append((body, frozenset(p.name for p in callee.params) | declared_names(body)))
+    region, callees = region_texts(nodes, irs, text)
     for label in sorted(lengths):
         if label in vectors:
             continue
@@ -38,6 +33,39 @@ def drop_changing_counts(lengths: dict, skipped: dict, nodes: list[Node], irs, t
             del lengths[label]
             skipped[label] = f"its element count uses '{term}', which may change inside the " \
                 "statements the data region would span"
+
+
+def region_texts(nodes: list[Node], irs, text) -> tuple[str, list[tuple[str, frozenset]]]:
+    """The text of the region's statements, and (body, names local to it) of every function
+    they call: what :func:`s2s.analysis.omp.sections.changing_term` reads."""
+    region = "\n".join(text(n.stmt) for n in nodes if n.stmt is not None)
+    callees = []
+    for name in sorted(called_functions(irs, nodes)):
+        callee = irs[name].function
+        body = text(callee.body)
+        callees.append((body, frozenset(p.name for p in callee.params) | declared_names(body)))
+    return region, callees
+
+
+def offset_alias(model: TranslationUnit, function: str, nodes: list[Node], start: int,
+                 device_pointers: frozenset) -> str | None:
+    """Why the region cannot be planned when a pointer its kernels use was set before it to
+    point into another array at an offset (``u = base + 1``) and the region also reaches
+    that array by its own name, or None. The region's entry state gives such a pointer
+    storage of its own (omp.solver.entry_state): a host write through ``base`` would not
+    make ``u``'s device copy stale, and the kernel would read old values."""
+    used = {event.name for top in nodes for node in top.walk()
+            for event in node.events + node.cond + node.step if isinstance(event, Access)}
+    for copy in model.pointer_copies:
+        if copy.function != function or not copy.offset or copy.source is None or \
+                copy.span.start >= start:
+            continue
+        pair = {copy.target, copy.source}
+        if pair & device_pointers and pair <= used | device_pointers:
+            return (f"'{copy.target}' points into '{copy.source}' at an offset "
+                    f"(line {copy.span.line}) "
+                    "and the region uses both: their sections count from different elements")
+    return None
 
 
 def unknown_storage(model: TranslationUnit, nodes: list[Node], name: str) -> str:

@@ -43,7 +43,13 @@ from s2s.analysis.omp.arrays import (
 )
 from s2s.analysis.omp.callee_maps import callee_mappings
 from s2s.analysis.omp.flow import Interpreter
-from s2s.analysis.omp.guards import directive_chain, drop_changing_counts, unknown_storage
+from s2s.analysis.omp.guards import (
+    directive_chain,
+    drop_changing_counts,
+    offset_alias,
+    region_texts,
+    unknown_storage,
+)
 from s2s.analysis.omp.ir import FunctionIR, IRBuilder, Node
 from s2s.analysis.omp.lifetime import ObjectMapping, object_mappings
 from s2s.analysis.omp.locals import LocalMap, StaticEntry, local_maps, static_table_entry
@@ -71,6 +77,7 @@ from s2s.analysis.omp.sizes import (
 )
 from s2s.analysis.omp.solver import Solver, entry_state
 from s2s.analysis.omp.state import Frame, Unsupported
+from s2s.analysis.omp.touched import device_hulls, host_outside, narrow, unsound
 from s2s.model import SourceSpan, Stmt, TranslationUnit
 
 
@@ -156,8 +163,8 @@ def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
 
 def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionIR,
                plan: OmpPlan, source: bytes, extend: bool = True,
-               members: frozenset = frozenset(), skip: frozenset = frozenset()
-               ) -> RegionPlan | None:
+               members: frozenset = frozenset(), skip: frozenset = frozenset(),
+               exact: frozenset = frozenset()) -> RegionPlan | None:
     function = ir.function
     warned = len(plan.warnings)
     if any(node.jump in ("goto", "label") for node in ir.root.walk()):
@@ -191,6 +198,11 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     others = members - {function.member_of}
     class_of = member_vectors(model) if others else {}
     elsewhere = {label for label in survey.device_labels if class_of.get(label) in others}
+    why = offset_alias(model, function.name, nodes, start,
+                       frozenset(use[1] for uses in survey.device_uses.values() for use in uses
+                                 if use[0] == function.name))
+    if why is not None:
+        raise Unsupported(why)
     lengths, skipped = array_sections(model, function, survey.device_labels - elsewhere,
                                       start, end)
     for label in list(skipped):
@@ -237,8 +249,12 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         end = nodes[-1].stmt.span.end
     live = live_after(model, function, start, end, tracked)
     swapped = reassigned(nodes, tracked)
+    texts = region_texts(nodes, irs, text)
+    hulls = device_hulls(ir, nodes, tracked, survey.device_uses, text, bool(swapped), texts)
+    ignored, written = host_outside({k: v for k, v in hulls.items() if k not in exact},
+                                    nodes, text, texts)
     solver = Solver(model, irs, function, nodes, tracked, lengths, locals_of, frame, source,
-                    tracked if swapped else frozenset())
+                    tracked if swapped else frozenset(), ignored)
     seed: set[str] = set()
     for _ in range(len(tracked) + 1):
         to_labels, updates, exit_state = solver.solve(seed)
@@ -260,10 +276,19 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         # region's end after all (the stale sections are small): plan without the tail.
         del plan.warnings[warned:]
         return _plan_root(model, irs, ir, plan, source, extend=False, members=members,
-                          skip=skip)
+                          skip=skip, exact=exact)
 
     arrays, exit_updates, entry_updates, entry_reasons = map_arrays(
         solver, ir, block, live, to_labels, updates, exit_state)
+    if hulls:
+        updates, entry_updates, entry_reasons, exit_updates = narrow(
+            updates, entry_updates, entry_reasons, exit_updates, hulls,
+            frozenset(a.name for a in arrays if a.exit == "from"))
+        bad = unsound(written, hulls, function.name, arrays, updates, exit_updates)
+        if bad:
+            del plan.warnings[warned:]
+            return _plan_root(model, irs, ir, plan, source, extend=extend, members=members,
+                              skip=skip, exact=exact | bad)
     if removed and not existing.replaces_hand_mapping(
             model, ir, _data_directives(model, function.name, source), tracked, lengths,
             plan.warnings, end, (arrays, updates, exit_updates, entry_updates),

@@ -63,7 +63,7 @@ def host_sections(anchors: list[Node], name: str, text, limit: int = 6,
                     continue
                 if event.writes or event.ref is None or len(event.ref.subscripts) != 1:
                     return None
-                found = _ref_range(event.ref.subscripts[0].text, node, anchor, text)
+                found = ref_range(event.ref.subscripts[0].text, node, anchor, text)
                 if found is None:
                     return None
                 if found not in ranges:
@@ -164,7 +164,7 @@ def _declared_in(name: str, body: str) -> bool:
                      r"\s*(?:\[|=|;|,)", body) is not None
 
 
-def _ref_range(index: str, node: Node, anchor: Node, text):
+def ref_range(index: str, node: Node, anchor: Node, text):
     try:
         value = poly(index)
     except NotPoly:

@@ -34,11 +34,11 @@ class Solver:
     """Entry copies and ``target update`` placements for one region, by repeated dataflow."""
 
     def __init__(self, model, irs, function, nodes, tracked, lengths, locals_of, frame,
-                 source, distinct):
+                 source, distinct, ignored: frozenset = frozenset()):
         self.model, self.irs, self.function, self.nodes = model, irs, function, nodes
         self.tracked, self.lengths, self.locals_of, self.frame = tracked, lengths, locals_of, \
             frame
-        self.source, self.distinct = source, distinct
+        self.source, self.distinct, self.ignored = source, distinct, ignored
         self.start = nodes[0].stmt.span.start
         self.top_ids = {id(n) for n in nodes}
         self._tops = None  # (starts, spans, in order) of the top-level statements
@@ -61,7 +61,8 @@ class Solver:
         return Interpreter(self.irs, self.tracked, self.lengths, self.locals_of, record=True,
                            distinct=self.distinct, section_of=self.section_of,
                            length_memo=self.length_memo, body_text=self.body_text,
-                           root_memo=self.root_memo, whole_counts=self.whole_counts)
+                           root_memo=self.root_memo, whole_counts=self.whole_counts,
+                           ignored=self.ignored)
 
     def _run(self, to_labels):
         interp = self._interpreter()

@@ -1,0 +1,232 @@
+"""Copies narrowed to the elements the device touches (issue 17, item 8).
+
+The planner moves the section the host side needs: ``target update to(d[0:n + 1])`` when the
+host rewrote ``d`` and a kernel reads it. When every kernel of the region touches only
+``d[1:n]`` (a bias element at index 0 that lives on the host, a halo that only the host
+fills), the other elements never need to reach the device, nor come back from it.
+
+The *device hull* of an array is the hull of every device access to it in the region: each
+kernel's subscript, affine in the counters of the counting loops around it, bounded over
+those loops (:func:`s2s.analysis.omp.loops.write_extent`, which bounds reads as well as
+writes). Every ``target update`` of the array inside the region is then cut to the hull:
+an update that misses it is dropped, one that overlaps it by a constant margin is trimmed.
+
+Why that is right: outside the hull the device never reads or writes an element, so the
+device never needs its value, and copying it back could only bring an older value over
+the host's. The host's own copy of those elements therefore evolves by host code alone,
+as long as nothing else copies them back:
+
+* ``from`` updates are cut to the hull as well;
+* a ``to`` update is only cut when the region's exit does not copy the array back (an exit
+  ``from`` copies the whole section, and would bring back the element whose ``to`` was
+  dropped);
+* the hull is only used when every device access is known: each one is in the region's
+  own function (a callee's kernel names the array through its parameters), through a
+  pointer that holds the array's address itself (no ``p = a + 1`` alias, no pointer
+  reassigned in the region), with a bounded subscript over variables the region does not
+  change.
+
+Any doubt keeps the planned copies as they are.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from s2s.analysis.omp.ir import Access, Copy, FunctionIR, Node
+from s2s.analysis.omp.loops import write_extent
+from s2s.analysis.omp.place import PlannedUpdate
+from s2s.analysis.omp.sections import changing_term, ref_range
+from s2s.analysis.polynomial import NotPoly, add, disjoint, poly, render, scale, within
+
+_ITEM = re.compile(r"^\s*([A-Za-z_]\w*)\s*(\[.*\])\s*$", re.S)
+
+
+def device_hulls(ir: FunctionIR, nodes: list[Node], tracked: frozenset, device_uses: dict,
+                 text, swapped: bool, texts: tuple) -> dict[str, tuple[frozenset, str]]:
+    """Per mapped label whose device accesses are all known (module doc): the pointer
+    names its kernels use and the ``[lo:len]`` hull of the elements they touch. ``texts``:
+    the region's text and its callees' (omp.guards.region_texts), where the hull's
+    variables must not change."""
+    if swapped:
+        return {}
+    function = ir.function.name
+    offsets = _offset_targets(ir.root)
+    copied = frozenset(event.target for top in nodes for node in top.walk()
+                       for event in node.events if isinstance(event, Copy))
+    region, callees = texts
+    hulls = {}
+    for label in tracked:
+        uses = device_uses.get(label, ())
+        pointers = frozenset(use[1] for use in uses)
+        if not uses or any(use[0] != function for use in uses) or pointers & offsets or \
+                (pointers | {label}) & copied or \
+                any(not re.fullmatch(r"[A-Za-z_]\w*", p) for p in pointers):
+            continue
+        hull = _hull(nodes, pointers, text)
+        if hull is not None and changing_term(hull, region, callees) is None:
+            hulls[label] = (pointers, hull)
+    return hulls
+
+
+def host_outside(hulls: dict, nodes: list[Node], text, texts: tuple
+                 ) -> tuple[frozenset, frozenset]:
+    """The host accesses of the region (ids of their events) to elements outside their
+    array's device hull, and the labels some of them write. The device never touches those
+    elements, so the dataflow may pass over these accesses (module doc)."""
+    names = {}
+    for label, (pointers, _) in hulls.items():
+        for pointer in pointers | {label}:
+            names[pointer] = label
+    ignored, written = set(), set()
+    for top in nodes:
+        for node in top.walk():
+            for event in node.events + node.cond + node.step:
+                if not isinstance(event, Access) or event.side != "H" or \
+                        event.name not in names or event.ref is None or \
+                        len(event.ref.subscripts) != 1:
+                    continue
+                found = ref_range(event.ref.subscripts[0].text, node, top, text)
+                if found is None:
+                    continue
+                low, high = found
+                section = f"[{render(low)}:{render(add(add(high, scale(low, -1)), {(): 1}))}]"
+                label = names[event.name]
+                if changing_term(section, *texts) is None and \
+                        disjoint(section, hulls[label][1]):
+                    ignored.add(id(event))
+                    if event.writes:
+                        written.add(label)
+    return frozenset(ignored), frozenset(written)
+
+
+def unsound(written: frozenset, hulls: dict, function: str, arrays, updates, exits
+            ) -> frozenset:
+    """The labels among ``written`` (host writes passed over) that some copy could still
+    bring back from the device outside their hull: an exit ``from`` of the whole section,
+    a ``from`` item not within the hull, or an update in a called function (whose names
+    are not checked here). Planning again without passing over their accesses is right."""
+    if not written:
+        return frozenset()
+    if any(u.function != function for u in updates):
+        return written
+    bad = {a.name for a in arrays if a.name in written and a.exit == "from"}
+    by_pointer = {p: label for label in written for p in hulls[label][0] | {label}}
+    items = [u.item for u in updates if u.motion == "from"] + list(exits)
+    for item in items:
+        match = _ITEM.match(item)
+        name = match.group(1) if match else None
+        if name in by_pointer and not within(match.group(2), hulls[by_pointer[name]][1]):
+            bad.add(by_pointer[name])
+    return frozenset(bad)
+
+
+def _offset_targets(root: Node) -> frozenset:
+    """Pointers some copy sets to another pointer plus an offset (``p = a + 1``): their
+    subscripts count from another element than the array's first."""
+    return frozenset(event.target for node in root.walk() for event in node.events
+                     if isinstance(event, Copy) and event.offset)
+
+
+def _hull(nodes: list[Node], pointers: frozenset, text) -> str | None:
+    low = high = None
+    for top in nodes:
+        for node in top.walk():
+            for event in node.events + node.cond + node.step:
+                if not (isinstance(event, Access) and event.name in pointers):
+                    continue
+                if event.side != "D":
+                    continue
+                extent = write_extent(node.stmt, event.ref, text) \
+                    if node.kind == "kernel" and event.ref is not None else None
+                if extent is None:
+                    return None
+                try:
+                    lo, length = _bounds(extent)
+                except NotPoly:
+                    return None
+                hi = add(lo, length)
+                low = lo if low is None else _extreme(low, lo, min)
+                high = hi if high is None else _extreme(high, hi, max)
+                if low is None or high is None:
+                    return None
+    if low is None:
+        return None
+    return f"[{render(low)}:{render(add(high, scale(low, -1)))}]"
+
+
+def narrow(updates: list[PlannedUpdate], entry: list[str], reasons: list[str],
+           exits: list[str], hulls: dict, copied_back: frozenset
+           ) -> tuple[list[PlannedUpdate], list[str], list[str], list[str]]:
+    """The region's updates, entry and exit items cut to the device hulls (module doc).
+    ``copied_back``: labels whose exit map copies them to the host (their ``to`` items
+    stay whole)."""
+    by_pointer = {}
+    for label, (pointers, hull) in hulls.items():
+        for pointer in pointers | {label}:
+            by_pointer[pointer] = (label, hull)
+    kept = []
+    for update in updates:
+        cut = _cut(update.item, by_pointer, update.motion == "to", copied_back)
+        if cut is None:
+            continue
+        kept.append(update if cut == update.item else _with_item(update, cut))
+    entry_kept, reasons_kept = [], []
+    for item, reason in zip(entry, reasons, strict=True):
+        cut = _cut(item, by_pointer, True, copied_back)
+        if cut is not None:
+            entry_kept.append(cut)
+            reasons_kept.append(reason)
+    exits_kept = [c for c in (_cut(i, by_pointer, False, copied_back) for i in exits)
+                  if c is not None]
+    return kept, entry_kept, reasons_kept, exits_kept
+
+
+def _cut(item: str, by_pointer: dict, to_device: bool, copied_back: frozenset) -> str | None:
+    """``item`` cut to its array's hull; None when nothing of it is left."""
+    match = _ITEM.match(item)
+    if match is None or match.group(1) not in by_pointer:
+        return item
+    label, hull = by_pointer[match.group(1)]
+    if to_device and label in copied_back:
+        return item
+    section = match.group(2)
+    if disjoint(section, hull):
+        return None
+    inner = _intersection(section, hull)
+    return item if inner is None else f"{match.group(1)}{inner}"
+
+
+def _intersection(a: str, b: str) -> str | None:
+    """``[lo:len]`` of the elements in both sections, when their bounds differ by
+    constants; None otherwise (or when the result is ``a`` itself)."""
+    try:
+        (lo_a, len_a), (lo_b, len_b) = _bounds(a), _bounds(b)
+    except NotPoly:
+        return None
+    low = _extreme(lo_a, lo_b, max)
+    high = _extreme(add(lo_a, len_a), add(lo_b, len_b), min)
+    if low is None or high is None or (low == lo_a and high == add(lo_a, len_a)):
+        return None
+    return f"[{render(low)}:{render(add(high, scale(low, -1)))}]"
+
+
+def _extreme(a: dict, b: dict, pick) -> dict | None:
+    """``pick`` (min or max) of two polynomials whose difference is a constant."""
+    gap = add(a, scale(b, -1))
+    if set(gap) - {()}:
+        return None
+    return a if pick(gap.get((), 0), 0) == gap.get((), 0) else b
+
+
+def _bounds(section: str):
+    inner = section.strip()
+    if not (inner.startswith("[") and inner.endswith("]")) or inner.count(":") != 1:
+        raise NotPoly(section)
+    low, length = inner[1:-1].split(":")
+    return poly(low), poly(length)
+
+
+def _with_item(update: PlannedUpdate, item: str) -> PlannedUpdate:
+    return replace(update, item=item)
