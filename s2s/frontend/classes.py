@@ -6,11 +6,13 @@ but the class's own member functions can reach that storage and no object is cop
 has new storage nobody maps, a derived class's or a friend's code is not surveyed, and an
 object with static storage outlives the offload runtime. These facts are read here from the
 cursors (the class body, its fields' access, constructions that call a copy or move
-constructor, copy and move assignments), only in C++ files that include ``<vector>``.
+constructor, copy and move assignments), only in C++ files that include ``<vector>`` or
+have a class with a pointer member (whose own facts are frontend.class_fields').
 """
 
 from __future__ import annotations
 
+from s2s.frontend.class_fields import has_pointer_fields, pointer_field_facts
 from s2s.frontend.containers import is_vector_type, unit_has_vectors
 from s2s.frontend.context import ExtractContext
 from s2s.model.host import ClassFact
@@ -20,8 +22,10 @@ _NAMESPACE_KINDS = frozenset({"TRANSLATION_UNIT", "NAMESPACE"})
 
 
 def extract_class_facts(ctx: ExtractContext) -> tuple[ClassFact, ...]:
-    """Every class fact of the file's main-file cursors, in walk order."""
-    if not unit_has_vectors(ctx):
+    """Every class fact of the file's main-file cursors, in walk order (then the facts of
+    pointer members, frontend.class_fields)."""
+    pointers = has_pointer_fields(ctx)
+    if not pointers and not unit_has_vectors(ctx):
         return ()
     out = []
     for node in ctx.nodes():
@@ -47,7 +51,7 @@ def extract_class_facts(ctx: ExtractContext) -> tuple[ClassFact, ...]:
         elif kind == "CONSTRUCTOR" and cursor.is_definition() and _delegates(cursor):
             out.append(ClassFact(cursor.semantic_parent.spelling, "delegating",
                                  ctx.span(cursor)))
-    return tuple(out)
+    return tuple(out + (pointer_field_facts(ctx) if pointers else []))
 
 
 def _delegates(constructor) -> bool:

@@ -36,6 +36,12 @@ from dataclasses import dataclass, field
 
 from s2s.analysis.omp.flow import Interpreter
 from s2s.analysis.omp.ir import Copy, FunctionIR
+from s2s.analysis.omp.member_pointers import (
+    PointerField,
+    PointerRefused,
+    check_pointers,
+    pointer_members,
+)
 from s2s.analysis.omp.region import DATA_WORDS, callees_of
 from s2s.analysis.omp.solver import entry_state
 from s2s.analysis.omp.state import Frame, Unsupported
@@ -63,6 +69,18 @@ class ObjectMapping:
     #: the constructors already enter the fields (a second run, or a hand-written port):
     #: nothing to edit, but no member function gets a region of its own either
     hand_written: bool = False
+    #: raw pointer members among ``fields`` (omp.member_pointers)
+    pointers: tuple[PointerField, ...] = ()
+
+    def length(self, name: str) -> str:
+        """The element count of field ``name`` in any member function."""
+        found = [p.count for p in self.pointers if p.name == name]
+        return found[0] if found else f"{name}.size()"
+
+    def entry(self, name: str) -> str:
+        """``to``, or ``alloc`` for storage the constructors leave undefined."""
+        found = [p.entry for p in self.pointers if p.name == name]
+        return found[0] if found else "to"
 
 
 @dataclass
@@ -99,13 +117,16 @@ def object_mappings(model: TranslationUnit, irs: dict[str, FunctionIR],
         if fact.kind != "definition":
             continue
         fields = frozenset(a.name for a in model.allocations
-                           if a.function == f"{fact.class_name}::" and a.kind == "vector")
+                           if a.function == f"{fact.class_name}::" and a.kind == "vector") | \
+            pointer_members(model, fact.class_name)
         if not fields:
             continue
         try:
             plan = _plan_class(model, irs, locals_of, fact, fields)
         except _Refused as why:
-            refused.append((f"the vectors of '{fact.class_name}' are mapped per call, not "
+            what = "vectors" if fields & _vectors(model, fact.class_name) else \
+                "pointer members"
+            refused.append((f"the {what} of '{fact.class_name}' are mapped per call, not "
                             f"over each object's lifetime: {why}", fact.span))
             continue
         if plan is not None:
@@ -155,14 +176,24 @@ def _plan_class(model, irs, locals_of, fact, fields) -> ObjectMapping | None:
         raise _Refused("a member function's body is a function-try-block")
     if any(not span.editable for span in [fact.span] + [body.span for body in bodies]):
         raise _Refused("the class is in a macro expansion or a template")
+    try:
+        pointers = check_pointers(model, cls, mapped - _vectors(model, cls), constructors,
+                                  entering, destructor)
+    except PointerRefused as why:
+        raise _Refused(str(why)) from None
     order = tuple(dict.fromkeys(a.name for a in model.allocations
-                                if a.function == f"{cls}::" and a.name in mapped))
+                                if a.function in (f"{cls}::", cls) and a.name in mapped))
     names = set().union(*(uses[m].device_names for m in covered | {r.name for r in readers}))
     return ObjectMapping(
         cls, order, tuple(m.body for m in entering),
         destructor.body if destructor is not None else None, fact.span, fact.indent,
         tuple((m.name, m.body, tuple(sorted(uses[m.name].reads & mapped))) for m in readers),
-        frozenset(covered), tuple(sorted(names)))
+        frozenset(covered), tuple(sorted(names)), pointers=tuple(pointers.values()))
+
+
+def _vectors(model: TranslationUnit, cls: str) -> frozenset[str]:
+    return frozenset(a.name for a in model.allocations
+                     if a.function == f"{cls}::" and a.kind == "vector")
 
 
 def _check_names(model: TranslationUnit, methods) -> None:
