@@ -11,9 +11,9 @@ read here from the cursors of classes with at least one pointer member:
   it is a parameter the constructor never assigns: its value is then the field's);
 * ``write``: a member assigned, incremented, having its address taken or bound to a
   non-const reference argument (``std::swap(u_, f_)``), anywhere;
-* ``escape``: a pointer member's value (or an element's address or reference) returned
-  from a function returning a pointer or reference, or stored anywhere but a local
-  variable (a global, another member).
+* ``escape``: a pointer member mentioned in a function returning a pointer or reference
+  (which may return it, an element's address or a reference to one), or its value stored
+  anywhere but a local variable (a global, another member).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from s2s.model.host import ClassFact
 
 _CLASS_KINDS = frozenset({"CLASS_DECL", "STRUCT_DECL", "CLASS_TEMPLATE"})
 #: expressions a pointer's value passes through on its way to a ``return`` or a store
+_HANDLES = frozenset({"POINTER", "LVALUEREFERENCE", "RVALUEREFERENCE"})
 _CARRY = THROUGH | {"CONDITIONAL_OPERATOR", "ARRAY_SUBSCRIPT_EXPR"}
 
 
@@ -168,26 +169,34 @@ def _reference_argument(tree: _Tree, call: int, j: int) -> bool:
 
 def _escapes(tree: _Tree, i: int) -> bool:
     """The pointer member at node ``i`` (or an element's address or reference) is returned
-    from a function returning a pointer or reference, or stored but to a local variable."""
+    from a function returning a pointer or reference (any mention in such a function counts:
+    ``double *p = u_; return p;``), or stored but to a local variable."""
+    function = _enclosing_function(tree, i)
+    if function is not None and function.kind.name != "CONSTRUCTOR" and \
+            function.result_type.get_canonical().kind.name in _HANDLES:
+        return True
     j, p = i, tree.parent[i]
     while p >= 0 and (tree.kinds[p] in _CARRY or _address_or_offset(tree, p)):
         j, p = p, tree.parent[p]
     if p < 0:
         return False
     kind = tree.kinds[p]
-    if kind == "RETURN_STMT":
-        function = _enclosing_function(tree, p)
-        result = function.result_type.get_canonical().kind.name if function is not None else ""
-        return result in ("POINTER", "LVALUEREFERENCE", "RVALUEREFERENCE")
+    if tree.nodes[j].cursor.type.get_canonical().kind.name != "POINTER":
+        # an element's value (``s = u_[i]``) carries no pointer, unless bound to a
+        # non-const reference that outlives the statement
+        return kind == "VAR_DECL" and _writable_reference(tree.nodes[p].cursor)
     if kind == "BINARY_OPERATOR" and tree.nodes[p].cursor.binary_operator.name == "Assign" \
             and tree.children[p][1:] == [j]:
         return not _local_variable(tree, tree.children[p][0])
     if kind == "VAR_DECL":
-        cursor = tree.nodes[p].cursor
-        return cursor.storage_class.name == "STATIC" or \
-            cursor.type.get_canonical().kind.name in ("LVALUEREFERENCE", "RVALUEREFERENCE") \
-            and not cursor.type.get_canonical().get_pointee().is_const_qualified()
+        return tree.nodes[p].cursor.storage_class.name == "STATIC"
     return False
+
+
+def _writable_reference(cursor) -> bool:
+    canon = cursor.type.get_canonical()
+    return canon.kind.name in ("LVALUEREFERENCE", "RVALUEREFERENCE") and \
+        not canon.get_pointee().is_const_qualified()
 
 
 def _address_or_offset(tree: _Tree, p: int) -> bool:

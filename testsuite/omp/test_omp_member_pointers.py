@@ -153,6 +153,11 @@ REFUSED = {
                   "    double sample(int i) const { return u_[i]; }\n"
                   "    const double *data() const { return u_; }"),
                  ("h.sample(17));", "h.data()[17]);"), "'u_' is handed out at"),
+    "reference": (("    double sample(int i) const { return u_[i]; }",
+                   "    double sample(int i) const { return u_[i]; }\n"
+                   "    double &at(int i) { double *p = u_; return p[i]; }"),
+                  ("    Heat h(5000);\n", "    Heat h(5000);\n    h.at(3) = 7.5;\n"),
+                  "'u_' is handed out at"),
     "reassigned": (("    void advance(double dt)\n    {\n        forces();\n        update(dt);\n",
                     "    void advance(double dt)\n    {\n        forces();\n        update(dt);\n"
                     "        double *t = u_;\n        u_ = w_;\n        w_ = t;\n"),

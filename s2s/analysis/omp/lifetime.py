@@ -169,6 +169,11 @@ def _plan_class(model, irs, locals_of, fact, fields) -> ObjectMapping | None:
     entering = [m for m in constructors if m.span.start not in delegating]
     if any(m.body.children for m in constructors if m.span.start in delegating):
         raise _Refused("a delegating constructor's body runs after the fields were entered")
+    try:
+        pointers = check_pointers(model, cls, mapped - _vectors(model, cls), constructors,
+                                  entering, destructor)
+    except PointerRefused as why:
+        raise _Refused(str(why)) from None
     covered, readers = _sort_methods(irs, others, destructor, uses, mapped)
     _check_escapes(model, irs, readers, covered)
     bodies = [m.body for m in constructors + readers + ([destructor] if destructor else [])]
@@ -176,11 +181,6 @@ def _plan_class(model, irs, locals_of, fact, fields) -> ObjectMapping | None:
         raise _Refused("a member function's body is a function-try-block")
     if any(not span.editable for span in [fact.span] + [body.span for body in bodies]):
         raise _Refused("the class is in a macro expansion or a template")
-    try:
-        pointers = check_pointers(model, cls, mapped - _vectors(model, cls), constructors,
-                                  entering, destructor)
-    except PointerRefused as why:
-        raise _Refused(str(why)) from None
     order = tuple(dict.fromkeys(a.name for a in model.allocations
                                 if a.function in (f"{cls}::", cls) and a.name in mapped))
     names = set().union(*(uses[m].device_names for m in covered | {r.name for r in readers}))
