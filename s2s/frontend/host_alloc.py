@@ -346,4 +346,6 @@ def _new_array(tree: _Tree, i: int, target=None) -> HostAllocation | None:
         return None
     ntype = node.cursor.type
     elem = _pointee(ntype) or ntype.get_pointee().spelling
-    return HostAllocation(target[0], "new[]", elem, tree.span(i), node.function, count, None)
+    initialised = src[match[0] + 1:end].strip() != b""  # ``new T[n]()``, ``new T[n]{}``
+    return HostAllocation(target[0], "new[]", elem, tree.span(i), node.function, count, None,
+                          initialised=initialised)

@@ -116,13 +116,14 @@ def test_pointer_members_are_entered_by_the_constructor_and_released_by_the_dest
     assert again == rewritten
 
 
-# The allocation in the constructor's body sized by the count field; no destructor (one is
-# added: the release alone); two objects of different sizes.
+# The allocations in the constructor's body sized by the count field, with new[] (with and
+# without an initializer); no destructor (one is added: the release alone); two objects of
+# different sizes.
 BODY = HEAT.replace(
     "    explicit Heat(int n) : n_(n), u_(new double[n]), w_(new double[n])\n    {\n"
     "        f_ = (double *)std::malloc(n * sizeof(double));\n",
     "    explicit Heat(int n) : n_(n)\n    {\n        u_ = new double[n_];\n"
-    "        w_ = new double[n_];\n        f_ = (double *)std::malloc(n_ * sizeof(double));\n"
+    "        w_ = new double[n_]();\n        f_ = new double[n_];\n"
 ).replace("""    ~Heat()
     {
         delete[] u_;
@@ -138,6 +139,8 @@ def test_allocations_in_the_constructor_body_and_an_added_destructor(load_source
     assert "new double[n_]" in BODY and "~Heat" not in BODY
     rewritten, out = _run(load_source, BODY)
     assert "public:\n    ~Heat()\n    {\n" in rewritten
+    # f_ has no initializer and the constructor leaves it alone; w_ is value-initialised
+    assert "#pragma omp target enter data map(alloc: s2s_f_[0:n_])" in rewritten
     original, new = run_both(tmp_path, BODY, rewritten, suffix=".cpp")
     assert new.returncode == 0 and new.stdout == original.stdout
     assert new.unmapped == ()

@@ -141,8 +141,9 @@ class _Refused(Exception):
 def _plan_class(model, irs, locals_of, fact, fields) -> ObjectMapping | None:
     cls = fact.class_name
     methods = [f for f in model.functions if f.member_of == cls and f.body is not None]
-    constructors = [m for m in methods if m.name == cls]
-    others = [m for m in methods if m.name != cls]
+    # (in a class template the constructor is spelled ``Field<T>``)
+    constructors = [m for m in methods if m.name.split("<")[0] == cls]
+    others = [m for m in methods if m.name.split("<")[0] != cls]
     uses = {m.name: _census(model, irs, locals_of, irs[m.name], fields) for m in others
             if m.name in irs}
     mapped = frozenset().union(*(u.device for u in uses.values())) if uses else frozenset()
@@ -150,7 +151,7 @@ def _plan_class(model, irs, locals_of, fact, fields) -> ObjectMapping | None:
         return None
     _check_class(model, fact, mapped)
     _check_names(model, others)
-    destructor = next((m for m in others if m.name == f"~{cls}"), None)
+    destructor = next((m for m in others if m.name.split("<")[0] == f"~{cls}"), None)
     if not constructors:
         raise _Refused("it has no constructor of its own")
     holders = {d.function: d.words[:2] for d in model.directives if d.words[:2] in DATA_WORDS}
@@ -179,8 +180,13 @@ def _plan_class(model, irs, locals_of, fact, fields) -> ObjectMapping | None:
     bodies = [m.body for m in constructors + readers + ([destructor] if destructor else [])]
     if any(body.kind != "block" for body in bodies):
         raise _Refused("a member function's body is a function-try-block")
-    if any(not span.editable for span in [fact.span] + [body.span for body in bodies]):
-        raise _Refused("the class is in a macro expansion or a template")
+    # A class template's one definition is edited for every instantiation: the conditions
+    # were checked on it (the pattern), and no specialisation has a body of its own
+    # (_check_class). A class nested in another's template is not.
+    template = cls if any(body.span.template == cls for body in bodies) else None
+    if any(span.macro is not None or span.template not in (None, template)
+           for span in [fact.span] + [body.span for body in bodies]):
+        raise _Refused("the class is in a macro expansion or another class's template")
     order = tuple(dict.fromkeys(a.name for a in model.allocations
                                 if a.function in (f"{cls}::", cls) and a.name in mapped))
     names = set().union(*(uses[m].device_names for m in covered | {r.name for r in readers}))
@@ -253,9 +259,11 @@ def _check_class(model: TranslationUnit, fact, mapped: frozenset) -> None:
     if public:
         raise _Refused(f"'{public[0]}' is public (code outside the class can reach it)")
     what = {"copy": "an object of it is copied or moved", "derived": "a class derives from it",
-            "friend": "it has a friend", "static": "an object of it has static storage"}
+            "friend": "it has a friend", "static": "an object of it has static storage",
+            "specialized": "the template is specialised", "definition": "it is specialised "
+            "(or another class of its name is defined)"}
     for other in model.classes:
-        if other.class_name == fact.class_name and other.kind in what:
+        if other.class_name == fact.class_name and other.kind in what and other != fact:
             raise _Refused(f"{what[other.kind]} at {other.span.location()}")
 
 

@@ -18,7 +18,8 @@ beyond the conditions it checks for vectors,
   storage in the destructor and every reader as in the constructor.
 
 Storage the constructors never touch on the host after allocating it uninitialised
-(``malloc``) is entered with ``alloc``, the rest with ``to``. Facts come from the front end
+(``malloc``, ``new double[n]`` without an initializer) is entered with ``alloc``, the rest
+with ``to``. Facts come from the front end
 (frontend.class_fields: ``field``, ``init``, ``write``, ``escape``; the allocations).
 """
 
@@ -127,7 +128,8 @@ def _entry(model: TranslationUnit, name: str, constructors) -> str:
     spans = [k.span for k in constructors]
     allocations = [a for a in model.allocations if a.name == name and
                    any(s.contains(a.span) for s in spans)]
-    if any(a.kind not in _UNINITIALISED for a in allocations):
+    if any(a.kind not in _UNINITIALISED and (a.kind != "new[]" or a.initialised)
+           for a in allocations):
         return "to"
     used = any(r.root == name and any(s.contains(r.span) for s in spans)
                for r in model.array_refs) or \
