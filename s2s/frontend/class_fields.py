@@ -11,6 +11,7 @@ read here from the cursors of classes with at least one pointer member:
   it is a parameter the constructor never assigns: its value is then the field's);
 * ``write``: a member assigned, incremented, having its address taken or bound to a
   non-const reference argument (``std::swap(u_, f_)``), anywhere;
+* ``free``: a pointer member deleted or given to ``free``;
 * ``escape``: a pointer member mentioned in a function returning a pointer or reference
   (which may return it, an element's address or a reference to one), or its value stored
   anywhere but a local variable (a global, another member).
@@ -67,6 +68,9 @@ def pointer_field_facts(ctx: ExtractContext) -> list[ClassFact]:
             cls, name = owner.spelling, field.spelling
             if kind == "MEMBER_REF_EXPR" and _written(tree, i):
                 out.append(ClassFact(cls, "write", tree.span(i), (name,)))
+            elif kind == "MEMBER_REF_EXPR" and fields[cls][name] == "pointer" and \
+                    _freed(tree, i):
+                out.append(ClassFact(cls, "free", tree.span(i), (name,)))
             elif kind == "MEMBER_REF_EXPR" and fields[cls][name] == "pointer" and \
                     _escapes(tree, i):
                 out.append(ClassFact(cls, "escape", tree.span(i), (name,)))
@@ -165,6 +169,17 @@ def _reference_argument(tree: _Tree, call: int, j: int) -> bool:
     canon = types[position].get_canonical()
     return canon.kind.name in ("LVALUEREFERENCE", "RVALUEREFERENCE") and \
         not canon.get_pointee().is_const_qualified()
+
+
+def _freed(tree: _Tree, i: int) -> bool:
+    """The pointer member at node ``i`` is deleted or given to ``free``."""
+    j, p = _up(tree, i, THROUGH)
+    if p < 0:
+        return False
+    if tree.kinds[p] == "CXX_DELETE_EXPR":
+        return True
+    return tree.kinds[p] == "CALL_EXPR" and tree.children[p][:1] != [j] and \
+        tree.nodes[p].cursor.spelling in ("free", "std::free")
 
 
 def _escapes(tree: _Tree, i: int) -> bool:

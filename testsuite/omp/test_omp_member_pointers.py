@@ -165,6 +165,9 @@ REFUSED = {
                     "    void advance(double dt)\n    {\n        forces();\n        update(dt);\n"
                     "        double *t = u_;\n        u_ = w_;\n        w_ = t;\n"),
                    None, "'u_' is assigned at"),
+    "freed early": (("    double sample(int i) const",
+                     "    void drop() { delete[] w_; }\n    double sample(int i) const"),
+                    None, "'w_' is freed at"),
     "count not held": (("u_(new double[n])", "u_(new double[n + 0])"), None,
                        "is not held in a field"),
     "count written": (("    double sample(int i) const",

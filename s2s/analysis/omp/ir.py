@@ -445,15 +445,17 @@ class IRBuilder:
 
     def _call_choices(self, stmt: Stmt, call) -> tuple:
         """(index, names) of each argument that passes one of several arrays whole: the
-        front end's accesses of the branches of ``c ? p : q`` lie strictly inside it."""
+        front end's accesses of the branches of ``c ? p : q`` (two or more, conditional) lie
+        strictly inside it (one inside ``(double *)p`` is no choice)."""
         out = {}
         for ref in self._refs_of.get(id(stmt), ()):
             k = ref.arg_index
             if ref.call == call.name and k is not None and k < len(call.args) and \
-                    call.args[k].span.contains(ref.span) and call.args[k].span != ref.span:
+                    ref.conditional and call.args[k].span.contains(ref.span) and \
+                    call.args[k].span != ref.span:
                 out.setdefault(k, []).append(None if ref.subscripts else ref.array)
         return tuple((k, tuple(dict.fromkeys(names))) for k, names in sorted(out.items())
-                     if None not in names)
+                     if None not in names and len(names) > 1)
 
     def _kernel_events(self, stmt: Stmt, directive: int) -> list:
         refs = list(self._refs_in.get(directive, ()))

@@ -8,7 +8,7 @@ beyond the conditions it checks for vectors,
 * the pointer is private, every constructor that enters the fields allocates it exactly
   once and unconditionally (a member initializer or a top-level statement of its body), and
   no code but a constructor or the destructor assigns it (``u_ = v_``, ``std::swap(u_, v_)``
-  would move the mapping to other storage);
+  would move the mapping to other storage) and only the destructor frees it;
 * no member function hands it out: returning it (or an element's address or reference)
   from a function returning a pointer or reference, or storing it anywhere but a local,
   would let code the survey does not see use the host copy;
@@ -70,6 +70,10 @@ def check_pointers(model: TranslationUnit, cls: str, names, constructors, enteri
                     m.span.contains(fact.span) for m in constructors + [destructor] if m):
                 raise PointerRefused(f"'{name}' is assigned at {fact.span.location()}, "
                                      "outside the constructors")
+        for fact in _facts(model, cls, "free"):
+            if fact.names[0] == name and not (destructor and destructor.span.contains(fact.span)):
+                raise PointerRefused(f"'{name}' is freed at {fact.span.location()}, outside "
+                                     "the destructor")
         counts = {_count_field(model, cls, name, fields, k) for k in entering}
         if len(counts) != 1:
             raise PointerRefused(f"the constructors of '{name}' hold its element count in "
