@@ -130,3 +130,26 @@ def test_a_template_is_mapped_per_call_where_an_instantiation_may_differ(load_so
     original, new = run_both(tmp_path, program, rewritten, suffix=".cpp")
     assert new.returncode == 0 and new.stdout == original.stdout
     assert new.unmapped == ()
+
+
+def _templated(program: str) -> str:
+    """The pointer-member class of test_omp_member_pointers as a class template."""
+    for old, new in (("class Heat {", "template <typename T>\nclass Heat {"),
+                     ("const double *", "const T *"), ("double *", "T *"),
+                     ("new double[", "new T["), ("sizeof(double)", "sizeof(T)"),
+                     ("    Heat h(5000);", "    Heat<double> h(5000);")):
+        assert old in program
+        program = program.replace(old, new)
+    return program
+
+
+def test_a_template_with_pointer_members(load_source, tmp_path):
+    from testsuite.omp.test_omp_member_pointers import HEAT
+
+    program = _templated(HEAT)
+    rewritten, out = _run(load_source, program)
+    assert "#pragma omp target enter data map(alloc: s2s_f_[0:n_])" in rewritten
+    original, new = run_both(tmp_path, program, rewritten, suffix=".cpp")
+    assert new.returncode == 0 and new.stdout == original.stdout
+    assert new.unmapped == ()
+    assert new.copies.h2d_bytes == 2 * 5000 * 8 and new.copies.d2h_bytes == 4 * 5000 * 8

@@ -40,6 +40,7 @@ from s2s.analysis.omp.member_pointers import (
     PointerField,
     PointerRefused,
     check_pointers,
+    constructor_of,
     pointer_members,
 )
 from s2s.analysis.omp.region import DATA_WORDS, callees_of
@@ -188,7 +189,8 @@ def _plan_class(model, irs, locals_of, fact, fields) -> ObjectMapping | None:
            for span in [fact.span] + [body.span for body in bodies]):
         raise _Refused("the class is in a macro expansion or another class's template")
     order = tuple(dict.fromkeys(a.name for a in model.allocations
-                                if a.function in (f"{cls}::", cls) and a.name in mapped))
+                                if (a.function == f"{cls}::" or constructor_of(a.function, cls))
+                                and a.name in mapped))
     names = set().union(*(uses[m].device_names for m in covered | {r.name for r in readers}))
     return ObjectMapping(
         cls, order, tuple(m.body for m in entering),

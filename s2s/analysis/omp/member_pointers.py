@@ -51,7 +51,7 @@ def pointer_members(model: TranslationUnit, cls: str) -> frozenset[str]:
     """The pointer data members of ``cls`` that some constructor allocates."""
     pointers = {f.names[0] for f in _facts(model, cls, "field") if f.names[1] == "pointer"}
     return frozenset(a.name for a in model.allocations
-                     if a.function == cls and a.name in pointers)
+                     if constructor_of(a.function, cls) and a.name in pointers)
 
 
 def check_pointers(model: TranslationUnit, cls: str, names, constructors, entering,
@@ -82,6 +82,11 @@ def check_pointers(model: TranslationUnit, cls: str, names, constructors, enteri
     return out
 
 
+def constructor_of(function: str | None, cls: str) -> bool:
+    """``function`` is a constructor of ``cls`` (``Heat``; ``Heat<T>`` in a class template)."""
+    return function is not None and function.split("<")[0] == cls
+
+
 def _facts(model: TranslationUnit, cls: str, kind: str) -> list:
     return [f for f in model.classes if f.class_name == cls and f.kind == kind]
 
@@ -91,7 +96,8 @@ def _count_field(model: TranslationUnit, cls: str, name: str, fields, constructo
     ``constructor``."""
     where = constructor.span.location()
     allocations = [a for a in model.allocations
-                   if a.function == cls and a.name == name and constructor.span.contains(a.span)]
+                   if constructor_of(a.function, cls) and a.name == name and
+                   constructor.span.contains(a.span)]
     inits = [f for f in _facts(model, cls, "init") if constructor.span.contains(f.span)]
     stores = [f for f in inits if f.names[0] == name] + [
         f for f in _facts(model, cls, "write")
