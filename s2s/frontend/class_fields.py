@@ -59,20 +59,19 @@ def pointer_field_facts(ctx: ExtractContext) -> list[ClassFact]:
             owner = node.cursor.semantic_parent
             if owner is not None and owner.spelling in fields:
                 out += _initializers(tree, i, owner.spelling)
-        elif kind in ("MEMBER_REF_EXPR", "MEMBER_REF"):
+        elif kind == "MEMBER_REF_EXPR":  # (a member initializer's is a MEMBER_REF)
             field = node.cursor.referenced
             owner = field.semantic_parent if field is not None else None
             if owner is None or owner.spelling not in fields or \
                     field.spelling not in fields[owner.spelling]:
                 continue
             cls, name = owner.spelling, field.spelling
-            if kind == "MEMBER_REF_EXPR" and _written(tree, i):
+            pointer = fields[cls][name] == "pointer"
+            if _written(tree, i):
                 out.append(ClassFact(cls, "write", tree.span(i), (name,)))
-            elif kind == "MEMBER_REF_EXPR" and fields[cls][name] == "pointer" and \
-                    _freed(tree, i):
+            elif pointer and _freed(tree, i):
                 out.append(ClassFact(cls, "free", tree.span(i), (name,)))
-            elif kind == "MEMBER_REF_EXPR" and fields[cls][name] == "pointer" and \
-                    _escapes(tree, i):
+            elif pointer and _escapes(tree, i):
                 out.append(ClassFact(cls, "escape", tree.span(i), (name,)))
     return out
 
