@@ -46,23 +46,43 @@ class CallArguments(StorageChains):
         if self._pointer_swap(i):
             return
         kids = self.children[i]
-        candidates = [k for k in kids if self._pointer_argument(k) is not None]
+        candidates = [(k, k) for k in kids if self._pointer_argument(k) is not None] + \
+            self._chosen_arguments(i)
         if not candidates:
             return
         name = self._call_name(i)
         if name == LAUNCH_CONFIG or name in NOT_ACCESS:
             return
         positions = self._arg_positions(i)
-        for k in candidates:
+        for k, passed in candidates:
             position = positions.get(k)
             if position is None:
                 continue
-            resolved = self._pointer_argument(k)
+            resolved = self._pointer_argument(passed)
             mode = self._argument_mode(i, name, position, k)
-            if mode is None or self._is_system_name(resolved[1]) or self._is_handle(k):
+            if mode is None or self._is_system_name(resolved[1]) or self._is_handle(passed):
                 continue
-            self._emit(k, resolved[0], mode, resolved[2], call=name, arg_index=position,
+            self._emit(passed, resolved[0], mode, resolved[2], call=name, arg_index=position,
                        root=resolved[1])
+
+    def _chosen_arguments(self, i: int) -> list[tuple[int, int]]:
+        """(argument, branch) for each branch of a pointer argument ``c ? p : q`` that passes
+        named storage: the call may be handed either (each is an access, under a condition;
+        omp.calls binds the parameter to both). Not for kernel launches."""
+        kids = self.children[i]
+        if any(self.kinds[k] == "CALL_EXPR" and self.nodes[k].cursor.spelling == LAUNCH_CONFIG
+               for k in kids):
+            return []
+        out = []
+        for k in kids[1:]:
+            x = self._strip(k)
+            if self.kinds[x] != "CONDITIONAL_OPERATOR" or len(self.children[x]) != 3 or \
+                    not self._is_pointer(k):
+                continue
+            branches = self.children[x][1:]
+            if all(self._pointer_argument(b) is not None for b in branches):
+                out += [(k, b) for b in branches]
+        return out
 
     def _call_name(self, i: int) -> str:
         cursor = self.nodes[i].cursor

@@ -45,9 +45,22 @@ class PointerCopies(CallArguments):
             return None, False
         return resolved[0], any(sub.text.strip() != "0" for sub in resolved[2]) or not resolved[2]
 
-    def _copy(self, i: int, target: str, source: str | None, offset: bool) -> None:
+    def _choices(self, i: int) -> tuple[str, ...]:
+        """``c ? p : q`` -> (p, q) when both branches are pointers to named storage without
+        offset (the copy may be either), else ()."""
+        x = self._strip(i)
+        if self.kinds[x] != "CONDITIONAL_OPERATOR" or len(self.children[x]) != 3:
+            return ()
+        names = [self._source(b) for b in self.children[x][1:]]
+        if any(name is None or offset or name.startswith("&") for name, offset in names):
+            return ()
+        return tuple(dict.fromkeys(name for name, _ in names))
+
+    def _copy(self, i: int, target: str, source: str | None, offset: bool,
+              choices: tuple[str, ...] = ()) -> None:
         node = self.nodes[i]
-        self.copies.append(PointerCopy(target, source, self.tree.span(i), node.function, offset))
+        self.copies.append(PointerCopy(target, source, self.tree.span(i), node.function, offset,
+                                       choices if source is None else ()))
 
     def _pointer_swap(self, i: int) -> bool:
         """``std::swap(p, q)`` of two pointers exchanges the pointers, not the data: three
@@ -75,7 +88,7 @@ class PointerCopies(CallArguments):
             return
         target = self._name(self._strip(kids[0]))
         if target is not None:
-            self._copy(i, target, *self._source(kids[1]))
+            self._copy(i, target, *self._source(kids[1]), self._choices(kids[1]))
 
     def _self_offset(self, i: int) -> None:
         """``p += k``, ``p++``: ``p`` now points elsewhere in the same storage."""
@@ -95,7 +108,7 @@ class PointerCopies(CallArguments):
             return
         k = self._initializer(i)
         if k is not None:
-            self._copy(i, self.nodes[i].cursor.spelling, *self._source(k))
+            self._copy(i, self.nodes[i].cursor.spelling, *self._source(k), self._choices(k))
 
     def _initializer(self, i: int) -> int | None:
         """The child node of the variable declared at ``i`` that is its initializer."""

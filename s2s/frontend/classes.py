@@ -6,28 +6,34 @@ but the class's own member functions can reach that storage and no object is cop
 has new storage nobody maps, a derived class's or a friend's code is not surveyed, and an
 object with static storage outlives the offload runtime. These facts are read here from the
 cursors (the class body, its fields' access, constructions that call a copy or move
-constructor, copy and move assignments), only in C++ files that include ``<vector>``.
+constructor, copy and move assignments), only in C++ files that include ``<vector>`` or
+have a class with a pointer member (whose own facts are frontend.class_fields').
 """
 
 from __future__ import annotations
 
+from s2s.frontend.class_fields import has_pointer_fields, pointer_field_facts
 from s2s.frontend.containers import is_vector_type, unit_has_vectors
 from s2s.frontend.context import ExtractContext
 from s2s.model.host import ClassFact
 
-_CLASS_KINDS = frozenset({"CLASS_DECL", "STRUCT_DECL"})
+_CLASS_KINDS = frozenset({"CLASS_DECL", "STRUCT_DECL", "CLASS_TEMPLATE"})
 _NAMESPACE_KINDS = frozenset({"TRANSLATION_UNIT", "NAMESPACE"})
 
 
 def extract_class_facts(ctx: ExtractContext) -> tuple[ClassFact, ...]:
-    """Every class fact of the file's main-file cursors, in walk order."""
-    if not unit_has_vectors(ctx):
+    """Every class fact of the file's main-file cursors, in walk order (then the facts of
+    pointer members, frontend.class_fields)."""
+    pointers = has_pointer_fields(ctx)
+    if not pointers and not unit_has_vectors(ctx):
         return ()
     out = []
     for node in ctx.nodes():
         cursor, kind = node.cursor, node.kind
         if kind in _CLASS_KINDS and cursor.is_definition() and cursor.spelling:
             out.append(_definition(ctx, cursor))
+        elif kind == "CLASS_TEMPLATE_PARTIAL_SPECIALIZATION" and cursor.spelling:
+            out.append(ClassFact(cursor.spelling, "specialized", ctx.span(cursor)))
         elif kind == "CXX_BASE_SPECIFIER":
             base = cursor.referenced
             if base is not None and base.spelling:
@@ -47,7 +53,7 @@ def extract_class_facts(ctx: ExtractContext) -> tuple[ClassFact, ...]:
         elif kind == "CONSTRUCTOR" and cursor.is_definition() and _delegates(cursor):
             out.append(ClassFact(cursor.semantic_parent.spelling, "delegating",
                                  ctx.span(cursor)))
-    return tuple(out)
+    return tuple(out + (pointer_field_facts(ctx) if pointers else []))
 
 
 def _delegates(constructor) -> bool:
@@ -64,7 +70,8 @@ def _delegates(constructor) -> bool:
 
 def _definition(ctx: ExtractContext, cursor) -> ClassFact:
     public, indent = [], ""
-    default_public = cursor.kind.name == "STRUCT_DECL"
+    default_public = cursor.kind.name == "STRUCT_DECL" or (
+        cursor.kind.name == "CLASS_TEMPLATE" and _struct_template(cursor))
     for child in cursor.get_children():
         name = child.kind.name
         if name in ("FIELD_DECL", "CXX_METHOD", "CONSTRUCTOR") and not indent:
@@ -73,6 +80,18 @@ def _definition(ctx: ExtractContext, cursor) -> ClassFact:
                 is_vector_type(child.type.get_canonical()):
             public.append(child.spelling)
     return ClassFact(cursor.spelling, "definition", ctx.span(cursor), tuple(public), indent)
+
+
+def _struct_template(cursor) -> bool:
+    """``template <class T> struct S``: its members are public by default (the cursor kind
+    is the same as a ``class`` template's; the keyword is the first token after ``>``)."""
+    depth = 0
+    for token in cursor.get_tokens():
+        text = token.spelling
+        depth += (text == "<") - (text == ">")
+        if depth == 0 and text in ("struct", "class", "union") and token.kind.name == "KEYWORD":
+            return text != "class"
+    return False
 
 
 def _public(field, default_public: bool) -> bool:

@@ -44,8 +44,9 @@ def unit_has_vectors(ctx) -> bool:
 
 
 def is_vector_type(canon) -> bool:
-    """Whether the canonical type ``canon`` is a ``std::vector`` (not a reference to one)."""
-    return canon.kind.name == "RECORD" and _VECTOR.match(canon.spelling) is not None
+    """Whether the canonical type ``canon`` is a ``std::vector`` (not a reference to one);
+    in a template, ``std::vector<T>`` too (an unexposed, dependent type)."""
+    return canon.kind.name in ("RECORD", "UNEXPOSED") and _VECTOR.match(canon.spelling) is not None
 
 
 def vector_reference(canon) -> bool:
@@ -71,7 +72,16 @@ def member_call(scanner, i: int) -> tuple[str, int] | None:
     obj = scanner._strip(scanner.children[callee][0])
     if not is_vector_type(scanner._type(obj)):
         return None
-    return scanner.nodes[callee].cursor.spelling, obj
+    return member_name(scanner.nodes[callee].cursor), obj
+
+
+def member_name(cursor) -> str:
+    """The member a ``MEMBER_REF_EXPR`` names; in a template, where a member of a dependent
+    type is not resolved (empty spelling), its last token (``data`` of ``u_.data``)."""
+    if cursor.spelling:
+        return cursor.spelling
+    tokens = list(cursor.get_tokens())
+    return tokens[-1].spelling if tokens else ""
 
 
 def subscript(scanner, i: int) -> tuple[int, int] | None:
@@ -118,7 +128,7 @@ def use_is_known(scanner, i: int) -> bool:
         return False
     kind = scanner.kinds[up]
     if kind == "MEMBER_REF_EXPR":
-        member = scanner.nodes[up].cursor.spelling
+        member = member_name(scanner.nodes[up].cursor)
         call = scanner.parent[up]
         return call >= 0 and scanner.kinds[call] == "CALL_EXPR" and (
             member == "data" or member in NO_ACCESS_MEMBERS or member in REALLOCATING_MEMBERS)
@@ -150,7 +160,9 @@ def vector_allocation(tree, i: int):
         if owner is None or not owner.spelling:
             return None
         function = member_scope(owner.spelling)
-    return HostAllocation(name, "vector", element_type(canon), span, function,
+    # in a template the canonical type spells ``T`` as ``type-parameter-0-0``: the written one
+    element = element_type(cursor.type if canon.kind.name == "UNEXPOSED" else canon)
+    return HostAllocation(name, "vector", element, span, function,
                           Expr(f"{name}.size()", span))
 
 

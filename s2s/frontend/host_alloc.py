@@ -154,7 +154,7 @@ def _factor(text: str) -> str:
 
 def _target(tree: _Tree, i: int):
     """The variable or member that the allocation at node ``i`` initialises or is assigned
-    to: (name, type of the target) or None."""
+    to (a constructor's member initializer too): (name, type of the target) or None."""
     child, p = i, tree.parent[i]
     while p >= 0 and tree.kinds[p] in WRAPPER_KINDS:
         child, p = p, tree.parent[p]
@@ -164,6 +164,13 @@ def _target(tree: _Tree, i: int):
     cursor = tree.nodes[p].cursor
     if pkind == "VAR_DECL":
         return cursor.spelling, cursor.type
+    if pkind == "CONSTRUCTOR":  # a member initializer ``u_(new double[n])``
+        kids = tree.children[p]
+        at = kids.index(child)
+        member = tree.nodes[kids[at - 1]].cursor if at > 0 and \
+            tree.kinds[kids[at - 1]] == "MEMBER_REF" else None
+        field = member.referenced if member is not None else None
+        return (member.spelling, field.type) if field is not None else None
     if pkind == "BINARY_OPERATOR" and tree.children[p] and tree.children[p][0] != child:
         if cursor.spelling == "=" or _binop(cursor) == "Assign":
             lhs = tree.children[p][0]
@@ -339,4 +346,6 @@ def _new_array(tree: _Tree, i: int, target=None) -> HostAllocation | None:
         return None
     ntype = node.cursor.type
     elem = _pointee(ntype) or ntype.get_pointee().spelling
-    return HostAllocation(target[0], "new[]", elem, tree.span(i), node.function, count, None)
+    initialised = src[match[0] + 1:end].strip() != b""  # ``new T[n]()``, ``new T[n]{}``
+    return HostAllocation(target[0], "new[]", elem, tree.span(i), node.function, count, None,
+                          initialised=initialised)

@@ -78,3 +78,5 @@ class PointerCopy:
     span: SourceSpan
     function: str | None
     offset: bool = False
+    #: ``c ? p : q`` (source None): the names it may copy, each without offset
+    choices: tuple[str, ...] = ()

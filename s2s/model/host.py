@@ -30,6 +30,9 @@ class HostAllocation:
     count: Expr | None = None
     size_bytes: Expr | None = None
     dims: tuple[Expr, ...] = ()
+    #: ``new T[n]`` only: it has an initializer (``()``, ``{...}``), so its elements start
+    #: defined (without one, as after ``malloc``, they hold nothing to copy)
+    initialised: bool = False
 
 
 @dataclass(frozen=True)

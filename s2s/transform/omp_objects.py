@@ -1,9 +1,11 @@
 """Edits of a class whose vectors stay mapped over each object's lifetime (omp.lifetime).
 
 The fields are named through local handles (``auto s2s_m_x = m_x.data();``: a map clause
-takes an addressable section, which a vector is not) with ``[0:m_x.size()]`` sections:
+takes an addressable section, which a vector is not; ``auto s2s_u_ = u_;`` for a pointer
+member, whose section ``[0:n_]`` names its count field) with ``[0:m_x.size()]`` sections:
 
-* at the end of every constructor: ``target enter data map(to: ...)``;
+* at the end of every constructor: ``target enter data map(to: ...)`` (``alloc`` for storage
+  the constructors leave undefined);
 * at the start of the destructor (added, public, before the class's closing brace when the
   class has none): ``target exit data map(release: ...)``;
 * at the start of each member function that reads fields on the host:
@@ -23,13 +25,20 @@ def object_edits(mapping: ObjectMapping, source: bytes) -> list[Edit]:
     handles = dict(vector_handles(mapping.fields, source))
     unit = mapping.indent or "    "
 
+    pointers = {p.name for p in mapping.pointers}
+
     def lines(fields, directive: str) -> list[str]:
-        sections = ", ".join(f"{handles[f]}[0:{f}.size()]" for f in fields)
-        return [f"auto {handles[f]} = {f}.data();" for f in fields] + \
-            [f"#pragma omp target {directive}".replace("SECTIONS", sections)]
+        sections = ", ".join(f"{handles[f]}[0:{mapping.length(f)}]" for f in fields)
+        return [f"auto {handles[f]} = {f if f in pointers else f + '.data()'};"
+                for f in fields] + [f"#pragma omp target {directive}".replace("SECTIONS",
+                                                                              sections)]
 
     everything = mapping.fields
-    edits = [_before_close(body, source, lines(everything, "enter data map(to: SECTIONS)"),
+    entries = [(way, [f for f in everything if mapping.entry(f) == way])
+               for way in ("to", "alloc")]
+    enter = [line for way, fields in entries if fields
+             for line in lines(fields, f"enter data map({way}: SECTIONS)")]
+    edits = [_before_close(body, source, list(dict.fromkeys(enter)),
                            _inner(body, body.span.indent + unit))
              for body in mapping.enters]
     release = lines(everything, "exit data map(release: SECTIONS)")
@@ -49,8 +58,10 @@ def object_edits(mapping: ObjectMapping, source: bytes) -> list[Edit]:
 def object_notes(mapping: ObjectMapping, explain_id: str) -> list[Diagnostic]:
     fields = ", ".join(mapping.fields)
     covered = ", ".join(f"'{name}'" for name in sorted(mapping.covered))
+    what = "pointer members" if len(mapping.pointers) == len(mapping.fields) else \
+        "vectors" if not mapping.pointers else "vectors and pointer members"
     notes = [Diagnostic.note(
-        f"the vectors {fields} of '{mapping.cls}' stay mapped on the device from the end of "
+        f"the {what} {fields} of '{mapping.cls}' stay mapped on the device from the end of "
         f"each constructor to the start of the destructor: the device work of {covered} finds "
         "them present, and only member functions reach them", explain_id, mapping.class_span)]
     for name, body, read in mapping.readers:

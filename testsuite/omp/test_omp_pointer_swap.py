@@ -73,7 +73,7 @@ int main(void)
     float *p = (float *)calloc(n, sizeof(float));
     float *q = (float *)calloc(n, sizeof(float));
     for (int k = 0; k < 20; k++)
-        step(k % 2 ? q : p, k % 2 ? p : q, n);
+        step(k % 2 ? q + 1 : p, k % 2 ? p : q, n - 1);
     printf("%f\\n", p[5]);
     free(p); free(q);
     return 0;
@@ -82,12 +82,15 @@ int main(void)
 
 
 def test_a_pointer_chosen_at_run_time_is_said_not_guessed(load_source):
-    """``step(k % 2 ? q : p, ...)`` passes one of two arrays: the argument's first name (``k``)
-    was taken for the array, and the plan mapped ``k[0:n]`` (a rewrite that did not compile,
-    dropped by the parse check). Now the plan says why it leaves main as written."""
+    """``step(k % 2 ? q + 1 : p, ...)`` passes one of two arrays, one at an offset: the
+    argument's first name (``k``) was taken for the array, and the plan mapped ``k[0:n]`` (a
+    rewrite that did not compile, dropped by the parse check). Now the plan says why it
+    leaves main as written (without the offset, both are mapped:
+    test_omp_pointer_choice.py)."""
     loaded = load_source(CONDITIONAL_ARGUMENT, name="prog.c")
     output = run_omp(loaded)
     assert not output.edits
     said = [d for d in output.diagnostics if d.id == "omp-unsupported"]
-    assert said and "'k % 2 ? q : p' of the call to 'step' is not one array" in said[0].message
+    assert said and "'k % 2 ? q + 1 : p' of the call to 'step' is not one array" in \
+        said[0].message
     assert not [d for d in output.diagnostics if d.id == "omp-rewrite-invalid"]

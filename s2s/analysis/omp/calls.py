@@ -39,6 +39,10 @@ class CallHandling:
         if call.callee in self._stack or len(self._stack) > MAX_INLINE_DEPTH:
             raise Unsupported(f"recursive call to {call.callee}")
         callee = self._bind(ir, call, args)
+        for k, names in call.choices:  # ``c ? p : q``: a local that may point to either
+            caller = args[k][1]
+            state = self._choose(state, callee.resolve(ir.function.params[k].name),
+                                 [caller.resolve(name) for name in names])
         self._stack.append(call.callee)
         saved_returns, self._returns = self._returns, []
         saved_loops, self._loops = self._loops, []
@@ -78,6 +82,7 @@ class CallHandling:
         remaining arguments as they are, for the calls that expand it."""
         params = ir.function.params
         pointers, scalars, offset, packs = {}, {}, set(), {}
+        chosen = {params[k].name for k, _ in call.choices if k < len(params)}
         for k, (param, (arg, frame)) in enumerate(zip(params, args, strict=False)):
             if param.type.rstrip().endswith("..."):
                 packs[param.name] = tuple(args[k:])
@@ -86,6 +91,8 @@ class CallHandling:
             if not param.is_pointer:
                 scalars[param.name] = frame.scalars.get(text, text)
                 continue
+            if param.name in chosen:
+                continue  # a local of the callee's frame, pointing to either (_call)
             if _PATH.match(text):
                 pointers[param.name] = frame.resolve(text)
             elif text.startswith("&") and _PATH.match(text[1:].strip()):
@@ -103,7 +110,8 @@ class CallHandling:
                 pointers[param.name] = frame.resolve(base.group(1))
                 offset.add(param.name)
         depth = len(self._stack)
-        return Frame(call.callee, pointers, scalars, self.locals_of.get(call.callee, frozenset()),
+        return Frame(call.callee, pointers, scalars,
+                     self.locals_of.get(call.callee, frozenset()) | chosen,
                      f"{call.callee}#{depth}::", frozenset(offset), packs)
 
     def _in_root(self, section: str, frame: Frame, name: str) -> str | None:

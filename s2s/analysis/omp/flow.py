@@ -423,6 +423,9 @@ class Interpreter(CallHandling):
                                          tuple(frame.scalars.items()), state.get_dirty(name))
 
     def _copy(self, copy: Copy, state: State, frame: Frame) -> State:
+        if copy.choices:
+            return self._choose(state, frame.resolve(copy.target),
+                                [frame.resolve(name) for name in copy.choices])
         state = state.copy()
         target = frame.resolve(copy.target)
         if copy.source is None:
@@ -436,6 +439,18 @@ class Interpreter(CallHandling):
         state.valid[target] = state.get_valid(source)
         state.dirty[target] = state.get_dirty(source)
         state.pristine[target] = state.pristine.get(source, True)
+        return state
+
+    @staticmethod
+    def _choose(state: State, target: str, sources: list[str]) -> State:
+        """``target = c ? p : q``: it may point to any storage of the sources; a side is
+        fresh for it only where it is for all of them; which elements are stale is not
+        known."""
+        state = state.copy()
+        state.pts[target] = frozenset().union(*(state.get_pts(s) for s in sources))
+        state.valid[target] = frozenset.intersection(*(state.get_valid(s) for s in sources))
+        state.dirty[target] = None
+        state.pristine[target] = all(state.pristine.get(s, True) for s in sources)
         return state
 
     def _update(self, update: Update, state: State, frame: Frame) -> State:

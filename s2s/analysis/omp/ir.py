@@ -53,6 +53,7 @@ class Copy:
     target: str
     source: str | None
     offset: bool = False
+    choices: tuple[str, ...] = ()  # ``c ? p : q``: the names it may copy (source None)
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,8 @@ class CallEvent:
     #: generic ``bench(int repeat, F kernel, Args... args)``): the function the call reaches
     #: is the argument bound to it, known only per calling context (omp.calls)
     indirect: bool = False
+    #: (argument index, names) of pointer arguments ``c ? p : q``: either storage
+    choices: tuple[tuple[int, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -410,14 +413,16 @@ class IRBuilder:
                 events.append((ref.span.start, Access(ref.array, "H", ref.mode, ref)))
         for copy in self._copies_of.get(id(stmt), ()):
             if inside_span(copy.span, within):
-                events.append((copy.span.start, Copy(copy.target, copy.source, copy.offset)))
+                events.append((copy.span.start, Copy(copy.target, copy.source, copy.offset,
+                                                     copy.choices)))
         if within is None or stmt.kind not in LOOP_KINDS:
             for call in stmt.calls:
                 if not inside_span(call.span, within):
                     continue
                 if call.name in self.bodies:
                     events.append((call.span.start, CallEvent(
-                        call.name, self._call_args(stmt, call), call.span.start)))
+                        call.name, self._call_args(stmt, call), call.span.start,
+                        choices=self._call_choices(stmt, call))))
                 elif call.name in self._params:
                     events.append((call.span.start, CallEvent(
                         "*" + call.name, self._call_args(stmt, call), call.span.start, True)))
@@ -437,6 +442,20 @@ class IRBuilder:
                 args[ref.arg_index] = ref.array if not subs else \
                     f"{ref.array} + ({subs[0].text})"
         return tuple(args)
+
+    def _call_choices(self, stmt: Stmt, call) -> tuple:
+        """(index, names) of each argument that passes one of several arrays whole: the
+        front end's accesses of the branches of ``c ? p : q`` (two or more, conditional) lie
+        strictly inside it (one inside ``(double *)p`` is no choice)."""
+        out = {}
+        for ref in self._refs_of.get(id(stmt), ()):
+            k = ref.arg_index
+            if ref.call == call.name and k is not None and k < len(call.args) and \
+                    ref.conditional and call.args[k].span.contains(ref.span) and \
+                    call.args[k].span != ref.span:
+                out.setdefault(k, []).append(None if ref.subscripts else ref.array)
+        return tuple((k, tuple(dict.fromkeys(names))) for k, names in sorted(out.items())
+                     if None not in names and len(names) > 1)
 
     def _kernel_events(self, stmt: Stmt, directive: int) -> list:
         refs = list(self._refs_in.get(directive, ()))

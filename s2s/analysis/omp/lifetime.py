@@ -36,6 +36,13 @@ from dataclasses import dataclass, field
 
 from s2s.analysis.omp.flow import Interpreter
 from s2s.analysis.omp.ir import Copy, FunctionIR
+from s2s.analysis.omp.member_pointers import (
+    PointerField,
+    PointerRefused,
+    check_pointers,
+    constructor_of,
+    pointer_members,
+)
 from s2s.analysis.omp.region import DATA_WORDS, callees_of
 from s2s.analysis.omp.solver import entry_state
 from s2s.analysis.omp.state import Frame, Unsupported
@@ -63,6 +70,18 @@ class ObjectMapping:
     #: the constructors already enter the fields (a second run, or a hand-written port):
     #: nothing to edit, but no member function gets a region of its own either
     hand_written: bool = False
+    #: raw pointer members among ``fields`` (omp.member_pointers)
+    pointers: tuple[PointerField, ...] = ()
+
+    def length(self, name: str) -> str:
+        """The element count of field ``name`` in any member function."""
+        found = [p.count for p in self.pointers if p.name == name]
+        return found[0] if found else f"{name}.size()"
+
+    def entry(self, name: str) -> str:
+        """``to``, or ``alloc`` for storage the constructors leave undefined."""
+        found = [p.entry for p in self.pointers if p.name == name]
+        return found[0] if found else "to"
 
 
 @dataclass
@@ -99,13 +118,16 @@ def object_mappings(model: TranslationUnit, irs: dict[str, FunctionIR],
         if fact.kind != "definition":
             continue
         fields = frozenset(a.name for a in model.allocations
-                           if a.function == f"{fact.class_name}::" and a.kind == "vector")
+                           if a.function == f"{fact.class_name}::" and a.kind == "vector") | \
+            pointer_members(model, fact.class_name)
         if not fields:
             continue
         try:
             plan = _plan_class(model, irs, locals_of, fact, fields)
         except _Refused as why:
-            refused.append((f"the vectors of '{fact.class_name}' are mapped per call, not "
+            what = "vectors" if fields & _vectors(model, fact.class_name) else \
+                "pointer members"
+            refused.append((f"the {what} of '{fact.class_name}' are mapped per call, not "
                             f"over each object's lifetime: {why}", fact.span))
             continue
         if plan is not None:
@@ -120,8 +142,9 @@ class _Refused(Exception):
 def _plan_class(model, irs, locals_of, fact, fields) -> ObjectMapping | None:
     cls = fact.class_name
     methods = [f for f in model.functions if f.member_of == cls and f.body is not None]
-    constructors = [m for m in methods if m.name == cls]
-    others = [m for m in methods if m.name != cls]
+    # (in a class template the constructor is spelled ``Field<T>``)
+    constructors = [m for m in methods if m.name.split("<")[0] == cls]
+    others = [m for m in methods if m.name.split("<")[0] != cls]
     uses = {m.name: _census(model, irs, locals_of, irs[m.name], fields) for m in others
             if m.name in irs}
     mapped = frozenset().union(*(u.device for u in uses.values())) if uses else frozenset()
@@ -129,7 +152,7 @@ def _plan_class(model, irs, locals_of, fact, fields) -> ObjectMapping | None:
         return None
     _check_class(model, fact, mapped)
     _check_names(model, others)
-    destructor = next((m for m in others if m.name == f"~{cls}"), None)
+    destructor = next((m for m in others if m.name.split("<")[0] == f"~{cls}"), None)
     if not constructors:
         raise _Refused("it has no constructor of its own")
     holders = {d.function: d.words[:2] for d in model.directives if d.words[:2] in DATA_WORDS}
@@ -148,21 +171,37 @@ def _plan_class(model, irs, locals_of, fact, fields) -> ObjectMapping | None:
     entering = [m for m in constructors if m.span.start not in delegating]
     if any(m.body.children for m in constructors if m.span.start in delegating):
         raise _Refused("a delegating constructor's body runs after the fields were entered")
+    try:
+        pointers = check_pointers(model, cls, mapped - _vectors(model, cls), constructors,
+                                  entering, destructor)
+    except PointerRefused as why:
+        raise _Refused(str(why)) from None
     covered, readers = _sort_methods(irs, others, destructor, uses, mapped)
     _check_escapes(model, irs, readers, covered)
     bodies = [m.body for m in constructors + readers + ([destructor] if destructor else [])]
     if any(body.kind != "block" for body in bodies):
         raise _Refused("a member function's body is a function-try-block")
-    if any(not span.editable for span in [fact.span] + [body.span for body in bodies]):
-        raise _Refused("the class is in a macro expansion or a template")
+    # A class template's one definition is edited for every instantiation: the conditions
+    # were checked on it (the pattern), and no specialisation has a body of its own
+    # (_check_class). A class nested in another's template is not.
+    template = cls if any(body.span.template == cls for body in bodies) else None
+    if any(span.macro is not None or span.template not in (None, template)
+           for span in [fact.span] + [body.span for body in bodies]):
+        raise _Refused("the class is in a macro expansion or another class's template")
     order = tuple(dict.fromkeys(a.name for a in model.allocations
-                                if a.function == f"{cls}::" and a.name in mapped))
+                                if (a.function == f"{cls}::" or constructor_of(a.function, cls))
+                                and a.name in mapped))
     names = set().union(*(uses[m].device_names for m in covered | {r.name for r in readers}))
     return ObjectMapping(
         cls, order, tuple(m.body for m in entering),
         destructor.body if destructor is not None else None, fact.span, fact.indent,
         tuple((m.name, m.body, tuple(sorted(uses[m.name].reads & mapped))) for m in readers),
-        frozenset(covered), tuple(sorted(names)))
+        frozenset(covered), tuple(sorted(names)), pointers=tuple(pointers.values()))
+
+
+def _vectors(model: TranslationUnit, cls: str) -> frozenset[str]:
+    return frozenset(a.name for a in model.allocations
+                     if a.function == f"{cls}::" and a.kind == "vector")
 
 
 def _check_names(model: TranslationUnit, methods) -> None:
@@ -222,9 +261,11 @@ def _check_class(model: TranslationUnit, fact, mapped: frozenset) -> None:
     if public:
         raise _Refused(f"'{public[0]}' is public (code outside the class can reach it)")
     what = {"copy": "an object of it is copied or moved", "derived": "a class derives from it",
-            "friend": "it has a friend", "static": "an object of it has static storage"}
+            "friend": "it has a friend", "static": "an object of it has static storage",
+            "specialized": "the template is specialised", "definition": "it is specialised "
+            "(or another class of its name is defined)"}
     for other in model.classes:
-        if other.class_name == fact.class_name and other.kind in what:
+        if other.class_name == fact.class_name and other.kind in what and other != fact:
             raise _Refused(f"{what[other.kind]} at {other.span.location()}")
 
 

@@ -194,9 +194,12 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
 
     survey = Interpreter(irs, None, {}, locals_of)
     survey.run_range(nodes, entry_state(model, function, start, set()), frame)
-    # A class's vector members are mapped by the region of one of its member functions.
+    # A class's vector members are mapped by the region of one of its member functions, or
+    # (pointer members too) over each object's lifetime.
     others = members - {function.member_of}
     class_of = member_vectors(model) if others else {}
+    class_of.update({p.name: o.cls for o in plan.objects for p in o.pointers
+                     if o.cls in others})
     elsewhere = {label for label in survey.device_labels if class_of.get(label) in others}
     why = offset_alias(model, function.name, nodes, start,
                        frozenset(use[1] for uses in survey.device_uses.values() for use in uses

@@ -77,9 +77,9 @@ def program_traffic(model: TranslationUnit, plan: OmpPlan) -> Traffic:
         after += _region_transfers(region)
     after += [Transfer(e.last.span, e.function, e.name, "to", "") for e in plan.static_entries]
     for o in plan.objects:  # a class's vectors mapped per object (omp.lifetime)
-        after += [Transfer(body.span, o.cls, f, "to", f"{f}.size()")
-                  for body in o.enters for f in o.fields]
-        after += [Transfer(body.span, name, f, "from", f"{f}.size()")
+        after += [Transfer(body.span, o.cls, f, "to", o.length(f))
+                  for body in o.enters for f in o.fields if o.entry(f) == "to"]
+        after += [Transfer(body.span, name, f, "from", o.length(f))
                   for name, body, read in o.readers for f in read]
     return Traffic(tuple(before), tuple(_vla_counts(model, t) for t in after))
 
