@@ -36,7 +36,7 @@ def run_fuse(loaded: Loaded) -> PassOutput:
         return PassOutput()
     facts = kernel_facts(model)
     notes = [Diagnostic.note(f"kernel {name}: {f.kind} ({f.detail})", EXPLAIN_ID,
-                             model.kernel(name).span) for name, f in facts.items()]
+                             model.kernel(f.name).span) for name, f in facts.items()]
     runs = find_runs(model, source, facts)
     for run in runs:
         if run.after:
@@ -47,7 +47,7 @@ def run_fuse(loaded: Loaded) -> PassOutput:
     runs = [r for r in runs if len(r.nodes) > 1]
     usage = None
     if runs:
-        usage = resource_usage(source, loaded.path, tuple(facts))
+        usage = resource_usage(source, loaded.path, tuple({f.name: 0 for f in facts.values()}))
         if usage is None:
             notes.append(Diagnostic.note("resource limits not checked: nvcc --resource-usage "
                                          "unavailable", EXPLAIN_ID))

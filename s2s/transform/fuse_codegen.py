@@ -49,8 +49,7 @@ def kernel_params(ctx: Context, group: Group) -> tuple[list[tuple[str, str]], di
     declared: set[str] = set()
     for i in members:
         node = ctx.node(i)
-        kernel = ctx.unit.kernel(node.launch.kernel)
-        for param, arg in zip(kernel.params, node.launch.args, strict=True):
+        for param, arg in zip(node.params, node.launch.args, strict=True):
             if param.name in node.buffers:
                 buffer = node.buffers[param.name]
                 if buffer in group.dead or buffer in group.recomputed:
@@ -76,7 +75,7 @@ def buffer_receivers(ctx: Context, members: list[int]) -> dict[str, list]:
     receivers: dict[str, list] = {}
     for i in members:
         node = ctx.node(i)
-        for param in ctx.unit.kernel(node.launch.kernel).params:
+        for param in node.params:
             if param.name in node.buffers:
                 receivers.setdefault(node.buffers[param.name], []).append(param)
     return receivers
@@ -89,8 +88,7 @@ def _recomputes_in(group: Group, i: int) -> list:
 
 
 def _producer_params(ctx: Context, rec) -> list:
-    kernel = ctx.unit.kernel(ctx.node(rec.producer.index).launch.kernel)
-    return [p for p in kernel.params if p.name != rec.producer.param]
+    return [p for p in ctx.node(rec.producer.index).params if p.name != rec.producer.param]
 
 
 def recompute_name(fused: str, rec) -> str:
@@ -102,8 +100,8 @@ def recompute_text(ctx: Context, fused: str, rec) -> str:
     producer = rec.producer
     params = [f"{p.type} {p.name}" for p in _producer_params(ctx, rec)]
     params += [f"{t} {n}" for t, n in zip(producer.types, producer.order, strict=True)]
-    ctype = element_type(next(p.type for p in ctx.unit.kernel(
-        ctx.node(producer.index).launch.kernel).params if p.name == producer.param)) or "float"
+    ctype = element_type(next(p.type for p in ctx.node(producer.index).params
+                              if p.name == producer.param)) or "float"
     return (f"static __device__ __forceinline__ {ctype} {recompute_name(fused, rec)}("
             + ", ".join(params) + ")\n{\n    return " + producer.value + ";\n}\n")
 
@@ -147,6 +145,10 @@ def stage_text(ctx: Context, group: Group, segment: Segment, i: int, name: str,
               "uint3 s2s_gridDim"] if remap else []
     params += [f"{p.type} {p.name}" for p in kernel.params] + refs
     head = f"static __device__ __forceinline__ void {name}(" + ", ".join(params) + ")\n"
+    if node.instance is not None:
+        # the template's body stays as written: the stage is a template with the kernel's
+        # own parameter list, which the fused kernel instantiates with the launch's arguments
+        head = f"template <{', '.join(kernel.template_decls)}>\n" + head
     return head + text + "\n"
 
 
@@ -243,7 +245,7 @@ def _last_block(ctx: Context, i: int, stage: str, passed: dict, ticket: str,
         "    if (!s2s_last_block)",
         "        return;",
         "    __threadfence();",
-        f"    {stage}({', '.join(args)});",
+        f"    {_instantiated(ctx, i, stage)}({', '.join(args)});",
         f"    if ({first})",
         f"        {ticket} = 0u;",
     ]
@@ -259,7 +261,14 @@ def _call(ctx: Context, group: Group, segment: Segment, i: int, stage: str, pass
         args += [passed[(rec.producer.index, p.name)] for p in _producer_params(ctx, rec)]
     args += [var(b) for p, b in node.buffers.items()
              if segment.buffers.get(b) is not None and segment.buffers[b].mode != "global"]
-    return f"{stage}({', '.join(args)});"
+    return f"{_instantiated(ctx, i, stage)}({', '.join(args)});"
+
+
+def _instantiated(ctx: Context, i: int, stage: str) -> str:
+    """The stage of node ``i`` as the fused kernel calls it: with the template arguments
+    of the launch's instantiation when the kernel is a template."""
+    instance = ctx.node(i).instance
+    return stage if instance is None else f"{stage}<{instance}>"
 
 
 def _dispatch(calls: list[list[str]]) -> list[str]:

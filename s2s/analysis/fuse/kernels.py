@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from s2s.analysis.kernel_access import KernelAccessModel, analyze_kernel
 from s2s.analysis.kernel_interp import interpret
 from s2s.analysis.kernel_values import AccessRecord
+from s2s.analysis.mgpu_templates import TYPE_SIZES, instantiate, split_arguments
 from s2s.model import kernel_ir as ir
 from s2s.model.cuda import Kernel
 from s2s.model.span import SourceSpan
@@ -57,6 +58,9 @@ class KernelFacts:
     escapes: frozenset         # pointer params used other than as p[...]
     params: tuple              # (name, kind) of every parameter
     single_block: bool = False  # 'other' only as several blocks would write one element
+    #: the template arguments of the instantiation these facts describe ('float, 128');
+    #: None for an ordinary kernel (and for a template's own body, class 'other')
+    instance: str | None = None
 
     @property
     def fusible(self) -> bool:
@@ -76,7 +80,9 @@ class KernelFacts:
 
 
 def kernel_facts(unit: TranslationUnit) -> dict[str, KernelFacts]:
-    """Facts of every ``__global__`` kernel of the unit, by name."""
+    """Facts of every ``__global__`` kernel of the unit, by name, and of every template
+    instantiation a launch of the unit resolves to, by :func:`facts_key` (``scale<float,
+    128>``): the template's body with the arguments put in, analysed as any kernel."""
     functions = {b.name: b for b in unit.kernel_bodies if not b.is_global}
     device = {k.name: k for k in unit.device_functions}
     facts = {}
@@ -85,10 +91,45 @@ def kernel_facts(unit: TranslationUnit) -> dict[str, KernelFacts]:
         if body is None:
             continue
         facts[kernel.name] = _facts(kernel, body, functions, device)
+    for launch in unit.launches:
+        kernel, key = unit.kernel(launch.kernel), facts_key(unit, launch)
+        if kernel is None or not kernel.is_template or key == launch.kernel or key in facts:
+            continue
+        body = unit.kernel_body(kernel.name)
+        instance = None if body is None else instantiate(
+            kernel, body, split_arguments(launch.resolved_args))
+        if instance is not None:
+            facts[key] = _facts(kernel, instance, functions, device, launch.resolved_args)
     return facts
 
 
-def _facts(kernel: Kernel, body: ir.KernelBody, functions, device) -> KernelFacts:
+def facts_key(unit: TranslationUnit, launch) -> str:
+    """The key of the facts a launch runs: its kernel's name, or for a template kernel
+    ``name<arguments>`` of the specialization libclang resolved the launch to (the kernel's
+    name alone when unresolved: the template's own facts, class 'other')."""
+    kernel = unit.kernel(launch.kernel)
+    if kernel is None or not kernel.is_template or launch.resolved_args is None:
+        return launch.kernel
+    return f"{launch.kernel}<{launch.resolved_args}>"
+
+
+def instance_problem(kernel: Kernel, launch) -> str:
+    """Why a launch of template ``kernel`` has no instantiation to fuse (for ``--explain``)."""
+    if launch.resolved_args is None:
+        return (f"template kernel '{kernel.name}' launched with template arguments libclang "
+                "does not resolve here (a launch inside a template, or dependent arguments)")
+    arguments = split_arguments(launch.resolved_args)
+    if len(arguments) != len(kernel.template_params):
+        return (f"template kernel '{kernel.name}<{launch.resolved_args}>': a parameter pack "
+                "or a template template parameter is not put in")
+    odd = [a for a in arguments if a not in TYPE_SIZES and not a.lstrip("-").isdigit()]
+    return (f"template kernel '{kernel.name}<{launch.resolved_args}>': template argument "
+            f"'{odd[0] if odd else launch.resolved_args}' is not an arithmetic type or an "
+            "integer constant (only those are put in the body for analysis)")
+
+
+def _facts(kernel: Kernel, body: ir.KernelBody, functions, device,
+           instance: str | None = None) -> KernelFacts:
     outcome = interpret(body, functions)
     access = analyze_kernel(body, functions)
     called = _called(kernel, device)
@@ -99,13 +140,14 @@ def _facts(kernel: Kernel, body: ir.KernelBody, functions, device) -> KernelFact
     shared = bool(kernel.shared_arrays) or any(k.shared_arrays for k in called)
     device_builtins = any(k.builtins for k in called)
     pointers = {p.name for p in body.pointer_params}
-    sites, escapes = _sites(body.body, pointers)
-    kind, detail = _classify(kernel, body, access, outcome.records, barriers, warp)
+    sites, escapes = _sites(body.body, pointers, kernel.name)
+    kind, detail = _classify(kernel, body, access, outcome.records, barriers, warp, instance)
     single = kind == "other" and access.cross_block_only and barriers and not warp \
-        and not kernel.is_template and all(r.index is not None for r in outcome.records)
+        and (instance is not None or not kernel.is_template) \
+        and all(r.index is not None for r in outcome.records)
     return KernelFacts(kernel.name, kind, detail, access, tuple(outcome.records), barriers,
                        atomics, shared, device_builtins, sites, frozenset(escapes),
-                       tuple((p.name, p.kind) for p in body.params), single)
+                       tuple((p.name, p.kind) for p in body.params), single, instance)
 
 
 def _called(kernel: Kernel, device: dict) -> list[Kernel]:
@@ -119,9 +161,10 @@ def _called(kernel: Kernel, device: dict) -> list[Kernel]:
     return list(seen.values())
 
 
-def _classify(kernel, body, access, records, barriers, warp) -> tuple[str, str]:
-    if kernel.is_template:
-        return "other", "template kernel (instantiations are not fused)"
+def _classify(kernel, body, access, records, barriers, warp, instance) -> tuple[str, str]:
+    if kernel.is_template and instance is None:
+        return "other", ("template kernel: fused per instantiation at launches whose template "
+                         "arguments libclang resolves")
     if warp:
         return "other", "warp-level intrinsics exchange data between lanes"
     writes = [r for r in records if r.mode == "write"]
@@ -185,14 +228,20 @@ def _walks(records) -> str:
 
 # --- subscripts of pointer parameters -------------------------------------------------------
 
-def _sites(block: ir.Block, pointers: set[str]) -> tuple[dict, set[str]]:
+def _sites(block: ir.Block, pointers: set[str], kernel: str) -> tuple[dict, set[str]]:
+    """Subscripts of ``pointers`` by parameter, and the parameters that escape. A subscript
+    in the kernel's own template body counts as written text: the fused kernel copies that
+    body into a stage template of its own, instantiated once (not in a macro, though)."""
     sites: dict[str, list[Site]] = {p: [] for p in pointers}
     escapes: set[str] = set()
+
+    def editable(span) -> bool:
+        return span is not None and span.macro is None and span.template in (None, kernel)
 
     def visit(node, context: str | None = None, op: str | None = None):
         if isinstance(node, ir.Index) and isinstance(node.base, ir.Var) \
                 and node.base.name in pointers:
-            if context == "address" or node.span is None or not node.span.editable:
+            if context == "address" or not editable(node.span):
                 escapes.add(node.base.name)
             else:
                 sites[node.base.name].append(Site(node.span, context == "target", op))

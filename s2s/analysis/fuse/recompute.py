@@ -127,6 +127,12 @@ def _consumers(ctx, node) -> list:
 
 
 def _candidate(ctx, node, consumers, chosen) -> Recompute:
+    templates = [n.name for n in [node, *consumers] if n.instance is not None]
+    if templates:
+        # the producer's value and the consumers' sites are solved on the kernels' own
+        # bodies, which for a template still hold its parameters
+        raise Refused(f"{templates[0]} runs a template instantiation (recomputation is "
+                      "solved on ordinary kernels only)")
     producer = producer_form(ctx, node)
     gone = {r.producer.buffer for r in chosen.values()}
     if set(producer.inputs) & gone:
