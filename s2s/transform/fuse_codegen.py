@@ -124,7 +124,7 @@ def stage_text(ctx: Context, group: Group, segment: Segment, i: int, name: str,
                fused: str = "") -> str:
     """The ``__device__`` function of node ``i``: its kernel's body with spans replaced."""
     node = ctx.node(i)
-    kernel = ctx.unit.kernel(node.launch.kernel)
+    kernel = node.facts.kernel
     body = kernel.body_span
     edits: list[tuple[int, int, str]] = []
     remap = len(group.segments) > 1 or i == group.tail
@@ -140,7 +140,7 @@ def stage_text(ctx: Context, group: Group, segment: Segment, i: int, name: str,
         edits += _site_edits(ctx, node, i, param, plan)
     extra, recomputed = _recompute_edits(ctx, group, i, fused, remap)
     refs = extra + refs
-    text = _apply(ctx.source, body.start, body.end, edits + recomputed)
+    text = _apply(ctx.source_of(body), body.start, body.end, edits + recomputed)
     params = ["uint3 s2s_blockIdx", "uint3 s2s_threadIdx", "uint3 s2s_blockDim",
               "uint3 s2s_gridDim"] if remap else []
     params += [f"{p.type} {p.name}" for p in kernel.params] + refs
@@ -157,7 +157,7 @@ def _site_edits(ctx: Context, node, i: int, param: str, plan: BufferPlan):
     reg = var(plan.buffer)
     first_reads = i == plan.first and not node.writes(plan.buffer)
     for site in node.facts.sites[param]:
-        original = site.span.text(ctx.source)
+        original = site.span.text(ctx.source_of(site.span))
         if site.write:
             text = f"{original} = {reg}" if plan.store_at == i else reg
         elif first_reads:
@@ -230,7 +230,7 @@ def _last_block(ctx: Context, i: int, stage: str, passed: dict, ticket: str,
     """Completion by the last block: each block makes its writes visible device-wide, then
     one thread takes a ticket; the block holding the last one runs the one-block stage as
     block 0 of a grid of one, and resets the ticket for the next launch."""
-    kernel = ctx.unit.kernel(ctx.node(i).launch.kernel)
+    kernel = ctx.node(i).facts.kernel
     first = "threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0"
     args = ["uint3{0u, 0u, 0u}", "threadIdx", "uint3{blockDim.x, blockDim.y, blockDim.z}",
             "uint3{1u, 1u, 1u}"] + [passed[(i, p.name)] for p in kernel.params] + extra
@@ -254,7 +254,7 @@ def _last_block(ctx: Context, i: int, stage: str, passed: dict, ticket: str,
 def _call(ctx: Context, group: Group, segment: Segment, i: int, stage: str, passed: dict,
           nseg: int) -> str:
     node = ctx.node(i)
-    kernel = ctx.unit.kernel(node.launch.kernel)
+    kernel = node.facts.kernel
     builtins = () if nseg == 1 else ("s2s_bid", "s2s_tid", "s2s_bdim", "s2s_gdim")
     args = list(builtins) + [passed[(i, p.name)] for p in kernel.params]
     for rec in _recomputes_in(group, i):

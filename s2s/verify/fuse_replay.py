@@ -39,7 +39,7 @@ import numpy as np
 from runtime.access import Box, KernelAccess
 from runtime.access import Launch as AccessLaunch
 from runtime.api import Runtime
-from s2s.analysis.fuse.kernels import kernel_facts
+from s2s.analysis.fuse.kernels import facts_key, kernel_facts
 from s2s.analysis.fuse.types import element_type
 from s2s.analysis.host_eval import EvalError, as_dim3, declare, evaluate, numeric_macros
 from s2s.frontend.extract import load
@@ -181,7 +181,7 @@ def _api(state: _State, call) -> None:
 
 
 def _launch(state: _State, launch) -> None:
-    facts = state.facts[launch.kernel]
+    facts = state.facts.get(facts_key(state.facts, launch)) or state.facts[launch.kernel]
     env = state.env
     try:
         grid, block = as_dim3(evaluate(launch.grid.text, env)), as_dim3(evaluate(launch.block.text, env))

@@ -191,13 +191,14 @@ def _separation(stmt: Stmt, names: set[str], inside: list) -> str:
 
 
 def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) -> LaunchNode:
-    key = facts_key(unit, launch)
+    key = facts_key(facts, launch)
     kernel_facts: KernelFacts | None = facts.get(key)
     buffers, scalars, trees, problem = {}, {}, {}, None
     shared = launch.shared_bytes.text if launch.shared_bytes is not None else "0"
     config = tuple(re.sub(r"\s+", "", t) for t in (launch.grid.text, launch.block.text, shared))
-    kernel = unit.kernel(launch.kernel)
-    if facts.get(launch.kernel) is None:
+    base = facts.get(launch.kernel)
+    kernel = None if base is None else base.kernel
+    if base is None:
         problem = f"no analysable definition of kernel '{launch.kernel}' in this file"
     elif launch.span.macro is not None:
         problem = f"the launch is inside the macro expansion '{launch.span.macro}'"
@@ -205,7 +206,7 @@ def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) 
         problem = (f"the launch is inside the template '{launch.span.template}' (its kernel "
                    "and arguments depend on the template's instantiation)")
     elif kernel_facts is None or (kernel.is_template and kernel_facts.instance is None):
-        problem, kernel_facts = instance_problem(kernel, launch), facts.get(launch.kernel)
+        problem, kernel_facts = instance_problem(base, launch), base
     elif launch.stream is not None and launch.stream.text.strip() not in ("0", "NULL", "nullptr"):
         problem = "launch on an explicit stream"
     elif len(launch.args) != len(kernel_facts.params):
@@ -230,7 +231,7 @@ def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) 
         one_block = ONE_BLOCK.fullmatch(config[0]) is not None
         if problem is None and not kernel_facts.fusible and \
                 not (one_block and kernel_facts.single_block):
-            problem = f"kernel '{facts_key(unit, launch)}' is not fusible: {kernel_facts.detail}"
+            problem = f"kernel '{key}' is not fusible: {kernel_facts.detail}"
         return LaunchNode(index, launch, kernel_facts, buffers, scalars, config, stmt, problem,
                           one_block, trees, _instance_params(kernel, launch),
                           kernel_facts.instance)

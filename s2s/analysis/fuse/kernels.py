@@ -61,6 +61,12 @@ class KernelFacts:
     #: the template arguments of the instantiation these facts describe ('float, 128');
     #: None for an ordinary kernel (and for a template's own body, class 'other')
     instance: str | None = None
+    #: the model's kernel (its spans may be in a project header)
+    kernel: Kernel | None = None
+    #: kernels of this name the unit defines: more than one are overloads or explicit
+    #: specializations (``template <> __global__ void k<double>``), and the model's kernel
+    #: of the name need not be the body a launch runs (class 'other')
+    definitions: int = 1
 
     @property
     def fusible(self) -> bool:
@@ -79,42 +85,54 @@ class KernelFacts:
         return bool(writes) and all(r.atomic for r in writes)
 
 
-def kernel_facts(unit: TranslationUnit) -> dict[str, KernelFacts]:
-    """Facts of every ``__global__`` kernel of the unit, by name, and of every template
-    instantiation a launch of the unit resolves to, by :func:`facts_key` (``scale<float,
-    128>``): the template's body with the arguments put in, analysed as any kernel."""
-    functions = {b.name: b for b in unit.kernel_bodies if not b.is_global}
-    device = {k.name: k for k in unit.device_functions}
-    facts = {}
-    for kernel in unit.kernels:
-        body = unit.kernel_body(kernel.name)
-        if body is None:
-            continue
-        facts[kernel.name] = _facts(kernel, body, functions, device)
+def kernel_facts(unit: TranslationUnit, headers: tuple[TranslationUnit, ...] = ()
+                 ) -> dict[str, KernelFacts]:
+    """Facts of every ``__global__`` kernel of the unit and of the project ``headers`` it
+    includes (each analysed with its own unit's device functions), by name, and of every
+    template instantiation a launch of the unit resolves to, by :func:`facts_key`
+    (``scale<float, 128>``): the template's body with the arguments put in, analysed as any
+    kernel. The file's own definition of a name wins over a header's."""
+    facts: dict[str, KernelFacts] = {}
+    bodies = {}
+    for one in (*headers, unit):
+        functions = {b.name: b for b in one.kernel_bodies if not b.is_global}
+        device = {k.name: k for k in one.device_functions}
+        for kernel in one.kernels:
+            body = one.kernel_body(kernel.name)
+            if body is None:
+                continue
+            count = sum(1 for k in one.kernels if k.name == kernel.name and k.body_span)
+            facts[kernel.name] = _facts(kernel, body, functions, device, definitions=count)
+            bodies[kernel.name] = (body, functions, device)
     for launch in unit.launches:
-        kernel, key = unit.kernel(launch.kernel), facts_key(unit, launch)
-        if kernel is None or not kernel.is_template or key == launch.kernel or key in facts:
+        base, key = facts.get(launch.kernel), facts_key(facts, launch)
+        if base is None or key == launch.kernel or key in facts or base.definitions > 1:
             continue
-        body = unit.kernel_body(kernel.name)
-        instance = None if body is None else instantiate(
-            kernel, body, split_arguments(launch.resolved_args))
+        body, functions, device = bodies[launch.kernel]
+        instance = instantiate(base.kernel, body, split_arguments(launch.resolved_args))
         if instance is not None:
-            facts[key] = _facts(kernel, instance, functions, device, launch.resolved_args)
+            facts[key] = _facts(base.kernel, instance, functions, device, launch.resolved_args)
     return facts
 
 
-def facts_key(unit: TranslationUnit, launch) -> str:
+def facts_key(facts: dict[str, KernelFacts], launch) -> str:
     """The key of the facts a launch runs: its kernel's name, or for a template kernel
     ``name<arguments>`` of the specialization libclang resolved the launch to (the kernel's
     name alone when unresolved: the template's own facts, class 'other')."""
-    kernel = unit.kernel(launch.kernel)
-    if kernel is None or not kernel.is_template or launch.resolved_args is None:
+    base = facts.get(launch.kernel)
+    if base is None or not base.kernel.is_template or launch.resolved_args is None:
         return launch.kernel
     return f"{launch.kernel}<{launch.resolved_args}>"
 
 
-def instance_problem(kernel: Kernel, launch) -> str:
-    """Why a launch of template ``kernel`` has no instantiation to fuse (for ``--explain``)."""
+def instance_problem(base: KernelFacts, launch) -> str:
+    """Why a launch of the template ``base`` describes has no instantiation to fuse (for
+    ``--explain``)."""
+    kernel = base.kernel
+    if base.definitions > 1:
+        return (f"template kernel '{kernel.name}' has {base.definitions} definitions "
+                "(explicit specializations or overloads): which body the launch runs is not "
+                "told apart")
     if launch.resolved_args is None:
         return (f"template kernel '{kernel.name}' launched with template arguments libclang "
                 "does not resolve here (a launch inside a template, or dependent arguments)")
@@ -129,7 +147,7 @@ def instance_problem(kernel: Kernel, launch) -> str:
 
 
 def _facts(kernel: Kernel, body: ir.KernelBody, functions, device,
-           instance: str | None = None) -> KernelFacts:
+           instance: str | None = None, definitions: int = 1) -> KernelFacts:
     outcome = interpret(body, functions)
     access = analyze_kernel(body, functions)
     called = _called(kernel, device)
@@ -145,9 +163,14 @@ def _facts(kernel: Kernel, body: ir.KernelBody, functions, device,
     single = kind == "other" and access.cross_block_only and barriers and not warp \
         and (instance is not None or not kernel.is_template) \
         and all(r.index is not None for r in outcome.records)
+    if definitions > 1:
+        kind, single = "other", False
+        detail = (f"{definitions} definitions of '{kernel.name}' (overloads or explicit "
+                  "specializations of a template): which body a launch runs is not told apart")
     return KernelFacts(kernel.name, kind, detail, access, tuple(outcome.records), barriers,
                        atomics, shared, device_builtins, sites, frozenset(escapes),
-                       tuple((p.name, p.kind) for p in body.params), single, instance)
+                       tuple((p.name, p.kind) for p in body.params), single, instance,
+                       kernel, definitions)
 
 
 def _called(kernel: Kernel, device: dict) -> list[Kernel]:

@@ -76,6 +76,12 @@ class Context:
     threads: dict              # block text -> threads per block, where evaluable
     #: producer node -> fuse_recompute.Recompute (the producer is not launched)
     recompute: dict = field(default_factory=dict)
+    #: file -> text of the project headers whose kernels the run launches
+    sources: dict = field(default_factory=dict)
+
+    def source_of(self, span) -> bytes:
+        """The text ``span``'s offsets index: the file's, or a project header's."""
+        return self.sources.get(span.file, self.source)
 
     @property
     def eliminated(self) -> dict:

@@ -133,6 +133,10 @@ def _candidate(ctx, node, consumers, chosen) -> Recompute:
         # bodies, which for a template still hold its parameters
         raise Refused(f"{templates[0]} runs a template instantiation (recomputation is "
                       "solved on ordinary kernels only)")
+    foreign = [n.name for n in [node, *consumers] if ctx.unit.kernel_body(n.launch.kernel) is None]
+    if foreign:
+        raise Refused(f"{foreign[0]} runs a kernel of a project header (recomputation is "
+                      "solved on the file's own kernels only)")
     producer = producer_form(ctx, node)
     gone = {r.producer.buffer for r in chosen.values()}
     if set(producer.inputs) & gone:
