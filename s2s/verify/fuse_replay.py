@@ -73,12 +73,16 @@ def fill(name: str, nbytes: int, dtype=np.float32) -> np.ndarray:
 
 def _dtypes(model) -> dict[str, type]:
     """Device buffer -> numpy element type, from the parameter types of the kernels it is
-    passed to (``double *`` gives float64; anything else is treated as 4-byte floats)."""
+    passed to (``double *`` gives float64; anything else is treated as 4-byte floats); for a
+    template kernel the types of the instantiation the launch runs (``T *`` of
+    ``k<double>``)."""
     found: dict[str, type] = {}
     for launch in model.launches:
         kernel = model.kernel(launch.kernel)
-        for param, arg in zip(kernel.params if kernel else (), launch.args, strict=False):
-            if param.is_pointer and element_type(param.type) == "double":
+        params = kernel.params if kernel else ()
+        types = launch.instance_types or [p.type for p in params]
+        for param, ptype, arg in zip(params, types, launch.args, strict=False):
+            if param.is_pointer and element_type(ptype) == "double":
                 found.setdefault(arg.text.strip(), np.float64)
     return found
 

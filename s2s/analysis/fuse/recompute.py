@@ -127,6 +127,8 @@ def _consumers(ctx, node) -> list:
 
 
 def _candidate(ctx, node, consumers, chosen) -> Recompute:
+    if node.problem:
+        raise Refused(node.problem)
     templates = [n.name for n in [node, *consumers] if n.instance is not None]
     if templates:
         # the producer's value and the consumers' sites are solved on the kernels' own
