@@ -92,9 +92,8 @@ def _kernel_headers(loaded: Loaded) -> tuple[tuple, tuple]:
     """The project headers defining kernels the file launches but does not define (parsed
     only then), and a ``cuda-header`` warning for each that does not parse on its own."""
     model = loaded.model
-    if all(k.body_span is not None for launch in model.launches
-           for k in [model.kernel(launch.kernel)] if k is not None) and \
-            all(model.kernel(launch.kernel) is not None for launch in model.launches):
+    if all((kernel := model.kernel(launch.kernel)) is not None and kernel.body_span is not None
+           for launch in model.launches):
         return (), ()
     return device_headers(model, loaded.options)
 

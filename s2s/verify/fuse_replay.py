@@ -61,6 +61,8 @@ class Replay:
     #: per side (see the module docstring)
     minimum_barriers: int = 0
     exact_model: bool = True
+    #: the template instantiations the cpu-device module was compiled with
+    instantiated: tuple = ()
 
 
 def fill(name: str, nbytes: int, dtype=np.float32) -> np.ndarray:
@@ -89,24 +91,29 @@ def _dtypes(model) -> dict[str, type]:
 
 def replay(path: str, source: bytes | None = None, overrides: dict | None = None,
            runtime: Runtime | None = None, *, module_source: bytes | None = None,
-           traffic: bool = True) -> Replay:
+           traffic: bool = True, instantiate: tuple = ()) -> Replay:
     """Replay ``main`` of ``path`` (or of ``source``). ``module_source`` compiles the kernels
     from another text that defines them all (a fused file keeps every original kernel, so
     the original and the fused program can share one cpu-device compile); without
-    ``traffic`` the modelled bytes are left at 0 (the outputs alone are compared)."""
+    ``traffic`` the modelled bytes are left at 0 (the outputs alone are compared).
+    ``instantiate`` adds template instantiations to those the launches name: a fused file
+    launches fewer (its stages instantiate the templates), and passing the original's
+    (``Replay.instantiated``) keeps the two replays on one compiled module."""
     loaded = load(path, ParseOptions(), source=source)
     if loaded.model is None:
         raise ReplayError(f"{path} does not parse")
     model, source = loaded.model, loaded.source
     facts = kernel_facts(model)
     rt = runtime or Runtime("cpu", 1, threads=2)
-    instantiate = sorted({_callee(launch) for launch in model.launches if launch.template_args})
+    instantiate = sorted({_callee(launch) for launch in model.launches if launch.template_args}
+                         | set(instantiate))
     module = rt.load_module(source=(module_source or source).decode(), name=os.path.basename(path),
                             instantiate=instantiate,
                             include_dirs=[os.path.dirname(os.path.abspath(path))])
     env = dict(numeric_macros(source))
     main = model.function("main")
-    state = _State(rt, module, facts, env, Replay(), {}, {}, {}, {}, [], _dtypes(model), traffic)
+    state = _State(rt, module, facts, env, Replay(instantiated=tuple(instantiate)), {}, {}, {},
+                   {}, [], _dtypes(model), traffic)
     for stmt in main.body.children:
         if stmt.kind == "decl":
             for name in declare(stmt.span.text(source), env):
