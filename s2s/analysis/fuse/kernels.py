@@ -28,6 +28,9 @@ from s2s.model.cuda import Kernel
 from s2s.model.span import SourceSpan
 from s2s.model.unit import TranslationUnit
 
+#: type arguments put in a template's body: mgpu's arithmetic types and the 2-byte floats
+#: (fusion needs no host-side arithmetic on them, only their size)
+FUSE_TYPE_SIZES = {**TYPE_SIZES, "__half": 2, "half": 2, "__nv_bfloat16": 2}
 THREAD_ATOMS = frozenset({"tx", "ty", "tz"})
 BLOCK_ATOMS = frozenset({"bx", "by", "bz"})
 GRID_ATOMS = frozenset({"gdx", "gdy", "gdz", "bdx", "bdy", "bdz"})
@@ -109,7 +112,8 @@ def kernel_facts(unit: TranslationUnit, headers: tuple[TranslationUnit, ...] = (
         if base is None or key == launch.kernel or key in facts or base.definitions > 1:
             continue
         body, functions, device = bodies[launch.kernel]
-        instance = instantiate(base.kernel, body, split_arguments(launch.resolved_args))
+        instance = instantiate(base.kernel, body, split_arguments(launch.resolved_args),
+                               FUSE_TYPE_SIZES)
         if instance is not None:
             facts[key] = _facts(base.kernel, instance, functions, device, launch.resolved_args)
     return facts
@@ -140,7 +144,7 @@ def instance_problem(base: KernelFacts, launch) -> str:
     if len(arguments) != len(kernel.template_params):
         return (f"template kernel '{kernel.name}<{launch.resolved_args}>': a parameter pack "
                 "or a template template parameter is not put in")
-    odd = [a for a in arguments if a not in TYPE_SIZES and not a.lstrip("-").isdigit()]
+    odd = [a for a in arguments if a not in FUSE_TYPE_SIZES and not a.lstrip("-").isdigit()]
     return (f"template kernel '{kernel.name}<{launch.resolved_args}>': template argument "
             f"'{odd[0] if odd else launch.resolved_args}' is not an arithmetic type or an "
             "integer constant (only those are put in the body for analysis)")
