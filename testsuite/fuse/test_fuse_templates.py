@@ -30,6 +30,7 @@ PROGRAMS = {
     DATA / "block_param.cu": (2, 1, "fused: reverse_tiles#0 + add_block#1: d_out in a register"),
     DATA / "mixed.cu": (2, 1, "fused: scaled_diff#0 + sum_squares#1: d_d in a register"),
     DATA / "header_user.cu": (3, 1, "fused: smooth3#0 + clamp_to#1 + square#2"),
+    DATA / "two_shapes.cu": (2, 1, "fused: blend#0 + blend#1: 2 launch shapes dispatched"),
 }
 
 
