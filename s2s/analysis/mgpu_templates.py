@@ -58,8 +58,10 @@ def instantiation_access(kernel: Kernel, body: KernelBody, arguments: str,
     return {**data, "kernel": f"{kernel.name}<{arguments}>"}
 
 
-def instantiate(kernel: Kernel, body: KernelBody, arguments: list[str]) -> KernelBody | None:
-    """``body`` with the template arguments put in, or None (see the module docstring)."""
+def instantiate(kernel: Kernel, body: KernelBody, arguments: list[str],
+                type_sizes: dict[str, int] = TYPE_SIZES) -> KernelBody | None:
+    """``body`` with the template arguments put in, or None (see the module docstring);
+    ``type_sizes`` are the type arguments put in (``s2s fuse`` adds the 2-byte floats)."""
     names = body.template_params
     if len(arguments) != len(names):
         return None                       # defaults or packs: not put in
@@ -69,8 +71,8 @@ def instantiate(kernel: Kernel, body: KernelBody, arguments: list[str]) -> Kerne
         text = " ".join(argument.split())
         if _INTEGER.fullmatch(text):
             values[name] = int(text.rstrip("uUlL"), 0)
-        elif text in TYPE_SIZES:
-            sizes[name] = TYPE_SIZES[text]
+        elif text in type_sizes:
+            sizes[name] = type_sizes[text]
         else:
             return None
     params = []

@@ -94,13 +94,14 @@ def _kernel(unit: Unit, function: UnitFunction, is_global: bool, device_names: s
             shared_globals: dict[str, tuple]) -> Kernel:
     node = function.node
     cursor, template = node.cursor, node.template
-    params, template_params, body_span = [], [], None
+    params, template_params, template_decls, body_span = [], [], [], None
     for child in cursor.get_children():
         kind = child.kind.name
         if kind == "PARM_DECL":
             params.append(_param(unit, child, template))
         elif kind in TEMPLATE_PARAM_KINDS:
             template_params.append(child.spelling)
+            template_decls.append(unit.ctx.index.cursor_text(child))
         elif kind == "COMPOUND_STMT":
             body_span = unit.span(child, template)
     builtins, shared, calls = _body_facts(unit, function, device_names, shared_globals)
@@ -111,6 +112,7 @@ def _kernel(unit: Unit, function: UnitFunction, is_global: bool, device_names: s
         body_span=body_span,
         is_global=is_global,
         template_params=tuple(template_params),
+        template_decls=tuple(template_decls),
         builtins=tuple(builtins),
         shared_arrays=tuple(shared),
         calls=tuple(calls),
@@ -326,10 +328,14 @@ def _launch(unit: Unit, index: int, config_index: int) -> Launch:
     instances: tuple[str, ...] = ()
     if node.template is not None and deduced is None:
         deduced, instances = _in_template(unit, index, cursor, kernel, template_args)
+    resolved = deduced_arguments(cursor.referenced)
+    types = () if resolved is None else tuple(
+        a.type.spelling for a in cursor.referenced.get_arguments())
     return Launch(kernel=kernel, span=span, config_span=config_span, grid=grid or empty,
                   block=block or empty, shared_bytes=shared_bytes, stream=stream,
                   args=tuple(args), function=unit.function_name(index),
-                  template_args=template_args, deduced_args=deduced, instances=instances)
+                  template_args=template_args, deduced_args=deduced, instances=instances,
+                  resolved_args=resolved, instance_types=types)
 
 
 def _in_template(unit: Unit, index: int, cursor, kernel: str, written: str | None

@@ -63,6 +63,9 @@ class Kernel:
     body_span: SourceSpan | None
     is_global: bool = True
     template_params: tuple[str, ...] = ()
+    #: each template parameter's declaration as written (``typename T``, ``int BLOCK = 256``):
+    #: ``s2s fuse`` declares its stage of an instantiation with the same parameter list
+    template_decls: tuple[str, ...] = ()
     builtins: tuple[BuiltinUse, ...] = ()
     shared_arrays: tuple[SharedArray, ...] = ()
     calls: tuple[DeviceCall, ...] = ()
@@ -116,6 +119,12 @@ class Launch:
     #: template make this launch run ('double', 'float'), s2s/frontend/cuda_templates.py;
     #: ``deduced_args`` is then the deduced arguments in the template's terms ('T')
     instances: tuple[str, ...] = ()
+    #: the arguments of the specialization libclang resolved the launch to, written out or
+    #: deduced, defaults included ('float, 128'); None when the kernel is no template or the
+    #: launch is dependent (inside a template)
+    resolved_args: str | None = None
+    #: that specialization's parameter types ('float *', 'float', 'int'); () when unresolved
+    instance_types: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

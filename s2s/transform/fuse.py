@@ -21,6 +21,7 @@ from s2s.diagnostics import Diagnostic
 from s2s.driver import PassOutput
 from s2s.edits import Edit
 from s2s.frontend.extract import Loaded
+from s2s.frontend.headers import device_headers
 from s2s.model import kernel_ir as ir
 from s2s.transform import fuse_codegen, registry
 from s2s.transform.check import EditGroup
@@ -34,9 +35,13 @@ def run_fuse(loaded: Loaded) -> PassOutput:
     model, source = loaded.model, loaded.source
     if model.language != "cuda":
         return PassOutput()
-    facts = kernel_facts(model)
-    notes = [Diagnostic.note(f"kernel {name}: {f.kind} ({f.detail})", EXPLAIN_ID,
-                             model.kernel(name).span) for name, f in facts.items()]
+    headers, skipped = _kernel_headers(loaded)
+    facts = kernel_facts(model, tuple(h.model for h in headers))
+    launched = {launch.kernel for launch in model.launches}
+    notes = list(skipped) + [
+        Diagnostic.note(f"kernel {name}: {f.kind} ({f.detail})", EXPLAIN_ID, f.kernel.span)
+        for name, f in facts.items() if f.kernel.span.file == loaded.path or f.name in launched]
+    sources = {h.path: h.source for h in headers}
     runs = find_runs(model, source, facts)
     for run in runs:
         if run.after:
@@ -47,7 +52,7 @@ def run_fuse(loaded: Loaded) -> PassOutput:
     runs = [r for r in runs if len(r.nodes) > 1]
     usage = None
     if runs:
-        usage = resource_usage(source, loaded.path, tuple(facts))
+        usage = resource_usage(source, loaded.path, tuple({f.name: 0 for f in facts.values()}))
         if usage is None:
             notes.append(Diagnostic.note("resource limits not checked: nvcc --resource-usage "
                                          "unavailable", EXPLAIN_ID))
@@ -55,6 +60,7 @@ def run_fuse(loaded: Loaded) -> PassOutput:
     values = HostValues(model, source)
     for run in runs:
         ctx = context(model, source, run, facts, usage, values)
+        ctx.sources = sources
         groups, decisions = fuse_plan.plan_run(ctx)
         for decision in decisions:
             verb = "fused" if decision.made else "not fused"
@@ -70,8 +76,7 @@ def run_fuse(loaded: Loaded) -> PassOutput:
             launch = fuse_codegen.launch_text(ctx, group, name)
             kernels.append((fuse_codegen.fused_kernel_text(ctx, group, name),
                             "s2s_count(" in launch,
-                            max(model.kernel(ctx.node(i).launch.kernel).span.end
-                                for i in group.nodes),
+                            _after_kernels(ctx, group, loaded.path),
                             fuse_codegen.fused_prototype(ctx, group, name)))
             edits += _host_edits(ctx, group, name, launch)
         for rec in ctx.recompute.values():
@@ -79,11 +84,33 @@ def run_fuse(loaded: Loaded) -> PassOutput:
             edits += _buffer_edits(ctx, rec.producer.buffer)
         if kernels:
             planned.append((run, kernels, edits, _line_start(source, model.function(run.function).span.start)))
-    edits, groups = _checked_groups(loaded.path, planned)
+    edits, groups = _checked_groups(loaded.path, planned, source)
     return PassOutput(edits, tuple(notes), groups, check_compiles=True)
 
 
-def _checked_groups(path: str, planned: list) -> tuple[tuple, tuple]:
+def _kernel_headers(loaded: Loaded) -> tuple[tuple, tuple]:
+    """The project headers defining kernels the file launches but does not define (parsed
+    only then), and a ``cuda-header`` warning for each that does not parse on its own."""
+    model = loaded.model
+    if all((kernel := model.kernel(launch.kernel)) is not None and kernel.body_span is not None
+           for launch in model.launches):
+        return (), ()
+    return device_headers(model, loaded.options)
+
+
+def _after_kernels(ctx: fuse_plan.Context, group, path: str) -> int:
+    """Where the fused kernel may go: after the last of the group's kernels the file defines;
+    kernels of a project header are included before the launching function, so they put it
+    at that function's start at the latest."""
+    ends = []
+    for i in group.nodes:
+        span = ctx.node(i).facts.kernel.span
+        ends.append(span.end if span.file == path else
+                    _line_start(ctx.source, ctx.unit.function(ctx.run.function).span.start))
+    return max(ends)
+
+
+def _checked_groups(path: str, planned: list, source: bytes) -> tuple[tuple, tuple]:
     """All edits, and one group per run: its fused kernels, launches and deleted statements
     stand or fall together (the driver drops a run whose rewrite does not compile, with a
     ``fuse-invalid`` warning, and the file exits 1). Every fused kernel goes after the last
@@ -100,11 +127,10 @@ def _checked_groups(path: str, planned: list) -> tuple[tuple, tuple]:
         for text, helpers, _end, prototype in kernels:
             if helpers:
                 at = function_at if early else anchor
-                block = fuse_codegen.HOST_HELPERS.rstrip("\n")
-                mine.append(Edit(path, at, 0, block + "\n\n") if early else Edit(path, at, 0, "\n\n" + block))
+                mine.append(_insert(path, source, at, fuse_codegen.HOST_HELPERS))
             if early:
                 mine.append(Edit(path, function_at, 0, prototype + "\n\n"))
-            mine.append(Edit(path, anchor, 0, "\n\n" + text.rstrip("\n")))
+            mine.append(_insert(path, source, anchor, text))
         mine += host
         first = run.nodes[0]
         groups.append(EditGroup(f"the fusion of the launches from {first.name} in "
@@ -112,6 +138,15 @@ def _checked_groups(path: str, planned: list) -> tuple[tuple, tuple]:
                                 INVALID_ID))
         edits += mine
     return tuple(edits), tuple(groups)
+
+
+def _insert(path: str, source: bytes, at: int, text: str) -> Edit:
+    """``text`` as its own paragraph at ``at``: after a kernel's closing brace, or before
+    the line that starts there (a function's first line)."""
+    text = text.rstrip("\n")
+    if at == 0 or source[at - 1:at] == b"\n":
+        return Edit(path, at, 0, text + "\n\n")
+    return Edit(path, at, 0, "\n\n" + text)
 
 
 def context(model, source: bytes, run, facts, usage, values: HostValues | None = None

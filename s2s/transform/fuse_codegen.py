@@ -49,8 +49,7 @@ def kernel_params(ctx: Context, group: Group) -> tuple[list[tuple[str, str]], di
     declared: set[str] = set()
     for i in members:
         node = ctx.node(i)
-        kernel = ctx.unit.kernel(node.launch.kernel)
-        for param, arg in zip(kernel.params, node.launch.args, strict=True):
+        for param, arg in zip(node.params, node.launch.args, strict=True):
             if param.name in node.buffers:
                 buffer = node.buffers[param.name]
                 if buffer in group.dead or buffer in group.recomputed:
@@ -76,7 +75,7 @@ def buffer_receivers(ctx: Context, members: list[int]) -> dict[str, list]:
     receivers: dict[str, list] = {}
     for i in members:
         node = ctx.node(i)
-        for param in ctx.unit.kernel(node.launch.kernel).params:
+        for param in node.params:
             if param.name in node.buffers:
                 receivers.setdefault(node.buffers[param.name], []).append(param)
     return receivers
@@ -89,8 +88,7 @@ def _recomputes_in(group: Group, i: int) -> list:
 
 
 def _producer_params(ctx: Context, rec) -> list:
-    kernel = ctx.unit.kernel(ctx.node(rec.producer.index).launch.kernel)
-    return [p for p in kernel.params if p.name != rec.producer.param]
+    return [p for p in ctx.node(rec.producer.index).params if p.name != rec.producer.param]
 
 
 def recompute_name(fused: str, rec) -> str:
@@ -102,8 +100,8 @@ def recompute_text(ctx: Context, fused: str, rec) -> str:
     producer = rec.producer
     params = [f"{p.type} {p.name}" for p in _producer_params(ctx, rec)]
     params += [f"{t} {n}" for t, n in zip(producer.types, producer.order, strict=True)]
-    ctype = element_type(next(p.type for p in ctx.unit.kernel(
-        ctx.node(producer.index).launch.kernel).params if p.name == producer.param)) or "float"
+    ctype = element_type(next(p.type for p in ctx.node(producer.index).params
+                              if p.name == producer.param)) or "float"
     return (f"static __device__ __forceinline__ {ctype} {recompute_name(fused, rec)}("
             + ", ".join(params) + ")\n{\n    return " + producer.value + ";\n}\n")
 
@@ -126,7 +124,7 @@ def stage_text(ctx: Context, group: Group, segment: Segment, i: int, name: str,
                fused: str = "") -> str:
     """The ``__device__`` function of node ``i``: its kernel's body with spans replaced."""
     node = ctx.node(i)
-    kernel = ctx.unit.kernel(node.launch.kernel)
+    kernel = node.facts.kernel
     body = kernel.body_span
     edits: list[tuple[int, int, str]] = []
     remap = len(group.segments) > 1 or i == group.tail
@@ -142,11 +140,15 @@ def stage_text(ctx: Context, group: Group, segment: Segment, i: int, name: str,
         edits += _site_edits(ctx, node, i, param, plan)
     extra, recomputed = _recompute_edits(ctx, group, i, fused, remap)
     refs = extra + refs
-    text = _apply(ctx.source, body.start, body.end, edits + recomputed)
+    text = _apply(ctx.source_of(body), body.start, body.end, edits + recomputed)
     params = ["uint3 s2s_blockIdx", "uint3 s2s_threadIdx", "uint3 s2s_blockDim",
               "uint3 s2s_gridDim"] if remap else []
     params += [f"{p.type} {p.name}" for p in kernel.params] + refs
     head = f"static __device__ __forceinline__ void {name}(" + ", ".join(params) + ")\n"
+    if node.instance is not None:
+        # the template's body stays as written: the stage is a template with the kernel's
+        # own parameter list, which the fused kernel instantiates with the launch's arguments
+        head = f"template <{', '.join(kernel.template_decls)}>\n" + head
     return head + text + "\n"
 
 
@@ -155,7 +157,7 @@ def _site_edits(ctx: Context, node, i: int, param: str, plan: BufferPlan):
     reg = var(plan.buffer)
     first_reads = i == plan.first and not node.writes(plan.buffer)
     for site in node.facts.sites[param]:
-        original = site.span.text(ctx.source)
+        original = site.span.text(ctx.source_of(site.span))
         if site.write:
             text = f"{original} = {reg}" if plan.store_at == i else reg
         elif first_reads:
@@ -228,7 +230,7 @@ def _last_block(ctx: Context, i: int, stage: str, passed: dict, ticket: str,
     """Completion by the last block: each block makes its writes visible device-wide, then
     one thread takes a ticket; the block holding the last one runs the one-block stage as
     block 0 of a grid of one, and resets the ticket for the next launch."""
-    kernel = ctx.unit.kernel(ctx.node(i).launch.kernel)
+    kernel = ctx.node(i).facts.kernel
     first = "threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0"
     args = ["uint3{0u, 0u, 0u}", "threadIdx", "uint3{blockDim.x, blockDim.y, blockDim.z}",
             "uint3{1u, 1u, 1u}"] + [passed[(i, p.name)] for p in kernel.params] + extra
@@ -243,7 +245,7 @@ def _last_block(ctx: Context, i: int, stage: str, passed: dict, ticket: str,
         "    if (!s2s_last_block)",
         "        return;",
         "    __threadfence();",
-        f"    {stage}({', '.join(args)});",
+        f"    {_instantiated(ctx, i, stage)}({', '.join(args)});",
         f"    if ({first})",
         f"        {ticket} = 0u;",
     ]
@@ -252,14 +254,21 @@ def _last_block(ctx: Context, i: int, stage: str, passed: dict, ticket: str,
 def _call(ctx: Context, group: Group, segment: Segment, i: int, stage: str, passed: dict,
           nseg: int) -> str:
     node = ctx.node(i)
-    kernel = ctx.unit.kernel(node.launch.kernel)
+    kernel = node.facts.kernel
     builtins = () if nseg == 1 else ("s2s_bid", "s2s_tid", "s2s_bdim", "s2s_gdim")
     args = list(builtins) + [passed[(i, p.name)] for p in kernel.params]
     for rec in _recomputes_in(group, i):
         args += [passed[(rec.producer.index, p.name)] for p in _producer_params(ctx, rec)]
     args += [var(b) for p, b in node.buffers.items()
              if segment.buffers.get(b) is not None and segment.buffers[b].mode != "global"]
-    return f"{stage}({', '.join(args)});"
+    return f"{_instantiated(ctx, i, stage)}({', '.join(args)});"
+
+
+def _instantiated(ctx: Context, i: int, stage: str) -> str:
+    """The stage of node ``i`` as the fused kernel calls it: with the template arguments
+    of the launch's instantiation when the kernel is a template."""
+    instance = ctx.node(i).instance
+    return stage if instance is None else f"{stage}<{instance}>"
 
 
 def _dispatch(calls: list[list[str]]) -> list[str]:

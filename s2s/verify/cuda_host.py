@@ -89,8 +89,8 @@ def _host_unit(path: str, source: bytes | None, options: ParseOptions | None
             raise ShimUnsupported(f"{launch.span.location()}: '{kernel}' is neither defined nor "
                                   "declared as a kernel here (or is a template of another file): "
                                   "the host shim cannot say which file's kernels to run")
-        if not own and not foreign:               # defined in a header: exported by name
-            instantiate.append(kernel)
+        if not own and not foreign and not (launch.template_args or launch.deduced_args):
+            instantiate.append(kernel)            # defined in a header: exported by name
         if launch.template_args or launch.deduced_args:
             kernel = f"{launch.kernel}<{launch.template_args or launch.deduced_args}>"
             instantiate.append(kernel)

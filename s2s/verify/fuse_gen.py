@@ -5,7 +5,8 @@ kernels, buffers and element type and ends with a device-to-host copy and a ``pr
 the fusion pass sees one launch run per sequence. Kernels are maps (guarded by ``if (i < n)``
 or by an early ``return``), read-modify-write updates, 3-point stencils, atomic reductions,
 maps over a 2-D grid, maps calling a ``__device__`` helper that takes references, and
-function templates launched with explicit arguments; pointer parameters mix ``const``,
+function templates launched with explicit arguments (1-D ones also take the block size as a
+non-type parameter used in the index); pointer parameters mix ``const``,
 ``__restrict__`` / ``__restrict``, ``volatile``, ``T const *`` and read-only pointers declared
 without ``const``; element types are ``float``, ``double`` and ``__half``.
 
@@ -135,13 +136,20 @@ class _Sequence:
             return f"    if (i < n)\n        {body}\n"
         return f"    if (i >= n)\n        return;\n    {body}\n"
 
-    def _emit(self, name: str, params: str, body: str, args: list[str], template: bool = False):
+    def _emit(self, name: str, params: str, body: str, args: list[str], template: bool = False,
+              block_param: bool = False):
+        """One kernel and its launch; a ``template`` takes the element type as ``T`` and,
+        with ``block_param``, the block size as the non-type parameter ``B``."""
         head = f"__global__ void {name}({params})"
+        extra = ", int B" if block_param else ""
         if template:
-            head = f"template <typename T>\n__global__ void {name}({params.replace(self.t.name, 'T')})"
+            head = (f"template <typename T{extra}>\n"
+                    f"__global__ void {name}({params.replace(self.t.name, 'T')})")
             body = body.replace(self.t.name, "T")
         self.kernels.append(f"{head}\n{{\n{body}}}\n")
-        callee = f"{name}<{self.t.name}>" if template else name
+        callee = name
+        if template:
+            callee = f"{name}<{self.t.name}{f', {self.block}' if block_param else ''}>"
         if self.two_d:
             shape = f"dim3((w{self.k} + 15) / 16, (h{self.k} + 7) / 8), dim3(16, 8)"
         else:
@@ -207,8 +215,10 @@ class _Sequence:
             self._emit(name, f"{params}, int w, int h", body,
                        [*args, f"w{self.k}", f"h{self.k}"], template=True)
             return
-        body = self._index1d() + self._guard1d(f"q[i] = {t.add(f'{p[a]}[i]', f'{p[a]}[i]')};")
-        self._emit(name, f"{params}, int n", body, [*args, f"n{self.k}"], template=True)
+        body = "    int i = blockIdx.x * B + threadIdx.x;\n" + \
+            self._guard1d(f"q[i] = {t.add(f'{p[a]}[i]', f'{p[a]}[i]')};")
+        self._emit(name, f"{params}, int n", body, [*args, f"n{self.k}"], template=True,
+                   block_param=True)
 
     def _map2d(self, name, out, a, b):
         t = self.t

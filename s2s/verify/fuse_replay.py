@@ -39,7 +39,7 @@ import numpy as np
 from runtime.access import Box, KernelAccess
 from runtime.access import Launch as AccessLaunch
 from runtime.api import Runtime
-from s2s.analysis.fuse.kernels import kernel_facts
+from s2s.analysis.fuse.kernels import facts_key, kernel_facts
 from s2s.analysis.fuse.types import element_type
 from s2s.analysis.host_eval import EvalError, as_dim3, declare, evaluate, numeric_macros
 from s2s.frontend.extract import load
@@ -61,6 +61,8 @@ class Replay:
     #: per side (see the module docstring)
     minimum_barriers: int = 0
     exact_model: bool = True
+    #: the template instantiations the cpu-device module was compiled with
+    instantiated: tuple = ()
 
 
 def fill(name: str, nbytes: int, dtype=np.float32) -> np.ndarray:
@@ -73,36 +75,45 @@ def fill(name: str, nbytes: int, dtype=np.float32) -> np.ndarray:
 
 def _dtypes(model) -> dict[str, type]:
     """Device buffer -> numpy element type, from the parameter types of the kernels it is
-    passed to (``double *`` gives float64; anything else is treated as 4-byte floats)."""
+    passed to (``double *`` gives float64; anything else is treated as 4-byte floats); for a
+    template kernel the types of the instantiation the launch runs (``T *`` of
+    ``k<double>``)."""
     found: dict[str, type] = {}
     for launch in model.launches:
         kernel = model.kernel(launch.kernel)
-        for param, arg in zip(kernel.params if kernel else (), launch.args, strict=False):
-            if param.is_pointer and element_type(param.type) == "double":
+        params = kernel.params if kernel else ()
+        types = launch.instance_types or [p.type for p in params]
+        for param, ptype, arg in zip(params, types, launch.args, strict=False):
+            if param.is_pointer and element_type(ptype) == "double":
                 found.setdefault(arg.text.strip(), np.float64)
     return found
 
 
 def replay(path: str, source: bytes | None = None, overrides: dict | None = None,
            runtime: Runtime | None = None, *, module_source: bytes | None = None,
-           traffic: bool = True) -> Replay:
+           traffic: bool = True, instantiate: tuple = ()) -> Replay:
     """Replay ``main`` of ``path`` (or of ``source``). ``module_source`` compiles the kernels
     from another text that defines them all (a fused file keeps every original kernel, so
     the original and the fused program can share one cpu-device compile); without
-    ``traffic`` the modelled bytes are left at 0 (the outputs alone are compared)."""
+    ``traffic`` the modelled bytes are left at 0 (the outputs alone are compared).
+    ``instantiate`` adds template instantiations to those the launches name: a fused file
+    launches fewer (its stages instantiate the templates), and passing the original's
+    (``Replay.instantiated``) keeps the two replays on one compiled module."""
     loaded = load(path, ParseOptions(), source=source)
     if loaded.model is None:
         raise ReplayError(f"{path} does not parse")
     model, source = loaded.model, loaded.source
     facts = kernel_facts(model)
     rt = runtime or Runtime("cpu", 1, threads=2)
-    instantiate = sorted({_callee(launch) for launch in model.launches if launch.template_args})
+    instantiate = sorted({_callee(launch) for launch in model.launches if launch.template_args}
+                         | set(instantiate))
     module = rt.load_module(source=(module_source or source).decode(), name=os.path.basename(path),
                             instantiate=instantiate,
                             include_dirs=[os.path.dirname(os.path.abspath(path))])
     env = dict(numeric_macros(source))
     main = model.function("main")
-    state = _State(rt, module, facts, env, Replay(), {}, {}, {}, {}, [], _dtypes(model), traffic)
+    state = _State(rt, module, facts, env, Replay(instantiated=tuple(instantiate)), {}, {}, {},
+                   {}, [], _dtypes(model), traffic)
     for stmt in main.body.children:
         if stmt.kind == "decl":
             for name in declare(stmt.span.text(source), env):
@@ -181,7 +192,7 @@ def _api(state: _State, call) -> None:
 
 
 def _launch(state: _State, launch) -> None:
-    facts = state.facts[launch.kernel]
+    facts = state.facts.get(facts_key(state.facts, launch)) or state.facts[launch.kernel]
     env = state.env
     try:
         grid, block = as_dim3(evaluate(launch.grid.text, env)), as_dim3(evaluate(launch.block.text, env))

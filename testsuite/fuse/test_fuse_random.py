@@ -75,6 +75,14 @@ def test_random_sequences_fuse(seed, fused):
     assert after.count(b"s2s_fused_") > 0, "nothing was fused"
 
 
+def test_template_instantiations_are_fused(fused):
+    """The template kernels (``k<float, 128>``, ``k<double>``) are stages of fused kernels,
+    instantiated at the call with the launch's arguments."""
+    calls = sum(after.count(b"_template<") for _program, _path, after in fused.values())
+    launched = sum(program.source.count("_template<") for program, _path, _a in fused.values())
+    assert launched > 0 and calls >= launched // 2, (calls, launched)
+
+
 def test_every_fused_file_compiles_in_one_nvcc_call(fused, tmp_path):
     compiler = nvcc()
     if compiler is None:
@@ -94,7 +102,8 @@ def test_every_fused_file_compiles_in_one_nvcc_call(fused, tmp_path):
 def test_random_sequences_match_on_cpu_devices(seed, fused, runtime):
     program, path, after = fused[seed]
     before = replay(str(path), runtime=runtime, module_source=after, traffic=False)
-    result = replay(str(path), source=after, runtime=runtime, traffic=False)
+    result = replay(str(path), source=after, runtime=runtime, traffic=False,
+                    instantiate=before.instantiated)
     assert len(before.launches) == program.launches
     assert len(result.launches) < len(before.launches), "nothing was fused"
     assert len(before.outputs) >= SEQUENCES
@@ -105,7 +114,8 @@ def test_generator_is_reproducible_and_varied():
     one, again = generate(3, 4), generate(3, 4)
     assert one.source == again.source
     kinds = "".join(generate(s, SEQUENCES).source for s in REPLAYED + COMPILED)
-    for word in ("__restrict__", "__restrict ", "volatile", "const &", "template <typename T>",
+    for word in ("__restrict__", "__restrict ", "volatile", "const &", "template <typename T",
+                 "int B>",
                  "atomicAdd", "double", "dim3(16, 8)", "return;", "[i - 1]"):
         assert word in kinds, word
 

@@ -21,9 +21,9 @@ the AST is a ``cudaFree`` or an argument of a launch that only writes it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from s2s.analysis.fuse.kernels import KernelFacts
+from s2s.analysis.fuse.kernels import KernelFacts, facts_key, instance_problem
 from s2s.analysis.host_eval import host_trees
 from s2s.model.cuda import Launch
 from s2s.model.host import Stmt
@@ -64,6 +64,13 @@ class LaunchNode:
     one_block: bool = False
     #: other param -> its argument lowered to the kernel IR (``HostArg``), where found
     scalar_trees: dict = field(default_factory=dict)
+    #: the kernel's parameters (model ``Param``) with the types of the instantiation the
+    #: launch runs (``T *x`` of ``scale<float, 128>``: ``float *``); the kernel's own ones
+    #: for an ordinary kernel
+    params: tuple = ()
+    #: the template arguments the fused kernel instantiates its stage with ('float, 128');
+    #: None for an ordinary kernel
+    instance: str | None = None
 
     @property
     def name(self) -> str:
@@ -184,14 +191,22 @@ def _separation(stmt: Stmt, names: set[str], inside: list) -> str:
 
 
 def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) -> LaunchNode:
-    kernel_facts: KernelFacts | None = facts.get(launch.kernel)
+    key = facts_key(facts, launch)
+    kernel_facts: KernelFacts | None = facts.get(key)
     buffers, scalars, trees, problem = {}, {}, {}, None
     shared = launch.shared_bytes.text if launch.shared_bytes is not None else "0"
     config = tuple(re.sub(r"\s+", "", t) for t in (launch.grid.text, launch.block.text, shared))
-    if kernel_facts is None:
+    base = facts.get(launch.kernel)
+    kernel = None if base is None else base.kernel
+    if base is None:
         problem = f"no analysable definition of kernel '{launch.kernel}' in this file"
+    elif launch.span.macro is not None:
+        problem = f"the launch is inside the macro expansion '{launch.span.macro}'"
     elif not launch.span.editable:
-        problem = "the launch is inside a macro expansion or template"
+        problem = (f"the launch is inside the template '{launch.span.template}' (its kernel "
+                   "and arguments depend on the template's instantiation)")
+    elif kernel_facts is None or (kernel.is_template and kernel_facts.instance is None):
+        problem, kernel_facts = instance_problem(base, launch), base
     elif launch.stream is not None and launch.stream.text.strip() not in ("0", "NULL", "nullptr"):
         problem = "launch on an explicit stream"
     elif len(launch.args) != len(kernel_facts.params):
@@ -216,10 +231,21 @@ def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) 
         one_block = ONE_BLOCK.fullmatch(config[0]) is not None
         if problem is None and not kernel_facts.fusible and \
                 not (one_block and kernel_facts.single_block):
-            problem = f"kernel '{launch.kernel}' is not fusible: {kernel_facts.detail}"
+            problem = f"kernel '{key}' is not fusible: {kernel_facts.detail}"
         return LaunchNode(index, launch, kernel_facts, buffers, scalars, config, stmt, problem,
-                          one_block, trees)
+                          one_block, trees, _instance_params(kernel, launch),
+                          kernel_facts.instance)
     return LaunchNode(index, launch, kernel_facts, buffers, scalars, config, stmt, problem)
+
+
+def _instance_params(kernel, launch: Launch) -> tuple:
+    """The kernel's parameters with the types of the launch's instantiation (libclang's
+    spelling of the specialization's parameters)."""
+    if kernel is None or not kernel.is_template or \
+            len(launch.instance_types) != len(kernel.params):
+        return () if kernel is None else kernel.params
+    return tuple(replace(p, type=t) for p, t in zip(kernel.params, launch.instance_types,
+                                                    strict=True))
 
 
 #: the allocations ``s2s transfers`` carves its pooled buffers from

@@ -22,11 +22,15 @@ from dataclasses import dataclass
 from s2s.analysis.kernel_access import KernelAccessModel, analyze_kernel
 from s2s.analysis.kernel_interp import interpret
 from s2s.analysis.kernel_values import AccessRecord
+from s2s.analysis.mgpu_templates import TYPE_SIZES, instantiate, split_arguments
 from s2s.model import kernel_ir as ir
 from s2s.model.cuda import Kernel
 from s2s.model.span import SourceSpan
 from s2s.model.unit import TranslationUnit
 
+#: type arguments put in a template's body: mgpu's arithmetic types and the 2-byte floats
+#: (fusion needs no host-side arithmetic on them, only their size)
+FUSE_TYPE_SIZES = {**TYPE_SIZES, "__half": 2, "half": 2, "__nv_bfloat16": 2}
 THREAD_ATOMS = frozenset({"tx", "ty", "tz"})
 BLOCK_ATOMS = frozenset({"bx", "by", "bz"})
 GRID_ATOMS = frozenset({"gdx", "gdy", "gdz", "bdx", "bdy", "bdz"})
@@ -57,6 +61,15 @@ class KernelFacts:
     escapes: frozenset         # pointer params used other than as p[...]
     params: tuple              # (name, kind) of every parameter
     single_block: bool = False  # 'other' only as several blocks would write one element
+    #: the template arguments of the instantiation these facts describe ('float, 128');
+    #: None for an ordinary kernel (and for a template's own body, class 'other')
+    instance: str | None = None
+    #: the model's kernel (its spans may be in a project header)
+    kernel: Kernel | None = None
+    #: kernels of this name the unit defines: more than one are overloads or explicit
+    #: specializations (``template <> __global__ void k<double>``), and the model's kernel
+    #: of the name need not be the body a launch runs (class 'other')
+    definitions: int = 1
 
     @property
     def fusible(self) -> bool:
@@ -75,20 +88,70 @@ class KernelFacts:
         return bool(writes) and all(r.atomic for r in writes)
 
 
-def kernel_facts(unit: TranslationUnit) -> dict[str, KernelFacts]:
-    """Facts of every ``__global__`` kernel of the unit, by name."""
-    functions = {b.name: b for b in unit.kernel_bodies if not b.is_global}
-    device = {k.name: k for k in unit.device_functions}
-    facts = {}
-    for kernel in unit.kernels:
-        body = unit.kernel_body(kernel.name)
-        if body is None:
+def kernel_facts(unit: TranslationUnit, headers: tuple[TranslationUnit, ...] = ()
+                 ) -> dict[str, KernelFacts]:
+    """Facts of every ``__global__`` kernel of the unit and of the project ``headers`` it
+    includes (each analysed with its own unit's device functions), by name, and of every
+    template instantiation a launch of the unit resolves to, by :func:`facts_key`
+    (``scale<float, 128>``): the template's body with the arguments put in, analysed as any
+    kernel. The file's own definition of a name wins over a header's."""
+    facts: dict[str, KernelFacts] = {}
+    bodies = {}
+    for one in (*headers, unit):
+        functions = {b.name: b for b in one.kernel_bodies if not b.is_global}
+        device = {k.name: k for k in one.device_functions}
+        for kernel in one.kernels:
+            body = one.kernel_body(kernel.name)
+            if body is None:
+                continue
+            count = sum(1 for k in one.kernels if k.name == kernel.name and k.body_span)
+            facts[kernel.name] = _facts(kernel, body, functions, device, definitions=count)
+            bodies[kernel.name] = (body, functions, device)
+    for launch in unit.launches:
+        base, key = facts.get(launch.kernel), facts_key(facts, launch)
+        if base is None or key == launch.kernel or key in facts or base.definitions > 1:
             continue
-        facts[kernel.name] = _facts(kernel, body, functions, device)
+        body, functions, device = bodies[launch.kernel]
+        instance = instantiate(base.kernel, body, split_arguments(launch.resolved_args),
+                               FUSE_TYPE_SIZES)
+        if instance is not None:
+            facts[key] = _facts(base.kernel, instance, functions, device, launch.resolved_args)
     return facts
 
 
-def _facts(kernel: Kernel, body: ir.KernelBody, functions, device) -> KernelFacts:
+def facts_key(facts: dict[str, KernelFacts], launch) -> str:
+    """The key of the facts a launch runs: its kernel's name, or for a template kernel
+    ``name<arguments>`` of the specialization libclang resolved the launch to (the kernel's
+    name alone when unresolved: the template's own facts, class 'other')."""
+    base = facts.get(launch.kernel)
+    if base is None or not base.kernel.is_template or launch.resolved_args is None:
+        return launch.kernel
+    return f"{launch.kernel}<{launch.resolved_args}>"
+
+
+def instance_problem(base: KernelFacts, launch) -> str:
+    """Why a launch of the template ``base`` describes has no instantiation to fuse (for
+    ``--explain``)."""
+    kernel = base.kernel
+    if base.definitions > 1:
+        return (f"template kernel '{kernel.name}' has {base.definitions} definitions "
+                "(explicit specializations or overloads): which body the launch runs is not "
+                "told apart")
+    if launch.resolved_args is None:
+        return (f"template kernel '{kernel.name}' launched with template arguments libclang "
+                "does not resolve here (a launch inside a template, or dependent arguments)")
+    arguments = split_arguments(launch.resolved_args)
+    if len(arguments) != len(kernel.template_params):
+        return (f"template kernel '{kernel.name}<{launch.resolved_args}>': a parameter pack "
+                "or a template template parameter is not put in")
+    odd = [a for a in arguments if a not in FUSE_TYPE_SIZES and not a.lstrip("-").isdigit()]
+    return (f"template kernel '{kernel.name}<{launch.resolved_args}>': template argument "
+            f"'{odd[0] if odd else launch.resolved_args}' is not an arithmetic type or an "
+            "integer constant (only those are put in the body for analysis)")
+
+
+def _facts(kernel: Kernel, body: ir.KernelBody, functions, device,
+           instance: str | None = None, definitions: int = 1) -> KernelFacts:
     outcome = interpret(body, functions)
     access = analyze_kernel(body, functions)
     called = _called(kernel, device)
@@ -99,13 +162,19 @@ def _facts(kernel: Kernel, body: ir.KernelBody, functions, device) -> KernelFact
     shared = bool(kernel.shared_arrays) or any(k.shared_arrays for k in called)
     device_builtins = any(k.builtins for k in called)
     pointers = {p.name for p in body.pointer_params}
-    sites, escapes = _sites(body.body, pointers)
-    kind, detail = _classify(kernel, body, access, outcome.records, barriers, warp)
+    sites, escapes = _sites(body.body, pointers, kernel.name)
+    kind, detail = _classify(kernel, body, access, outcome.records, barriers, warp, instance)
     single = kind == "other" and access.cross_block_only and barriers and not warp \
-        and not kernel.is_template and all(r.index is not None for r in outcome.records)
+        and (instance is not None or not kernel.is_template) \
+        and all(r.index is not None for r in outcome.records)
+    if definitions > 1:
+        kind, single = "other", False
+        detail = (f"{definitions} definitions of '{kernel.name}' (overloads or explicit "
+                  "specializations of a template): which body a launch runs is not told apart")
     return KernelFacts(kernel.name, kind, detail, access, tuple(outcome.records), barriers,
                        atomics, shared, device_builtins, sites, frozenset(escapes),
-                       tuple((p.name, p.kind) for p in body.params), single)
+                       tuple((p.name, p.kind) for p in body.params), single, instance,
+                       kernel, definitions)
 
 
 def _called(kernel: Kernel, device: dict) -> list[Kernel]:
@@ -119,9 +188,10 @@ def _called(kernel: Kernel, device: dict) -> list[Kernel]:
     return list(seen.values())
 
 
-def _classify(kernel, body, access, records, barriers, warp) -> tuple[str, str]:
-    if kernel.is_template:
-        return "other", "template kernel (instantiations are not fused)"
+def _classify(kernel, body, access, records, barriers, warp, instance) -> tuple[str, str]:
+    if kernel.is_template and instance is None:
+        return "other", ("template kernel: fused per instantiation at launches whose template "
+                         "arguments libclang resolves")
     if warp:
         return "other", "warp-level intrinsics exchange data between lanes"
     writes = [r for r in records if r.mode == "write"]
@@ -185,14 +255,20 @@ def _walks(records) -> str:
 
 # --- subscripts of pointer parameters -------------------------------------------------------
 
-def _sites(block: ir.Block, pointers: set[str]) -> tuple[dict, set[str]]:
+def _sites(block: ir.Block, pointers: set[str], kernel: str) -> tuple[dict, set[str]]:
+    """Subscripts of ``pointers`` by parameter, and the parameters that escape. A subscript
+    in the kernel's own template body counts as written text: the fused kernel copies that
+    body into a stage template of its own, instantiated once (not in a macro, though)."""
     sites: dict[str, list[Site]] = {p: [] for p in pointers}
     escapes: set[str] = set()
+
+    def editable(span) -> bool:
+        return span is not None and span.macro is None and span.template in (None, kernel)
 
     def visit(node, context: str | None = None, op: str | None = None):
         if isinstance(node, ir.Index) and isinstance(node.base, ir.Var) \
                 and node.base.name in pointers:
-            if context == "address" or node.span is None or not node.span.editable:
+            if context == "address" or not editable(node.span):
                 escapes.add(node.base.name)
             else:
                 sites[node.base.name].append(Site(node.span, context == "target", op))

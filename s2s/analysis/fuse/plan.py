@@ -76,6 +76,12 @@ class Context:
     threads: dict              # block text -> threads per block, where evaluable
     #: producer node -> fuse_recompute.Recompute (the producer is not launched)
     recompute: dict = field(default_factory=dict)
+    #: file -> text of the project headers whose kernels the run launches
+    sources: dict = field(default_factory=dict)
+
+    def source_of(self, span) -> bytes:
+        """The text ``span``'s offsets index: the file's, or a project header's."""
+        return self.sources.get(span.file, self.source)
 
     @property
     def eliminated(self) -> dict:
@@ -375,10 +381,10 @@ def _sites(node: LaunchNode, buffer: str):
 
 
 def _params(ctx: Context, node: LaunchNode, buffer: str) -> list:
-    """The kernel parameters (model ``Param``) of ``node`` receiving ``buffer``."""
-    kernel = ctx.unit.kernel(node.launch.kernel)
+    """The kernel parameters (model ``Param``) of ``node`` receiving ``buffer``, with the
+    types of the launch's instantiation for a template kernel."""
     names = node.params_of(buffer)
-    return [p for p in kernel.params if p.name in names] if kernel is not None else []
+    return [p for p in node.params if p.name in names]
 
 
 def _buffer_types(ctx: Context, nodes: list[int]) -> str:
@@ -400,8 +406,7 @@ def _buffer_types(ctx: Context, nodes: list[int]) -> str:
 def _ctype(ctx: Context, node: LaunchNode, buffer: str) -> str:
     """The element type of the buffer as the kernel declares it (``const float *`` -> float)."""
     param = node.params_of(buffer)[0]
-    kernel = ctx.unit.kernel(node.launch.kernel)
-    for p in kernel.params if kernel is not None else ():
+    for p in node.params:
         if p.name == param:
             return element_type(p.type) or "float"
     return "float"

@@ -127,6 +127,15 @@ def _consumers(ctx, node) -> list:
 
 
 def _candidate(ctx, node, consumers, chosen) -> Recompute:
+    if node.problem:
+        raise Refused(node.problem)
+    # the producer's value and the consumers' sites are solved on the file's kernel bodies,
+    # which for a template still hold its parameters (and a header's are not the file's)
+    odd = [n.name for n in [node, *consumers]
+           if n.instance is not None or ctx.unit.kernel_body(n.launch.kernel) is None]
+    if odd:
+        raise Refused(f"{odd[0]} runs a template instantiation or a project header's kernel "
+                      "(recomputation is solved on the file's own ordinary kernels only)")
     producer = producer_form(ctx, node)
     gone = {r.producer.buffer for r in chosen.values()}
     if set(producer.inputs) & gone:

@@ -57,7 +57,8 @@ def _nvcc_version(nvcc: str) -> str:
 
 def resource_usage(source: bytes, path: str, kernels: tuple[str, ...], arch: str = "sm_90"
                    ) -> dict[str, Usage] | None:
-    """Usage of each of ``kernels`` (by plain name); None when nvcc is unavailable or fails."""
+    """Usage of each of ``kernels`` (by plain name; a template's largest over its
+    instantiations); None when nvcc is unavailable or fails."""
     nvcc = nvcc_path()
     if nvcc is None:
         return None
@@ -85,7 +86,10 @@ def resource_usage(source: bytes, path: str, kernels: tuple[str, ...], arch: str
             found.add(mangled[digits.end():digits.end() + int(digits.group(1))])
         for name in sorted((n for n in found if n in wanted), key=wanted.get):
             if mangled == name or mangled.startswith(f"_Z{len(name)}{name}"):
-                out[name] = Usage(regs, smem)
+                # the instantiations of a template kernel share its plain name: the largest
+                # of each measure stands for all of them
+                seen = out.get(name, Usage(0, 0))
+                out[name] = Usage(max(regs, seen.registers), max(smem, seen.smem))
     return out
 
 
