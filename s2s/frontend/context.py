@@ -9,11 +9,11 @@ engine refuses to touch it.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator
-from dataclasses import dataclass
 
 from s2s.diagnostics import Diagnostic
 from s2s.frontend.toolchain import configure_libclang
+from s2s.frontend.walk import Node, main_file_nodes  # noqa: F401  (Node re-exported)
+from s2s.frontend.walk import file_is as _file_is
 from s2s.model.span import Expr, SourceSpan
 
 #: Cursor kinds that open a template definition (their contents are flagged ``template``).
@@ -21,17 +21,6 @@ TEMPLATE_KINDS = frozenset({"FUNCTION_TEMPLATE", "CLASS_TEMPLATE",
                             "CLASS_TEMPLATE_PARTIAL_SPECIALIZATION"})
 FUNCTION_KINDS = frozenset({"FUNCTION_DECL", "FUNCTION_TEMPLATE", "CXX_METHOD", "CONSTRUCTOR",
                             "DESTRUCTOR", "CONVERSION_FUNCTION"})
-
-
-@dataclass(frozen=True)
-class Node:
-    """A main-file cursor with the context extractors need."""
-
-    cursor: object
-    kind: str
-    depth: int
-    template: str | None
-    function: str | None
 
 
 class SourceIndex:
@@ -188,42 +177,8 @@ class ExtractContext:
         included) would cost more than the parse.
         """
         if self._nodes is None:
-            self._nodes = list(self._walk())
+            self._nodes = main_file_nodes(self, _kind_of, TEMPLATE_KINDS, FUNCTION_KINDS)
         return self._nodes
-
-    def _walk(self) -> Iterator[Node]:
-        # An explicit stack: deeply nested expressions would overflow Python's recursion limit.
-        # Kinds, children and locations are read from libclang directly: the bindings check
-        # for a null cursor (one more libclang call) before every property, which cost a third
-        # of the walk, itself a large share of the extraction of a big file. Every cursor here
-        # comes from visiting a non-null parent, so none is null.
-        cindex = self._cindex
-        lib = cindex.conf.lib
-        location_of, is_main, is_system = lib.clang_getCursorLocation, self._is_main, self._is_system
-        visit, collect = lib.clang_visitChildren, _collect_children()
-        names, tu, path = _KIND_NAMES, self.unit, self.path
-        stack = [(child, 0, None, None) for child in self.top_level
-                 if child.kind.name not in ("MACRO_INSTANTIATION", "MACRO_DEFINITION",
-                                            "INCLUSION_DIRECTIVE")]
-        stack.reverse()
-        while stack:
-            cursor, depth, template, function = stack.pop()
-            kind = names.get(cursor._kind_id) or _kind_name(cindex, cursor._kind_id)
-            if kind in TEMPLATE_KINDS and template is None:
-                template = cursor.spelling
-            if kind in FUNCTION_KINDS and cursor.is_definition():
-                function = cursor.spelling
-            yield Node(cursor, kind, depth, template, function)
-            found: list = []
-            visit(cursor, collect, found)
-            children = []
-            for child in found:  # as cursor.get_children() and self.in_main_file(child)
-                child._tu = tu  # the cursor keeps its unit alive
-                location = location_of(child)
-                if is_main(location) or (not is_system(location) and _file_is(location, path)):
-                    child._loc = location  # what Cursor.location caches
-                    children.append((child, depth + 1, template, function))
-            stack.extend(reversed(children))
 
     def span(self, cursor, template: str | None = None) -> SourceSpan:
         return self.index.cursor_span(cursor, template)
@@ -233,11 +188,6 @@ class ExtractContext:
 
     def text(self, cursor) -> str:
         return self.index.cursor_text(cursor)
-
-
-def _file_is(location, path: str) -> bool:
-    file = location.file
-    return file is not None and file.name == path
 
 
 _COLLECT: list = []
@@ -264,3 +214,7 @@ _KIND_NAMES: dict[int, str] = {}
 def _kind_name(cindex, kind_id: int) -> str:
     name = _KIND_NAMES[kind_id] = cindex.CursorKind.from_id(kind_id).name
     return name
+
+
+def _kind_of(kind_id: int) -> str:
+    return _KIND_NAMES.get(kind_id) or _kind_name(configure_libclang(), kind_id)
