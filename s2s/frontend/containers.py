@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import re
 
+from s2s.frontend.fast_cursor import canonical_type
+
 #: ``std::vector<T>`` (libstdc++) and ``std::__1::vector<T>`` (libc++).
 _VECTOR = re.compile(r"^(?:const\s+)?(?:volatile\s+)?std::(?:__\w+::)?vector<")
 #: Members that neither access elements nor change the storage.
@@ -139,7 +141,7 @@ def vector_allocation(tree, i: int):
     from s2s.model import Expr, HostAllocation
 
     cursor = tree.nodes[i].cursor
-    canon = cursor.type.get_canonical()
+    canon = canonical_type(cursor)
     if not is_vector_type(canon):
         return None
     span = tree.span(i)

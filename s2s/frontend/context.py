@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 
 from s2s.diagnostics import Diagnostic
+from s2s.frontend.fast_cursor import offsets
 from s2s.frontend.toolchain import configure_libclang
 from s2s.frontend.walk import Node, main_file_nodes  # noqa: F401  (Node re-exported)
 from s2s.frontend.walk import file_is as _file_is
@@ -44,6 +45,7 @@ class SourceIndex:
                 continue
             self._macros.append((start, -neg_end, name))
         self._macro_starts = [m[0] for m in self._macros]
+        self._spans: dict[tuple[int, int, str | None], SourceSpan] = {}
 
     def line_col(self, offset: int) -> tuple[int, int]:
         line = bisect.bisect_right(self._line_starts, offset)
@@ -68,21 +70,29 @@ class SourceIndex:
         return None
 
     def span(self, start: int, end: int, template: str | None = None) -> SourceSpan:
+        """The span of ``[start, end)``; one object per range (extractors ask for the same
+        statements' and expressions' spans again and again, and spans are frozen)."""
+        key = (start, end, template)
+        found = self._spans.get(key)
+        if found is None:
+            found = self._spans[key] = self._new_span(start, end, template)
+        return found
+
+    def _new_span(self, start: int, end: int, template: str | None) -> SourceSpan:
         line, col = self.line_col(start)
         end_line, end_col = self.line_col(end)
         return SourceSpan(self.path, start, end, line, col, end_line, end_col,
                           self.indent(start), self.macro_at(start, end), template)
 
     def cursor_span(self, cursor, template: str | None = None) -> SourceSpan:
-        extent = cursor.extent
-        return self.span(extent.start.offset, extent.end.offset, template)
+        start, end = offsets(cursor)
+        return self.span(start, end, template)
 
     def text(self, start: int, end: int) -> str:
         return self.source[start:end].decode("utf-8", errors="surrogateescape")
 
     def cursor_text(self, cursor) -> str:
-        extent = cursor.extent
-        return self.text(extent.start.offset, extent.end.offset)
+        return self.text(*offsets(cursor))
 
     def expr(self, cursor, template: str | None = None) -> Expr:
         span = self.cursor_span(cursor, template)

@@ -15,6 +15,7 @@ import re
 
 from s2s.frontend.containers import vector_reference
 from s2s.frontend.context import FUNCTION_KINDS, ExtractContext
+from s2s.frontend.fast_cursor import cursor_type, spelling
 from s2s.frontend.host_alloc import (  # noqa: F401  (re-exported: allocators, accesses)
     _binop,
     _factor,
@@ -43,7 +44,7 @@ from s2s.model.host import HostFunction
 
 
 def _param(ctx: ExtractContext, cursor, template: str | None) -> Param:
-    ptype = cursor.type
+    ptype = cursor_type(cursor)
     canon = ptype.get_canonical()
     is_pointer = canon.kind.name == "POINTER" or canon.kind.name in ARRAY_TYPE_KINDS
     pointee_const = False
@@ -55,7 +56,7 @@ def _param(ctx: ExtractContext, cursor, template: str | None) -> Param:
     elif canon.kind.name in ARRAY_TYPE_KINDS:
         # An array parameter decays; clang keeps the element's const on the array type.
         pointee_const = canon.is_const_qualified() or canon.element_type.is_const_qualified()
-    return Param(cursor.spelling, ptype.spelling, ctx.span(cursor, template), is_pointer,
+    return Param(spelling(cursor), ptype.spelling, ctx.span(cursor, template), is_pointer,
                  bool(pointee_const), bool(ptype.is_restrict_qualified() or canon.is_restrict_qualified()))
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from s2s.frontend.fast_cursor import MAIN_RANGE
 from s2s.frontend.toolchain import configure_libclang
 
 #: CXChildVisitResult
@@ -77,7 +78,9 @@ def main_file_nodes(ctx, kind_name, template_kinds, function_kinds) -> list[Node
     lib = ctx._cindex.conf.lib
     location_of, is_main, is_system = lib.clang_getCursorLocation, ctx._is_main, ctx._is_system
     tu, path = ctx.unit, ctx.path
-    lo, hi = main_file_range(ctx) or (1, 0)      # (1, 0): an empty range, never taken
+    main = main_file_range(ctx)
+    setattr(tu, MAIN_RANGE, main)              # for fast_cursor.offsets
+    lo, hi = main or (1, 0)                     # (1, 0): an empty range, never taken
     out: list[Node] = []
     keys: list[bytes] = []                      # the cursors on the current path
     scopes: list[tuple[int, str | None, str | None]] = []   # their depth, template, function
