@@ -46,6 +46,7 @@ class SourceIndex:
             self._macros.append((start, -neg_end, name))
         self._macro_starts = [m[0] for m in self._macros]
         self._spans: dict[tuple[int, int, str | None], SourceSpan] = {}
+        self._indents: dict[int, str] = {}
 
     def line_col(self, offset: int) -> tuple[int, int]:
         line = bisect.bisect_right(self._line_starts, offset)
@@ -53,6 +54,12 @@ class SourceIndex:
 
     def indent(self, offset: int) -> str:
         line, _ = self.line_col(offset)
+        found = self._indents.get(line)
+        if found is None:
+            found = self._indents[line] = self._line_indent(line)
+        return found
+
+    def _line_indent(self, line: int) -> str:
         start = self._line_starts[line - 1]
         end = start
         while end < len(self.source) and self.source[end : end + 1] in (b" ", b"\t"):

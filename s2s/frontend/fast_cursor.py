@@ -85,3 +85,44 @@ def _extent_functions():
     lib = configure_libclang().conf.lib
     return (lib.clang_getCursorExtent, lib.clang_getRangeStart, lib.clang_getRangeEnd,
             lib.clang_getInstantiationLocation)
+
+
+def children(cursor) -> list:
+    """``list(cursor.get_children())`` without the per-child null checks."""
+    found: list = []
+    configure_libclang().conf.lib.clang_visitChildren(cursor, _collect(), found)
+    unit = cursor._tu
+    for child in found:
+        child._tu = unit        # the cursor keeps its unit alive, as the bindings' children do
+    return found
+
+
+def kind_name(cursor) -> str:
+    """``cursor.kind.name``."""
+    return _kind_names()[cursor._kind_id]
+
+
+def is_attribute(cursor) -> bool:
+    """``cursor.kind.is_attribute()``."""
+    return cursor._kind_id in _attribute_kinds()
+
+
+@functools.cache
+def _kind_names() -> dict[int, str]:
+    return {kind.value: kind.name for kind in configure_libclang().CursorKind.get_all_kinds()}
+
+
+@functools.cache
+def _attribute_kinds() -> frozenset[int]:
+    return frozenset(kind.value for kind in configure_libclang().CursorKind.get_all_kinds()
+                     if kind.is_attribute())
+
+
+@functools.cache
+def _collect():
+    """One visitor callback that appends each child to the list passed as client data."""
+    def collect(child, _parent, found) -> int:
+        found.append(child)
+        return 1    # CXChildVisit_Continue
+
+    return configure_libclang().cursor_visit_callback(collect)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from s2s.frontend import fast_cursor
 from s2s.frontend.containers import vector_reference
 from s2s.frontend.context import FUNCTION_KINDS, ExtractContext
 from s2s.frontend.fast_cursor import cursor_type, spelling
@@ -85,15 +86,16 @@ def extract_functions(ctx: ExtractContext, directives=()) -> tuple[HostFunction,
         cursor = node.cursor
         if not cursor.is_definition():
             continue
-        children = list(cursor.get_children())
-        kinds = {c.kind.name for c in children}
+        children = fast_cursor.children(cursor)
+        kinds = {fast_cursor.kind_name(c) for c in children}
         if "CUDAGLOBAL_ATTR" in kinds or ("CUDADEVICE_ATTR" in kinds and "CUDAHOST_ATTR" not in kinds):
             continue
         body_index = next((k for k in reversed(tree.children[i])
                            if tree.kinds[k] in ("COMPOUND_STMT", "CXX_TRY_STMT")), None)
         body = builder.build(body_index) if body_index is not None else None
         template = tree.templates[i]
-        params = tuple(_param(ctx, c, template) for c in children if c.kind.name == "PARM_DECL")
+        params = tuple(_param(ctx, c, template) for c in children
+                       if fast_cursor.kind_name(c) == "PARM_DECL")
         out.append(HostFunction(
             name=cursor.spelling, span=ctx.span(cursor, template),
             return_type=cursor.result_type.spelling, params=params, body=body,

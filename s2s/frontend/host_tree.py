@@ -9,7 +9,7 @@ Python's recursion limit.
 from __future__ import annotations
 
 from s2s.frontend.context import FUNCTION_KINDS, TEMPLATE_KINDS, ExtractContext
-from s2s.frontend.fast_cursor import offsets
+from s2s.frontend.fast_cursor import children, is_attribute, kind_name, offsets
 from s2s.model.span import Expr
 
 #: Allocation functions of the C library (and common relatives) -> index of the byte-size
@@ -113,7 +113,7 @@ def cuda_role(cursor) -> str:
     The attributes come from macros defined in the CUDA headers, so they are not in the
     main-file walk: read them from the cursor's own children.
     """
-    kinds = {c.kind.name for c in cursor.get_children() if c.kind.is_attribute()}
+    kinds = {kind_name(c) for c in children(cursor) if is_attribute(c)}
     if "CUDAGLOBAL_ATTR" in kinds:
         return "global"
     if "CUDADEVICE_ATTR" in kinds:
