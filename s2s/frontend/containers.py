@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from s2s.frontend.fast_cursor import canonical_type
+from s2s.frontend.fast_cursor import canonical_type, type_kind
 
 #: ``std::vector<T>`` (libstdc++) and ``std::__1::vector<T>`` (libc++).
 _VECTOR = re.compile(r"^(?:const\s+)?(?:volatile\s+)?std::(?:__\w+::)?vector<")
@@ -47,12 +47,12 @@ def unit_has_vectors(ctx) -> bool:
 
 def is_vector_type(canon) -> bool:
     """Whether the canonical type ``canon`` is a ``std::vector`` (not a reference to one)."""
-    return canon.kind.name == "RECORD" and _VECTOR.match(canon.spelling) is not None
+    return type_kind(canon) == "RECORD" and _VECTOR.match(canon.spelling) is not None
 
 
 def vector_reference(canon) -> bool:
     """Whether the canonical type is a reference to a ``std::vector``."""
-    return canon.kind.name in ("LVALUEREFERENCE", "RVALUEREFERENCE") and \
+    return type_kind(canon) in ("LVALUEREFERENCE", "RVALUEREFERENCE") and \
         is_vector_type(canon.get_pointee().get_canonical())
 
 

@@ -126,3 +126,13 @@ def _collect():
         return 1    # CXChildVisit_Continue
 
     return configure_libclang().cursor_visit_callback(collect)
+
+
+def type_kind(found_type) -> str:
+    """``type.kind.name`` (TypeKind.from_id goes through the enum machinery each time)."""
+    return _type_kind_names()[found_type._kind_id]
+
+
+@functools.cache
+def _type_kind_names() -> dict[int, str]:
+    return {kind.value: kind.name for kind in configure_libclang().TypeKind}

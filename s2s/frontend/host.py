@@ -47,14 +47,15 @@ from s2s.model.host import HostFunction
 def _param(ctx: ExtractContext, cursor, template: str | None) -> Param:
     ptype = cursor_type(cursor)
     canon = ptype.get_canonical()
-    is_pointer = canon.kind.name == "POINTER" or canon.kind.name in ARRAY_TYPE_KINDS
+    kind = fast_cursor.type_kind(canon)
+    is_pointer = kind == "POINTER" or kind in ARRAY_TYPE_KINDS
     pointee_const = False
-    if canon.kind.name == "POINTER":
+    if kind == "POINTER":
         pointee_const = canon.get_pointee().is_const_qualified()
     elif vector_reference(canon):
         # ``std::vector<T> &v`` names the caller's storage, as a pointer would
         is_pointer, pointee_const = True, canon.get_pointee().is_const_qualified()
-    elif canon.kind.name in ARRAY_TYPE_KINDS:
+    elif kind in ARRAY_TYPE_KINDS:
         # An array parameter decays; clang keeps the element's const on the array type.
         pointee_const = canon.is_const_qualified() or canon.element_type.is_const_qualified()
     return Param(spelling(cursor), ptype.spelling, ctx.span(cursor, template), is_pointer,
