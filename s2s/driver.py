@@ -13,7 +13,7 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
-from s2s import deep_stack
+from s2s import deep_stack, gc_pause
 from s2s.diagnostics import Diagnostic, InputError, InternalError, Location, S2SError
 from s2s.edits import EditSet
 from s2s.frontend import clang_check
@@ -99,9 +99,10 @@ def process_file(path: str, options: RunOptions, run_pass: Pass | None = None,
     ``source`` stands in for the file's bytes (the output of an earlier pass, when passes are
     chained); the file's name still decides its language and where its includes are found.
     The work runs on a deep-stack thread (:mod:`s2s.deep_stack`): deeply nested code is an
-    error of this file, never a crash of the process.
+    error of this file, never a crash of the process; cyclic garbage collection is off
+    meanwhile (:mod:`s2s.gc_pause`).
     """
-    return deep_stack.call(load_and_run, path, options, run_pass, source)
+    return gc_pause.call(deep_stack.call, load_and_run, path, options, run_pass, source)
 
 
 def load_and_run(path: str, options: RunOptions, run_pass: Pass | None,

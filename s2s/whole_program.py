@@ -19,7 +19,7 @@ import time
 import traceback
 from dataclasses import replace
 
-from s2s import deep_stack
+from s2s import deep_stack, gc_pause
 from s2s.diagnostics import Diagnostic, InternalError, Location, S2SError
 from s2s.driver import (
     Failed,
@@ -50,7 +50,7 @@ def process_program(paths: list[str], options: RunOptions, run_pass: Pass) -> li
     then one per project header analysed with them. Files that fail to load are Failed and
     the others form the program; when their function names clash, every file is processed on
     its own (the clash is reported on each)."""
-    return deep_stack.call(_process_program, paths, options, run_pass)
+    return gc_pause.call(deep_stack.call, _process_program, paths, options, run_pass)
 
 
 def _process_program(paths: list[str], options: RunOptions, run_pass: Pass) -> list[FileResult]:

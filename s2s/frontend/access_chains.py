@@ -15,6 +15,7 @@ import ctypes
 from clang import cindex
 
 from s2s.frontend import containers, token_text
+from s2s.frontend.fast_cursor import canonical_type, type_kind
 from s2s.frontend.host import ARRAY_TYPE_KINDS, _factor
 from s2s.frontend.toolchain import configure_libclang
 from s2s.model.span import Expr
@@ -67,16 +68,16 @@ class StorageChains:
         """The canonical type of node ``i``."""
         got = self._types.get(i)
         if got is None:
-            got = self._types[i] = self.nodes[i].cursor.type.get_canonical()
+            got = self._types[i] = canonical_type(self.nodes[i].cursor)
         return got
 
     def _type_kind(self, i: int) -> str:
-        return self._type(i).kind.name
+        return type_kind(self._type(i))
 
     def _is_pointer(self, i: int) -> bool:
         """Pointer- or array-typed, and not a pointer to a function."""
         canon = self._type(i)
-        kind = canon.kind.name
+        kind = type_kind(canon)
         if kind == "POINTER":
             return canon.get_pointee().get_canonical().kind.name not in FUNCTION_TYPES
         return kind in ARRAY_TYPE_KINDS

@@ -11,6 +11,7 @@ initializer and the references to it), memoized per tree.
 
 from __future__ import annotations
 
+from s2s.frontend.fast_cursor import spelling
 from s2s.model.host import FunctionRef
 
 _DEFINITION_KINDS = frozenset({"FUNCTION_DECL", "CXX_METHOD", "FUNCTION_TEMPLATE"})
@@ -88,14 +89,14 @@ def function_refs(tree) -> tuple[FunctionRef, ...]:
     callee of a call, not the initializer of a local pointer :func:`pointer_callee`
     follows. An argument of a call records the call and its position."""
     kinds, nodes = tree.kinds, tree.nodes
-    defined = {nodes[i].cursor.spelling for i, kind in enumerate(kinds)
+    defined = {spelling(nodes[i].cursor) for i, kind in enumerate(kinds)
                if kind in _DEFINITION_KINDS}
     out = []
     for j, kind in enumerate(kinds):
         if kind != "DECL_REF_EXPR" or _is_callee(tree, j):
             continue
         cursor = nodes[j].cursor
-        if cursor.spelling not in defined:
+        if spelling(cursor) not in defined:
             continue
         function = cursor.referenced
         if function is None or function.kind.name not in _FUNCTION_KINDS:

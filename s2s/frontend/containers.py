@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import re
 
+from s2s.frontend.fast_cursor import canonical_type, type_kind
+
 #: ``std::vector<T>`` (libstdc++) and ``std::__1::vector<T>`` (libc++).
 _VECTOR = re.compile(r"^(?:const\s+)?(?:volatile\s+)?std::(?:__\w+::)?vector<")
 #: Members that neither access elements nor change the storage.
@@ -46,12 +48,12 @@ def unit_has_vectors(ctx) -> bool:
 def is_vector_type(canon) -> bool:
     """Whether the canonical type ``canon`` is a ``std::vector`` (not a reference to one);
     in a template, ``std::vector<T>`` too (an unexposed, dependent type)."""
-    return canon.kind.name in ("RECORD", "UNEXPOSED") and _VECTOR.match(canon.spelling) is not None
+    return type_kind(canon) in ("RECORD", "UNEXPOSED") and _VECTOR.match(canon.spelling) is not None
 
 
 def vector_reference(canon) -> bool:
     """Whether the canonical type is a reference to a ``std::vector``."""
-    return canon.kind.name in ("LVALUEREFERENCE", "RVALUEREFERENCE") and \
+    return type_kind(canon) in ("LVALUEREFERENCE", "RVALUEREFERENCE") and \
         is_vector_type(canon.get_pointee().get_canonical())
 
 
@@ -149,7 +151,7 @@ def vector_allocation(tree, i: int):
     from s2s.model import Expr, HostAllocation
 
     cursor = tree.nodes[i].cursor
-    canon = cursor.type.get_canonical()
+    canon = canonical_type(cursor)
     if not is_vector_type(canon):
         return None
     span = tree.span(i)

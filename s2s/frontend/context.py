@@ -9,11 +9,12 @@ engine refuses to touch it.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator
-from dataclasses import dataclass
 
 from s2s.diagnostics import Diagnostic
+from s2s.frontend.fast_cursor import offsets
 from s2s.frontend.toolchain import configure_libclang
+from s2s.frontend.walk import Node, main_file_nodes  # noqa: F401  (Node re-exported)
+from s2s.frontend.walk import file_is as _file_is
 from s2s.model.span import Expr, SourceSpan
 
 #: Cursor kinds that open a template definition (their contents are flagged ``template``).
@@ -21,17 +22,6 @@ TEMPLATE_KINDS = frozenset({"FUNCTION_TEMPLATE", "CLASS_TEMPLATE",
                             "CLASS_TEMPLATE_PARTIAL_SPECIALIZATION"})
 FUNCTION_KINDS = frozenset({"FUNCTION_DECL", "FUNCTION_TEMPLATE", "CXX_METHOD", "CONSTRUCTOR",
                             "DESTRUCTOR", "CONVERSION_FUNCTION"})
-
-
-@dataclass(frozen=True)
-class Node:
-    """A main-file cursor with the context extractors need."""
-
-    cursor: object
-    kind: str
-    depth: int
-    template: str | None
-    function: str | None
 
 
 class SourceIndex:
@@ -55,6 +45,8 @@ class SourceIndex:
                 continue
             self._macros.append((start, -neg_end, name))
         self._macro_starts = [m[0] for m in self._macros]
+        self._spans: dict[tuple[int, int, str | None], SourceSpan] = {}
+        self._indents: dict[int, str] = {}
 
     def line_col(self, offset: int) -> tuple[int, int]:
         line = bisect.bisect_right(self._line_starts, offset)
@@ -62,6 +54,12 @@ class SourceIndex:
 
     def indent(self, offset: int) -> str:
         line, _ = self.line_col(offset)
+        found = self._indents.get(line)
+        if found is None:
+            found = self._indents[line] = self._line_indent(line)
+        return found
+
+    def _line_indent(self, line: int) -> str:
         start = self._line_starts[line - 1]
         end = start
         while end < len(self.source) and self.source[end : end + 1] in (b" ", b"\t"):
@@ -79,21 +77,29 @@ class SourceIndex:
         return None
 
     def span(self, start: int, end: int, template: str | None = None) -> SourceSpan:
+        """The span of ``[start, end)``; one object per range (extractors ask for the same
+        statements' and expressions' spans again and again, and spans are frozen)."""
+        key = (start, end, template)
+        found = self._spans.get(key)
+        if found is None:
+            found = self._spans[key] = self._new_span(start, end, template)
+        return found
+
+    def _new_span(self, start: int, end: int, template: str | None) -> SourceSpan:
         line, col = self.line_col(start)
         end_line, end_col = self.line_col(end)
         return SourceSpan(self.path, start, end, line, col, end_line, end_col,
                           self.indent(start), self.macro_at(start, end), template)
 
     def cursor_span(self, cursor, template: str | None = None) -> SourceSpan:
-        extent = cursor.extent
-        return self.span(extent.start.offset, extent.end.offset, template)
+        start, end = offsets(cursor)
+        return self.span(start, end, template)
 
     def text(self, start: int, end: int) -> str:
         return self.source[start:end].decode("utf-8", errors="surrogateescape")
 
     def cursor_text(self, cursor) -> str:
-        extent = cursor.extent
-        return self.text(extent.start.offset, extent.end.offset)
+        return self.text(*offsets(cursor))
 
     def expr(self, cursor, template: str | None = None) -> Expr:
         span = self.cursor_span(cursor, template)
@@ -125,6 +131,14 @@ class ExtractContext:
         if key not in self._memo:
             self._memo[key] = build(self)
         return self._memo[key]
+
+    def release(self) -> None:
+        """Drop the cached walk and the per-unit indexes once the model is built. They refer
+        back to the context (the tree keeps ``ctx``), so without this every cursor of the
+        unit waited for a full garbage collection, and full collections over a big program's
+        heap were a third of its load."""
+        self._memo.clear()
+        self._nodes = None
 
     def warn(self, message: str, id: str, at: SourceSpan) -> None:
         """Record a warning about a construct the extractor could not fully model."""
@@ -180,42 +194,8 @@ class ExtractContext:
         included) would cost more than the parse.
         """
         if self._nodes is None:
-            self._nodes = list(self._walk())
+            self._nodes = main_file_nodes(self, _kind_of, TEMPLATE_KINDS, FUNCTION_KINDS)
         return self._nodes
-
-    def _walk(self) -> Iterator[Node]:
-        # An explicit stack: deeply nested expressions would overflow Python's recursion limit.
-        # Kinds, children and locations are read from libclang directly: the bindings check
-        # for a null cursor (one more libclang call) before every property, which cost a third
-        # of the walk, itself a large share of the extraction of a big file. Every cursor here
-        # comes from visiting a non-null parent, so none is null.
-        cindex = self._cindex
-        lib = cindex.conf.lib
-        location_of, is_main, is_system = lib.clang_getCursorLocation, self._is_main, self._is_system
-        visit, collect = lib.clang_visitChildren, _collect_children()
-        names, tu, path = _KIND_NAMES, self.unit, self.path
-        stack = [(child, 0, None, None) for child in self.top_level
-                 if child.kind.name not in ("MACRO_INSTANTIATION", "MACRO_DEFINITION",
-                                            "INCLUSION_DIRECTIVE")]
-        stack.reverse()
-        while stack:
-            cursor, depth, template, function = stack.pop()
-            kind = names.get(cursor._kind_id) or _kind_name(cindex, cursor._kind_id)
-            if kind in TEMPLATE_KINDS and template is None:
-                template = cursor.spelling
-            if kind in FUNCTION_KINDS and cursor.is_definition():
-                function = cursor.spelling
-            yield Node(cursor, kind, depth, template, function)
-            found: list = []
-            visit(cursor, collect, found)
-            children = []
-            for child in found:  # as cursor.get_children() and self.in_main_file(child)
-                child._tu = tu  # the cursor keeps its unit alive
-                location = location_of(child)
-                if is_main(location) or (not is_system(location) and _file_is(location, path)):
-                    child._loc = location  # what Cursor.location caches
-                    children.append((child, depth + 1, template, function))
-            stack.extend(reversed(children))
 
     def span(self, cursor, template: str | None = None) -> SourceSpan:
         return self.index.cursor_span(cursor, template)
@@ -225,11 +205,6 @@ class ExtractContext:
 
     def text(self, cursor) -> str:
         return self.index.cursor_text(cursor)
-
-
-def _file_is(location, path: str) -> bool:
-    file = location.file
-    return file is not None and file.name == path
 
 
 _COLLECT: list = []
@@ -256,3 +231,7 @@ _KIND_NAMES: dict[int, str] = {}
 def _kind_name(cindex, kind_id: int) -> str:
     name = _KIND_NAMES[kind_id] = cindex.CursorKind.from_id(kind_id).name
     return name
+
+
+def _kind_of(kind_id: int) -> str:
+    return _KIND_NAMES.get(kind_id) or _kind_name(configure_libclang(), kind_id)

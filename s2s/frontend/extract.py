@@ -42,8 +42,17 @@ class Loaded:
 def extract(parsed: ParsedFile) -> tuple[TranslationUnit, list[Diagnostic]]:
     """Build the model of an already parsed file; also return the extractors' warnings."""
     side = "host" if "host" in parsed.units else "device"
-    host = ExtractContext(parsed.path, parsed.source, parsed.primary, side)
-    contexts = [host]
+    contexts = [ExtractContext(parsed.path, parsed.source, parsed.primary, side)]
+    try:
+        return _extract(parsed, contexts)
+    finally:
+        for ctx in contexts:
+            ctx.release()
+
+
+def _extract(parsed: ParsedFile, contexts: list[ExtractContext]
+             ) -> tuple[TranslationUnit, list[Diagnostic]]:
+    host = contexts[0]
     kernels = device_functions = launches = api_calls = bodies = ()
     if parsed.language == "cuda":
         device = host

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import re
 
+from s2s.frontend import fast_cursor
 from s2s.frontend.containers import vector_reference
 from s2s.frontend.context import FUNCTION_KINDS, ExtractContext
+from s2s.frontend.fast_cursor import cursor_type, spelling
 from s2s.frontend.host_alloc import (  # noqa: F401  (re-exported: allocators, accesses)
     _binop,
     _factor,
@@ -43,19 +45,20 @@ from s2s.model.host import HostFunction
 
 
 def _param(ctx: ExtractContext, cursor, template: str | None) -> Param:
-    ptype = cursor.type
+    ptype = cursor_type(cursor)
     canon = ptype.get_canonical()
-    is_pointer = canon.kind.name == "POINTER" or canon.kind.name in ARRAY_TYPE_KINDS
+    kind = fast_cursor.type_kind(canon)
+    is_pointer = kind == "POINTER" or kind in ARRAY_TYPE_KINDS
     pointee_const = False
-    if canon.kind.name == "POINTER":
+    if kind == "POINTER":
         pointee_const = canon.get_pointee().is_const_qualified()
     elif vector_reference(canon):
         # ``std::vector<T> &v`` names the caller's storage, as a pointer would
         is_pointer, pointee_const = True, canon.get_pointee().is_const_qualified()
-    elif canon.kind.name in ARRAY_TYPE_KINDS:
+    elif kind in ARRAY_TYPE_KINDS:
         # An array parameter decays; clang keeps the element's const on the array type.
         pointee_const = canon.is_const_qualified() or canon.element_type.is_const_qualified()
-    return Param(cursor.spelling, ptype.spelling, ctx.span(cursor, template), is_pointer,
+    return Param(spelling(cursor), ptype.spelling, ctx.span(cursor, template), is_pointer,
                  bool(pointee_const), bool(ptype.is_restrict_qualified() or canon.is_restrict_qualified()))
 
 
@@ -84,15 +87,16 @@ def extract_functions(ctx: ExtractContext, directives=()) -> tuple[HostFunction,
         cursor = node.cursor
         if not cursor.is_definition():
             continue
-        children = list(cursor.get_children())
-        kinds = {c.kind.name for c in children}
+        children = fast_cursor.children(cursor)
+        kinds = {fast_cursor.kind_name(c) for c in children}
         if "CUDAGLOBAL_ATTR" in kinds or ("CUDADEVICE_ATTR" in kinds and "CUDAHOST_ATTR" not in kinds):
             continue
         body_index = next((k for k in reversed(tree.children[i])
                            if tree.kinds[k] in ("COMPOUND_STMT", "CXX_TRY_STMT")), None)
         body = builder.build(body_index) if body_index is not None else None
         template = tree.templates[i]
-        params = tuple(_param(ctx, c, template) for c in children if c.kind.name == "PARM_DECL")
+        params = tuple(_param(ctx, c, template) for c in children
+                       if fast_cursor.kind_name(c) == "PARM_DECL")
         out.append(HostFunction(
             name=cursor.spelling, span=ctx.span(cursor, template),
             return_type=cursor.result_type.spelling, params=params, body=body,

@@ -8,10 +8,8 @@ Python's recursion limit.
 
 from __future__ import annotations
 
-import ctypes
-
 from s2s.frontend.context import FUNCTION_KINDS, TEMPLATE_KINDS, ExtractContext
-from s2s.frontend.toolchain import configure_libclang
+from s2s.frontend.fast_cursor import children, is_attribute, kind_name, offsets
 from s2s.model.span import Expr
 
 #: Allocation functions of the C library (and common relatives) -> index of the byte-size
@@ -43,28 +41,10 @@ ALLOC_FUNCS = frozenset(MALLOC_SIZE_ARG) | {"calloc"}
 # The main-file tree, rebuilt once per context from the cached pre-order walk.
 
 def _offsets(cursor) -> tuple[int, int]:
-    """``(start, end)`` byte offsets of a cursor's extent.
-
-    ``cursor.extent.start.offset`` also builds the file, line and column (and a null check
-    per call) and dominated the profile of a 1000-line file; libclang accepts NULL for the
-    outputs we do not need.
-    """
-    extent_of, range_start, range_end, location = _LIB or _bind()
-    rng = extent_of(cursor)
-    start, end = ctypes.c_uint(), ctypes.c_uint()
-    location(range_start(rng), None, None, None, ctypes.byref(start))
-    location(range_end(rng), None, None, None, ctypes.byref(end))
-    return start.value, end.value
-
-
-_LIB: list = []
-
-
-def _bind() -> list:
-    lib = configure_libclang().conf.lib
-    _LIB[:] = [lib.clang_getCursorExtent, lib.clang_getRangeStart, lib.clang_getRangeEnd,
-               lib.clang_getInstantiationLocation]
-    return _LIB
+    """``(start, end)`` byte offsets of a cursor's extent (:func:`fast_cursor.offsets`:
+    ``cursor.extent.start.offset`` also builds the file, line and column, and dominated the
+    profile of a 1000-line file)."""
+    return offsets(cursor)
 
 
 def _expr(ctx: ExtractContext, cursor, template: str | None) -> Expr:
@@ -133,7 +113,7 @@ def cuda_role(cursor) -> str:
     The attributes come from macros defined in the CUDA headers, so they are not in the
     main-file walk: read them from the cursor's own children.
     """
-    kinds = {c.kind.name for c in cursor.get_children() if c.kind.is_attribute()}
+    kinds = {kind_name(c) for c in children(cursor) if is_attribute(c)}
     if "CUDAGLOBAL_ATTR" in kinds:
         return "global"
     if "CUDADEVICE_ATTR" in kinds:

@@ -96,6 +96,9 @@ class _Shift:
 
     def __init__(self, path: str, base: int, directive_base: int):
         self.path, self.base, self.directive_base = path, base, directive_base
+        #: id of a span -> (span, moved span): the front end shares one span object among
+        #: the statements, expressions and accesses of the same range
+        self._spans: dict[int, tuple[SourceSpan, SourceSpan]] = {}
 
     def __call__(self, value):
         kind = _KINDS.get(type(value)) or _kind(type(value))
@@ -104,7 +107,11 @@ class _Shift:
         if kind is _SPAN:
             if value.file != self.path or not self.base:
                 return value
-            return _with(value, {"start": value.start + self.base, "end": value.end + self.base})
+            known = self._spans.get(id(value))
+            if known is None:
+                known = self._spans[id(value)] = (value, _with(value, {
+                    "start": value.start + self.base, "end": value.end + self.base}))
+            return known[1]
         if kind is _TUPLE:
             moved = tuple(map(self, value))
             return value if all(a is b for a, b in zip(moved, value, strict=True)) else moved

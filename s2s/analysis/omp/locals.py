@@ -55,10 +55,13 @@ def local_maps(model: TranslationUnit, irs: dict[str, FunctionIR], source: bytes
     of the plan already maps."""
     maps: list[LocalMap] = []
     entries: list[StaticEntry] = []
+    arrays: dict[str, list] = {}     # per function, in order (one scan: thousands of functions)
+    for array in model.allocations:
+        if array.kind in ("vla", "static_array"):
+            arrays.setdefault(array.function, []).append(array)
     for name, ir in irs.items():
-        for array in model.allocations:
-            if array.function != name or array.kind not in ("vla", "static_array") or \
-                    (name, array.name) in planned:
+        for array in arrays.get(name, ()):
+            if (name, array.name) in planned:
                 continue
             kernels = [n for n in ir.root.walk() if n.kind == "kernel" and
                        any(_mine(e, array.name) for e in n.events)]

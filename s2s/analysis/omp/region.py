@@ -62,11 +62,14 @@ def owner_functions(model: TranslationUnit, irs: dict[str, FunctionIR], roots: l
     or in their callees (the caller's plan replaces those, omp.callee_maps)."""
     directive_holders = {d.function for d in model.directives if d.words[:2] in DATA_WORDS}
     locals_of = local_names(model, irs)
+    heap: dict[str, set[str]] = {}      # per function (one scan: thousands of functions)
+    for allocation in model.allocations:
+        if allocation.kind not in ("vla", "static_array"):
+            heap.setdefault(allocation.function, set()).add(allocation.name)
     out = []
     for name in sorted(irs):
         ir = irs[name]
-        own_heap = {a.name for a in model.allocations
-                    if a.function == name and a.kind not in ("vla", "static_array")}
+        own_heap = heap.get(name, set())
         if name in roots or not ir.has_device or not own_heap or \
                 ({name} | callees_of(irs, name)) & directive_holders:
             continue
@@ -237,10 +240,13 @@ def callees_of(irs: dict[str, FunctionIR], name: str) -> set[str]:
 def local_names(model: TranslationUnit, irs: dict[str, FunctionIR]) -> dict[str, frozenset]:
     """Per function, the root names of the pointers it assigns and of the storage it
     allocates: in a called function these are renamed per call (``f#2::tmp``, omp.calls)."""
+    allocated: dict[str, set[str]] = {}
+    for allocation in model.allocations:
+        allocated.setdefault(allocation.function, set()).add(allocation.name)
     out = {}
     for name, ir in irs.items():
         names = {c.target for n in ir.root.walk() for c in n.events + n.cond + n.step
                  if isinstance(c, Copy)}
-        names |= {a.name for a in model.allocations if a.function == name}
+        names |= allocated.get(name, set())
         out[name] = frozenset(root_name(n) for n in names)
     return out
