@@ -52,20 +52,37 @@ def run_transfers(loaded: Loaded) -> PassOutput:
         except UnsupportedConstruct as refusal:
             diagnostics.append(_warning(refusal))
             continue
-        if not _worth_it(host_plan):
+        bodies, refused = _body_plans(host_plan)
+        diagnostics += [_warning(r) for r in refused]
+        if not any(_worth_it(p) for p in (host_plan, *bodies)):
             diagnostics.append(Diagnostic.note(
                 f"'{region.function}': nothing merges: {host_plan.copies_before} cudaMemcpy calls, "
                 f"{host_plan.device_allocs_before} cudaMalloc calls and {host_plan.host_allocs_before} host "
                 "allocations stay (the copies move at different points, or their buffers stay out of the "
                 "pools)", EXPLAIN_ID, region.statements[0].stmt.span))
             continue
-        edits += region_edits(host_plan, source)
-        diagnostics += _explain(host_plan)
+        for plan in (host_plan, *bodies):
+            edits += region_edits(plan, source)
+            diagnostics += _explain(plan)
     return PassOutput(tuple(edits), tuple(diagnostics), check_compiles=True)
 
 
+def _body_plans(plan: HostPlan) -> tuple[list[HostPlan], list[UnsupportedConstruct]]:
+    """The plans of the bodies of the region's loops that copy, in the region's slot order; a
+    body that cannot be planned keeps its copies as written (its buffers' variables still
+    name their slots)."""
+    fixed = tuple((plan.operands[o].host, plan.operands[o].device) for o in plan.slots)
+    plans, refused = [], []
+    for body in plan.region.loops:
+        try:
+            plans.append(plan_region(body, fixed))
+        except UnsupportedConstruct as refusal:
+            refused.append(refusal)
+    return plans, refused
+
+
 def plan_file(loaded: Loaded) -> tuple[list[HostPlan], list[UnsupportedConstruct]]:
-    """The host plans of a file (for the benchmark and tests)."""
+    """The host plans of a file, a function's loop bodies after it (for the benchmark and tests)."""
     regions, refusals = find_regions(loaded.model, loaded.source)
     plans = []
     for region in regions:
@@ -73,6 +90,10 @@ def plan_file(loaded: Loaded) -> tuple[list[HostPlan], list[UnsupportedConstruct
             plans.append(plan_region(region))
         except UnsupportedConstruct as refusal:
             refusals.append(refusal)
+            continue
+        bodies, refused = _body_plans(plans[-1])
+        plans += bodies
+        refusals += refused
     return plans, refusals
 
 
@@ -89,14 +110,20 @@ def _worth_it(plan: HostPlan) -> bool:
 # -- text -------------------------------------------------------------------------------
 
 
-def _offset_name(plan: HostPlan, operand: int) -> str:
+def _slot_name(plan: HostPlan, operand: int) -> str:
+    """The buffer naming an operand's slot: the host buffer when it is pooled, else the
+    device buffer (a device-only slot must not name, nor take the size of, a host buffer
+    that is not pooled: it may be declared after the pools are made)."""
     op = plan.operands[operand]
-    return f"s2s_off_{op.host or op.device}"
+    return op.host if op.host is not None and (plan.pooled(operand, HOST) or op.device is None) else op.device
+
+
+def _offset_name(plan: HostPlan, operand: int) -> str:
+    return f"s2s_off_{_slot_name(plan, operand)}"
 
 
 def _size(plan: HostPlan, operand: int) -> str:
-    op = plan.operands[operand]
-    return plan.region.sizes[op.host or op.device]
+    return plan.region.sizes[_slot_name(plan, operand)]
 
 
 def _wrap(wrapper: str | None, call: str) -> str:
@@ -131,8 +158,8 @@ def _message_text(plan: HostPlan, message: Message, wrapper: str | None) -> str:
     op = plan.operands[first]
     kind = "cudaMemcpyHostToDevice" if message.direction is Direction.UP else "cudaMemcpyDeviceToHost"
     dst, src = (op.device, op.host) if message.direction is Direction.UP else (op.host, op.device)
-    if len(message.operands) == 1:
-        size = _size(plan, first)
+    if len(message.operands) == 1:  # the program's own size text (both sides were checked equal)
+        size = plan.region.sizes[op.host or op.device]
     else:
         size = f"{_offset_name(plan, last)} + ({_size(plan, last)}) - {_offset_name(plan, first)}"
     return _wrap(wrapper, f"cudaMemcpy({dst}, {src}, {size}, {kind})")
@@ -146,6 +173,8 @@ def region_edits(plan: HostPlan, source: bytes) -> list[Edit]:
     statements = region.statements
     inserts: dict[int, list[str]] = {}
     edits: list[Edit] = []
+    if region.body_of is not None:  # a loop's body: its copies only, the pools are the function's
+        return _copy_edits(plan, source, statements, inserts, edits)
     pooled = region.host_pooled | region.device_pooled
     first_alloc = min(region.alloc_at[n] for n in pooled) if pooled else None
     if first_alloc is not None:
@@ -163,15 +192,12 @@ def region_edits(plan: HostPlan, source: bytes) -> list[Edit]:
             edits.append(Edit(span.file, span.start, span.length,
                               f"({HOST_POOL} ? (void *)({HOST_POOL} + {_offset_name(plan, slot_of[name])}) "
                               ": NULL)"))
-    copy_wrapper = next((s.wrapper for s in statements if s.role == "copy" and s.wrapper), None)
     first_device = min((region.alloc_at[n] for n in region.device_pooled), default=None)
     last_device_free = max((region.free_at[n] for n in region.device_pooled), default=None)
     last_host_free = max((region.free_at[n] for n in region.host_pooled), default=None)
     for index, entry in enumerate(statements):
         text = None
-        if entry.role == "copy" and entry.op is not None:
-            text = ""
-        elif entry.role == "device-alloc" and entry.buffer in region.device_pooled:
+        if entry.role == "device-alloc" and entry.buffer in region.device_pooled:
             assign = (f"{entry.buffer} = reinterpret_cast<decltype({entry.buffer})>("
                       f"{DEVICE_POOL} + {_offset_name(plan, slot_of[entry.buffer])});")
             text = assign if index != first_device else \
@@ -183,6 +209,16 @@ def region_edits(plan: HostPlan, source: bytes) -> list[Edit]:
             text = "" if index != last_host_free else f"free({HOST_POOL});"
         if text is not None:
             edits.append(_replace_statement(entry, source, text))
+    return _copy_edits(plan, source, statements, inserts, edits)
+
+
+def _copy_edits(plan: HostPlan, source: bytes, statements, inserts: dict[int, list[str]],
+                edits: list[Edit]) -> list[Edit]:
+    """The program's planned copies removed, the plan's messages inserted (with ``inserts``)."""
+    copy_wrapper = next((s.wrapper for s in statements if s.role == "copy" and s.wrapper), None)
+    for entry in statements:
+        if entry.role == "copy" and entry.op is not None:
+            edits.append(_replace_statement(entry, source, ""))
     for message in plan.messages:
         inserts.setdefault(message.boundary, []).append(_message_text(plan, message, copy_wrapper))
     for boundary, lines in inserts.items():
@@ -238,8 +274,9 @@ def _explain(plan: HostPlan) -> list[Diagnostic]:
     region = plan.region
     graph = region.graph.graph
     first = region.statements[0].stmt.span
+    where = "" if region.body_of is None else f" ({region.body_of}, per iteration)"
     notes = [Diagnostic.note(
-        f"'{region.function}': {plan.copies_before} cudaMemcpy calls become {plan.copies_after}, "
+        f"'{region.function}'{where}: {plan.copies_before} cudaMemcpy calls become {plan.copies_after}, "
         f"{plan.device_allocs_before} cudaMalloc calls {plan.device_allocs_after}, "
         f"{plan.host_allocs_before} host allocations {plan.host_allocs_after} "
         f"({len(graph.kernels)} kernels, {sum(k.device == 0 for k in graph.kernels)} of them host code; "
@@ -266,7 +303,7 @@ def _where(region: HostRegion, message: Message) -> str:
     kernels = region.graph.graph.kernels
     if message.point < len(kernels):
         return f"before '{kernels[message.point].name}' (line {_anchor(region, message).line})"
-    return f"after '{kernels[-1].name}'"
+    return f"after '{kernels[-1].name}'" if kernels else f"(line {_anchor(region, message).line})"
 
 
 def _anchor(region: HostRegion, message: Message) -> SourceSpan:

@@ -31,11 +31,20 @@ their transfers are planned but not fused.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
 from s2s.analysis.host_eval import same_size
 from s2s.analysis.kernel_access import KernelAccessModel, analyze_unit
+from s2s.analysis.transfers.host_body import (
+    LOOPS,
+    LoopBody,
+    barrier_ops,
+    body_region,
+    clip_barriers,
+    read_loop_body,
+)
 from s2s.analysis.transfers.host_checks import BufferChecks
 from s2s.analysis.transfers.host_loops import loop_op
 from s2s.analysis.transfers.region import (
@@ -62,6 +71,10 @@ from s2s.model.span import SpanIndex
 from s2s.model.unit import TranslationUnit
 
 MEMORY_CALLS = {"cudaMalloc", "cudaMemcpy", "cudaFree"}
+#: calls that write a device buffer in place like a kernel (``cudaMemset(d, value, bytes)``):
+#: an operation of the region, not a transfer; the call stays where it is and, the pooled
+#: buffer's variable being assigned its slot of the pool, addresses the pool (base + offset)
+DEVICE_FILLS = {"cudaMemset"}
 NEUTRAL_API = {"cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString", "cudaDeviceSynchronize",
                "cudaDeviceReset", "cudaGetErrorName", "cudaSetDevice", "cudaGetDeviceCount"}
 #: Kernels ``s2s fuse`` made: their stages run in program order, and a buffer that has no value
@@ -85,6 +98,9 @@ class RegionStatement:
     op: int | None = None
     #: the launches of a ``loop`` statement (a loop or branch that launches kernels)
     launches: tuple[LaunchSite, ...] = ()
+    #: the last of the statement's operations when it has several (``op`` the first): a loop
+    #: whose body copies is a host and a device operation (``host_body``)
+    last_op: int | None = None
 
 
 @dataclass(frozen=True)
@@ -106,10 +122,15 @@ class HostRegion:
     #: buffer -> the kernel (operation of the graph) of the first loop that rotates it: from
     #: there on its copies are not fused with others (``host_loops``)
     unfused: dict[str, int] = field(default_factory=dict)
+    #: the regions of the bodies of loops that copy (``host_body``), in statement order
+    loops: tuple[HostRegion, ...] = ()
+    #: for the region of a loop's body, which loop (its pools are the function's)
+    body_of: str | None = None
 
     def statement_of_kernel(self, kernel: int) -> int:
         op = self.graph.op_of_kernel[kernel]
-        return next(i for i, s in enumerate(self.statements) if s.op == op)
+        return next(i for i, s in enumerate(self.statements)
+                    if s.op is not None and s.op <= op <= (s.op if s.last_op is None else s.last_op))
 
 
 def find_regions(model: TranslationUnit, source: bytes) -> tuple[list[HostRegion], list[UnsupportedConstruct]]:
@@ -170,6 +191,8 @@ class _Extractor(BufferChecks):
     pool_start: int | None = None
     #: buffer -> index in ``ops`` of the first loop rotating it
     unfused: dict[str, int] = field(default_factory=dict)
+    #: the loops whose body copies (``host_body``); None while reading such a body (no nesting)
+    bodies: list[LoopBody] | None = field(default_factory=list)
 
     # -- classification -------------------------------------------------------------
 
@@ -181,30 +204,50 @@ class _Extractor(BufferChecks):
         for name, index in self.alloc_at.items():
             if self.space[name] == HOST:
                 self.host_alloc_at.setdefault(index, []).append(name)
+        statements, ops = self.statements_of(top, calls, launches)
+        buffers = [Buffer(name, self.space[name], 1, name in self.local, self._poolable(name, statements))
+                   for name in self.space]
+        pairs = [op for body in self.bodies for op in body.ops if isinstance(op, Copy)]
+        graph = build_region_graph(buffers, ops, shared_device=True, pairs=pairs)
+        kernel_of = {op: k for k, op in enumerate(graph.op_of_kernel)}
+        inside = [kernel_of[b.first_op] + 1 for b in self.bodies
+                  if statements[b.index].last_op != statements[b.index].op]
+        graph = clip_barriers(graph, inside)
+        unfused = {name: kernel_of[op] for name, op in self.unfused.items()}
+        host_pooled = frozenset(b.name for b in buffers if b.space == HOST and b.can_move)
+        device_pooled = frozenset(b.name for b in buffers if b.space == DEVICE and b.can_move)
+        loops = tuple(body_region(self, b, host_pooled, device_pooled,
+                                  {n for n, op in self.unfused.items() if op < b.first_op})
+                      for b in self.bodies)
+        return HostRegion(self.function.name, tuple(statements), tuple(buffers), dict(self.sizes), tuple(ops),
+                          graph, host_pooled, device_pooled, dict(self.alloc_at), dict(self.free_at),
+                          dict(self.allocation_spans), unfused, loops)
+
+    def statements_of(self, top, calls: SpanIndex[ApiCall], launches: SpanIndex[LaunchSite]
+                      ) -> tuple[list[RegionStatement], list[Op]]:
+        """The statements of ``top`` with their roles, and the region's operations."""
         statements, ops = [], []
         for index, stmt in enumerate(top):
             # (a call whose span equals the statement's is inside it too)
             entry = self._classify(index, stmt, calls.inside(stmt.span), launches.inside(stmt.span))
             if entry.role == "device-alloc":
                 ops.append(Alloc(entry.buffer, entry.call.span))
-            op = self._op(entry, index, len(ops))
-            if op is not None:
-                ops.append(op)
+            if entry.role == "copy-loop":
+                body = read_loop_body(self, index, stmt, calls, launches)
+                new = barrier_ops(body, self.space, self.has_value)
+                self.has_value.update(n for op in new for n in op.writes)
+                self.bodies.append(dataclasses.replace(body, first_op=len(ops)))
+            else:
+                op = self._op(entry, index, len(ops))
+                new = [] if op is None else [op]
+            if new:
+                ops.extend(new)
                 # a copy the plan does not move (one side not followed) stays as written
-                role = "opaque-copy" if entry.role == "copy" and not isinstance(op, Copy) else entry.role
+                role = "opaque-copy" if entry.role == "copy" and not isinstance(new[0], Copy) else entry.role
                 entry = RegionStatement(entry.stmt, role, entry.buffer, entry.wrapper, entry.call,
-                                        entry.launch, len(ops) - 1, entry.launches)
+                                        entry.launch, len(ops) - len(new), entry.launches, len(ops) - 1)
             statements.append(entry)
-        buffers = [Buffer(name, self.space[name], 1, name in self.local, self._poolable(name, statements))
-                   for name in self.space]
-        graph = build_region_graph(buffers, ops, shared_device=True)
-        kernel_of = {op: k for k, op in enumerate(graph.op_of_kernel)}
-        unfused = {name: kernel_of[op] for name, op in self.unfused.items()}
-        host_pooled = frozenset(b.name for b in buffers if b.space == HOST and b.can_move)
-        device_pooled = frozenset(b.name for b in buffers if b.space == DEVICE and b.can_move)
-        return HostRegion(self.function.name, tuple(statements), tuple(buffers), dict(self.sizes), tuple(ops),
-                          graph, host_pooled, device_pooled, dict(self.alloc_at), dict(self.free_at),
-                          dict(self.allocation_spans), unfused)
+        return statements, ops
 
     def _refuse(self, message: str, span: SourceSpan, id: str):
         raise UnsupportedConstruct(f"{message}; the transfers of '{self.function.name}' are left as "
@@ -319,11 +362,16 @@ class _Extractor(BufferChecks):
 
     def _classify(self, index: int, stmt: Stmt, calls: list[ApiCall],
                   launches: list[LaunchSite]) -> RegionStatement:
-        memory = [c for c in calls if c.name in MEMORY_CALLS]
+        memory = [c for c in calls if c.name in MEMORY_CALLS or c.name in DEVICE_FILLS and self._mentions(c)]
         control = stmt.kind not in ("expr", "decl") and stmt.span.macro is None
         if control and memory:
-            self.refuse_loop(f"'{memory[0].name}' under control flow (only launches are followed in loops "
-                             "and branches)", memory[0].span)
+            if self.bodies is None:
+                self.refuse_loop(f"'{memory[0].name}' in a loop or branch nested in a loop that copies (only "
+                                 "launches are followed there)", memory[0].span)
+            if stmt.kind not in LOOPS or stmt.body is None:
+                self.refuse_loop(f"'{memory[0].name}' under a '{stmt.kind}' statement (only loops with a "
+                                 "straight-line body are planned, as regions of their own)", memory[0].span)
+            return RegionStatement(stmt, "copy-loop")
         if control and launches:
             self._check_calls(calls)
             return RegionStatement(stmt, "loop", launches=tuple(launches))
@@ -340,6 +388,9 @@ class _Extractor(BufferChecks):
             wrapper = self._api_statement(stmt, call)
             if call.name == "cudaMalloc":
                 return RegionStatement(stmt, "device-alloc", self._address_of(call), wrapper, call)
+            if call.name in DEVICE_FILLS:
+                return RegionStatement(stmt, "memset", self._plain(call.span, call.name, 0, call.args[0].text),
+                                       wrapper, call)
             if call.name == "cudaFree":
                 return RegionStatement(stmt, "device-free", self._plain(call.span, call.name, 0,
                                                                         call.args[0].text), wrapper, call)
@@ -357,7 +408,7 @@ class _Extractor(BufferChecks):
 
     def _check_calls(self, calls: list[ApiCall]) -> None:
         for call in calls:
-            if call.name not in MEMORY_CALLS and call.name not in NEUTRAL_API and call.name.startswith("cuda") \
+            if call.name not in MEMORY_CALLS | DEVICE_FILLS | NEUTRAL_API and call.name.startswith("cuda") \
                     and self._mentions(call):
                 self._refuse(f"'{call.name}' on a region buffer is not supported", call.span,
                              "transfers-unsupported-call")
@@ -404,6 +455,8 @@ class _Extractor(BufferChecks):
                                  f"('{self.sizes[name]}' bytes)", call.span, "transfers-partial-copy")
             self.has_value.add(dst)
             return Copy(dst, src, None, call.span)
+        if entry.role == "memset":
+            return self._fill_op(entry.call, entry.buffer)
         if entry.role == "device-free":
             self.free_at[entry.buffer] = index
             return Free(entry.buffer, span)
@@ -416,6 +469,17 @@ class _Extractor(BufferChecks):
         if entry.role == "host":
             return self._host_op(entry.stmt)
         return None
+
+    def _fill_op(self, call: ApiCall, name: str) -> Launch | None:
+        """A ``cudaMemset`` of device buffer ``name``: a GPU operation writing it, reading it too
+        when it fills only part of a buffer that holds a value (the rest must survive)."""
+        if not name:
+            return None
+        if self.space[name] != DEVICE:
+            self._refuse(f"'{call.name}' of host buffer '{name}'", call.span, "transfers-unsupported-call")
+        reads = (name,) if name in self.has_value and not self._same_size(call, name) else ()
+        self.has_value.add(name)
+        return Launch(f"{call.name} at line {call.span.line}", reads, (name,), call.span)
 
     def _opaque_copy(self, call: ApiCall, dst: str, src: str) -> Op | None:
         """A copy with one side a region buffer and the other something the rewrite does not

@@ -74,14 +74,18 @@ class HostPlan:
 
     @property
     def device_allocs_after(self) -> int:
+        if self.region.body_of is not None:  # a loop's body allocates nothing
+            return self.device_allocs_before
         return self.device_allocs_before - len(self.region.device_pooled) + bool(self.region.device_pooled)
 
     @property
     def host_allocs_before(self) -> int:
-        return sum(b.space == HOST and b.local for b in self.region.buffers)
+        return sum(b.space == HOST and b.local for b in self.region.buffers)  # none in a loop's body
 
     @property
     def host_allocs_after(self) -> int:
+        if self.region.body_of is not None:
+            return self.host_allocs_before
         return self.host_allocs_before - len(self.region.host_pooled) + bool(self.region.host_pooled)
 
 
@@ -90,20 +94,26 @@ class HostPlan:
 CANDIDATES = (("optimal", "tight"), ("optimal", "greedy"), ("matching", "tight"), ("matching", "greedy"))
 
 
-def plan_region(region: HostRegion) -> HostPlan:
-    """The host plan with the fewest ``cudaMemcpy`` messages among :data:`CANDIDATES`."""
+def plan_region(region: HostRegion, fixed: tuple[tuple[str | None, str | None], ...] | None = None) -> HostPlan:
+    """The host plan with the fewest ``cudaMemcpy`` messages among :data:`CANDIDATES`
+    (``fixed``: the slot order, see :func:`plan_host_code`)."""
     best = None
     for method, policy in CANDIDATES:
-        candidate = plan_host_code(region, optimize(region.graph.graph, method, policy))
+        candidate = plan_host_code(region, optimize(region.graph.graph, method, policy), fixed)
         if best is None or len(candidate.messages) < len(best.messages):
             best = candidate
     return best
 
 
-def plan_host_code(region: HostRegion, plan: TransferPlan) -> HostPlan:
+def plan_host_code(region: HostRegion, plan: TransferPlan,
+                   fixed: tuple[tuple[str | None, str | None], ...] | None = None) -> HostPlan:
+    """``fixed``: the slots of the pools as (host, device) names in memory order, when another
+    plan made them (a loop body's region uses its function's pools, ``host_body``)."""
     graph = region.graph
     operand_of = graph.operand_of
     shared = [o for o in range(len(graph.operands)) if _both_pooled(region, graph.operands[o])]
+    if fixed is not None:
+        return _plan_in_slots(region, plan, fixed, shared)
     moves: dict[int, tuple[Direction, int]] = {}   # vector -> (direction, point), pooled operands
     singles: list[tuple[Direction, int, int]] = []
     for transfer in plan.transfers:
@@ -130,6 +140,31 @@ def plan_host_code(region: HostRegion, plan: TransferPlan) -> HostPlan:
     messages.sort(key=lambda m: (m.point, m.direction is Direction.UP,
                                  slots.index(m.operands[0]) if m.operands[0] in slots else len(slots)))
     return HostPlan(region, plan, tuple(slots), host_tail, device_tail, tuple(messages))
+
+
+def _plan_in_slots(region: HostRegion, plan: TransferPlan, fixed, shared: list[int]) -> HostPlan:
+    """The messages of ``plan`` over the slot order ``fixed``: a run joins operands that are
+    neighbours there; a slot this region does not know is a gap (``-1 - k``: no run crosses it)."""
+    graph = region.graph
+    operand_of = graph.operand_of
+    by_pair = {(graph.operands[o].host, graph.operands[o].device): o for o in shared}
+    slots = [by_pair.get(pair, -1 - k) for k, pair in enumerate(fixed)]
+    moves: dict[int, tuple[Direction, int]] = {}
+    singles: list[tuple[Direction, int, int]] = []
+    for transfer in plan.transfers:
+        for vector in transfer.vectors:
+            operand = operand_of[vector]
+            if operand in slots and _fusable(region, operand, transfer.point):
+                moves[vector] = (transfer.direction, transfer.point)
+            else:
+                singles.append((transfer.direction, transfer.point, operand))
+    moves = _merge_runs(graph.graph, slots, moves, operand_of)
+    runs = _runs(slots, _groups(moves, operand_of)) + [(d, p, (o,)) for d, p, o in singles]
+    messages = [Message(d, p, ops, _boundary(region, d, p, ops)) for d, p, ops in runs]
+    messages = _downloads_first(region, messages)
+    messages.sort(key=lambda m: (m.point, m.direction is Direction.UP,
+                                 slots.index(m.operands[0]) if m.operands[0] in slots else len(slots)))
+    return HostPlan(region, plan, tuple(slots), (), (), tuple(messages))
 
 
 def _fusable(region: HostRegion, operand: int, point: int) -> bool:
@@ -269,6 +304,8 @@ def _copies(region: HostRegion, entry, direction: Direction) -> set[int]:
 
 
 def _lifetime(region: HostRegion, name: str, space: str) -> tuple[int | None, int | None]:
+    if region.body_of is not None:  # a loop's body: the pools and buffers live around the loop
+        return None, None
     pool = region.host_pooled if space == HOST else region.device_pooled
     if name in pool:
         return (min(region.alloc_at[n] for n in pool), max(region.free_at[n] for n in pool))

@@ -139,9 +139,11 @@ class RegionGraph:
 
 def build_region_graph(buffers: Sequence[Buffer], ops: Sequence[Op],
                        live_out: Iterable[str] | None = None,
-                       shared_device: bool = False) -> RegionGraph:
-    """The kernel-vector graph of a straight-line region (see the module docstring)."""
-    return _RegionBuilder(buffers, ops, live_out, shared_device).build()
+                       shared_device: bool = False, pairs: Sequence[Copy] = ()) -> RegionGraph:
+    """The kernel-vector graph of a straight-line region (see the module docstring).
+    ``pairs``: copies made elsewhere (in the body of a loop of the region) that pair buffers
+    into operands as the region's own copies do, without being operations here."""
+    return _RegionBuilder(buffers, ops, live_out, shared_device, pairs).build()
 
 
 @dataclass
@@ -150,6 +152,7 @@ class _RegionBuilder:
     ops: Sequence[Op]
     live_out: Iterable[str] | None
     shared_device: bool = False
+    pairs: Sequence[Copy] = ()
     by_name: dict[str, Buffer] = field(default_factory=dict)
     operand: dict[str, int] = field(default_factory=dict)
     operands: list[Operand] = field(default_factory=list)
@@ -183,7 +186,7 @@ class _RegionBuilder:
 
     def _pair_operands(self) -> None:
         partner: dict[str, tuple[str, SourceSpan | None]] = {}
-        for op in self.ops:
+        for op in (*self.ops, *self.pairs):
             if not isinstance(op, Copy):
                 continue
             dst, src = self._buffer(op.dst, op.span), self._buffer(op.src, op.span)
