@@ -5,9 +5,10 @@ The programs of ``testsuite/fuse/data/patterns/`` (written here, one pattern eac
 and const parameters, synchronizations and event timing, members next to arrays, launches
 in host loops, a frame loop rotating its buffers, kernels of different shapes) and any
 others given on the command line. For each program and pass: the cudaMemcpy + cudaMalloc
-calls (transfers) or launches (fuse) in the source before and after, whether the rewrite
-compiles with ``nvcc -c -arch=sm_90`` (when nvcc is there), and when nothing changed the
-first reason the pass gave (a warning, or a "not fused" note of ``--explain``).
+calls (transfers; a cudaMemcpyAsync counts as a cudaMemcpy) or launches (fuse) in the source
+before and after, whether the rewrite compiles with ``nvcc -c -arch=sm_90`` (when nvcc is
+there), and when nothing changed the first reason the pass gave (a warning, or a "not fused"
+note of ``--explain``).
 
 With ``--corpus`` the programs of the CUDA corpus (``testsuite/corpus/cuda/*/sample.toml``:
 sources, flags, arguments, input generator, ignored output lines) come after the patterns.
@@ -80,7 +81,7 @@ def counts(path: str, source: bytes, flags=()) -> tuple:
     model = load(path, ParseOptions(user_flags=tuple(flags)), source=source).model
     if model is None:
         return ("does not parse",) * 2
-    calls = sum(1 for c in model.api_calls if c.name in ("cudaMemcpy", "cudaMalloc"))
+    calls = sum(1 for c in model.api_calls if c.name in ("cudaMemcpy", "cudaMemcpyAsync", "cudaMalloc"))
     return calls, len(model.launches)
 
 

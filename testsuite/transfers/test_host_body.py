@@ -139,3 +139,23 @@ def test_loops_that_copy_and_do_more_are_refused(load_source, loop, needle):
     line = next(k for k, t in enumerate(text.splitlines(), 1) if needle.splitlines()[0] in t)
     assert warnings[0].location.line in (line, line - 1)
     assert EditSet(output.edits).apply("prog.cu", loaded.source).decode() == text
+
+
+def test_async_copies_on_the_default_stream_are_copies(capsys):
+    path = PATTERNS / "async_default.cu"
+    source = path.read_bytes()
+    assert (source.count(b"cudaMemcpyAsync("), source.count(b"cudaMalloc(")) == (3, 3)
+    after = rewritten(path)
+    assert b"cudaMemcpyAsync(" not in after and calls(after) == (2, 1)
+    assert b"cudaMemcpy(d_x, h_x, s2s_off_h_y + (bytes) - s2s_off_h_x, cudaMemcpyHostToDevice);" in after
+    verified(capsys, path)
+
+
+def test_a_copy_on_another_stream_is_refused_with_its_stream():
+    path = CORPUS / "streams_pipeline" / "pipeline.cu"
+    result = process_file(str(path), RunOptions(), run_transfers)
+    assert result.change.after == path.read_bytes()
+    warning, = [d for d in result.diagnostics if d.severity.name == "WARNING"]
+    assert warning.id == "transfers-stream" and "on stream 's'" in warning.message
+    assert warning.location.line == next(k for k, t in enumerate(path.read_text().splitlines(), 1)
+                                         if "cudaMemcpyAsync(d_in + off" in t)

@@ -82,7 +82,21 @@ NEUTRAL_API = {"cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString", 
 #: original program read nothing uninitialised, or transfers would have refused it), though the
 #: access analysis of the fused kernel, seeing the stages' reads and writes together, says read.
 FUSED_PREFIX = "s2s_fused_"
+#: the stream arguments that name the default (legacy) stream: a null constant spelled in the
+#: argument cannot name another stream, so this text test decides nothing a variable could change
+NULL_STREAMS = {"0", "NULL", "nullptr", "cudaStreamLegacy"}
 _KIND_SPACES = {"cudaMemcpyHostToDevice": (DEVICE, HOST), "cudaMemcpyDeviceToHost": (HOST, DEVICE)}
+
+
+def is_copy(call: ApiCall) -> bool:
+    """A copy the plan may move and merge: ``cudaMemcpy``, or ``cudaMemcpyAsync`` on the default
+    stream. The latter is ordered with the default stream's launches and copies as
+    ``cudaMemcpy`` is; the rewrite makes it synchronous, one of the schedules the program
+    already allowed (the host could not rely on it running later)."""
+    if call.name == "cudaMemcpy":
+        return len(call.args) == 4
+    return call.name == "cudaMemcpyAsync" and (len(call.args) == 4 or len(call.args) == 5 and
+                                               call.args[4].text.strip() in NULL_STREAMS)
 
 
 @dataclass(frozen=True)
@@ -139,7 +153,7 @@ def find_regions(model: TranslationUnit, source: bytes) -> tuple[list[HostRegion
     index = _UnitIndex(model)
     regions, refusals = [], []
     for function in model.functions:
-        calls = [c for c in model.in_function("api_calls", function.name) if c.name in MEMORY_CALLS]
+        calls = [c for c in model.in_function("api_calls", function.name) if c.name in MEMORY_CALLS or is_copy(c)]
         if function.body is None or not calls:
             continue
         try:
@@ -289,7 +303,7 @@ class _Extractor(BufferChecks):
             self.alloc_at[alloc.name] = index
             self.allocation_spans[alloc.name] = alloc.span
         for call in self.model.in_function("api_calls", self.function.name):
-            if call.name != "cudaMemcpy" or len(call.args) != 4:
+            if not is_copy(call):
                 continue
             for position, arg in enumerate(call.args[:2]):
                 name = self._variable(call.span, call.name, position)
@@ -362,7 +376,8 @@ class _Extractor(BufferChecks):
 
     def _classify(self, index: int, stmt: Stmt, calls: list[ApiCall],
                   launches: list[LaunchSite]) -> RegionStatement:
-        memory = [c for c in calls if c.name in MEMORY_CALLS or c.name in DEVICE_FILLS and self._mentions(c)]
+        memory = [c for c in calls if c.name in MEMORY_CALLS or is_copy(c) or
+                  c.name in DEVICE_FILLS and self._mentions(c)]
         control = stmt.kind not in ("expr", "decl") and stmt.span.macro is None
         if control and memory:
             if self.bodies is None:
@@ -409,7 +424,12 @@ class _Extractor(BufferChecks):
     def _check_calls(self, calls: list[ApiCall]) -> None:
         for call in calls:
             if call.name not in MEMORY_CALLS | DEVICE_FILLS | NEUTRAL_API and call.name.startswith("cuda") \
-                    and self._mentions(call):
+                    and not is_copy(call) and self._mentions(call):
+                if call.name == "cudaMemcpyAsync" and len(call.args) == 5:
+                    self._refuse(f"'{call.name}' on stream '{call.args[4].text.strip()}': a copy on another "
+                                 "stream than the default one is ordered only with its stream's work, so "
+                                 "moving or merging it with the default stream's copies is not provably "
+                                 "legal", call.span, "transfers-stream")
                 self._refuse(f"'{call.name}' on a region buffer is not supported", call.span,
                              "transfers-unsupported-call")
 
