@@ -119,7 +119,8 @@ def _slot_name(plan: HostPlan, operand: int) -> str:
 
 
 def _offset_name(plan: HostPlan, operand: int) -> str:
-    return f"s2s_off_{_slot_name(plan, operand)}"
+    """``s2s_off_<buffer>``; an element ``d[1]`` of an array of device pointers: ``s2s_off_d_1``."""
+    return "s2s_off_" + _slot_name(plan, operand).replace("[", "_").replace("]", "")
 
 
 def _size(plan: HostPlan, operand: int) -> str:
@@ -198,7 +199,9 @@ def region_edits(plan: HostPlan, source: bytes) -> list[Edit]:
     for index, entry in enumerate(statements):
         text = None
         if entry.role == "device-alloc" and entry.buffer in region.device_pooled:
-            assign = (f"{entry.buffer} = reinterpret_cast<decltype({entry.buffer})>("
+            # ``+d[1]``: the pointer type of an element (``decltype(d[1])`` is a reference)
+            typed = f"+{entry.buffer}" if "[" in entry.buffer else entry.buffer
+            assign = (f"{entry.buffer} = reinterpret_cast<decltype({typed})>("
                       f"{DEVICE_POOL} + {_offset_name(plan, slot_of[entry.buffer])});")
             text = assign if index != first_device else \
                 _wrap(entry.wrapper, f"cudaMalloc((void **)&{DEVICE_POOL}, s2s_device_bytes)") + \

@@ -201,6 +201,8 @@ class _Extractor(BufferChecks, CallArgs):
     pool_start: int | None = None
     #: buffer -> index in ``ops`` of the first loop rotating it
     unfused: dict[str, int] = field(default_factory=dict)
+    #: array of device pointers -> its elements allocated here (``float *d[2]``: "d[0]", "d[1]")
+    arrays: dict[str, list[str]] = field(default_factory=dict)
     #: the loops whose body copies (``host_body``); None while reading such a body (no nesting)
     bodies: list[LoopBody] | None = field(default_factory=list)
 
@@ -220,8 +222,9 @@ class _Extractor(BufferChecks, CallArgs):
         pairs = [op for body in self.bodies for op in body.ops if isinstance(op, Copy)]
         graph = build_region_graph(buffers, ops, shared_device=True, pairs=pairs)
         kernel_of = {op: k for k, op in enumerate(graph.op_of_kernel)}
-        inside = [kernel_of[b.first_op] + 1 for b in self.bodies
-                  if statements[b.index].last_op != statements[b.index].op]
+        # points between the operations of one statement (a loop that copies, a copy of d[i])
+        inside = [kernel_of[k] for s in statements if s.op is not None and s.last_op != s.op
+                  for k in range(s.op + 1, s.last_op + 1)]
         graph = clip_barriers(graph, inside)
         unfused = {name: kernel_of[op] for name, op in self.unfused.items()}
         host_pooled = frozenset(b.name for b in buffers if b.space == HOST and b.can_move)
@@ -249,13 +252,15 @@ class _Extractor(BufferChecks, CallArgs):
                 self.bodies.append(dataclasses.replace(body, first_op=len(ops)))
             else:
                 op = self._op(entry, index, len(ops))
-                new = [] if op is None else [op]
+                new = [] if op is None else list(op) if isinstance(op, tuple) else [op]
             if new:
                 ops.extend(new)
                 # a copy the plan does not move (one side not followed) stays as written
                 role = "opaque-copy" if entry.role == "copy" and not isinstance(new[0], Copy) else entry.role
                 entry = RegionStatement(entry.stmt, role, entry.buffer, entry.wrapper, entry.call,
                                         entry.launch, len(ops) - len(new), entry.launches, len(ops) - 1)
+            elif entry.role == "copy":  # neither side followed (members, parameters): it stays too
+                entry = dataclasses.replace(entry, role="opaque-copy")
             statements.append(entry)
         return statements, ops
 
@@ -272,15 +277,18 @@ class _Extractor(BufferChecks, CallArgs):
                 if call.name == "cudaMalloc":
                     name = self._address_of(call) if len(call.args) == 2 else None
                     if name is None:
-                        self._refuse(f"cannot follow the pointer allocated by '{call.span.text(self.source)}'",
-                                     call.span, "transfers-escape")
+                        self._refuse(*self._unfollowed_allocation(call))
                     if name in self.space:
                         self._refuse(f"'{name}' is allocated twice", call.span, "transfers-realloc")
+                    if "[" in name:
+                        self.arrays.setdefault(name.split("[")[0], []).append(name)
                     self.space[name], self.sizes[name] = DEVICE, call.args[1].text
                     self._size_tree(name, call.span, call.name, 1)
                     self.size_words[name] = {u.name for u in self._arg_uses(call.span, call.name, 1)}
                     self.local.add(name)
                     self.alloc_at[name] = index
+        if self.arrays:
+            self.check_arrays({launch.kernel for launch in self.model.in_function("launches", self.function.name)})
         allocations = [a for a in self.model.in_function("allocations", self.function.name)
                        if a.kind == "malloc" and a.size_bytes is not None]
         statement_of: dict[int, int] = {}  # allocation -> first top-level statement holding it
@@ -407,6 +415,10 @@ class _Extractor(BufferChecks, CallArgs):
         span = entry.stmt.span
         if entry.role == "copy":
             call = entry.call
+            for position in (0, 1):
+                chosen = self._candidates(call.span, call.name, position)
+                if chosen:
+                    return self._chosen_copy(call, position, chosen) or None
             dst, src = (self._plain(call.span, call.name, k, call.args[k].text) for k in (0, 1))
             if not dst or not src:
                 return self._opaque_copy(call, dst, src)
@@ -419,6 +431,8 @@ class _Extractor(BufferChecks, CallArgs):
         if entry.role == "memset":
             return self._fill_op(entry.call, entry.buffer)
         if entry.role == "device-free":
+            if not entry.buffer:  # a pointer the region does not follow (a member, a parameter)
+                return None
             self.free_at[entry.buffer] = index
             return Free(entry.buffer, span)
         if entry.role == "host-free":
@@ -452,23 +466,28 @@ class _Extractor(BufferChecks, CallArgs):
         model = self.accesses.get(launch.kernel)
         kernel = self.model.kernel(launch.kernel)
         for position, arg in enumerate(launch.args):
-            name = self._plain(launch.span, launch.kernel, position, arg.text, arg.span)
-            if not name:
-                continue
-            if self.space[name] != DEVICE:
-                self._refuse(f"host buffer '{name}' is passed to kernel '{launch.kernel}'", arg.span,
-                             "transfers-escape")
-            param = kernel.params[position].name if kernel and position < len(kernel.params) else None
-            access = model.array(param) if model and param else None
-            read = access is None or access.read is not None
-            write = access is None or access.write is not None
-            if name in self.local and name not in has_value:
-                # a buffer allocated here that holds nothing yet: what the kernel reads of it
-                # was written by the kernel itself (``tmp[i] = 0; tmp[i] += ..``, which the
-                # access model calls a read; an earlier stage of a fused kernel, see
-                # FUSED_PREFIX), or is undefined in the program too: no value to move
-                read = False
-            yield name, read, write
+            for name in self._candidates(launch.span, launch.kernel, position) or \
+                    [self._plain(launch.span, launch.kernel, position, arg.text, arg.span)]:
+                if name:
+                    yield from self._argument_access(launch, model, kernel, has_value, name, position, arg)
+
+    def _argument_access(self, launch: LaunchSite, model, kernel, has_value: set[str], name: str,
+                         position: int, arg):
+        """``launch_accesses`` of region buffer ``name`` as argument ``position``."""
+        if self.space[name] != DEVICE:
+            self._refuse(f"host buffer '{name}' is passed to kernel '{launch.kernel}'", arg.span,
+                         "transfers-escape")
+        param = kernel.params[position].name if kernel and position < len(kernel.params) else None
+        access = model.array(param) if model and param else None
+        read = access is None or access.read is not None
+        write = access is None or access.write is not None
+        if name in self.local and name not in has_value:
+            # a buffer allocated here that holds nothing yet: what the kernel reads of it
+            # was written by the kernel itself (``tmp[i] = 0; tmp[i] += ..``, which the
+            # access model calls a read; an earlier stage of a fused kernel, see
+            # FUSED_PREFIX), or is undefined in the program too: no value to move
+            read = False
+        yield name, read, write
 
     def _host_op(self, stmt: Stmt) -> HostCode | None:
         refs = [r for r in self.index.array_refs.inside(stmt.span) if self.space.get(r.root) == HOST]
