@@ -159,3 +159,22 @@ def test_a_copy_on_another_stream_is_refused_with_its_stream():
     assert warning.id == "transfers-stream" and "on stream 's'" in warning.message
     assert warning.location.line == next(k for k, t in enumerate(path.read_text().splitlines(), 1)
                                          if "cudaMemcpyAsync(d_in + off" in t)
+
+
+@pytest.mark.parametrize("jump", ["break", "continue"])
+def test_an_iteration_that_may_end_early_is_refused(load_source, jump):
+    """A copy the plan moves within the body (an upload as late as possible) must run in
+    every iteration the program's copy ran in."""
+    loop = ("    for (int k = 0; k < 4; ++k) {\n        cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);\n"
+            f"        if (k == 2)\n            {jump};\n        twice<<<1, 64>>>(d, n);\n"
+            "        cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost);\n    }\n")
+    text = LOOP_HEAD + loop + LOOP_TAIL
+    output = run_transfers(load_source(text, "prog.cu"))
+    warnings = [d for d in output.diagnostics if d.severity.value == "warning"]
+    assert [w.id for w in warnings] == ["transfers-control-flow"]
+    assert warnings[0].message.startswith(f"'{jump}' ends an iteration")
+    # a break of a loop nested in the body is the nested loop's own
+    nested = loop.replace(f"        if (k == 2)\n            {jump};\n",
+                          f"        for (int j = 0; j < n; ++j)\n            if (h[j] < 0) {jump};\n")
+    output = run_transfers(load_source(LOOP_HEAD + nested + LOOP_TAIL, "prog.cu"))
+    assert [d.id for d in output.diagnostics if d.severity.value == "warning"] == []

@@ -140,11 +140,12 @@ class CallArgs:
         every element allocated here is a candidate), or its declaration; anything else
         (``d[0] = p``, ``f(d)``, ``d[i]`` in a cudaMalloc) may reach an element the region does
         not follow."""
-        for use in self._uses(self.function.span):
-            if use.name not in self.arrays or use.role == "declare":
-                continue
-            arg = next((a for a in self.index.host_args.inside(self.function.span)
-                        if (a.call, a.position) == (use.call, use.position) and a.span.contains(use.span)), None)
+        uses = [u for u in self._uses(self.function.span) if u.name in self.arrays and u.role != "declare"]
+        args: dict[tuple, list[HostArg]] = {}
+        for arg in self.index.host_args.inside(self.function.span) if uses else ():
+            args.setdefault((arg.call, arg.position), []).append(arg)
+        for use in uses:
+            arg = next((a for a in args.get((use.call, use.position), ()) if a.span.contains(use.span)), None)
             value = _strip(arg.value) if arg is not None and use.role == "subscript" else None
             if isinstance(value, ir.Unary) and value.op == "&" and use.call == "cudaMalloc":
                 value = value.operand
@@ -163,7 +164,8 @@ class CallArgs:
         names none); a refusal when it uses one in an expression (``d + k``, ``&h``, ``b[0]``)."""
         name = self._variable(site, callee, position)
         if name is None or name not in self.space:
-            if any(use.name in self.space for use in self._arg_uses(site, callee, position)):
+            if any(use.name in self.space or use.name in self.arrays
+                   for use in self._arg_uses(site, callee, position)):
                 self._refuse(f"cannot follow the buffer expression '{text.strip()}'", where or site,
                              "transfers-escape")
             return ""

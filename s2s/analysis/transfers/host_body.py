@@ -22,7 +22,7 @@ A top-level loop (``for``, ``while``, ``do``) of a transfer region whose body ma
   ``build_region_graph``), so they get slots in both pools.
 
 Refused (``transfers-control-flow``): a branch (only loops run their body as a region),
-allocations and frees in the body, nested loops or branches with copies, pointer
+``break``/``continue``/``goto`` ending an iteration early, allocations and frees in the body, nested loops or branches with copies, pointer
 assignments of region buffers in the body, and region buffers in the loop's header.
 """
 
@@ -76,7 +76,30 @@ def body_statements(extractor, stmt: Stmt) -> tuple[Stmt, ...]:
     for use in extractor.index.var_uses.inside(stmt.span):
         if use.name in extractor.space and not body.span.contains(use.span):
             extractor.refuse_loop(f"'{use.name}' is used in the header of a loop that copies", use.span)
-    return body.children if body.kind == "block" else (body,)
+    statements = body.children if body.kind == "block" else (body,)
+    for child in statements:
+        jump = _leaves_iteration(child)
+        if jump is not None:
+            extractor.refuse_loop(f"'{jump.kind}' ends an iteration of a loop that copies early: a copy "
+                                  "the plan moves past it would not run", jump.span)
+    return statements
+
+
+def _leaves_iteration(stmt: Stmt, in_loop: bool = False, in_switch: bool = False) -> Stmt | None:
+    """A ``break``, ``continue`` or ``goto`` in ``stmt`` that ends the loop body's iteration
+    early (a ``break`` of a nested loop or switch, a ``continue`` of a nested loop do not).
+    ``return`` is let through as in straight-line regions: the error exits of checking macros
+    leave the function, whose buffers are its own."""
+    if stmt.kind == "goto" or stmt.kind == "break" and not (in_loop or in_switch) or \
+            stmt.kind == "continue" and not in_loop:
+        return stmt
+    in_loop = in_loop or stmt.kind in (*LOOPS, "range_for")
+    in_switch = in_switch or stmt.kind == "switch"
+    for part in (*stmt.children, stmt.init, stmt.body, stmt.orelse):
+        found = _leaves_iteration(part, in_loop, in_switch) if part is not None else None
+        if found is not None:
+            return found
+    return None
 
 
 def read_loop_body(extractor, index: int, stmt: Stmt, calls, launches) -> LoopBody:
@@ -121,11 +144,14 @@ def barrier_ops(body: LoopBody, space: dict[str, str], before: set[str]) -> list
     return result
 
 
-def clip_barriers(region_graph: RegionGraph, inside: list[int]) -> RegionGraph:
-    """The graph with no transfer window containing a point of ``inside`` (points between the
-    two operations of a loop): each such window ends before the loop when it starts before
-    it, else starts after it."""
+def clip_barriers(region_graph: RegionGraph, statements) -> RegionGraph:
+    """The graph with no transfer window containing a point inside a statement of several
+    operations (a loop that copies; a copy of ``d[i]``, ``host_args``): each such window ends
+    before the statement when it starts before it, else starts after it."""
     graph = region_graph.graph
+    kernel_of = {op: k for k, op in enumerate(region_graph.op_of_kernel)}
+    inside = [kernel_of[k] for s in statements if s.op is not None and s.last_op != s.op
+              for k in range(s.op + 1, s.last_op + 1)]
     if not inside:
         return region_graph
     vectors = list(graph.vectors)
@@ -157,7 +183,7 @@ def body_region(extractor, body: LoopBody, host_pooled: frozenset[str], device_p
     space = extractor.space
     pooled = host_pooled | device_pooled
     buffers = [Buffer(name, space[name], 1, False, name in pooled) for name in space]
-    graph = build_region_graph(buffers, body.ops, shared_device=True)
+    graph = clip_barriers(build_region_graph(buffers, body.ops, shared_device=True), body.statements)
     return HostRegion(extractor.function.name, body.statements, tuple(buffers), dict(extractor.sizes),
                       body.ops, graph, host_pooled, device_pooled, {}, {}, {},
                       {name: -1 for name in rotated_before}, body_of=body.name)

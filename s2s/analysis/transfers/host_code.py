@@ -222,10 +222,7 @@ class _Extractor(BufferChecks, CallArgs):
         pairs = [op for body in self.bodies for op in body.ops if isinstance(op, Copy)]
         graph = build_region_graph(buffers, ops, shared_device=True, pairs=pairs)
         kernel_of = {op: k for k, op in enumerate(graph.op_of_kernel)}
-        # points between the operations of one statement (a loop that copies, a copy of d[i])
-        inside = [kernel_of[k] for s in statements if s.op is not None and s.last_op != s.op
-                  for k in range(s.op + 1, s.last_op + 1)]
-        graph = clip_barriers(graph, inside)
+        graph = clip_barriers(graph, statements)
         unfused = {name: kernel_of[op] for name, op in self.unfused.items()}
         host_pooled = frozenset(b.name for b in buffers if b.space == HOST and b.can_move)
         device_pooled = frozenset(b.name for b in buffers if b.space == DEVICE and b.can_move)
