@@ -5,6 +5,8 @@ devices (``s2s verify``) and their calls are counted."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from conftest import REPO
 
@@ -47,7 +49,13 @@ def test_copies_in_a_loop_body_fuse_among_themselves(capsys, tmp_path):
         in text
     # the loop is a barrier: the counter's download stays after it
     assert text.index("cudaMemcpy(h_hits, d_hits") > text.index("total += h_sum[i]")
-    verified(capsys, path, "3")
+    # the copies the two runs make: per step 2 uploads and 2 downloads become 1 and 1
+    assert main(["verify", "-q", "--format", "json", "--passes", "transfers", "--args", "3", str(path)]) == 0
+    verdict, = json.loads(capsys.readouterr().out)["programs"]
+    assert verdict["ok"] and verdict["differences"] == []
+    runs = {side: verdict[side]["copies"] for side in ("original", "rewritten")}
+    assert (runs["original"]["h2d_count"], runs["original"]["d2h_count"]) == (6, 7)
+    assert (runs["rewritten"]["h2d_count"], runs["rewritten"]["d2h_count"]) == (3, 4)
     again = tmp_path / "once.cu"
     again.write_bytes(after)
     second = process_file(str(again), RunOptions(), run_transfers)
