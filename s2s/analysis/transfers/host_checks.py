@@ -64,16 +64,17 @@ class BufferChecks:
         for use in self._uses(stmt.span):
             if use.name not in self.space or use.name in allowed or _covered(in_refs, use.span.start):
                 continue
-            if use.role in HARMLESS or (use.role == "assign" and use.name in fresh):
+            if use.role in HARMLESS or (use.role in ("assign", "init") and use.name in fresh):
                 continue  # declared without a value (a cudaMalloc target), a null test, a first allocation
             self._refuse(f"'{use.name}' is used in a way the transfer rewrite cannot follow", use.span,
                          "transfers-escape")
 
     def _first_allocations(self, stmt: Stmt) -> set[str]:
-        """Host buffers ``stmt`` gives their first storage outside a declaration (``if ((h =
-        (float *)malloc(n)) == NULL)``): the function allocates the buffer only here and
-        mentions it before only to declare it. Not an alias: the buffer is followed from here
-        on as one whose storage comes from outside the region (not pooled)."""
+        """Host buffers ``stmt`` gives their first storage other than by a pooled ``malloc``
+        declaration (``if ((h = (float *)malloc(n)) == NULL)``, ``float *h = new float[n];``):
+        the function allocates the buffer only here and mentions it before only to declare
+        it. Not an alias: the buffer is followed from here on as one whose storage comes from
+        outside the region (not pooled)."""
         found = set()
         for alloc in self.model.in_function("allocations", self.function.name):
             if not stmt.span.contains(alloc.span) or alloc.name in self.local:

@@ -378,7 +378,11 @@ class _Extractor(BufferChecks):
         return any(use.name in self.space and use.call == call.name for use in self._uses(call.span))
 
     def _host_free(self, stmt: Stmt) -> str | None:
-        """The host buffer a statement that is only ``free(h)`` frees."""
+        """The host buffer a statement that is only ``free(h)`` or ``delete[] h`` frees."""
+        if stmt.kind == "expr" and not stmt.calls:
+            uses = self._uses(stmt.span)
+            if len(uses) == 1 and uses[0].role == "delete" and self.space.get(uses[0].name) == HOST:
+                return uses[0].name
         if stmt.kind != "expr" or len(stmt.calls) != 1 or stmt.calls[0].name != "free":
             return None
         call = stmt.calls[0]
