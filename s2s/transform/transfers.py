@@ -89,14 +89,30 @@ def _worth_it(plan: HostPlan) -> bool:
 # -- text -------------------------------------------------------------------------------
 
 
-def _offset_name(plan: HostPlan, operand: int) -> str:
+def _offset_name(plan: HostPlan, operand: int, space: str = HOST) -> str:
+    """The offset variable of the operand's buffer in ``space`` (a slot's is its host
+    buffer's: a buffer has one offset even when it pairs with several others)."""
     op = plan.operands[operand]
-    return f"s2s_off_{op.host or op.device}"
+    name = op.host if space == HOST else op.device
+    return f"s2s_off_{name or op.host or op.device}"
 
 
 def _size(plan: HostPlan, operand: int) -> str:
     op = plan.operands[operand]
     return plan.region.sizes[op.host or op.device]
+
+
+def _offset_of(plan: HostPlan) -> dict[str, str]:
+    """Pooled buffer -> its offset variable."""
+    found = {}
+    for operand in plan.slots:
+        op = plan.operands[operand]
+        found[op.host] = found[op.device] = _offset_name(plan, operand)
+    for tail, space in ((plan.host_tail, HOST), (plan.device_tail, "device")):
+        for operand in tail:
+            op = plan.operands[operand]
+            found[op.host if space == HOST else op.device] = _offset_name(plan, operand, space)
+    return found
 
 
 def _wrap(wrapper: str | None, call: str) -> str:
@@ -106,20 +122,20 @@ def _wrap(wrapper: str | None, call: str) -> str:
 def _offset_lines(plan: HostPlan) -> list[str]:
     lines = [f"/* s2s transfers: pooled buffers, offsets aligned to {ALIGNMENT} bytes */"]
 
-    def chain(operands, base: str | None) -> str | None:
+    def chain(operands, base: str | None, space: str = HOST) -> str | None:
         previous = base
         for operand in operands:
             value = "0" if previous is None else \
                 f"({previous} + {ALIGNMENT - 1}) & ~(size_t){ALIGNMENT - 1}"
-            lines.append(f"const size_t {_offset_name(plan, operand)} = {value};")
-            previous = f"{_offset_name(plan, operand)} + ({_size(plan, operand)})"
+            lines.append(f"const size_t {_offset_name(plan, operand, space)} = {value};")
+            previous = f"{_offset_name(plan, operand, space)} + ({_size(plan, operand)})"
         return previous
 
     shared_end = chain(plan.slots, None)
     host_end = chain(plan.host_tail, shared_end)
     if plan.region.host_pooled:
         lines.append(f"const size_t s2s_host_bytes = {host_end};")
-    device_end = chain(plan.device_tail, shared_end)
+    device_end = chain(plan.device_tail, shared_end, "device")
     if plan.region.device_pooled:
         lines.append(f"const size_t s2s_device_bytes = {device_end};")
         lines.append(f"char *{DEVICE_POOL} = NULL;")
@@ -150,18 +166,14 @@ def region_edits(plan: HostPlan, source: bytes) -> list[Edit]:
     first_alloc = min(region.alloc_at[n] for n in pooled) if pooled else None
     if first_alloc is not None:
         inserts.setdefault(first_alloc, []).extend(_offset_lines(plan))
-    slot_of = {}
-    for operand, op in enumerate(plan.operands):
-        for name in (op.host, op.device):
-            if name is not None:
-                slot_of[name] = operand
+    offset_of = _offset_of(plan)
     if region.host_pooled:
         first_host = min(region.alloc_at[n] for n in region.host_pooled)
         inserts.setdefault(first_host, []).append(f"char *{HOST_POOL} = (char *)malloc(s2s_host_bytes);")
         for name in sorted(region.host_pooled):
             span = region.allocation_spans[name]
             edits.append(Edit(span.file, span.start, span.length,
-                              f"({HOST_POOL} ? (void *)({HOST_POOL} + {_offset_name(plan, slot_of[name])}) "
+                              f"({HOST_POOL} ? (void *)({HOST_POOL} + {offset_of[name]}) "
                               ": NULL)"))
     copy_wrapper = next((s.wrapper for s in statements if s.role == "copy" and s.wrapper), None)
     first_device = min((region.alloc_at[n] for n in region.device_pooled), default=None)
@@ -173,7 +185,7 @@ def region_edits(plan: HostPlan, source: bytes) -> list[Edit]:
             text = ""
         elif entry.role == "device-alloc" and entry.buffer in region.device_pooled:
             assign = (f"{entry.buffer} = reinterpret_cast<decltype({entry.buffer})>("
-                      f"{DEVICE_POOL} + {_offset_name(plan, slot_of[entry.buffer])});")
+                      f"{DEVICE_POOL} + {offset_of[entry.buffer]});")
             text = assign if index != first_device else \
                 _wrap(entry.wrapper, f"cudaMalloc((void **)&{DEVICE_POOL}, s2s_device_bytes)") + \
                 "\n" + entry.stmt.span.indent + assign
@@ -250,11 +262,13 @@ def _explain(plan: HostPlan) -> list[Diagnostic]:
         where = _where(region, message)
         notes.append(Diagnostic.note(f"{verb} {names} in one cudaMemcpy {where}", EXPLAIN_ID,
                                      _anchor(region, message)))
+    named = set()
     for operand in range(len(plan.operands)):
         op = plan.operands[operand]
         for name, space in ((op.host, HOST), (op.device, "device")):
             if name is not None and name not in (region.host_pooled | region.device_pooled) \
-                    and name in region.alloc_at:
+                    and name in region.alloc_at and name not in named:
+                named.add(name)
                 notes.append(Diagnostic.note(f"'{name}' stays out of the {space} pool (not allocated and "
                                              "freed at the top level, or its size is not known where the "
                                              "pool is made)", EXPLAIN_ID,

@@ -7,6 +7,12 @@ it pairs with get one slot at the same offset in the host pool and the device po
 message is a run of operands in consecutive slots that move in the same direction at the same
 point; it is one ``cudaMemcpy`` of the byte range from the first slot to the end of the last.
 
+A buffer has one place in its pool, but pairing is per value (a host buffer may pair with
+two device buffers at different points): of the operands sharing a buffer, the one with the
+most transferred values gets the slot (:func:`_slotted`); the others move by copies of their
+own (a fused copy needs the same layout on both sides), and their other buffer, when pooled
+and in no slot, goes to its pool's tail.
+
 Operands with several transferred values can make the optimizer's grouping impossible to lay
 out as consecutive slots; the slot order is the better (fewer messages) of two candidates --
 the operands in the order of the optimizer's layout, and the operands sorted by the groups they
@@ -45,8 +51,8 @@ class HostPlan:
     region: HostRegion
     plan: TransferPlan
     slots: tuple[int, ...]          # operands with a slot in both pools, in memory order
-    host_tail: tuple[int, ...]      # operands only in the host pool
-    device_tail: tuple[int, ...]    # operands only in the device pool
+    host_tail: tuple[int, ...]      # operands whose host buffer is in the host pool, not in a slot
+    device_tail: tuple[int, ...]    # operands whose device buffer is in the device pool, not in a slot
     messages: tuple[Message, ...]
 
     @property
@@ -103,7 +109,7 @@ def plan_region(region: HostRegion) -> HostPlan:
 def plan_host_code(region: HostRegion, plan: TransferPlan) -> HostPlan:
     graph = region.graph
     operand_of = graph.operand_of
-    shared = [o for o in range(len(graph.operands)) if _both_pooled(region, graph.operands[o])]
+    shared = _slotted(region, plan)
     moves: dict[int, tuple[Direction, int]] = {}   # vector -> (direction, point), pooled operands
     singles: list[tuple[Direction, int, int]] = []
     for transfer in plan.transfers:
@@ -120,16 +126,50 @@ def plan_host_code(region: HostRegion, plan: TransferPlan) -> HostPlan:
     moves = _merge_runs(graph.graph, slots, moves, operand_of)
     groups = _groups(moves, operand_of)
     slots += [o for o in shared if o not in slots]
-    host_tail = tuple(o for o in range(len(graph.operands)) if o not in slots
-                      and _pooled_name(region, graph.operands[o], HOST))
-    device_tail = tuple(o for o in range(len(graph.operands)) if o not in slots
-                        and _pooled_name(region, graph.operands[o], DEVICE))
+    host_tail, device_tail = _tail(region, slots, HOST), _tail(region, slots, DEVICE)
     runs = _runs(slots, groups) + [(d, p, (o,)) for d, p, o in singles]
     messages = [Message(d, p, ops, _boundary(region, d, p, ops)) for d, p, ops in runs]
     messages = _downloads_first(region, messages)
     messages.sort(key=lambda m: (m.point, m.direction is Direction.UP,
                                  slots.index(m.operands[0]) if m.operands[0] in slots else len(slots)))
     return HostPlan(region, plan, tuple(slots), host_tail, device_tail, tuple(messages))
+
+
+def _slotted(region: HostRegion, plan: TransferPlan) -> list[int]:
+    """The operands with both buffers pooled that get a slot: at most one per buffer, those
+    with the most transferred values first (ties: program order)."""
+    operands = region.graph.operands
+    moved: dict[int, int] = {}
+    for transfer in plan.transfers:
+        for vector in transfer.vectors:
+            operand = region.graph.operand_of[vector]
+            moved[operand] = moved.get(operand, 0) + 1
+    taken: set[str] = set()
+    chosen = []
+    for o in sorted((o for o in range(len(operands)) if _both_pooled(region, operands[o])),
+                    key=lambda o: (-moved.get(o, 0), o)):
+        names = {operands[o].host, operands[o].device}
+        if not names & taken:
+            taken |= names
+            chosen.append(o)
+    return sorted(chosen)
+
+
+def _tail(region: HostRegion, slots: list[int], space: str) -> tuple[int, ...]:
+    """One operand per pooled buffer of ``space`` that no slot holds (in operand order)."""
+    operands = region.graph.operands
+    seen = {_name(operands[o], space) for o in slots}
+    tail = []
+    for o, operand in enumerate(operands):
+        name = _name(operand, space)
+        if o not in slots and _pooled_name(region, operand, space) and name not in seen:
+            seen.add(name)
+            tail.append(o)
+    return tuple(tail)
+
+
+def _name(operand: Operand, space: str) -> str | None:
+    return operand.host if space == HOST else operand.device
 
 
 def _fusable(region: HostRegion, operand: int, point: int) -> bool:
@@ -264,8 +304,8 @@ def _copies(region: HostRegion, entry, direction: Direction) -> set[int]:
         return set()
     op = region.ops[entry.op]
     operand = region.graph.operands
-    host = op.src if direction is Direction.UP else op.dst
-    return {k for k, o in enumerate(operand) if o.host == host}
+    host, device = (op.src, op.dst) if direction is Direction.UP else (op.dst, op.src)
+    return {k for k, o in enumerate(operand) if (o.host, o.device) == (host, device)}
 
 
 def _lifetime(region: HostRegion, name: str, space: str) -> tuple[int | None, int | None]:
