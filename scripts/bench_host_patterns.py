@@ -14,7 +14,8 @@ sources, flags, arguments, input generator, ignored output lines) come after the
 With ``--verify`` every rewritten program is also built and run against its original on the
 runtime's cpu devices (``s2s verify --passes PASS``): the ``verify`` column says OK or FAILED.
 
-Usage: python scripts/bench_host_patterns.py [--markdown] [--corpus] [--verify] [FILE.cu ...]
+Usage: python scripts/bench_host_patterns.py [--markdown] [--corpus] [--verify] [FILE.cu | SAMPLE_DIR ...]
+(a directory with a ``sample.toml`` runs as the corpus does, with its flags and arguments)
 Exit status 0; 1 when a rewrite fails to compile or to verify, or a pass fails on a file.
 """
 
@@ -156,7 +157,8 @@ def main(argv=None) -> int:
     parser.add_argument("--corpus", action="store_true", help="also the CUDA corpus of testsuite/corpus/cuda")
     parser.add_argument("--verify", action="store_true", help="run every rewritten program on cpu devices")
     args = parser.parse_args(argv)
-    programs = [Program(Path(f).resolve()) for f in args.files] or \
+    programs = [Program.from_sample(Path(f).resolve()) if (Path(f) / "sample.toml").is_file()
+                else Program(Path(f).resolve()) for f in args.files] or \
         [Program(p) for p in sorted(PATTERNS.glob("*.cu"))]
     if args.corpus:
         programs += [Program.from_sample(d) for d in sorted(CORPUS.iterdir()) if (d / "sample.toml").is_file()]
