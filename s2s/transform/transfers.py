@@ -163,6 +163,11 @@ def region_edits(plan: HostPlan, source: bytes) -> list[Edit]:
     inserts: dict[int, list[str]] = {}
     edits: list[Edit] = []
     pooled = region.host_pooled | region.device_pooled
+    for moved, target in sorted(region.hoisted.items()):
+        entry = statements[moved]
+        span = entry.stmt.span
+        inserts.setdefault(target, []).append(source[span.start:_statement_end(entry, source)].decode())
+        edits.append(_replace_statement(entry, source, ""))
     first_alloc = min(region.alloc_at[n] for n in pooled) if pooled else None
     if first_alloc is not None:
         inserts.setdefault(first_alloc, []).extend(_offset_lines(plan))
@@ -262,6 +267,11 @@ def _explain(plan: HostPlan) -> list[Diagnostic]:
         where = _where(region, message)
         notes.append(Diagnostic.note(f"{verb} {names} in one cudaMemcpy {where}", EXPLAIN_ID,
                                      _anchor(region, message)))
+    for moved, target in sorted(region.hoisted.items()):
+        notes.append(Diagnostic.note(
+            f"declaration moved up before line {region.statements[target].stmt.span.line}, where the pools "
+            "are made: the size of a pooled buffer uses it, and it commutes with the statements it passes",
+            EXPLAIN_ID, region.statements[moved].stmt.span))
     named = set()
     for operand in range(len(plan.operands)):
         op = plan.operands[operand]

@@ -1,6 +1,6 @@
 """Pairing per value (issue 19): one host buffer copied to or from several device buffers,
-one device buffer with several host buffers, a value copied to two device buffers, and host
-arrays from ``new T[n]``. The programs of ``testsuite/fuse/data/patterns/`` run before and
+one device buffer with several host buffers, a value copied to two device buffers; also host
+arrays from ``new T[n]`` and a size declared after the first allocation. The programs of ``testsuite/fuse/data/patterns/`` run before and
 after ``s2s transfers`` on the runtime's cpu devices: same output, the calls counted."""
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ RUNS = {
     "shapes.cu": ((2, 2), (2, 1)),
     "kernels_after_main.cu": ((2, 2), (2, 1)),
     "frame_swap.cu": ((3, 3), (3, 1)),         # h up to d_prev and to d_src: two vectors
+    "late_size.cu": ((3, 3), (2, 1)),          # 'groups' moved up to the pools (test_host_hoist.py)
 }
 
 

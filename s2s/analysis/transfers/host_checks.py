@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 
+from s2s.analysis.transfers.host_hoist import hoistable
 from s2s.analysis.transfers.region import DEVICE, HOST
 from s2s.model import Stmt
 
@@ -92,7 +93,8 @@ class BufferChecks:
     def _poolable(self, name: str, statements: list) -> bool:
         """A buffer goes into a pool when it is allocated and freed at the top level here
         (host: by a malloc declaration) and its size can be computed where
-        the pools are made (nothing in between declares or assigns a name the size uses)."""
+        the pools are made (nothing in between declares or assigns a name the size uses, but
+        a declaration that may move up to the pools: ``host_hoist``)."""
         if name not in self.local or name not in self.free_at:
             return False
         at = self.alloc_at[name]
@@ -111,10 +113,14 @@ class BufferChecks:
         if self.pool_start is None:  # the same for every buffer
             self.pool_start = min(self.alloc_at[n] for n in self.local if n in self.free_at)
         start = self.pool_start
+        moved = []
         for word in self.size_words[name]:
             hits = self._changed_at(word, statements)
-            if bisect.bisect_left(hits, start) < bisect.bisect_left(hits, at):
-                return False
+            for hit in hits[bisect.bisect_left(hits, start):bisect.bisect_left(hits, at)]:
+                if not hoistable(statements, hit, start, self.function.span, self._uses):
+                    return False
+                moved.append(hit)  # a declaration the size needs goes up to the pools (host_hoist)
+        self.hoisted.update((hit, start) for hit in moved)
         return True
 
     def _changed_at(self, word: str, statements: list) -> list[int]:

@@ -106,6 +106,8 @@ class HostRegion:
     #: buffer -> the kernel (operation of the graph) of the first loop that rotates it: from
     #: there on its copies are not fused with others (``host_loops``)
     unfused: dict[str, int] = field(default_factory=dict)
+    #: statement -> the statement it moves before: declarations the pools need (``host_hoist``)
+    hoisted: dict[int, int] = field(default_factory=dict)
 
     def statement_of_kernel(self, kernel: int) -> int:
         op = self.graph.op_of_kernel[kernel]
@@ -170,6 +172,7 @@ class _Extractor(BufferChecks):
     pool_start: int | None = None
     #: buffer -> index in ``ops`` of the first loop rotating it
     unfused: dict[str, int] = field(default_factory=dict)
+    hoisted: dict[int, int] = field(default_factory=dict)
 
     # -- classification -------------------------------------------------------------
 
@@ -204,7 +207,7 @@ class _Extractor(BufferChecks):
         device_pooled = frozenset(b.name for b in buffers if b.space == DEVICE and b.can_move)
         return HostRegion(self.function.name, tuple(statements), tuple(buffers), dict(self.sizes), tuple(ops),
                           graph, host_pooled, device_pooled, dict(self.alloc_at), dict(self.free_at),
-                          dict(self.allocation_spans), unfused)
+                          dict(self.allocation_spans), unfused, dict(self.hoisted))
 
     def _refuse(self, message: str, span: SourceSpan, id: str):
         raise UnsupportedConstruct(f"{message}; the transfers of '{self.function.name}' are left as "
