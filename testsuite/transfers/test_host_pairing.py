@@ -27,6 +27,8 @@ RUNS = {
     "kernels_after_main.cu": ((2, 2), (2, 1)),
     "frame_swap.cu": ((3, 3), (3, 1)),         # h up to d_prev and to d_src: two vectors
     "late_size.cu": ((3, 3), (2, 1)),          # 'groups' moved up to the pools (test_host_hoist.py)
+    "reupload.cu": ((4, 5), (3, 1)),           # h's second pairing gets the slot: it goes up with x
+    "swap_staging.cu": ((3, 3), (3, 1)),       # h up, then down from another buffer: order kept
 }
 
 
@@ -74,6 +76,22 @@ def test_one_slot_per_buffer_and_the_other_pairing_moves_alone():
     # sig goes up with w and bias in one copy; w's second upload (into d_w2) moves alone
     ups = [m for m in plan.messages if m.direction is Direction.UP]
     assert sorted(len(m.operands) for m in ups) == [1, 3]
+
+
+def test_the_slot_goes_to_the_pairing_that_moves_with_others():
+    plans, _ = plan_file(_loaded("reupload.cu"))
+    plan = plans[0]
+    assert {(plan.operands[o].host, plan.operands[o].device) for o in plan.slots} >= {("h", "d_two"), ("x", "d_x")}
+    together = [m for m in plan.messages if len(m.operands) > 1]
+    assert [sorted(plan.operands[o].name for o in m.operands) for m in together] == [["h@d_two", "x"]]
+
+
+def test_an_upload_stays_before_the_download_that_overwrites_its_host_buffer():
+    plans, _ = plan_file(_loaded("swap_staging.cu"))
+    plan = plans[0]
+    point = [m for m in plan.messages if plan.operands[m.operands[0]].host == "h"]
+    assert [m.direction for m in point] == [Direction.UP, Direction.DOWN]
+    assert point[0].point == point[1].point and point[0].boundary <= point[1].boundary and point[1].late
 
 
 def _loaded(name: str):

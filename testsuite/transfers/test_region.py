@@ -188,7 +188,8 @@ def run_plan(region, plan, buffers, ops):
     for transfer in plan.transfers:
         by_point.setdefault(transfer.point, []).append(transfer)
     for point in range(graph.n_points):
-        for transfer in by_point.get(point, ()):
+        # uploads first: one reads the host storage a download of the same point overwrites
+        for transfer in sorted(by_point.get(point, ()), key=lambda t: t.direction is Direction.DOWN):
             for v in transfer.vectors:
                 buffer = region.operands[region.operand_of[v]].host
                 if transfer.direction is Direction.UP:

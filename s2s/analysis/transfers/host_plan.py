@@ -8,8 +8,8 @@ message is a run of operands in consecutive slots that move in the same directio
 point; it is one ``cudaMemcpy`` of the byte range from the first slot to the end of the last.
 
 A buffer has one place in its pool, but pairing is per value (a host buffer may pair with
-two device buffers at different points): of the operands sharing a buffer, the one with the
-most transferred values gets the slot (:func:`_slotted`); the others move by copies of their
+two device buffers at different points): of the operands sharing a buffer, the one the plan
+moves most often together with others gets the slot (:func:`_slotted`); the others move by copies of their
 own (a fused copy needs the same layout on both sides), and their other buffer, when pooled
 and in no slot, goes to its pool's tail.
 
@@ -44,6 +44,8 @@ class Message:
     point: int
     operands: tuple[int, ...]
     boundary: int
+    #: a download after the uploads of its point: it overwrites a host buffer one of them reads
+    late: bool = False
 
 
 @dataclass(frozen=True)
@@ -130,24 +132,26 @@ def plan_host_code(region: HostRegion, plan: TransferPlan) -> HostPlan:
     runs = _runs(slots, groups) + [(d, p, (o,)) for d, p, o in singles]
     messages = [Message(d, p, ops, _boundary(region, d, p, ops)) for d, p, ops in runs]
     messages = _downloads_first(region, messages)
-    messages.sort(key=lambda m: (m.point, m.direction is Direction.UP,
+    messages.sort(key=lambda m: (m.point, 2 if m.late else m.direction is Direction.UP,
                                  slots.index(m.operands[0]) if m.operands[0] in slots else len(slots)))
     return HostPlan(region, plan, tuple(slots), host_tail, device_tail, tuple(messages))
 
 
 def _slotted(region: HostRegion, plan: TransferPlan) -> list[int]:
-    """The operands with both buffers pooled that get a slot: at most one per buffer, those
-    with the most transferred values first (ties: program order)."""
+    """The operands with both buffers pooled that get a slot: at most one per buffer, first
+    those with the most values the plan moves together with others (a slot is what lets them
+    share a copy), then those with the most transferred values (ties: program order)."""
     operands = region.graph.operands
-    moved: dict[int, int] = {}
+    moved: dict[int, tuple[int, int]] = {}
     for transfer in plan.transfers:
         for vector in transfer.vectors:
             operand = region.graph.operand_of[vector]
-            moved[operand] = moved.get(operand, 0) + 1
+            together, alone = moved.get(operand, (0, 0))
+            moved[operand] = (together + (len(transfer.vectors) > 1), alone + 1)
     taken: set[str] = set()
     chosen = []
     for o in sorted((o for o in range(len(operands)) if _both_pooled(region, operands[o])),
-                    key=lambda o: (-moved.get(o, 0), o)):
+                    key=lambda o: (tuple(-k for k in moved.get(o, (0, 0))), o)):
         names = {operands[o].host, operands[o].device}
         if not names & taken:
             taken |= names
@@ -224,18 +228,36 @@ def _merge_runs(graph, slots: list[int], moves: dict[int, tuple[Direction, int]]
 
 
 def _downloads_first(region: HostRegion, messages: list[Message]) -> list[Message]:
-    """At one point every download comes before every upload (a value leaving a device
-    buffer before the next one enters it)."""
+    """At one point the downloads come before the uploads (a value leaving a device buffer
+    before the next one enters it), except a download into a host buffer that an upload of
+    the point reads (pairing per value: ``h`` up to ``d_a`` where ``d_b`` comes down into
+    ``h``): that one comes after the uploads. Refused when an upload must also follow such a
+    download (it enters the device buffer the download leaves)."""
+    def names(m: Message, space: str) -> set[str]:
+        return {_name(region.graph.operands[o], space) for o in m.operands}
+
+    ups = [m for m in messages if m.direction is Direction.UP]
+    late = {id(m) for m in messages if m.direction is Direction.DOWN and any(
+        u.point == m.point and names(u, HOST) & names(m, HOST) for u in ups)}
     last_download: dict[int, int] = {}
+    last_upload: dict[int, int] = {}
     for m in messages:
-        if m.direction is Direction.DOWN:
+        if m.direction is Direction.DOWN and id(m) not in late:
             last_download[m.point] = max(last_download.get(m.point, 0), m.boundary)
     result = []
     for m in messages:
-        if m.direction is Direction.UP and m.boundary < last_download.get(m.point, 0):
-            m = Message(m.direction, m.point, m.operands, last_download[m.point])
+        if m.direction is Direction.UP:
+            if any(id(d) in late and d.point == m.point and names(d, DEVICE) & names(m, DEVICE)
+                   for d in messages):
+                raise UnsupportedConstruct("a host buffer goes up and takes a new value from the same device "
+                                           "buffer at one point; no order of the copies keeps both",
+                                           region.statements[min(m.boundary, len(region.statements) - 1)].stmt.span,
+                                           "transfers-placement")
+            m = Message(m.direction, m.point, m.operands, max(m.boundary, last_download.get(m.point, 0)))
+            last_upload[m.point] = max(last_upload.get(m.point, 0), m.boundary)
         result.append(m)
-    return result
+    return [Message(m.direction, m.point, m.operands, max(m.boundary, last_upload.get(m.point, 0)), True)
+            if id(m) in late else m for m in result]
 
 
 def _pooled_name(region: HostRegion, operand: Operand, space: str) -> bool:
