@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
@@ -175,26 +174,9 @@ def checked_output(path: str, source: bytes, output: PassOutput, options: ParseO
         if nvcc is None:  # (C and C++: clang-16 where it is; CUDA without nvcc: the parse)
             return _clang_errors(data, source, path, options)
         compiled = nvcc_errors(data, path, options.user_flags, options.gpu_arch, nvcc)
-        if compiled:
-            original = nvcc_errors(source, path, options.user_flags, options.gpu_arch, nvcc)
-            compiled = _added_errors(compiled, original or [])
         return said if compiled is None else compiled
 
     return checked_edits(path, source, groups, errors)
-
-
-def _added_errors(rewrite: list[Diagnostic], original: list[Diagnostic]) -> list[Diagnostic]:
-    """nvcc's errors on a rewrite less those it gives the original too (same message, any
-    line): an original this nvcc rejects (``cudaThreadSynchronize`` is gone from CUDA 13)
-    says nothing about the rewrite, but every error the rewrite adds still refuses it."""
-    left = Counter(d.message for d in original)
-    added = []
-    for d in rewrite:
-        if left[d.message] > 0:
-            left[d.message] -= 1
-        else:
-            added.append(d)
-    return added
 
 
 def _clang_errors(data: bytes, source: bytes, path: str, options: ParseOptions

@@ -129,26 +129,13 @@ def test_rewrites_compile_run_the_same_and_merge(name, tmp_path):
     assert isinstance(second, Success) and second.change.after == result.change.after   # idempotent
 
 
-def test_errors_the_original_has_too_do_not_refuse_a_rewrite():
-    from s2s.diagnostics import Diagnostic
-    from s2s.driver import _added_errors
-
-    gone = Diagnostic.error('nvcc: identifier "cudaThreadSynchronize" is undefined', "nvcc-error")
-    new = Diagnostic.error('nvcc: identifier "s2s_off_q" is undefined', "nvcc-error")
-    assert _added_errors([gone], [gone]) == []
-    assert _added_errors([gone, new], [gone]) == [new]
-    assert _added_errors([gone, gone], [gone]) == [gone]   # one more of the same is new
-
-
-def test_poly_gemm_merges_though_cuda_13_rejects_its_original(monkeypatch):
-    from s2s.transform import nvcc_check
-
-    if nvcc_check.find_nvcc("/usr/local/cuda") is None:
-        pytest.skip("nvcc not found")
-    monkeypatch.setenv("S2S_NVCC_CHECK", "1")
+def test_poly_gemm_merges_its_allocations():
+    """C_gpu pairs with C (up) and C_out (down). The host arrays are parameters, so the copies
+    stay; the three cudaMalloc calls become one. (nvcc 13 rejects the original itself:
+    cudaThreadSynchronize is gone, so with the nvcc check on the rewrite is not emitted.)"""
     path = REPO / "testsuite" / "corpus" / "cuda" / "poly_gemm" / "gemm.cu"
-    result = process_file(str(path), RunOptions(), run_transfers)
+    result = process_file(str(path), RunOptions(), run_transfers)   # (conftest: nvcc check off)
     assert isinstance(result, Success) and not result.incomplete
+    assert [d.id for d in result.diagnostics if d.severity.name == "WARNING"] == []
     after = result.change.after
     assert after.count(b"cudaMalloc(") == 1 and after.count(b"cudaMemcpy(") == 4
-    assert b"cudaThreadSynchronize" in after   # left as it was: the original's own problem
