@@ -16,7 +16,7 @@ With ``--verify`` every rewritten program is also built and run against its orig
 runtime's cpu devices (``s2s verify --passes PASS``): the ``verify`` column says OK or FAILED.
 
 Usage: python scripts/bench_host_patterns.py [--markdown] [--corpus] [--verify] [FILE.cu | SAMPLE_DIR ...]
-(a directory with a ``sample.toml`` is a corpus program).
+(a directory with a ``sample.toml`` runs as the corpus does, with its flags and arguments)
 Exit status 0; 1 when a rewrite fails to compile or to verify, or a pass fails on a file.
 """
 

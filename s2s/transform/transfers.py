@@ -110,21 +110,36 @@ def _worth_it(plan: HostPlan) -> bool:
 # -- text -------------------------------------------------------------------------------
 
 
-def _slot_name(plan: HostPlan, operand: int) -> str:
-    """The buffer naming an operand's slot: the host buffer when it is pooled, else the
-    device buffer (a device-only slot must not name, nor take the size of, a host buffer
-    that is not pooled: it may be declared after the pools are made)."""
+def _buffer_name(plan: HostPlan, operand: int, space: str = HOST) -> str:
+    """The operand's buffer in ``space`` (a slot's offset and size are its host buffer's: a
+    buffer has one place even when it pairs with several others; a device-tail entry's are
+    its device buffer's, never those of a host partner that is not pooled: it may be declared
+    after the pools are made)."""
     op = plan.operands[operand]
-    return op.host if op.host is not None and (plan.pooled(operand, HOST) or op.device is None) else op.device
+    name = op.host if space == HOST else op.device
+    return name or op.host or op.device
 
 
-def _offset_name(plan: HostPlan, operand: int) -> str:
+def _offset_name(plan: HostPlan, operand: int, space: str = HOST) -> str:
     """``s2s_off_<buffer>``; an element ``d[1]`` of an array of device pointers: ``s2s_off_d_1``."""
-    return "s2s_off_" + _slot_name(plan, operand).replace("[", "_").replace("]", "")
+    return "s2s_off_" + _buffer_name(plan, operand, space).replace("[", "_").replace("]", "")
 
 
-def _size(plan: HostPlan, operand: int) -> str:
-    return plan.region.sizes[_slot_name(plan, operand)]
+def _size(plan: HostPlan, operand: int, space: str = HOST) -> str:
+    return plan.region.sizes[_buffer_name(plan, operand, space)]
+
+
+def _offset_of(plan: HostPlan) -> dict[str, str]:
+    """Pooled buffer -> its offset variable."""
+    found = {}
+    for operand in plan.slots:
+        op = plan.operands[operand]
+        found[op.host] = found[op.device] = _offset_name(plan, operand)
+    for tail, space in ((plan.host_tail, HOST), (plan.device_tail, "device")):
+        for operand in tail:
+            op = plan.operands[operand]
+            found[op.host if space == HOST else op.device] = _offset_name(plan, operand, space)
+    return found
 
 
 def _wrap(wrapper: str | None, call: str) -> str:
@@ -134,20 +149,20 @@ def _wrap(wrapper: str | None, call: str) -> str:
 def _offset_lines(plan: HostPlan) -> list[str]:
     lines = [f"/* s2s transfers: pooled buffers, offsets aligned to {ALIGNMENT} bytes */"]
 
-    def chain(operands, base: str | None) -> str | None:
+    def chain(operands, base: str | None, space: str = HOST) -> str | None:
         previous = base
         for operand in operands:
             value = "0" if previous is None else \
                 f"({previous} + {ALIGNMENT - 1}) & ~(size_t){ALIGNMENT - 1}"
-            lines.append(f"const size_t {_offset_name(plan, operand)} = {value};")
-            previous = f"{_offset_name(plan, operand)} + ({_size(plan, operand)})"
+            lines.append(f"const size_t {_offset_name(plan, operand, space)} = {value};")
+            previous = f"{_offset_name(plan, operand, space)} + ({_size(plan, operand, space)})"
         return previous
 
     shared_end = chain(plan.slots, None)
     host_end = chain(plan.host_tail, shared_end)
     if plan.region.host_pooled:
         lines.append(f"const size_t s2s_host_bytes = {host_end};")
-    device_end = chain(plan.device_tail, shared_end)
+    device_end = chain(plan.device_tail, shared_end, "device")
     if plan.region.device_pooled:
         lines.append(f"const size_t s2s_device_bytes = {device_end};")
         lines.append(f"char *{DEVICE_POOL} = NULL;")
@@ -177,21 +192,22 @@ def region_edits(plan: HostPlan, source: bytes) -> list[Edit]:
     if region.body_of is not None:  # a loop's body: its copies only, the pools are the function's
         return _copy_edits(plan, source, statements, inserts, edits)
     pooled = region.host_pooled | region.device_pooled
+    for moved, target in sorted(region.hoisted.items()):
+        entry = statements[moved]
+        span = entry.stmt.span
+        inserts.setdefault(target, []).append(source[span.start:_statement_end(entry, source)].decode())
+        edits.append(_replace_statement(entry, source, ""))
     first_alloc = min(region.alloc_at[n] for n in pooled) if pooled else None
     if first_alloc is not None:
         inserts.setdefault(first_alloc, []).extend(_offset_lines(plan))
-    slot_of = {}
-    for operand, op in enumerate(plan.operands):
-        for name in (op.host, op.device):
-            if name is not None:
-                slot_of[name] = operand
+    offset_of = _offset_of(plan)
     if region.host_pooled:
         first_host = min(region.alloc_at[n] for n in region.host_pooled)
         inserts.setdefault(first_host, []).append(f"char *{HOST_POOL} = (char *)malloc(s2s_host_bytes);")
         for name in sorted(region.host_pooled):
             span = region.allocation_spans[name]
             edits.append(Edit(span.file, span.start, span.length,
-                              f"({HOST_POOL} ? (void *)({HOST_POOL} + {_offset_name(plan, slot_of[name])}) "
+                              f"({HOST_POOL} ? (void *)({HOST_POOL} + {offset_of[name]}) "
                               ": NULL)"))
     first_device = min((region.alloc_at[n] for n in region.device_pooled), default=None)
     last_device_free = max((region.free_at[n] for n in region.device_pooled), default=None)
@@ -202,7 +218,7 @@ def region_edits(plan: HostPlan, source: bytes) -> list[Edit]:
             # ``+d[1]``: the pointer type of an element (``decltype(d[1])`` is a reference)
             typed = f"+{entry.buffer}" if "[" in entry.buffer else entry.buffer
             assign = (f"{entry.buffer} = reinterpret_cast<decltype({typed})>("
-                      f"{DEVICE_POOL} + {_offset_name(plan, slot_of[entry.buffer])});")
+                      f"{DEVICE_POOL} + {offset_of[entry.buffer]});")
             text = assign if index != first_device else \
                 _wrap(entry.wrapper, f"cudaMalloc((void **)&{DEVICE_POOL}, s2s_device_bytes)") + \
                 "\n" + entry.stmt.span.indent + assign
@@ -290,11 +306,18 @@ def _explain(plan: HostPlan) -> list[Diagnostic]:
         where = _where(region, message)
         notes.append(Diagnostic.note(f"{verb} {names} in one cudaMemcpy {where}", EXPLAIN_ID,
                                      _anchor(region, message)))
+    for moved, target in sorted(region.hoisted.items()):
+        notes.append(Diagnostic.note(
+            f"declaration moved up before line {region.statements[target].stmt.span.line}, where the pools "
+            "are made: the size of a pooled buffer uses it, and it commutes with the statements it passes",
+            EXPLAIN_ID, region.statements[moved].stmt.span))
+    named = set()
     for operand in range(len(plan.operands)):
         op = plan.operands[operand]
         for name, space in ((op.host, HOST), (op.device, "device")):
             if name is not None and name not in (region.host_pooled | region.device_pooled) \
-                    and name in region.alloc_at:
+                    and name in region.alloc_at and name not in named:
+                named.add(name)
                 notes.append(Diagnostic.note(f"'{name}' stays out of the {space} pool (not allocated and "
                                              "freed at the top level, or its size is not known where the "
                                              "pool is made)", EXPLAIN_ID,

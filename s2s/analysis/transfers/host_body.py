@@ -107,7 +107,8 @@ def read_loop_body(extractor, index: int, stmt: Stmt, calls, launches) -> LoopBo
     value on entry (the body runs many times) and allocates none."""
     inner = dataclasses.replace(
         extractor, local=set(), alloc_at={}, free_at={}, has_value=set(extractor.has_value),
-        host_alloc_at={}, allocation_spans={}, changed=None, pool_start=None, unfused={}, bodies=None)
+        host_alloc_at={}, allocation_spans={}, changed=None, pool_start=None, unfused={}, bodies=None,
+        hoisted={})
     statements, ops = inner.statements_of(body_statements(extractor, stmt), calls, launches)
     for entry in statements:
         if entry.role in OUTSIDE_ONLY:

@@ -136,6 +136,8 @@ class HostRegion:
     #: buffer -> the kernel (operation of the graph) of the first loop that rotates it: from
     #: there on its copies are not fused with others (``host_loops``)
     unfused: dict[str, int] = field(default_factory=dict)
+    #: statement -> the statement it moves before: declarations the pools need (``host_hoist``)
+    hoisted: dict[int, int] = field(default_factory=dict)
     #: the regions of the bodies of loops that copy (``host_body``), in statement order
     loops: tuple[HostRegion, ...] = ()
     #: for the region of a loop's body, which loop (its pools are the function's)
@@ -205,6 +207,8 @@ class _Extractor(BufferChecks, CallArgs):
     arrays: dict[str, list[str]] = field(default_factory=dict)
     #: the loops whose body copies (``host_body``); None while reading such a body (no nesting)
     bodies: list[LoopBody] | None = field(default_factory=list)
+    #: statement -> the statement it moves before (``host_hoist``)
+    hoisted: dict[int, int] = field(default_factory=dict)
 
     # -- classification -------------------------------------------------------------
 
@@ -231,7 +235,7 @@ class _Extractor(BufferChecks, CallArgs):
                       for b in self.bodies)
         return HostRegion(self.function.name, tuple(statements), tuple(buffers), dict(self.sizes), tuple(ops),
                           graph, host_pooled, device_pooled, dict(self.alloc_at), dict(self.free_at),
-                          dict(self.allocation_spans), unfused, loops)
+                          dict(self.allocation_spans), unfused, dict(self.hoisted), loops)
 
     def statements_of(self, top, calls: SpanIndex[ApiCall], launches: SpanIndex[LaunchSite]
                       ) -> tuple[list[RegionStatement], list[Op]]:
@@ -395,7 +399,11 @@ class _Extractor(BufferChecks, CallArgs):
                              "transfers-unsupported-call")
 
     def _host_free(self, stmt: Stmt) -> str | None:
-        """The host buffer a statement that is only ``free(h)`` frees."""
+        """The host buffer a statement that is only ``free(h)`` or ``delete[] h`` frees."""
+        if stmt.kind == "expr" and not stmt.calls:
+            uses = self._uses(stmt.span)
+            if len(uses) == 1 and uses[0].role == "delete" and self.space.get(uses[0].name) == HOST:
+                return uses[0].name
         if stmt.kind != "expr" or len(stmt.calls) != 1 or stmt.calls[0].name != "free":
             return None
         call = stmt.calls[0]
