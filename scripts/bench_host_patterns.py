@@ -5,18 +5,18 @@ The programs of ``testsuite/fuse/data/patterns/`` (written here, one pattern eac
 and const parameters, synchronizations and event timing, members next to arrays, launches
 in host loops, a frame loop rotating its buffers, kernels of different shapes) and any
 others given on the command line. For each program and pass: the cudaMemcpy + cudaMalloc
-calls (transfers) or launches (fuse) in the source before and after, whether the rewrite
-compiles with ``nvcc -c -arch=sm_90`` (when nvcc is there), and when nothing changed the
-first reason the pass gave (a warning, or a "not fused" note of ``--explain``).
+calls (transfers; a cudaMemcpyAsync counts as a cudaMemcpy) or launches (fuse) in the source
+before and after, whether the rewrite compiles with ``nvcc -c -arch=sm_90`` (when nvcc is
+there), and when nothing changed the first reason the pass gave (a warning, or a "not fused"
+note of ``--explain``).
 
 With ``--corpus`` the programs of the CUDA corpus (``testsuite/corpus/cuda/*/sample.toml``:
 sources, flags, arguments, input generator, ignored output lines) come after the patterns.
 With ``--verify`` every rewritten program is also built and run against its original on the
 runtime's cpu devices (``s2s verify --passes PASS``): the ``verify`` column says OK or FAILED.
 
-A FILE that is a corpus directory (with a ``sample.toml``) is run as the corpus runs it.
-
-Usage: python scripts/bench_host_patterns.py [--markdown] [--corpus] [--verify] [FILE.cu | DIR ...]
+Usage: python scripts/bench_host_patterns.py [--markdown] [--corpus] [--verify] [FILE.cu | SAMPLE_DIR ...]
+(a directory with a ``sample.toml`` runs as the corpus does, with its flags and arguments)
 Exit status 0; 1 when a rewrite fails to compile or to verify, or a pass fails on a file.
 """
 
@@ -81,7 +81,7 @@ def counts(path: str, source: bytes, flags=()) -> tuple:
     model = load(path, ParseOptions(user_flags=tuple(flags)), source=source).model
     if model is None:
         return ("does not parse",) * 2
-    calls = sum(1 for c in model.api_calls if c.name in ("cudaMemcpy", "cudaMalloc"))
+    calls = sum(1 for c in model.api_calls if c.name in ("cudaMemcpy", "cudaMemcpyAsync", "cudaMalloc"))
     return calls, len(model.launches)
 
 

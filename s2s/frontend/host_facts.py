@@ -104,6 +104,8 @@ def _role(tree: _Tree, i: int) -> str:
         return "subscript" if kids and kids[0] == j else "read"
     if kind == "MEMBER_REF_EXPR":
         return "member"
+    if kind == "CXX_DELETE_EXPR":
+        return "delete"
     if kind == "CALL_EXPR":
         return "read" if kids and kids[0] == j else "argument"
     if kind in CONDITIONS and kids and kids[0] == j:

@@ -20,9 +20,10 @@ from s2s.model.span import SourceSpan
 #: ``subscript`` the base of ``v[...]``; ``deref`` the operand of unary ``*``; ``member`` the
 #: base of ``v.f`` / ``v->f``; ``argument`` a whole call argument; ``null-test`` compared with
 #: a null constant, negated, or the whole condition of ``if``/``while``/``?:``/``&&``/``||``;
-#: ``read`` any other use of the value (copied, added to, returned).
+#: ``delete`` the operand of ``delete`` / ``delete[]``; ``read`` any other use of the value
+#: (copied, added to, returned).
 ROLES = ("declare", "null-init", "init", "assign", "address", "subscript", "deref", "member",
-         "argument", "null-test", "read")
+         "argument", "null-test", "delete", "read")
 
 
 @dataclass(frozen=True)

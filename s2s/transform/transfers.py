@@ -52,20 +52,37 @@ def run_transfers(loaded: Loaded) -> PassOutput:
         except UnsupportedConstruct as refusal:
             diagnostics.append(_warning(refusal))
             continue
-        if not _worth_it(host_plan):
+        bodies, refused = _body_plans(host_plan)
+        diagnostics += [_warning(r) for r in refused]
+        if not any(_worth_it(p) for p in (host_plan, *bodies)):
             diagnostics.append(Diagnostic.note(
                 f"'{region.function}': nothing merges: {host_plan.copies_before} cudaMemcpy calls, "
                 f"{host_plan.device_allocs_before} cudaMalloc calls and {host_plan.host_allocs_before} host "
                 "allocations stay (the copies move at different points, or their buffers stay out of the "
                 "pools)", EXPLAIN_ID, region.statements[0].stmt.span))
             continue
-        edits += region_edits(host_plan, source)
-        diagnostics += _explain(host_plan)
+        for plan in (host_plan, *bodies):
+            edits += region_edits(plan, source)
+            diagnostics += _explain(plan)
     return PassOutput(tuple(edits), tuple(diagnostics), check_compiles=True)
 
 
+def _body_plans(plan: HostPlan) -> tuple[list[HostPlan], list[UnsupportedConstruct]]:
+    """The plans of the bodies of the region's loops that copy, in the region's slot order; a
+    body that cannot be planned keeps its copies as written (its buffers' variables still
+    name their slots)."""
+    fixed = tuple((plan.operands[o].host, plan.operands[o].device) for o in plan.slots)
+    plans, refused = [], []
+    for body in plan.region.loops:
+        try:
+            plans.append(plan_region(body, fixed))
+        except UnsupportedConstruct as refusal:
+            refused.append(refusal)
+    return plans, refused
+
+
 def plan_file(loaded: Loaded) -> tuple[list[HostPlan], list[UnsupportedConstruct]]:
-    """The host plans of a file (for the benchmark and tests)."""
+    """The host plans of a file, a function's loop bodies after it (for the benchmark and tests)."""
     regions, refusals = find_regions(loaded.model, loaded.source)
     plans = []
     for region in regions:
@@ -73,6 +90,10 @@ def plan_file(loaded: Loaded) -> tuple[list[HostPlan], list[UnsupportedConstruct
             plans.append(plan_region(region))
         except UnsupportedConstruct as refusal:
             refusals.append(refusal)
+            continue
+        bodies, refused = _body_plans(plans[-1])
+        plans += bodies
+        refusals += refused
     return plans, refusals
 
 
@@ -89,14 +110,36 @@ def _worth_it(plan: HostPlan) -> bool:
 # -- text -------------------------------------------------------------------------------
 
 
-def _offset_name(plan: HostPlan, operand: int) -> str:
+def _buffer_name(plan: HostPlan, operand: int, space: str = HOST) -> str:
+    """The operand's buffer in ``space`` (a slot's offset and size are its host buffer's: a
+    buffer has one place even when it pairs with several others; a device-tail entry's are
+    its device buffer's, never those of a host partner that is not pooled: it may be declared
+    after the pools are made)."""
     op = plan.operands[operand]
-    return f"s2s_off_{op.host or op.device}"
+    name = op.host if space == HOST else op.device
+    return name or op.host or op.device
 
 
-def _size(plan: HostPlan, operand: int) -> str:
-    op = plan.operands[operand]
-    return plan.region.sizes[op.host or op.device]
+def _offset_name(plan: HostPlan, operand: int, space: str = HOST) -> str:
+    """``s2s_off_<buffer>``; an element ``d[1]`` of an array of device pointers: ``s2s_off_d_1``."""
+    return "s2s_off_" + _buffer_name(plan, operand, space).replace("[", "_").replace("]", "")
+
+
+def _size(plan: HostPlan, operand: int, space: str = HOST) -> str:
+    return plan.region.sizes[_buffer_name(plan, operand, space)]
+
+
+def _offset_of(plan: HostPlan) -> dict[str, str]:
+    """Pooled buffer -> its offset variable."""
+    found = {}
+    for operand in plan.slots:
+        op = plan.operands[operand]
+        found[op.host] = found[op.device] = _offset_name(plan, operand)
+    for tail, space in ((plan.host_tail, HOST), (plan.device_tail, "device")):
+        for operand in tail:
+            op = plan.operands[operand]
+            found[op.host if space == HOST else op.device] = _offset_name(plan, operand, space)
+    return found
 
 
 def _wrap(wrapper: str | None, call: str) -> str:
@@ -106,20 +149,20 @@ def _wrap(wrapper: str | None, call: str) -> str:
 def _offset_lines(plan: HostPlan) -> list[str]:
     lines = [f"/* s2s transfers: pooled buffers, offsets aligned to {ALIGNMENT} bytes */"]
 
-    def chain(operands, base: str | None) -> str | None:
+    def chain(operands, base: str | None, space: str = HOST) -> str | None:
         previous = base
         for operand in operands:
             value = "0" if previous is None else \
                 f"({previous} + {ALIGNMENT - 1}) & ~(size_t){ALIGNMENT - 1}"
-            lines.append(f"const size_t {_offset_name(plan, operand)} = {value};")
-            previous = f"{_offset_name(plan, operand)} + ({_size(plan, operand)})"
+            lines.append(f"const size_t {_offset_name(plan, operand, space)} = {value};")
+            previous = f"{_offset_name(plan, operand, space)} + ({_size(plan, operand, space)})"
         return previous
 
     shared_end = chain(plan.slots, None)
     host_end = chain(plan.host_tail, shared_end)
     if plan.region.host_pooled:
         lines.append(f"const size_t s2s_host_bytes = {host_end};")
-    device_end = chain(plan.device_tail, shared_end)
+    device_end = chain(plan.device_tail, shared_end, "device")
     if plan.region.device_pooled:
         lines.append(f"const size_t s2s_device_bytes = {device_end};")
         lines.append(f"char *{DEVICE_POOL} = NULL;")
@@ -131,8 +174,8 @@ def _message_text(plan: HostPlan, message: Message, wrapper: str | None) -> str:
     op = plan.operands[first]
     kind = "cudaMemcpyHostToDevice" if message.direction is Direction.UP else "cudaMemcpyDeviceToHost"
     dst, src = (op.device, op.host) if message.direction is Direction.UP else (op.host, op.device)
-    if len(message.operands) == 1:
-        size = _size(plan, first)
+    if len(message.operands) == 1:  # the program's own size text (both sides were checked equal)
+        size = plan.region.sizes[op.host or op.device]
     else:
         size = f"{_offset_name(plan, last)} + ({_size(plan, last)}) - {_offset_name(plan, first)}"
     return _wrap(wrapper, f"cudaMemcpy({dst}, {src}, {size}, {kind})")
@@ -146,34 +189,36 @@ def region_edits(plan: HostPlan, source: bytes) -> list[Edit]:
     statements = region.statements
     inserts: dict[int, list[str]] = {}
     edits: list[Edit] = []
+    if region.body_of is not None:  # a loop's body: its copies only, the pools are the function's
+        return _copy_edits(plan, source, statements, inserts, edits)
     pooled = region.host_pooled | region.device_pooled
+    for moved, target in sorted(region.hoisted.items()):
+        entry = statements[moved]
+        span = entry.stmt.span
+        inserts.setdefault(target, []).append(source[span.start:_statement_end(entry, source)].decode())
+        edits.append(_replace_statement(entry, source, ""))
     first_alloc = min(region.alloc_at[n] for n in pooled) if pooled else None
     if first_alloc is not None:
         inserts.setdefault(first_alloc, []).extend(_offset_lines(plan))
-    slot_of = {}
-    for operand, op in enumerate(plan.operands):
-        for name in (op.host, op.device):
-            if name is not None:
-                slot_of[name] = operand
+    offset_of = _offset_of(plan)
     if region.host_pooled:
         first_host = min(region.alloc_at[n] for n in region.host_pooled)
         inserts.setdefault(first_host, []).append(f"char *{HOST_POOL} = (char *)malloc(s2s_host_bytes);")
         for name in sorted(region.host_pooled):
             span = region.allocation_spans[name]
             edits.append(Edit(span.file, span.start, span.length,
-                              f"({HOST_POOL} ? (void *)({HOST_POOL} + {_offset_name(plan, slot_of[name])}) "
+                              f"({HOST_POOL} ? (void *)({HOST_POOL} + {offset_of[name]}) "
                               ": NULL)"))
-    copy_wrapper = next((s.wrapper for s in statements if s.role == "copy" and s.wrapper), None)
     first_device = min((region.alloc_at[n] for n in region.device_pooled), default=None)
     last_device_free = max((region.free_at[n] for n in region.device_pooled), default=None)
     last_host_free = max((region.free_at[n] for n in region.host_pooled), default=None)
     for index, entry in enumerate(statements):
         text = None
-        if entry.role == "copy" and entry.op is not None:
-            text = ""
-        elif entry.role == "device-alloc" and entry.buffer in region.device_pooled:
-            assign = (f"{entry.buffer} = reinterpret_cast<decltype({entry.buffer})>("
-                      f"{DEVICE_POOL} + {_offset_name(plan, slot_of[entry.buffer])});")
+        if entry.role == "device-alloc" and entry.buffer in region.device_pooled:
+            # ``+d[1]``: the pointer type of an element (``decltype(d[1])`` is a reference)
+            typed = f"+{entry.buffer}" if "[" in entry.buffer else entry.buffer
+            assign = (f"{entry.buffer} = reinterpret_cast<decltype({typed})>("
+                      f"{DEVICE_POOL} + {offset_of[entry.buffer]});")
             text = assign if index != first_device else \
                 _wrap(entry.wrapper, f"cudaMalloc((void **)&{DEVICE_POOL}, s2s_device_bytes)") + \
                 "\n" + entry.stmt.span.indent + assign
@@ -183,6 +228,16 @@ def region_edits(plan: HostPlan, source: bytes) -> list[Edit]:
             text = "" if index != last_host_free else f"free({HOST_POOL});"
         if text is not None:
             edits.append(_replace_statement(entry, source, text))
+    return _copy_edits(plan, source, statements, inserts, edits)
+
+
+def _copy_edits(plan: HostPlan, source: bytes, statements, inserts: dict[int, list[str]],
+                edits: list[Edit]) -> list[Edit]:
+    """The program's planned copies removed, the plan's messages inserted (with ``inserts``)."""
+    copy_wrapper = next((s.wrapper for s in statements if s.role == "copy" and s.wrapper), None)
+    for entry in statements:
+        if entry.role == "copy" and entry.op is not None:
+            edits.append(_replace_statement(entry, source, ""))
     for message in plan.messages:
         inserts.setdefault(message.boundary, []).append(_message_text(plan, message, copy_wrapper))
     for boundary, lines in inserts.items():
@@ -238,8 +293,9 @@ def _explain(plan: HostPlan) -> list[Diagnostic]:
     region = plan.region
     graph = region.graph.graph
     first = region.statements[0].stmt.span
+    where = "" if region.body_of is None else f" ({region.body_of}, per iteration)"
     notes = [Diagnostic.note(
-        f"'{region.function}': {plan.copies_before} cudaMemcpy calls become {plan.copies_after}, "
+        f"'{region.function}'{where}: {plan.copies_before} cudaMemcpy calls become {plan.copies_after}, "
         f"{plan.device_allocs_before} cudaMalloc calls {plan.device_allocs_after}, "
         f"{plan.host_allocs_before} host allocations {plan.host_allocs_after} "
         f"({len(graph.kernels)} kernels, {sum(k.device == 0 for k in graph.kernels)} of them host code; "
@@ -250,11 +306,18 @@ def _explain(plan: HostPlan) -> list[Diagnostic]:
         where = _where(region, message)
         notes.append(Diagnostic.note(f"{verb} {names} in one cudaMemcpy {where}", EXPLAIN_ID,
                                      _anchor(region, message)))
+    for moved, target in sorted(region.hoisted.items()):
+        notes.append(Diagnostic.note(
+            f"declaration moved up before line {region.statements[target].stmt.span.line}, where the pools "
+            "are made: the size of a pooled buffer uses it, and it commutes with the statements it passes",
+            EXPLAIN_ID, region.statements[moved].stmt.span))
+    named = set()
     for operand in range(len(plan.operands)):
         op = plan.operands[operand]
         for name, space in ((op.host, HOST), (op.device, "device")):
             if name is not None and name not in (region.host_pooled | region.device_pooled) \
-                    and name in region.alloc_at:
+                    and name in region.alloc_at and name not in named:
+                named.add(name)
                 notes.append(Diagnostic.note(f"'{name}' stays out of the {space} pool (not allocated and "
                                              "freed at the top level, or its size is not known where the "
                                              "pool is made)", EXPLAIN_ID,
@@ -266,7 +329,7 @@ def _where(region: HostRegion, message: Message) -> str:
     kernels = region.graph.graph.kernels
     if message.point < len(kernels):
         return f"before '{kernels[message.point].name}' (line {_anchor(region, message).line})"
-    return f"after '{kernels[-1].name}'"
+    return f"after '{kernels[-1].name}'" if kernels else f"(line {_anchor(region, message).line})"
 
 
 def _anchor(region: HostRegion, message: Message) -> SourceSpan:

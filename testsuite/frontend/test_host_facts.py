@@ -72,3 +72,11 @@ def test_null_tests_and_increments(load_source):
     assert _roles(uses, 22) == [("x", "assign", None, None)]
     assert all(u.pointer for u in uses if u.name in ("a", "b", "h", "p", "q"))
     assert not any(u.pointer for u in uses if u.name in ("n", "x"))
+
+
+def test_the_operand_of_delete(load_source):
+    loaded = load_source("int main()\n{\n    float *a = new float[8];\n    a[0] = 1.0f;\n"
+                         "    delete[] a;\n    return 0;\n}\n", "del.cu")
+    uses = loaded.model.in_function("var_uses", "main")
+    assert _roles(uses, 3) == [("a", "init", None, None)]
+    assert _roles(uses, 5) == [("a", "delete", None, None)]

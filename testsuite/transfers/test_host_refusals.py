@@ -84,7 +84,7 @@ def test_plain_region_is_rewritten(load_source):
     ("    float *alias = h_a;\n", "alias", "transfers-escape"),
     ("    consume(d_a);\n", "consume(d_a)", "transfers-escape"),
     ("    h_b = (float *)realloc(h_b, 2 * bytes);\n", "realloc", "transfers-escape"),
-    ("    for (int k = 0; k < 2; ++k)\n        cudaMemcpy(d_a, h_a, bytes, cudaMemcpyHostToDevice);\n",
+    ("    if (n > 2)\n        cudaMemcpy(d_a, h_a, bytes, cudaMemcpyHostToDevice);\n",
      "        cudaMemcpy(d_a, h_a", "transfers-control-flow"),
 ])
 def test_refusals_after_the_launches(load_source, change, needle, expected_id):
@@ -96,9 +96,10 @@ def test_refusals_after_the_launches(load_source, change, needle, expected_id):
     assert column > 1
 
 
-def test_memory_call_in_loop_points_at_the_call(load_source):
+def test_memory_call_in_branch_points_at_the_call(load_source):
+    # a loop's body is a region of its own (test_host_body.py); a branch is not
     body = PLAIN.replace("    cudaMemcpy(d_b, h_b, bytes, cudaMemcpyHostToDevice);\n",
-                         "    for (int k = 0; k < 2; ++k)\n        cudaMemcpy(d_b, h_b, bytes, cudaMemcpyHostToDevice);\n")
+                         "    if (n > 2)\n        cudaMemcpy(d_b, h_b, bytes, cudaMemcpyHostToDevice);\n")
     assert refused(load_source, body) == ("transfers-control-flow", line_of(body, "(d_b, h_b"), 9)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 
+from s2s.analysis.transfers.host_hoist import hoistable
 from s2s.analysis.transfers.region import DEVICE, HOST
 from s2s.model import Stmt
 
@@ -64,16 +65,17 @@ class BufferChecks:
         for use in self._uses(stmt.span):
             if use.name not in self.space or use.name in allowed or _covered(in_refs, use.span.start):
                 continue
-            if use.role in HARMLESS or (use.role == "assign" and use.name in fresh):
+            if use.role in HARMLESS or (use.role in ("assign", "init") and use.name in fresh):
                 continue  # declared without a value (a cudaMalloc target), a null test, a first allocation
             self._refuse(f"'{use.name}' is used in a way the transfer rewrite cannot follow", use.span,
                          "transfers-escape")
 
     def _first_allocations(self, stmt: Stmt) -> set[str]:
-        """Host buffers ``stmt`` gives their first storage outside a declaration (``if ((h =
-        (float *)malloc(n)) == NULL)``): the function allocates the buffer only here and
-        mentions it before only to declare it. Not an alias: the buffer is followed from here
-        on as one whose storage comes from outside the region (not pooled)."""
+        """Host buffers ``stmt`` gives their first storage other than by a pooled ``malloc``
+        declaration (``if ((h = (float *)malloc(n)) == NULL)``, ``float *h = new float[n];``):
+        the function allocates the buffer only here and mentions it before only to declare
+        it. Not an alias: the buffer is followed from here on as one whose storage comes from
+        outside the region (not pooled)."""
         found = set()
         for alloc in self.model.in_function("allocations", self.function.name):
             if not stmt.span.contains(alloc.span) or alloc.name in self.local:
@@ -91,7 +93,8 @@ class BufferChecks:
     def _poolable(self, name: str, statements: list) -> bool:
         """A buffer goes into a pool when it is allocated and freed at the top level here
         (host: by a malloc declaration) and its size can be computed where
-        the pools are made (nothing in between declares or assigns a name the size uses)."""
+        the pools are made (nothing in between declares or assigns a name the size uses, but
+        a declaration that may move up to the pools: ``host_hoist``)."""
         if name not in self.local or name not in self.free_at:
             return False
         at = self.alloc_at[name]
@@ -110,10 +113,14 @@ class BufferChecks:
         if self.pool_start is None:  # the same for every buffer
             self.pool_start = min(self.alloc_at[n] for n in self.local if n in self.free_at)
         start = self.pool_start
+        moved = []
         for word in self.size_words[name]:
             hits = self._changed_at(word, statements)
-            if bisect.bisect_left(hits, start) < bisect.bisect_left(hits, at):
-                return False
+            for hit in hits[bisect.bisect_left(hits, start):bisect.bisect_left(hits, at)]:
+                if not hoistable(statements, hit, start, self.function.span, self._uses):
+                    return False
+                moved.append(hit)  # a declaration the size needs goes up to the pools (host_hoist)
+        self.hoisted.update((hit, start) for hit in moved)
         return True
 
     def _changed_at(self, word: str, statements: list) -> list[int]:

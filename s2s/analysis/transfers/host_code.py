@@ -31,11 +31,20 @@ their transfers are planned but not fused.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
-from s2s.analysis.host_eval import same_size
 from s2s.analysis.kernel_access import KernelAccessModel, analyze_unit
+from s2s.analysis.transfers.host_args import CallArgs, _norm
+from s2s.analysis.transfers.host_body import (
+    LOOPS,
+    LoopBody,
+    barrier_ops,
+    body_region,
+    clip_barriers,
+    read_loop_body,
+)
 from s2s.analysis.transfers.host_checks import BufferChecks
 from s2s.analysis.transfers.host_loops import loop_op
 from s2s.analysis.transfers.region import (
@@ -62,6 +71,10 @@ from s2s.model.span import SpanIndex
 from s2s.model.unit import TranslationUnit
 
 MEMORY_CALLS = {"cudaMalloc", "cudaMemcpy", "cudaFree"}
+#: calls that write a device buffer in place like a kernel (``cudaMemset(d, value, bytes)``):
+#: an operation of the region, not a transfer; the call stays where it is and, the pooled
+#: buffer's variable being assigned its slot of the pool, addresses the pool (base + offset)
+DEVICE_FILLS = {"cudaMemset"}
 NEUTRAL_API = {"cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString", "cudaDeviceSynchronize",
                "cudaDeviceReset", "cudaGetErrorName", "cudaSetDevice", "cudaGetDeviceCount"}
 #: Kernels ``s2s fuse`` made: their stages run in program order, and a buffer that has no value
@@ -69,7 +82,21 @@ NEUTRAL_API = {"cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString", 
 #: original program read nothing uninitialised, or transfers would have refused it), though the
 #: access analysis of the fused kernel, seeing the stages' reads and writes together, says read.
 FUSED_PREFIX = "s2s_fused_"
+#: the stream arguments that name the default (legacy) stream: a null constant spelled in the
+#: argument cannot name another stream, so this text test decides nothing a variable could change
+NULL_STREAMS = {"0", "NULL", "nullptr", "cudaStreamLegacy"}
 _KIND_SPACES = {"cudaMemcpyHostToDevice": (DEVICE, HOST), "cudaMemcpyDeviceToHost": (HOST, DEVICE)}
+
+
+def is_copy(call: ApiCall) -> bool:
+    """A copy the plan may move and merge: ``cudaMemcpy``, or ``cudaMemcpyAsync`` on the default
+    stream. The latter is ordered with the default stream's launches and copies as
+    ``cudaMemcpy`` is; the rewrite makes it synchronous, one of the schedules the program
+    already allowed (the host could not rely on it running later)."""
+    if call.name == "cudaMemcpy":
+        return len(call.args) == 4
+    return call.name == "cudaMemcpyAsync" and (len(call.args) == 4 or len(call.args) == 5 and
+                                               call.args[4].text.strip() in NULL_STREAMS)
 
 
 @dataclass(frozen=True)
@@ -85,6 +112,9 @@ class RegionStatement:
     op: int | None = None
     #: the launches of a ``loop`` statement (a loop or branch that launches kernels)
     launches: tuple[LaunchSite, ...] = ()
+    #: the last of the statement's operations when it has several (``op`` the first): a loop
+    #: whose body copies is a host and a device operation (``host_body``)
+    last_op: int | None = None
 
 
 @dataclass(frozen=True)
@@ -106,10 +136,17 @@ class HostRegion:
     #: buffer -> the kernel (operation of the graph) of the first loop that rotates it: from
     #: there on its copies are not fused with others (``host_loops``)
     unfused: dict[str, int] = field(default_factory=dict)
+    #: statement -> the statement it moves before: declarations the pools need (``host_hoist``)
+    hoisted: dict[int, int] = field(default_factory=dict)
+    #: the regions of the bodies of loops that copy (``host_body``), in statement order
+    loops: tuple[HostRegion, ...] = ()
+    #: for the region of a loop's body, which loop (its pools are the function's)
+    body_of: str | None = None
 
     def statement_of_kernel(self, kernel: int) -> int:
         op = self.graph.op_of_kernel[kernel]
-        return next(i for i, s in enumerate(self.statements) if s.op == op)
+        return next(i for i, s in enumerate(self.statements)
+                    if s.op is not None and s.op <= op <= (s.op if s.last_op is None else s.last_op))
 
 
 def find_regions(model: TranslationUnit, source: bytes) -> tuple[list[HostRegion], list[UnsupportedConstruct]]:
@@ -118,7 +155,7 @@ def find_regions(model: TranslationUnit, source: bytes) -> tuple[list[HostRegion
     index = _UnitIndex(model)
     regions, refusals = [], []
     for function in model.functions:
-        calls = [c for c in model.in_function("api_calls", function.name) if c.name in MEMORY_CALLS]
+        calls = [c for c in model.in_function("api_calls", function.name) if c.name in MEMORY_CALLS or is_copy(c)]
         if function.body is None or not calls:
             continue
         try:
@@ -126,10 +163,6 @@ def find_regions(model: TranslationUnit, source: bytes) -> tuple[list[HostRegion
         except UnsupportedConstruct as refusal:
             refusals.append(refusal)
     return regions, refusals
-
-
-def _norm(text: str) -> str:
-    return re.sub(r"\s+", "", text)
 
 
 class _UnitIndex:
@@ -144,7 +177,7 @@ class _UnitIndex:
 
 
 @dataclass
-class _Extractor(BufferChecks):
+class _Extractor(BufferChecks, CallArgs):
     model: TranslationUnit
     source: bytes
     function: HostFunction
@@ -170,6 +203,12 @@ class _Extractor(BufferChecks):
     pool_start: int | None = None
     #: buffer -> index in ``ops`` of the first loop rotating it
     unfused: dict[str, int] = field(default_factory=dict)
+    #: array of device pointers -> its elements allocated here (``float *d[2]``: "d[0]", "d[1]")
+    arrays: dict[str, list[str]] = field(default_factory=dict)
+    #: the loops whose body copies (``host_body``); None while reading such a body (no nesting)
+    bodies: list[LoopBody] | None = field(default_factory=list)
+    #: statement -> the statement it moves before (``host_hoist``)
+    hoisted: dict[int, int] = field(default_factory=dict)
 
     # -- classification -------------------------------------------------------------
 
@@ -181,30 +220,50 @@ class _Extractor(BufferChecks):
         for name, index in self.alloc_at.items():
             if self.space[name] == HOST:
                 self.host_alloc_at.setdefault(index, []).append(name)
+        statements, ops = self.statements_of(top, calls, launches)
+        buffers = [Buffer(name, self.space[name], 1, name in self.local, self._poolable(name, statements))
+                   for name in self.space]
+        pairs = [op for body in self.bodies for op in body.ops if isinstance(op, Copy)]
+        graph = build_region_graph(buffers, ops, shared_device=True, pairs=pairs)
+        kernel_of = {op: k for k, op in enumerate(graph.op_of_kernel)}
+        graph = clip_barriers(graph, statements)
+        unfused = {name: kernel_of[op] for name, op in self.unfused.items()}
+        host_pooled = frozenset(b.name for b in buffers if b.space == HOST and b.can_move)
+        device_pooled = frozenset(b.name for b in buffers if b.space == DEVICE and b.can_move)
+        loops = tuple(body_region(self, b, host_pooled, device_pooled,
+                                  {n for n, op in self.unfused.items() if op < b.first_op})
+                      for b in self.bodies)
+        return HostRegion(self.function.name, tuple(statements), tuple(buffers), dict(self.sizes), tuple(ops),
+                          graph, host_pooled, device_pooled, dict(self.alloc_at), dict(self.free_at),
+                          dict(self.allocation_spans), unfused, dict(self.hoisted), loops)
+
+    def statements_of(self, top, calls: SpanIndex[ApiCall], launches: SpanIndex[LaunchSite]
+                      ) -> tuple[list[RegionStatement], list[Op]]:
+        """The statements of ``top`` with their roles, and the region's operations."""
         statements, ops = [], []
         for index, stmt in enumerate(top):
             # (a call whose span equals the statement's is inside it too)
             entry = self._classify(index, stmt, calls.inside(stmt.span), launches.inside(stmt.span))
             if entry.role == "device-alloc":
                 ops.append(Alloc(entry.buffer, entry.call.span))
-            op = self._op(entry, index, len(ops))
-            if op is not None:
-                ops.append(op)
+            if entry.role == "copy-loop":
+                body = read_loop_body(self, index, stmt, calls, launches)
+                new = barrier_ops(body, self.space, self.has_value)
+                self.has_value.update(n for op in new for n in op.writes)
+                self.bodies.append(dataclasses.replace(body, first_op=len(ops)))
+            else:
+                op = self._op(entry, index, len(ops))
+                new = [] if op is None else list(op) if isinstance(op, tuple) else [op]
+            if new:
+                ops.extend(new)
                 # a copy the plan does not move (one side not followed) stays as written
-                role = "opaque-copy" if entry.role == "copy" and not isinstance(op, Copy) else entry.role
+                role = "opaque-copy" if entry.role == "copy" and not isinstance(new[0], Copy) else entry.role
                 entry = RegionStatement(entry.stmt, role, entry.buffer, entry.wrapper, entry.call,
-                                        entry.launch, len(ops) - 1, entry.launches)
+                                        entry.launch, len(ops) - len(new), entry.launches, len(ops) - 1)
+            elif entry.role == "copy":  # neither side followed (members, parameters): it stays too
+                entry = dataclasses.replace(entry, role="opaque-copy")
             statements.append(entry)
-        buffers = [Buffer(name, self.space[name], 1, name in self.local, self._poolable(name, statements))
-                   for name in self.space]
-        graph = build_region_graph(buffers, ops, shared_device=True)
-        kernel_of = {op: k for k, op in enumerate(graph.op_of_kernel)}
-        unfused = {name: kernel_of[op] for name, op in self.unfused.items()}
-        host_pooled = frozenset(b.name for b in buffers if b.space == HOST and b.can_move)
-        device_pooled = frozenset(b.name for b in buffers if b.space == DEVICE and b.can_move)
-        return HostRegion(self.function.name, tuple(statements), tuple(buffers), dict(self.sizes), tuple(ops),
-                          graph, host_pooled, device_pooled, dict(self.alloc_at), dict(self.free_at),
-                          dict(self.allocation_spans), unfused)
+        return statements, ops
 
     def _refuse(self, message: str, span: SourceSpan, id: str):
         raise UnsupportedConstruct(f"{message}; the transfers of '{self.function.name}' are left as "
@@ -219,15 +278,18 @@ class _Extractor(BufferChecks):
                 if call.name == "cudaMalloc":
                     name = self._address_of(call) if len(call.args) == 2 else None
                     if name is None:
-                        self._refuse(f"cannot follow the pointer allocated by '{call.span.text(self.source)}'",
-                                     call.span, "transfers-escape")
+                        self._refuse(*self._unfollowed_allocation(call))
                     if name in self.space:
                         self._refuse(f"'{name}' is allocated twice", call.span, "transfers-realloc")
+                    if "[" in name:
+                        self.arrays.setdefault(name.split("[")[0], []).append(name)
                     self.space[name], self.sizes[name] = DEVICE, call.args[1].text
                     self._size_tree(name, call.span, call.name, 1)
                     self.size_words[name] = {u.name for u in self._arg_uses(call.span, call.name, 1)}
                     self.local.add(name)
                     self.alloc_at[name] = index
+        if self.arrays:
+            self.check_arrays({launch.kernel for launch in self.model.in_function("launches", self.function.name)})
         allocations = [a for a in self.model.in_function("allocations", self.function.name)
                        if a.kind == "malloc" and a.size_bytes is not None]
         statement_of: dict[int, int] = {}  # allocation -> first top-level statement holding it
@@ -246,7 +308,7 @@ class _Extractor(BufferChecks):
             self.alloc_at[alloc.name] = index
             self.allocation_spans[alloc.name] = alloc.span
         for call in self.model.in_function("api_calls", self.function.name):
-            if call.name != "cudaMemcpy" or len(call.args) != 4:
+            if not is_copy(call):
                 continue
             for position, arg in enumerate(call.args[:2]):
                 name = self._variable(call.span, call.name, position)
@@ -258,46 +320,6 @@ class _Extractor(BufferChecks):
                     self.space[name] = kind_spaces[call.args.index(arg)]
                     self.sizes[name] = call.args[2].text
                     self._size_tree(name, call.span, call.name, 2)
-
-    def _host_arg(self, site: SourceSpan, callee: str, position: int) -> HostArg | None:
-        found = [a for a in self.index.host_args.inside(site) if (a.call, a.position) == (callee, position)]
-        return found[0] if len(found) == 1 else None
-
-    def _size_tree(self, name: str, site: SourceSpan, callee: str, position: int) -> None:
-        arg = self._host_arg(site, callee, position)
-        if arg is not None:
-            self.size_trees[name] = arg.value
-
-    def _same_size(self, call: ApiCall, name: str) -> bool:
-        """Whether the copy's byte count is the buffer's size: the same product of the same
-        factors in the AST (``sizeof(T) * NX * NY`` is ``NX * NY * sizeof(T)``), or the same
-        text where a tree is missing."""
-        arg = self._host_arg(call.span, call.name, 2)
-        if arg is not None and name in self.size_trees and same_size(arg.value, self.size_trees[name]):
-            return True
-        return _norm(call.args[2].text) == _norm(self.sizes[name])
-
-    def _uses(self, span: SourceSpan) -> list[VarUse]:
-        """The variable mentions inside ``span`` (from the AST, ``s2s.frontend.host_facts``)."""
-        return self.index.var_uses.inside(span)
-
-    def _arg_uses(self, site: SourceSpan, callee: str, position: int) -> list[VarUse]:
-        """The mentions in argument ``position`` of the call of ``callee`` at ``site`` (the
-        AST records each mention's call argument: inside a macro every extent is the
-        macro's, so argument spans cannot tell the arguments apart)."""
-        return [u for u in self._uses(site) if (u.call, u.position) == (callee, position)]
-
-    def _address_of(self, call: ApiCall) -> str | None:
-        """``d`` when the first argument is ``&d`` (casts allowed: ``(void **)&d``) and
-        mentions nothing else."""
-        uses = self._arg_uses(call.span, call.name, 0)
-        return uses[0].name if len(uses) == 1 and uses[0].role == "address" else None
-
-    def _variable(self, site: SourceSpan, callee: str, position: int) -> str | None:
-        """The variable when the argument is exactly one, casts aside (``h``, not ``h[0]``,
-        ``h + k``, ``s.h``)."""
-        uses = self._arg_uses(site, callee, position)
-        return uses[0].name if len(uses) == 1 and uses[0].role == "argument" else None
 
     def _api_statement(self, stmt: Stmt, call: ApiCall) -> str | None:
         """The wrapper macro's name (or None) when ``stmt`` is just ``call`` or ``M(call)``
@@ -319,11 +341,17 @@ class _Extractor(BufferChecks):
 
     def _classify(self, index: int, stmt: Stmt, calls: list[ApiCall],
                   launches: list[LaunchSite]) -> RegionStatement:
-        memory = [c for c in calls if c.name in MEMORY_CALLS]
+        memory = [c for c in calls if c.name in MEMORY_CALLS or is_copy(c) or
+                  c.name in DEVICE_FILLS and self._mentions(c)]
         control = stmt.kind not in ("expr", "decl") and stmt.span.macro is None
         if control and memory:
-            self.refuse_loop(f"'{memory[0].name}' under control flow (only launches are followed in loops "
-                             "and branches)", memory[0].span)
+            if self.bodies is None:
+                self.refuse_loop(f"'{memory[0].name}' in a loop or branch nested in a loop that copies (only "
+                                 "launches are followed there)", memory[0].span)
+            if stmt.kind not in LOOPS or stmt.body is None:
+                self.refuse_loop(f"'{memory[0].name}' under a '{stmt.kind}' statement (only loops with a "
+                                 "straight-line body are planned, as regions of their own)", memory[0].span)
+            return RegionStatement(stmt, "copy-loop")
         if control and launches:
             self._check_calls(calls)
             return RegionStatement(stmt, "loop", launches=tuple(launches))
@@ -340,6 +368,9 @@ class _Extractor(BufferChecks):
             wrapper = self._api_statement(stmt, call)
             if call.name == "cudaMalloc":
                 return RegionStatement(stmt, "device-alloc", self._address_of(call), wrapper, call)
+            if call.name in DEVICE_FILLS:
+                return RegionStatement(stmt, "memset", self._plain(call.span, call.name, 0, call.args[0].text),
+                                       wrapper, call)
             if call.name == "cudaFree":
                 return RegionStatement(stmt, "device-free", self._plain(call.span, call.name, 0,
                                                                         call.args[0].text), wrapper, call)
@@ -357,28 +388,22 @@ class _Extractor(BufferChecks):
 
     def _check_calls(self, calls: list[ApiCall]) -> None:
         for call in calls:
-            if call.name not in MEMORY_CALLS and call.name not in NEUTRAL_API and call.name.startswith("cuda") \
-                    and self._mentions(call):
+            if call.name not in MEMORY_CALLS | DEVICE_FILLS | NEUTRAL_API and call.name.startswith("cuda") \
+                    and not is_copy(call) and self._mentions(call):
+                if call.name == "cudaMemcpyAsync" and len(call.args) == 5:
+                    self._refuse(f"'{call.name}' on stream '{call.args[4].text.strip()}': a copy on another "
+                                 "stream than the default one is ordered only with its stream's work, so "
+                                 "moving or merging it with the default stream's copies is not provably "
+                                 "legal", call.span, "transfers-stream")
                 self._refuse(f"'{call.name}' on a region buffer is not supported", call.span,
                              "transfers-unsupported-call")
 
-    def _plain(self, site: SourceSpan, callee: str, position: int, text: str,
-               where: SourceSpan | None = None) -> str:
-        """The region buffer argument ``position`` of the call at ``site`` is (``""`` when it
-        names none); a refusal when it uses one in an expression (``d + k``, ``&h``, ``b[0]``)."""
-        name = self._variable(site, callee, position)
-        if name is None or name not in self.space:
-            if any(use.name in self.space for use in self._arg_uses(site, callee, position)):
-                self._refuse(f"cannot follow the buffer expression '{text.strip()}'", where or site,
-                             "transfers-escape")
-            return ""
-        return name
-
-    def _mentions(self, call: ApiCall) -> bool:
-        return any(use.name in self.space and use.call == call.name for use in self._uses(call.span))
-
     def _host_free(self, stmt: Stmt) -> str | None:
-        """The host buffer a statement that is only ``free(h)`` frees."""
+        """The host buffer a statement that is only ``free(h)`` or ``delete[] h`` frees."""
+        if stmt.kind == "expr" and not stmt.calls:
+            uses = self._uses(stmt.span)
+            if len(uses) == 1 and uses[0].role == "delete" and self.space.get(uses[0].name) == HOST:
+                return uses[0].name
         if stmt.kind != "expr" or len(stmt.calls) != 1 or stmt.calls[0].name != "free":
             return None
         call = stmt.calls[0]
@@ -395,6 +420,10 @@ class _Extractor(BufferChecks):
         span = entry.stmt.span
         if entry.role == "copy":
             call = entry.call
+            for position in (0, 1):
+                chosen = self._candidates(call.span, call.name, position)
+                if chosen:
+                    return self._chosen_copy(call, position, chosen) or None
             dst, src = (self._plain(call.span, call.name, k, call.args[k].text) for k in (0, 1))
             if not dst or not src:
                 return self._opaque_copy(call, dst, src)
@@ -404,7 +433,11 @@ class _Extractor(BufferChecks):
                                  f"('{self.sizes[name]}' bytes)", call.span, "transfers-partial-copy")
             self.has_value.add(dst)
             return Copy(dst, src, None, call.span)
+        if entry.role == "memset":
+            return self._fill_op(entry.call, entry.buffer)
         if entry.role == "device-free":
+            if not entry.buffer:  # a pointer the region does not follow (a member, a parameter)
+                return None
             self.free_at[entry.buffer] = index
             return Free(entry.buffer, span)
         if entry.role == "host-free":
@@ -416,26 +449,6 @@ class _Extractor(BufferChecks):
         if entry.role == "host":
             return self._host_op(entry.stmt)
         return None
-
-    def _opaque_copy(self, call: ApiCall, dst: str, src: str) -> Op | None:
-        """A copy with one side a region buffer and the other something the rewrite does not
-        follow (``h[0]`` of an array of pointers, a member, a parameter): it stays where it is,
-        as an operation that writes (``dst``) or reads (``src``) that buffer on its side, so
-        the buffer's value is known (it used to be dropped, and a later read of a buffer it
-        filled was refused as reading nothing)."""
-        known = dst or src
-        if not known:
-            return None
-        name = f"cudaMemcpy at line {call.span.line}"
-        if known == dst:
-            reads = (dst,) if dst in self.has_value else ()
-            self.has_value.add(dst)
-            op_reads, op_writes = reads, (dst,)
-        else:
-            op_reads, op_writes = (src,), ()
-        if self.space[known] == DEVICE:
-            return Launch(name, op_reads, op_writes, call.span)
-        return HostCode(name, op_reads, op_writes, call.span)
 
     def _launch_op(self, launch: LaunchSite) -> Launch | None:
         reads, writes = [], []
@@ -458,23 +471,28 @@ class _Extractor(BufferChecks):
         model = self.accesses.get(launch.kernel)
         kernel = self.model.kernel(launch.kernel)
         for position, arg in enumerate(launch.args):
-            name = self._plain(launch.span, launch.kernel, position, arg.text, arg.span)
-            if not name:
-                continue
-            if self.space[name] != DEVICE:
-                self._refuse(f"host buffer '{name}' is passed to kernel '{launch.kernel}'", arg.span,
-                             "transfers-escape")
-            param = kernel.params[position].name if kernel and position < len(kernel.params) else None
-            access = model.array(param) if model and param else None
-            read = access is None or access.read is not None
-            write = access is None or access.write is not None
-            if name in self.local and name not in has_value:
-                # a buffer allocated here that holds nothing yet: what the kernel reads of it
-                # was written by the kernel itself (``tmp[i] = 0; tmp[i] += ..``, which the
-                # access model calls a read; an earlier stage of a fused kernel, see
-                # FUSED_PREFIX), or is undefined in the program too: no value to move
-                read = False
-            yield name, read, write
+            for name in self._candidates(launch.span, launch.kernel, position) or \
+                    [self._plain(launch.span, launch.kernel, position, arg.text, arg.span)]:
+                if name:
+                    yield from self._argument_access(launch, model, kernel, has_value, name, position, arg)
+
+    def _argument_access(self, launch: LaunchSite, model, kernel, has_value: set[str], name: str,
+                         position: int, arg):
+        """``launch_accesses`` of region buffer ``name`` as argument ``position``."""
+        if self.space[name] != DEVICE:
+            self._refuse(f"host buffer '{name}' is passed to kernel '{launch.kernel}'", arg.span,
+                         "transfers-escape")
+        param = kernel.params[position].name if kernel and position < len(kernel.params) else None
+        access = model.array(param) if model and param else None
+        read = access is None or access.read is not None
+        write = access is None or access.write is not None
+        if name in self.local and name not in has_value:
+            # a buffer allocated here that holds nothing yet: what the kernel reads of it
+            # was written by the kernel itself (``tmp[i] = 0; tmp[i] += ..``, which the
+            # access model calls a read; an earlier stage of a fused kernel, see
+            # FUSED_PREFIX), or is undefined in the program too: no value to move
+            read = False
+        yield name, read, write
 
     def _host_op(self, stmt: Stmt) -> HostCode | None:
         refs = [r for r in self.index.array_refs.inside(stmt.span) if self.space.get(r.root) == HOST]

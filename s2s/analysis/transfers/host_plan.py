@@ -7,6 +7,12 @@ it pairs with get one slot at the same offset in the host pool and the device po
 message is a run of operands in consecutive slots that move in the same direction at the same
 point; it is one ``cudaMemcpy`` of the byte range from the first slot to the end of the last.
 
+A buffer has one place in its pool, but pairing is per value (a host buffer may pair with
+two device buffers at different points): of the operands sharing a buffer, the one the plan
+moves most often together with others gets the slot (:func:`_slotted`); the others move by copies of their
+own (a fused copy needs the same layout on both sides), and their other buffer, when pooled
+and in no slot, goes to its pool's tail.
+
 Operands with several transferred values can make the optimizer's grouping impossible to lay
 out as consecutive slots; the slot order is the better (fewer messages) of two candidates --
 the operands in the order of the optimizer's layout, and the operands sorted by the groups they
@@ -24,7 +30,7 @@ from dataclasses import dataclass
 from s2s.analysis.transfers.graph import Direction
 from s2s.analysis.transfers.host_code import HostRegion
 from s2s.analysis.transfers.optimize import optimize
-from s2s.analysis.transfers.region import DEVICE, HOST, Operand
+from s2s.analysis.transfers.region import DEVICE, HOST, Copy, Operand
 from s2s.analysis.transfers.timing import TransferPlan
 from s2s.diagnostics import UnsupportedConstruct
 
@@ -38,6 +44,8 @@ class Message:
     point: int
     operands: tuple[int, ...]
     boundary: int
+    #: a download after the uploads of its point: it overwrites a host buffer one of them reads
+    late: bool = False
 
 
 @dataclass(frozen=True)
@@ -45,8 +53,8 @@ class HostPlan:
     region: HostRegion
     plan: TransferPlan
     slots: tuple[int, ...]          # operands with a slot in both pools, in memory order
-    host_tail: tuple[int, ...]      # operands only in the host pool
-    device_tail: tuple[int, ...]    # operands only in the device pool
+    host_tail: tuple[int, ...]      # operands whose host buffer is in the host pool, not in a slot
+    device_tail: tuple[int, ...]    # operands whose device buffer is in the device pool, not in a slot
     messages: tuple[Message, ...]
 
     @property
@@ -74,14 +82,18 @@ class HostPlan:
 
     @property
     def device_allocs_after(self) -> int:
+        if self.region.body_of is not None:  # a loop's body allocates nothing
+            return self.device_allocs_before
         return self.device_allocs_before - len(self.region.device_pooled) + bool(self.region.device_pooled)
 
     @property
     def host_allocs_before(self) -> int:
-        return sum(b.space == HOST and b.local for b in self.region.buffers)
+        return sum(b.space == HOST and b.local for b in self.region.buffers)  # none in a loop's body
 
     @property
     def host_allocs_after(self) -> int:
+        if self.region.body_of is not None:
+            return self.host_allocs_before
         return self.host_allocs_before - len(self.region.host_pooled) + bool(self.region.host_pooled)
 
 
@@ -90,20 +102,26 @@ class HostPlan:
 CANDIDATES = (("optimal", "tight"), ("optimal", "greedy"), ("matching", "tight"), ("matching", "greedy"))
 
 
-def plan_region(region: HostRegion) -> HostPlan:
-    """The host plan with the fewest ``cudaMemcpy`` messages among :data:`CANDIDATES`."""
+def plan_region(region: HostRegion, fixed: tuple[tuple[str | None, str | None], ...] | None = None) -> HostPlan:
+    """The host plan with the fewest ``cudaMemcpy`` messages among :data:`CANDIDATES`
+    (``fixed``: the slot order, see :func:`plan_host_code`)."""
     best = None
     for method, policy in CANDIDATES:
-        candidate = plan_host_code(region, optimize(region.graph.graph, method, policy))
+        candidate = plan_host_code(region, optimize(region.graph.graph, method, policy), fixed)
         if best is None or len(candidate.messages) < len(best.messages):
             best = candidate
     return best
 
 
-def plan_host_code(region: HostRegion, plan: TransferPlan) -> HostPlan:
+def plan_host_code(region: HostRegion, plan: TransferPlan,
+                   fixed: tuple[tuple[str | None, str | None], ...] | None = None) -> HostPlan:
+    """``fixed``: the slots of the pools as (host, device) names in memory order, when another
+    plan made them (a loop body's region uses its function's pools, ``host_body``)."""
     graph = region.graph
     operand_of = graph.operand_of
-    shared = [o for o in range(len(graph.operands)) if _both_pooled(region, graph.operands[o])]
+    if fixed is not None:
+        return _plan_in_slots(region, plan, fixed)
+    shared = _slotted(region, plan)
     moves: dict[int, tuple[Direction, int]] = {}   # vector -> (direction, point), pooled operands
     singles: list[tuple[Direction, int, int]] = []
     for transfer in plan.transfers:
@@ -120,16 +138,88 @@ def plan_host_code(region: HostRegion, plan: TransferPlan) -> HostPlan:
     moves = _merge_runs(graph.graph, slots, moves, operand_of)
     groups = _groups(moves, operand_of)
     slots += [o for o in shared if o not in slots]
-    host_tail = tuple(o for o in range(len(graph.operands)) if o not in slots
-                      and _pooled_name(region, graph.operands[o], HOST))
-    device_tail = tuple(o for o in range(len(graph.operands)) if o not in slots
-                        and _pooled_name(region, graph.operands[o], DEVICE))
+    host_tail, device_tail = _tail(region, slots, HOST), _tail(region, slots, DEVICE)
+    messages = _messages(region, slots, groups, singles)
+    return HostPlan(region, plan, tuple(slots), host_tail, device_tail, messages)
+
+
+def _messages(region: HostRegion, slots: list[int], groups, singles) -> tuple[Message, ...]:
+    """The runs of ``slots`` and the single moves as messages, in program order at each point."""
     runs = _runs(slots, groups) + [(d, p, (o,)) for d, p, o in singles]
     messages = [Message(d, p, ops, _boundary(region, d, p, ops)) for d, p, ops in runs]
     messages = _downloads_first(region, messages)
-    messages.sort(key=lambda m: (m.point, m.direction is Direction.UP,
+    messages.sort(key=lambda m: (m.point, 2 if m.late else m.direction is Direction.UP,
                                  slots.index(m.operands[0]) if m.operands[0] in slots else len(slots)))
-    return HostPlan(region, plan, tuple(slots), host_tail, device_tail, tuple(messages))
+    return tuple(messages)
+
+
+def _plan_in_slots(region: HostRegion, plan: TransferPlan, fixed) -> HostPlan:
+    """The messages of ``plan`` over the slot order ``fixed``: a run joins operands that are
+    neighbours there; a slot this region does not know is a gap (``-1 - k``: no run crosses it).
+    Only the operand whose (host, device) pair is a slot's moves by it: with pairing per value
+    the body may pair a slot's buffer with another one (``h`` with ``d_b`` where the slot is
+    ``h`` and ``d_a``), and that operand moves by a copy of its own, between the variables."""
+    graph = region.graph
+    operand_of = graph.operand_of
+    shared = [o for o in range(len(graph.operands)) if _both_pooled(region, graph.operands[o])]
+    by_pair = {(graph.operands[o].host, graph.operands[o].device): o for o in shared}
+    slots = [by_pair.get(pair, -1 - k) for k, pair in enumerate(fixed)]
+    moves: dict[int, tuple[Direction, int]] = {}
+    singles: list[tuple[Direction, int, int]] = []
+    for transfer in plan.transfers:
+        for vector in transfer.vectors:
+            operand = operand_of[vector]
+            if operand in slots and _fusable(region, operand, transfer.point):
+                moves[vector] = (transfer.direction, transfer.point)
+            else:
+                singles.append((transfer.direction, transfer.point, operand))
+    moves = _merge_runs(graph.graph, slots, moves, operand_of)
+    return HostPlan(region, plan, tuple(slots), (), (), _messages(region, slots, _groups(moves, operand_of), singles))
+
+
+def _slotted(region: HostRegion, plan: TransferPlan) -> list[int]:
+    """The operands with both buffers pooled that get a slot: at most one per buffer, first
+    those a loop's body copies (its copies, made every iteration, fuse only over slots:
+    ``host_body``), then those with the most values the plan moves together with others (a
+    slot is what lets them share a copy), then those with the most transferred values (ties:
+    program order)."""
+    operands = region.graph.operands
+    host = {b.name for b in region.buffers if b.space == HOST}
+    in_loops = {(op.src, op.dst) if op.src in host else (op.dst, op.src)
+                for body in region.loops for op in body.ops if isinstance(op, Copy)}
+    moved: dict[int, tuple[int, int]] = {}
+    for transfer in plan.transfers:
+        for vector in transfer.vectors:
+            operand = region.graph.operand_of[vector]
+            together, alone = moved.get(operand, (0, 0))
+            moved[operand] = (together + (len(transfer.vectors) > 1), alone + 1)
+    taken: set[str] = set()
+    chosen = []
+    for o in sorted((o for o in range(len(operands)) if _both_pooled(region, operands[o])),
+                    key=lambda o: ((operands[o].host, operands[o].device) not in in_loops,
+                                   tuple(-k for k in moved.get(o, (0, 0))), o)):
+        names = {operands[o].host, operands[o].device}
+        if not names & taken:
+            taken |= names
+            chosen.append(o)
+    return sorted(chosen)
+
+
+def _tail(region: HostRegion, slots: list[int], space: str) -> tuple[int, ...]:
+    """One operand per pooled buffer of ``space`` that no slot holds (in operand order)."""
+    operands = region.graph.operands
+    seen = {_name(operands[o], space) for o in slots}
+    tail = []
+    for o, operand in enumerate(operands):
+        name = _name(operand, space)
+        if o not in slots and _pooled_name(region, operand, space) and name not in seen:
+            seen.add(name)
+            tail.append(o)
+    return tuple(tail)
+
+
+def _name(operand: Operand, space: str) -> str | None:
+    return operand.host if space == HOST else operand.device
 
 
 def _fusable(region: HostRegion, operand: int, point: int) -> bool:
@@ -184,18 +274,36 @@ def _merge_runs(graph, slots: list[int], moves: dict[int, tuple[Direction, int]]
 
 
 def _downloads_first(region: HostRegion, messages: list[Message]) -> list[Message]:
-    """At one point every download comes before every upload (a value leaving a device
-    buffer before the next one enters it)."""
+    """At one point the downloads come before the uploads (a value leaving a device buffer
+    before the next one enters it), except a download into a host buffer that an upload of
+    the point reads (pairing per value: ``h`` up to ``d_a`` where ``d_b`` comes down into
+    ``h``): that one comes after the uploads. Refused when an upload must also follow such a
+    download (it enters the device buffer the download leaves)."""
+    def names(m: Message, space: str) -> set[str]:
+        return {_name(region.graph.operands[o], space) for o in m.operands}
+
+    ups = [m for m in messages if m.direction is Direction.UP]
+    late = {id(m) for m in messages if m.direction is Direction.DOWN and any(
+        u.point == m.point and names(u, HOST) & names(m, HOST) for u in ups)}
     last_download: dict[int, int] = {}
+    last_upload: dict[int, int] = {}
     for m in messages:
-        if m.direction is Direction.DOWN:
+        if m.direction is Direction.DOWN and id(m) not in late:
             last_download[m.point] = max(last_download.get(m.point, 0), m.boundary)
     result = []
     for m in messages:
-        if m.direction is Direction.UP and m.boundary < last_download.get(m.point, 0):
-            m = Message(m.direction, m.point, m.operands, last_download[m.point])
+        if m.direction is Direction.UP:
+            if any(id(d) in late and d.point == m.point and names(d, DEVICE) & names(m, DEVICE)
+                   for d in messages):
+                raise UnsupportedConstruct("a host buffer goes up and takes a new value from the same device "
+                                           "buffer at one point; no order of the copies keeps both",
+                                           region.statements[min(m.boundary, len(region.statements) - 1)].stmt.span,
+                                           "transfers-placement")
+            m = Message(m.direction, m.point, m.operands, max(m.boundary, last_download.get(m.point, 0)))
+            last_upload[m.point] = max(last_upload.get(m.point, 0), m.boundary)
         result.append(m)
-    return result
+    return [Message(m.direction, m.point, m.operands, max(m.boundary, last_upload.get(m.point, 0)), True)
+            if id(m) in late else m for m in result]
 
 
 def _pooled_name(region: HostRegion, operand: Operand, space: str) -> bool:
@@ -264,11 +372,13 @@ def _copies(region: HostRegion, entry, direction: Direction) -> set[int]:
         return set()
     op = region.ops[entry.op]
     operand = region.graph.operands
-    host = op.src if direction is Direction.UP else op.dst
-    return {k for k, o in enumerate(operand) if o.host == host}
+    host, device = (op.src, op.dst) if direction is Direction.UP else (op.dst, op.src)
+    return {k for k, o in enumerate(operand) if (o.host, o.device) == (host, device)}
 
 
 def _lifetime(region: HostRegion, name: str, space: str) -> tuple[int | None, int | None]:
+    if region.body_of is not None:  # a loop's body: the pools and buffers live around the loop
+        return None, None
     pool = region.host_pooled if space == HOST else region.device_pooled
     if name in pool:
         return (min(region.alloc_at[n] for n in pool), max(region.free_at[n] for n in pool))

@@ -10,8 +10,17 @@ overwrite; a kernel that updates part of a buffer must list it as read too.
 whatever its device buffer holds at that moment (a value the program copied there, or one
 a kernel wrote), host code whatever its host buffer holds. Every value becomes one
 single-assignment vector; the program's copies are dropped -- they only tell which value
-each kernel sees -- and the optimizer decides anew when each value moves. A host buffer and
-the device buffer it is copied to or from form one *operand* (they must pair one-to-one).
+each kernel sees -- and the optimizer decides anew when each value moves.
+
+Pairing is per value, not per buffer: a value's *operand* is the host buffer and the device
+buffer it lives in (the program's copies say which), so one host buffer may pair with
+several device buffers at different points (``h`` uploaded to ``d_in``, the result of
+``d_out`` downloaded into ``h``) and one device buffer with several host buffers. A value the
+program copies to two buffers on the other side (``h`` uploaded to ``d_a`` and to ``d_b``)
+becomes two vectors, one per operand, with the same producer and the same storage on their
+home side. A value left on one side takes the buffer's first partner (as before). Refused
+(``transfers-aliased-buffers``): a value that reaches a second buffer of its *home* side
+through the other side (``d_a`` -> ``h`` -> ``d_b``), which is a move within one space.
 
 Storage reuse on the host side bounds the windows (the device side is renamed: a pooled
 allocation gives each version its own place): a value must be uploaded before host code
@@ -36,14 +45,14 @@ rewriter cannot place in a pool).
 
 Refused with an :class:`~s2s.diagnostics.UnsupportedConstruct` (the op's span, a stable id):
 unknown buffers, operands in the wrong space, reads of uninitialized or freed buffers,
-copies within one space or of part of a buffer, buffers paired with several others, and a
-value the host needs again after overwriting it (one transfer per value cannot restore it).
+copies within one space or of part of a buffer, a value moved within one space through the
+other, and a value the host needs again after overwriting it (one transfer per value cannot restore it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from s2s.analysis.transfers.graph import CPU, GPU, GraphError, Kernel, KernelVectorGraph, Vector
 from s2s.diagnostics import UnsupportedConstruct
@@ -139,9 +148,11 @@ class RegionGraph:
 
 def build_region_graph(buffers: Sequence[Buffer], ops: Sequence[Op],
                        live_out: Iterable[str] | None = None,
-                       shared_device: bool = False) -> RegionGraph:
-    """The kernel-vector graph of a straight-line region (see the module docstring)."""
-    return _RegionBuilder(buffers, ops, live_out, shared_device).build()
+                       shared_device: bool = False, pairs: Sequence[Copy] = ()) -> RegionGraph:
+    """The kernel-vector graph of a straight-line region (see the module docstring).
+    ``pairs``: copies made elsewhere (in the body of a loop of the region) that pair buffers
+    into operands as the region's own copies do, without being operations here."""
+    return _RegionBuilder(buffers, ops, live_out, shared_device, pairs).build()
 
 
 @dataclass
@@ -150,8 +161,10 @@ class _RegionBuilder:
     ops: Sequence[Op]
     live_out: Iterable[str] | None
     shared_device: bool = False
+    pairs: Sequence[Copy] = ()
     by_name: dict[str, Buffer] = field(default_factory=dict)
-    operand: dict[str, int] = field(default_factory=dict)
+    #: buffer -> the buffer it is first copied to or from (the partner of its one-sided values)
+    partner: dict[str, str] = field(default_factory=dict)
     operands: list[Operand] = field(default_factory=list)
     specs: list[dict] = field(default_factory=list)
     kernels: list[Kernel] = field(default_factory=list)
@@ -163,7 +176,7 @@ class _RegionBuilder:
 
     def build(self) -> RegionGraph:
         self.by_name = {b.name: b for b in self.buffers}
-        self._pair_operands()
+        self._check_copies()
         for number, op in enumerate(self.ops):
             self._step(number, op)
         self._mark_live_out()
@@ -181,9 +194,11 @@ class _RegionBuilder:
                                        span, "transfers-space")
         return buffer
 
-    def _pair_operands(self) -> None:
-        partner: dict[str, tuple[str, SourceSpan | None]] = {}
-        for op in self.ops:
+    def _check_copies(self) -> None:
+        """Every copy goes between the spaces and moves whole buffers; each buffer's first
+        partner is recorded (:meth:`_operands`), the copies of ``pairs`` (a loop body's)
+        after the region's own."""
+        for op in (*self.ops, *self.pairs):
             if not isinstance(op, Copy):
                 continue
             dst, src = self._buffer(op.dst, op.span), self._buffer(op.src, op.span)
@@ -194,27 +209,75 @@ class _RegionBuilder:
                 raise UnsupportedConstruct(f"copy of {op.nbytes} bytes between '{src.name}' ({src.size}) "
                                            f"and '{dst.name}' ({dst.size}) is partial", op.span,
                                            "transfers-partial-copy")
-            for a, b in ((dst.name, src.name), (src.name, dst.name)):
-                if partner.setdefault(a, (b, op.span))[0] != b:
-                    raise UnsupportedConstruct(f"'{a}' is copied to or from both '{partner[a][0]}' and "
-                                               f"'{b}'", op.span, "transfers-aliased-buffers")
+            self.partner.setdefault(dst.name, src.name)
+            self.partner.setdefault(src.name, dst.name)
+
+    def _operands(self) -> list[int]:
+        """Operands from the values' (host, device) pairs and those of the copies of ``pairs``
+        (a loop body's: its copies move by the slots these operands get), in the order of the
+        buffers (a one-sided value takes its buffer's first partner; a buffer without values
+        gets an operand of its own); returns the operand of every value."""
+        pairs = []
+        for spec in self.specs:
+            host = spec[HOST] or self.partner.get(spec[DEVICE])
+            device = spec[DEVICE] or self.partner.get(spec[HOST])
+            pairs.append((host, device))
+        elsewhere = [(op.src, op.dst) if self.by_name[op.src].space == HOST else (op.dst, op.src)
+                     for op in self.pairs if isinstance(op, Copy)]
+        distinct = list(dict.fromkeys(pairs + elsewhere))
+        ordered: list[tuple[str | None, str | None]] = []
         for buffer in self.buffers:
-            if buffer.name in self.operand:
-                continue
-            other = partner.get(buffer.name, (None, None))[0]
-            host, device = (buffer.name, other) if buffer.space == HOST else (other, buffer.name)
-            self.operands.append(Operand(host or device, host, device))
-            for name in (host, device):
-                if name is not None:
-                    self.operand[name] = len(self.operands) - 1
+            mine = [p for p in distinct if buffer.name in p and p not in ordered]
+            if not mine and not any(buffer.name in p for p in ordered):
+                other = self.partner.get(buffer.name)
+                mine = [(buffer.name, other) if buffer.space == HOST else (other, buffer.name)]
+            ordered += mine
+        hosts = [h for h, _ in ordered]
+        for host, device in ordered:
+            name = host or device if host is None or hosts.count(host) == 1 else f"{host}@{device}"
+            self.operands.append(Operand(name, host, device))
+        return [ordered.index(p) for p in pairs]
 
     # -- values -----------------------------------------------------------------------
 
-    def _new_value(self, buffer: Buffer, producer: int | None, entry: int | None) -> int:
-        self.specs.append(dict(operand=self.operand[buffer.name], producer=producer, entry=entry,
-                               live_out=set(), upload_by=None, download_from=None,
-                               upload_from=None, download_by=None))
-        return len(self.specs) - 1
+    def _new_value(self, buffer: Buffer, producer: int | None, entry: int | None,
+                   origin: int | None = None) -> int:
+        """A new value in ``buffer``; ``origin``: the value it is a second vector of."""
+        number = len(self.specs)
+        self.specs.append({HOST: None, DEVICE: None, buffer.space: buffer.name, "producer": producer,
+                           "entry": entry, "origin": number if origin is None else origin,
+                           "live_out": set(), "upload_by": None, "download_from": None,
+                           "upload_from": None, "download_by": None})
+        return number
+
+    def _family(self, value: int, space: str, name: str) -> list[int]:
+        """The vectors of ``value`` (itself and its second vectors) stored in ``name``."""
+        origin = self.specs[value]["origin"]
+        return [v for v, spec in enumerate(self.specs) if spec["origin"] == origin and spec[space] == name]
+
+    def _paired(self, value: int, src: Buffer, dst: Buffer, span: SourceSpan | None) -> int:
+        """The vector of ``value`` that a copy from ``src`` puts into ``dst``: the value's own
+        when it has no partner on ``dst``'s side yet (or it is ``dst``), else a second vector
+        with the same producer, stored in ``src`` and ``dst``."""
+        spec = self.specs[value]
+        if spec[dst.space] in (None, dst.name):
+            spec[dst.space] = dst.name
+            return value
+        for other in self._family(value, dst.space, dst.name):
+            if self.specs[other][src.space] == src.name:
+                return other
+        if self._home(value) != SPACE_DEVICE[src.space]:
+            raise UnsupportedConstruct(
+                f"the value '{src.name}' holds came from '{spec[dst.space]}' and is copied on to "
+                f"'{dst.name}': a move within {dst.space} memory through the {src.space} that one "
+                "transfer per value cannot express", span, "transfers-aliased-buffers")
+        second = self._new_value(src, spec["producer"], spec["entry"], spec["origin"])
+        self.specs[second][dst.space] = dst.name
+        producer = spec["producer"]
+        if producer is not None:
+            kernel = self.kernels[producer]
+            self.kernels[producer] = replace(kernel, writes=kernel.writes + (second,))
+        return second
 
     def _read(self, name: str, space: str, span: SourceSpan | None) -> int:
         buffer = self._buffer(name, span, space)
@@ -235,8 +298,8 @@ class _RegionBuilder:
         """The host buffer ``name`` gets a new value at ``point``: bound the old value's
         upload and, for a downloaded value, its download."""
         old = self.value.get(name)
-        if old is not None:
-            spec = self.specs[old]
+        for vector in (self._family(old, HOST, name) if old is not None else ()):
+            spec = self.specs[vector]
             spec["upload_by"] = point if spec["upload_by"] is None else min(spec["upload_by"], point)
         if incoming is not None:
             spec = self.specs[incoming]
@@ -255,8 +318,9 @@ class _RegionBuilder:
         previous = self.value.get(name)
         incoming_spec = self.specs[incoming]
         if previous is not None and self._home(previous) == GPU:
-            spec = self.specs[previous]
-            spec["download_by"] = point if spec["download_by"] is None else min(spec["download_by"], point)
+            for vector in self._family(previous, DEVICE, name):
+                spec = self.specs[vector]
+                spec["download_by"] = point if spec["download_by"] is None else min(spec["download_by"], point)
             if not kernel_write:
                 incoming_spec["upload_from"] = max(incoming_spec["upload_from"] or 0, point)
         if not kernel_write and name in self.last_touch:
@@ -272,8 +336,12 @@ class _RegionBuilder:
             self._buffer(op.buffer, op.span)
             self.freed.add(op.buffer)
         elif isinstance(op, Copy):
-            src = self._buffer(op.src, op.span)
+            src, dst = self._buffer(op.src, op.span), self._buffer(op.dst, op.span)
             value = self._read(op.src, src.space, op.span)
+            if src.space == DEVICE and self._home(value) == CPU and self.value.get(op.dst) is not None \
+                    and self.specs[self.value[op.dst]]["origin"] == self.specs[value]["origin"]:
+                value = self.value[op.dst]  # the host value comes back to its own buffer
+            value = self._paired(value, src, dst, op.span)
             if src.space == DEVICE:
                 if self._home(value) == CPU and self.value.get(op.dst) != value:
                     raise UnsupportedConstruct(
@@ -317,13 +385,14 @@ class _RegionBuilder:
             self.specs[self.value[name]]["live_out"].add(SPACE_DEVICE[buffer.space])
 
     def _result(self) -> RegionGraph:
+        operand_of = self._operands()
         per_operand: dict[int, list[int]] = {}
-        for number, spec in enumerate(self.specs):
-            per_operand.setdefault(spec["operand"], []).append(number)
+        for number, operand in enumerate(operand_of):
+            per_operand.setdefault(operand, []).append(number)
         vectors = []
         for number, spec in enumerate(self.specs):
-            operand = self.operands[spec["operand"]]
-            versions = per_operand[spec["operand"]]
+            operand = self.operands[operand_of[number]]
+            versions = per_operand[operand_of[number]]
             name = operand.name if len(versions) == 1 else f"{operand.name}.{versions.index(number)}"
             movable = all(self.by_name[b].can_move for b in (operand.host, operand.device) if b is not None)
             size = self.by_name[operand.host or operand.device].size
@@ -335,5 +404,4 @@ class _RegionBuilder:
         except GraphError as error:  # a value needed on the host at two separate times
             raise UnsupportedConstruct(f"cannot plan the transfers of this region: {error}", None,
                                        "transfers-window") from error
-        return RegionGraph(graph, tuple(self.operands), tuple(s["operand"] for s in self.specs),
-                           tuple(self.op_of_kernel))
+        return RegionGraph(graph, tuple(self.operands), tuple(operand_of), tuple(self.op_of_kernel))

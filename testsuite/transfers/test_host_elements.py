@@ -1,0 +1,84 @@
+"""``s2s transfers`` on arrays of device pointers (issue 19): ``float *d[2]`` whose elements
+are allocated, copied and freed by constant index are buffers of their own; a launch or copy
+choosing ``d[i]`` by a variable index uses every element as a candidate; any other use of
+the array is refused with its place. The program runs before and after on the cpu devices."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import REPO
+
+from s2s.analysis.transfers.host_code import find_regions
+from s2s.analysis.transfers.region import HostCode, Launch
+from s2s.cli.main import main
+from s2s.driver import RunOptions, Success, process_file
+from s2s.edits import EditSet
+from s2s.transform.transfers import run_transfers
+
+PROGRAM = REPO / "testsuite" / "fuse" / "data" / "patterns" / "pointer_array.cu"
+
+
+def test_elements_pool_and_their_uploads_fuse(capsys):
+    result = process_file(str(PROGRAM), RunOptions(), run_transfers)
+    assert isinstance(result, Success) and not result.incomplete
+    assert [d.message for d in result.diagnostics if d.severity.name == "WARNING"] == []
+    source, after = PROGRAM.read_bytes(), result.change.after
+    assert (source.count(b"cudaMemcpy("), source.count(b"cudaMalloc(")) == (3, 3)
+    assert (after.count(b"cudaMemcpy("), after.count(b"cudaMalloc(")) == (2, 1)
+    text = after.decode()
+    assert "d_buf[1] = reinterpret_cast<decltype(+d_buf[1])>(s2s_device_pool + s2s_off_d_buf_1);" in text
+    assert "cudaMemcpy(d_buf[0], h_init, s2s_off_h_coef + (bytes) - s2s_off_h_init, cudaMemcpyHostToDevice);" \
+        in text
+    assert "    cudaMemcpy(h_out, d_buf[cur], bytes, cudaMemcpyDeviceToHost);" in text   # stays
+    for steps in ("4", "5"):   # the result ends in d_buf[0], then in d_buf[1]
+        assert main(["verify", "-q", "--passes", "transfers", "--args", steps, str(PROGRAM)]) == 0
+        assert "verdict: OK" in capsys.readouterr().out
+
+
+def test_a_variable_index_names_every_element(load_source):
+    loaded = load_source(PROGRAM.read_text(), "prog.cu")
+    regions, refusals = find_regions(loaded.model, loaded.source)
+    assert not refusals
+    ops = {getattr(op, "name", None): op for op in regions[0].ops}
+    loop = next(op for name, op in ops.items() if name and name.startswith("loop at line"))
+    assert set(loop.reads) == {"d_buf[0]", "d_coef"} and set(loop.writes) == {"d_buf[0]", "d_buf[1]"}
+    scale = ops["scale"]   # d_buf[cur]: either element is updated, the other keeps its value
+    assert set(scale.reads) == set(scale.writes) == {"d_buf[0]", "d_buf[1]"}
+    copy = [op for op in regions[0].ops if getattr(op, "name", "").startswith("cudaMemcpy at line")]
+    assert [type(op) for op in copy] == [Launch, HostCode]
+    assert set(copy[0].reads) == {"d_buf[0]", "d_buf[1]"} and copy[1].writes == ("h_out",)
+
+
+@pytest.mark.parametrize("line, needle", [
+    ("    d_buf[0] = d_coef;\n", "d_buf[0] = d_coef"),
+    ("    float *alias = d_buf[1];\n", "alias"),
+    ("    cudaMemset(d_buf[cur], 0, bytes);\n", "cudaMemset"),
+])
+def test_other_uses_of_the_array_are_refused(load_source, line, needle):
+    text = PROGRAM.read_text().replace("    int cur = 0;\n", "    int cur = 0;\n" + line)
+    loaded = load_source(text, "prog.cu")
+    output = run_transfers(loaded)
+    warnings = [d for d in output.diagnostics if d.severity.value == "warning"]
+    assert [w.id for w in warnings] == ["transfers-escape"]
+    assert "holds device buffers" in warnings[0].message
+    assert warnings[0].location.line == next(k for k, t in enumerate(text.splitlines(), 1) if needle in t)
+    assert EditSet(output.edits).apply("prog.cu", loaded.source).decode() == text
+
+
+def test_a_data_member_is_refused_with_where_it_lives():
+    """Members allocated in a constructor and freed in the destructor: no function holds
+    their whole lifetime (and their host sides are std::vector storage), so nothing merges;
+    the warning says so, and the copies of another member function are counted as staying."""
+    from s2s.frontend.parse import ParseOptions
+
+    sample = REPO / "testsuite" / "corpus" / "cuda" / "particles_project"
+    path = sample / "src" / "main.cu"
+    options = RunOptions(parse=ParseOptions(user_flags=(f"-I{sample / 'include'}", "-DPARTICLE_COUNT=3000")))
+    result = process_file(str(path), options, run_transfers)
+    assert result.change.after == path.read_bytes()
+    warnings = [d for d in result.diagnostics if d.severity.name == "WARNING"]
+    assert [w.id for w in warnings] == ["transfers-member"]
+    assert warnings[0].message.startswith("'d_pos_' is a data member allocated in 'ParticleSystem', freed in "
+                                          "'~ParticleSystem'")
+    notes = [d.message for d in result.diagnostics if d.id == "transfers-explain"]
+    assert any(m.startswith("'energy': nothing merges: 2 cudaMemcpy calls") for m in notes)
