@@ -33,7 +33,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from runtime.access import Box, KernelAccess, Launch, clear_cache  # noqa: E402
-from s2s.analysis.kernel_access import analyze_kernel  # noqa: E402
+from s2s.analysis.kernel.access import analyze_kernel  # noqa: E402
 from s2s.frontend.extract import load  # noqa: E402
 from s2s.frontend.parse import ParseOptions  # noqa: E402
 

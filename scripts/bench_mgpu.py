@@ -49,7 +49,7 @@ sys.path.insert(0, str(REPO))
 
 from runtime.access import KernelAccess  # noqa: E402
 from runtime.api import Runtime  # noqa: E402
-from s2s.analysis.kernel_access import analyze_unit  # noqa: E402
+from s2s.analysis.kernel.access import analyze_unit  # noqa: E402
 from s2s.driver import RunOptions, process_file  # noqa: E402
 from s2s.frontend.extract import load  # noqa: E402
 from s2s.transform.mgpu import run_mgpu  # noqa: E402

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from s2s.analysis.kernel_access import analyze_unit
+from s2s.analysis.kernel.access import analyze_unit
 from s2s.cli.common import Console, plural, report_results, verbose_line
 from s2s.diagnostics import DiagnosticPrinter
 from s2s.driver import Failed, FileResult, RunOptions, Success, exit_code, process_file

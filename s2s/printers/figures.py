@@ -16,7 +16,7 @@ from s2s.analysis.fuse import plan as fuse_plan
 from s2s.analysis.fuse.graph import find_runs, span_layers
 from s2s.analysis.fuse.kernels import kernel_facts
 from s2s.analysis.host_eval import EvalError, as_dim3, evaluate
-from s2s.analysis.mgpu_plan import plan_file as mgpu_plan_file
+from s2s.analysis.mgpu.plan import plan_file as mgpu_plan_file
 from s2s.analysis.transfers.graph import Direction
 from s2s.frontend.extract import Loaded
 from s2s.transform import fuse as fuse_pass

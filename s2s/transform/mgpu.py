@@ -1,6 +1,6 @@
 """``s2s mgpu``: rewrite a single-GPU CUDA file to run partitioned on the s2s runtime's devices.
 
-From the plan (``s2s/analysis/mgpu_plan.py``) the file gets
+From the plan (``s2s/analysis/mgpu/plan.py``) the file gets
 
 * after its last ``#include`` before the first CUDA call or launch: ``#include <s2s_mgpu.h>``
   and one ``#define cudaX s2s_mgpu::X``
@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import os
 
-from s2s.analysis.mgpu_plan import SUPPORTED_API, MgpuPlan, plan_file
+from s2s.analysis.mgpu.plan import SUPPORTED_API, MgpuPlan, plan_file
 from s2s.diagnostics import Diagnostic, UnsupportedConstruct
 from s2s.driver import PassOutput
 from s2s.edits import Edit

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import sample_dirs, sample_meta
 
-from s2s.analysis.kernel_access import analyze_unit
+from s2s.analysis.kernel.access import analyze_unit
 from s2s.frontend.extract import load
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from runtime.access import Box, KernelAccess, Launch
 from runtime.access.islmaps import merge_ranges
-from s2s.analysis.kernel_access import analyze_unit
+from s2s.analysis.kernel.access import analyze_unit
 from testsuite.access.kernel_eval import run_threads
 
 HEAD = "#include <cuda_runtime.h>\n"

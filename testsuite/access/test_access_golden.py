@@ -14,7 +14,7 @@ import re
 import pytest
 
 from s2s import isl_helpers
-from s2s.analysis.kernel_interp import THREAD_DIMS
+from s2s.analysis.kernel.interp import THREAD_DIMS
 
 X = "bdx*bx + tx"
 Y = "bdy*by + ty"

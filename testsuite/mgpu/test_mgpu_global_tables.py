@@ -8,7 +8,7 @@ import json
 
 from runtime.access import KernelAccess
 from runtime.partition import Box, Launch
-from s2s.analysis.kernel_access import analyze_unit
+from s2s.analysis.kernel.access import analyze_unit
 from s2s.frontend.extract import load
 
 SOURCE = """\

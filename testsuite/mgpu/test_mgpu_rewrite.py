@@ -9,7 +9,7 @@ import re
 import pytest
 from mgpu_support import NVCC, build, run
 
-from s2s.analysis.mgpu_sites import mask, tokens_in
+from s2s.analysis.mgpu.sites import mask, tokens_in
 from s2s.cli.main import main
 from s2s.driver import RunOptions, process_file
 from s2s.transform.mgpu import c_string, run_mgpu

@@ -1,9 +1,9 @@
-"""Access models of template kernel instantiations (s2s/analysis/mgpu_templates.py)."""
+"""Access models of template kernel instantiations (s2s/analysis/mgpu/templates.py)."""
 
 from __future__ import annotations
 
-from s2s.analysis.mgpu_plan import plan_file
-from s2s.analysis.mgpu_templates import instantiation_access, split_arguments
+from s2s.analysis.mgpu.plan import plan_file
+from s2s.analysis.mgpu.templates import instantiation_access, split_arguments
 from s2s.frontend.extract import load
 
 SOURCE = """\

@@ -14,7 +14,7 @@ from rt_support import CUDA_SAMPLES, Helper, hotspot_fields, hotspot_reference
 from runtime import capi
 from runtime.access import KernelAccess
 from runtime.api import Runtime
-from s2s.analysis.kernel_access import analyze_unit
+from s2s.analysis.kernel.access import analyze_unit
 from s2s.frontend.extract import load
 
 f32 = np.float32

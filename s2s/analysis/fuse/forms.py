@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from s2s.analysis.affine import ONE, Poly
-from s2s.analysis.kernel_loops import assigned_names, walk
+from s2s.analysis.kernel.loops import assigned_names, walk
 from s2s.model import kernel_ir as ir
 
 LOCAL, LOOP = "s2sv_", "s2sl_"

@@ -19,10 +19,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from s2s.analysis.kernel_access import KernelAccessModel, analyze_kernel
-from s2s.analysis.kernel_interp import interpret
-from s2s.analysis.kernel_values import AccessRecord
-from s2s.analysis.mgpu_templates import TYPE_SIZES, instantiate, split_arguments
+from s2s.analysis.kernel.access import KernelAccessModel, analyze_kernel
+from s2s.analysis.kernel.interp import interpret
+from s2s.analysis.kernel.values import AccessRecord
+from s2s.analysis.mgpu.templates import TYPE_SIZES, instantiate, split_arguments
 from s2s.model import kernel_ir as ir
 from s2s.model.cuda import Kernel
 from s2s.model.span import SourceSpan

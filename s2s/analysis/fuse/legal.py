@@ -27,7 +27,7 @@ from dataclasses import dataclass, fields, is_dataclass
 from s2s import isl_helpers
 from s2s.analysis.fuse.graph import LaunchNode, Run
 from s2s.analysis.host_eval import EvalError, evaluate_tree
-from s2s.analysis.kernel_access import _sample_overrides
+from s2s.analysis.kernel.access import _sample_overrides
 from s2s.model import kernel_ir as ir
 
 

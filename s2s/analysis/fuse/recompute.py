@@ -46,7 +46,7 @@ from s2s.analysis.fuse.forms import (
 )
 from s2s.analysis.fuse.graph import allocated_here, launches_by_argument, live_after
 from s2s.analysis.host_eval import EvalError, as_dim3, declare_facts, evaluate_tree, host_trees
-from s2s.analysis.kernel_loops import walk
+from s2s.analysis.kernel.loops import walk
 from s2s.model import kernel_ir as ir
 
 GRID_PARAMS = isl_helpers.GRID_PARAMS

@@ -35,7 +35,7 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 
-from s2s.analysis.kernel_access import KernelAccessModel, analyze_unit
+from s2s.analysis.kernel.access import KernelAccessModel, analyze_unit
 from s2s.analysis.transfers.host_args import CallArgs, _norm
 from s2s.analysis.transfers.host_body import (
     LOOPS,

@@ -32,9 +32,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from s2s.analysis.affine import ONE, ZERO, Poly
-from s2s.analysis.kernel_calls import call
-from s2s.analysis.kernel_loops import assigned_names, escapes, induction_steps
-from s2s.analysis.kernel_values import (
+from s2s.analysis.kernel.calls import call
+from s2s.analysis.kernel.loops import assigned_names, escapes, induction_steps
+from s2s.analysis.kernel.values import (
     LOCAL,
     UNKNOWN,
     AccessRecord,

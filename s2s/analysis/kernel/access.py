@@ -1,6 +1,6 @@
 """Access model of a kernel: isl access maps per pointer parameter, must/may, partitionability.
 
-From the interpreter's access records (``kernel_interp.py``) each pointer parameter gets a read
+From the interpreter's access records (``interp.py``) each pointer parameter gets a read
 and a write relation from threads ``[bx, by, bz, tx, ty, tz]`` to element offsets ``A[i]``,
 written as isl text over the launch parameters ``[gdx, gdy, gdz, bdx, bdy, bdz, <int
 scalars>]``. One record is one disjunct; loop counters, quotients and data values are
@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from s2s import isl_helpers
-from s2s.analysis.kernel_interp import GRID_PARAMS, THREAD_DIMS, AccessRecord, interpret
+from s2s.analysis.kernel.interp import GRID_PARAMS, THREAD_DIMS, AccessRecord, interpret
 from s2s.model.kernel_ir import KernelBody
 
 ISL_WORDS = frozenset({"exists", "and", "or", "not", "implies", "mod", "floor", "ceil", "min",

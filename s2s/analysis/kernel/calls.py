@@ -9,7 +9,7 @@ the kernel unpartitionable, with the call named in the reason).
 from __future__ import annotations
 
 from s2s.analysis.affine import ZERO, Poly
-from s2s.analysis.kernel_values import LOCAL, UNKNOWN, Ptr, State
+from s2s.analysis.kernel.values import LOCAL, UNKNOWN, Ptr, State
 from s2s.model import kernel_ir as ir
 
 MAX_INLINE_DEPTH = 8

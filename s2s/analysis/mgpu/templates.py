@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import fields, is_dataclass, replace
 
-from s2s.analysis.kernel_access import analyze_kernel
+from s2s.analysis.kernel.access import analyze_kernel
 from s2s.model import kernel_ir as ir
 from s2s.model.cuda import Kernel
 from s2s.model.kernel_ir import KernelBody

@@ -6,10 +6,10 @@ calls of the runtime with the same signatures. The plan lists
 
 * the kernel table: every non-template ``__global__`` function defined in the file or in a
   project header it includes, with its serialized access model
-  (``s2s/analysis/kernel_access.py``), made unpartitionable here when the kernel writes a
-  ``__device__`` variable (``mgpu_globals.py``), plus one entry per template instantiation a
-  launch names (``mgpu_templates.py``);
-* the launch edits (``mgpu_sites.py``);
+  (``s2s/analysis/kernel/access.py``), made unpartitionable here when the kernel writes a
+  ``__device__`` variable (``globals.py``), plus one entry per template instantiation a
+  launch names (``templates.py``);
+* the launch edits (``sites.py``);
 * the CUDA API names the file calls (all must be supported: the rewritten program never calls
   the CUDA runtime, whose memory the runtime's virtual addresses are not);
 * the variables ``cudaMemcpyTo/FromSymbol`` name;
@@ -26,10 +26,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from s2s.analysis.kernel_access import analyze_unit
-from s2s.analysis.mgpu_globals import global_write
-from s2s.analysis.mgpu_sites import LaunchTokens, launch_tokens, mask
-from s2s.analysis.mgpu_templates import instantiation_access
+from s2s.analysis.kernel.access import analyze_unit
+from s2s.analysis.mgpu.globals import global_write
+from s2s.analysis.mgpu.sites import LaunchTokens, launch_tokens, mask
+from s2s.analysis.mgpu.templates import instantiation_access
 from s2s.model import SourceSpan
 from s2s.model.unit import TranslationUnit
 
