@@ -31,6 +31,7 @@ from s2s.analysis.mgpu.globals import global_write
 from s2s.analysis.mgpu.sites import LaunchTokens, launch_tokens, mask
 from s2s.analysis.mgpu.templates import instantiation_access
 from s2s.model import SourceSpan
+from s2s.model.kernel_ir import Var
 from s2s.model.unit import TranslationUnit
 
 #: CUDA runtime functions the rewritten program may call -> their replacement in s2s_mgpu.h.
@@ -65,7 +66,6 @@ UNSUPPORTED_WHY = {
 }
 
 _INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include\b[^\n]*$", re.M)
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 #: why an instantiation has no access model
 TEMPLATE_ONE_DEVICE = ("template kernel: its template arguments are not integer literals or "
                        "arithmetic types, so its instantiation has no access model")
@@ -149,7 +149,7 @@ def plan_file(model: TranslationUnit, source: bytes,
     api_names, symbols = [], []
     for call in model.api_calls:
         if call.name in SYMBOL_ARG:
-            symbol = _symbol(call)
+            symbol = _symbol(call, model.host_args)
             if symbol is None:
                 refusals.append(Refusal(f"'{call.name}' cannot be rewritten: its symbol is not "
                                         "a variable's plain name", "mgpu-api", call.span))
@@ -220,13 +220,16 @@ def _table_names(launch) -> dict[str, str | None]:
     return {f"{launch.kernel}<{instance_args(launch)}>": instance_args(launch)}
 
 
-def _symbol(call) -> str | None:
-    """The variable a cudaMemcpyTo/FromSymbol call names (its plain name), else None."""
+def _symbol(call, host_args) -> str | None:
+    """The variable a cudaMemcpyTo/FromSymbol call names, else None: the argument as the
+    host facts lowered it from the AST (a plain ``Var``; ``&table[0]``, a cast or a macro
+    that expands to something else is no symbol the runtime can look up by name)."""
     at = SYMBOL_ARG[call.name]
-    if len(call.args) <= at:
-        return None
-    text = call.args[at].text.strip()
-    return text if _IDENTIFIER.fullmatch(text) else None
+    for arg in host_args:
+        if arg.call == call.name and arg.position == at and \
+                call.span.start <= arg.span.start < call.span.end:
+            return arg.value.name if isinstance(arg.value, Var) else None
+    return None
 
 
 def _header_refusals(headers: tuple[TranslationUnit, ...]):
