@@ -20,13 +20,12 @@ The tokens come from :mod:`s2s.frontend.file_tokens` (read in one piece through 
 from __future__ import annotations
 
 import bisect
-import ctypes
-import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from s2s.frontend.context import FUNCTION_KINDS, ExtractContext
+from s2s.frontend.fast_cursor import offsets
 from s2s.frontend.file_tokens import FileTokens
 from s2s.frontend.omp_clauses import (
     COMMENT,
@@ -38,7 +37,6 @@ from s2s.frontend.omp_clauses import (
     map_clauses,
     match_directive,
 )
-from s2s.frontend.toolchain import configure_libclang
 from s2s.model.openmp import DECLARATIVE, STANDALONE, OmpClause, OmpDirective
 from s2s.model.span import SourceSpan
 
@@ -362,37 +360,6 @@ def _build(ctx: ExtractContext, pragmas: list[_Pragma]) -> tuple[OmpDirective, .
 # -- the AST around the pragmas ------------------------------------------------------------
 
 
-@functools.cache
-def _extent_functions():
-    """ctypes entry points that give a cursor's expansion offsets without building Python
-    objects for files and locations (4x faster than ``cursor.extent.start.offset``)."""
-    cindex = configure_libclang()
-    lib = cindex.conf.lib
-    extent = lib["clang_getCursorExtent"]
-    extent.argtypes, extent.restype = [cindex.Cursor], cindex.SourceRange
-    start = lib["clang_getRangeStart"]
-    start.argtypes, start.restype = [cindex.SourceRange], cindex.SourceLocation
-    end = lib["clang_getRangeEnd"]
-    end.argtypes, end.restype = [cindex.SourceRange], cindex.SourceLocation
-    where = lib["clang_getExpansionLocation"]
-    where.argtypes = [cindex.SourceLocation, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-                      ctypes.POINTER(ctypes.c_uint)]
-    where.restype = None
-    return extent, start, end, where
-
-
-def _offsets(cursor) -> tuple[int, int]:
-    """(start, end) byte offsets of a cursor's extent, at the expansion site for macros."""
-    extent_of, start_of, end_of, where = _extent_functions()
-    offset = ctypes.c_uint()
-    ref = ctypes.byref(offset)
-    extent = extent_of(cursor)
-    where(start_of(extent), None, None, None, ref)
-    start = offset.value
-    where(end_of(extent), None, None, None, ref)
-    return start, offset.value
-
-
 class _AstScan:
     """One guided pre-order pass over ``ctx.nodes()``: only subtrees containing an offset of
     interest are entered (walking every cursor's extent costs seconds on big files).
@@ -414,7 +381,7 @@ class _AstScan:
                 if node.depth > skip_below:
                     continue
                 skip_below = None
-            start, end = _offsets(node.cursor)
+            start, end = offsets(node.cursor)
             if start in wanted and start not in self.starts and end > start:
                 self.starts[start] = (start, end)
             i = bisect.bisect_right(interesting, start)
@@ -435,7 +402,7 @@ class _AstScan:
         ``ctx.nodes()`` leaves out cursors spelled in a macro, so look among the unfiltered
         children of the innermost cursor around it (their extents are the macro call's)."""
         for child in parent.get_children():
-            start, end = _offsets(child)
+            start, end = offsets(child)
             if start == offset and end > start:
                 self.starts[offset] = (start, end)
                 return
