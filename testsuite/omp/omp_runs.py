@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
+from s2s.edits import EditSet
+from s2s.transform.omp import run_omp
 from s2s.verify import omp_harness
+
+
+def rewrite_source(load_source, program: str, name: str = "prog.cpp"):
+    """(the rewritten text, the pass output) of ``s2s omp`` on ``program`` parsed in memory."""
+    loaded = load_source(program, name=name)
+    out = run_omp(loaded)
+    return EditSet(out.edits).apply(name, loaded.source).decode(), out
 
 
 def run_both(tmp_path, original: str | bytes, rewritten: str | bytes, suffix: str = ".c"):

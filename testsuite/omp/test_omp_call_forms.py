@@ -7,9 +7,7 @@ offload: same output, no unmapped pointer, and the copies of one data region."""
 from __future__ import annotations
 
 from s2s.diagnostics import Severity
-from s2s.edits import EditSet
-from s2s.transform.omp import run_omp
-from testsuite.omp.omp_runs import run_both
+from testsuite.omp.omp_runs import rewrite_source, run_both
 
 AXPY = """#include <cstdio>
 #include <cstdlib>
@@ -103,14 +101,8 @@ int main()
 """
 
 
-def _run(load_source, program: str):
-    loaded = load_source(program, name="prog.cpp")
-    out = run_omp(loaded)
-    return EditSet(out.edits).apply("prog.cpp", loaded.source).decode(), out
-
-
 def test_function_pointer_and_generic_wrapper_calls_are_followed(load_source, tmp_path):
-    rewritten, out = _run(load_source, POINTER_AND_WRAPPER)
+    rewritten, out = rewrite_source(load_source, POINTER_AND_WRAPPER)
     main = rewritten[rewritten.index("int main"):]
     assert "#pragma omp target enter data map(to: y[0:n], x[0:n])" in main
     assert "#pragma omp target exit data map(from: y[0:n]) map(release: x[0:n])" in main
@@ -124,7 +116,7 @@ def test_function_pointer_and_generic_wrapper_calls_are_followed(load_source, tm
 
 
 def test_a_reassigned_function_pointer_is_not_followed(load_source, tmp_path):
-    rewritten, out = _run(load_source, REASSIGNED)
+    rewritten, out = rewrite_source(load_source, REASSIGNED)
     warnings = [d for d in out.diagnostics if d.severity is Severity.WARNING]
     # the kernels reached only through the reassigned pointer are said to stay unmapped
     assert any(d.id == "omp-left-unmapped" and "function pointer" in d.message
@@ -134,7 +126,7 @@ def test_a_reassigned_function_pointer_is_not_followed(load_source, tmp_path):
 
 
 def test_a_function_template_owning_its_arrays_is_mapped(load_source, tmp_path):
-    rewritten, out = _run(load_source, TEMPLATE_OWNER)
+    rewritten, out = rewrite_source(load_source, TEMPLATE_OWNER)
     assert "#pragma omp target data map(to: a[0:n]) map(tofrom: b[0:n])" in rewritten
     assert not [d for d in out.diagnostics if d.severity is Severity.WARNING]
     original, new = run_both(tmp_path, TEMPLATE_OWNER, rewritten, suffix=".cpp")

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from s2s.edits import EditSet
-from s2s.transform.omp import run_omp
-from testsuite.omp.omp_runs import run_both
+from testsuite.omp.omp_runs import rewrite_source, run_both
 
 FIELD = """#include <cstdio>
 #include <vector>
@@ -77,14 +75,8 @@ int main()
 """
 
 
-def _run(load_source, program: str):
-    loaded = load_source(program, name="prog.cpp")
-    out = run_omp(loaded)
-    return EditSet(out.edits).apply("prog.cpp", loaded.source).decode(), out
-
-
 def test_the_template_pattern_is_mapped_for_every_instantiation(load_source, tmp_path):
-    rewritten, out = _run(load_source, FIELD)
+    rewritten, out = rewrite_source(load_source, FIELD)
     constructor = rewritten[rewritten.index("explicit Field"):rewritten.index("void forces")]
     assert "#pragma omp target enter data map(to: s2s_u_[0:u_.size()], " \
         "s2s_f_[0:f_.size()])" in constructor
@@ -122,7 +114,7 @@ def test_a_template_is_mapped_per_call_where_an_instantiation_may_differ(load_so
                                                                           tmp_path, case):
     program, reason = REFUSED[case]
     assert program != FIELD
-    rewritten, out = _run(load_source, program)
+    rewritten, out = rewrite_source(load_source, program)
     notes = [d.message for d in out.diagnostics if "over each object's lifetime" in d.message]
     assert len(notes) == 1 and reason in notes[0], notes
     assert "target enter data" not in rewritten[:rewritten.index("void forces")]
@@ -147,7 +139,7 @@ def test_a_template_with_pointer_members(load_source, tmp_path):
     from testsuite.omp.test_omp_member_pointers import HEAT
 
     program = _templated(HEAT)
-    rewritten, out = _run(load_source, program)
+    rewritten, out = rewrite_source(load_source, program)
     assert "#pragma omp target enter data map(alloc: s2s_f_[0:n_])" in rewritten
     original, new = run_both(tmp_path, program, rewritten, suffix=".cpp")
     assert new.returncode == 0 and new.stdout == original.stdout

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from s2s.edits import EditSet
-from s2s.transform.omp import run_omp
-from testsuite.omp.omp_runs import run_both
+from testsuite.omp.omp_runs import rewrite_source, run_both
 
 HEAT = """#include <cstdio>
 #include <cstdlib>
@@ -87,15 +85,9 @@ int main()
 """
 
 
-def _run(load_source, program: str):
-    loaded = load_source(program, name="prog.cpp")
-    out = run_omp(loaded)
-    return EditSet(out.edits).apply("prog.cpp", loaded.source).decode(), out
-
-
 def test_pointer_members_are_entered_by_the_constructor_and_released_by_the_destructor(
         load_source, tmp_path):
-    rewritten, out = _run(load_source, HEAT)
+    rewritten, out = rewrite_source(load_source, HEAT)
     constructor = rewritten[rewritten.index("explicit Heat"):rewritten.index("~Heat")]
     assert "auto s2s_u_ = u_;" in constructor
     assert "#pragma omp target enter data map(to: s2s_u_[0:n_], s2s_w_[0:n_])" in constructor
@@ -112,7 +104,7 @@ def test_pointer_members_are_entered_by_the_constructor_and_released_by_the_dest
     assert new.copies.h2d_bytes == 2 * 5000 * 8
     assert new.copies.d2h_bytes == 4 * 5000 * 8
     assert original.copies.total_bytes > 20 * new.copies.total_bytes
-    again, second = _run(load_source, rewritten)
+    again, second = rewrite_source(load_source, rewritten)
     assert again == rewritten
 
 
@@ -137,7 +129,7 @@ BODY = HEAT.replace(
 
 def test_allocations_in_the_constructor_body_and_an_added_destructor(load_source, tmp_path):
     assert "new double[n_]" in BODY and "~Heat" not in BODY
-    rewritten, out = _run(load_source, BODY)
+    rewritten, out = rewrite_source(load_source, BODY)
     assert "public:\n    ~Heat()\n    {\n" in rewritten
     # f_ has no initializer and the constructor leaves it alone; w_ is value-initialised
     assert "#pragma omp target enter data map(alloc: s2s_f_[0:n_])" in rewritten
@@ -187,7 +179,7 @@ def test_pointer_members_are_mapped_per_call_where_the_invariant_cannot_be_shown
     for old, new_text in [first] + ([second] if second else []):
         assert old in program
         program = program.replace(old, new_text)
-    rewritten, out = _run(load_source, program)
+    rewritten, out = rewrite_source(load_source, program)
     notes = [d.message for d in out.diagnostics if "over each object's lifetime" in d.message]
     assert len(notes) == 1 and reason in notes[0], notes
     assert "target enter data" not in rewritten[:rewritten.index("void forces")]

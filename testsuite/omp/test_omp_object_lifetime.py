@@ -12,21 +12,13 @@ from __future__ import annotations
 import pytest
 
 from s2s.diagnostics import Severity
-from s2s.edits import EditSet
-from s2s.transform.omp import run_omp
-from testsuite.omp.omp_runs import run_both
+from testsuite.omp.omp_runs import rewrite_source, run_both
 from testsuite.omp.test_omp_vectors import CLASS_MEMBERS
-
-
-def _run(load_source, program: str):
-    loaded = load_source(program, name="prog.cpp")
-    out = run_omp(loaded)
-    return EditSet(out.edits).apply("prog.cpp", loaded.source).decode(), out
 
 
 def test_fields_are_entered_by_the_constructor_and_released_by_an_added_destructor(
         load_source, tmp_path):
-    rewritten, out = _run(load_source, CLASS_MEMBERS)
+    rewritten, out = rewrite_source(load_source, CLASS_MEMBERS)
     constructor = rewritten[rewritten.index("explicit Field"):rewritten.index("void forces")]
     assert "#pragma omp target enter data map(to: s2s_u_[0:u_.size()], s2s_f_[0:f_.size()], " \
         "s2s_w_[0:w_.size()])" in constructor
@@ -44,7 +36,7 @@ def test_fields_are_entered_by_the_constructor_and_released_by_an_added_destruct
     # three fields in once, u_ out once (3000 doubles each), against 80 kernels' own maps
     assert new.copies.h2d_bytes == 3 * 3000 * 8
     assert new.copies.d2h_bytes == 3000 * 8
-    again, second = _run(load_source, rewritten)
+    again, second = rewrite_source(load_source, rewritten)
     assert again == rewritten and not second.diagnostics
 
 
@@ -98,7 +90,7 @@ int main()
 
 
 def test_two_objects_a_destructor_and_a_host_checksum(load_source, tmp_path):
-    rewritten, out = _run(load_source, TWO_GRIDS)
+    rewritten, out = rewrite_source(load_source, TWO_GRIDS)
     assert "~Grid() {\n        auto s2s_cur = cur.data();" in rewritten
     assert rewritten.count("target enter data") == 1 and rewritten.count("target exit data") == 1
     checksum = rewritten[rewritten.index("double checksum"):rewritten.index("int main")]
@@ -126,7 +118,7 @@ CONSTRUCTORS = TWO_GRIDS.replace(
 
 def test_overloaded_and_delegating_constructors(load_source, tmp_path):
     assert CONSTRUCTORS.count("Grid(") > TWO_GRIDS.count("Grid(")
-    rewritten, out = _run(load_source, CONSTRUCTORS)
+    rewritten, out = rewrite_source(load_source, CONSTRUCTORS)
     assert rewritten.count("target enter data") == 2  # not in the delegating one
     assert "Grid() : Grid(64, 1.0) {}" in rewritten
     original, new = run_both(tmp_path, CONSTRUCTORS, rewritten, suffix=".cpp")
@@ -169,7 +161,7 @@ def test_fields_are_mapped_per_call_where_the_invariant_cannot_be_shown(load_sou
     (old, new_text), reason = REFUSED[case]
     assert old in CLASS_MEMBERS
     program = CLASS_MEMBERS.replace(old, new_text)
-    rewritten, out = _run(load_source, program)
+    rewritten, out = rewrite_source(load_source, program)
     notes = [d.message for d in out.diagnostics if "over each object's lifetime" in d.message]
     assert len(notes) == 1 and reason in notes[0], notes
     assert "target enter data" not in rewritten[:rewritten.index("void forces")]

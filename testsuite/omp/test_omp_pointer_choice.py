@@ -10,9 +10,7 @@ one of several storages at unknown offsets: left as written, and said."""
 
 from __future__ import annotations
 
-from s2s.edits import EditSet
-from s2s.transform.omp import run_omp
-from testsuite.omp.omp_runs import run_both
+from testsuite.omp.omp_runs import rewrite_source, run_both
 
 CALL = """#include <stdio.h>
 #include <stdlib.h>
@@ -76,14 +74,8 @@ int main(void)
 """
 
 
-def _rewrite(load_source, program: str):
-    loaded = load_source(program, name="prog.c")
-    out = run_omp(loaded)
-    return EditSet(out.edits).apply("prog.c", loaded.source).decode(), out
-
-
 def test_a_chosen_argument_maps_both_arrays(load_source, tmp_path):
-    rewritten, out = _rewrite(load_source, CALL)
+    rewritten, out = rewrite_source(load_source, CALL, "prog.c")
     assert "#pragma omp target data map(tofrom: a[0:n], b[0:n])" in rewritten
     assert not [d for d in out.diagnostics if d.id == "omp-unsupported"]
     original, new = run_both(tmp_path, CALL, rewritten)
@@ -95,7 +87,7 @@ def test_a_chosen_argument_maps_both_arrays(load_source, tmp_path):
 
 
 def test_a_chosen_local_pointer_of_a_target_region_maps_both_arrays(load_source, tmp_path):
-    rewritten, out = _rewrite(load_source, REGION)
+    rewritten, out = rewrite_source(load_source, REGION, "prog.c")
     assert "#pragma omp target enter data map(to: p[0:n], q[0:n])" in rewritten
     # the element printed in the loop is read back through the chosen pointer itself
     assert "#pragma omp target update from(dst[(n / 2):1])" in rewritten
@@ -110,7 +102,7 @@ def test_a_chosen_argument_at_an_offset_is_left_as_written_and_said(load_source,
     program = CALL.replace("smooth(k % 2 ? b : a, k % 2 ? a : b, n);",
                            "smooth(k % 2 ? b + 1 : a, k % 2 ? a : b, n - 1);")
     assert program != CALL
-    rewritten, out = _rewrite(load_source, program)
+    rewritten, out = rewrite_source(load_source, program, "prog.c")
     said = [d.message for d in out.diagnostics if d.id == "omp-unsupported"]
     assert said and "'k % 2 ? b + 1 : a' of the call to 'smooth' is not one array" in said[0]
     assert rewritten == program

@@ -10,16 +10,8 @@ from __future__ import annotations
 
 from s2s.analysis.omp.arrays import MappedArray
 from s2s.analysis.omp.touched import unsound
-from s2s.edits import EditSet
 from s2s.transform.omp import run_omp
-from testsuite.omp.omp_runs import run_both
-
-
-def _rewrite(load_source, program: str) -> str:
-    loaded = load_source(program, name="prog.c")
-    out = run_omp(loaded)
-    return EditSet(out.edits).apply("prog.c", loaded.source).decode()
-
+from testsuite.omp.omp_runs import rewrite_source, run_both
 
 # A layer with a bias element: the host sets act[0] = 1 every step and reads the whole
 # layer; the kernel writes act[1..n] and reads a padded input of which it uses n elements
@@ -52,7 +44,7 @@ int main(int argc, char **argv)
 
 
 def test_updates_move_only_the_elements_the_kernels_touch(load_source, tmp_path):
-    rewritten = _rewrite(load_source, BIAS_AND_PADDING)
+    rewritten = rewrite_source(load_source, BIAS_AND_PADDING, "prog.c")[0]
     assert "target update to(in[0:n])" in rewritten
     assert "target update from(act[1:n])" in rewritten
     # act[0] is the host's alone: it never goes over
@@ -63,7 +55,7 @@ def test_updates_move_only_the_elements_the_kernels_touch(load_source, tmp_path)
     n, steps = 4000, 5
     assert new.copies.h2d_bytes == steps * n * 8
     assert new.copies.d2h_bytes == steps * n * 8
-    assert _rewrite(load_source, rewritten) == rewritten
+    assert rewrite_source(load_source, rewritten, "prog.c")[0] == rewritten
 
 
 # The padded buffer is updated in place by the kernel and read whole by the host at the end,
@@ -95,7 +87,7 @@ int main(void)
 
 
 def test_host_writes_outside_the_kernels_range_need_no_copy(load_source, tmp_path):
-    rewritten = _rewrite(load_source, COPIED_BACK)
+    rewritten = rewrite_source(load_source, COPIED_BACK, "prog.c")[0]
     assert "target update to" not in rewritten
     original, new = run_both(tmp_path, COPIED_BACK, rewritten)
     assert new.returncode == 0 and new.stdout == original.stdout
@@ -103,7 +95,7 @@ def test_host_writes_outside_the_kernels_range_need_no_copy(load_source, tmp_pat
     n = 3000
     assert (new.copies.h2d_count, new.copies.h2d_bytes) == (1, (n + 4) * 8)
     assert (new.copies.d2h_count, new.copies.d2h_bytes) == (1, n * 8)
-    assert _rewrite(load_source, rewritten) == rewritten
+    assert rewrite_source(load_source, rewritten, "prog.c")[0] == rewritten
 
 
 def test_passed_over_host_writes_are_planned_again_when_a_copy_could_bring_them_back():
