@@ -5,8 +5,6 @@ after ``s2s transfers`` on the runtime's cpu devices: same output, the calls cou
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 from conftest import REPO
 
@@ -100,17 +98,9 @@ def _loaded(name: str):
 
 
 @pytest.mark.parametrize("name", sorted(RUNS))
-def test_rewrites_compile_run_the_same_and_merge(name, tmp_path):
-    if not shutil.which("g++"):
-        pytest.skip("no C++ compiler (g++) to build host programs against the runtime shim")
-    from runtime.capi_build import build_library
-    from runtime.errors import BackendUnavailable
+def test_rewrites_compile_run_the_same_and_merge(name, shim_ready, tmp_path):
     from s2s.verify.cuda_host import build, run
 
-    try:
-        build_library()
-    except BackendUnavailable as error:
-        pytest.skip(f"the runtime's C interface is unavailable: {error}")
     path = PATTERNS / name
     result = process_file(str(path), RunOptions(), run_transfers)
     assert isinstance(result, Success) and not result.incomplete

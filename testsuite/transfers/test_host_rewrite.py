@@ -94,19 +94,6 @@ def test_rewritten_file_compiles_with_nvcc(name, rewritten, tmp_path):
     assert proc.returncode == 0, proc.stderr
 
 
-@pytest.fixture(scope="module")
-def shim_ready():
-    if not shutil.which("g++"):
-        pytest.skip("no C++ compiler (g++) to build host programs against the runtime shim")
-    from runtime.capi_build import build_library
-    from runtime.errors import BackendUnavailable
-
-    try:
-        build_library()
-    except BackendUnavailable as error:
-        pytest.skip(f"the runtime's C interface is unavailable: {error}")
-
-
 @pytest.mark.parametrize("name", SAMPLES)
 def test_programs_agree_on_cpu_devices(name, rewritten, shim_ready, tmp_path):
     from s2s.verify.cuda_host import build, run
