@@ -146,7 +146,8 @@ def plan_host_code(region: HostRegion, plan: TransferPlan,
 def _messages(region: HostRegion, slots: list[int], groups, singles) -> tuple[Message, ...]:
     """The runs of ``slots`` and the single moves as messages, in program order at each point."""
     runs = _runs(slots, groups) + [(d, p, (o,)) for d, p, o in singles]
-    messages = [Message(d, p, ops, _boundary(region, d, p, ops)) for d, p, ops in runs]
+    pools = _pool_lifetimes(region)
+    messages = [Message(d, p, ops, _boundary(region, d, p, ops, pools)) for d, p, ops in runs]
     messages = _downloads_first(region, messages)
     messages.sort(key=lambda m: (m.point, 2 if m.late else m.direction is Direction.UP,
                                  slots.index(m.operands[0]) if m.operands[0] in slots else len(slots)))
@@ -282,9 +283,16 @@ def _downloads_first(region: HostRegion, messages: list[Message]) -> list[Messag
     def names(m: Message, space: str) -> set[str]:
         return {_name(region.graph.operands[o], space) for o in m.operands}
 
-    ups = [m for m in messages if m.direction is Direction.UP]
+    ups_at: dict[int, list[Message]] = {}  # by point: the checks below stay linear
+    for m in messages:
+        if m.direction is Direction.UP:
+            ups_at.setdefault(m.point, []).append(m)
     late = {id(m) for m in messages if m.direction is Direction.DOWN and any(
-        u.point == m.point and names(u, HOST) & names(m, HOST) for u in ups)}
+        names(u, HOST) & names(m, HOST) for u in ups_at.get(m.point, ()))}
+    late_at: dict[int, list[Message]] = {}
+    for m in messages:
+        if id(m) in late:
+            late_at.setdefault(m.point, []).append(m)
     last_download: dict[int, int] = {}
     last_upload: dict[int, int] = {}
     for m in messages:
@@ -293,8 +301,7 @@ def _downloads_first(region: HostRegion, messages: list[Message]) -> list[Messag
     result = []
     for m in messages:
         if m.direction is Direction.UP:
-            if any(id(d) in late and d.point == m.point and names(d, DEVICE) & names(m, DEVICE)
-                   for d in messages):
+            if any(names(d, DEVICE) & names(m, DEVICE) for d in late_at.get(m.point, ())):
                 raise UnsupportedConstruct("a host buffer goes up and takes a new value from the same device "
                                            "buffer at one point; no order of the copies keeps both",
                                            region.statements[min(m.boundary, len(region.statements) - 1)].stmt.span,
@@ -336,7 +343,8 @@ def _runs(order, groups) -> list[tuple[Direction, int, tuple[int, ...]]]:
     return result
 
 
-def _boundary(region: HostRegion, direction: Direction, point: int, operands: tuple[int, ...]) -> int:
+def _boundary(region: HostRegion, direction: Direction, point: int, operands: tuple[int, ...],
+              pools: dict) -> int:
     statements = region.statements
     kernels = len(region.graph.graph.kernels)
     lo = 0 if point == 0 else region.statement_of_kernel(point - 1) + 1
@@ -350,7 +358,7 @@ def _boundary(region: HostRegion, direction: Direction, point: int, operands: tu
                             (region.graph.operands[operand].device, DEVICE)):
             if name is None:
                 continue
-            alloc, free = _lifetime(region, name, space)
+            alloc, free = _lifetime(region, name, space, pools)
             if alloc is not None:
                 lo = max(lo, alloc + 1)
             if free is not None:
@@ -376,10 +384,22 @@ def _copies(region: HostRegion, entry, direction: Direction) -> set[int]:
     return {k for k, o in enumerate(operand) if (o.host, o.device) == (host, device)}
 
 
-def _lifetime(region: HostRegion, name: str, space: str) -> tuple[int | None, int | None]:
+def _pool_lifetimes(region: HostRegion) -> dict[str, tuple[int, int]]:
+    """Per space with a pool: from its first buffer's allocation to its last one's free
+    (computed once per plan: the lifetime of every copied operand asks for it)."""
+    out = {}
+    if region.body_of is not None:  # a loop's body: the pools live around the loop
+        return out
+    for space, pool in ((HOST, region.host_pooled), (DEVICE, region.device_pooled)):
+        if pool:
+            out[space] = (min(region.alloc_at[n] for n in pool), max(region.free_at[n] for n in pool))
+    return out
+
+
+def _lifetime(region: HostRegion, name: str, space: str, pools: dict
+              ) -> tuple[int | None, int | None]:
     if region.body_of is not None:  # a loop's body: the pools and buffers live around the loop
         return None, None
-    pool = region.host_pooled if space == HOST else region.device_pooled
-    if name in pool:
-        return (min(region.alloc_at[n] for n in pool), max(region.free_at[n] for n in pool))
+    if name in (region.host_pooled if space == HOST else region.device_pooled):
+        return pools[space]
     return region.alloc_at.get(name), region.free_at.get(name)
