@@ -255,7 +255,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     texts = region_texts(nodes, irs, text)
     hulls = device_hulls(ir, nodes, tracked, survey.device_uses, text, bool(swapped), texts)
     ignored, written = host_outside({k: v for k, v in hulls.items() if k not in exact},
-                                    nodes, text, texts)
+                                    ir, nodes, text, texts)
     solver = Solver(model, irs, function, nodes, tracked, lengths, locals_of, frame, source,
                     tracked if swapped else frozenset(), ignored)
     seed: set[str] = set()

@@ -40,6 +40,7 @@ from s2s.analysis.omp.place import PlannedUpdate
 from s2s.analysis.omp.sections import changing_term, ref_range
 from s2s.analysis.polynomial import NotPoly, add, disjoint, poly, render, scale, within
 
+#: a planned item ``name[lo:len]``: text the planner wrote itself, not the user's C
 _ITEM = re.compile(r"^\s*([A-Za-z_]\w*)\s*(\[.*\])\s*$", re.S)
 
 
@@ -70,15 +71,22 @@ def device_hulls(ir: FunctionIR, nodes: list[Node], tracked: frozenset, device_u
     return hulls
 
 
-def host_outside(hulls: dict, nodes: list[Node], text, texts: tuple
+def host_outside(hulls: dict, ir: FunctionIR, nodes: list[Node], text, texts: tuple
                  ) -> tuple[frozenset, frozenset]:
     """The host accesses of the region (ids of their events) to elements outside their
     array's device hull, and the labels some of them write. The device never touches those
-    elements, so the dataflow may pass over these accesses (module doc)."""
+    elements, so the dataflow may pass over these accesses (module doc).
+
+    Only for an array the function names by one plain name that no pointer copy involves
+    (no alias, no member path, no vector handle): every copy the plan places then names it
+    by that name, which is what :func:`unsound` checks."""
+    aliased = {name for node in ir.root.walk() for event in node.events
+               if isinstance(event, Copy) and event.source is not None  # not an allocation
+               for name in (event.target, event.source)}
     names = {}
     for label, (pointers, _) in hulls.items():
-        for pointer in pointers | {label}:
-            names[pointer] = label
+        if pointers == {label} and label not in aliased:
+            names[label] = label
     ignored, written = set(), set()
     for top in nodes:
         for node in top.walk():
