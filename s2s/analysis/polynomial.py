@@ -307,6 +307,48 @@ def merge_adjacent(sections) -> list[str]:
     return pieces
 
 
+def intersection(a: str, b: str) -> str | None:
+    """``[lo:len]`` of the elements in both sections ``a`` and ``b``, when their bounds
+    differ by constants; None otherwise, or when the result is ``a`` itself (nothing to
+    cut). Sections that share no element are :func:`disjoint`'s question."""
+    try:
+        (lo_a, len_a), (lo_b, len_b) = _bounds(a), _bounds(b)
+    except NotPoly:
+        return None
+    low = _extreme(lo_a, lo_b, max)
+    high = _extreme(add(lo_a, len_a), add(lo_b, len_b), min)
+    if low is None or high is None or (low == lo_a and high == add(lo_a, len_a)):
+        return None
+    return f"[{render(low)}:{render(add(high, scale(low, -1)))}]"
+
+
+def hull(sections) -> str | None:
+    """The ``[lo:len]`` holding every one of ``sections``, when all their bounds differ by
+    constants; None when one is not a polynomial section or two are not comparable."""
+    low = high = None
+    for section in sections:
+        try:
+            lo, length = _bounds(section)
+        except NotPoly:
+            return None
+        hi = add(lo, length)
+        low = lo if low is None else _extreme(low, lo, min)
+        high = hi if high is None else _extreme(high, hi, max)
+        if low is None or high is None:
+            return None
+    if low is None:
+        return None
+    return f"[{render(low)}:{render(add(high, scale(low, -1)))}]"
+
+
+def _extreme(a: Poly, b: Poly, pick) -> Poly | None:
+    """``pick`` (min or max) of two polynomials whose difference is a constant, else None."""
+    gap = add(a, scale(b, -1))
+    if set(gap) - {()}:
+        return None
+    return a if pick(gap.get((), 0), 0) == gap.get((), 0) else b
+
+
 def _bounds(section: str) -> tuple[Poly, Poly]:
     inner = section.strip()
     if not (inner.startswith("[") and inner.endswith("]")) or inner.count(":") != 1:

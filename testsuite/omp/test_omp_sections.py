@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from s2s.analysis.polynomial import NotPoly, add, mul, poly, render, scale
+from s2s.analysis.polynomial import NotPoly, add, hull, intersection, mul, poly, render, scale
 
 ATOMS = st.sampled_from(["n", "m", "rows", "cols", "k"])
 MONOMIALS = st.lists(ATOMS, max_size=2).map(lambda a: tuple(sorted(a)))
@@ -79,3 +79,13 @@ def test_adjacent_sections_are_one_copy():
     assert merge_adjacent(["[2 * k:k]", "[3 * k:k + 1]"]) == ["[2*k:2*k + 1]"]
     assert sorted(merge_adjacent(["[0:4]", "[8:4]"])) == ["[0:4]", "[8:4]"]   # a gap stays
     assert sorted(merge_adjacent(["[a[i]:1]", "[0:1]"])) == ["[0:1]", "[a[i]:1]"]
+
+
+def test_intersection_and_hull_need_constant_margins():
+    assert intersection("[0:hid + 1]", "[1:hid]") == "[1:hid]"
+    assert intersection("[0:n + 8]", "[0:n]") == "[0:n]"
+    assert intersection("[0:n]", "[0:n]") is None  # nothing to cut
+    assert intersection("[0:n]", "[0:m]") is None  # not comparable
+    assert hull(["[1:n - 2]", "[0:n]", "[2:n]"]) == "[0:n + 2]"
+    assert hull(["[1:hid]", "[0:1]"]) is None  # hid + 1 against 1
+    assert hull([]) is None and hull(["f(n)"]) is None

@@ -38,7 +38,7 @@ from s2s.analysis.omp.ir import Access, Copy, FunctionIR, Node
 from s2s.analysis.omp.loops import write_extent
 from s2s.analysis.omp.place import PlannedUpdate
 from s2s.analysis.omp.sections import changing_term, ref_range
-from s2s.analysis.polynomial import NotPoly, add, disjoint, poly, render, scale, within
+from s2s.analysis.polynomial import add, disjoint, hull, intersection, render, scale, within
 
 #: a planned item ``name[lo:len]``: text the planner wrote itself, not the user's C
 _ITEM = re.compile(r"^\s*([A-Za-z_]\w*)\s*(\[.*\])\s*$", re.S)
@@ -138,30 +138,21 @@ def _offset_targets(root: Node) -> frozenset:
 
 
 def _hull(nodes: list[Node], pointers: frozenset, text) -> str | None:
-    low = high = None
+    """The hull of every device access through ``pointers`` in the region, or None when
+    one is not bounded (outside a kernel's counting loops, a call's argument ...)."""
+    extents = []
     for top in nodes:
         for node in top.walk():
             for event in node.events + node.cond + node.step:
-                if not (isinstance(event, Access) and event.name in pointers):
-                    continue
-                if event.side != "D":
+                if not (isinstance(event, Access) and event.name in pointers) or \
+                        event.side != "D":
                     continue
                 extent = write_extent(node.stmt, event.ref, text) \
                     if node.kind == "kernel" and event.ref is not None else None
                 if extent is None:
                     return None
-                try:
-                    lo, length = _bounds(extent)
-                except NotPoly:
-                    return None
-                hi = add(lo, length)
-                low = lo if low is None else _extreme(low, lo, min)
-                high = hi if high is None else _extreme(high, hi, max)
-                if low is None or high is None:
-                    return None
-    if low is None:
-        return None
-    return f"[{render(low)}:{render(add(high, scale(low, -1)))}]"
+                extents.append(extent)
+    return hull(extents)
 
 
 def narrow(updates: list[PlannedUpdate], entry: list[str], reasons: list[str],
@@ -171,15 +162,15 @@ def narrow(updates: list[PlannedUpdate], entry: list[str], reasons: list[str],
     ``copied_back``: labels whose exit map copies them to the host (their ``to`` items
     stay whole)."""
     by_pointer = {}
-    for label, (pointers, hull) in hulls.items():
+    for label, (pointers, touched) in hulls.items():
         for pointer in pointers | {label}:
-            by_pointer[pointer] = (label, hull)
+            by_pointer[pointer] = (label, touched)
     kept = []
     for update in updates:
         cut = _cut(update.item, by_pointer, update.motion == "to", copied_back)
         if cut is None:
             continue
-        kept.append(update if cut == update.item else _with_item(update, cut))
+        kept.append(update if cut == update.item else replace(update, item=cut))
     entry_kept, reasons_kept = [], []
     for item, reason in zip(entry, reasons, strict=True):
         cut = _cut(item, by_pointer, True, copied_back)
@@ -196,45 +187,12 @@ def _cut(item: str, by_pointer: dict, to_device: bool, copied_back: frozenset) -
     match = _ITEM.match(item)
     if match is None or match.group(1) not in by_pointer:
         return item
-    label, hull = by_pointer[match.group(1)]
+    label, touched = by_pointer[match.group(1)]
     if to_device and label in copied_back:
         return item
     section = match.group(2)
-    if disjoint(section, hull):
+    if disjoint(section, touched):
         return None
-    inner = _intersection(section, hull)
+    inner = intersection(section, touched)
     return item if inner is None else f"{match.group(1)}{inner}"
 
-
-def _intersection(a: str, b: str) -> str | None:
-    """``[lo:len]`` of the elements in both sections, when their bounds differ by
-    constants; None otherwise (or when the result is ``a`` itself)."""
-    try:
-        (lo_a, len_a), (lo_b, len_b) = _bounds(a), _bounds(b)
-    except NotPoly:
-        return None
-    low = _extreme(lo_a, lo_b, max)
-    high = _extreme(add(lo_a, len_a), add(lo_b, len_b), min)
-    if low is None or high is None or (low == lo_a and high == add(lo_a, len_a)):
-        return None
-    return f"[{render(low)}:{render(add(high, scale(low, -1)))}]"
-
-
-def _extreme(a: dict, b: dict, pick) -> dict | None:
-    """``pick`` (min or max) of two polynomials whose difference is a constant."""
-    gap = add(a, scale(b, -1))
-    if set(gap) - {()}:
-        return None
-    return a if pick(gap.get((), 0), 0) == gap.get((), 0) else b
-
-
-def _bounds(section: str):
-    inner = section.strip()
-    if not (inner.startswith("[") and inner.endswith("]")) or inner.count(":") != 1:
-        raise NotPoly(section)
-    low, length = inner[1:-1].split(":")
-    return poly(low), poly(length)
-
-
-def _with_item(update: PlannedUpdate, item: str) -> PlannedUpdate:
-    return replace(update, item=item)
