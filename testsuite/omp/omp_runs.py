@@ -27,3 +27,20 @@ def run_both(tmp_path, original: str | bytes, rewritten: str | bytes, suffix: st
         omp_harness.build(source, tmp_path / name)
         runs.append(omp_harness.run(tmp_path / name))
     return runs[0], runs[1]
+
+
+def check_mapped_per_call(load_source, tmp_path, program: str, reason: str,
+                          added_destructor: str | None = None) -> None:
+    """A class whose fields s2s refuses to map over each object's lifetime: one note gives
+    ``reason``, no constructor enters data (before ``void forces``), no destructor
+    ``added_destructor`` is added, and the per-call mapping runs right (same output as the
+    original, no unmapped pointer)."""
+    rewritten, out = rewrite_source(load_source, program)
+    notes = [d.message for d in out.diagnostics if "over each object's lifetime" in d.message]
+    assert len(notes) == 1 and reason in notes[0], notes
+    assert "target enter data" not in rewritten[:rewritten.index("void forces")]
+    if added_destructor is not None:
+        assert added_destructor not in rewritten
+    original, new = run_both(tmp_path, program, rewritten, suffix=".cpp")
+    assert new.returncode == 0 and new.stdout == original.stdout
+    assert new.unmapped == ()

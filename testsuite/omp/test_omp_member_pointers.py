@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from testsuite.omp.omp_runs import rewrite_source, run_both
+from testsuite.omp.omp_runs import check_mapped_per_call, rewrite_source, run_both
 
 HEAT = """#include <cstdio>
 #include <cstdlib>
@@ -179,10 +179,4 @@ def test_pointer_members_are_mapped_per_call_where_the_invariant_cannot_be_shown
     for old, new_text in [first] + ([second] if second else []):
         assert old in program
         program = program.replace(old, new_text)
-    rewritten, out = rewrite_source(load_source, program)
-    notes = [d.message for d in out.diagnostics if "over each object's lifetime" in d.message]
-    assert len(notes) == 1 and reason in notes[0], notes
-    assert "target enter data" not in rewritten[:rewritten.index("void forces")]
-    original, new = run_both(tmp_path, program, rewritten, suffix=".cpp")
-    assert new.returncode == 0 and new.stdout == original.stdout
-    assert new.unmapped == ()
+    check_mapped_per_call(load_source, tmp_path, program, reason)
