@@ -18,6 +18,7 @@ from s2s.frontend.host import extract_allocations, extract_functions
 from s2s.frontend.host_facts import extract_host_args, extract_host_decls, extract_var_uses
 from s2s.frontend.host_tree import _tree
 from s2s.frontend.kernel_body import extract_kernel_bodies
+from s2s.frontend.omp_macros import extract_macro_directives
 from s2s.frontend.openmp import extract_directives
 from s2s.frontend.parse import ParsedFile, ParseOptions, parse_file, parse_source
 from s2s.model.unit import TranslationUnit
@@ -64,6 +65,9 @@ def _extract(parsed: ParsedFile, contexts: list[ExtractContext]
         launches = extract_launches(host)
         api_calls = extract_api_calls(host)
     directives = extract_directives(host)
+    project_headers = host.project_headers()
+    macro_directives = (extract_macro_directives(host, project_headers)
+                        if parsed.language != "cuda" else ())
     array_refs, pointer_copies = extract_accesses(host, directives)
     # Everything in source order, whichever order the extractors found it in.
     kernels, device_functions, launches, api_calls = (
@@ -82,7 +86,7 @@ def _extract(parsed: ParsedFile, contexts: list[ExtractContext]
         array_refs=array_refs,
         pointer_copies=pointer_copies,
         kernel_bodies=bodies,
-        project_headers=host.project_headers(),
+        project_headers=project_headers,
         # the host facts of transfers and fuse, which run on CUDA files only
         var_uses=extract_var_uses(host) if parsed.language == "cuda" else (),
         classes=extract_class_facts(host) if parsed.language == "c++" else (),
@@ -91,6 +95,7 @@ def _extract(parsed: ParsedFile, contexts: list[ExtractContext]
             d.is_target_region for d in directives) else (),
         host_args=extract_host_args(host) if parsed.language == "cuda" else (),
         host_decls=extract_host_decls(host) if parsed.language == "cuda" else (),
+        macro_directives=macro_directives,
     )
     return model, [d for ctx in contexts for d in ctx.diagnostics]
 

@@ -6,7 +6,7 @@ starts a logical line, followed by ``pragma omp`` on that line (``\\`` continuat
 Token kinds keep pragmas inside comments and string literals out; the preprocessor's skipped
 ranges keep out those in inactive ``#if`` branches; a ``#pragma`` inside a ``#define`` does not
 start its logical line, so it is not a directive there. ``_Pragma("omp ...")`` is reported as
-unsupported.
+unsupported (through macros: :mod:`s2s.frontend.omp_macros`).
 
 Each directive is tied to its associated statement: the first statement after the pragma (an
 intervening ``#pragma omp`` makes the statement that pragma plus its own statement). A
@@ -122,22 +122,14 @@ def _find_pragmas(ctx: ExtractContext, tokens: FileTokens) -> list[_Pragma]:
             if pragma is not None:
                 out.append(pragma)
         pos = source.find(b"#", pos + 1)
-    macros = set()
     for match in re.finditer(rb"\b_Pragma\b", source):
-        macro = _pragma_operator(ctx, tokens, match.start())
-        if macro is not None:
-            macros.add(macro)
+        _pragma_operator(ctx, tokens, match.start())
     for match in _OMP_ATTRIBUTE.finditer(source):
         i = tokens.index_at(match.start())
         if i is not None and tokens.kinds[i] == PUNCT and not tokens.is_skipped(match.start()):
             ctx.warn("OpenMP attribute syntax ([[omp::directive(...)]]) is not supported; this "
                      "directive is ignored", "omp-attribute-syntax",
                      ctx.index.span(match.start(), match.end()))
-    if macros:
-        for cursor in ctx.top_level:
-            if cursor.kind.name == "MACRO_INSTANTIATION" and cursor.spelling in macros:
-                ctx.warn(f"macro '{cursor.spelling}' expands to _Pragma(\"omp ...\"), which is not "
-                         "supported; this directive is ignored", "omp-pragma-operator", ctx.span(cursor))
     return out
 
 
@@ -154,11 +146,11 @@ def _pragma_at(tokens: FileTokens, i: int) -> _Pragma | None:
     return _Pragma(i, last, tokens.starts[i], end, [tokens.tok(j) for j in code[2:]])
 
 
-def _pragma_operator(ctx: ExtractContext, tokens: FileTokens, offset: int) -> str | None:
+def _pragma_operator(ctx: ExtractContext, tokens: FileTokens, offset: int) -> None:
     """Report ``_Pragma("omp ...")`` at ``offset`` as unsupported.
 
-    Inside a ``#define`` it is no directive at that place: the macro's name is returned so
-    the caller reports the places where the macro is used instead.
+    Inside a ``#define`` it is no directive at that place: :mod:`s2s.frontend.omp_macros`
+    reports the places where the macro is used instead.
     """
     i = tokens.index_at(offset)
     n = len(tokens.starts)
@@ -172,9 +164,8 @@ def _pragma_operator(ctx: ExtractContext, tokens: FileTokens, offset: int) -> st
     content = literal[literal.index('"') + 1 : -1].split()
     if not content or content[0] != "omp":
         return None
-    macro = _defined_macro(tokens, i)
-    if macro is not None:
-        return macro
+    if _defined_macro(tokens, i) is not None:
+        return None
     end = tokens.ends[i + 3] if i + 3 < n and tokens.spelling(i + 3) == ")" else tokens.ends[i + 2]
     ctx.warn('_Pragma("omp ...") is not supported; this directive is ignored',
              "omp-pragma-operator", ctx.index.span(offset, end))

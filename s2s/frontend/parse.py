@@ -68,6 +68,12 @@ RUNTIME_INCLUDE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "runtime", "include")
 
 
+#: _OPENMP for the parse without -fopenmp: OpenMP 4.5 (201511), the first version with target
+#: offload. clang-16 says 201811 under -fopenmp, but its omp.h then declares variants with
+#: `begin declare variant`, which is a redeclaration error once the pragmas are ignored.
+OPENMP_VERSION_MACRO = 201511
+
+
 def detect_language(path: str) -> str:
     """``cuda``, ``c++`` or ``c`` from the file name (unknown extensions are C++)."""
     _, ext = os.path.splitext(path)
@@ -102,7 +108,10 @@ def clang_args(language: str, toolchain: Toolchain, side: str = "host",
         args += ["-x", language]
         if language == "c++" and not _has_std(user_flags):
             args.append("-std=c++17")
-        args += ["-fopenmp"] if openmp else ["-Wno-unknown-pragmas", "-Wno-source-uses-openmp"]
+        # Without -fopenmp the program must still see what its real (-fopenmp) build sees:
+        # `#ifdef _OPENMP #include <omp.h>` guards omp_get_wtime() and friends in real code.
+        args += ["-fopenmp"] if openmp else ["-Wno-unknown-pragmas", "-Wno-source-uses-openmp",
+                                             f"-D_OPENMP={OPENMP_VERSION_MACRO}"]
         omp_dir = toolchain.omp_include or os.path.join(toolchain.shim_dir, "omp")
         args += ["-idirafter", omp_dir]
     args += without_openmp_flags(user_flags)

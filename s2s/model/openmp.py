@@ -134,3 +134,16 @@ class OmpDirective:
 
     def clause(self, name: str) -> tuple[OmpClause, ...]:
         return tuple(c for c in self.clauses if c.name == name)
+
+
+@dataclass(frozen=True)
+class MacroDirective:
+    """A use of a macro that expands to an OpenMP directive through ``_Pragma`` (PRK's
+    ``OMP_TARGET(teams distribute ...)``): s2s neither analyses nor rewrites it, so it is kept
+    to be counted. ``is_target`` says the directive is a target construct that runs a kernel
+    (not ``target data``/``update``/``enter``/``exit``): its pointers keep whatever mapping the
+    macro's text gives."""
+
+    span: SourceSpan
+    macro: str
+    is_target: bool

@@ -88,7 +88,7 @@ def merge_units(parts: list[tuple[TranslationUnit, bytes]]) -> Program:
 #: the TranslationUnit fields merged (kernel bodies are left out: the OpenMP pass has none)
 _LISTS = ("kernels", "device_functions", "launches", "api_calls", "allocations", "directives",
           "functions", "array_refs", "pointer_copies", "classes",
-          "function_refs")
+          "function_refs", "macro_directives")
 
 
 class _Shift:

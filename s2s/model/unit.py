@@ -53,6 +53,8 @@ class TranslationUnit:
     host_args: tuple[HostArg, ...] = field(default=(), metadata={"json": False})
     #: Host locals declared with a value, lowered to the kernel IR (``HostDecl``); not in JSON.
     host_decls: tuple[HostDecl, ...] = field(default=(), metadata={"json": False})
+    #: uses of macros that expand to OpenMP directives (``MacroDirective``), for OpenMP files
+    macro_directives: tuple[MacroDirective, ...] = field(default=(), metadata={"json": False})
 
     @property
     def target_regions(self) -> tuple[OmpDirective, ...]:
