@@ -10,7 +10,7 @@ from s2s.model.cuda import ApiCall, Kernel, Launch
 from s2s.model.host import ClassFact, FunctionRef, HostAllocation, HostFunction
 from s2s.model.host_facts import HostArg, HostDecl, VarUse
 from s2s.model.kernel_ir import KernelBody
-from s2s.model.openmp import OmpDirective
+from s2s.model.openmp import MacroDirective, OmpDirective
 
 
 @dataclass(frozen=True)
