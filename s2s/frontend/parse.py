@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from s2s import deep_stack
 from s2s.diagnostics import Diagnostic, InputError, Location, ParseError, Severity
+from s2s.frontend.allowed_flags import allowed_flags
 from s2s.frontend.flags import without_openmp_flags
 from s2s.frontend.toolchain import Toolchain, configure_libclang, default_toolchain
 
@@ -105,7 +106,8 @@ def clang_args(language: str, toolchain: Toolchain, side: str = "host",
         args += ["-fopenmp"] if openmp else ["-Wno-unknown-pragmas", "-Wno-source-uses-openmp"]
         omp_dir = toolchain.omp_include or os.path.join(toolchain.shim_dir, "omp")
         args += ["-idirafter", omp_dir]
-    args += without_openmp_flags(user_flags)
+    # the allow-list again: every parse gets only flags that cannot load code or write files
+    args += without_openmp_flags(allowed_flags(user_flags)[0])
     return args
 
 

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from s2s import shell_safe
 from s2s.diagnostics import Diagnostic, Location
+from s2s.frontend.allowed_flags import allowed_flags
 
 #: the runtime's headers (s2s_mgpu.h): s2s checks its own output without the user adding -I
 RUNTIME_INCLUDE = str(Path(__file__).resolve().parents[2] / "runtime" / "include")
@@ -77,7 +78,7 @@ def cache_dir() -> Path:
 def check_flags(user_flags: Sequence[str]) -> tuple[str, ...]:
     """The user's flags that change what nvcc compiles, one item each (``-DX``, ``-Idir``,
     ``-isystemdir``, ``-includefile``, ``-std=c++17``); other flags are for the parser only."""
-    out, items, at = [], list(user_flags), 0
+    out, items, at = [], list(allowed_flags(user_flags)[0]), 0
     while at < len(items):
         item = items[at]
         option = next((o for o in ("-isystem", "-include", "-D", "-U", "-I") if item.startswith(o)),
