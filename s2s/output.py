@@ -15,10 +15,10 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from s2s import file_stamps
+from s2s import user_files
 from s2s.diagnostics import InputError, UsageError
 from s2s.edits import Edit
-from s2s.file_stamps import file_kind
+from s2s.user_files import file_kind
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def write_in_place(change: FileChange, backup_suffix: str | None = None,
     if backup_suffix:
         write_output(target + backup_suffix, change.before, mode)
     write_output(target, change.after, mode,
-                 unchanged=lambda: file_stamps.check_unchanged(change.path, target, change.before))
+                 unchanged=lambda: user_files.check_unchanged(change.path, target, change.before))
 
 
 def in_place_refusal(path: str, info: os.stat_result | None = None) -> str | None:

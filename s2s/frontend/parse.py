@@ -16,12 +16,12 @@ import os
 import stat
 from dataclasses import dataclass, field
 
-from s2s import deep_stack, file_stamps
+from s2s import deep_stack, user_files
 from s2s.diagnostics import Diagnostic, InputError, Location, ParseError, Severity
-from s2s.file_stamps import file_kind
 from s2s.frontend.allowed_flags import allowed_flags
 from s2s.frontend.flags import without_openmp_flags
 from s2s.frontend.toolchain import Toolchain, configure_libclang, default_toolchain
+from s2s.user_files import file_kind
 
 CUDA_EXTENSIONS = (".cu", ".cuh")
 CXX_EXTENSIONS = (".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".C")
@@ -153,7 +153,7 @@ def read_source(path: str) -> bytes:
             raise InputError(f"cannot read {path}: {exc.strerror}", id="unreadable") from exc
     if len(data) > MAX_SOURCE_BYTES:  # grew while we read it
         raise InputError(_too_large(path, len(data)), id="file-too-large")
-    file_stamps.remember(info)     # --in-place replaces it only if still so (issue 32)
+    user_files.remember(info)     # --in-place replaces it only if still so (issue 32)
     nul = data.find(b"\0")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1

@@ -36,9 +36,9 @@ from pathlib import Path
 from s2s import shell_safe
 from s2s.diagnostics import Diagnostic, DiagnosticPrinter, InputError, S2SError
 from s2s.driver import Pass
-from s2s.file_stamps import read_regular
 from s2s.output import write_output
 from s2s.transform import registry
+from s2s.user_files import read_regular
 from s2s.wrapper import outputs
 from s2s.wrapper.args import Classified, Phase, Table, classify
 from s2s.wrapper.children import Children, Interrupted

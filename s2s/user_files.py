@@ -1,12 +1,12 @@
-"""What a file was when s2s read it, so ``--in-place`` never replaces a newer one (issue 32).
+"""How s2s reads the user's files safely, and what a file was when s2s read it (issue 32).
 
 A run takes seconds to minutes; an editor or a build may save into a source meanwhile.
 :func:`remember` notes the modification time of each source as it is read (by device and
 inode, so any spelling of the path finds it); :func:`check_unchanged`, called just before the
 rename that replaces the file, compares size, modification time and SHA-256 of the bytes on
 disk with what was read, and refuses (``[file-changed]``) on any difference. Also here:
-:func:`file_kind` and :func:`read_regular`, the bounded read of a regular file that the
-readers of special inputs (compile databases, dependency files) share.
+:func:`file_kind`, :func:`read_regular` (the bounded read of a regular file that the readers
+of compile databases, configuration and dependency files share) and :func:`decode_utf8`.
 """
 
 from __future__ import annotations
@@ -86,3 +86,23 @@ def read_regular(path: str, limit: int) -> bytes:
     if len(data) > limit:
         raise NotRegular(0, f"grew past the {limit:,} bytes s2s reads", path)
     return data
+
+
+class NotUTF8(UnicodeError):
+    """A configuration file or compile database in another encoding; says which file."""
+
+
+def decode_utf8(data: bytes, path: str) -> str:
+    """``data`` as UTF-8 text (a UTF-8 byte order mark dropped); :class:`NotUTF8` naming the
+    file and, for UTF-16 (what some Windows editors save), the encoding found."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise NotUTF8(f"{path} is UTF-16 (it starts with a UTF-16 byte order mark); "
+                         "save it as UTF-8")
+    if b"\0" in data:
+        raise NotUTF8(f"{path} holds NUL bytes (UTF-16 without a byte order mark, or not "
+                         "text); save it as UTF-8")
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as error:
+        raise NotUTF8(f"{path} is not UTF-8 (byte 0x{data[error.start]:02x} at offset "
+                         f"{error.start}); save it as UTF-8") from None
