@@ -60,7 +60,7 @@ def write_in_place(change: FileChange, backup_suffix: str | None = None,
             raise InputError(refusal, id="in-place-refused")
     mode = stat.S_IMODE(info.st_mode)
     if backup_suffix:
-        write_output(target + backup_suffix, change.before, mode)
+        write_output(target + backup_suffix, change.before, mode, follow_link=False)
     write_output(target, change.after, mode,
                  unchanged=lambda: user_files.check_unchanged(change.path, target, change.before))
 
@@ -176,7 +176,7 @@ def _unlink_quietly(path: str) -> None:
 
 
 def write_output(path: str, data: bytes, mode: int | None = None, *,
-                 make_parents: bool = False,
+                 make_parents: bool = False, follow_link: bool = True,
                  unchanged: Callable[[], None] | None = None) -> None:
     """The one writer of every file s2s writes for the user: ``--in-place`` and its backup,
     the copies of ``-o DIR``, ``report -o FILE``, the wrapper's dependency files.
@@ -184,10 +184,15 @@ def write_output(path: str, data: bytes, mode: int | None = None, *,
     Only regular files are replaced: a device node (``-o /dev/null`` as root would turn it
     into a file), a FIFO or a directory is refused with ``[output-not-regular]``; a symbolic
     link is written through (its target rewritten, the link kept), as ``--in-place`` does.
+    A name s2s makes up itself (a backup: ``follow_link=False``) is never followed: a link
+    there is refused, or a planted ``k.c.orig -> ~/.bashrc`` would be overwritten.
     ``mode`` defaults to the existing file's permission bits, else 0644. ``unchanged`` runs
     just before the rename and raises to keep the file as it is. Every OSError (unwritable
     folder, full disk) becomes ``[write-failed]`` naming the file; the temp file is removed.
     """
+    if not follow_link and os.path.islink(path):
+        raise InputError(f"cannot write {path}: it is a symbolic link, not followed for a file "
+                         "s2s names itself", id="output-not-regular")
     target = output_target(path)
     try:
         if make_parents:

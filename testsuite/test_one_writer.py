@@ -183,6 +183,18 @@ def test_backup_onto_a_directory_is_refused(tmp_path, capsys, banner):
     assert src.read_text() == KERNEL
 
 
+def test_backup_onto_a_symbolic_link_is_refused_not_followed(tmp_path, capsys, banner):
+    src = tmp_path / "k.c"
+    src.write_text(KERNEL)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    (tmp_path / "k.c.orig").symlink_to(victim)
+    code = main(["fuse", "--in-place", "--backup", ".orig", str(src)])
+    err = capsys.readouterr().err
+    assert code == 1 and "symbolic link" in err and "[output-not-regular]" in err
+    assert victim.read_text() == "keep me\n" and src.read_text() == KERNEL
+
+
 # --- item 3: a file changed while s2s ran is never replaced ---------------------------------
 
 def _saving_pass(change):
