@@ -21,6 +21,7 @@ import sysconfig
 import tempfile
 from pathlib import Path
 
+from runtime import cache_trust
 from runtime.cpu.compiler import cache_dir
 from runtime.errors import BackendUnavailable, CompileError
 
@@ -57,9 +58,10 @@ def build_library(compiler: str = "gcc") -> Path:
                                      BRIDGE_MODULE.encode()])).hexdigest()[:24]
     out_dir = cache_dir() / f"capi-{key}"
     target = out_dir / "libs2s_runtime.so"
-    if target.exists():
+    if cache_trust.usable(target):
         return target
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = cache_trust.own_directory(out_dir, "the runtime library's cache folder")
+    target = out_dir / "libs2s_runtime.so"
     fd, tmp = tempfile.mkstemp(suffix=".so", dir=out_dir)
     os.close(fd)
     command = [compiler, "-O2", "-fPIC", "-shared", f"-I{include}", f"-I{HEADER_DIR}",
@@ -69,7 +71,7 @@ def build_library(compiler: str = "gcc") -> Path:
     if proc.returncode != 0:
         os.unlink(tmp)
         raise CompileError("building the s2s runtime C library failed", command, proc.stderr)
-    os.replace(tmp, target)
+    cache_trust.publish(tmp, target)
     return target
 
 

@@ -12,10 +12,13 @@ import os
 import stat
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from s2s import user_files
 from s2s.diagnostics import InputError, UsageError
 from s2s.edits import Edit
+from s2s.user_files import file_kind
 
 
 @dataclass(frozen=True)
@@ -43,7 +46,9 @@ def write_in_place(change: FileChange, backup_suffix: str | None = None,
     user's file is never left half-written: on any error the temp file is removed and the
     original stays untouched. Raises InputError for a read-only file or one with several
     hard links (a rename would give this name a new file and leave the others with the old
-    text), unless ``force``.
+    text), unless ``force``. Just before the rename the file must still be what was read
+    (size, modification time, SHA-256): a line saved into it while s2s ran is never lost
+    (``[file-changed]``).
     """
     if not change.changed:
         return
@@ -55,8 +60,9 @@ def write_in_place(change: FileChange, backup_suffix: str | None = None,
             raise InputError(refusal, id="in-place-refused")
     mode = stat.S_IMODE(info.st_mode)
     if backup_suffix:
-        atomic_write(target + backup_suffix, change.before, mode)
-    atomic_write(target, change.after, mode)
+        write_output(target + backup_suffix, change.before, mode, follow_link=False)
+    write_output(target, change.after, mode,
+                 unchanged=lambda: user_files.check_unchanged(change.path, target, change.before))
 
 
 def in_place_refusal(path: str, info: os.stat_result | None = None) -> str | None:
@@ -169,16 +175,68 @@ def _unlink_quietly(path: str) -> None:
         pass
 
 
-def atomic_write(path: str, data: bytes, mode: int) -> None:
-    """Write ``data`` to ``path`` through a temp file in the same directory, fsync, rename."""
+def write_output(path: str, data: bytes, mode: int | None = None, *,
+                 make_parents: bool = False, follow_link: bool = True,
+                 unchanged: Callable[[], None] | None = None) -> None:
+    """The one writer of every file s2s writes for the user: ``--in-place`` and its backup,
+    the copies of ``-o DIR``, ``report -o FILE``, the wrapper's dependency files.
+
+    Only regular files are replaced: a device node (``-o /dev/null`` as root would turn it
+    into a file), a FIFO or a directory is refused with ``[output-not-regular]``; a symbolic
+    link is written through (its target rewritten, the link kept), as ``--in-place`` does.
+    A name s2s makes up itself (a backup: ``follow_link=False``) is never followed: a link
+    there is refused, or a planted ``k.c.orig -> ~/.bashrc`` would be overwritten.
+    ``mode`` defaults to the existing file's permission bits, else 0644. ``unchanged`` runs
+    just before the rename and raises to keep the file as it is. Every OSError (unwritable
+    folder, full disk) becomes ``[write-failed]`` naming the file; the temp file is removed.
+    """
+    if not follow_link and os.path.islink(path):
+        raise InputError(f"cannot write {path}: it is a symbolic link, not followed for a file "
+                         "s2s names itself", id="output-not-regular")
+    target = output_target(path)
+    try:
+        if make_parents:
+            os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
+        if mode is None:
+            mode = stat.S_IMODE(os.stat(target).st_mode) if os.path.exists(target) else 0o644
+        atomic_write(target, data, mode, unchanged)
+    except OSError as error:
+        raise InputError(f"cannot write {path}: {error.strerror or error}",
+                         id="write-failed") from error
+
+
+def output_target(path: str) -> str:
+    """The file ``path`` names for writing (a link's target); InputError when that is not a
+    regular file or a name not taken yet."""
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    try:
+        info = os.stat(target)
+    except FileNotFoundError:
+        return target
+    except OSError as error:
+        raise InputError(f"cannot write {path}: {error.strerror or error}",
+                         id="write-failed") from error
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError(f"cannot write {path}: it is a directory", id="output-not-regular")
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"cannot write {path}: not a regular file ({file_kind(info.st_mode)}); "
+                         "s2s replaces regular files only", id="output-not-regular")
+    return target
+
+
+def atomic_write(path: str, data: bytes, mode: int,
+                 unchanged: Callable[[], None] | None = None) -> None:
+    """Write ``data`` to ``path`` through a temp file in the same directory, fsync, rename
+    (call :func:`write_output`, which checks what ``path`` is, rather than this)."""
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = PENDING.create(directory)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
+        with os.fdopen(fd, "wb", buffering=0) as handle:
+            _write_all(handle.fileno(), data)
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
+        if unchanged is not None:
+            unchanged()
         os.replace(tmp, path)
     except BaseException:
         _unlink_quietly(tmp)
@@ -193,6 +251,13 @@ def atomic_write(path: str, data: bytes, mode: int) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until all of ``data`` is out (a short write is not an error; ENOSPC is)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def unified_diff(change: FileChange, root: str | None = None, context: int = 3) -> str:

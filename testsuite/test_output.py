@@ -164,8 +164,9 @@ def test_write_in_place_failure_leaves_original(tmp_path, monkeypatch, backup):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", failing_replace)
-    with pytest.raises(OSError):
+    with pytest.raises(InputError, match="No space left on device") as caught:
         write_in_place(FileChange(str(path), b"original\n", b"rewritten\n"), backup_suffix=backup)
+    assert caught.value.diagnostic.id == "write-failed"   # every OSError: one clean error
     monkeypatch.undo()
     assert path.read_bytes() == b"original\n"
     assert os.stat(path).st_mode & 0o7777 == 0o755
@@ -181,7 +182,7 @@ def test_write_in_place_failure_while_writing(tmp_path, monkeypatch):
         raise OSError(5, "Input/output error")
 
     monkeypatch.setattr(os, "fsync", failing_fsync)
-    with pytest.raises(OSError):
+    with pytest.raises(InputError, match="Input/output error"):
         write_in_place(FileChange(str(path), b"original\n", b"rewritten\n"))
     monkeypatch.undo()
     assert path.read_bytes() == b"original\n"

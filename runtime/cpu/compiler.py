@@ -23,6 +23,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from runtime import cache_trust
 from runtime.cpu.source import KernelSource
 from runtime.errors import BackendUnavailable, CompileError
 
@@ -42,10 +43,10 @@ class Compiled:
 
 
 def cache_dir() -> Path:
+    """The runtime's cache directory: the user's own and writable by no one else, or a private
+    one for this process (:mod:`runtime.cache_trust`)."""
     root = os.environ.get("S2S_CPU_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "s2s-runtime")
-    path = Path(root)
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return cache_trust.own_directory(root, "the runtime cache (S2S_CPU_CACHE)")
 
 
 @functools.cache
@@ -103,7 +104,7 @@ def state_library(compiler: str, identity: str) -> Path:
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     key = hashlib.sha256("\0".join([ABI_VERSION, identity, h.hexdigest()]).encode()).hexdigest()[:24]
     target = cache_dir() / f"libs2s_simt_state-{key}.so"
-    if target.exists():
+    if cache_trust.usable(target):
         return target
     source = cache_dir() / f"s2s_simt_state-{key}.cpp"
     source.write_text('#define S2S_STATE_DEFINITION\n#include "s2s_simt.h"\n')
@@ -114,7 +115,7 @@ def state_library(compiler: str, identity: str) -> Path:
     if proc.returncode != 0:
         os.unlink(tmp)
         raise CompileError("building the emulator state library failed", command, proc.stderr)
-    os.replace(tmp, target)
+    cache_trust.publish(tmp, target)
     return target
 
 
@@ -166,7 +167,7 @@ def compile_module(source: KernelSource, instantiate: list[str] | None = None,
                                     _header_digest(dirs, source.quoted_includes)]).encode()).hexdigest()[:32]
     out_dir = cache_dir()
     target = out_dir / f"{key}.so"
-    if target.exists():
+    if cache_trust.usable(target):
         return Compiled(target, exported, True)
     (out_dir / f"{key}.cpp").write_text(text)
     fd, tmp = tempfile.mkstemp(suffix=".so", dir=out_dir)
@@ -180,5 +181,5 @@ def compile_module(source: KernelSource, instantiate: list[str] | None = None,
         os.unlink(tmp)
         raise CompileError(f"{source.name}: the host compiler rejected the kernel source", command,
                            proc.stderr)
-    os.replace(tmp, target)
+    cache_trust.publish(tmp, target)
     return Compiled(target, exported, False)

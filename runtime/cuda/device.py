@@ -29,6 +29,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from runtime import cache_trust
 from runtime.cpu.compiler import cache_dir
 from runtime.cpu.source import prepare
 from runtime.errors import BackendUnavailable, CompileError, ConfigError, LaunchError, OutOfMemory
@@ -88,7 +89,7 @@ def build_cubin(text: str, name: str, instantiate: list[str], include_dirs: list
     key = hashlib.sha256("\0".join([unit, arch, version, *map(str, include_dirs), *flags])
                          .encode()).hexdigest()[:32]
     target = cache_dir() / f"{key}-{arch}.cubin"
-    if target.exists():
+    if cache_trust.usable(target):
         return target.read_bytes()
     if not _SAFE_PATH.match(arch):
         raise CompileError(f"{name}: unusable GPU architecture {arch!r}", [nvcc], "")
@@ -107,7 +108,7 @@ def build_cubin(text: str, name: str, instantiate: list[str], include_dirs: list
     fd, tmp = tempfile.mkstemp(suffix=".cubin", dir=cache_dir())
     with os.fdopen(fd, "wb") as handle:
         handle.write(data)
-    os.replace(tmp, target)
+    cache_trust.publish(tmp, target)
     return data
 
 

@@ -87,6 +87,7 @@ def make_run_options(args: argparse.Namespace, extra_flags: tuple[str, ...],
 
 def _database_lookup(build_dir: str, printer: DiagnosticPrinter):
     from s2s.diagnostics import Diagnostic
+    from s2s.frontend.allowed_flags import allowed_flags, dropped_note
     from s2s.frontend.flags import filter_flags, load_compile_commands
 
     database = load_compile_commands(build_dir)
@@ -104,6 +105,11 @@ def _database_lookup(build_dir: str, printer: DiagnosticPrinter):
                 warned.add(flag)
                 printer.emit(Diagnostic.warning(f"ignoring unknown flag '{flag}' from "
                                                 "compile_commands.json", "unknown-flag"))
+        flags, dropped = allowed_flags(flags)
+        fresh = [flag for flag in dropped if flag not in warned]
+        if fresh:
+            warned.update(fresh)
+            printer.emit(dropped_note(fresh, f"{build_dir}/compile_commands.json"))
         return flags
 
     return flags_for

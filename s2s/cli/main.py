@@ -20,6 +20,7 @@ from s2s.cli.settings import apply_config, config_start, load_config
 from s2s.cli.signals import Terminated, terminate_on_signals
 from s2s.cli.verify_cmd import add_verify_options, run_verify
 from s2s.diagnostics import DiagnosticPrinter, S2SError, UsageError, silenced_from_env
+from s2s.frontend.allowed_flags import allowed_flags, dropped_note
 from s2s.output import PENDING
 from s2s.transform import fuse as _fuse_pass  # noqa: F401  (registers the pass)
 from s2s.transform import mgpu as _mgpu_pass  # noqa: F401  (registers the pass)
@@ -177,6 +178,9 @@ def _run_command(args: argparse.Namespace, extra_flags: tuple[str, ...]) -> int:
     printer = DiagnosticPrinter(silenced=silenced + silenced_from_env())
     for warning in config.warnings:
         printer.emit(warning)
+    extra_flags, dropped = allowed_flags(extra_flags)
+    if dropped:
+        printer.emit(dropped_note(dropped, "the command line and the configuration file"))
     if console.verbose and config.path:
         console.status(f"s2s {args.command}: settings from {config.path}")
     try:

@@ -11,7 +11,6 @@ the two versions to differ), 0 otherwise.
 
 from __future__ import annotations
 
-import os
 import time
 
 from s2s.cli import report_omp
@@ -21,7 +20,7 @@ from s2s.diagnostics import DiagnosticPrinter, UsageError
 from s2s.driver import FileResult, RunOptions, Success, exit_code, parse_options_for, process_file
 from s2s.frontend.extract import load
 from s2s.frontend.parse import detect_language
-from s2s.output import atomic_write
+from s2s.output import write_output
 from s2s.printers import figures as draw
 from s2s.printers.html import Section, render
 from s2s.transform import registry
@@ -91,8 +90,7 @@ def run_report(args, options: RunOptions, printer: DiagnosticPrinter, console: C
     printer.emit_all(said)
     page = render(sections, args.title).encode("utf-8")
     target = args.output
-    os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
-    atomic_write(target, page, 0o644)
+    write_output(target, page, make_parents=True)   # InputError: printed, exit 1
     if not console.quiet:
         console.status(f"{target}: {len(sections)} section{'s' if len(sections) != 1 else ''} "
                        f"of {len(args.files)} file{'s' if len(args.files) != 1 else ''}")

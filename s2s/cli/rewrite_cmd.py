@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 
 from s2s.cli.common import Console, plural, report_results, verbose_line
 from s2s.diagnostics import DiagnosticPrinter, InputError, UsageError
@@ -25,11 +26,11 @@ from s2s.driver import (
 )
 from s2s.output import (
     FileChange,
-    atomic_write,
     output_copies,
     quote_path,
     unified_diff,
     write_in_place,
+    write_output,
 )
 from s2s.printers import json_doc, sarif
 from s2s.printers.json_doc import rewrite_entry, rewrite_summary
@@ -112,7 +113,10 @@ def _emitted(result: Success, args, copy: str | None, console: Console) -> FileR
     try:
         _emit(result.change, args, copy, console)
     except InputError as error:
-        return Failed(result.path, result.diagnostics + (error.diagnostic,))
+        said = error.diagnostic
+        if said.id in ("write-failed", "output-not-regular"):
+            said = replace(said, message=f"{said.message}; {result.path} is left as it was")
+        return Failed(result.path, result.diagnostics + (said,))
     except OSError as error:
         where = error.filename or copy or result.path
         problem = InputError(f"cannot write {where}: {error.strerror or error}; "
@@ -136,5 +140,4 @@ def _emit(change: FileChange, args, copy: str | None, console: Console) -> None:
 
 def _write_copy(change: FileChange, target: str) -> None:
     """Write the rewritten file (changed or not) to its copy under ``-o DIR``."""
-    os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
-    atomic_write(target, change.after, os.stat(change.path).st_mode & 0o777)
+    write_output(target, change.after, os.stat(change.path).st_mode & 0o777, make_parents=True)

@@ -30,7 +30,7 @@ from s2s.wrapper.config import (
     ALL_CONFIG_KEYS,
     ConfigProblem,
     find_config_file,
-    parse_pass_list,
+    known_pass_list,
     string_list,
 )
 
@@ -85,7 +85,8 @@ def load_config(command: str, start: Path) -> Config:
             silence=string_list(merged.get("silence", ()), f"{path}: 'silence'"),
             flags=string_list(merged.get("flags", ()), f"{path}: 'flags'"),
             format=_choice(merged, "format", FORMATS, path),
-            passes=parse_pass_list(merged["passes"]) if "passes" in merged else None,
+            passes=known_pass_list(merged["passes"], f"{path}: 'passes'")
+            if "passes" in merged else None,
             cuda_path=_string(merged, "cuda-path", path),
             gpu_arch=_string(merged, "gpu-arch", path),
             nvcc_check=_boolean(merged, "nvcc-check", path),

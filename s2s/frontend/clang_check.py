@@ -20,6 +20,7 @@ import shutil
 import subprocess
 
 from s2s.diagnostics import Diagnostic, Location
+from s2s.frontend.allowed_flags import allowed_flags
 from s2s.frontend.flags import without_openmp_flags
 
 CLANG = "clang-16"
@@ -43,7 +44,8 @@ def command(clang: str, path: str, language: str, user_flags: tuple[str, ...]) -
     if language == "c++" and not any(f.startswith(("-std=", "--std=")) for f in user_flags):
         argv.append("-std=c++17")
     directory = os.path.dirname(os.path.abspath(path))
-    return argv + ["-iquote", directory, *without_openmp_flags(user_flags), "-w", "-"]
+    kept = without_openmp_flags(allowed_flags(user_flags)[0])
+    return argv + ["-iquote", directory, *kept, "-w", "-"]
 
 
 def syntax_errors(data: bytes, path: str, language: str, user_flags: tuple[str, ...]

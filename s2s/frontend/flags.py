@@ -18,6 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from s2s.diagnostics import UsageError
+from s2s.user_files import decode_utf8, read_regular
+
+#: the largest compile_commands.json s2s reads (LLVM's own, 4,000 files, is about 6 MiB)
+MAX_DATABASE_BYTES = 256 * 1024 * 1024
 
 # Flags that take a path argument (joined "-Idir" or separate "-I dir"); kept, path absolutized.
 _PATH_FLAGS = ("-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros", "--include-path",
@@ -129,12 +133,22 @@ def load_compile_commands(build_dir: str | os.PathLike) -> CompilationDatabase:
     if path.is_dir():
         path = path / "compile_commands.json"
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        data = read_regular(str(path), MAX_DATABASE_BYTES)
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file (-p expects a build directory holding "
                          "compile_commands.json)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+    except OSError as err:
+        raise UsageError(f"{path}: cannot read compilation database: "
+                         f"{err.strerror or err}") from None
+    try:
+        raw = json.loads(decode_utf8(data, str(path)))
+    except UnicodeError as err:
+        raise UsageError(str(err)) from None
+    except ValueError as err:      # JSONDecodeError: line and column of the fault
         raise UsageError(f"{path}: cannot read compilation database: {err}") from None
+    except RecursionError:
+        raise UsageError(f"{path}: cannot read compilation database: nested too "
+                         "deeply") from None
     if not isinstance(raw, list):
         raise UsageError(f"{path}: a compilation database is a JSON list of commands")
     entries = []
@@ -144,12 +158,29 @@ def load_compile_commands(build_dir: str | os.PathLike) -> CompilationDatabase:
 
 
 def _entry_from_json(item: object, path: Path, number: int) -> DatabaseEntry:
+    """One entry, its types checked: ``file`` and ``directory`` strings, ``arguments`` a list
+    of strings (a string would be split into characters) or ``command`` a string that
+    ``shlex`` can split."""
     if not isinstance(item, dict) or "file" not in item or "directory" not in item:
         raise UsageError(f"{path}: entry {number} lacks 'file' or 'directory'")
+    for key in ("file", "directory"):
+        if not isinstance(item[key], str):
+            raise UsageError(f"{path}: entry {number}: '{key}' must be a string, not "
+                             f"{type(item[key]).__name__}")
     if "arguments" in item:
-        arguments = tuple(str(a) for a in item["arguments"])
+        listed = item["arguments"]
+        if not isinstance(listed, list) or not all(isinstance(a, str) for a in listed):
+            raise UsageError(f"{path}: entry {number}: 'arguments' must be a list of strings "
+                             f"(use 'command' for one string), not {type(listed).__name__}")
+        arguments = tuple(listed)
     elif "command" in item:
-        arguments = tuple(shlex.split(str(item["command"])))
+        if not isinstance(item["command"], str):
+            raise UsageError(f"{path}: entry {number}: 'command' must be a string")
+        try:
+            arguments = tuple(shlex.split(item["command"]))
+        except ValueError as err:      # "No closing quotation"
+            raise UsageError(f"{path}: entry {number}: 'command' cannot be split into "
+                             f"arguments: {err}") from None
     else:
         raise UsageError(f"{path}: entry {number} has neither 'arguments' nor 'command'")
     # The format asks for an absolute directory; a relative one (hand-written databases) is

@@ -16,10 +16,12 @@ import os
 import stat
 from dataclasses import dataclass, field
 
-from s2s import deep_stack
+from s2s import deep_stack, user_files
 from s2s.diagnostics import Diagnostic, InputError, Location, ParseError, Severity
+from s2s.frontend.allowed_flags import allowed_flags
 from s2s.frontend.flags import without_openmp_flags
 from s2s.frontend.toolchain import Toolchain, configure_libclang, default_toolchain
+from s2s.user_files import file_kind
 
 CUDA_EXTENSIONS = (".cu", ".cuh")
 CXX_EXTENSIONS = (".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".C")
@@ -114,7 +116,8 @@ def clang_args(language: str, toolchain: Toolchain, side: str = "host",
                                              f"-D_OPENMP={OPENMP_VERSION_MACRO}"]
         omp_dir = toolchain.omp_include or os.path.join(toolchain.shim_dir, "omp")
         args += ["-idirafter", omp_dir]
-    args += without_openmp_flags(user_flags)
+    # the allow-list again: every parse gets only flags that cannot load code or write files
+    args += without_openmp_flags(allowed_flags(user_flags)[0])
     return args
 
 
@@ -159,6 +162,7 @@ def read_source(path: str) -> bytes:
             raise InputError(f"cannot read {path}: {exc.strerror}", id="unreadable") from exc
     if len(data) > MAX_SOURCE_BYTES:  # grew while we read it
         raise InputError(_too_large(path, len(data)), id="file-too-large")
+    user_files.remember(info)     # --in-place replaces it only if still so (issue 32)
     nul = data.find(b"\0")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1
@@ -172,19 +176,11 @@ def _not_source_file(path: str, info: os.stat_result) -> InputError | None:
     if stat.S_ISDIR(info.st_mode):
         return InputError(f"is a directory: {path}", id="no-such-file")
     if not stat.S_ISREG(info.st_mode):
-        return InputError(f"not a regular file ({_file_kind(info.st_mode)}): {path}",
+        return InputError(f"not a regular file ({file_kind(info.st_mode)}): {path}",
                           id="not-a-regular-file")
     if info.st_size > MAX_SOURCE_BYTES:
         return InputError(_too_large(path, info.st_size), id="file-too-large")
     return None
-
-
-def _file_kind(mode: int) -> str:
-    for test, kind in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return kind
-    return "not a plain file"
 
 
 def _too_large(path: str, size: int) -> str:

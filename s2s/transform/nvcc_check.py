@@ -33,8 +33,10 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from runtime import cache_trust
 from s2s import shell_safe
 from s2s.diagnostics import Diagnostic, Location
+from s2s.frontend.allowed_flags import allowed_flags
 
 #: the runtime's headers (s2s_mgpu.h): s2s checks its own output without the user adding -I
 RUNTIME_INCLUDE = str(Path(__file__).resolve().parents[2] / "runtime" / "include")
@@ -70,14 +72,18 @@ def nvcc_version(nvcc: str) -> str | None:
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    """``$XDG_CACHE_HOME/s2s/nvcc-check``; a relative XDG_CACHE_HOME is ignored, as the XDG
+    base directory specification says (it would put the cache in the current folder)."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "s2s" / "nvcc-check"
 
 
 def check_flags(user_flags: Sequence[str]) -> tuple[str, ...]:
     """The user's flags that change what nvcc compiles, one item each (``-DX``, ``-Idir``,
     ``-isystemdir``, ``-includefile``, ``-std=c++17``); other flags are for the parser only."""
-    out, items, at = [], list(user_flags), 0
+    out, items, at = [], list(allowed_flags(user_flags)[0]), 0
     while at < len(items):
         item = items[at]
         option = next((o for o in ("-isystem", "-include", "-D", "-U", "-I") if item.startswith(o)),
@@ -187,10 +193,18 @@ def _diagnostic(path: str, line: int, text: str) -> Diagnostic:
 
 
 def _read_cache(key: str) -> list[tuple[int, str]] | None:
+    """The verdict stored for ``key``, or None: none stored, an entry this user does not own
+    or others may write (:func:`runtime.cache_trust.usable`), or one whose stored hash of the
+    inputs is not ``key`` (a copied or planted file): then nvcc checks again."""
+    entry = cache_dir() / f"{key}.json"
+    if not cache_trust.usable(entry):
+        return None
     try:
-        rows = json.loads((cache_dir() / f"{key}.json").read_text())
-        return [(int(line), str(text)) for line, text in rows]
-    except (OSError, ValueError, TypeError):
+        stored = json.loads(entry.read_text())
+        if not isinstance(stored, dict) or stored.get("inputs") != key:
+            return None
+        return [(int(line), str(text)) for line, text in stored["errors"]]
+    except (OSError, ValueError, TypeError, KeyError):
         return None
 
 
@@ -198,10 +212,10 @@ def _write_cache(key: str, errors: list[tuple[int, str]]) -> None:
     """Best effort: an unwritable cache only costs the next run the compile."""
     try:
         directory = cache_dir()
-        directory.mkdir(parents=True, exist_ok=True)
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(suffix=".json", dir=directory)
         with os.fdopen(fd, "w") as handle:
-            json.dump(errors, handle)
-        os.replace(tmp, directory / f"{key}.json")
+            json.dump({"inputs": key, "errors": errors}, handle)
+        cache_trust.publish(tmp, directory / f"{key}.json")
     except OSError:
         pass

@@ -31,6 +31,7 @@ from runtime.capi_build import program_flags
 from runtime.cpu.compiler import INCLUDE_DIR as RUNTIME_CPU_HEADERS
 from s2s.diagnostics import ToolchainError
 from s2s.edits import Edit, EditSet
+from s2s.frontend.allowed_flags import allowed_flags
 from s2s.frontend.extract import load
 from s2s.frontend.headers import device_headers
 from s2s.frontend.parse import ParseOptions
@@ -240,7 +241,7 @@ def _preprocessing(flags: Sequence[str]) -> tuple[str, list[str], list[str]]:
 def user_flags(flags: Sequence[str]) -> list[tuple[str, str]]:
     """The ``-D``/``-U``/``-I`` options of ``flags`` as (option, value), whether the value is
     joined (``-DX``) or the next argument (``-D X``)."""
-    found, items, at = [], list(flags), 0
+    found, items, at = [], list(allowed_flags(flags)[0]), 0
     while at < len(items):
         option, value = items[at][:2], items[at][2:]
         if option in ("-D", "-U", "-I"):

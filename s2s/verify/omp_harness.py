@@ -27,6 +27,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from s2s.frontend.allowed_flags import allowed_flags
+
 __all__ = [
     "BuildError", "CopyStats", "RunResult", "toolchain_problem", "build", "run", "compare_outputs",
     "build_command", "language_of", "parse_copies", "parse_transfers", "find_unmapped",
@@ -149,7 +151,8 @@ def build_command(sources: Sequence[str | os.PathLike], exe: str | os.PathLike,
     language = language or language_of(sources)
     if language not in COMPILERS:
         raise ValueError(f"language must be one of {sorted(COMPILERS)}, not {language!r}")
-    return [COMPILERS[language], *BASE_FLAGS, *extra_flags, *map(str, sources), "-o", str(exe),
+    kept = allowed_flags(extra_flags)[0]   # never the user's -fplugin=, -o, -MF (issue 32)
+    return [COMPILERS[language], *BASE_FLAGS, *kept, *map(str, sources), "-o", str(exe),
             "-lm"]
 
 

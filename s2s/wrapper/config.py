@@ -24,12 +24,18 @@ from pathlib import Path
 
 import tomllib
 
+from s2s.user_files import decode_utf8, read_regular
+
 CONFIG_NAMES = (".s2s.toml", "pyproject.toml")
 #: keys the wrapper reads; the subcommands read these and more (s2s/cli/settings.py)
 CONFIG_KEYS = ("passes", "nvcc", "silence")
 #: every key a configuration file may hold (tables named after a subcommand aside)
 ALL_CONFIG_KEYS = ("passes", "nvcc", "silence", "flags", "format", "cuda-path", "gpu-arch",
                    "nvcc-check")
+#: the passes a configuration file may name
+KNOWN_PASSES = ("omp", "transfers", "fuse", "mgpu")
+#: the largest configuration file s2s reads (a pyproject.toml is a few KiB)
+MAX_CONFIG_BYTES = 1024 * 1024
 OPTION_PREFIX = "--s2s-"
 #: ``--s2s-NAME[=VALUE]`` options: name -> takes a value
 WRAPPER_OPTIONS = {"passes": True, "verbose": False, "keep-temps": False, "help": False}
@@ -96,11 +102,22 @@ def without_wrapper_options(argv: list[str]) -> list[str]:
     return [arg for arg in argv if not arg.startswith(OPTION_PREFIX)]
 
 
-def parse_pass_list(value: str | list | tuple) -> tuple[str, ...]:
+def parse_pass_list(value: str | list | tuple, what: str = "pass names") -> tuple[str, ...]:
     """``"omp, transfers"`` or ``["omp", "transfers"]`` -> ('omp', 'transfers'); ``none``,
     ``off`` or empty -> ()."""
-    names = string_list(value, "pass names")
+    names = string_list(value, what)
     return () if names in (("none",), ("off",)) else names
+
+
+def known_pass_list(value: str | list | tuple, what: str) -> tuple[str, ...]:
+    """:func:`parse_pass_list`, and ConfigProblem naming every pass s2s does not have."""
+    names = parse_pass_list(value, what)
+    unknown = [name for name in names if name not in KNOWN_PASSES]
+    if unknown:
+        raise ConfigProblem(f"{what} names unknown pass{'es' if len(unknown) > 1 else ''} "
+                            + ", ".join(f"'{n}'" for n in unknown)
+                            + f" (s2s has {', '.join(KNOWN_PASSES)})")
+    return names
 
 
 def string_list(value: str | list | tuple, what: str) -> tuple[str, ...]:
@@ -129,18 +146,32 @@ def find_config_file(start: Path) -> tuple[Path, dict] | None:
             data = _read_toml(path)
             if name == ".s2s.toml":
                 return path, data
-            table = data.get("tool", {}).get("s2s")
+            tool = data.get("tool", {})
+            table = tool.get("s2s") if isinstance(tool, dict) else None
             if isinstance(table, dict):
                 return path, table
+            if table is not None:
+                raise ConfigProblem(f"{path}: 'tool.s2s' must be a table ([tool.s2s]), not "
+                                    f"{table!r}")
     return None
 
 
 def _read_toml(path: Path) -> dict:
+    """The TOML document of ``path``: a regular file of at most :data:`MAX_CONFIG_BYTES`,
+    UTF-8 (TOML's only encoding); ConfigProblem names the file for anything else (another
+    encoding, a syntax error, nesting too deep to read)."""
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError) as error:
+        text = decode_utf8(read_regular(str(path), MAX_CONFIG_BYTES), str(path))
+    except OSError as error:
+        raise ConfigProblem(f"{path}: cannot read it: {error.strerror or error}") from None
+    except UnicodeError as error:
+        raise ConfigProblem(str(error)) from None
+    try:
+        return tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError) as error:
         raise ConfigProblem(f"{path}: not a valid TOML file: {error}") from None
+    except RecursionError:
+        raise ConfigProblem(f"{path}: not a valid TOML file: nested too deeply") from None
 
 
 def load_settings(options: dict[str, str | bool], environ: dict[str, str],

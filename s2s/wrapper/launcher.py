@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -33,9 +34,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from s2s import shell_safe
-from s2s.diagnostics import Diagnostic, DiagnosticPrinter, S2SError
+from s2s.diagnostics import Diagnostic, DiagnosticPrinter, InputError, S2SError
 from s2s.driver import Pass
+from s2s.output import write_output
 from s2s.transform import registry
+from s2s.user_files import read_regular
 from s2s.wrapper import outputs
 from s2s.wrapper.args import Classified, Phase, Table, classify
 from s2s.wrapper.children import Children, Interrupted
@@ -367,6 +370,10 @@ def _place_copies(args: list[str], changed: list[Rewrite], temp: str,
     return new_args
 
 
+#: the largest dependency file or preprocessed output the wrapper reads back to adjust
+MAX_OUTPUT_BYTES = 256 * 1024 * 1024
+
+
 def _fix_outputs(command: Classified, replacements: dict[bytes, bytes],
                  result: subprocess.CompletedProcess) -> str | None:
     """Name the user's sources in dependency files and preprocessed output; returns a problem
@@ -375,16 +382,36 @@ def _fix_outputs(command: Classified, replacements: dict[bytes, bytes],
         if path == _STDOUT:
             result.stdout = outputs.fix_dependencies(result.stdout, replacements)
             continue
+        if _is_special(path):
+            continue                       # -MF /dev/null: nothing kept, nothing to adjust
         try:
-            data = Path(path).read_bytes()
+            data = read_regular(path, MAX_OUTPUT_BYTES)
         except OSError:
             return f"no dependency file at {path} to adjust"
-        Path(path).write_bytes(outputs.fix_dependencies(data, replacements))
-    if command.phase is Phase.PREPROCESS and command.output:
-        target = Path(command.output)
-        if target.is_file():
-            target.write_bytes(outputs.substitute(target.read_bytes(), replacements))
+        try:
+            write_output(path, outputs.fix_dependencies(data, replacements))
+        except InputError as error:
+            return error.diagnostic.message
+    if command.phase is Phase.PREPROCESS and command.output and not _is_special(command.output):
+        try:
+            text = read_regular(command.output, MAX_OUTPUT_BYTES)
+        except OSError:
+            return None                    # the compiler wrote none: its own message says why
+        try:
+            write_output(command.output, outputs.substitute(text, replacements))
+        except InputError as error:
+            return error.diagnostic.message
     return None
+
+
+def _is_special(path: str) -> bool:
+    """A device, FIFO or socket the user named as an output: the compiler wrote into it and
+    s2s neither reads it back nor replaces it (the one writer refuses such files)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
 def _dependency_files(command: Classified) -> list[str]:

@@ -64,9 +64,11 @@ def test_rewrite_nvcc_rejects_is_not_emitted_and_cached(program, tmp_path, capsy
     assert "+++" not in out                      # no diff: nothing emitted
     assert "[mgpu-rewrite-invalid]" in err and "constexpr __host__" in err
     (entry,) = _cached(tmp_path)
-    assert json.loads(entry.read_text())[0][1].startswith("calling a constexpr __host__")
+    stored = json.loads(entry.read_text())
+    assert stored["inputs"] == entry.stem                   # the inputs' hash, with the verdict
+    assert stored["errors"][0][1].startswith("calling a constexpr __host__")
     # the cached answer is what the next run uses: mark it as compiling and the rewrite comes out
-    entry.write_text("[]")
+    entry.write_text(json.dumps({"inputs": entry.stem, "errors": []}))
     assert main(["mgpu", str(program)]) == 0
     assert "s2s_mgpu_launch(scale" in capsys.readouterr().out
 

@@ -22,6 +22,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from runtime import cache_trust
+from runtime.cpu.compiler import cache_dir as runtime_cache_dir
 from s2s import shell_safe
 
 #: Static shared memory a block may use without opting in, and register limits (sm_90).
@@ -63,18 +65,17 @@ def resource_usage(source: bytes, path: str, kernels: tuple[str, ...], arch: str
     if nvcc is None:
         return None
     key = hashlib.sha256(source + arch.encode() + _nvcc_version(nvcc).encode()).hexdigest()
-    cache = Path(os.environ.get("S2S_CPU_CACHE", Path.home() / ".cache" / "s2s-runtime"))
+    cache = runtime_cache_dir()        # the user's own, or a private one (cache_trust)
     cached = cache / "fuse-resources" / f"{key}.json"
-    if cached.is_file():
-        data = json.loads(cached.read_text())
-    else:
+    data = _read_cached(cached)
+    if data is None:
         data = _measure(nvcc, source, path, arch)
         if data is None:
             return None
-        cached.parent.mkdir(parents=True, exist_ok=True)
+        cached.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         tmp = cached.with_suffix(".tmp")
         tmp.write_text(json.dumps(data))
-        os.replace(tmp, cached)
+        cache_trust.publish(tmp, cached)
     out = {}
     wanted = {name: i for i, name in reversed(list(enumerate(kernels)))}  # first position
     for mangled, (regs, smem) in data.items():
@@ -91,6 +92,17 @@ def resource_usage(source: bytes, path: str, kernels: tuple[str, ...], arch: str
                 seen = out.get(name, Usage(0, 0))
                 out[name] = Usage(max(regs, seen.registers), max(smem, seen.smem))
     return out
+
+
+def _read_cached(entry: Path) -> dict | None:
+    """A stored measurement this user owns and no one else may write, else None (measure)."""
+    if not cache_trust.usable(entry):
+        return None
+    try:
+        data = json.loads(entry.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def _measure(nvcc: str, source: bytes, path: str, arch: str) -> dict | None:
