@@ -9,6 +9,7 @@ engine refuses to touch it.
 from __future__ import annotations
 
 import bisect
+import functools
 
 from s2s.diagnostics import Diagnostic
 from s2s.frontend.fast_cursor import offsets
@@ -107,20 +108,30 @@ class SourceIndex:
 
 
 class ExtractContext:
-    """One translation unit being extracted: spans, text and a cached main-file walk."""
+    """One translation unit being extracted: spans, text and a cached main-file walk.
 
-    def __init__(self, path: str, source: bytes, unit, side: str = "host"):
+    ``included`` names a project header of the unit (as libclang names it) to extract instead
+    of the main file: the header's cursors as the including file's parse has them, with its
+    macros, types and includes before the ``#include`` line (a header that does not parse on
+    its own). Then "the main file" is that header throughout: the walk, the spans (into the
+    header's bytes ``source``, under the name ``span_path``) and the macro calls."""
+
+    def __init__(self, path: str, source: bytes, unit, side: str = "host",
+                 included: bool = False, span_path: str | None = None):
         self.path = path
         self.source = source
         self.unit = unit
         self.side = side
+        self.included = included
         cindex = configure_libclang()
         lib = cindex.conf.lib
         self._is_main = lib.clang_Location_isFromMainFile
+        if included:
+            self._is_main = functools.partial(_in_file, path)
         self._is_system = lib.clang_Location_isInSystemHeader
         self._cindex = cindex
         self.top_level = self._main_file_children(unit.cursor)
-        self.index = SourceIndex(path, source, self.top_level)
+        self.index = SourceIndex(span_path or path, source, self.top_level)
         self._nodes: list[Node] | None = None
         self._memo: dict[str, object] = {}
         self.diagnostics: list[Diagnostic] = []
@@ -205,6 +216,12 @@ class ExtractContext:
 
     def text(self, cursor) -> str:
         return self.index.cursor_text(cursor)
+
+
+def _in_file(path: str, location) -> bool:
+    """``clang_Location_isFromMainFile`` for a context whose "main file" is the header
+    ``path``: the location's expansion lies in it."""
+    return _file_is(location, path)
 
 
 _COLLECT: list = []

@@ -6,7 +6,9 @@ exists only there), everything host-side from the host unit.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from s2s.diagnostics import Diagnostic
 from s2s.frontend.accesses import extract_accesses
@@ -33,31 +35,52 @@ class Loaded:
     diagnostics: tuple[Diagnostic, ...]
     #: how it was parsed (the user's -D/-I/-std, which a pass may hand on to a runtime)
     options: ParseOptions | None = None
+    #: the project headers with code a pass maps (OpenMP directives, CUDA device code), each
+    #: extracted from this file's parse: in the context of this file (:func:`included_headers`)
+    headers: tuple[Loaded, ...] = ()
 
     @property
     def ok(self) -> bool:
         return self.model is not None
 
 
-def extract(parsed: ParsedFile) -> tuple[TranslationUnit, list[Diagnostic]]:
-    """Build the model of an already parsed file; also return the extractors' warnings."""
+def extract(parsed: ParsedFile, header: _Header | None = None
+            ) -> tuple[TranslationUnit, list[Diagnostic]]:
+    """Build the model of an already parsed file; also return the extractors' warnings.
+    With ``header``: the model of that project header as the file's parse has it."""
     side = "host" if "host" in parsed.units else "device"
-    contexts = [ExtractContext(parsed.path, parsed.source, parsed.primary, side)]
+    contexts = [_context(parsed, parsed.primary, side, header)]
     try:
-        return _extract(parsed, contexts)
+        return _extract(parsed, contexts, header)
     finally:
         for ctx in contexts:
             ctx.release()
 
 
-def _extract(parsed: ParsedFile, contexts: list[ExtractContext]
+class _Header(NamedTuple):
+    """A project header to extract from its includer's parse: its name as libclang has it,
+    its bytes, and the path its spans carry."""
+
+    name: str
+    source: bytes
+    path: str
+
+
+def _context(parsed: ParsedFile, unit, side: str, header: _Header | None) -> ExtractContext:
+    if header is None:
+        return ExtractContext(parsed.path, parsed.source, unit, side)
+    return ExtractContext(header.name, header.source, unit, side, included=True,
+                          span_path=header.path)
+
+
+def _extract(parsed: ParsedFile, contexts: list[ExtractContext], header: _Header | None
              ) -> tuple[TranslationUnit, list[Diagnostic]]:
     host = contexts[0]
     kernels = device_functions = launches = api_calls = bodies = ()
     if parsed.language == "cuda":
         device = host
         if "device" in parsed.units and parsed.units["device"] is not parsed.primary:
-            device = ExtractContext(parsed.path, parsed.source, parsed.units["device"], "device")
+            device = _context(parsed, parsed.units["device"], "device", header)
             contexts.append(device)
         kernels, device_functions = extract_kernels(device)
         bodies = extract_kernel_bodies(device)
@@ -69,7 +92,7 @@ def _extract(parsed: ParsedFile, contexts: list[ExtractContext]
     kernels, device_functions, launches, api_calls = (
         _in_source_order(items) for items in (kernels, device_functions, launches, api_calls))
     model = TranslationUnit(
-        path=parsed.path,
+        path=parsed.path if header is None else header.path,
         language=parsed.language,
         sides=tuple(parsed.units),
         kernels=tuple(kernels),
@@ -110,4 +133,54 @@ def load(path: str, options: ParseOptions | None = None, source: bytes | None = 
     if parsed.has_errors:
         return Loaded(path, parsed.source, None, tuple(diagnostics), options)
     model, warnings = extract(parsed)
-    return Loaded(path, parsed.source, model, tuple(diagnostics + warnings), options)
+    return Loaded(path, parsed.source, model, tuple(diagnostics + warnings), options,
+                  included_headers(parsed, model, options))
+
+
+#: what makes a project header worth a model of its own: code a pass maps there
+OMP_WORDS = (b"#pragma omp", b"# pragma omp")
+DEVICE_WORDS = (b"__global__", b"__device__", b"__constant__")
+
+
+def included_headers(parsed: ParsedFile, model: TranslationUnit,
+                     options: ParseOptions | None) -> tuple[Loaded, ...]:
+    """The models of the project headers of ``parsed`` that hold code a pass maps (OpenMP
+    directives in C/C++, device code in CUDA), each extracted from the file's own parse: the
+    header as the compiler sees it in this file, after the file's macros, types and includes
+    before the ``#include`` line (many headers do not parse on their own). Spans point into
+    the header; whichever includer loads a header first, its model is the one a program
+    uses (:mod:`s2s.whole_program` compares the others with it).
+
+    Which headers: those naming the words of such code (a cheap filter); in CUDA, when the
+    file launches a kernel defined neither in it nor in those (``__global__`` behind a macro
+    of another header), every project header."""
+    words = DEVICE_WORDS if parsed.language == "cuda" else OMP_WORDS
+    texts = {}
+    for name in model.project_headers:
+        try:
+            with open(name, "rb") as handle:
+                texts[name] = handle.read()
+        except OSError:
+            continue
+    chosen = [name for name, text in texts.items() if any(word in text for word in words)]
+    found = [_included(parsed, name, texts[name], options) for name in chosen]
+    if parsed.language == "cuda" and _kernels_missing(model, found):
+        others = (_included(parsed, name, text, options) for name, text in texts.items()
+                  if name not in chosen)
+        found += [one for one in others if one.model.kernels or one.model.device_functions]
+    return tuple(found)
+
+
+def _included(parsed: ParsedFile, name: str, text: bytes, options: ParseOptions | None
+              ) -> Loaded:
+    header = _Header(name, text, os.path.normpath(name))
+    unit, warnings = extract(parsed, header)
+    return Loaded(header.path, text, unit, tuple(warnings), options)
+
+
+def _kernels_missing(model: TranslationUnit, headers: list[Loaded]) -> bool:
+    """Whether a launch of the file names a kernel whose body neither the file nor
+    ``headers`` define."""
+    units = (model, *(h.model for h in headers))
+    return any(not any((k := unit.kernel(launch.kernel)) is not None and k.body_span is not None
+                       for unit in units) for launch in model.launches)
