@@ -190,13 +190,7 @@ class ExtractContext:
 
     def project_headers(self) -> tuple[str, ...]:
         """The headers the unit includes that are not system headers, each once, in order."""
-        found = []
-        for inclusion in self.unit.get_includes():
-            name = inclusion.include.name
-            start = self._cindex.SourceLocation.from_position(self.unit, inclusion.include, 1, 1)
-            if name != self.path and not self._is_system(start):
-                found.append(name)
-        return tuple(dict.fromkeys(found))
+        return project_headers_of(self.unit, self.path)
 
     def nodes(self) -> list[Node]:
         """Every cursor spelled in the main file, in pre-order, with template/function context.
@@ -216,6 +210,20 @@ class ExtractContext:
 
     def text(self, cursor) -> str:
         return self.index.cursor_text(cursor)
+
+
+def project_headers_of(unit, path: str) -> tuple[str, ...]:
+    """The headers libclang's ``unit`` (of the file ``path``) includes that are not system
+    headers, each once, in order."""
+    cindex = configure_libclang()
+    is_system = cindex.conf.lib.clang_Location_isInSystemHeader
+    found = []
+    for inclusion in unit.get_includes():
+        name = inclusion.include.name
+        start = cindex.SourceLocation.from_position(unit, inclusion.include, 1, 1)
+        if name != path and not is_system(start):
+            found.append(name)
+    return tuple(dict.fromkeys(found))
 
 
 def _in_file(path: str, location) -> bool:

@@ -7,14 +7,14 @@ exists only there), everything host-side from the host unit.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from s2s.diagnostics import Diagnostic
 from s2s.frontend.accesses import extract_accesses
 from s2s.frontend.callees import function_refs
 from s2s.frontend.classes import extract_class_facts
-from s2s.frontend.context import ExtractContext
+from s2s.frontend.context import ExtractContext, project_headers_of
 from s2s.frontend.cuda import extract_api_calls, extract_kernels, extract_launches
 from s2s.frontend.host import extract_allocations, extract_functions
 from s2s.frontend.host_facts import extract_host_args, extract_host_decls, extract_var_uses
@@ -129,6 +129,8 @@ def load(path: str, options: ParseOptions | None = None, source: bytes | None = 
     picture of the program. Input errors (missing, binary) raise InputError.
     """
     parsed = parse_file(path, options) if source is None else parse_source(source, path, options)
+    if _device_side_in_headers(parsed, options):
+        parsed = parse_source(parsed.source, path, replace(options or ParseOptions(), cuda_side="both"))
     diagnostics = list(parsed.diagnostics)
     if parsed.has_errors:
         return Loaded(path, parsed.source, None, tuple(diagnostics), options)
@@ -140,6 +142,23 @@ def load(path: str, options: ParseOptions | None = None, source: bytes | None = 
 #: what makes a project header worth a model of its own: code a pass maps there
 OMP_WORDS = (b"#pragma omp", b"# pragma omp")
 DEVICE_WORDS = (b"__global__", b"__device__", b"__constant__")
+
+
+def _device_side_in_headers(parsed: ParsedFile, options: ParseOptions | None) -> bool:
+    """Whether a CUDA file parsed on the host side only (``auto``: its own text never names
+    ``__CUDA_ARCH__``) includes a project header that does: the header's kernels, read in
+    the file's context, then need the device side too, as the file's own would."""
+    if parsed.language != "cuda" or "device" in parsed.units or parsed.has_errors or \
+            (options or ParseOptions()).cuda_side != "auto":
+        return False
+    for name in project_headers_of(parsed.primary, parsed.path):
+        try:
+            with open(name, "rb") as handle:
+                if b"__CUDA_ARCH__" in handle.read():
+                    return True
+        except OSError:
+            continue
+    return False
 
 
 def included_headers(parsed: ParsedFile, model: TranslationUnit,

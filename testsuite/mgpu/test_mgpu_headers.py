@@ -154,3 +154,20 @@ def test_a_kernel_declared_behind_a_header_macro_is_found(tmp_path, monkeypatch)
     result = process_file(str(path), RunOptions(), run_mgpu)
     assert result.status == "ok", result.diagnostics
     assert "s2s_mgpu_launch(elsewhere, 1, 1)(x)" in result.change.after.decode()
+
+
+def test_a_header_kernel_under_cuda_arch_is_read_on_the_device_side(tmp_path, monkeypatch):
+    """The .cu file never names ``__CUDA_ARCH__``, its header does: the file is parsed on both
+    sides, so the header's kernel is the device code (partitioned), not the host branch
+    (which writes x[0] from every block: one device)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.cuh").write_text("__global__ void fill(float *x) {\n#ifdef __CUDA_ARCH__\n"
+                                    "    x[blockIdx.x * BLOCK + threadIdx.x] = 1.0f;\n#else\n"
+                                    "    x[0] = -1.0f;\n#endif\n}\n")
+    path = tmp_path / "a.cu"
+    path.write_text("#define BLOCK 32\n#include \"k.cuh\"\n"
+                    "int main() { float *x; cudaMalloc(&x, 256); fill<<<2, BLOCK>>>(x); return 0; }\n")
+    assert load(str(path)).model.sides == ("host", "device")
+    result = process_file(str(path), RunOptions(), run_mgpu)
+    assert result.status == "ok" and result.change.changed
+    assert not [d for d in result.diagnostics if d.id == "mgpu-one-device"], result.diagnostics
