@@ -8,6 +8,8 @@ driver owns reading, parsing and the single edit set.
 
 from __future__ import annotations
 
+import functools
+import os
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator
@@ -144,12 +146,14 @@ def failed_by(path: str, error: Exception) -> Failed:
     return Failed(path, (internal.diagnostic,), traceback.format_exc())
 
 
-def run_on_loaded(loaded: Loaded, parse_options: ParseOptions, run_pass: Pass) -> Success:
-    """``run_pass`` on a loaded file: its checked edits applied, its diagnostics."""
+def run_on_loaded(loaded: Loaded, parse_options: ParseOptions, run_pass: Pass,
+                  includers: tuple[tuple[str, bytes], ...] = ()) -> Success:
+    """``run_pass`` on a loaded file: its checked edits applied, its diagnostics
+    (``includers``: see :func:`checked_output`)."""
     start = time.perf_counter()
     output = run_pass(loaded)
     planned = time.perf_counter()
-    checked = checked_output(loaded.path, loaded.source, output, parse_options)
+    checked = checked_output(loaded.path, loaded.source, output, parse_options, includers)
     change = apply_edits(loaded.path, loaded.source, checked.edits)
     timings = (("pass", planned - start), ("check", time.perf_counter() - planned))
     return Success(loaded.path, loaded, change, loaded.diagnostics + tuple(output.diagnostics)
@@ -157,14 +161,20 @@ def run_on_loaded(loaded: Loaded, parse_options: ParseOptions, run_pass: Pass) -
                    timings)
 
 
-def checked_output(path: str, source: bytes, output: PassOutput, options: ParseOptions
-                   ) -> CheckedEdits:
-    """The pass's edits, less the groups whose rewrite does not parse (when it asks)."""
+def checked_output(path: str, source: bytes, output: PassOutput, options: ParseOptions,
+                   includers: tuple[tuple[str, bytes], ...] = ()) -> CheckedEdits:
+    """The pass's edits, less the groups whose rewrite does not parse (when it asks).
+    ``includers``: (path, bytes) of the files that include ``path``, a project header
+    analysed in the context of the first: its rewrite is checked in each of them (it need
+    not parse on its own)."""
     if not output.check_compiles:
         return CheckedEdits(tuple(output.edits))
     grouped = {e for g in output.groups for e in g.edits}
     loose = tuple(e for e in output.edits if e not in grouped)
     groups = output.groups + ((EditGroup("the file's other edits", loose),) if loose else ())
+    if includers:
+        return checked_edits(path, source, groups, functools.partial(
+            _errors_in_context, path, includers, options))
 
     nvcc = _nvcc_for(path, options)
 
@@ -178,6 +188,18 @@ def checked_output(path: str, source: bytes, output: PassOutput, options: ParseO
         return said if compiled is None else compiled
 
     return checked_edits(path, source, groups, errors)
+
+
+def _errors_in_context(path: str, includers: tuple[tuple[str, bytes], ...],
+                       options: ParseOptions, data: bytes) -> list[Diagnostic]:
+    """libclang's errors on each includer (as it was: its own edits are checked on their
+    own) with ``data`` as the text of the header ``path``; the first includer's that fail."""
+    for where, text in includers:
+        parsed = parse_source(text, where, options, unsaved=((os.path.abspath(path), data),))
+        said = [d for d in parsed.diagnostics if d.is_error]
+        if said:
+            return said
+    return []
 
 
 def _clang_errors(data: bytes, source: bytes, path: str, options: ParseOptions

@@ -3,9 +3,11 @@
 The unit of analysis is the program (:mod:`s2s.model.program`): allocations in one file, kernels
 in another, target regions in a header all seen by one run of the pass; the results stay per
 file, so the printers (``--diff``, ``--in-place``, ``-o``, ``--check``) are the same as for one
-file. A project header with OpenMP directives is parsed as a unit of its own, once however many
-files include it, in the language and with the flags of the first file that includes it; system
-headers never are. A header that does not parse on its own is reported and left as written.
+file. A project header with OpenMP directives is a unit of its own, once however many files
+include it: its model is extracted from the parse of the first file that includes it, in that
+file's context (its macros, types and includes before the ``#include`` line: the header need not
+parse on its own; :func:`s2s.frontend.extract.included_headers`), and its rewrite is checked in
+the context of every file of the program that includes it. System headers never are units.
 
 Each file's part of the rewrite is checked to parse before it is emitted
 (:func:`s2s.driver.checked_output`); a group of edits (one data region and the clauses it relies
@@ -27,7 +29,6 @@ from s2s.driver import (
     Pass,
     PassOutput,
     RunOptions,
-    Skipped,
     Success,
     apply_edits,
     checked_output,
@@ -42,7 +43,8 @@ from s2s.frontend.parse import ParseOptions
 from s2s.model.program import NameClash, Program, merge_units
 from s2s.transform.check import CheckedEdits
 
-HEADER_SKIPPED = "header-skipped"
+#: a header whose model differs between two files that include it
+HEADER_CONTEXTS = "header-contexts-differ"
 
 
 def process_program(paths: list[str], options: RunOptions, run_pass: Pass) -> list[FileResult]:
@@ -72,10 +74,12 @@ def _program(paths: list[str], options: RunOptions, run_pass: Pass,
             parsed[path] = result.timings
         else:
             results[path] = result
-    headers, header_results = _headers(loaded, paths, flags)
-    results.update(header_results)
+    includers: dict[str, tuple[tuple[str, bytes], ...]] = {}
+    headers, differ = _headers(loaded, paths, flags, includers)
+    headers = [replace(h, diagnostics=h.diagnostics + ((differ[h.path],) if h.path in differ
+                                                       else ())) for h in headers]
     units = loaded + headers
-    order = list(dict.fromkeys(paths)) + [h.path for h in headers] + list(header_results)
+    order = list(dict.fromkeys(paths)) + [h.path for h in headers]
     if not units:                               # nothing loaded: every file has its Failed
         return [results[path] for path in dict.fromkeys(order)]
     if len(units) == 1:
@@ -87,13 +91,13 @@ def _program(paths: list[str], options: RunOptions, run_pass: Pass,
         clash = Diagnostic.warning(f"analysed on its own, not as part of the program of "
                                    f"{len(units)} files: {error}", "program-name-clash")
         for one in units:
-            result = _guarded(one, flags[one.path], run_pass)
+            result = _guarded(one, flags[one.path], run_pass, includers.get(one.path, ()))
             if isinstance(result, Success):
                 result = replace(result, diagnostics=result.diagnostics + (clash,))
             results[one.path] = result
         return [results[path] for path in dict.fromkeys(order)]
     try:
-        results.update(_run_program(program, units, flags, run_pass))
+        results.update(_run_program(program, units, flags, includers, run_pass))
     except S2SError as error:
         for one in units:
             results[one.path] = Failed(one.path, (error.diagnostic,))
@@ -106,12 +110,13 @@ def _program(paths: list[str], options: RunOptions, run_pass: Pass,
 
 
 def _run_program(program: Program, units: list[Loaded], flags: dict[str, ParseOptions],
-                 run_pass: Pass) -> dict[str, FileResult]:
+                 includers: dict[str, tuple[tuple[str, bytes], ...]], run_pass: Pass
+                 ) -> dict[str, FileResult]:
     """One run of the pass over the program, its output checked and applied per file."""
     start = time.perf_counter()
     output = run_pass(Loaded(units[0].path, program.source, program.unit, ()))
     planned = time.perf_counter()
-    checked = _checked_program(program, output, units, flags)
+    checked = _checked_program(program, output, units, flags, includers)
     timings = (("pass (whole program)", planned - start),
                ("check (whole program)", time.perf_counter() - planned))
     results: dict[str, FileResult] = {}
@@ -124,51 +129,55 @@ def _run_program(program: Program, units: list[Loaded], flags: dict[str, ParseOp
     return results
 
 
-def _guarded(one: Loaded, parse: ParseOptions, run_pass: Pass) -> FileResult:
+def _guarded(one: Loaded, parse: ParseOptions, run_pass: Pass,
+             includers: tuple[tuple[str, bytes], ...] = ()) -> FileResult:
     """``run_on_loaded`` that turns a failure into this file's Failed (as load_and_run)."""
     try:
-        return run_on_loaded(one, parse, run_pass)
+        return run_on_loaded(one, parse, run_pass, includers)
     except Exception as error:
         return failed_by(one.path, error)
 
 
-def _headers(loaded: list[Loaded], paths: list[str], flags: dict[str, ParseOptions]
-             ) -> tuple[list[Loaded], dict[str, FileResult]]:
-    """The project headers with OpenMP directives that the files include, loaded as units of
-    their own; and a Skipped result for each one that does not parse on its own."""
+def _headers(loaded: list[Loaded], paths: list[str], flags: dict[str, ParseOptions],
+             includers: dict[str, tuple[tuple[str, bytes], ...]]
+             ) -> tuple[list[Loaded], dict[str, Diagnostic]]:
+    """The project headers with OpenMP directives that the files include, each once: its model
+    as the first file that includes it has it (extracted from that file's parse, in its
+    context). ``includers`` gets, per header, every file of the program that includes it
+    (its rewrite is checked in each); a header whose model differs between two includers
+    (a macro or type it uses means something else in each) gets a warning, keyed by path."""
     seen = {os.path.realpath(p) for p in paths}
-    units, skipped = [], {}
+    units: dict[str, Loaded] = {}
+    differ: dict[str, Diagnostic] = {}
     for one in loaded:
-        for header in one.model.project_headers:
-            path = os.path.normpath(header)
-            real = os.path.realpath(path)
-            if real in seen:
-                continue
+        for header in one.headers:
+            real = os.path.realpath(header.path)
+            if real in seen and header.path not in units:
+                continue                # a file given on the command line, or a header's twin
             seen.add(real)
-            try:
-                with open(path, "rb") as handle:
-                    text = handle.read()
-            except OSError:
-                continue
-            if b"#pragma omp" not in text and b"# pragma omp" not in text:
-                continue            # no directive: nothing a pass could map there
-            options = replace(flags[one.path], language=one.model.language)
-            result = load_and_run(path, RunOptions(options), None, None)
-            if isinstance(result, Success):
-                units.append(result.loaded)
-                flags[path] = options
-                continue
-            first = next((d for d in result.diagnostics if d.is_error), None)
-            why = f": {first.message}" if first is not None else ""
-            skipped[path] = Skipped(path, "does not parse on its own", (Diagnostic.warning(
-                f"project header included by {one.path} has OpenMP directives but does not "
-                f"parse on its own{why}; it is left as written", HEADER_SKIPPED,
-                Location(path, 1, 1, 0)),))
-    return units, skipped
+            first = units.setdefault(header.path, header)
+            includers[header.path] = includers.get(header.path, ()) + ((one.path, one.source),)
+            if first is header:
+                flags[header.path] = flags[one.path]
+            elif header.path not in differ and not _same_meaning(first.model, header.model):
+                differ[header.path] = Diagnostic.warning(
+                    f"project header analysed in the context of {includers[header.path][0][0]}, "
+                    f"its first includer; {one.path} includes it where its macros or types "
+                    f"mean something else: its rewrite is checked in both", HEADER_CONTEXTS,
+                    Location(header.path, 1, 1, 0))
+    return list(units.values()), differ
+
+
+def _same_meaning(one, other) -> bool:
+    """Whether two includers' models of a header agree (the headers each includer lists
+    besides it aside)."""
+    return replace(one, project_headers=()) == replace(other, project_headers=())
 
 
 def _checked_program(program: Program, output: PassOutput, units: list[Loaded],
-                     flags: dict[str, ParseOptions]) -> dict[str, tuple[PassOutput, CheckedEdits]]:
+                     flags: dict[str, ParseOptions],
+                     includers: dict[str, tuple[tuple[str, bytes], ...]]
+                     ) -> dict[str, tuple[PassOutput, CheckedEdits]]:
     """Each file's part of the output and its checked edits. A group (one data region and
     the clauses it relies on) may have edits in several files: when its part in one file does
     not parse, its parts in the others are dropped too, with a warning there."""
@@ -181,7 +190,8 @@ def _checked_program(program: Program, output: PassOutput, units: list[Loaded],
         out = {}
         for index, one in enumerate(units):
             part = program_part(program, output, one.path, counts=index == 0, skip=dropped)
-            out[one.path] = (part, checked_output(one.path, one.source, part, flags[one.path]))
+            out[one.path] = (part, checked_output(one.path, one.source, part, flags[one.path],
+                                                  includers.get(one.path, ())))
         newly = {}
         for path, (_part, check) in out.items():
             kept = set(check.edits)

@@ -9,6 +9,7 @@ engine refuses to touch it.
 from __future__ import annotations
 
 import bisect
+import functools
 
 from s2s.diagnostics import Diagnostic
 from s2s.frontend.fast_cursor import offsets
@@ -107,20 +108,30 @@ class SourceIndex:
 
 
 class ExtractContext:
-    """One translation unit being extracted: spans, text and a cached main-file walk."""
+    """One translation unit being extracted: spans, text and a cached main-file walk.
 
-    def __init__(self, path: str, source: bytes, unit, side: str = "host"):
+    ``included`` names a project header of the unit (as libclang names it) to extract instead
+    of the main file: the header's cursors as the including file's parse has them, with its
+    macros, types and includes before the ``#include`` line (a header that does not parse on
+    its own). Then "the main file" is that header throughout: the walk, the spans (into the
+    header's bytes ``source``, under the name ``span_path``) and the macro calls."""
+
+    def __init__(self, path: str, source: bytes, unit, side: str = "host",
+                 included: bool = False, span_path: str | None = None):
         self.path = path
         self.source = source
         self.unit = unit
         self.side = side
+        self.included = included
         cindex = configure_libclang()
         lib = cindex.conf.lib
         self._is_main = lib.clang_Location_isFromMainFile
+        if included:
+            self._is_main = functools.partial(_in_file, path)
         self._is_system = lib.clang_Location_isInSystemHeader
         self._cindex = cindex
         self.top_level = self._main_file_children(unit.cursor)
-        self.index = SourceIndex(path, source, self.top_level)
+        self.index = SourceIndex(span_path or path, source, self.top_level)
         self._nodes: list[Node] | None = None
         self._memo: dict[str, object] = {}
         self.diagnostics: list[Diagnostic] = []
@@ -179,13 +190,7 @@ class ExtractContext:
 
     def project_headers(self) -> tuple[str, ...]:
         """The headers the unit includes that are not system headers, each once, in order."""
-        found = []
-        for inclusion in self.unit.get_includes():
-            name = inclusion.include.name
-            start = self._cindex.SourceLocation.from_position(self.unit, inclusion.include, 1, 1)
-            if name != self.path and not self._is_system(start):
-                found.append(name)
-        return tuple(dict.fromkeys(found))
+        return project_headers_of(self.unit, self.path)
 
     def nodes(self) -> list[Node]:
         """Every cursor spelled in the main file, in pre-order, with template/function context.
@@ -205,6 +210,26 @@ class ExtractContext:
 
     def text(self, cursor) -> str:
         return self.index.cursor_text(cursor)
+
+
+def project_headers_of(unit, path: str) -> tuple[str, ...]:
+    """The headers libclang's ``unit`` (of the file ``path``) includes that are not system
+    headers, each once, in order."""
+    cindex = configure_libclang()
+    is_system = cindex.conf.lib.clang_Location_isInSystemHeader
+    found = []
+    for inclusion in unit.get_includes():
+        name = inclusion.include.name
+        start = cindex.SourceLocation.from_position(unit, inclusion.include, 1, 1)
+        if name != path and not is_system(start):
+            found.append(name)
+    return tuple(dict.fromkeys(found))
+
+
+def _in_file(path: str, location) -> bool:
+    """``clang_Location_isFromMainFile`` for a context whose "main file" is the header
+    ``path``: the location's expansion lies in it."""
+    return _file_is(location, path)
 
 
 _COLLECT: list = []

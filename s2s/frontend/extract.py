@@ -6,13 +6,15 @@ exists only there), everything host-side from the host unit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from s2s.diagnostics import Diagnostic
 from s2s.frontend.accesses import extract_accesses
 from s2s.frontend.callees import function_refs
 from s2s.frontend.classes import extract_class_facts
-from s2s.frontend.context import ExtractContext
+from s2s.frontend.context import ExtractContext, project_headers_of
 from s2s.frontend.cuda import extract_api_calls, extract_kernels, extract_launches
 from s2s.frontend.host import extract_allocations, extract_functions
 from s2s.frontend.host_facts import extract_host_args, extract_host_decls, extract_var_uses
@@ -34,31 +36,52 @@ class Loaded:
     diagnostics: tuple[Diagnostic, ...]
     #: how it was parsed (the user's -D/-I/-std, which a pass may hand on to a runtime)
     options: ParseOptions | None = None
+    #: the project headers with code a pass maps (OpenMP directives, CUDA device code), each
+    #: extracted from this file's parse: in the context of this file (:func:`included_headers`)
+    headers: tuple[Loaded, ...] = ()
 
     @property
     def ok(self) -> bool:
         return self.model is not None
 
 
-def extract(parsed: ParsedFile) -> tuple[TranslationUnit, list[Diagnostic]]:
-    """Build the model of an already parsed file; also return the extractors' warnings."""
+def extract(parsed: ParsedFile, header: _Header | None = None
+            ) -> tuple[TranslationUnit, list[Diagnostic]]:
+    """Build the model of an already parsed file; also return the extractors' warnings.
+    With ``header``: the model of that project header as the file's parse has it."""
     side = "host" if "host" in parsed.units else "device"
-    contexts = [ExtractContext(parsed.path, parsed.source, parsed.primary, side)]
+    contexts = [_context(parsed, parsed.primary, side, header)]
     try:
-        return _extract(parsed, contexts)
+        return _extract(parsed, contexts, header)
     finally:
         for ctx in contexts:
             ctx.release()
 
 
-def _extract(parsed: ParsedFile, contexts: list[ExtractContext]
+class _Header(NamedTuple):
+    """A project header to extract from its includer's parse: its name as libclang has it,
+    its bytes, and the path its spans carry."""
+
+    name: str
+    source: bytes
+    path: str
+
+
+def _context(parsed: ParsedFile, unit, side: str, header: _Header | None) -> ExtractContext:
+    if header is None:
+        return ExtractContext(parsed.path, parsed.source, unit, side)
+    return ExtractContext(header.name, header.source, unit, side, included=True,
+                          span_path=header.path)
+
+
+def _extract(parsed: ParsedFile, contexts: list[ExtractContext], header: _Header | None
              ) -> tuple[TranslationUnit, list[Diagnostic]]:
     host = contexts[0]
     kernels = device_functions = launches = api_calls = bodies = ()
     if parsed.language == "cuda":
         device = host
         if "device" in parsed.units and parsed.units["device"] is not parsed.primary:
-            device = ExtractContext(parsed.path, parsed.source, parsed.units["device"], "device")
+            device = _context(parsed, parsed.units["device"], "device", header)
             contexts.append(device)
         kernels, device_functions = extract_kernels(device)
         bodies = extract_kernel_bodies(device)
@@ -73,7 +96,7 @@ def _extract(parsed: ParsedFile, contexts: list[ExtractContext]
     kernels, device_functions, launches, api_calls = (
         _in_source_order(items) for items in (kernels, device_functions, launches, api_calls))
     model = TranslationUnit(
-        path=parsed.path,
+        path=parsed.path if header is None else header.path,
         language=parsed.language,
         sides=tuple(parsed.units),
         kernels=tuple(kernels),
@@ -111,8 +134,77 @@ def load(path: str, options: ParseOptions | None = None, source: bytes | None = 
     picture of the program. Input errors (missing, binary) raise InputError.
     """
     parsed = parse_file(path, options) if source is None else parse_source(source, path, options)
+    if _device_side_in_headers(parsed, options):
+        parsed = parse_source(parsed.source, path, replace(options or ParseOptions(), cuda_side="both"))
     diagnostics = list(parsed.diagnostics)
     if parsed.has_errors:
         return Loaded(path, parsed.source, None, tuple(diagnostics), options)
     model, warnings = extract(parsed)
-    return Loaded(path, parsed.source, model, tuple(diagnostics + warnings), options)
+    return Loaded(path, parsed.source, model, tuple(diagnostics + warnings), options,
+                  included_headers(parsed, model, options))
+
+
+#: what makes a project header worth a model of its own: code a pass maps there
+OMP_WORDS = (b"#pragma omp", b"# pragma omp")
+DEVICE_WORDS = (b"__global__", b"__device__", b"__constant__")
+
+
+def _device_side_in_headers(parsed: ParsedFile, options: ParseOptions | None) -> bool:
+    """Whether a CUDA file parsed on the host side only (``auto``: its own text never names
+    ``__CUDA_ARCH__``) includes a project header that does: the header's kernels, read in
+    the file's context, then need the device side too, as the file's own would."""
+    if parsed.language != "cuda" or "device" in parsed.units or parsed.has_errors or \
+            (options or ParseOptions()).cuda_side != "auto":
+        return False
+    for name in project_headers_of(parsed.primary, parsed.path):
+        try:
+            with open(name, "rb") as handle:
+                if b"__CUDA_ARCH__" in handle.read():
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+def included_headers(parsed: ParsedFile, model: TranslationUnit,
+                     options: ParseOptions | None) -> tuple[Loaded, ...]:
+    """The models of the project headers of ``parsed`` that hold code a pass maps (OpenMP
+    directives in C/C++, device code in CUDA), each extracted from the file's own parse: the
+    header as the compiler sees it in this file, after the file's macros, types and includes
+    before the ``#include`` line (many headers do not parse on their own). Spans point into
+    the header; whichever includer loads a header first, its model is the one a program
+    uses (:mod:`s2s.whole_program` compares the others with it).
+
+    Which headers: those naming the words of such code (a cheap filter); in CUDA, when the
+    file launches a kernel defined neither in it nor in those (``__global__`` behind a macro
+    of another header), every project header."""
+    words = DEVICE_WORDS if parsed.language == "cuda" else OMP_WORDS
+    texts = {}
+    for name in model.project_headers:
+        try:
+            with open(name, "rb") as handle:
+                texts[name] = handle.read()
+        except OSError:
+            continue
+    chosen = [name for name, text in texts.items() if any(word in text for word in words)]
+    found = [_included(parsed, name, texts[name], options) for name in chosen]
+    if parsed.language == "cuda" and _kernels_missing(model, found):
+        others = (_included(parsed, name, text, options) for name, text in texts.items()
+                  if name not in chosen)
+        found += [one for one in others if one.model.kernels or one.model.device_functions]
+    return tuple(found)
+
+
+def _included(parsed: ParsedFile, name: str, text: bytes, options: ParseOptions | None
+              ) -> Loaded:
+    header = _Header(name, text, os.path.normpath(name))
+    unit, warnings = extract(parsed, header)
+    return Loaded(header.path, text, unit, tuple(warnings), options)
+
+
+def _kernels_missing(model: TranslationUnit, headers: list[Loaded]) -> bool:
+    """Whether a launch of the file names a kernel whose body neither the file nor
+    ``headers`` define."""
+    units = (model, *(h.model for h in headers))
+    return any(not any((k := unit.kernel(launch.kernel)) is not None and k.body_span is not None
+                       for unit in units) for launch in model.launches)

@@ -1,49 +1,22 @@
-"""Project headers with device code, loaded as CUDA units of their own.
+"""Project headers with device code, as CUDA units in the context of the file that includes them.
 
 A CUDA program keeps kernels, ``__device__`` helpers and ``__constant__`` tables in ``.cuh``
-headers that its ``.cu`` files include. The front end's model of a file covers that file's own
-text; the headers' device code comes from parsing each such header on its own, as CUDA, with
-the including file's flags (their spans point into the header). Which headers: the project
-(non-system) headers the file includes; a header that names none of ``__global__``,
-``__device__``, ``__constant__`` is not parsed (a cheap filter; only the parse decides what
-is there).
+headers that its ``.cu`` files include, often after defining what they use (``#define
+BLOCK_SIZE 16``, a struct, an ``#include``): such a header does not parse on its own. The
+front end extracts each project header that names ``__global__``, ``__device__`` or
+``__constant__`` from the including file's own parse (:func:`s2s.frontend.extract.
+included_headers`): the header as the compiler sees it there, its spans pointing into the header.
+This module hands those models to the CUDA passes and verify.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from s2s.diagnostics import Diagnostic, Location
-from s2s.frontend.extract import Loaded, load
-from s2s.frontend.parse import ParseOptions
-
-DEVICE_WORDS = (b"__global__", b"__device__", b"__constant__")
-HEADER_ID = "cuda-header"
+from s2s.frontend.extract import Loaded
 
 
-def device_headers(model, options: ParseOptions | None
-                   ) -> tuple[tuple[Loaded, ...], tuple[Diagnostic, ...]]:
-    """The loaded project headers of ``model`` that hold device code, each once, and a warning
-    (``cuda-header``) for each one that does not parse on its own (it relies on what the
-    including file defines before it): its kernels are then unknown to the caller, which says
-    so where it needs one of them."""
-    options = replace(options or ParseOptions(), language="cuda")
-    found, skipped = [], []
-    for header in model.project_headers:
-        try:
-            with open(header, "rb") as handle:
-                text = handle.read()
-        except OSError:
-            continue
-        if not any(word in text for word in DEVICE_WORDS):
-            continue
-        one = load(header, options, source=text)
-        if one.model is None:
-            first = next((d for d in one.diagnostics if d.is_error), None)
-            skipped.append(Diagnostic.warning(
-                f"project header {header} has device code but does not parse on its own"
-                + (f" ({first.message})" if first else "") + "; its kernels are not analysed",
-                HEADER_ID, Location(header, 1, 1, 0)))
-            continue
-        found.append(one)
-    return tuple(found), tuple(skipped)
+def device_headers(loaded: Loaded) -> tuple[Loaded, ...]:
+    """The project headers of ``loaded`` that hold device code, each once, extracted in the
+    context of ``loaded`` (none when it is not CUDA)."""
+    if loaded.model is None or loaded.model.language != "cuda":
+        return ()
+    return loaded.headers

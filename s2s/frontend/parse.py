@@ -214,8 +214,11 @@ def parse_file(path: str, options: ParseOptions | None = None) -> ParsedFile:
 
 
 def parse_source(source: str | bytes, name: str = "input.cu",
-                 options: ParseOptions | None = None) -> ParsedFile:
-    """Parse source bytes under the file name ``name`` (which need not exist on disk)."""
+                 options: ParseOptions | None = None,
+                 unsaved: tuple[tuple[str, bytes], ...] = ()) -> ParsedFile:
+    """Parse source bytes under the file name ``name`` (which need not exist on disk);
+    ``unsaved``: (path, bytes) of files it includes to read from memory instead of the disk
+    (a header's rewrite checked in the context of its includer)."""
     options = options or ParseOptions()
     toolchain = options.toolchain or default_toolchain()
     if isinstance(source, str):
@@ -225,12 +228,13 @@ def parse_source(source: str | bytes, name: str = "input.cu",
     sides = _sides(language, options.cuda_side, source)
     for side in sides:
         args = clang_args(language, toolchain, side, options.user_flags, gpu_arch=options.gpu_arch)
-        unit = _parse(name, args, source)
+        unit = _parse(name, args, source, unsaved=unsaved)
         parsed.units[side] = unit
         parsed.diagnostics.extend(convert_diagnostics(unit, side if len(sides) > 1 else None))
     if language != "cuda" and options.openmp_check and b"omp" in source:
         args = clang_args(language, toolchain, user_flags=options.user_flags, openmp=True)
-        parsed.diagnostics.extend(convert_diagnostics(_parse(name, args, source, detailed=False)))
+        parsed.diagnostics.extend(convert_diagnostics(_parse(name, args, source, detailed=False,
+                                                             unsaved=unsaved)))
     parsed.diagnostics = _dedupe(parsed.diagnostics)
     return parsed
 
@@ -245,13 +249,14 @@ def _sides(language: str, cuda_side: str, source: bytes) -> tuple[str, ...]:
     return ("host",)
 
 
-def _parse(path: str, args: list[str], source: bytes, detailed: bool = True):
+def _parse(path: str, args: list[str], source: bytes, detailed: bool = True,
+           unsaved: tuple[tuple[str, bytes], ...] = ()):
     cindex = configure_libclang()
     flags = cindex.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD if detailed else 0
     # The file's bytes go in as an unsaved file: libclang then never re-reads a file that
     # changed under us, and tests can parse in-memory sources.
     try:
-        return deep_stack.call(_index().parse, path, args=args, unsaved_files=[(path, source)],
+        return deep_stack.call(_index().parse, path, args=args, unsaved_files=[(path, source), *unsaved],
                                options=flags)
     except cindex.TranslationUnitLoadError as error:
         # libclang gives no reason; the usual one is a flag the parser cannot use.

@@ -35,10 +35,10 @@ def run_fuse(loaded: Loaded) -> PassOutput:
     model, source = loaded.model, loaded.source
     if model.language != "cuda":
         return PassOutput()
-    headers, skipped = _kernel_headers(loaded)
+    headers = _kernel_headers(loaded)
     facts = kernel_facts(model, tuple(h.model for h in headers))
     launched = {launch.kernel for launch in model.launches}
-    notes = list(skipped) + [
+    notes = [
         Diagnostic.note(f"kernel {name}: {f.kind} ({f.detail})", EXPLAIN_ID, f.kernel.span)
         for name, f in facts.items() if f.kernel.span.file == loaded.path or f.name in launched]
     sources = {h.path: h.source for h in headers}
@@ -88,14 +88,14 @@ def run_fuse(loaded: Loaded) -> PassOutput:
     return PassOutput(edits, tuple(notes), groups, check_compiles=True)
 
 
-def _kernel_headers(loaded: Loaded) -> tuple[tuple, tuple]:
-    """The project headers defining kernels the file launches but does not define (parsed
-    only then), and a ``cuda-header`` warning for each that does not parse on its own."""
+def _kernel_headers(loaded: Loaded) -> tuple[Loaded, ...]:
+    """The project headers with device code (in the file's context) when the file launches
+    a kernel it does not define."""
     model = loaded.model
     if all((kernel := model.kernel(launch.kernel)) is not None and kernel.body_span is not None
            for launch in model.launches):
-        return (), ()
-    return device_headers(model, loaded.options)
+        return ()
+    return device_headers(loaded)
 
 
 def _after_kernels(ctx: fuse_plan.Context, group, path: str) -> int:

@@ -47,14 +47,14 @@ def run_mgpu(loaded: Loaded) -> PassOutput:
     model, source, path = loaded.model, loaded.source, loaded.path
     if model.language != "cuda":
         return PassOutput()
-    loaded_headers, skipped = device_headers(model, loaded.options)
+    loaded_headers = device_headers(loaded)
     plan = plan_file(model, source, tuple(h.model for h in loaded_headers))
     if plan.refusals:
         first, *rest = plan.refusals
         notes = tuple(Diagnostic.note(r.message, r.id, r.span) for r in rest)
         raise UnsupportedConstruct(f"not rewritten for the s2s runtime: {first.message}",
                                    first.span, first.id, notes)
-    warnings = skipped + tuple(Diagnostic.warning(w.message, w.id, w.span) for w in plan.warnings)
+    warnings = tuple(Diagnostic.warning(w.message, w.id, w.span) for w in plan.warnings)
     # (a file s2s already rewrote defines its unit's table: registering it again would
     # define the table twice; running mgpu on its own output changes nothing)
     rewritten = any(f.name == UNIT_FUNCTION for f in model.functions)

@@ -70,7 +70,7 @@ def _host_unit(path: str, source: bytes | None, options: ParseOptions | None
     model, text = loaded.model, loaded.source
     edits = _device_bodies_blanked(model, text, path)
     templates = {f.name for f in model.functions if f.is_template}
-    header_kernels = [k for header in device_headers(model, options)[0] for k in header.model.kernels]
+    header_kernels = [k for header in device_headers(loaded) for k in header.model.kernels]
     in_headers = {k.name for k in header_kernels if k.body_span is not None}
     declared_kernels = {k.name for k in (*model.kernels, *header_kernels)}
     instantiate = []
@@ -133,7 +133,7 @@ def host_headers(path: str, workdir: Path, options: ParseOptions | None,
         return []
     roots = [os.path.dirname(os.path.abspath(path)), *map(os.path.abspath, include_dirs)]
     extra: list[str] = []
-    for header in device_headers(loaded.model, options)[0]:
+    for header in device_headers(loaded):
         real = os.path.abspath(header.path)
         for number, root in enumerate(roots):
             if real.startswith(root + os.sep):

@@ -281,36 +281,6 @@ def test_target_regions_in_a_project_header(tmp_path, monkeypatch, capsys):
     assert runs[0].copies.total_count == 200 and runs[1].copies.total_count <= 4
 
 
-def test_a_header_that_does_not_parse_alone_is_reported(tmp_path, monkeypatch, capsys):
-    header = """static inline void bump(field_t f)
-{
-    #pragma omp target teams distribute parallel for map(tofrom: f.v[0:f.n])
-    for (int i = 0; i < f.n; i++)
-        f.v[i] += 1.0;
-}
-"""
-    program = """#include <stdlib.h>
-typedef struct { double *v; int n; } field_t;
-#include "ops.h"
-int main(void)
-{
-    field_t f = { (double *)calloc(64, sizeof(double)), 64 };
-    for (int k = 0; k < 3; k++)
-        bump(f);
-    free(f.v);
-    return 0;
-}
-"""
-    (tmp_path / "ops.h").write_text(header)
-    (tmp_path / "prog.c").write_text(program)
-    monkeypatch.chdir(tmp_path)
-    code = main(["omp", "--check", "prog.c", "--", "-fopenmp"])
-    _, err = capsys.readouterr()
-    assert code == 0
-    assert "ops.h:1:1: warning: project header included by prog.c has OpenMP directives but " \
-        "does not parse on its own" in err and "[header-skipped]" in err
-
-
 def test_a_relative_directory_is_read_against_the_database(project, capsys, monkeypatch):
     """``"directory": ".."`` in ``build/compile_commands.json`` is the project folder, wherever
     s2s runs (it used to be read against the current directory: 'not in the database')."""

@@ -288,8 +288,10 @@ def _launch_problem(model: TranslationUnit, headers: tuple[TranslationUnit, ...]
     if launch.kernel not in table and kernel is not None and kernel.body_span is None:
         return None                             # declared only: defined in another .cu file
     if launch.kernel not in table:
-        return ("the kernel is not defined in this file or a project header it includes (the "
-                "runtime compiles kernels from the file that launches them)")
+        searched = ", ".join(model.project_headers) or "none"
+        return ("the kernel is not defined in this file or a project header it includes "
+                f"(project headers, read in this file's context: {searched}; the runtime "
+                "compiles kernels from the file that launches them)")
     return None
 
 
