@@ -94,7 +94,8 @@ def test_a_daemon_holding_stdout_neither_delays_the_run_nor_outlives_it():
         kill_all([pid])
 
 
-def test_verify_kills_the_programs_daemon_and_compares(capsys, tmp_path, omp_toolchain):
+@pytest.mark.usefixtures("omp_toolchain")
+def test_verify_kills_the_programs_daemon_and_compares(capsys, tmp_path):
     pid_file = tmp_path / "pids"
     code, out, err = verify(capsys, "--passes", "same", "--timeout", "60", "--args",
                             str(pid_file), program(tmp_path, DAEMON))
@@ -121,14 +122,16 @@ def test_a_quarter_gigabyte_printed_costs_no_quarter_gigabyte_of_memory():
     assert grown < 160 << 10, f"memory grew by {grown >> 10} MiB"
 
 
-def test_verify_says_when_the_output_was_truncated(capsys, tmp_path, omp_toolchain, monkeypatch):
+@pytest.mark.usefixtures("omp_toolchain")
+def test_verify_says_when_the_output_was_truncated(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(bounded_run, "OUTPUT_LIMIT", 4096)
     code, out, err = verify(capsys, "--passes", "same", program(tmp_path, PRINTS_A_LOT))
     assert code == 0, err
     assert "[verify-output-truncated]" in err and "the original program printed" in err
 
 
-def test_file_and_line_print_the_same_in_both_cuda_builds(capsys, tmp_path, cuda_toolchain):
+@pytest.mark.usefixtures("cuda_toolchain")
+def test_file_and_line_print_the_same_in_both_cuda_builds(capsys, tmp_path):
     source = program(tmp_path, CUDA_PRINTS_WHERE, "where.cu")
     code, out, err = verify(capsys, "--passes", "same", source)
     assert code == 0 and "outputs: identical" in out, err
@@ -149,8 +152,8 @@ exec {real} "$@"
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
-def test_a_signal_during_the_build_kills_the_compiler_and_removes_the_temp(
-        tmp_path, omp_toolchain, signum):
+@pytest.mark.usefixtures("omp_toolchain")
+def test_a_signal_during_the_build_kills_the_compiler_and_removes_the_temp(tmp_path, signum):
     bin_dir, temp = tmp_path / "bin", tmp_path / "tmp"
     bin_dir.mkdir()
     temp.mkdir()
@@ -184,7 +187,8 @@ def test_a_signal_during_the_build_kills_the_compiler_and_removes_the_temp(
         proc.stderr.close()
 
 
-def test_a_timeout_removes_the_temp_folder(capsys, tmp_path, omp_toolchain, monkeypatch):
+@pytest.mark.usefixtures("omp_toolchain")
+def test_a_timeout_removes_the_temp_folder(capsys, tmp_path, monkeypatch):
     temp = tmp_path / "tmp"
     temp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(temp))
