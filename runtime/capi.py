@@ -19,8 +19,8 @@ from runtime.api import Runtime
 from runtime.buffers import check_host_range, is_virtual
 from runtime.errors import (
     CUDA_MEMORY_ALLOCATION,
-    AddressError,
     CUDA_UNKNOWN,
+    AddressError,
     ConfigError,
     LaunchError,
     MemcpyKindError,
