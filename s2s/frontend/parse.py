@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from s2s import deep_stack
 from s2s.diagnostics import Diagnostic, InputError, Location, ParseError, Severity
 from s2s.frontend.flags import without_openmp_flags
+from s2s.frontend.include_guard import check_includes
 from s2s.frontend.toolchain import Toolchain, configure_libclang, default_toolchain
 
 CUDA_EXTENSIONS = (".cu", ".cuh")
@@ -220,6 +221,8 @@ def parse_source(source: str | bytes, name: str = "input.cu",
     sides = _sides(language, options.cuda_side, source)
     for side in sides:
         args = clang_args(language, toolchain, side, options.user_flags, gpu_arch=options.gpu_arch)
+        if side == sides[0]:
+            check_includes(source, name, args)  # no special file reaches libclang
         unit = _parse(name, args, source)
         parsed.units[side] = unit
         parsed.diagnostics.extend(convert_diagnostics(unit, side if len(sides) > 1 else None))
