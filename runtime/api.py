@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import stat
 import time
 
 import numpy as np
@@ -26,7 +27,7 @@ from runtime.coherence import TransferStats, location_name
 from runtime.cpu import module as cpu_module
 from runtime.cpu.compiler import kernel_flags
 from runtime.cpu.device import CpuDevice
-from runtime.errors import AddressError, BackendUnavailable, ConfigError
+from runtime.errors import AddressError, BackendUnavailable, ConfigError, SourceFileError
 from runtime.partition import dim3
 from runtime.placement import PendingCopies
 
@@ -172,8 +173,7 @@ class Runtime:
         dirs = list(include_dirs or [])
         flags = kernel_flags(flags or ())
         if path is not None:
-            with open(path, encoding="utf-8") as handle:
-                source = handle.read()
+            source = read_source_file(path)
             dirs.append(os.path.dirname(os.path.abspath(path)))
             name = name or os.path.basename(path)
         if source is None:
@@ -394,3 +394,35 @@ def _host_span(obj, nbytes: int | None, writable: bool = False) -> tuple[int, in
     if not 0 <= size <= arr.nbytes:
         raise AddressError(f"{size} bytes requested from a host array of {arr.nbytes} bytes")
     return arr.ctypes.data, size
+
+
+#: the largest kernel source file load_module reads (as the tool's MAX_SOURCE_BYTES)
+MAX_SOURCE_BYTES = 64 * 1024 * 1024
+
+
+def read_source_file(path: str | os.PathLike, limit: int = MAX_SOURCE_BYTES) -> str:
+    """The text of a kernel source file. Why not ``open().read()``: a FIFO would block it forever
+    and /dev/zero would fill memory; the file is opened without blocking and checked with
+    ``fstat`` before any byte is read: regular files of at most ``limit`` bytes only
+    (SourceFileError otherwise, cudaErrorInvalidValue from the C interface)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        raise SourceFileError(f"cannot open kernel source {os.fspath(path)!r}: "
+                              f"{error.strerror}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise SourceFileError(f"kernel source {os.fspath(path)!r} is not a regular file")
+        chunks, size = [], 0
+        while size <= limit and (chunk := os.read(fd, min(1 << 20, limit + 1 - size))):
+            chunks.append(chunk)
+            size += len(chunk)
+        data = b"".join(chunks)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise SourceFileError(f"kernel source {os.fspath(path)!r} is larger than {limit} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise SourceFileError(f"kernel source {os.fspath(path)!r} is not UTF-8: {error}") from None

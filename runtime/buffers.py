@@ -184,6 +184,8 @@ def is_virtual(addr: int) -> bool:
 def check_host_range(addr: int, nbytes: int) -> None:
     """Host memory the runtime will read or write with memmove: a non-negative count, no wrap past
     2^64, and nothing of the device pointers' virtual range (dereferencing one would crash)."""
+    if addr == 0 and nbytes > 0:
+        raise AddressError(f"the host pointer of a copy of {nbytes} bytes is NULL")
     if nbytes < 0 or addr < 0 or addr + nbytes > 1 << 64:
         raise AddressError(f"{nbytes} bytes of host memory at {addr:#x} wrap around the address space")
     if addr < VIRTUAL_END and addr + max(nbytes, 1) > VIRTUAL_BASE:

@@ -20,6 +20,7 @@ from runtime.buffers import check_host_range, is_virtual
 from runtime.errors import (
     CUDA_MEMORY_ALLOCATION,
     CUDA_UNKNOWN,
+    AddressError,
     ConfigError,
     LaunchError,
     MemcpyKindError,
@@ -269,10 +270,14 @@ def _read_args(params, argv_addr: int) -> list:
     (about 3x faster than a ``string_at`` and ``struct.unpack`` per argument)."""
     if not params:
         return []
+    if not argv_addr:
+        raise AddressError(f"args is NULL, but the kernel takes {len(params)} argument(s)")
     found = _DECODERS.get(id(params))
     if found is None or found[0] is not params:
         found = _DECODERS[id(params)] = (params, [_CTYPES.get((p.kind, p.size)) for p in params])
     addrs = (ctypes.c_void_p * len(params)).from_address(argv_addr)[:]
+    if None in addrs:  # ctypes reads a NULL void * as None
+        raise AddressError(f"args[{addrs.index(None)}] is NULL")
     return [kind.from_address(addr).value if kind is not None else _read_arg(p, addr)
             for p, kind, addr in zip(params, found[1], addrs, strict=True)]
 

@@ -57,6 +57,13 @@ class AddressError(RuntimeFailure):
     cuda_error = CUDA_INVALID_VALUE
 
 
+class SourceFileError(RuntimeFailure):
+    """A kernel source file that is not a regular file (a FIFO, a device such as /dev/zero, a
+    directory), is larger than the runtime reads, or cannot be read."""
+
+    cuda_error = CUDA_INVALID_VALUE
+
+
 class OutOfMemory(RuntimeFailure):
     """An allocation the devices cannot hold or the runtime's virtual address space cannot name."""
 

@@ -25,6 +25,12 @@ STACK_BYTES = 512 * 1024 * 1024
 #: Python frames allowed on that stack (a generator level costs well under 4 KiB of it).
 RECURSION_LIMIT = 50_000
 
+#: Seconds an interrupted caller waits for the worker to unwind (its ``finally`` blocks).
+UNWIND_SECONDS = 10.0
+#: Called with the worker thread when the caller is interrupted (a signal, Ctrl-C) while it
+#: waits: a module whose work outlives a thread (child processes) registers how to stop it.
+INTERRUPT_HOOKS: list[Callable[[threading.Thread], None]] = []
+
 T = TypeVar("T")
 _worker = threading.local()
 
@@ -59,6 +65,13 @@ def call(function: Callable[..., T], *args, **kwargs) -> T:
         threading.stack_size(previous_stack)
     try:
         thread.join()
+    except BaseException:
+        # The worker would run on, unseen: its hooks stop what it started (a verify run's
+        # compiler and program), and it gets a moment to remove its temporary files.
+        for hook in INTERRUPT_HOOKS:
+            hook(thread)
+        thread.join(UNWIND_SECONDS)
+        raise
     finally:
         sys.setrecursionlimit(previous_limit)
     if "error" in outcome:

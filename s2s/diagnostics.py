@@ -286,12 +286,18 @@ class DiagnosticPrinter:
     def _source(self, path: str) -> bytes | None:
         if path not in self.sources:
             try:
-                # Only plain files of source size: a message must never hang on a FIFO.
-                info = os.stat(path)
-                if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_EXCERPT_FILE_BYTES:
+                # Only plain files of source size: a message must never hang on a FIFO. Opened
+                # without blocking and checked with fstat (a name checked first could become
+                # a FIFO before the open); the read stops at the bound (a file still growing).
+                fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+                with os.fdopen(fd, "rb") as handle:
+                    info = os.fstat(fd)
+                    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_EXCERPT_FILE_BYTES:
+                        return None
+                    data = handle.read(MAX_EXCERPT_FILE_BYTES + 1)
+                if len(data) > MAX_EXCERPT_FILE_BYTES:
                     return None
-                with open(path, "rb") as handle:
-                    self.sources[path] = handle.read()
+                self.sources[path] = data
             except OSError:
                 return None
         return self.sources[path]

@@ -10,7 +10,7 @@ a small fraction) with the invariants of :mod:`s2s.verify.fuzz` checked after ea
 
 Usage::
 
-    python scripts/bench_fuzz.py --cases 1000 [--start 0] [--jobs 2] [--markdown]
+    python scripts/bench_fuzz.py --cases 1000 [--start 0 | --fresh] [--jobs 2] [--markdown]
     python scripts/bench_fuzz.py --seeds 17-42 [--minimise] [--keep DIR] [--json FILE]
     python scripts/bench_fuzz.py --seeds 123 --show      # print the mutant of a seed
 
@@ -70,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=None, help="number of cases (seeds from "
                         "--start)")
     parser.add_argument("--start", type=int, default=0, help="first seed with --cases")
+    parser.add_argument("--fresh", action="store_true", help="with --cases: seeds no run has "
+                        "tried, from the commit hash (fuzz.commit_seed_start); printed first")
     parser.add_argument("--seeds", default=None, help="seeds: A-B (inclusive), or a list A,B,C")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--timeout", type=float, default=fuzz.DEFAULT_CASE_TIMEOUT,
@@ -91,7 +93,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.seeds is not None:
         seeds = parse_seeds(args.seeds)
     else:
-        seeds = list(range(args.start, args.start + (args.cases or 100)))
+        first = args.start
+        if args.fresh:
+            first, commit = fuzz.commit_seed_start()
+            print(f"fresh seeds {first}-{first + (args.cases or 100) - 1} from commit {commit} "
+                  f"(replay: --seeds {first}-{first + (args.cases or 100) - 1})",
+                  file=sys.stderr, flush=True)
+        seeds = list(range(first, first + (args.cases or 100)))
     options = fuzz.CaseOptions(verify_rate=args.verify_rate, subprocess_rate=args.subprocess_rate,
                                toolkit_rate=args.toolkit_rate, nvcc_rate=args.nvcc_rate)
     config = fuzz.FuzzConfig(case_options=options, case_timeout=args.timeout, keep=args.keep)

@@ -336,3 +336,21 @@ def test_near_duplicates_collapsed_in_text_kept_in_json(tmp_path, capsys):
     document = json.loads(capsys.readouterr().out)
     ids = [d["id"] for f in document["files"] for d in f["diagnostics"]]
     assert ids.count("omp-left-unmapped") == 15
+
+
+def test_the_source_line_is_read_again_only_from_a_bounded_regular_file(tmp_path, monkeypatch):
+    """docs/security.md: a message's source line comes from a regular file of at most
+    MAX_EXCERPT_FILE_BYTES (64 MiB), opened without blocking: a FIFO or a larger file gives the
+    headline alone, never a hang or a huge read."""
+    import os
+
+    from s2s import diagnostics
+
+    monkeypatch.setattr(diagnostics, "MAX_EXCERPT_FILE_BYTES", 100)
+    small, large, fifo = tmp_path / "small.cu", tmp_path / "large.cu", tmp_path / "fifo.cu"
+    small.write_bytes(b"int x;\n")
+    large.write_bytes(b"int y;\n" + b"//" * 60 + b"\n")
+    os.mkfifo(fifo)
+    for path, lines in ((small, 3), (large, 1), (fifo, 1)):
+        shown = printer().render(Diagnostic.error("m", "e", Location(str(path), 1, 1)))
+        assert shown.count("\n") == lines, (path, shown)

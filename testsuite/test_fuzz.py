@@ -1,6 +1,7 @@
 """Mutation fuzzing of every subcommand (issue 16, item 10): ``s2s.verify.fuzz``.
 
-``test_fuzz_case[SEED]`` runs one fuzzing campaign of 100 seeds (``S2S_FUZZ_SEEDS=A-B`` picks
+``test_fuzz_case[SEED]`` runs one fuzzing campaign of 100 seeds (60 fixed ones and 40 fresh
+ones derived from the commit hash, new with every commit; ``S2S_FUZZ_SEEDS=A-B`` picks
 others) on two worker processes: each seed mutates a sample and runs inspect, omp, transfers,
 fuse and mgpu (``--diff``, ``--check``, ``--in-place`` twice on a copy, sometimes ``-o``), a few
 cases as real ``python -m s2s`` processes and two with ``verify``; every invariant broken is a
@@ -23,10 +24,28 @@ from s2s.verify import fuzz
 pytestmark = pytest.mark.slow
 
 
+#: seeds every CI run checks (the cases that found defects before), and how many fresh ones
+FIXED_SEEDS = range(0, 60)
+FRESH_SEEDS = 40
+
+
 def _seeds() -> list[int]:
-    text = os.environ.get("S2S_FUZZ_SEEDS", "0-99")
-    low, _, high = text.partition("-")
-    return list(range(int(low), int(high or low) + 1))
+    """``S2S_FUZZ_SEEDS=A-B`` when set (a replay); else the fixed seeds and a fresh range
+    derived from the commit hash, printed so that a failure found in CI can be replayed."""
+    text = os.environ.get("S2S_FUZZ_SEEDS")
+    if text:
+        low, _, high = text.partition("-")
+        return list(range(int(low), int(high or low) + 1))
+    first, commit = fuzz.commit_seed_start()
+    last = first + FRESH_SEEDS - 1
+    global SEED_ORIGIN
+    SEED_ORIGIN = (f"fixed seeds {FIXED_SEEDS.start}-{FIXED_SEEDS.stop - 1}, fresh seeds "
+                   f"{first}-{last} from commit {commit} (replay: S2S_FUZZ_SEEDS={first}-{last})")
+    print(f"fuzz: {SEED_ORIGIN}")
+    return [*FIXED_SEEDS, *range(first, last + 1)]
+
+
+SEED_ORIGIN = "seeds from S2S_FUZZ_SEEDS"
 
 
 SEEDS = _seeds()
@@ -48,7 +67,8 @@ def campaign():
            - before.children_user - before.children_system)
     runs = sum(r.runs for r in results.values())
     parsed = sum(bool(r.parsed) for r in results.values())
-    print(f"\nfuzz: {len(results)} cases ({parsed} mutants load without errors), {runs} s2s "
+    print(f"\nfuzz: {SEED_ORIGIN}")
+    print(f"fuzz: {len(results)} cases ({parsed} mutants load without errors), {runs} s2s "
           f"runs in {wall:.1f} s wall, {cpu:.1f} s CPU of the 2 workers")
     return results
 
@@ -70,6 +90,22 @@ def test_fuzz_case(seed, campaign):
 
 
 # ----------------------------------------------------------------------------- the fuzzer
+
+
+def test_fresh_seeds_follow_the_commit(monkeypatch):
+    """A new commit gets seeds no earlier run tried; one commit always gets the same ones."""
+    a, b = "1975879f2ecd2f5f4a4b666c9c9e837acd3c430b", "49451e9d00000000000000000000000000000000"
+    assert fuzz.commit_seed_start(a) == fuzz.commit_seed_start(a)
+    assert fuzz.commit_seed_start(a)[0] != fuzz.commit_seed_start(b)[0]
+    for start, _ in (fuzz.commit_seed_start(a), fuzz.commit_seed_start(b)):
+        assert start >= fuzz.FRESH_SEED_BASE > max(FIXED_SEEDS)
+    assert fuzz.commit_seed_start("not a hash") == (fuzz.FRESH_SEED_BASE, "unknown")
+    monkeypatch.delenv("S2S_FUZZ_SEEDS", raising=False)
+    first, commit = fuzz.commit_seed_start()
+    seeds = _seeds()
+    assert seeds[:len(FIXED_SEEDS)] == list(FIXED_SEEDS)
+    assert seeds[len(FIXED_SEEDS):] == list(range(first, first + FRESH_SEEDS))
+    assert f"S2S_FUZZ_SEEDS={first}-{first + FRESH_SEEDS - 1}" in SEED_ORIGIN and commit in SEED_ORIGIN
 
 
 def test_one_seed_is_one_reproducible_case():

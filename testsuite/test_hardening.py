@@ -264,7 +264,8 @@ SLOW_WRITE = textwrap.dedent("""\
     """)
 
 
-def test_sigterm_during_in_place_write_leaves_no_temp_file(tmp_path):
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_sigterm_during_in_place_write_leaves_no_temp_file(tmp_path, signum):
     src = write(tmp_path / "k.c", KERNEL)
     script = write(tmp_path / "slow.py", SLOW_WRITE)
     proc = subprocess.Popen([sys.executable, str(script), str(src)], stdout=subprocess.PIPE,
@@ -272,12 +273,12 @@ def test_sigterm_during_in_place_write_leaves_no_temp_file(tmp_path):
     try:
         assert proc.stdout.readline().strip() == "writing"
         assert list(tmp_path.glob(".s2s-*.tmp"))  # the write is under way
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(signum)
         code = proc.wait(timeout=20)
     finally:
         proc.kill()
-    assert code == 128 + signal.SIGTERM
-    assert "stopped by signal" in proc.stderr.read()
+    assert code == 128 + signum
+    assert ("interrupted" if signum == signal.SIGINT else "stopped by signal") in proc.stderr.read()
     assert not list(tmp_path.glob(".s2s-*"))
     assert src.read_text() == KERNEL
 

@@ -111,7 +111,7 @@ def state_library(compiler: str, identity: str) -> Path:
     fd, tmp = tempfile.mkstemp(suffix=".so", dir=cache_dir())
     os.close(fd)
     command = [compiler, *BASE_FLAGS, f"-I{INCLUDE_DIR}", str(source), "-o", tmp]
-    proc = subprocess.run(command, capture_output=True, text=True)
+    proc = subprocess.run(command, capture_output=True, text=True, errors="replace")
     if proc.returncode != 0:
         os.unlink(tmp)
         raise CompileError("building the emulator state library failed", command, proc.stderr)
@@ -176,7 +176,7 @@ def compile_module(source: KernelSource, instantiate: list[str] | None = None,
     command = [compiler, *flags, f"-I{INCLUDE_DIR}", f"-I{STUB_DIR}",
                *[f"-I{d}" for d in dirs if f"-I{d}" not in flags],
                "-x", "c++", str(out_dir / f"{key}.cpp"), "-x", "none", str(state), "-o", tmp]
-    proc = subprocess.run(command, capture_output=True, text=True)
+    proc = subprocess.run(command, capture_output=True, text=True, errors="replace")
     if proc.returncode != 0:
         os.unlink(tmp)
         raise CompileError(f"{source.name}: the host compiler rejected the kernel source", command,

@@ -138,8 +138,19 @@ static int call(const char *name, long long *out, const char *fmt, ...)
 
 #define ADDR(p) ((unsigned long long)(size_t)(p))
 
+/* a pointer argument the call cannot do without is NULL: S2S_ERROR_INVALID_VALUE, as CUDA returns
+   cudaErrorInvalidValue, with a message naming the function and the argument; nothing is called */
+static int null_argument(const char *function, const char *argument)
+{
+    snprintf(last_error, sizeof last_error, "%s: %s is NULL", function, argument);
+    return S2S_ERROR_INVALID_VALUE;
+}
+
+#define REQUIRE(cond, fn, arg) do { if (!(cond)) return null_argument(fn, arg); } while (0)
+
 int s2s_get_device_count(int *count)
 {
+    REQUIRE(count, "s2s_get_device_count", "count");
     long long n = 0;
     int rc = call("device_count", &n, "()");
     if (rc == 0)
@@ -149,6 +160,13 @@ int s2s_get_device_count(int *count)
 
 int s2s_device_properties(char *name, size_t name_len, long long *values, int count, int *own)
 {
+    REQUIRE(own, "s2s_device_properties", "own");
+    REQUIRE(name || name_len == 0, "s2s_device_properties", "name (with name_len > 0)");
+    REQUIRE(values || count <= 0, "s2s_device_properties", "values (with count > 0)");
+    if (count < 0) {
+        snprintf(last_error, sizeof last_error, "s2s_device_properties: count %d is negative", count);
+        return S2S_ERROR_INVALID_VALUE;
+    }
     long long filled = 0;
     int rc = call("device_properties", &filled, "(KKKi)", ADDR(name), (unsigned long long)name_len,
                   ADDR(values), count);
@@ -159,6 +177,7 @@ int s2s_device_properties(char *name, size_t name_len, long long *values, int co
 
 int s2s_malloc(void **ptr, size_t bytes)
 {
+    REQUIRE(ptr, "s2s_malloc", "ptr");
     long long addr = 0;
     int rc = call("malloc", &addr, "(K)", (unsigned long long)bytes);
     if (rc == 0)
@@ -170,11 +189,14 @@ int s2s_free(void *ptr) { return call("free", NULL, "(K)", ADDR(ptr)); }
 
 int s2s_memcpy(void *dst, const void *src, size_t bytes, int kind)
 {
+    REQUIRE(dst || bytes == 0, "s2s_memcpy", "dst");
+    REQUIRE(src || bytes == 0, "s2s_memcpy", "src");
     return call("memcpy", NULL, "(KKKi)", ADDR(dst), ADDR(src), (unsigned long long)bytes, kind);
 }
 
 int s2s_memset(void *ptr, int value, size_t bytes)
 {
+    REQUIRE(ptr || bytes == 0, "s2s_memset", "ptr");
     return call("memset", NULL, "(KiK)", ADDR(ptr), value, (unsigned long long)bytes);
 }
 
@@ -183,12 +205,16 @@ int s2s_synchronize(void) { return call("synchronize", NULL, "()"); }
 int s2s_memcpy_symbol(s2s_module_t module, const char *symbol, void *ptr, size_t bytes, size_t offset,
                       int to_symbol)
 {
+    REQUIRE(symbol, "s2s_memcpy_symbol", "symbol");
+    REQUIRE(ptr || bytes == 0, "s2s_memcpy_symbol", "ptr");
     return call("memcpy_symbol", NULL, "(isKKKi)", module, symbol, ADDR(ptr), (unsigned long long)bytes,
                 (unsigned long long)offset, to_symbol);
 }
 
 int s2s_module_load(s2s_module_t *module, const char *path, const char *instantiate)
 {
+    REQUIRE(module, "s2s_module_load", "module");
+    REQUIRE(path, "s2s_module_load", "path");
     long long handle = 0;
     int rc = call("module_load", &handle, "(sz)", path, instantiate);
     if (rc == 0)
@@ -198,6 +224,7 @@ int s2s_module_load(s2s_module_t *module, const char *path, const char *instanti
 
 int s2s_module_load_source(s2s_module_t *module, const char *name, const char *source, const char *instantiate)
 {
+    REQUIRE(module && name && source, "s2s_module_load_source", !module ? "module" : !name ? "name" : "source");
     long long handle = 0;
     int rc = call("module_load_source", &handle, "(ssz)", name, source, instantiate);
     if (rc == 0)
@@ -208,6 +235,8 @@ int s2s_module_load_source(s2s_module_t *module, const char *name, const char *s
 int s2s_module_load_source_dirs(s2s_module_t *module, const char *name, const char *source,
                                 const char *instantiate, const char *include_dirs)
 {
+    REQUIRE(module && name && source, "s2s_module_load_source_dirs",
+            !module ? "module" : !name ? "name" : "source");
     long long handle = 0;
     int rc = call("module_load_source", &handle, "(sszz)", name, source, instantiate, include_dirs);
     if (rc == 0)
@@ -218,6 +247,8 @@ int s2s_module_load_source_dirs(s2s_module_t *module, const char *name, const ch
 int s2s_module_load_source_flags(s2s_module_t *module, const char *name, const char *source,
                                  const char *instantiate, const char *include_dirs, const char *flags)
 {
+    REQUIRE(module && name && source, "s2s_module_load_source_flags",
+            !module ? "module" : !name ? "name" : "source");
     long long handle = 0;
     int rc = call("module_load_source", &handle, "(sszzz)", name, source, instantiate, include_dirs, flags);
     if (rc == 0)
@@ -227,12 +258,16 @@ int s2s_module_load_source_flags(s2s_module_t *module, const char *name, const c
 
 int s2s_set_access(s2s_module_t module, const char *kernel, const char *access_json)
 {
+    REQUIRE(kernel, "s2s_set_access", "kernel");
+    REQUIRE(access_json, "s2s_set_access", "access_json");
     return call("set_access", NULL, "(iss)", module, kernel, access_json);
 }
 
 int s2s_launch(s2s_module_t module, const char *kernel, s2s_dim3 grid, s2s_dim3 block, size_t shared_bytes,
                void **args)
 {
+    REQUIRE(kernel, "s2s_launch", "kernel");
+    /* args may be NULL for a kernel without parameters; runtime.capi.launch checks that */
     return call("launch", NULL, "(is(III)(III)KK)", module, kernel, grid.x, grid.y, grid.z, block.x, block.y,
                 block.z, (unsigned long long)shared_bytes, ADDR(args));
 }

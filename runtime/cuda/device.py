@@ -101,7 +101,8 @@ def build_cubin(text: str, name: str, instantiate: list[str], include_dirs: list
         user += [f"-I{_safe_dir(f[2:], work, f'user{k}')}" for k, f in enumerate(flags) if f.startswith("-I")]
         command = [nvcc, "-cubin", f"-arch={arch}", "-O3", "-std=c++17", *user, *[f"-I{d}" for d in includes],
                    source, "-o", out]
-        proc = subprocess.run(command, capture_output=True, text=True, env=dict(os.environ, TMPDIR=work))
+        proc = subprocess.run(command, capture_output=True, text=True, errors="replace",
+                              env=dict(os.environ, TMPDIR=work))
         if proc.returncode != 0:
             raise CompileError(f"{name}: nvcc rejected the kernel source", command, proc.stderr)
         data = Path(out).read_bytes()

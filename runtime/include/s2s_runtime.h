@@ -23,6 +23,14 @@
  * one, or a device address given as host memory is S2S_ERROR_INVALID_VALUE;
  * a memcpy kind that is no cudaMemcpyKind is
  * S2S_ERROR_INVALID_MEMCPY_DIRECTION.  s2s_free(NULL) does nothing.
+ *
+ * Pointer arguments: every one is checked before it is used.  A NULL where
+ * the call reads or writes memory (an out-parameter, a name, a host or
+ * device pointer of a copy of more than 0 bytes, the args of a launch of a
+ * kernel that has parameters, or one of those args) is
+ * S2S_ERROR_INVALID_VALUE with a message naming the argument, never a crash.
+ * s2s_module_load reads regular files only, of at most 64 MiB: a FIFO, a
+ * device (/dev/zero) or a directory is S2S_ERROR_INVALID_VALUE at once.
  * Link with the library built by `python -m runtime.capi_build`.
  */
 #ifndef S2S_RUNTIME_H

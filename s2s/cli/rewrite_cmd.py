@@ -45,15 +45,16 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
     if args.force and not args.in_place:
         raise UsageError("--force only makes sense with --in-place")
     copies = output_copies(args.files, args.output_dir) if args.output_dir else {}
-    results: list[FileResult] = []
+    results: list[FileResult] = []  # kept for a JSON or SARIF document only
+    tally = _Tally(args.check)
     if registry.is_whole_program(run_pass):
         # one analysis of the whole program (files and their project headers), then per file
         program = process_program(list(args.files), options, run_pass)
         extra = [r.path for r in program if r.path not in copies]
         if args.output_dir and extra:
             copies.update(output_copies(extra, args.output_dir))
-        produce = iter(program)
         paths = [r.path for r in program]
+        produce = _handed_out(program)
     else:
         produce = (process_file(path, options, run_pass) for path in args.files)
         paths = list(args.files)
@@ -61,21 +62,22 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
         for path, result in zip(paths, produce, strict=True):
             if isinstance(result, Success) and result.change is not None:
                 result = _emitted(result, args, copies.get(path), console)
-            results.append(result)
+            tally.add(result)
+            if args.format != "text":
+                results.append(result)
             advance(path)
             report_results([result], printer, console)
             if console.verbose:
                 verbose_line(result, console)
-    changed = [r for r in results if isinstance(r, Success) and r.change and r.change.changed]
-    counts = _counts(results)
+            del result  # streamed: a file's model and texts go once it is printed
+    counts = tally.counts
     if not console.quiet:
-        failed = sum(isinstance(r, Failed) for r in results)
         verb = "would change" if (args.check or not (args.in_place or args.output_dir)) \
             else "changed"
         extra = "".join(f", {n} {what}" for what, n in counts.items())
-        console.status(f"{plural(len(results), 'file')}: {len(changed)} {verb}, {failed} failed"
-                       f"{extra}")
-    code = exit_code(results, changes_are_failure=args.check)
+        console.status(f"{plural(tally.files, 'file')}: {tally.changed} {verb}, "
+                       f"{tally.failed} failed{extra}")
+    code = tally.code
     if args.strict and any(n for what, n in counts.items() if what.startswith("left")):
         code = max(code, 1)
     _print_document(args, results, counts, printer, code)
@@ -98,13 +100,32 @@ def _print_document(args, results: list[FileResult], counts: dict[str, int],
     sys.stdout.flush()
 
 
-def _counts(results: list[FileResult]) -> dict[str, int]:
-    """The passes' counts summed over the files (in the order the pass gives them)."""
-    total: dict[str, int] = {}
-    for result in results:
+class _Tally:
+    """What the summary line and the exit status need of the results, added up as they come.
+    Why: a run over thousands of files keeps no file's model or texts once it is printed, so
+    its memory is that of the largest file, not of their number."""
+
+    def __init__(self, changes_are_failure: bool):
+        self.changes_are_failure = changes_are_failure
+        self.files = self.changed = self.failed = self.code = 0
+        self.counts: dict[str, int] = {}  # the passes' counts (in the order they give them)
+
+    def add(self, result: FileResult) -> None:
+        self.files += 1
+        self.failed += isinstance(result, Failed)
+        self.changed += bool(isinstance(result, Success) and result.change
+                             and result.change.changed)
+        self.code = max(self.code, exit_code([result], self.changes_are_failure))
         for what, n in getattr(result, "counts", ()):
-            total[what] = total.get(what, 0) + n
-    return total
+            self.counts[what] = self.counts.get(what, 0) + n
+
+
+def _handed_out(results: list[FileResult]):
+    """The results of a whole-program run one by one, each dropped from the list as it is
+    handed out (the list would keep every file's model and texts to the end)."""
+    results.reverse()
+    while results:
+        yield results.pop()
 
 
 def _emitted(result: Success, args, copy: str | None, console: Console) -> FileResult:

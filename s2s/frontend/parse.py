@@ -20,6 +20,7 @@ from s2s import deep_stack, user_files
 from s2s.diagnostics import Diagnostic, InputError, Location, ParseError, Severity
 from s2s.frontend.allowed_flags import allowed_flags
 from s2s.frontend.flags import without_openmp_flags
+from s2s.frontend.include_guard import check_includes
 from s2s.frontend.toolchain import Toolchain, configure_libclang, default_toolchain
 from s2s.user_files import file_kind
 
@@ -228,6 +229,8 @@ def parse_source(source: str | bytes, name: str = "input.cu",
     sides = _sides(language, options.cuda_side, source)
     for side in sides:
         args = clang_args(language, toolchain, side, options.user_flags, gpu_arch=options.gpu_arch)
+        if side == sides[0]:
+            check_includes(source, name, args)  # no special file reaches libclang
         unit = _parse(name, args, source, unsaved=unsaved)
         parsed.units[side] = unit
         parsed.diagnostics.extend(convert_diagnostics(unit, side if len(sides) > 1 else None))

@@ -104,10 +104,17 @@ def main_file_nodes(ctx, kind_name, template_kinds, function_kinds) -> list[Node
 
     def visit(child, parent, _data) -> int:
         try:
-            location = location_of(child)
-            if not lo <= location.int_data <= hi and not (is_main(location) or (
-                    not is_system(location) and file_is(location, path))):
-                return _CONTINUE
+            kind = kinds.get(child._kind_id) or info(child._kind_id)
+            parent_kind = kinds.get(parent._kind_id) or info(parent._kind_id)
+            # An operand of a main-file expression is in the main file: its location is not
+            # asked for (libclang finds an operator's location at its left operand's start,
+            # a walk down the whole left spine: x+x+...+x would cost the square of its length)
+            inherited = kind.expression and parent_kind.expression
+            if not inherited:
+                location = location_of(child)
+                if not lo <= location.int_data <= hi and not (is_main(location) or (
+                        not is_system(location) and file_is(location, path))):
+                    return _CONTINUE
             key = bytes(parent)
             while keys[-1] != key:
                 keys.pop()
@@ -115,8 +122,8 @@ def main_file_nodes(ctx, kind_name, template_kinds, function_kinds) -> list[Node
             depth, template, function = scopes[-1]
             depth += 1
             child._tu = tu          # the cursor keeps its unit alive
-            child._loc = location   # what Cursor.location caches
-            kind = kinds.get(child._kind_id) or info(child._kind_id)
+            if not inherited:
+                child._loc = location   # what Cursor.location caches
             if kind.scope:          # (node() does the rest; here the frequent kinds only)
                 node(child, depth, template, function)
             else:
@@ -124,7 +131,7 @@ def main_file_nodes(ctx, kind_name, template_kinds, function_kinds) -> list[Node
                 keys.append(bytes(child))
                 scopes.append((depth, template, function))
             # (the key of the child is taken as libclang has it, before data[0] is cleared)
-            if kind.code and not (kinds.get(parent._kind_id) or info(parent._kind_id)).declaration:
+            if kind.code and not parent_kind.declaration:
                 child.data[0] = None    # as a visit started at the parent leaves it
             return _RECURSE
         except BaseException as error:  # noqa: BLE001 - raised again after the traversal
@@ -153,6 +160,7 @@ class _KindInfo(NamedTuple):
     code: bool              # a statement or an expression
     declaration: bool
     scope: bool             # template or function: may open a scope
+    expression: bool
 
 
 def _kind_info(kind_id: int, kind_name, template_kinds, function_kinds) -> _KindInfo:
@@ -160,7 +168,7 @@ def _kind_info(kind_id: int, kind_name, template_kinds, function_kinds) -> _Kind
     kind = configure_libclang().CursorKind.from_id(kind_id)
     template, function = name in template_kinds, name in function_kinds
     return _KindInfo(name, template, function, kind.is_statement() or kind.is_expression(),
-                     kind.is_declaration(), template or function)
+                     kind.is_declaration(), template or function, kind.is_expression())
 
 
 def file_is(location, path: str) -> bool:

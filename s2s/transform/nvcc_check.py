@@ -137,8 +137,9 @@ def _compile(data: bytes, flags: tuple[str, ...], directories: tuple[str, ...], 
         command = [nvcc, "-c", "-x", "cu", f"-arch={arch}", *_path_flags(flags, directories, work),
                    source, "-o", os.path.join(work, "rewrite.o")]
         try:
-            proc = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S,
-                                  env=dict(os.environ, TMPDIR=scratch), cwd=work)
+            # nvcc quotes the rewrite's lines, whose bytes need not be UTF-8 (fuzz seed 78224959)
+            proc = subprocess.run(command, capture_output=True, text=True, errors="replace",
+                                  timeout=TIMEOUT_S, env=dict(os.environ, TMPDIR=scratch), cwd=work)
         except (OSError, subprocess.SubprocessError):
             return None
     if proc.returncode == 0:

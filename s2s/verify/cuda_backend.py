@@ -33,6 +33,7 @@ from s2s import shell_safe
 from s2s.diagnostics import Diagnostic, ToolchainError
 from s2s.frontend.parse import detect_language
 from s2s.verify import cuda_host, mpi_job
+from s2s.verify.bounded_run import run_process
 from s2s.verify.differential import (
     DeviceTraffic,
     ProgramRun,
@@ -45,7 +46,7 @@ from s2s.verify.differential import (
     program_name,
     register_backend,
 )
-from s2s.verify.omp_harness import CopyStats, run_process
+from s2s.verify.omp_harness import CopyStats
 from s2s.wrapper.linemap import add_line_directives
 from s2s.wrapper.rewrite import RewriteFailed, chain_passes
 from s2s.wrapper.runtime_flags import RuntimeFlags, RuntimeUnavailable, mgpu_runtime_flags
@@ -196,8 +197,7 @@ def _build_for_runtime(texts: dict[str, bytes], workdir: Path, options: VerifyOp
 
 def _run_nvcc(command: list[str], workdir: Path, path: str) -> None:
     # nvcc's own temporary files go to workdir too: a TMPDIR its shell would act on is not used
-    proc = subprocess.run(command, capture_output=True, text=True,
-                          env=dict(os.environ, TMPDIR=str(workdir)))
+    proc = run_process(command, env=dict(os.environ, TMPDIR=str(workdir)))
     if proc.returncode != 0:
         raise ToolchainError(f"nvcc failed on the rewritten {path}:\n{proc.stderr[-3000:]}")
 
@@ -260,9 +260,11 @@ def _run(exe: Path, devices: int, argv0: str, options: VerifyOptions,
         return Diagnostic.error(f"the {which} program ran longer than {options.timeout:g} s",
                                 f"verify-timeout-{which}")
     if not stats.exists():  # the program never reached the runtime
-        return ProgramRun(proc.stdout, proc.returncode, None, stderr=proc.stderr)
+        return ProgramRun(proc.stdout, proc.returncode, None, stderr=proc.stderr,
+                          dropped=sum(proc.dropped.values()))
     copies, traffic = traffic_of(json.loads(stats.read_text()))
-    return ProgramRun(proc.stdout, proc.returncode, copies, traffic=traffic, stderr=proc.stderr)
+    return ProgramRun(proc.stdout, proc.returncode, copies, traffic=traffic, stderr=proc.stderr,
+                      dropped=sum(proc.dropped.values()))
 
 
 def traffic_of(stats: dict) -> tuple[CopyStats, DeviceTraffic]:

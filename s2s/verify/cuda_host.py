@@ -21,7 +21,6 @@ missing name, which is the honest outcome.
 from __future__ import annotations
 
 import os
-import subprocess
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from s2s.frontend.allowed_flags import allowed_flags
 from s2s.frontend.extract import load
 from s2s.frontend.headers import device_headers
 from s2s.frontend.parse import ParseOptions
+from s2s.verify.bounded_run import run_process
 from s2s.wrapper.linemap import c_string, directive
 
 SHIM_DIR = Path(__file__).resolve().parent / "cuda_shim"
@@ -117,7 +117,9 @@ def _device_bodies_blanked(model, text: bytes, path: str) -> EditSet:
         head = text[kernel.span.start:kernel.body_span.start]
         if not kernel.is_global and b"__host__" in head:
             continue
-        edits.add(Edit(path, kernel.body_span.start, kernel.body_span.length, ";"))
+        # the body's line breaks stay: __LINE__ after it is the user's line number
+        newlines = text.count(b"\n", kernel.body_span.start, kernel.body_span.end)
+        edits.add(Edit(path, kernel.body_span.start, kernel.body_span.length, ";" + "\n" * newlines))
     return edits
 
 
@@ -175,7 +177,7 @@ def build_program(paths: Sequence[str], workdir: Path, sources: dict[str, bytes]
                              compiler, options, flags) for number, path in enumerate(paths)]
     exe = workdir / Path(paths[0]).stem
     command = [compiler, *map(str, objects), "-o", str(exe), *program_flags()]
-    proc = subprocess.run(command, capture_output=True, text=True)
+    proc = run_process(command)  # its own session: killed with what it started if verify stops
     if proc.returncode != 0:
         raise ToolchainError(f"linking {paths[0]} against the CUDA host shim failed:\n"
                              f"{proc.stderr[-3000:]}")
@@ -194,7 +196,8 @@ def _compile_unit(path: str, workdir: Path, source: bytes | None, compiler: str,
     kernels.write_bytes(defines.encode() + directive(1, path) + text)
     host = workdir / (Path(path).stem + ".host.cpp")
     host_text, instantiate, own_kernels = _host_unit(path, text, options)
-    host.write_bytes(host_text)
+    # named as the user names the file: __FILE__ prints the same in both builds, not a temp path
+    host.write_bytes(directive(1, path) + host_text)
     mirrors = host_headers(path, workdir, options, include_dirs)
     obj = workdir / (Path(path).stem + ".o")
     dirs = ":".join([directory, *include_dirs])
@@ -209,7 +212,7 @@ def _compile_unit(path: str, workdir: Path, source: bytes | None, compiler: str,
                *([_string_macro("S2S_SHIM_INSTANTIATE", ";".join(instantiate))] if instantiate else []),
                *[f for f in program_flags() if f.startswith("-I")],
                "-c", "-x", "c++", str(host), "-o", str(obj)]
-    proc = subprocess.run(command, capture_output=True, text=True)
+    proc = run_process(command)
     if proc.returncode != 0:
         raise ToolchainError(f"building {path} against the CUDA host shim failed:\n{proc.stderr[-3000:]}")
     return obj
@@ -259,7 +262,7 @@ def run(exe: Path, args: tuple[str, ...] = (), devices: int = 1, timeout: float 
         counts_file = Path(tmp) / "counts"
         env = dict(os.environ, S2S_BACKEND="cpu", S2S_DEVICES=str(devices),
                    S2S_SHIM_COUNTS=str(counts_file))
-        proc = subprocess.run([str(exe), *args], capture_output=True, text=True, env=env, timeout=timeout)
+        proc = run_process([str(exe), *args], env=env, timeout=timeout)
         counts = {}
         if counts_file.exists():
             for line in counts_file.read_text().splitlines():

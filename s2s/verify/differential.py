@@ -27,6 +27,7 @@ from s2s.driver import Failed, Pass, RunOptions, Success
 from s2s.frontend.parse import detect_language
 from s2s.transform import registry
 from s2s.verify import omp_harness
+from s2s.verify.bounded_run import OUTPUT_LIMIT
 from s2s.whole_program import process_program
 from s2s.wrapper.linemap import add_line_directives
 from s2s.wrapper.rewrite import RewriteFailed, chain_passes
@@ -79,6 +80,7 @@ class ProgramRun:
     unmapped: tuple[str, ...] = ()
     traffic: DeviceTraffic | None = None  # CUDA programs only
     stderr: str = field(default="", repr=False)  # kept by backends whose stderr is the program's
+    dropped: int = 0  # output bytes past the bound kept per stream (not compared)
 
 
 @dataclass(frozen=True)
@@ -268,7 +270,8 @@ def _run(exe: Path, argv0: str, options: VerifyOptions) -> ProgramRun | Diagnost
     except subprocess.TimeoutExpired:
         return Diagnostic.error(f"the {exe.name} program ran longer than {options.timeout:g} s",
                                 f"verify-timeout-{exe.name}")
-    return ProgramRun(result.stdout, result.returncode, result.copies, result.unmapped)
+    return ProgramRun(result.stdout, result.returncode, result.copies, result.unmapped,
+                      dropped=result.dropped)
 
 
 def judge(original: ProgramRun, rewritten: ProgramRun,
@@ -278,6 +281,12 @@ def judge(original: ProgramRun, rewritten: ProgramRun,
     if differences:
         said.append(Diagnostic.error(f"outputs differ in {len(differences)} place(s); first: "
                                      f"{differences[0]}", "verify-output"))
+    for which, run in (("original", original), ("rewritten", rewritten)):
+        if run.dropped:
+            said.append(Diagnostic.warning(
+                f"the {which} program printed {run.dropped} bytes more than the "
+                f"{OUTPUT_LIMIT >> 20} MiB per stream verify keeps: only the kept part of "
+                "its output (and of its copy log) was compared", "verify-output-truncated"))
     for pointer in rewritten.unmapped:
         said.append(Diagnostic.error(f"the rewritten program uses {pointer} with no device "
                                      "mapping: right on the host device, wrong on a GPU",

@@ -82,6 +82,30 @@ DEFAULT_SUBPROCESS_RATE = 0.03
 DEFAULT_TOOLKIT_RATE = 0.08  # cases parsed against the real CUDA toolkit instead of the shim
 DEFAULT_NVCC_RATE = 0.01  # cases where `fuse` may run nvcc --resource-usage
 
+#: Fresh seeds start here (the fixed CI seeds and the documented runs lie below it).
+FRESH_SEED_BASE = 1_000_000
+#: Fresh ranges are spread over this many seeds, so two commits rarely share one.
+FRESH_SEED_SPAN = 100_000_000
+
+
+def commit_seed_start(revision: str | None = None) -> tuple[int, str]:
+    """The first seed of the fresh range for the checked-out commit, and the commit it came
+    from. Why: fixed seeds only ever re-check the cases they found; a range derived from the
+    commit hash (``git rev-parse HEAD``) is new with each commit and yet reproducible from the
+    commit alone. ``revision`` stands in for HEAD's hash; without a git checkout (an installed
+    wheel) the range starts at FRESH_SEED_BASE and the commit reads 'unknown'."""
+    if revision is None:
+        try:
+            proc = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, timeout=30,
+                                  capture_output=True, text=True)
+            revision = proc.stdout.strip() if proc.returncode == 0 else ""
+        except (OSError, subprocess.TimeoutExpired):
+            revision = ""
+    if not re.fullmatch(r"[0-9a-f]{7,64}", revision or ""):
+        return FRESH_SEED_BASE, "unknown"
+    return FRESH_SEED_BASE + int(revision[:12], 16) % FRESH_SEED_SPAN, revision
+
+
 # --------------------------------------------------------------------------------------------
 # The corpus
 # --------------------------------------------------------------------------------------------

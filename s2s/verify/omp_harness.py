@@ -19,7 +19,6 @@ import math
 import os
 import re
 import shutil
-import signal
 import subprocess
 import tempfile
 from collections import Counter
@@ -28,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from s2s.frontend.allowed_flags import allowed_flags
+from s2s.verify.bounded_run import kill_group, run_process  # noqa: F401  (re-exported)
 
 __all__ = [
     "BuildError", "CopyStats", "RunResult", "toolchain_problem", "build", "run", "compare_outputs",
@@ -85,6 +85,8 @@ class RunResult:
     #: one "NAME (kernel at FILE:LINE:COL)" per kernel pointer argument that was passed as an
     #: implicit zero-length section while nothing was mapped at that address
     unmapped: tuple[str, ...]
+    #: bytes of stdout and stderr read past the kept bound (see :mod:`s2s.verify.bounded_run`)
+    dropped: int = 0
 
 
 # --------------------------------------------------------------------------
@@ -166,7 +168,7 @@ def build(sources: str | os.PathLike | Sequence[str | os.PathLike], exe: str | o
     if isinstance(sources, (str, os.PathLike)):
         sources = [sources]
     cmd = build_command(sources, exe, language, extra_flags)
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = run_process(cmd)  # its own session: killed, with what it started, if verify stops
     if proc.returncode != 0:
         raise BuildError(f"build failed (exit {proc.returncode}): {' '.join(cmd)}\n{proc.stderr}",
                          proc.stderr, cmd)
@@ -193,35 +195,8 @@ def run(exe: str | os.PathLike, args: Sequence[str] = (), timeout: float = 60.0,
     proc = run_process([argv0 or path, *map(str, args)], executable=path, timeout=timeout,
                        env=full_env, cwd=cwd)
     unmapped = tuple(f"{p['name']} (kernel at {p['kernel']})" for p in find_unmapped(proc.stderr))
-    return RunResult(proc.stdout, proc.stderr, proc.returncode, parse_copies(proc.stderr), unmapped)
-
-
-def run_process(argv: Sequence[str], *, executable: str | os.PathLike | None = None,
-                timeout: float | None = None, env: Mapping[str, str] | None = None,
-                cwd: str | os.PathLike | None = None) -> subprocess.CompletedProcess:
-    """Run ``argv`` with its output captured as text, in a session (process group) of its own.
-
-    Why: ``subprocess.run`` kills only the program at a timeout, so what it forked (a
-    ``sh -c 'sleep 100 &'``, worker processes) outlives it and piles up over many runs. Here
-    the whole group is killed with SIGKILL when the program times out, when the caller is
-    interrupted, and after the program ends (leftover background children). Raises
-    ``subprocess.TimeoutExpired`` once the group is dead."""
-    with subprocess.Popen(list(argv), executable=executable, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, errors="replace", env=env,
-                          cwd=None if cwd is None else str(cwd), start_new_session=True) as proc:
-        try:
-            stdout, stderr = proc.communicate(timeout=timeout)
-        finally:
-            kill_group(proc.pid)
-    return subprocess.CompletedProcess(list(argv), proc.returncode, stdout, stderr)
-
-
-def kill_group(pgid: int) -> None:
-    """SIGKILL every process of the group ``pgid``; a group already gone is not an error."""
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    return RunResult(proc.stdout, proc.stderr, proc.returncode, parse_copies(proc.stderr), unmapped,
+                     sum(proc.dropped.values()))
 
 
 # --------------------------------------------------------------------------

@@ -105,3 +105,18 @@ def test_user_strings_never_reach_a_shell(tmp_path, monkeypatch):
     errors = nvcc_check.nvcc_errors(data.replace(b"WIDTH *", b"WIDTH +* +"), str(source), flags,
                                     "sm_90", NVCC)
     assert errors and errors[0].location.line == 2 and errors[0].id == "nvcc-error"
+
+
+def test_nvcc_quoting_bytes_that_are_not_utf8_is_an_error_not_a_crash(tmp_path, monkeypatch):
+    """Fuzz seed 78224959: nvcc quoted a string literal with a \\xc0 byte of the rewrite in its
+    error, and decoding its output strictly ended the file in an internal error."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    fake = tmp_path / "nvcc"
+    fake.write_text("#!/bin/sh\n"
+                    "case \"$1\" in --version) echo 'Cuda compilation tools, release 13.0'; exit 0;; esac\n"
+                    "printf 'rewrite.cu(1): error: bad literal \"\\300\\300\"\\n' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    found = nvcc_check.nvcc_errors(b'const char *s = "\xc0\xc0";\n', str(tmp_path / "k.cu"), (),
+                                   "sm_90", str(fake))
+    assert found is not None and len(found) == 1
+    assert "bad literal" in found[0].message and "\ufffd" in found[0].message

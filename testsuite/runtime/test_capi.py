@@ -69,5 +69,6 @@ def test_launch_arguments_are_decoded_by_layout():
         assert capi._read_args(params, ctypes.addressof(argv)) == [want for _, _, want in cases]
     odd = (P(kind="bool", size=1),)
     flag = ctypes.c_bool(True)
+    odd_argv = (ctypes.c_void_p * 1)(ctypes.addressof(flag))  # kept alive while it is read
     with pytest.raises(KeyError):
-        capi._read_args(odd, ctypes.addressof((ctypes.c_void_p * 1)(ctypes.addressof(flag))))
+        capi._read_args(odd, ctypes.addressof(odd_argv))

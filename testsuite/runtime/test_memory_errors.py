@@ -236,3 +236,57 @@ def test_capi_copies_never_dereference_device_addresses(rt, monkeypatch):
     assert capi.free(0) == 0
     with pytest.raises(AddressError, match="freed"):
         capi.free(dead)
+
+
+# ---- NULL pointer arguments and special files (issue 32, item 6) ----
+
+NULL_CASES = {
+    "null_malloc": "s2s_malloc: ptr is NULL",
+    "null_device_count": "s2s_get_device_count: count is NULL",
+    "null_properties_own": "s2s_device_properties: own is NULL",
+    "null_properties_name": "s2s_device_properties: name (with name_len > 0) is NULL",
+    "null_properties_values": "s2s_device_properties: values (with count > 0) is NULL",
+    "null_h2d_src": "s2s_memcpy: src is NULL",
+    "null_d2h_dst": "s2s_memcpy: dst is NULL",
+    "null_default_src": "s2s_memcpy: src is NULL",
+    "null_h2h_dst": "s2s_memcpy: dst is NULL",
+    "null_memset": "s2s_memset: ptr is NULL",
+    "null_module": "s2s_module_load: module is NULL",
+    "null_module_path": "s2s_module_load: path is NULL",
+    "null_module_source": "s2s_module_load_source: source is NULL",
+    "null_symbol": "s2s_memcpy_symbol: symbol is NULL",
+    "null_access": "s2s_set_access: access_json is NULL",
+    "null_launch_kernel": "s2s_launch: kernel is NULL",
+    "null_launch_args": "args is NULL, but the kernel takes 4 argument(s)",
+    "null_launch_entry": "args[2] is NULL",
+}
+
+
+@pytest.mark.parametrize("case", sorted(NULL_CASES))
+def test_a_null_pointer_argument_is_invalid_value_not_a_crash(program, case):
+    out = run_case(program, case, str(SAXPY))
+    assert int(out["rc"]) == INVALID_VALUE, out
+    assert NULL_CASES[case] in out["error"] and out["usable"] == "1"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev_zero", "directory"])
+def test_module_load_reads_regular_files_only(program, tmp_path, kind):
+    path = {"fifo": tmp_path / "kernels.cu", "dev_zero": "/dev/zero", "directory": tmp_path}[kind]
+    if kind == "fifo":
+        os.mkfifo(path)
+    out = run_case(program, "load_file", str(path))  # a FIFO blocked, /dev/zero filled memory
+    assert int(out["rc"]) == INVALID_VALUE, out
+    assert "is not a regular file" in out["error"] and out["usable"] == "1"
+
+
+def test_module_sources_are_read_up_to_a_bound(tmp_path, monkeypatch):
+    from runtime import api
+
+    path = tmp_path / "kernels.cu"
+    path.write_text("__global__ void k(int *x) { *x = 1; }\n" * 10)
+    assert api.read_source_file(path).startswith("__global__")
+    with pytest.raises(api.SourceFileError, match="larger than 100 bytes"):
+        api.read_source_file(path, limit=100)
+    path.write_bytes(b"\xff\xfe bad")
+    with pytest.raises(api.SourceFileError, match="not UTF-8"):
+        api.read_source_file(path)

@@ -122,7 +122,8 @@ def _measure(nvcc: str, source: bytes, path: str, arch: str) -> dict | None:
             handle.write(source)
         proc = subprocess.run([nvcc, "-c", f"-arch={arch}", "--resource-usage", f"-I{include}",
                                copy, "-o", os.path.join(tmp, "out.o")],
-                              capture_output=True, text=True, env=dict(os.environ, TMPDIR=tmp))
+                              capture_output=True, text=True, errors="replace",
+                              env=dict(os.environ, TMPDIR=tmp))
     if proc.returncode != 0:
         return None
     usage, current = {}, None

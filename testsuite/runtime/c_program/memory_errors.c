@@ -10,6 +10,8 @@
  *   malloc SIZE        s2s_malloc(SIZE) (decimal, e.g. 18446744073709551615)
  *   fill SIZE          s2s_malloc(SIZE) until it fails (S2S_DEVICE_MEMORY sets the
  *                      limit), then free them all
+ *   load_file PATH     s2s_module_load of PATH (a FIFO, /dev/zero, a directory)
+ *   null_*             a NULL pointer argument (issue 32); null_launch_* need saxpy.cu
  *   any other CASE     see the table below; freed_launch needs saxpy.cu
  */
 #include <stdint.h>
@@ -49,6 +51,69 @@ static float *device_buffer(int freed)
     return d;
 }
 
+/* s2s_launch of saxpy with `args` (NULL or with one NULL entry) or with kernel NULL */
+static int null_launch(const char *source, const char *which)
+{
+    s2s_module_t mod;
+    if (!source || s2s_module_load(&mod, source, NULL)) {
+        fprintf(stderr, "no kernel: %s\n", source ? s2s_last_error() : "saxpy.cu not given");
+        exit(3);
+    }
+    float *x = device_buffer(0), *y = device_buffer(0), a = 2.0f;
+    int n = N;
+    void *args[] = {&n, &a, &x, &y};
+    s2s_dim3 grid = {N / 256, 1, 1}, block = {256, 1, 1};
+    if (!strcmp(which, "args"))
+        return s2s_launch(mod, "saxpy", grid, block, 0, NULL);
+    if (!strcmp(which, "kernel"))
+        return s2s_launch(mod, NULL, grid, block, 0, args);
+    args[2] = NULL;
+    return s2s_launch(mod, "saxpy", grid, block, 0, args);
+}
+
+/* one NULL pointer argument of the C interface, by case name (null_NAME) */
+static int null_argument(const char *name, float *d, const char *source)
+{
+    char text[64];
+    long long values[4];
+    int own = 0;
+    s2s_module_t mod;
+    if (!strcmp(name, "null_malloc"))
+        return s2s_malloc(NULL, 16);
+    if (!strcmp(name, "null_device_count"))
+        return s2s_get_device_count(NULL);
+    if (!strcmp(name, "null_properties_own"))
+        return s2s_device_properties(text, sizeof text, values, 4, NULL);
+    if (!strcmp(name, "null_properties_name"))
+        return s2s_device_properties(NULL, sizeof text, values, 4, &own);
+    if (!strcmp(name, "null_properties_values"))
+        return s2s_device_properties(text, sizeof text, NULL, 4, &own);
+    if (!strcmp(name, "null_h2d_src"))
+        return s2s_memcpy(d, NULL, sizeof host, S2S_HOST_TO_DEVICE);
+    if (!strcmp(name, "null_d2h_dst"))
+        return s2s_memcpy(NULL, d, sizeof host, S2S_DEVICE_TO_HOST);
+    if (!strcmp(name, "null_default_src"))
+        return s2s_memcpy(d, NULL, sizeof host, S2S_DEFAULT);
+    if (!strcmp(name, "null_h2h_dst"))
+        return s2s_memcpy(NULL, host, sizeof host, S2S_HOST_TO_HOST);
+    if (!strcmp(name, "null_memset"))
+        return s2s_memset(NULL, 0, sizeof host);
+    if (!strcmp(name, "null_module"))
+        return s2s_module_load(NULL, source ? source : "saxpy.cu", NULL);
+    if (!strcmp(name, "null_module_path"))
+        return s2s_module_load(&mod, NULL, NULL);
+    if (!strcmp(name, "null_module_source"))
+        return s2s_module_load_source(&mod, "k.cu", NULL, NULL);
+    if (!strcmp(name, "null_symbol"))
+        return s2s_memcpy_symbol(0, NULL, host, sizeof host, 0, 1);
+    if (!strcmp(name, "null_access"))
+        return s2s_set_access(0, "saxpy", NULL);
+    if (!strncmp(name, "null_launch_", 12))
+        return null_launch(source, name + 12);
+    fprintf(stderr, "unknown case %s\n", name);
+    exit(2);
+}
+
 static int freed_launch(const char *source)
 {
     s2s_module_t mod;
@@ -85,6 +150,12 @@ static int misuse(const char *name, size_t size, const char *source)
         return s2s_malloc(&p, size);
     if (!strcmp(name, "fill"))
         return fill(size);
+    if (!strncmp(name, "null_", 5))
+        return null_argument(name, d, source);
+    if (!strcmp(name, "load_file")) {
+        s2s_module_t mod;
+        return s2s_module_load(&mod, source, NULL);
+    }
     if (!strcmp(name, "freed_h2d"))
         return s2s_memcpy(d, host, sizeof host, S2S_HOST_TO_DEVICE);
     if (!strcmp(name, "freed_d2h"))
