@@ -77,8 +77,9 @@ def test_wheel_installs_the_runtime_under_a_unique_name(installed, tmp_path):
         assert needed in names, needed
     metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
     text = zipfile.ZipFile(wheel).read(metadata).decode()
-    assert "License: Apache-2.0" in text and "Requires-Python: >=3.11" in text
-    assert any(n.endswith(".dist-info/LICENSE") for n in names)
+    assert "License-Expression: Apache-2.0" in text and "Requires-Python: >=3.11" in text
+    assert "License-File: LICENSE" in text
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     proc = _python(site, tmp_path, """
 import s2s, s2s_runtime, s2s_runtime.api, runtime.api, runtime.errors, s2s_runtime.errors
 from s2s.isl_helpers import instantiate_map                  # the tool imports runtime.access
@@ -92,6 +93,24 @@ print(s2s.__file__); print(s2s_runtime.__file__)
 """)
     assert proc.returncode == 0, proc.stderr
     assert all(line.startswith(str(site)) for line in proc.stdout.split())
+
+
+def test_building_the_wheel_warns_of_nothing_in_our_metadata(tmp_path):
+    """Issue 31 item 7: the SPDX license string and declared package data leave setuptools
+    nothing to warn about (before: about 580 lines of deprecation and "package absent from
+    the packages configuration" warnings on every install)."""
+    source = tmp_path / "src"
+    shutil.copytree(REPO, source, ignore=IGNORED)
+    proc = subprocess.run([sys.executable, "-W", "default", "-c",
+                           "from setuptools import build_meta; "
+                           f"print(build_meta.build_wheel({str(tmp_path / 'dist')!r}))"],
+                          cwd=source, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    warnings = [line for line in (proc.stdout + proc.stderr).splitlines() if "Warning" in line]
+    assert warnings == [], "\n".join(warnings)
+    (wheel,) = (tmp_path / "dist").glob("s2s-*.whl")
+    data = [n for n in zipfile.ZipFile(wheel).namelist() if n.endswith((".h", ".c", ".json"))]
+    assert len(data) >= 40, data                      # the headers, C source and schemas
 
 
 def test_installed_cli_writes_json_of_a_rewrite(installed, tmp_path):
