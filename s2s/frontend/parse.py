@@ -20,6 +20,7 @@ from s2s import deep_stack
 from s2s.diagnostics import Diagnostic, InputError, Location, ParseError, Severity
 from s2s.frontend.flags import without_openmp_flags
 from s2s.frontend.toolchain import Toolchain, configure_libclang, default_toolchain
+from s2s.runtime_files import RUNTIME_INCLUDE
 
 CUDA_EXTENSIONS = (".cu", ".cuh")
 CXX_EXTENSIONS = (".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".C")
@@ -63,9 +64,6 @@ class ParsedFile:
         return self.units.get("host") or next(iter(self.units.values()))
 
 
-#: s2s_mgpu.h and s2s_runtime.h: s2s reads its own mgpu output without the user adding -I
-RUNTIME_INCLUDE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "runtime", "include")
 
 
 def detect_language(path: str) -> str:

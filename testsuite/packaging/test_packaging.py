@@ -22,8 +22,6 @@ import pytest
 import tomllib
 
 REPO = Path(__file__).resolve().parents[2]
-IGNORED = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__",
-                                 ".pytest_cache", ".ruff_cache", ".hypothesis", "*.o", "*.so")
 
 
 def test_every_package_folder_is_listed_in_pyproject():
@@ -40,22 +38,12 @@ def test_every_package_folder_is_listed_in_pyproject():
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    """(site folder, wheel path) of s2s installed from a wheel of a copy of the tree."""
-    root = tmp_path_factory.mktemp("pkg")
-    source = root / "src"
-    shutil.copytree(REPO, source, ignore=IGNORED)
-    wheels = root / "wheels"
-    pip = [sys.executable, "-m", "pip"]
-    build = subprocess.run([*pip, "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
-                            str(wheels), str(source)], capture_output=True, text=True)
-    if build.returncode != 0 and "No module named 'wheel'" in build.stderr:
-        pytest.skip("the 'wheel' package is not installed (pip install -e '.[dev]' brings it)")
-    assert build.returncode == 0, build.stderr
-    (wheel,) = wheels.glob("s2s-*.whl")
-    site = root / "site-packages"
-    subprocess.run([*pip, "install", "-q", "--no-deps", "--target", str(site), str(wheel)],
-                   check=True, capture_output=True)
+def installed(built_wheel, tmp_path_factory):
+    """(site folder, wheel path, source copy) of s2s installed from a wheel of a copy of the tree."""
+    wheel, source = built_wheel
+    site = tmp_path_factory.mktemp("pkg") / "site-packages"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target",
+                    str(site), str(wheel)], check=True, capture_output=True)
     return site, wheel, source
 
 
@@ -95,12 +83,11 @@ print(s2s.__file__); print(s2s_runtime.__file__)
     assert all(line.startswith(str(site)) for line in proc.stdout.split())
 
 
-def test_building_the_wheel_warns_of_nothing_in_our_metadata(tmp_path):
+def test_building_the_wheel_warns_of_nothing_in_our_metadata(built_wheel, tmp_path):
     """Issue 31 item 7: the SPDX license string and declared package data leave setuptools
     nothing to warn about (before: about 580 lines of deprecation and "package absent from
     the packages configuration" warnings on every install)."""
-    source = tmp_path / "src"
-    shutil.copytree(REPO, source, ignore=IGNORED)
+    _, source = built_wheel
     proc = subprocess.run([sys.executable, "-W", "default", "-c",
                            "from setuptools import build_meta; "
                            f"print(build_meta.build_wheel({str(tmp_path / 'dist')!r}))"],
