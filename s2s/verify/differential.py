@@ -53,7 +53,9 @@ class VerifyOptions:
 
 
 #: passes a program of each kind is verified with when none are named
-DEFAULT_PASSES = {"openmp": ("omp",), "cuda": ("transfers", "fuse", "mgpu")}
+#: the CUDA passes in the pipeline's order (fuse, transfers, mgpu: registry.PIPELINE_ORDER)
+DEFAULT_PASSES = {"openmp": ("omp",),
+                  "cuda": tuple(n for n in registry.PIPELINE_ORDER if n != "omp")}
 
 
 @dataclass(frozen=True)
