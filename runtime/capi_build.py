@@ -1,9 +1,9 @@
 """Build the C interface library on demand: ``libs2s_runtime.so`` embedding this Python.
 
-    python -m runtime.capi_build            # builds (cached) and prints the library path
-    python -m runtime.capi_build --flags    # compiler/linker flags (gcc, clang, nvcc) for a program using it
+    python -m s2s_runtime.capi_build            # builds (cached) and prints the library path
+    python -m s2s_runtime.capi_build --flags    # compiler/linker flags (gcc, clang, nvcc) for a program
 
-(installed with pip: ``python -m s2s_runtime.capi_build --flags``.)
+(the package's installed name, which an editable install and a wheel both provide.)
 
 The library is keyed (like kernel modules) by its C source, the header, the Python version and the
 compiler, and lands in the cache directory of the cpu backend.  It records the ``sys.path`` of the Python
@@ -28,7 +28,9 @@ from runtime.errors import BackendUnavailable, CompileError
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "csrc" / "s2s_runtime.c"
 HEADER_DIR = HERE / "include"
-REPO_ROOT = HERE.parent
+#: the folder that holds the package (the source tree's root, or site-packages): first on the
+#: library's search path, so the program imports this very runtime
+PACKAGE_PARENT = HERE.parent
 #: what the library imports: this package under the name it was imported by (s2s_runtime when
 #: installed, runtime in the source tree)
 _PACKAGE = (__spec__.name if __spec__ is not None else __name__).rpartition(".")[0]
@@ -45,7 +47,7 @@ def _python_link() -> tuple[str, str, str]:
 
 
 def _search_path() -> str:
-    entries = [str(REPO_ROOT)] + [p for p in sys.path if p and os.path.isdir(p) and "site-packages" in p]
+    entries = [str(PACKAGE_PARENT)] + [p for p in sys.path if p and os.path.isdir(p) and "site-packages" in p]
     return ":".join(dict.fromkeys(entries))
 
 

@@ -139,7 +139,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: list[str]) -> int:
-    pass_issues = {name: issue for name, (_summary, issue) in REWRITE_PASSES.items()}
+    pass_issues = {name: REWRITE_PASSES[name][1] for name in registry.PIPELINE_ORDER
+                   if name in REWRITE_PASSES}
+    pass_issues.update((n, issue) for n, (_summary, issue) in REWRITE_PASSES.items()
+                       if n not in pass_issues)
     if argv[:1] == ["nvcc"]:
         return run_nvcc(argv[1:], pass_issues)
     # CMAKE_<LANG>_COMPILER_LAUNCHER=s2s (or "s2s;--s2s-passes=omp"): s2s [--s2s-*] COMPILER

@@ -45,6 +45,8 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
     if args.force and not args.in_place:
         raise UsageError("--force only makes sense with --in-place")
     copies = output_copies(args.files, args.output_dir) if args.output_dir else {}
+    if copies and args.command == "mgpu":
+        options = with_source_directories(options)
     results: list[FileResult] = []  # kept for a JSON or SARIF document only
     tally = _Tally(args.check)
     if registry.is_whole_program(run_pass):
@@ -82,6 +84,20 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
         code = max(code, 1)
     _print_document(args, results, counts, printer, code)
     return code
+
+
+def with_source_directories(options: RunOptions) -> RunOptions:
+    """``-o DIR`` of mgpu: each file's own directory joins its flags as ``-I``, so the flags the
+    rewrite records for the runtime's kernel compiler (s2s.transform.mgpu.kernel_flags) find
+    the project headers beside the original, which the copy under DIR no longer sits next to
+    (before: the program built with ``-I`` and failed at run time without ``-- -I.``)."""
+    base = options.flags_for
+
+    def flags_for(path: str) -> tuple[str, ...]:
+        own = base(path) if base is not None else ()
+        return (*own, "-I" + os.path.dirname(os.path.abspath(path)))
+
+    return replace(options, flags_for=flags_for)
 
 
 def _print_document(args, results: list[FileResult], counts: dict[str, int],

@@ -44,7 +44,7 @@ def add_verify_options(parser) -> None:
                         help="relative tolerance for numbers in the outputs (default 0: equal)")
     parser.add_argument("--passes", default=None, metavar="LIST",
                         help="passes that make the rewritten program (default: omp for OpenMP "
-                        "programs, transfers,fuse,mgpu for CUDA programs)")
+                        "programs, fuse,transfers,mgpu for CUDA programs)")
     parser.add_argument("--devices", type=int, default=2, metavar="N",
                         help="cpu devices a CUDA program rewritten by mgpu runs on (default 2)")
     parser.add_argument("--ranks", type=int, default=1, metavar="N",

@@ -22,6 +22,7 @@ from s2s.frontend.allowed_flags import allowed_flags
 from s2s.frontend.flags import without_openmp_flags
 from s2s.frontend.include_guard import check_includes
 from s2s.frontend.toolchain import Toolchain, configure_libclang, default_toolchain
+from s2s.runtime_files import RUNTIME_INCLUDE
 from s2s.user_files import file_kind
 
 CUDA_EXTENSIONS = (".cu", ".cuh")
@@ -66,9 +67,6 @@ class ParsedFile:
         return self.units.get("host") or next(iter(self.units.values()))
 
 
-#: s2s_mgpu.h and s2s_runtime.h: s2s reads its own mgpu output without the user adding -I
-RUNTIME_INCLUDE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "runtime", "include")
 
 
 #: _OPENMP for the parse without -fopenmp: OpenMP 4.5 (201511), the first version with target

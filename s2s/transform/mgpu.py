@@ -8,7 +8,7 @@ From the plan (``s2s/analysis/mgpu/plan.py``) the file gets
   reaches the calls inside the program's own macros such as ``CUDA_CHECK(...)``, whose
   arguments libclang reports only as the macro call's extent);
 * at each launch: ``k<<<g, b, s, st>>>(args)`` -> ``s2s_mgpu_launch(k, g, b, s, st)(args)``
-  (three small edits; the arguments keep their text), also inside macro bodies;
+  (one replacement of ``k<<<...>>>``; the arguments keep their text), also inside macro bodies;
 * at the end: ``s2s_mgpu_this_unit()``, the original source as a string (the runtime
   compiles the kernels from it), the directory of its quoted includes (the directory of
   ``__FILE__`` where the rewritten file is compiled: no path of the rewriting machine), the
@@ -30,9 +30,10 @@ import json
 import os
 
 from s2s.analysis.mgpu.plan import SUPPORTED_API, MgpuPlan, plan_file
-from s2s.diagnostics import Diagnostic, UnsupportedConstruct
+from s2s.analysis.mgpu.sites import LaunchTokens
+from s2s.diagnostics import Diagnostic, Location, UnsupportedConstruct
 from s2s.driver import PassOutput
-from s2s.edits import Edit
+from s2s.edits import Edit, line_col
 from s2s.frontend.extract import Loaded
 from s2s.frontend.headers import device_headers
 from s2s.transform import registry
@@ -41,6 +42,8 @@ from s2s.transform.check import EditGroup
 LAUNCH_FUNCTION = "s2s_mgpu_launch"
 #: the function of a rewritten file's epilogue that returns its kernel table
 UNIT_FUNCTION = "s2s_mgpu_this_unit"
+#: what the pass says about each of its edits (s2s/printers/explain.py attaches it)
+EXPLAIN_ID = "mgpu-explain"
 
 
 def run_mgpu(loaded: Loaded) -> PassOutput:
@@ -63,16 +66,55 @@ def run_mgpu(loaded: Loaded) -> PassOutput:
     # a file of kernels only (no launch, no CUDA call) is rewritten too: its table registers its
     # kernels, which launches in the program's other rewritten files find at run time
     edits = [Edit(path, plan.prologue_at, 0, prologue(plan))]
+    notes = [_note(path, source, plan.prologue_at, _prologue_reason(plan))]
     for launch in plan.launches:
-        edits.append(Edit(path, launch.kernel_start, 0, f"{LAUNCH_FUNCTION}("))
-        edits.append(Edit(path, launch.open, 3, launch.deduced + ", "))
-        edits.append(Edit(path, launch.close, 3, ")"))
+        edits.append(launch_edit(path, source, launch))
+        notes.append(_note(path, source, launch.kernel_start, _launch_reason(launch)))
     tail = "" if source.endswith(b"\n") or not source else "\n"
     flags = kernel_flags(loaded.options.user_flags if loaded.options else ())
     edits.append(Edit(path, len(source), 0, tail + epilogue(plan, path, source, flags)))
+    notes.append(_note(path, source, len(source), _epilogue_reason(plan)))
     # all or nothing: a half-rewritten program mixes the runtime's addresses with CUDA's
     group = EditGroup("the file for the s2s runtime", tuple(edits), invalid_id="mgpu-rewrite-invalid")
-    return PassOutput(tuple(edits), warnings, (group,), check_compiles=True)
+    return PassOutput(tuple(edits), warnings + tuple(notes), (group,), check_compiles=True)
+
+
+def launch_edit(path: str, source: bytes, launch: LaunchTokens) -> Edit:
+    """``k<<<g, b, s, st>>>`` -> ``s2s_mgpu_launch(k, g, b, s, st)`` as one replacement (the
+    kernel expression and the configuration keep their text; the arguments that follow are
+    not touched)."""
+    def text(a: int, b: int) -> str:
+        return source[a:b].decode("utf-8", errors="surrogateescape")
+
+    end = launch.close + 3
+    return Edit(path, launch.kernel_start, end - launch.kernel_start,
+                f"{LAUNCH_FUNCTION}({text(launch.kernel_start, launch.open)}{launch.deduced}, "
+                f"{text(launch.open + 3, launch.close)})")
+
+
+def _note(path: str, source: bytes, offset: int, message: str) -> Diagnostic:
+    line, column = line_col(source, offset)
+    return Diagnostic.note(message, EXPLAIN_ID, Location(path, line, column, offset))
+
+
+def _prologue_reason(plan: MgpuPlan) -> str:
+    calls = ", ".join(plan.api_names)
+    redirected = (f"; each CUDA runtime call of this file ({calls}) goes to the runtime's "
+                  "function of the same signature" if calls else "")
+    return ("the s2s runtime's header: the launches below run on its devices, which hold the "
+            f"program's memory{redirected}")
+
+
+def _launch_reason(launch: LaunchTokens) -> str:
+    return (f"launch of '{launch.kernel_text}{launch.deduced}' through the s2s runtime: it "
+            "splits the grid over its devices by the kernel's access model (a kernel without "
+            "one runs whole on one device, as the warnings say)")
+
+
+def _epilogue_reason(plan: MgpuPlan) -> str:
+    return (f"this file's table for the runtime: its original source (the runtime compiles the "
+            f"kernels from it for its backend), {len(plan.kernels)} kernel(s) with their access "
+            f"models and {len(plan.symbols)} symbol(s) named by cudaMemcpyTo/FromSymbol")
 
 
 def prologue(plan: MgpuPlan) -> str:

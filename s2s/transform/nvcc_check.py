@@ -37,9 +37,8 @@ from runtime import cache_trust
 from s2s import shell_safe
 from s2s.diagnostics import Diagnostic, Location
 from s2s.frontend.allowed_flags import allowed_flags
+from s2s.runtime_files import RUNTIME_INCLUDE
 
-#: the runtime's headers (s2s_mgpu.h): s2s checks its own output without the user adding -I
-RUNTIME_INCLUDE = str(Path(__file__).resolve().parents[2] / "runtime" / "include")
 #: nvcc's own message format: ``file(12): error: text``
 _ERROR = re.compile(r"^(?P<file>.*?)\((?P<line>\d+)\): (?:catastrophic )?error: (?P<text>.*)$")
 _ARCH = re.compile(r"sm_\d+[a-z]?\Z")

@@ -10,6 +10,12 @@ from __future__ import annotations
 from s2s.driver import Pass
 
 PASSES: dict[str, Pass] = {}
+#: The order passes run in when several are selected (the wrapper, verify's default). fuse
+#: comes before transfers: transfers turns allocations into slices of one pool, which hides
+#: from fuse that two buffers are distinct (gemver: 2 launches after fuse alone, 3 after
+#: transfers then fuse), while transfers reaches as few copies on fused code as on the original
+#: (issue 31; scripts/compare_pass_orders.py prints both orders over the samples and corpus).
+PIPELINE_ORDER = ("omp", "fuse", "transfers", "mgpu")
 #: passes that take several files as one program (s2s.driver.process_program)
 WHOLE_PROGRAM: set[Pass] = set()
 

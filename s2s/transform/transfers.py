@@ -231,15 +231,25 @@ def region_edits(plan: HostPlan, source: bytes) -> list[Edit]:
     return _copy_edits(plan, source, statements, inserts, edits)
 
 
+def moves_copies(plan: HostPlan) -> bool:
+    """Whether the plan's copies replace the program's: only when they are fewer. Moving copies
+    that merge nothing ("3 cudaMemcpy calls become 3") saves nothing and puts copies between
+    launches that ``s2s fuse`` would have fused (issue 31): the copies then stay as written,
+    the pools (when they save allocations) are still made."""
+    return plan.copies_after < plan.copies_before
+
+
 def _copy_edits(plan: HostPlan, source: bytes, statements, inserts: dict[int, list[str]],
                 edits: list[Edit]) -> list[Edit]:
-    """The program's planned copies removed, the plan's messages inserted (with ``inserts``)."""
-    copy_wrapper = next((s.wrapper for s in statements if s.role == "copy" and s.wrapper), None)
-    for entry in statements:
-        if entry.role == "copy" and entry.op is not None:
-            edits.append(_replace_statement(entry, source, ""))
-    for message in plan.messages:
-        inserts.setdefault(message.boundary, []).append(_message_text(plan, message, copy_wrapper))
+    """The program's planned copies removed, the plan's messages inserted (with ``inserts``),
+    where that merges copies."""
+    if moves_copies(plan):
+        copy_wrapper = next((s.wrapper for s in statements if s.role == "copy" and s.wrapper), None)
+        for entry in statements:
+            if entry.role == "copy" and entry.op is not None:
+                edits.append(_replace_statement(entry, source, ""))
+        for message in plan.messages:
+            inserts.setdefault(message.boundary, []).append(_message_text(plan, message, copy_wrapper))
     for boundary, lines in inserts.items():
         edits.append(_insert_lines(statements, boundary, source, lines))
     return edits
@@ -294,13 +304,16 @@ def _explain(plan: HostPlan) -> list[Diagnostic]:
     graph = region.graph.graph
     first = region.statements[0].stmt.span
     where = "" if region.body_of is None else f" ({region.body_of}, per iteration)"
+    copies = f"{plan.copies_before} cudaMemcpy calls become {plan.copies_after}" if moves_copies(plan) \
+        else (f"the {plan.copies_before} cudaMemcpy calls stay as written (merging would leave "
+              f"{plan.copies_after})")
     notes = [Diagnostic.note(
-        f"'{region.function}'{where}: {plan.copies_before} cudaMemcpy calls become {plan.copies_after}, "
+        f"'{region.function}'{where}: {copies}, "
         f"{plan.device_allocs_before} cudaMalloc calls {plan.device_allocs_after}, "
         f"{plan.host_allocs_before} host allocations {plan.host_allocs_after} "
         f"({len(graph.kernels)} kernels, {sum(k.device == 0 for k in graph.kernels)} of them host code; "
         f"fewest possible transfers of its values: {plan.plan.startups})", EXPLAIN_ID, first)]
-    for message in plan.messages:
+    for message in plan.messages if moves_copies(plan) else ():
         names = ", ".join(plan.operands[o].name for o in message.operands)
         verb = "upload" if message.direction is Direction.UP else "download"
         where = _where(region, message)

@@ -68,7 +68,8 @@ def verify_cuda(sources: Sequence[str], options: VerifyOptions) -> Verdict:
     said: tuple = ()
     try:
         for path in paths:
-            before, after, told = chain_passes(path, options.run, options.passes)
+            before, after, told = chain_passes(path, options.run, options.passes,
+                                              incomplete_is_error=True)
             rewrites[path] = (before, after)
             said += tuple(told)
     except RewriteFailed as error:

@@ -30,7 +30,7 @@ from s2s.verify import omp_harness
 from s2s.verify.bounded_run import OUTPUT_LIMIT
 from s2s.whole_program import process_program
 from s2s.wrapper.linemap import add_line_directives
-from s2s.wrapper.rewrite import RewriteFailed, chain_passes
+from s2s.wrapper.rewrite import RewriteFailed, chain_passes, incomplete_rewrite
 
 
 class VerifyUnavailable(S2SError):
@@ -54,7 +54,9 @@ class VerifyOptions:
 
 
 #: passes a program of each kind is verified with when none are named
-DEFAULT_PASSES = {"openmp": ("omp",), "cuda": ("transfers", "fuse", "mgpu")}
+#: the CUDA passes in the pipeline's order (fuse, transfers, mgpu: registry.PIPELINE_ORDER)
+DEFAULT_PASSES = {"openmp": ("omp",),
+                  "cuda": tuple(n for n in registry.PIPELINE_ORDER if n != "omp")}
 
 
 @dataclass(frozen=True)
@@ -173,7 +175,8 @@ def verify_openmp(sources: Sequence[str], options: VerifyOptions) -> Verdict:
         rewritten, said = whole
     for path in sources if whole is None else ():
         try:
-            before, after, notes = chain_passes(path, options.run, options.passes)
+            before, after, notes = chain_passes(path, options.run, options.passes,
+                                                incomplete_is_error=True)
         except RewriteFailed as error:
             return Verdict(sources, "openmp", (), diagnostics=(error.diagnostic,))
         said += notes
@@ -230,6 +233,8 @@ def _whole_program(sources: tuple[str, ...], options: VerifyOptions):
         if not isinstance(result, Success):
             continue
         said += result.diagnostics[len(result.loaded.diagnostics):]
+        if result.incomplete:
+            said.append(incomplete_rewrite(options.passes[0][0], result.path))
         if result.change is not None and result.change.changed:
             if result.path not in sources:
                 return Diagnostic.error(f"the rewrite changes the project header {result.path}, "

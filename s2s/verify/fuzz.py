@@ -66,9 +66,13 @@ from pathlib import Path
 
 import tomllib
 
+from s2s import runtime_files
+
+#: the checkout the fuzzer mutates samples of (a tool of the source tree: the wheel carries no
+#: samples); the runtime's headers come from the imported package like everywhere else
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES_ROOT = REPO_ROOT / "samples"
-RUNTIME_INCLUDE = REPO_ROOT / "runtime" / "include"
+RUNTIME_INCLUDE = Path(runtime_files.RUNTIME_INCLUDE)
 
 REWRITE_COMMANDS = ("omp", "transfers", "fuse", "mgpu")
 COMMANDS = ("inspect", *REWRITE_COMMANDS)

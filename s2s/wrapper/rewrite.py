@@ -108,15 +108,20 @@ def _in_intermediate(diagnostic: Diagnostic, path: str) -> Diagnostic:
                    notes=tuple(_in_intermediate(n, path) for n in diagnostic.notes))
 
 
-def chain_passes(path: str, options: RunOptions, passes: Sequence[tuple[str, Pass]]
+def chain_passes(path: str, options: RunOptions, passes: Sequence[tuple[str, Pass]],
+                 incomplete_is_error: bool = False
                  ) -> tuple[bytes, bytes, tuple[Diagnostic, ...]]:
     """The file's bytes before and after ``passes`` ran in order, and what the passes said
     (the front end's own warnings left out: the compiler gives its own). Each pass parses the
-    previous one's output under the file's name. Raises RewriteFailed, InputError."""
+    previous one's output under the file's name. Raises RewriteFailed, InputError.
+
+    ``incomplete_is_error`` (``s2s verify``): a pass that dropped part of its rewrite because
+    the rewrite did not compile (``mgpu-rewrite-invalid``) adds an error, so the verdict of a
+    program whose asked-for rewrite was lost is a failure, not "same behaviour"."""
     before = read_source(path)
     current = before
     said: list[Diagnostic] = []
-    for _name, run_pass in passes:
+    for name, run_pass in passes:
         result = process_file(path, options, run_pass, source=current)
         if isinstance(result, Failed):
             errors = [d for d in result.diagnostics if d.is_error] or list(result.diagnostics)
@@ -127,4 +132,14 @@ def chain_passes(path: str, options: RunOptions, passes: Sequence[tuple[str, Pas
             said += own if current == before else [_in_intermediate(d, path) for d in own]
             if result.change is not None:
                 current = result.change.after
+            if result.incomplete and incomplete_is_error:
+                said.append(incomplete_rewrite(name, path))
     return before, current, tuple(said)
+
+
+def incomplete_rewrite(name: str, path: str) -> Diagnostic:
+    """The error ``s2s verify`` adds when pass ``name`` dropped part of its rewrite of
+    ``path`` (the warning before it says what did not compile)."""
+    return Diagnostic.error(f"{path}: the {name} pass dropped part of its rewrite because it did "
+                            "not compile (see the warning above); the program verified is not "
+                            f"the one 's2s {name}' was asked for", "verify-rewrite-incomplete")

@@ -12,6 +12,7 @@ from mgpu_support import NVCC, build, run
 from s2s.analysis.mgpu.sites import mask, tokens_in
 from s2s.cli.main import main
 from s2s.driver import RunOptions, process_file
+from s2s.printers.explain import Lines, explain
 from s2s.transform.mgpu import c_string, run_mgpu
 
 HEAD = """\
@@ -67,9 +68,19 @@ def rewrite_text(tmp_path, text: str, name: str = "prog.cu"):
     return path, result
 
 
-def test_launches_are_rewritten_by_three_small_edits(tmp_path):
+def test_each_launch_is_one_edit_and_every_edit_says_why(tmp_path):
     path, result = rewrite_text(tmp_path, PROGRAM)
     after = result.change.after.decode()
+    launches = [e for e in result.change.edits if e.text.startswith("s2s_mgpu_launch(")]
+    assert len(launches) == 3 and all("<<<" in result.change.before.decode()[e.offset:e.end]
+                                      for e in launches)
+    assert len(result.change.edits) == 3 + 2           # the launches, prologue and epilogue
+    notes = [d for d in result.diagnostics if d.id == "mgpu-explain"]
+    explained = explain(result.change.edits, notes, Lines.of(result.change.before))
+    assert all(explained.per_edit), [e.text[:40] for e, why in
+                                     zip(result.change.edits, explained.per_edit, strict=True)
+                                     if not why]
+    assert any("launch of 'shift' through the s2s runtime" in n.message for n in notes)
     # the macro body is rewritten once, for every use; the call sites keep their text
     assert "#define LAUNCH(k, n, ...) s2s_mgpu_launch(k, ((n) + 127) / 128, 128)(__VA_ARGS__)" in after
     assert "LAUNCH(scale, n, x, 2.0f, n);" in after

@@ -22,8 +22,6 @@ import pytest
 import tomllib
 
 REPO = Path(__file__).resolve().parents[2]
-IGNORED = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__",
-                                 ".pytest_cache", ".ruff_cache", ".hypothesis", "*.o", "*.so")
 
 
 def test_every_package_folder_is_listed_in_pyproject():
@@ -40,22 +38,12 @@ def test_every_package_folder_is_listed_in_pyproject():
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    """(site folder, wheel path) of s2s installed from a wheel of a copy of the tree."""
-    root = tmp_path_factory.mktemp("pkg")
-    source = root / "src"
-    shutil.copytree(REPO, source, ignore=IGNORED)
-    wheels = root / "wheels"
-    pip = [sys.executable, "-m", "pip"]
-    build = subprocess.run([*pip, "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
-                            str(wheels), str(source)], capture_output=True, text=True)
-    if build.returncode != 0 and "No module named 'wheel'" in build.stderr:
-        pytest.skip("the 'wheel' package is not installed (pip install -e '.[dev]' brings it)")
-    assert build.returncode == 0, build.stderr
-    (wheel,) = wheels.glob("s2s-*.whl")
-    site = root / "site-packages"
-    subprocess.run([*pip, "install", "-q", "--no-deps", "--target", str(site), str(wheel)],
-                   check=True, capture_output=True)
+def installed(built_wheel, tmp_path_factory):
+    """(site folder, wheel path, source copy) of s2s installed from a wheel of a copy of the tree."""
+    wheel, source = built_wheel
+    site = tmp_path_factory.mktemp("pkg") / "site-packages"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target",
+                    str(site), str(wheel)], check=True, capture_output=True)
     return site, wheel, source
 
 
@@ -77,8 +65,9 @@ def test_wheel_installs_the_runtime_under_a_unique_name(installed, tmp_path):
         assert needed in names, needed
     metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
     text = zipfile.ZipFile(wheel).read(metadata).decode()
-    assert "License: Apache-2.0" in text and "Requires-Python: >=3.11" in text
-    assert any(n.endswith(".dist-info/LICENSE") for n in names)
+    assert "License-Expression: Apache-2.0" in text and "Requires-Python: >=3.11" in text
+    assert "License-File: LICENSE" in text
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     proc = _python(site, tmp_path, """
 import s2s, s2s_runtime, s2s_runtime.api, runtime.api, runtime.errors, s2s_runtime.errors
 from s2s.isl_helpers import instantiate_map                  # the tool imports runtime.access
@@ -92,6 +81,23 @@ print(s2s.__file__); print(s2s_runtime.__file__)
 """)
     assert proc.returncode == 0, proc.stderr
     assert all(line.startswith(str(site)) for line in proc.stdout.split())
+
+
+def test_building_the_wheel_warns_of_nothing_in_our_metadata(built_wheel, tmp_path):
+    """Issue 31 item 7: the SPDX license string and declared package data leave setuptools
+    nothing to warn about (before: about 580 lines of deprecation and "package absent from
+    the packages configuration" warnings on every install)."""
+    _, source = built_wheel
+    proc = subprocess.run([sys.executable, "-W", "default", "-c",
+                           "from setuptools import build_meta; "
+                           f"print(build_meta.build_wheel({str(tmp_path / 'dist')!r}))"],
+                          cwd=source, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    warnings = [line for line in (proc.stdout + proc.stderr).splitlines() if "Warning" in line]
+    assert warnings == [], "\n".join(warnings)
+    (wheel,) = (tmp_path / "dist").glob("s2s-*.whl")
+    data = [n for n in zipfile.ZipFile(wheel).namelist() if n.endswith((".h", ".c", ".json"))]
+    assert len(data) >= 40, data                      # the headers, C source and schemas
 
 
 def test_installed_cli_writes_json_of_a_rewrite(installed, tmp_path):

@@ -17,6 +17,7 @@ from s2s.cli.main import main
 from s2s.driver import PassOutput
 from s2s.edits import Edit
 from s2s.transform import registry
+from s2s.transform.check import EditGroup
 from s2s.verify import omp_harness
 
 REPO = Path(__file__).resolve().parents[2]
@@ -134,3 +135,25 @@ def test_distinct_diagnostics_are_said_once_with_a_count():
     assert [d.message for d in said] == [
         "launch inside macro 'RUN' cannot be rewritten (3 times)", "outputs differ"]
     assert [d.id for d in said] == ["launch-in-macro", "verify-output"]
+
+
+def _broken_rewrite(loaded):
+    """A rewrite of one group that does not compile (what a missing runtime header did to
+    every mgpu rewrite of an installed s2s): the driver drops the group."""
+    at = loaded.source.find(b"  free(a);")
+    edit = Edit(loaded.path, at, 0, "  int broken = ;\n")
+    return PassOutput((edit,), (), (EditGroup("the broken change", (edit,), None,
+                                              "broken-rewrite-invalid"),), check_compiles=True)
+
+
+def test_a_rewrite_dropped_for_an_error_fails_the_verdict(capsys, pointers, monkeypatch):
+    """Issue 31: the pass asked for produced nothing because of an error; the unchanged program
+    behaves the same, but the verdict is a failure, not OK."""
+    monkeypatch.setitem(registry.PASSES, "broken", _broken_rewrite)
+    code, out, err = verify(capsys, "--passes", "broken", "--format", "json", pointers)
+    assert code == 1
+    [verdict] = json.loads(out)["programs"]
+    assert not verdict["ok"] and verdict["changed"] == [] and verdict["differences"] == []
+    ids = [d["id"] for d in verdict["diagnostics"]]
+    assert "broken-rewrite-invalid" in ids and "verify-rewrite-incomplete" in ids
+    assert "1 program(s) verified: 0 same behaviour, 1 failed" in err
