@@ -21,7 +21,7 @@ os.environ.pop("FORCE_COLOR", None)      # colour is off unless a test asks for 
 @pytest.fixture(autouse=True)
 def _wide_tables(monkeypatch):
     """Tables are laid out in COLUMNS (80 when piped): the suite reads cells by their text,
-    so s2s lays them out wide enough that none folds; testsuite/test_cli_inputs_output.py
+    so s2s lays them out wide enough that none folds; testsuite/test_cli_output.py
     tests the layout at 80 columns."""
     monkeypatch.setenv("COLUMNS", "1000")
 

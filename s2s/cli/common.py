@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import os
 import sys
+import time
 from collections.abc import Iterable, Iterator
 
 from s2s.diagnostics import DiagnosticPrinter, UsageError
@@ -131,6 +132,10 @@ def use_color(choice: str, stream) -> bool:
         return False
     if os.environ.get("FORCE_COLOR"):
         return True
+    return _isatty(stream)
+
+
+def _isatty(stream) -> bool:
     try:
         return stream.isatty()
     except (AttributeError, ValueError):
@@ -157,6 +162,7 @@ class Console:
 
         self.quiet = quiet
         self.verbose = verbose
+        self._started = time.perf_counter()
         self.out_color = use_color(color, sys.stdout)
         self.err_color = use_color(color, sys.stderr)
         # Tables fit the terminal, or COLUMNS, or 80 columns when piped: long cells fold
@@ -165,12 +171,23 @@ class Console:
                                width=table_width(sys.stdout),
                                force_terminal=True if self.out_color else None,
                                color_system="standard" if self.out_color else None)
+        # the progress display is for a person at a terminal, whatever FORCE_COLOR says
         self.err = RichConsole(file=sys.stderr, highlight=False,
+                               force_terminal=_isatty(sys.stderr),
                                color_system="standard" if self.err_color else None)
 
     def status(self, text: str) -> None:
         """A plain line on stderr (no wrapping or markup: tools and people both read it)."""
         sys.stderr.write(text + "\n")
+
+    def step(self, command: str, text: str) -> None:
+        """A progress line on stderr for a long step (a build, a run, a pass over a large
+        file): on a terminal or with -v, never with -q, never on stdout."""
+        if self.quiet or not (self.verbose or self.err.is_terminal):
+            return
+        elapsed = time.perf_counter() - self._started
+        sys.stderr.write(f"s2s {command}: [{elapsed:5.1f} s] {text}...\n")
+        sys.stderr.flush()
 
     @contextlib.contextmanager
     def progress(self, total: int) -> Iterator[callable]:
