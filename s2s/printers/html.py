@@ -151,7 +151,7 @@ def _side_by_side(result: Success) -> str:
         what = record["new"].strip().splitlines()[0] if record["new"].strip() else \
             f"removes {record['length']} bytes"
         by_line.setdefault(record["start"]["line"], []).append(
-            f"{_clip(what)} \u2014 {text}{group}")
+            f"{what} \u2014 {text}{group}")
     warnings: dict[int, list[Diagnostic]] = {}
     loose: list[Diagnostic] = list(explained.unattached)
     for d in result.diagnostics:
@@ -235,6 +235,3 @@ def _note_row(d: Diagnostic) -> str:
     return (f"<tr class=\"{css}\"><td colspan=\"4\">{escape(where)}{escape(d.severity.value)}: "
             f"{escape(d.message)} [{escape(d.id)}]</td></tr>")
 
-
-def _clip(text: str, limit: int = 90) -> str:
-    return text if len(text) <= limit else text[:limit - 3] + "..."
