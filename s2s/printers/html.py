@@ -106,17 +106,22 @@ def _section(section: Section, number: int) -> str:
     if section.summary:
         parts.append("<ul>" + "".join(f"<li>{escape(line)}</li>" for line in section.summary)
                      + "</ul>")
-    parts += [_table(table) for table in section.tables]
-    for figure in section.figures:
+    for figure in section.figures:        # the pictures first: the tables hold the detail
         parts.append("<figure>" + (figure.svg or "")
                      + f"<figcaption><b>{escape(figure.title)}</b>: {escape(figure.caption)}"
                        "</figcaption></figure>")
+    parts += [_table(table) for table in section.tables]
     result = section.result
     if isinstance(result, Success) and result.change is not None and result.change.changed:
         parts.append(_side_by_side(result))
     elif isinstance(result, Success) and result.change is not None:
-        parts.append("<details><summary>no change: the code and what was left alone"
-                     "</summary>" + _side_by_side(result) + "</details>")
+        # what the pass refused and why stays in the open: it is the news of this section
+        left_alone = [d for d in result.diagnostics if not is_explanation(d)]
+        if left_alone:
+            parts.append("<h3>left as written, and why</h3><table class=\"code refusals\">"
+                         + "".join(_note_row(d) for d in left_alone) + "</table>")
+        parts.append("<details><summary>no change: the code</summary>"
+                     + _side_by_side(result) + "</details>")
     else:
         parts.append("<table class=\"code\">" + "".join(
             _note_row(d) for d in result.diagnostics) + "</table>")
