@@ -142,39 +142,52 @@ def _excluded(relative: str, patterns: tuple[str, ...]) -> bool:
                for p in patterns)
 
 
+@dataclass(frozen=True)
+class _Search:
+    """One directory search: its top, the --exclude globs and the .gitignore rules (None:
+    not respected)."""
+
+    top: str
+    exclude: tuple[str, ...]
+    ignore: GitIgnore | None
+
+    def keeps(self, directory: str, name: str, is_dir: bool) -> bool:
+        full = os.path.join(directory, name)
+        relative = os.path.relpath(full, self.top).replace(os.sep, "/")
+        if _excluded(relative, self.exclude):
+            return False
+        return self.ignore is None or not self.ignore.ignored(full, is_dir)
+
+
+def _ignore_from_above(top: str) -> GitIgnore:
+    """The .gitignore files from the work tree's root down to ``top`` (none outside one)."""
+    ignore = GitIgnore()
+    root, chain, current = _work_tree_root(top), [], top
+    while root is not None:
+        chain.append(current)
+        if current == root:
+            break
+        current = os.path.dirname(current)
+    for directory in reversed(chain):
+        ignore.load(directory)
+    return ignore
+
+
 def search_directory(top: str, exclude: tuple[str, ...] = (),
                      respect_gitignore: bool = True) -> list[str]:
     """The C, C++ and CUDA sources below ``top``, sorted, as paths that start with ``top``."""
-    ignore = GitIgnore()
     absolute_top = os.path.abspath(top)
-    if respect_gitignore:
-        root = _work_tree_root(absolute_top)
-        chain = []
-        current = absolute_top
-        while root is not None:
-            chain.append(current)
-            if current == root:
-                break
-            current = os.path.dirname(current)
-        for directory in reversed(chain):
-            ignore.load(directory)
+    search = _Search(absolute_top, exclude,
+                     _ignore_from_above(absolute_top) if respect_gitignore else None)
     found = []
     for directory, subdirectories, files in os.walk(absolute_top):
-        if respect_gitignore:
-            ignore.load(directory)
-
-        def keep(name: str, is_dir: bool) -> bool:
-            full = os.path.join(directory, name)
-            relative = os.path.relpath(full, absolute_top).replace(os.sep, "/")
-            if _excluded(relative, exclude):
-                return False
-            return not (respect_gitignore and ignore.ignored(full, is_dir))
-
-        subdirectories[:] = sorted(d for d in subdirectories
-                                   if d not in SKIPPED_DIRECTORIES and keep(d, True))
-        for name in sorted(files):
-            if os.path.splitext(name)[1] in SOURCE_EXTENSIONS and keep(name, False):
-                found.append(os.path.join(directory, name))
+        if search.ignore is not None:
+            search.ignore.load(directory)
+        subdirectories[:] = sorted(d for d in subdirectories if d not in SKIPPED_DIRECTORIES
+                                   and search.keeps(directory, d, True))
+        found += [os.path.join(directory, name) for name in sorted(files)
+                  if os.path.splitext(name)[1] in SOURCE_EXTENSIONS
+                  and search.keeps(directory, name, False)]
     return [os.path.normpath(os.path.join(top, os.path.relpath(f, absolute_top))) for f in found]
 
 

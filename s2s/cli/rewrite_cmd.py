@@ -28,6 +28,7 @@ from s2s.driver import (
     exit_code,
     process_file,
 )
+from s2s.frontend.parse import read_stream
 from s2s.output import (
     FileChange,
     atomic_write,
@@ -37,7 +38,6 @@ from s2s.output import (
     unified_diff,
     write_in_place,
 )
-from s2s.frontend.parse import read_stream
 from s2s.printers import json_doc, sarif
 from s2s.printers.json_doc import rewrite_entry, rewrite_summary
 from s2s.transform import registry
