@@ -23,7 +23,10 @@ def _help_of(parser: argparse.ArgumentParser) -> dict[str, str]:
 
 
 def _options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
-    return [a for a in parser._actions if a.option_strings]
+    """The options of ``parser`` (not those of ``s2s nvcc``, whose prefix is no dash: its
+    arguments are nvcc's)."""
+    return [a for a in parser._actions if a.option_strings
+            and all(s.startswith("-") for s in a.option_strings)]
 
 
 def completion_script(parser: argparse.ArgumentParser, shell: str) -> str:
