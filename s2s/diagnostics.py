@@ -91,6 +91,22 @@ class Diagnostic:
         return data
 
 
+_RESET, _BOLD, _GREEN = "\033[0m", "\033[1m", "\033[1;32m"
+#: ANSI colours of each severity (as gcc and clang print them)
+SEVERITY_COLORS = {Severity.ERROR: "\033[1;31m", Severity.WARNING: "\033[1;33m",
+                   Severity.NOTE: "\033[1;36m"}
+
+
+def colored_headline(diag: Diagnostic) -> str:
+    """:meth:`Diagnostic.headline` with the place bold and the severity in its colour."""
+    where = ""
+    if diag.location is not None:
+        where = (f"{_BOLD}{diag.location.file}:{diag.location.line}:{diag.location.column}:"
+                 f"{_RESET} ")
+    return (f"{where}{SEVERITY_COLORS[diag.severity]}{diag.severity.value}:{_RESET} "
+            f"{_BOLD}{diag.message}{_RESET} [{diag.id}]")
+
+
 def _as_location(at: SourceSpan | Location | None) -> Location | None:
     if isinstance(at, SourceSpan):
         return Location.of(at)
@@ -179,6 +195,8 @@ class DiagnosticPrinter:
     _line_starts: dict[str, tuple[bytes, list[int]]] = field(default_factory=dict)
     #: how often each diagnostic printed so far came again (printed once, counted after)
     repeats: dict[Diagnostic, int] = field(default_factory=dict)
+    #: colour the severity (error red, warning yellow, note cyan) and the caret, as compilers do
+    color: bool = False
 
     def is_silenced(self, diag: Diagnostic) -> bool:
         if diag.severity is Severity.ERROR:
@@ -238,9 +256,12 @@ class DiagnosticPrinter:
         return printed
 
     def render(self, diag: Diagnostic) -> str:
-        lines = [diag.headline()]
+        lines = [colored_headline(diag) if self.color else diag.headline()]
         if self.show_source and diag.location is not None:
-            lines.extend(self.source_excerpt(diag.location))
+            excerpt = self.source_excerpt(diag.location)
+            if self.color and excerpt:
+                excerpt[-1] = excerpt[-1][:-1] + f"{_GREEN}^{_RESET}"
+            lines.extend(excerpt)
         text = "\n".join(lines) + "\n"
         for note in diag.notes:
             text += self.render(note)

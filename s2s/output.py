@@ -319,6 +319,21 @@ def _lines(data: bytes) -> list[str]:
     return lines
 
 
+_DIFF_COLORS = (("+++", "\033[1m"), ("---", "\033[1m"), ("@@", "\033[36m"), ("+", "\033[32m"),
+                ("-", "\033[31m"))
+
+
+def colored_diff(diff: str) -> str:
+    """A unified diff for a terminal: headers bold, hunks cyan, added lines green, removed red
+    (as ``git diff --color``); the text between the escapes is the diff unchanged."""
+    out = []
+    for line in diff.splitlines(keepends=True):
+        body = line.rstrip("\n")
+        color = next((c for prefix, c in _DIFF_COLORS if body.startswith(prefix)), None)
+        out.append(f"{color}{body}\033[0m{line[len(body):]}" if color else line)
+    return "".join(out)
+
+
 def diff_bytes(text: str) -> bytes:
     """Encode a diff produced by :func:`unified_diff` back to the file's original bytes."""
     return text.encode("utf-8", errors="surrogateescape")

@@ -47,27 +47,32 @@ from s2s.transform.check import CheckedEdits
 HEADER_CONTEXTS = "header-contexts-differ"
 
 
-def process_program(paths: list[str], options: RunOptions, run_pass: Pass) -> list[FileResult]:
+def process_program(paths: list[str], options: RunOptions, run_pass: Pass,
+                    sources: dict[str, bytes] | None = None) -> list[FileResult]:
     """Results of ``run_pass`` over the program of ``paths``: one per file given (in order),
     then one per project header analysed with them. Files that fail to load are Failed and
     the others form the program; when their function names clash, every file is processed on
-    its own (the clash is reported on each)."""
-    return gc_pause.call(deep_stack.call, _process_program, paths, options, run_pass)
+    its own (the clash is reported on each). ``sources`` stands in for the bytes of some
+    files (the text an editor sends on stdin)."""
+    return gc_pause.call(deep_stack.call, _process_program, paths, options, run_pass,
+                         sources or {})
 
 
-def _process_program(paths: list[str], options: RunOptions, run_pass: Pass) -> list[FileResult]:
+def _process_program(paths: list[str], options: RunOptions, run_pass: Pass,
+                     sources: dict[str, bytes]) -> list[FileResult]:
     parsed: dict[str, tuple[tuple[str, float], ...]] = {}
-    results = _program(paths, options, run_pass, parsed)
+    results = _program(paths, options, run_pass, parsed, sources)
     # each file's parse time in front of the pass's (for -v)
     return [replace(r, timings=parsed.get(r.path, ()) + r.timings) if isinstance(r, Success)
             else r for r in results]
 
 
 def _program(paths: list[str], options: RunOptions, run_pass: Pass,
-             parsed: dict[str, tuple[tuple[str, float], ...]]) -> list[FileResult]:
+             parsed: dict[str, tuple[tuple[str, float], ...]], sources: dict[str, bytes]
+             ) -> list[FileResult]:
     loaded, results, flags = [], {}, {}
     for path in dict.fromkeys(paths):          # a file named twice is one file of the program
-        result = load_and_run(path, options, None, None)
+        result = load_and_run(path, options, None, sources.get(path))
         if isinstance(result, Success):
             loaded.append(result.loaded)
             flags[path] = parse_options_for(options, path)

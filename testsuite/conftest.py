@@ -15,6 +15,15 @@ SAMPLES = REPO / "samples"
 # XDG_CACHE_HOME); the suite checks them with the libclang parse, and
 # testsuite/mgpu/test_mgpu_nvcc_check.py turns nvcc back on where it tests the check.
 os.environ.setdefault("S2S_NVCC_CHECK", "0")
+os.environ.pop("FORCE_COLOR", None)      # colour is off unless a test asks for it
+
+
+@pytest.fixture(autouse=True)
+def _wide_tables(monkeypatch):
+    """Tables are laid out in COLUMNS (80 when piped): the suite reads cells by their text,
+    so s2s lays them out wide enough that none folds; testsuite/test_cli_output.py
+    tests the layout at 80 columns."""
+    monkeypatch.setenv("COLUMNS", "1000")
 
 
 def pytest_addoption(parser):

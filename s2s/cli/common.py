@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import os
 import sys
+import time
 from collections.abc import Iterable, Iterator
 
 from s2s.diagnostics import DiagnosticPrinter, UsageError
@@ -17,9 +18,18 @@ from s2s.frontend.toolchain import default_toolchain
 def add_file_options(parser: argparse.ArgumentParser,
                      formats: tuple[str, ...] = ("text", "json")) -> None:
     """Options of every subcommand that reads source files."""
-    parser.add_argument("files", nargs="*", metavar="FILE",
-                        help="C, C++ or CUDA source files (default with -p: every file of the "
-                        "compilation database)")
+    parser.add_argument("files", nargs="*", metavar="PATH",
+                        help="C, C++ or CUDA source files, or directories searched for them "
+                        "(default with -p: every file of the compilation database)")
+    parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                        help="leave out what a directory search finds whose path (below the "
+                        "directory) or any part of it matches GLOB (repeatable); files named "
+                        "on the command line are always taken")
+    parser.add_argument("--no-gitignore", dest="gitignore", action="store_false",
+                        help="also take files that .gitignore excludes from a directory search")
+    parser.add_argument("--color", choices=["auto", "always", "never"], default="auto",
+                        help="colour diagnostics and diffs (auto: on a terminal, unless NO_COLOR "
+                        "is set; FORCE_COLOR forces it)")
     parser.add_argument("-p", dest="build_dir", metavar="BUILD_DIR",
                         help="read compile flags from BUILD_DIR/compile_commands.json")
     parser.add_argument("--format", choices=list(formats), default=None,
@@ -115,27 +125,75 @@ def _database_lookup(build_dir: str, printer: DiagnosticPrinter):
     return flags_for
 
 
-#: the width of piped output: wide enough that rich never folds a cell
-PIPED_WIDTH = 100_000
+#: the width of piped output when COLUMNS does not say (as most tools assume)
+PIPED_WIDTH = 80
+
+
+def use_color(choice: str, stream) -> bool:
+    """Whether to colour ``stream``: ``--color always|never``; ``auto`` colours a terminal
+    unless ``NO_COLOR`` is set (https://no-color.org), and ``FORCE_COLOR`` colours a pipe."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return _isatty(stream)
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def table_width(stream) -> int | None:
+    """The width tables are laid out in: COLUMNS when set, the terminal's on a terminal
+    (None: rich asks it), else 80."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        return None if stream.isatty() else PIPED_WIDTH
+    except (AttributeError, ValueError):
+        return PIPED_WIDTH
 
 
 class Console:
     """stdout/stderr consoles (rich) and a progress display for multi-file runs."""
 
-    def __init__(self, quiet: bool = False, verbose: int = 0):
+    def __init__(self, quiet: bool = False, verbose: int = 0, color: str = "auto"):
         from rich.console import Console as RichConsole
 
         self.quiet = quiet
         self.verbose = verbose
-        # Piped output (files, CI logs, grep) gets a layout as wide as its rows: no cell is
-        # folded onto several lines, so every row stays one line.
-        width = None if sys.stdout.isatty() else PIPED_WIDTH
-        self.out = RichConsole(file=sys.stdout, highlight=False, soft_wrap=False, width=width)
-        self.err = RichConsole(file=sys.stderr, highlight=False)
+        self._started = time.perf_counter()
+        self.out_color = use_color(color, sys.stdout)
+        self.err_color = use_color(color, sys.stderr)
+        # Tables fit the terminal, or COLUMNS, or 80 columns when piped: long cells fold
+        # inside their column instead of making rows hundreds of columns wide.
+        self.out = RichConsole(file=sys.stdout, highlight=False, soft_wrap=False,
+                               width=table_width(sys.stdout),
+                               force_terminal=True if self.out_color else None,
+                               color_system="standard" if self.out_color else None)
+        # the progress display is for a person at a terminal, whatever FORCE_COLOR says
+        self.err = RichConsole(file=sys.stderr, highlight=False,
+                               force_terminal=_isatty(sys.stderr),
+                               color_system="standard" if self.err_color else None)
 
     def status(self, text: str) -> None:
         """A plain line on stderr (no wrapping or markup: tools and people both read it)."""
         sys.stderr.write(text + "\n")
+
+    def step(self, command: str, text: str) -> None:
+        """A progress line on stderr for a long step (a build, a run, a pass over a large
+        file): on a terminal or with -v, never with -q, never on stdout."""
+        if self.quiet or not (self.verbose or self.err.is_terminal):
+            return
+        elapsed = time.perf_counter() - self._started
+        sys.stderr.write(f"s2s {command}: [{elapsed:5.1f} s] {text}...\n")
+        sys.stderr.flush()
 
     @contextlib.contextmanager
     def progress(self, total: int) -> Iterator[callable]:

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 
 from s2s import __version__, deep_stack
 from s2s.cli.common import Console, add_file_options, make_run_options, split_at_dashdash
+from s2s.cli.completion import SHELLS, completion_script
+from s2s.cli.inputs import STDIN, expand_inputs
 from s2s.cli.report_cmd import add_report_options, run_report
 from s2s.cli.rewrite_cmd import run_rewrite
 from s2s.cli.settings import apply_config, config_start, load_config
@@ -40,7 +42,7 @@ REWRITE_PASSES = {
 }
 
 
-COMMANDS = ("inspect", *REWRITE_PASSES, "report", "nvcc", "verify")
+COMMANDS = ("inspect", *REWRITE_PASSES, "report", "nvcc", "verify", "completion")
 
 LAUNCHER_HELP = """\
 compiler launcher:
@@ -64,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"s2s {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # prog: each subcommand's usage line reads "s2s omp ...", not the top usage's two lines
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", prog="s2s")
     commands.required = True
 
     inspect = commands.add_parser("inspect", help="show kernels, launches, API calls, allocations "
@@ -80,12 +83,18 @@ def build_parser() -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=summary)
         add_file_options(sub, ("text", "json", "sarif"))
         mode = sub.add_mutually_exclusive_group()
-        mode.add_argument("--diff", action="store_true", help="print a unified diff (default)")
+        sub.add_argument("--diff", action="store_true",
+                         help="print a unified diff (default for files; with --check as well)")
         mode.add_argument("--in-place", action="store_true", help="rewrite the files in place")
-        mode.add_argument("--check", action="store_true",
-                          help="exit 1 if any file would change; print nothing else")
+        sub.add_argument("--check", action="store_true",
+                         help="exit 1 if any file would change; print only which (and the diff "
+                         "with --diff)")
         mode.add_argument("-o", "--output-dir", metavar="DIR",
                           help="write rewritten files under DIR instead")
+        sub.add_argument("--stdin-filename", metavar="NAME",
+                         help="with the input '-': the name of the text read from stdin (its "
+                         "language, its includes, the names in the diff); the rewritten text "
+                         "goes to stdout, or the diff with --diff")
         sub.add_argument("--backup", metavar="SUFFIX",
                          help="with --in-place, keep the original as FILE+SUFFIX")
         sub.add_argument("--strict", action="store_true",
@@ -113,6 +122,10 @@ def build_parser() -> argparse.ArgumentParser:
                                  "programs and compare their outputs")
     add_file_options(verify)
     add_verify_options(verify)
+    completion = commands.add_parser("completion", help="print a shell completion script "
+                                     "(bash: source <(s2s completion bash))")
+    completion.add_argument("shell", choices=SHELLS)
+    parser.commands = commands.choices      # the subcommands' parsers, by name
     return parser
 
 
@@ -155,16 +168,25 @@ def _run(argv: list[str]) -> int:
         return run_launcher([argv[lead], *argv[:lead], *argv[lead + 1:]], pass_issues)
     files_part, extra_flags = split_at_dashdash(argv)
     parser = build_parser()
-    args = parser.parse_args(files_part)
+    args, unknown = parser.parse_known_args(files_part)
+    if unknown:                   # said by the subcommand's parser, with its own usage line
+        parser.commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+    if args.command == "completion":
+        sys.stdout.write(completion_script(parser, args.shell))
+        return 0
     with terminate_on_signals():
         # Deeply nested input must not overflow the main thread's 8 MiB stack (s2s.deep_stack).
         return deep_stack.call(_run_command, args, extra_flags)
 
 
 def _run_command(args: argparse.Namespace, extra_flags: tuple[str, ...]) -> int:
-    console = Console(quiet=getattr(args, "quiet", False), verbose=getattr(args, "verbose", 0))
+    console = Console(quiet=getattr(args, "quiet", False), verbose=getattr(args, "verbose", 0),
+                      color=getattr(args, "color", "auto"))
     try:
-        config = load_config(args.command, config_start(list(args.files)))
+        args.files = _inputs(args)
+        config = load_config(args.command, config_start(
+            [args.stdin_filename if f == STDIN and getattr(args, "stdin_filename", None) else f
+             for f in args.files if f != STDIN or getattr(args, "stdin_filename", None)]))
     except UsageError as error:
         DiagnosticPrinter().emit(error.diagnostic)
         return 2
@@ -178,7 +200,8 @@ def _run_command(args: argparse.Namespace, extra_flags: tuple[str, ...]) -> int:
     silenced = tuple(getattr(args, "silence", []) or ())
     if not getattr(args, "explain", True) or args.command == "report":  # the page has them
         silenced += ("*-explain",)
-    printer = DiagnosticPrinter(silenced=silenced + silenced_from_env())
+    printer = DiagnosticPrinter(silenced=silenced + silenced_from_env(),
+                                color=console.err_color)
     for warning in config.warnings:
         printer.emit(warning)
     extra_flags, dropped = allowed_flags(extra_flags)
@@ -218,6 +241,28 @@ def _dispatch(args: argparse.Namespace, extra_flags: tuple[str, ...], printer: D
         printer.emit(error.diagnostic)
         return error.exit_code
     raise AssertionError(f"unhandled command {args.command}")
+
+
+def _inputs(args: argparse.Namespace) -> list[str]:
+    """The files of the run: directories searched, ``-`` checked against its options."""
+    files = list(getattr(args, "files", []))
+    stdin_name = getattr(args, "stdin_filename", None)
+    if STDIN in files:
+        if args.command not in REWRITE_PASSES:
+            raise UsageError(f"s2s {args.command} does not read stdin ('-'); name the files")
+        if files != [STDIN]:
+            raise UsageError("'-' (stdin) is the only input of its run; name no other file")
+        if not stdin_name:
+            raise UsageError("'-' reads stdin: give --stdin-filename NAME (its language and "
+                             "includes come from the name)")
+        if args.in_place or args.output_dir:
+            raise UsageError("--in-place and -o write files: with '-' (stdin) the rewrite goes "
+                             "to stdout")
+        return files
+    if stdin_name:
+        raise UsageError("--stdin-filename only makes sense with the input '-'")
+    return expand_inputs(files, tuple(getattr(args, "exclude", ())),
+                         getattr(args, "gitignore", True))
 
 
 def _not_available(command: str, issue: str) -> int:

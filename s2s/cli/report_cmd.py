@@ -60,6 +60,8 @@ def run_report(args, options: RunOptions, printer: DiagnosticPrinter, console: C
     sections: list[Section] = []
     said = []
     if openmp and "omp" in wanted:
+        console.step("report", f"analysing the OpenMP program of {len(openmp)} file"
+                     + ("s" if len(openmp) != 1 else ""))
         program = process_program(openmp, options, registry.get("omp"))
         start = time.perf_counter()
         traffic = report_omp.program_traffic_of(program)
@@ -71,6 +73,8 @@ def run_report(args, options: RunOptions, printer: DiagnosticPrinter, console: C
             start = time.perf_counter()
         if args.run or args.args is not None:
             start = time.perf_counter()
+            console.step("report", "--run: building and running the original and the "
+                         "rewritten program")
             said = report_omp.add_measured(sections, openmp, options, program_args(args.args or ""),
                                            extra_flags, args.timeout)
             if console.verbose:
@@ -81,6 +85,7 @@ def run_report(args, options: RunOptions, printer: DiagnosticPrinter, console: C
                        "both versions")
     for path in cuda:
         for name in (p for p in CUDA_PASSES if p in wanted):
+            console.step("report", f"{name} on {path}")
             result = process_file(path, options, registry.get(name))
             start = time.perf_counter()
             sections.append(_cuda_section(name, result, options, args.devices))
@@ -88,6 +93,7 @@ def run_report(args, options: RunOptions, printer: DiagnosticPrinter, console: C
     results: list[FileResult] = [s.result for s in sections]
     report_results(results, printer, console)
     printer.emit_all(said)
+    console.step("report", "writing the page")
     page = render(sections, args.title).encode("utf-8")
     target = args.output
     write_output(target, page, make_parents=True)   # InputError: printed, exit 1

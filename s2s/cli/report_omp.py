@@ -19,6 +19,7 @@ from s2s.driver import FileResult, RunOptions, Success
 from s2s.frontend.constants import Constants, file_constants
 from s2s.frontend.parse import ParseOptions
 from s2s.model.program import NameClash, merge_units
+from s2s.printers.figures import copy_timeline
 from s2s.printers.html import Section, Table
 from s2s.transform import registry
 
@@ -59,6 +60,7 @@ def add_static(section: Section, traffic: Traffic, constants: dict[str, Constant
     totals = [total_bytes(ts, table.value, table.element, table.whole) for ts in (before, after)]
     section.summary.append(f"transfer sites {totals[0].sites} -> {totals[1].sites}; bytes "
                            f"per pass over every site {_shown(totals[0])} -> {_shown(totals[1])}")
+    section.figures.append(copy_timeline(traffic, path))
     rows = [_row("before", t, table) for t in before] + [_row("after", t, table) for t in after]
     section.tables.append(Table("transfer sites (static)", STATIC_NOTE,
                                 ("", "line", "array", "direction", "elements", "bytes"), rows))

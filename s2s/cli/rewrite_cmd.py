@@ -3,7 +3,10 @@
 ``--diff`` (default) prints a unified diff that ``git apply`` / ``patch -p1`` accept,
 ``--in-place`` writes atomically, ``-o DIR`` writes rewritten copies under DIR (keeping the
 paths relative to the current directory), ``--check`` prints which files would change and
-exits 1 if any would. ``--format json`` and ``--format sarif`` print the same edit set as one
+exits 1 if any would (and with ``--diff`` also prints the diff, as black does). The input
+``-`` reads one file from stdin under ``--stdin-filename``: the rewritten text goes to stdout
+(what an editor's format-on-save replaces the buffer with), or its diff with ``--diff``.
+``--format json`` and ``--format sarif`` print the same edit set as one
 document on stdout instead of the diff (the other modes write files as they do in text).
 """
 
@@ -14,7 +17,8 @@ import sys
 from dataclasses import replace
 
 from s2s.cli.common import Console, plural, report_results, verbose_line
-from s2s.diagnostics import DiagnosticPrinter, InputError, UsageError
+from s2s.cli.inputs import STDIN
+from s2s.diagnostics import Diagnostic, DiagnosticPrinter, InputError, Location, UsageError
 from s2s.driver import (
     Failed,
     FileResult,
@@ -24,8 +28,10 @@ from s2s.driver import (
     exit_code,
     process_file,
 )
+from s2s.frontend.parse import read_stream
 from s2s.output import (
     FileChange,
+    colored_diff,
     output_copies,
     quote_path,
     unified_diff,
@@ -44,6 +50,16 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
         raise UsageError("--backup only makes sense with --in-place")
     if args.force and not args.in_place:
         raise UsageError("--force only makes sense with --in-place")
+    if args.diff and (args.in_place or args.output_dir):
+        raise UsageError("--diff prints the changes; --in-place and -o write them: give one")
+    if args.check and (args.in_place or args.output_dir):
+        raise UsageError("--check only tells what would change; it writes nothing (drop "
+                         "--in-place / -o)")
+    sources: dict[str, bytes] = {}
+    if args.files == [STDIN]:
+        args.files = [args.stdin_filename]
+        sources[args.stdin_filename] = read_stream(sys.stdin.buffer, args.stdin_filename)
+        printer.sources[args.stdin_filename] = sources[args.stdin_filename]
     copies = output_copies(args.files, args.output_dir) if args.output_dir else {}
     if copies and args.command == "mgpu":
         options = with_source_directories(options)
@@ -51,18 +67,24 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
     tally = _Tally(args.check)
     if registry.is_whole_program(run_pass):
         # one analysis of the whole program (files and their project headers), then per file
-        program = process_program(list(args.files), options, run_pass)
+        program = process_program(list(args.files), options, run_pass, sources)
+        if sources:         # stdin: the editor's buffer is the output; headers are not touched
+            program = [r for r in program if r.path in sources] + \
+                [_untouched_header(r) for r in program if r.path not in sources]
         extra = [r.path for r in program if r.path not in copies]
         if args.output_dir and extra:
             copies.update(output_copies(extra, args.output_dir))
         paths = [r.path for r in program]
         produce = _handed_out(program)
     else:
-        produce = (process_file(path, options, run_pass) for path in args.files)
+        produce = (process_file(path, options, run_pass, sources.get(path))
+                   for path in args.files)
         paths = list(args.files)
     with console.progress(len(paths)) as advance:
         for path, result in zip(paths, produce, strict=True):
-            if isinstance(result, Success) and result.change is not None:
+            if path in sources:
+                result = _emitted_to_stdout(result, args, sources[path], console)
+            elif isinstance(result, Success) and result.change is not None:
                 result = _emitted(result, args, copies.get(path), console)
             tally.add(result)
             if args.format != "text":
@@ -162,17 +184,60 @@ def _emitted(result: Success, args, copy: str | None, console: Console) -> FileR
     return result
 
 
+def _untouched_header(result: FileResult) -> FileResult:
+    """A header of the program read from stdin: left as it is, said if the pass would have
+    changed it (an editor rewrites the one buffer it sent)."""
+    if not (isinstance(result, Success) and result.change is not None and result.change.changed):
+        return result
+    note = Diagnostic.warning(f"{result.path} would change too, but with '-' only the text "
+                              "read from stdin is rewritten; run s2s on the files to rewrite "
+                              "it", "stdin-header-not-rewritten", Location(result.path, 1, 1, 0))
+    kept = FileChange(result.path, result.change.before, result.change.before)
+    return replace(result, change=kept, diagnostics=result.diagnostics + (note,))
+
+
+def _emitted_to_stdout(result: FileResult, args, source: bytes, console: Console
+                       ) -> FileResult:
+    """The text read from stdin: its rewrite on stdout (the text unchanged when the file
+    failed, so that a pipe into a file never leaves it empty; the exit code says it failed);
+    its diff with ``--diff``."""
+    if args.format != "text":
+        return result
+    change = result.change if isinstance(result, Success) else None
+    if change is None:
+        if not (args.diff or args.check):
+            sys.stdout.buffer.write(source)
+            sys.stdout.flush()
+        return result
+    if args.diff:
+        _write_diff(change, console)
+    elif args.check:
+        if change.changed:
+            console.status(f"{quote_path(change.path)}: would be changed")
+    else:
+        sys.stdout.buffer.write(change.after)
+        sys.stdout.flush()
+    return result
+
+
+def _write_diff(change: FileChange, console: Console) -> None:
+    diff = unified_diff(change)
+    sys.stdout.write(colored_diff(diff) if console.out_color else diff)
+    sys.stdout.flush()
+
+
 def _emit(change: FileChange, args, copy: str | None, console: Console) -> None:
     if args.check:
         if change.changed:
             console.status(f"{quote_path(change.path)}: would be changed")
+            if args.diff and args.format == "text":
+                _write_diff(change, console)
     elif args.in_place:
         write_in_place(change, args.backup, force=args.force)
     elif copy is not None:
         _write_copy(change, copy)
     elif args.format == "text":
-        sys.stdout.write(unified_diff(change))
-        sys.stdout.flush()
+        _write_diff(change, console)
 
 
 def _write_copy(change: FileChange, target: str) -> None:

@@ -67,7 +67,8 @@ def run_verify(args, run_options: RunOptions, extra_flags: tuple[str, ...],
     options = VerifyOptions(run=run_options, passes=(), args=program_args(args.args),
                             tolerance=args.tolerance, timeout=args.timeout,
                             build_flags=extra_flags, devices=args.devices, ranks=args.ranks,
-                            ignore_lines=_line_patterns(args.ignore_lines))
+                            ignore_lines=_line_patterns(args.ignore_lines),
+                            progress=lambda step: console.step("verify", step))
     programs = [[f] for f in args.files] if args.each else [list(args.files)]
     verdicts = []
     for sources in programs:

@@ -159,9 +159,24 @@ def read_source(path: str) -> bytes:
             data = handle.read(MAX_SOURCE_BYTES + 1)
         except OSError as exc:
             raise InputError(f"cannot read {path}: {exc.strerror}", id="unreadable") from exc
+    data = _checked_text(path, data)
+    user_files.remember(info)     # --in-place replaces it only if still so (issue 32)
+    return data
+
+
+def read_stream(handle, name: str) -> bytes:
+    """Read a source from a binary stream (stdin) under the name ``name``, with the checks of
+    :func:`read_source`: at most :data:`MAX_SOURCE_BYTES`, no NUL byte."""
+    try:
+        data = handle.read(MAX_SOURCE_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read stdin: {exc.strerror}", id="unreadable") from exc
+    return _checked_text(name, data)
+
+
+def _checked_text(path: str, data: bytes) -> bytes:
     if len(data) > MAX_SOURCE_BYTES:  # grew while we read it
         raise InputError(_too_large(path, len(data)), id="file-too-large")
-    user_files.remember(info)     # --in-place replaces it only if still so (issue 32)
     nul = data.find(b"\0")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1

@@ -273,3 +273,73 @@ def grid_partition(kernel: str, grid, boxes, halos, title: str) -> Figure:
 
 def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+# -- omp -------------------------------------------------------------------------------------
+
+#: arrays drawn in one copy timeline (the others are counted in the caption)
+TIMELINE_ARRAYS = 12
+
+
+def copy_timeline(traffic, path: str, number: int = 0) -> Figure:
+    """Per array of ``path``, its copy sites before (every target construct copies what it
+    uses in and out) and after the plan, on one axis of the file's lines: a down triangle is
+    a copy to the device, an up triangle a copy back, so a reviewer sees the copies leave the
+    kernels and gather where the data region opens and closes."""
+    before = [t for t in traffic.before if t.span.file == path]
+    after = [t for t in traffic.after if t.span.file == path]
+    title = "copies per array over the file, before and after"
+    if not before and not after:
+        return Figure(title, "", "no target construct in this file: nothing is copied.")
+    arrays = list(dict.fromkeys(t.array for t in sorted(before + after,
+                                                         key=lambda t: t.span.start)))
+    shown, hidden = arrays[:TIMELINE_ARRAYS], arrays[TIMELINE_ARRAYS:]
+    lines = sorted({t.span.line for t in before + after})
+    step, left, lane, top = 48, 150, 26, 34
+    slot = {line: left + step * i + step / 2 for i, line in enumerate(lines)}
+    width = max(left + step * len(lines) + 20, left + 260)
+    height = top + lane * 2 * len(shown) + 30
+    body = [_text(left - 8, 18, "line", size=11, anchor="end", fill="#666")]
+    for line, x in slot.items():
+        body.append(f'<line x1="{x:.1f}" y1="{top - 6}" x2="{x:.1f}" y2="{height - 26}" '
+                    'stroke="#eee"/>')
+        body.append(_text(x, 18, str(line), size=11, fill="#444"))
+    for row, array in enumerate(shown):
+        for half, (when, sites) in enumerate((("before", before), ("after", after))):
+            y = top + lane * (2 * row + half) + lane / 2
+            if half == 0:
+                body.append(_text(10, y + lane / 2 + 4, _short(array, 16), size=13,
+                                  anchor="start", weight="bold"))
+            body.append(_text(left - 8, y + 4, when, size=11, anchor="end", fill="#666"))
+            body.append(f'<line x1="{left}" y1="{y}" x2="{width - 20}" y2="{y}" '
+                        'stroke="#ccc" stroke-dasharray="3 3"/>')
+            for site in sites:     # a copy in left of its line, a copy back right of it
+                if site.array == array:
+                    shift = -7 if site.direction == "to" else 7
+                    body.append(_copy_mark(slot[site.span.line] + shift, y, site.direction))
+        body.append(f'<line x1="10" y1="{top + lane * 2 * (row + 1)}" x2="{width - 20}" '
+                    f'y2="{top + lane * 2 * (row + 1)}" stroke="#ddd"/>')
+    legend_y = height - 10
+    body.append(_copy_mark(left, legend_y - 4, "to"))
+    body.append(_text(left + 10, legend_y, "to the device", size=11, anchor="start"))
+    body.append(_copy_mark(left + 120, legend_y - 4, "from"))
+    body.append(_text(left + 130, legend_y, "back to the host", size=11, anchor="start"))
+    count = {when: sum(t.array in shown for t in sites)
+             for when, sites in (("before", before), ("after", after))}
+    caption = (f"{count['before']} copy sites before, {count['after']} after, in {path} by "
+               "line (the order of the source, not of execution: a site inside a loop or in a "
+               "function called several times copies each time; --run counts them).")
+    if hidden:
+        caption += f" {len(hidden)} more arrays not drawn: {', '.join(hidden)}."
+    return Figure(title, _svg(width, height, body, f"copy timeline of {path}"), caption)
+
+
+def _copy_mark(x: float, y: float, direction: str) -> str:
+    """A triangle: down and blue to the device, up and red back to the host."""
+    if direction == "to":
+        points, colour = f"{x - 6:.1f},{y - 6:.1f} {x + 6:.1f},{y - 6:.1f} {x:.1f},{y + 6:.1f}", \
+            PALETTE[0]
+    else:
+        points, colour = f"{x - 6:.1f},{y + 6:.1f} {x + 6:.1f},{y + 6:.1f} {x:.1f},{y - 6:.1f}", \
+            PALETTE[1]
+    return f'<polygon points="{points}" fill="{colour}"><title>{escape(direction)}</title></polygon>'

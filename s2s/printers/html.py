@@ -106,17 +106,22 @@ def _section(section: Section, number: int) -> str:
     if section.summary:
         parts.append("<ul>" + "".join(f"<li>{escape(line)}</li>" for line in section.summary)
                      + "</ul>")
-    parts += [_table(table) for table in section.tables]
-    for figure in section.figures:
+    for figure in section.figures:        # the pictures first: the tables hold the detail
         parts.append("<figure>" + (figure.svg or "")
                      + f"<figcaption><b>{escape(figure.title)}</b>: {escape(figure.caption)}"
                        "</figcaption></figure>")
+    parts += [_table(table) for table in section.tables]
     result = section.result
     if isinstance(result, Success) and result.change is not None and result.change.changed:
         parts.append(_side_by_side(result))
     elif isinstance(result, Success) and result.change is not None:
-        parts.append("<details><summary>no change: the code and what was left alone"
-                     "</summary>" + _side_by_side(result) + "</details>")
+        # what the pass refused and why stays in the open: it is the news of this section
+        left_alone = [d for d in result.diagnostics if not is_explanation(d)]
+        if left_alone:
+            parts.append("<h3>left as written, and why</h3><table class=\"code refusals\">"
+                         + "".join(_note_row(d) for d in left_alone) + "</table>")
+        parts.append("<details><summary>no change: the code</summary>"
+                     + _side_by_side(result) + "</details>")
     else:
         parts.append("<table class=\"code\">" + "".join(
             _note_row(d) for d in result.diagnostics) + "</table>")
@@ -151,7 +156,7 @@ def _side_by_side(result: Success) -> str:
         what = record["new"].strip().splitlines()[0] if record["new"].strip() else \
             f"removes {record['length']} bytes"
         by_line.setdefault(record["start"]["line"], []).append(
-            f"{_clip(what)} \u2014 {text}{group}")
+            f"{what} \u2014 {text}{group}")
     warnings: dict[int, list[Diagnostic]] = {}
     loose: list[Diagnostic] = list(explained.unattached)
     for d in result.diagnostics:
@@ -235,6 +240,3 @@ def _note_row(d: Diagnostic) -> str:
     return (f"<tr class=\"{css}\"><td colspan=\"4\">{escape(where)}{escape(d.severity.value)}: "
             f"{escape(d.message)} [{escape(d.id)}]</td></tr>")
 
-
-def _clip(text: str, limit: int = 90) -> str:
-    return text if len(text) <= limit else text[:limit - 3] + "..."

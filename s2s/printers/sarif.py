@@ -23,6 +23,7 @@ from s2s.diagnostics import Diagnostic, Severity
 from s2s.driver import FileResult, Success
 from s2s.printers.explain import is_explanation
 from s2s.printers.json_doc import Shown, file_edits
+from s2s.printers.rules import help_uri, rule_for
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SUBSET_SCHEMA_FILE = Path(__file__).resolve().parent / "schema" / "sarif-2.1.0-subset.schema.json"
@@ -55,9 +56,14 @@ def sarif_log(command: str, results: Iterable[FileResult], shown: Shown, exit_co
             if is_explanation(diagnostic) or not shown(diagnostic):
                 continue
             out.append(_diagnostic_result(diagnostic, result.path, columns, rules))
+    ordered = sorted(rules)
+    index = {rule_id: i for i, rule_id in enumerate(ordered)}
+    for entry in out:
+        entry["ruleIndex"] = index[entry["ruleId"]]
     run = {
         "tool": {"driver": {"name": "s2s", "version": __version__,
-                            "rules": [rules[key] for key in sorted(rules)]}},
+                            "informationUri": help_uri("diagnostics").split("#")[0],
+                            "rules": [rules[key] for key in ordered]}},
         "originalUriBaseIds": {"SRCROOT": {"uri": Path(os.getcwd()).as_uri() + "/"}},
         "columnKind": "unicodeCodePoints",
         "invocations": [{"executionSuccessful": exit_code != 2, "exitCode": exit_code,
@@ -75,7 +81,7 @@ def _source(result: FileResult) -> bytes | None:
 
 def _edit_results(command: str, result: Success, columns: _Columns, rules: dict) -> list[dict]:
     rule = f"{command}-rewrite"
-    rules.setdefault(rule, _rule(rule, f"a change s2s {command} suggests"))
+    rules.setdefault(rule, _rule(rule))
     records, _explained = file_edits(result)
     out = []
     for record in records:
@@ -101,25 +107,34 @@ def _edit_results(command: str, result: Success, columns: _Columns, rules: dict)
 
 
 def _what(record: dict) -> str:
+    """What the edit does, in words; code is quoted whole (a message cut mid-expression,
+    ``map(alloc: tmp[0:(s...``, hides the very clause a reviewer has to check): a text of
+    several lines is quoted line by line, a long one (a fused kernel) by its first line and
+    the count of the others."""
     new = record["new"].strip()
-    first = new.splitlines()[0] if new else ""
-    if len(first) > 100:
-        first = first[:97] + "..."
     if record["length"] == 0:
-        return f"inserts `{first}`" if first else "inserts whitespace"
+        return f"inserts {_quoted(new)}" if new else "inserts whitespace"
     if not new:
-        return f"removes {record['length']} bytes"
-    return f"replaces `{_short(record['old'])}` with `{first}`"
+        return f"removes {_quoted(record['old'].strip())}" if record["old"].strip() else \
+            f"removes {record['length']} bytes of whitespace"
+    return f"replaces {_quoted(record['old'].strip())} with {_quoted(new)}"
 
 
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= 60 else text[:57] + "..."
+#: a text of more lines than this (a fused kernel) is quoted by its first line
+QUOTED_LINES = 4
+
+
+def _quoted(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()] or [""]
+    if len(lines) <= QUOTED_LINES:
+        return " and ".join(f"`{line}`" for line in lines)
+    more = len(lines) - 1
+    return f"`{lines[0]}` (and {more} more lines)"
 
 
 def _diagnostic_result(diagnostic: Diagnostic, path: str, columns: _Columns,
                        rules: dict) -> dict:
-    rules.setdefault(diagnostic.id, _rule(diagnostic.id, f"s2s diagnostic {diagnostic.id}"))
+    rules.setdefault(diagnostic.id, _rule(diagnostic.id))
     text = diagnostic.message + "".join(f"\nnote: {n.message}" for n in diagnostic.notes)
     entry = {"ruleId": diagnostic.id, "level": _LEVEL[diagnostic.severity],
              "message": {"text": text}}
@@ -130,7 +145,10 @@ def _diagnostic_result(diagnostic: Diagnostic, path: str, columns: _Columns,
         entry["locations"] = [_location(where.file, {"startLine": where.line,
                                                      "startColumn": column})]
     else:
-        entry["locations"] = [_location(path, None)]
+        # a message about the file or the program as a whole: shown at the file's first
+        # line (code scanning drops results without a region)
+        entry["locations"] = [_location(where.file if where is not None else path,
+                                        {"startLine": 1})]
     return entry
 
 
@@ -153,8 +171,27 @@ def _artifact(path: str) -> dict:
     return {"uri": quote(Path(relative).as_posix()), "uriBaseId": "SRCROOT"}
 
 
-def _rule(rule_id: str, description: str) -> dict:
-    return {"id": rule_id, "shortDescription": {"text": description}}
+def _rule(rule_id: str) -> dict:
+    """The rule of an id from :mod:`s2s.printers.rules`: what code scanning shows beside each
+    result (title, description, what to do, a link to docs/diagnostics.md)."""
+    rule = rule_for(rule_id)
+    if rule is None:          # an id the registry lacks (a test keeps this from happening)
+        return {"id": rule_id, "shortDescription": {"text": f"s2s diagnostic {rule_id}"},
+                "helpUri": help_uri("diagnostics")}
+    title = rule.title[0].upper() + rule.title[1:]
+    return {"id": rule_id, "name": _camel(rule_id),
+            "shortDescription": {"text": title},
+            "fullDescription": {"text": rule.meaning},
+            "help": {"text": f"{rule.meaning}\n\nWhat to do: {rule.action}\n\nExample:\n"
+                             f"{rule.example}",
+                     "markdown": f"{rule.meaning}\n\n**What to do:** {rule.action}\n\n"
+                                 f"```\n{rule.example}\n```"},
+            "helpUri": help_uri(rule.id)}
+
+
+def _camel(rule_id: str) -> str:
+    """``omp-left-unmapped`` -> ``OmpLeftUnmapped`` (SARIF's rule name)."""
+    return "".join(part.capitalize() for part in rule_id.replace("*", "x").split("-"))
 
 
 def dumps(log: dict) -> str:

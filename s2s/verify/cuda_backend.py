@@ -40,6 +40,7 @@ from s2s.verify.differential import (
     Verdict,
     VerifyOptions,
     VerifyUnavailable,
+    announce,
     first_error,
     judge,
     output_differences,
@@ -66,6 +67,7 @@ def verify_cuda(sources: Sequence[str], options: VerifyOptions) -> Verdict:
     _check_toolchain()
     rewrites: dict[str, tuple[bytes, bytes]] = {}
     said: tuple = ()
+    announce(options, f"rewriting with {', '.join(name for name, _ in options.passes)}")
     try:
         for path in paths:
             before, after, told = chain_passes(path, options.run, options.passes,
@@ -83,10 +85,13 @@ def verify_cuda(sources: Sequence[str], options: VerifyOptions) -> Verdict:
         mpi_job.check_mpi()
     nvcc = _nvcc() if for_runtime else None
     with tempfile.TemporaryDirectory(prefix="s2s-verify-", dir=shell_safe.temp_root()) as temp:
+        announce(options, "building the original and the rewritten program")
         built = _build_both(rewrites, Path(temp), options, nvcc)
         if isinstance(built, Diagnostic):
             return Verdict(sources, "cuda", changed, diagnostics=(*said, built))
+        announce(options, "running the original program")
         original = _run(built[0], 1, program_name(sources), options)
+        announce(options, "running the rewritten program")
         rewritten = _run(built[1], options.devices if for_runtime else 1, program_name(sources),
                          options, options.ranks if for_runtime else 1)
     failures = tuple(r for r in (original, rewritten) if isinstance(r, Diagnostic))

@@ -51,6 +51,14 @@ class VerifyOptions:
     devices: int = 2  # cpu devices a program rewritten for the runtime (mgpu) runs on
     ranks: int = 1  # MPI processes (mpirun -np) the rewritten runtime program runs as, each with devices
     ignore_lines: tuple[str, ...] = ()  # output lines matching one (re.search) are not compared
+    #: told the step that starts ("building both versions"), for a progress line on stderr
+    progress: Callable[[str], None] | None = field(default=None, compare=False)
+
+
+def announce(options: VerifyOptions, step: str) -> None:
+    """Say that ``step`` starts (builds and runs take minutes on large programs)."""
+    if options.progress is not None:
+        options.progress(step)
 
 
 #: passes a program of each kind is verified with when none are named
@@ -168,6 +176,7 @@ def verify_openmp(sources: Sequence[str], options: VerifyOptions) -> Verdict:
     said: list[Diagnostic] = []
     rewritten: dict[str, tuple[bytes, bytes]] = {}
     clock = _Stages()
+    announce(options, f"rewriting with {', '.join(name for name, _ in options.passes)}")
     whole = _whole_program(sources, options)
     if isinstance(whole, Diagnostic):
         return Verdict(sources, "openmp", (), diagnostics=(whole,))
@@ -184,13 +193,16 @@ def verify_openmp(sources: Sequence[str], options: VerifyOptions) -> Verdict:
             rewritten[path] = (before, after)
     clock.done("rewrite")
     with tempfile.TemporaryDirectory(prefix="s2s-verify-") as temp:
+        announce(options, "building the original and the rewritten program")
         built = _build_both(sources, rewritten, Path(temp), options)
         clock.done("build both")
         if isinstance(built, Diagnostic):
             return Verdict(sources, "openmp", tuple(rewritten), diagnostics=(*said, built),
                            stages=clock.stages)
+        announce(options, "running the original program")
         original = _run(built[0], program_name(sources), options)
         clock.done("run original")
+        announce(options, "running the rewritten program")
         changed = _run(built[1], program_name(sources), options)
         clock.done("run rewritten")
     if isinstance(original, Diagnostic) or isinstance(changed, Diagnostic):

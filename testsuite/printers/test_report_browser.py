@@ -91,6 +91,12 @@ def test_page_loads_cleanly_and_shows_code_and_pictures(page, tmp_path):
         "text": count_near(rows, (0x22, 0x22, 0x22), 40),
     }
     assert all(n >= 200 for n in seen.values()), str(seen)
+    # what the CUDA passes left alone is in the open, above the folded unchanged code
+    html = page.read_text()
+    refusals = html.index("<h3>left as written, and why</h3>")
+    assert html.index("<details><summary>no change: the code</summary>", refusals) > refusals
+    assert html.count("<details>", 0, refusals) == html.count("</details>", 0, refusals)
+    assert "[transfers-escape]" in html[refusals:html.index("</table>", refusals)]
     if os.environ.get("S2S_UPDATE_SCREENSHOT"):
         target = REPO / "docs" / "img" / "report.png"
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -121,8 +127,11 @@ def omp_page(tmp_path_factory):
 
 
 def test_omp_page_loads_cleanly_and_shows_the_copies(omp_page, tmp_path):
+    html = omp_page.read_text()
     assert "transfer sites 14 -&gt; 6; bytes per pass over every site 917,504 B -&gt; " \
-        "196,632 B" in omp_page.read_text()
+        "196,632 B" in html
+    assert "copies per array over the file, before and after</b>: 14 copy sites before, 6 " \
+        "after" in html
     png = tmp_path / "omp.png"
     proc = chromium(omp_page.as_uri(), png, 1, 1800, tmp_path / "profile")
     assert png.is_file(), proc.stderr[-2000:]
@@ -130,7 +139,10 @@ def test_omp_page_loads_cleanly_and_shows_the_copies(omp_page, tmp_path):
     _width, _height, rows = pixels(png.read_bytes())
     seen = {"changed line, original": count_near(rows, CHANGED_OLD, 2),
             "changed line, rewritten": count_near(rows, CHANGED_NEW, 2),
-            "text": count_near(rows, (0x22, 0x22, 0x22), 40)}
+            "text": count_near(rows, (0x22, 0x22, 0x22), 40),
+            # the copy timeline: copies to the device (blue) and back (red), per array
+            "copies to the device": count_near(rows, (0x44, 0x77, 0xAA), 3),
+            "copies back to the host": count_near(rows, (0xEE, 0x66, 0x77), 3)}
     assert all(n >= 200 for n in seen.values()), str(seen)
     if os.environ.get("S2S_UPDATE_SCREENSHOT"):
         shutil.copy(png, REPO / "docs" / "img" / "report-omp.png")

@@ -1,0 +1,210 @@
+"""SARIF for code scanning: every id the code can emit has a rule (short and full
+description, help, a link into docs/diagnostics.md), the page lists them all and is up to
+date, every result has a region, messages are never cut, and the log passes the SARIF schema
+and the checks GitHub code scanning applies when it ingests a file."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from s2s.cli.main import main
+from s2s.printers.rules import RULES, anchor, help_uri, rule_for
+from s2s.printers.sarif import SUBSET_SCHEMA_FILE
+
+REPO = Path(__file__).resolve().parents[2]
+ID_SHAPE = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9*]+)+$")
+#: id-shaped strings in id positions that are no diagnostic id: configuration keys and the
+#: transfers analysis's event kinds
+NOT_IDS = {"cuda-path", "gpu-arch", "nvcc-check", "copy-loop", "device-alloc", "device-free",
+           "host-alloc", "host-free", "exact-path", "null-init", "null-test", "opaque-copy"}
+
+
+def _literal(node: ast.AST) -> str | None:
+    """A string constant, or an f-string as a glob (``verify-timeout-*``)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else "*" for v in node.values)
+    return None
+
+
+def emitted_ids() -> dict[str, str]:
+    """Every id the code can emit, with a place that emits it: second argument of a call
+    (``Diagnostic.warning(message, id)``, ``ctx.warn``, ``Refusal``), ``id=`` keywords,
+    later items of tuples (``(message, id, span)``), names ending in ID / _id, and the
+    exception classes' ``default_id``. The fuzzer (its own mutation names) is left out."""
+    found: dict[str, str] = {}
+    for path in sorted((REPO / "s2s").rglob("*.py")):
+        if path.name == "fuzz.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            candidates, default = [], False
+            if isinstance(node, ast.Call):
+                candidates = node.args[1:] + [k.value for k in node.keywords
+                                              if k.arg in ("id", "invalid_id")]
+            elif isinstance(node, ast.Tuple):
+                candidates = node.elts[1:]
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names = [getattr(t, "id", getattr(t, "attr", "")) for t in targets]
+                default = "default_id" in names
+                if default or any(n.endswith(("ID", "_id", "SKIPPED")) for n in names):
+                    candidates = [node.value]
+            for candidate in candidates:
+                text = _literal(candidate)
+                if text and (default or ID_SHAPE.match(text)) and text not in NOT_IDS:
+                    found.setdefault(text, f"{path.relative_to(REPO)}:{node.lineno}")
+    return found
+
+
+def test_the_extraction_finds_the_ids_it_should():
+    """A guard on the guard: ids of each kind of place are found."""
+    ids = emitted_ids()
+    for expected in ("omp-left-unmapped", "omp-redundant-copy", "transfers-member", "mgpu-api",
+                     "verify-timeout-*", "parse-error", "internal", "header-skipped",
+                     "write-failed", "cuda-header", "fuse-invalid"):
+        assert expected in ids, expected
+    assert len(ids) > 80
+
+
+def test_every_id_the_code_emits_has_a_rule():
+    missing = {i: where for i, where in emitted_ids().items() if rule_for(i) is None}
+    assert not missing, f"add these ids to s2s/printers/rules.py: {missing}"
+
+
+def test_docs_page_is_generated_from_the_rules_and_up_to_date():
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        import diagnostics_doc
+    finally:
+        sys.path.remove(str(REPO / "scripts"))
+    text = (REPO / "docs" / "diagnostics.md").read_text(encoding="utf-8")
+    assert text == diagnostics_doc.render(), "run python scripts/diagnostics_doc.py"
+    for rule in RULES:
+        assert f'<a id="{anchor(rule.id)}"></a>\n### {rule.id}\n' in text
+        assert rule.example.rstrip().endswith("]") and rule.meaning and rule.action
+
+
+NAMES = """\
+#include <stdio.h>
+#define N 4096
+
+static void relax(double *temperature_of_each_cell, double *previous_temperature_of_cell,
+                  int n)
+{
+    #pragma omp target teams distribute parallel for map(to: previous_temperature_of_cell[0:n]) map(from: temperature_of_each_cell[0:n])
+    for (int i = 1; i < n - 1; ++i)
+        temperature_of_each_cell[i] = 0.5 * (previous_temperature_of_cell[i - 1]
+                                             + previous_temperature_of_cell[i + 1]);
+}
+
+int main(void)
+{
+    static double temperature_of_each_cell[N], previous_temperature_of_cell[N];
+    for (int i = 0; i < N; ++i)
+        previous_temperature_of_cell[i] = i % 7;
+    for (int step = 0; step < 8; ++step) {
+        relax(temperature_of_each_cell, previous_temperature_of_cell, N);
+        relax(previous_temperature_of_cell, temperature_of_each_cell, N);
+    }
+    printf("%f\\n", previous_temperature_of_cell[N / 2]);
+    return 0;
+}
+"""
+
+
+def code_scanning_problems(log: dict, size: int) -> list[str]:
+    """What GitHub code scanning would reject or show badly (its documented SARIF support:
+    https://docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/
+    sarif-support-for-code-scanning)."""
+    problems = []
+    if size > 10 * 1024 * 1024:
+        problems.append(f"{size} bytes: more than the 10 MB an upload may have")
+    if log.get("version") != "2.1.0" or not 1 <= len(log["runs"]) <= 20:
+        problems.append("version 2.1.0 with 1 to 20 runs")
+    for run in log["runs"]:
+        driver = run["tool"]["driver"]
+        rules = driver.get("rules", [])
+        if not driver.get("name") or len(rules) > 25_000 or len(run["results"]) > 25_000:
+            problems.append("driver name, at most 25,000 rules and results")
+        for rule in rules:
+            for key in ("shortDescription", "fullDescription", "help"):
+                if not rule.get(key, {}).get("text"):
+                    problems.append(f"rule {rule['id']}: no {key}")
+            if not rule.get("helpUri", "").startswith("https://"):
+                problems.append(f"rule {rule['id']}: no helpUri")
+        for result in run["results"]:
+            rule_id = result.get("ruleId")
+            if not rule_id:
+                problems.append("a result without ruleId")
+            index = result.get("ruleIndex")
+            if index is not None and not (0 <= index < len(rules)
+                                          and rules[index]["id"] == rule_id):
+                problems.append(f"{rule_id}: ruleIndex {index} names another rule")
+            if not result.get("message", {}).get("text", "").strip():
+                problems.append(f"{rule_id}: empty message")
+            locations = result.get("locations") or []
+            if not 1 <= len(locations) <= 1000:
+                problems.append(f"{rule_id}: {len(locations)} locations")
+            for location in locations:
+                physical = location.get("physicalLocation", {})
+                uri = physical.get("artifactLocation", {}).get("uri", "")
+                if not uri or uri.startswith(("/", "file:")) or "://" in uri:
+                    problems.append(f"{rule_id}: uri {uri!r} is not relative to the checkout")
+                if physical.get("region", {}).get("startLine", 0) < 1:
+                    problems.append(f"{rule_id}: no region with startLine >= 1")
+    return problems
+
+
+def test_sarif_log_passes_the_schema_and_code_scanning_checks(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "heat.c").write_text(NAMES)
+    (tmp_path / "src" / "again.c").write_text(NAMES)      # a program-level warning (clash)
+    (tmp_path / "src" / "empty.c").write_text("\n")         # a file-level warning
+    code = main(["omp", "--format", "sarif", "src"])
+    out = capsys.readouterr().out
+    log = json.loads(out)
+    assert code == 0
+    schema = json.loads(SUBSET_SCHEMA_FILE.read_text())
+    jsonschema.validate(log, schema, format_checker=jsonschema.FormatChecker())
+    assert code_scanning_problems(log, len(out.encode())) == []
+    results = log["runs"][0]["results"]
+    rule_ids = {r["ruleId"] for r in results}
+    assert {"omp-rewrite", "program-name-clash", "empty-file"} <= rule_ids
+    clash = next(r for r in results if r["ruleId"] == "program-name-clash")
+    assert clash["locations"][0]["physicalLocation"]["region"] == {"startLine": 1}
+    rules = {r["id"]: r for r in log["runs"][0]["tool"]["driver"]["rules"]}
+    assert rules["omp-rewrite"]["helpUri"] == help_uri("omp-rewrite")
+    assert rules["omp-rewrite"]["helpUri"].endswith("/docs/diagnostics.md#omp-rewrite")
+    assert "s2s diagnostic" not in json.dumps(rules)           # no placeholder descriptions
+    # messages are never cut: the inserted directive is quoted whole
+    source = (tmp_path / "src" / "heat.c").read_bytes()
+    for result in results:
+        if result["ruleId"] != "omp-rewrite":
+            continue
+        inserted = result["fixes"][0]["artifactChanges"][0]["replacements"][0][
+            "insertedContent"]["text"].strip().splitlines()[0].strip()
+        assert f"`{inserted}`" in result["message"]["text"]
+        assert "..." not in result["message"]["text"].split("`")[1]
+    assert any(len(r["message"]["text"]) > 100 for r in results if r["ruleId"] == "omp-rewrite")
+    assert source == NAMES.encode()
+
+
+def test_every_emitted_rule_of_the_samples_is_documented(tmp_path, capsys):
+    """The rules of a CUDA run (transfers warnings, explanations) come from the registry."""
+    sample = REPO / "samples" / "cuda" / "vadd" / "vadd.cu"
+    if not sample.exists():
+        pytest.skip("samples/cuda/vadd is not in this checkout")
+    main(["transfers", "--format", "sarif", "--explain", str(sample)])
+    log = json.loads(capsys.readouterr().out)
+    for rule in log["runs"][0]["tool"]["driver"]["rules"]:
+        assert rule_for(rule["id"]) is not None and rule["fullDescription"]["text"]
