@@ -38,7 +38,7 @@ from s2s.driver import (
     run_on_loaded,
 )
 from s2s.edits import Edit
-from s2s.frontend.extract import Loaded
+from s2s.frontend.extract import OMP_WORDS, Loaded
 from s2s.frontend.parse import ParseOptions
 from s2s.model.program import NameClash, Program, merge_units
 from s2s.transform.check import CheckedEdits
@@ -156,6 +156,8 @@ def _headers(loaded: list[Loaded], paths: list[str], flags: dict[str, ParseOptio
     differ: dict[str, Diagnostic] = {}
     for one in loaded:
         for header in one.headers:
+            if not any(word in header.source for word in OMP_WORDS):
+                continue                # (a CUDA file's headers of device code)
             real = os.path.realpath(header.path)
             if real in seen and header.path not in units:
                 continue                # a file given on the command line, or a header's twin
