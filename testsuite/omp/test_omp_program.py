@@ -114,7 +114,7 @@ def test_two_files_are_one_program(project, capsys):
     code = main(["omp", "-o", "out", "src/main.c", "src/kernels.c", "--", *FLAGS])
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert "2 files: 1 changed, 0 failed, 2 target regions mapped, 0 left unmapped" in err
+    assert "2 files: 1 changed, 0 failed, 2 target regions mapped, 0 mapped per construct, 0 left unmapped" in err
     rewritten = (project / "out" / "src" / "main.c").read_text()
     lines = rewritten.splitlines()
     enter = lines.index("    #pragma omp target enter data map(to: u[0:(size_t)n]) "
@@ -266,7 +266,7 @@ def test_target_regions_in_a_project_header(tmp_path, monkeypatch, capsys):
     _, err = capsys.readouterr()
     assert code == 0, err
     # the header is analysed once (three results: two files, one header), never edited here
-    assert "3 files: 1 changed, 0 failed, 2 target regions mapped, 0 left unmapped" in err
+    assert "3 files: 1 changed, 0 failed, 2 target regions mapped, 0 mapped per construct, 0 left unmapped" in err
     assert (tmp_path / "out" / "stencil.h").read_text() == STENCIL_H
     rewritten = (tmp_path / "out" / "main.c").read_text()
     assert "#pragma omp target enter data map(to: a[0:n]) map(alloc: b[0:n])" in rewritten
