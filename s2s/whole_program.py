@@ -38,9 +38,11 @@ from s2s.driver import (
 )
 from s2s.edits import Edit
 from s2s.frontend.extract import Loaded
+from s2s.frontend.openmp import count_target_constructs
 from s2s.frontend.parse import ParseOptions
 from s2s.model.program import NameClash, Program, merge_units
 from s2s.transform.check import CheckedEdits
+from s2s.transform.omp import LEFT_COUNT
 
 HEADER_SKIPPED = "header-skipped"
 
@@ -160,10 +162,13 @@ def _headers(loaded: list[Loaded], paths: list[str], flags: dict[str, ParseOptio
                 continue
             first = next((d for d in result.diagnostics if d.is_error), None)
             why = f": {first.message}" if first is not None else ""
+            kernels = count_target_constructs(text)
             skipped[path] = Skipped(path, "does not parse on its own", (Diagnostic.warning(
                 f"project header included by {one.path} has OpenMP directives but does not "
-                f"parse on its own{why}; it is left as written", HEADER_SKIPPED,
-                Location(path, 1, 1, 0)),))
+                f"parse on its own{why}; it is left as written"
+                + (f" ({kernels} target constructs counted as left unmapped)" if kernels
+                   else ""), HEADER_SKIPPED, Location(path, 1, 1, 0)),),
+                ((LEFT_COUNT, kernels),) if kernels else ())
     return units, skipped
 
 

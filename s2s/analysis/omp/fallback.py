@@ -27,9 +27,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from s2s.analysis.omp.loops import must_write_extent, write_extent
+from s2s.analysis.omp.loops import loop_range, must_write_extent, write_extent
 from s2s.analysis.omp.state import norm_text
-from s2s.analysis.polynomial import hull, within
+from s2s.analysis.polynomial import NotPoly, add, hull, mul, poly, render, scale, within
 from s2s.model import SourceSpan, Stmt, TranslationUnit
 
 _PLAIN = re.compile(r"[A-Za-z_]\w*")
@@ -103,7 +103,7 @@ def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text) -> tuple[s
             return (f"the subscript '{ref.subscripts[0].text}' of '{pointer}' is not bounded "
                     "by the kernel's counting loops")
         extents.append(extent)
-    touched = hull(extents)
+    touched = hull(extents) or _nonnegative_hull(extents, _floors(kernel, text))
     if touched is None:
         return f"the accesses to '{pointer}' have no common bounds"
     item = f"{pointer}{touched}"
@@ -114,6 +114,67 @@ def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text) -> tuple[s
             within(touched, must) for r in mine if r.writes):
         return "from", item
     return "tofrom", item
+
+
+def _nonnegative_hull(extents: list[str], floors: dict[str, int]) -> str | None:
+    """The hull of sections whose bounds differ by more than constants (a 5-point stencil
+    ``t[(j - 1) * nx + i]`` ... ``t[(j + 1) * nx + i]``: ``1`` and ``2 * nx + 1``). Each
+    variable of the bounds is at least its floor: what the kernel's loops need to run
+    (``for (i = 1; i < nx - 1; i++)`` runs when ``nx >= 3``; a kernel whose loops do not run
+    touches nothing, so its mapping does not matter), else 0 (extents and strides are not
+    negative). A bound is the least (greatest) one when its difference to every other is
+    non-negative under these floors; None when none is."""
+    bounds = []
+    for extent in extents:
+        low, length = extent.strip()[1:-1].split(":")
+        try:
+            lo = poly(low)
+            bounds.append((lo, add(lo, poly(length))))
+        except NotPoly:
+            return None
+    if any(not _PLAIN.fullmatch(atom) for lo, hi in bounds for key in (*lo, *hi)
+           for atom in key):
+        return None
+    lows, highs = [b[0] for b in bounds], [b[1] for b in bounds]
+
+    def least(candidates, sign):
+        return next((c for c in candidates if all(
+            _nonnegative(scale(add(o, scale(c, -1)), sign), floors) for o in candidates)), None)
+
+    low, high = least(lows, 1), least(highs, -1)
+    if low is None or high is None:
+        return None
+    return f"[{render(low)}:{render(add(high, scale(low, -1)))}]"
+
+
+def _nonnegative(p, floors: dict[str, int]) -> bool:
+    """Whether ``p`` is >= 0 for every value of its variables at or above their floors:
+    each variable shifted by its floor, every coefficient of the result non-negative."""
+    shifted: dict = {}
+    for key, coefficient in p.items():
+        term = {(): coefficient}
+        for atom in key:
+            term = mul(term, {(atom,): 1, (): floors.get(atom, 0)})
+        shifted = add(shifted, term)
+    return all(coefficient >= 0 for coefficient in shifted.values())
+
+
+def _floors(kernel: Stmt, text) -> dict[str, int]:
+    """Least values of variables that the kernel's counting loops need to run at all:
+    ``for (i = a; i <= v + c; ...)`` with a constant ``a`` runs only when ``v >= a - c``."""
+    floors: dict[str, int] = {}
+    for loop in kernel.walk():
+        found = loop_range(loop, text) if loop.kind == "for" else None
+        if found is None:
+            continue
+        _var, first, last = found
+        span = add(last, scale(first, -1))
+        names = [key for key in span if key]
+        if len(names) == 1 and len(names[0]) == 1 and span[names[0]] == 1 and \
+                _PLAIN.fullmatch(names[0][0]):
+            floor = -span.get((), 0)
+            floors[names[0][0]] = max(floors.get(names[0][0], floor), floor)
+    return floors
 
 
 def _declared_inside(kernel: Stmt, extent: str, text) -> bool:
