@@ -1,8 +1,8 @@
 """The safety net of ``s2s omp`` on programs without any mapping (issue 28, items 1-2).
 
 For every OpenMP corpus program and sample: strip its data mapping (every ``target data``,
-``enter``/``exit data`` and ``target update`` directive, every ``map`` clause of the target
-constructs: the input the issue tried, "data directives removed"), rewrite that with ``s2s
+``enter``/``exit data`` and ``target update`` directive and every ``map`` clause of the target
+constructs that maps arrays only: the input the issue tried, "data directives removed"), rewrite that with ``s2s
 omp``, build both with clang-16 host offload and run them with LIBOMPTARGET_INFO. Prints per
 program: the constructs s2s maps optimally / per construct / leaves, whether the rewrite
 prints the program's expected output, the constructs the run shows using an unmapped pointer
@@ -10,7 +10,8 @@ prints the program's expected output, the constructs the run shows using an unma
 
     python scripts/bench_omp_safety.py [--markdown] [NAME ...]
 
-The stripping works from the model's directive and clause spans (s2s's own front end);
+The stripping works from the model's directive and clause spans (s2s's own front end); a
+clause or data directive that maps a scalar stays (the program's result depends on it), and
 directives in project headers are left as they are.
 """
 
@@ -50,14 +51,17 @@ def stripped(path: Path, directory: Path) -> bytes:
         span = directive.span
         if span.file != str(path) and Path(span.file).resolve() != path.resolve():
             continue
-        if directive.words[:2] in DATA:
+        # only the mapping of arrays goes: a mapped scalar (a flag the kernels set, a
+        # reduction result) is part of what the program computes
+        arrays_only = all(item.sections for m in directive.maps for item in m.items)
+        if directive.words[:2] in DATA and arrays_only:
             start = source.rfind(b"\n", 0, span.start) + 1
             end = source.find(b"\n", span.end - 1)
             edits.append(Edit(str(path), start, (len(source) if end < 0 else end + 1) - start,
                               ""))
         elif directive.is_target_region:
             edits += [Edit(str(path), m.span.start, m.span.end - m.span.start, "")
-                      for m in directive.maps]
+                      for m in directive.maps if all(item.sections for item in m.items)]
     return EditSet(edits).apply(str(path), source)
 
 
