@@ -70,6 +70,9 @@ class Skipped:
     path: str
     reason: str
     diagnostics: tuple[Diagnostic, ...] = ()
+    #: (what, how many) for the run's summary: a skipped header's target constructs are
+    #: left unmapped, and the summary must say so
+    counts: tuple[tuple[str, int], ...] = ()
 
     status = "skipped"
 

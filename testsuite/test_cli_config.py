@@ -25,7 +25,7 @@ int main(void)
         double *p = bufs[t % 2];
         #pragma omp target teams distribute parallel for
         for (int i = 0; i < N; i++)
-            p[i] = i;
+            p[(i * 7) % N] = i;     /* a range s2s cannot bound: left unmapped */
     }
     return 0;
 }

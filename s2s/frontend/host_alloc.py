@@ -267,7 +267,8 @@ def _malloc(tree: _Tree, i: int, target=None) -> HostAllocation | None:
         if len(args) < 2:
             return None
         count = _expr(ctx, args[0], template)
-        elem = elem or _sizeof_type(ctx, _unwrap(args[1]))
+        sizeof_elem = _sizeof_type(ctx, _unwrap(args[1]))
+        elem = elem or sizeof_elem
         start, end = _offsets(args[0])[0], _offsets(args[1])[1]
         size = Expr(f"{_factor(count.text)} * {_factor(ctx.text(args[1]))}",
                     ctx.index.span(start, max(start, end), template))
@@ -284,7 +285,28 @@ def _malloc(tree: _Tree, i: int, target=None) -> HostAllocation | None:
             if definition is not None:
                 count, sizeof_elem = _size_parts(ctx, definition, template)
         elem = elem or sizeof_elem
+    count = _in_pointee_units(ttype, name, count, sizeof_elem, size)
     return HostAllocation(name, func, elem or "void", tree.span(i), node.function, count, size)
+
+
+def _in_pointee_units(ttype, name: str, count: Expr | None, measured: str | None,
+                      size: Expr) -> Expr | None:
+    """``count`` counted in the target's own elements. A pointer to an array type (``row_t
+    *phi`` with ``typedef double row_t[100]``, ``double (*phi)[NX]``) has rows as elements:
+    ``malloc(ny * NX * sizeof(double))`` holds ``ny`` of them, not ``ny * NX`` (a section
+    ``phi[0:ny * NX]`` asks for NX times the storage). Where ``sizeof`` measures another
+    type than the pointee, the count is the byte size divided by the pointee's size, which
+    is right whatever the types (the clause then reads ``phi[0:(bytes) / sizeof(*phi)]``)."""
+    canon = ttype.get_canonical()
+    if count is None or canon.kind.name != "POINTER":
+        return count
+    pointee = canon.get_pointee().get_canonical()
+    if pointee.kind.name not in ("CONSTANTARRAY", "INCOMPLETEARRAY", "VARIABLEARRAY"):
+        return count
+    spelled = ttype.get_pointee().spelling if ttype.kind.name == "POINTER" else None
+    if measured is not None and measured.strip() in (spelled, pointee.spelling):
+        return count
+    return Expr(f"({size.text}) / sizeof(*{name})", size.span)
 
 
 def _address_target(ctx: ExtractContext, arg, template):

@@ -9,9 +9,12 @@ data`` pair. Explanations (``--explain``) are notes with id ``omp-explain``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from s2s.analysis.omp.fallback import construct_maps
 from s2s.analysis.omp.place import PlannedUpdate
 from s2s.analysis.omp.plan import OmpPlan, RegionPlan, plan_file
-from s2s.analysis.omp.report import construct_report
+from s2s.analysis.omp.report import LeftConstruct, construct_report
 from s2s.diagnostics import Diagnostic
 from s2s.driver import PassOutput
 from s2s.edits import Edit
@@ -24,6 +27,11 @@ from s2s.transform.omp_objects import object_edits, object_notes
 EXPLAIN_ID = "omp-explain"
 INVALID_ID = "omp-rewrite-invalid"
 LEFT_ID = "omp-left-unmapped"
+PER_CONSTRUCT_ID = "omp-per-construct"
+#: the summary's counts of target constructs: mapped by the program-wide plan, mapped by
+#: the safety net's clauses of their own (omp.fallback), still using an unmapped pointer
+MAPPED_COUNT = "target regions mapped"
+PER_CONSTRUCT_COUNT = "mapped per construct"
 #: the count ``--strict`` fails on
 LEFT_COUNT = "left unmapped"
 #: target constructs written through macros (s2s.frontend.omp_macros); ``--strict`` fails on it
@@ -64,7 +72,18 @@ def run_omp(loaded: Loaded) -> PassOutput:
     notes += [Diagnostic.note(f"target enter data map(always, to: {e.name}) once: {e.reason}",
                               EXPLAIN_ID, e.last.span) for e in plan.static_entries]
     report = construct_report(model, plan)
-    for left in report.left:
+    per_construct, still_left = _safety_net(model, source, report.left)
+    for construct in per_construct:
+        groups.append(EditGroup(f"the map clauses of the target region at line "
+                                f"{construct.span.line}", (Edit(
+                                    loaded.path, _pragma_end(source, construct.span.end), 0,
+                                    " " + " ".join(construct.clauses)),),
+                                construct.span, INVALID_ID))
+        if construct.complete:
+            warnings.append((f"this target region is mapped per construct ("
+                             f"{' '.join(construct.clauses)}), the range its kernel touches: "
+                             f"{construct.reason}", PER_CONSTRUCT_ID, construct.span))
+    for left in still_left:
         names = ", ".join(f"'{p}'" for p in left.pointers)
         warnings.append((f"this target region still uses {names} without a mapping (an "
                          f"implicit zero-length section: wrong on a GPU): {left.reason}",
@@ -72,12 +91,41 @@ def run_omp(loaded: Loaded) -> PassOutput:
     diagnostics = [Diagnostic.warning(message, id, span) for message, id, span in warnings]
     # Checked by the driver: a group whose directives do not parse is left as written.
     edits = tuple(e for group in groups for e in group.edits)
-    counts = (("target regions mapped", report.mapped), (LEFT_COUNT, len(report.left)))
+    counts = ((MAPPED_COUNT, report.mapped), (PER_CONSTRUCT_COUNT, sum(c.complete for c in per_construct)),
+              (LEFT_COUNT, len(still_left)))
     in_macros = sum(1 for m in model.macro_directives if m.is_target)
     if in_macros:  # written through _Pragma macros: unseen, so never called mapped
         counts += ((MACRO_COUNT, in_macros),)
     return PassOutput(edits, tuple(diagnostics + notes), tuple(groups), check_compiles=True,
                       counts=counts)
+
+
+@dataclass(frozen=True)
+class _PerConstruct:
+    span: SourceSpan
+    clauses: tuple[str, ...]
+    reason: str
+    #: every pointer of the construct is mapped now (else it is still counted as left)
+    complete: bool
+
+
+def _safety_net(model, source: bytes, left: tuple[LeftConstruct, ...]
+                ) -> tuple[list[_PerConstruct], list[LeftConstruct]]:
+    """Clauses of their own for the target constructs the plan leaves with unmapped
+    pointers (omp.fallback), and the constructs that still keep one (with the reason)."""
+    index_of = {d.span: k for k, d in enumerate(model.directives) if d.is_target_region}
+    mapped, still = [], []
+    for construct in left:
+        found, unbounded = construct_maps(model, source, index_of[construct.span],
+                                          construct.pointers)
+        if found is not None:   # (also the bounded pointers of a construct left)
+            mapped.append(_PerConstruct(construct.span, found.clauses, construct.reason,
+                                        unbounded is None))
+        if unbounded is not None:
+            still.append(LeftConstruct(construct.span, unbounded.pointers,
+                                       f"{construct.reason}; the range its kernel touches "
+                                       f"cannot be bounded: {unbounded.reason}"))
+    return mapped, still
 
 
 def _local_edits(plan: OmpPlan, source: bytes, path: str) -> list[Edit]:

@@ -32,7 +32,7 @@ from s2s.verify.bounded_run import kill_group, run_process  # noqa: F401  (re-ex
 __all__ = [
     "BuildError", "CopyStats", "RunResult", "toolchain_problem", "build", "run", "compare_outputs",
     "build_command", "language_of", "parse_copies", "parse_transfers", "find_unmapped",
-    "output_differences", "run_process", "OFFLOAD_TARGET", "COMPILERS", "INFO_ALL_CHECKS",
+    "output_differences", "run_process", "unmapped_constructs", "OFFLOAD_TARGET", "COMPILERS", "INFO_ALL_CHECKS",
 ]
 
 OFFLOAD_TARGET = "x86_64-pc-linux-gnu"
@@ -197,6 +197,12 @@ def run(exe: str | os.PathLike, args: Sequence[str] = (), timeout: float = 60.0,
     unmapped = tuple(f"{p['name']} (kernel at {p['kernel']})" for p in find_unmapped(proc.stderr))
     return RunResult(proc.stdout, proc.stderr, proc.returncode, parse_copies(proc.stderr), unmapped,
                      sum(proc.dropped.values()))
+
+
+def unmapped_constructs(result: RunResult) -> int:
+    """How many distinct target constructs (kernel locations) used a pointer with no
+    mapping in a run: what ``s2s omp``'s "N left unmapped" must agree with."""
+    return len({entry.rsplit(" (kernel at ", 1)[1] for entry in result.unmapped})
 
 
 # --------------------------------------------------------------------------

@@ -40,6 +40,7 @@ CORPUS = REPO / "testsuite" / "corpus" / "omp"
 PROGRAMS = sorted(p.parent for p in CORPUS.glob("*/sample.toml"))
 EXCUSING = {"omp-left-unmapped", "omp-not-mapped", "omp-unsupported"}
 _WARNING_RE = re.compile(r"\[((?:omp|not)-[a-z-]+)\]")
+_COUNT_RE = re.compile(r"(\d+) (target regions mapped|mapped per construct|left unmapped)")
 
 
 def _meta(directory: Path) -> dict:
@@ -72,6 +73,13 @@ def measure(directory: Path, work: Path, expert: bool = False) -> dict:
     out["s2s_exit"] = proc.returncode
     out["s2s_stderr"] = proc.stderr
     out["warnings"] = sorted(set(_WARNING_RE.findall(proc.stderr)))
+    # the run's summary line: "N files: ..., A target regions mapped, B mapped per
+    # construct, C left unmapped"
+    counts = {what: int(n) for n, what in _COUNT_RE.findall(proc.stderr.splitlines()[-1])} \
+        if proc.stderr.strip() else {}
+    out["left"] = counts.get("left unmapped", 0)
+    out["kinds"] = tuple(counts.get(k, 0) for k in
+                         ("target regions mapped", "mapped per construct", "left unmapped"))
     try:
         out["naive"] = _build_run(directory, meta, [directory / s for s in sources], work / "naive")
         rewritten = [work / "s2s_out" / s if (work / "s2s_out" / s).is_file() else directory / s
@@ -133,7 +141,10 @@ def test_corpus_program(directory, results):
     difference = harness.compare_outputs(naive.stdout, after.stdout, r["tolerance"])
     assert difference is None, f"rewritten output differs: {difference}"
 
-    # (b) nothing silently unmapped
+    # (b) nothing silently unmapped, and the summary's count agrees with the run
+    #     (issue 28, item 2: constructs that used an unmapped pointer, LIBOMPTARGET_INFO)
+    assert r["left"] == harness.unmapped_constructs(after), (
+        f"s2s says {r['left']} left unmapped, the run shows {after.unmapped}")
     if after.unmapped:
         assert EXCUSING & set(r["warnings"]), (
             f"s2s left {after.unmapped} unmapped without a warning; s2s said:\n{r['s2s_stderr'][-3000:]}")
@@ -172,6 +183,7 @@ def main() -> None:
         if "s2s_build_error" in m:
             print("# the rewrite does not compile")
         print(f"s2s_exit = {m['s2s_exit']}")
+        print(f"# constructs mapped optimally / per construct / left: {m['kinds']}")
         print(f"rewritten_files = {m.get('rewritten_files', 0)}")
         print(f"warnings = {m['warnings']!r}".replace("'", '"'))
         same = (m.get("s2s") is not None and harness.compare_outputs(

@@ -114,7 +114,7 @@ def test_two_files_are_one_program(project, capsys):
     code = main(["omp", "-o", "out", "src/main.c", "src/kernels.c", "--", *FLAGS])
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert "2 files: 1 changed, 0 failed, 2 target regions mapped, 0 left unmapped" in err
+    assert "2 files: 1 changed, 0 failed, 2 target regions mapped, 0 mapped per construct, 0 left unmapped" in err
     rewritten = (project / "out" / "src" / "main.c").read_text()
     lines = rewritten.splitlines()
     enter = lines.index("    #pragma omp target enter data map(to: u[0:(size_t)n]) "
@@ -266,7 +266,7 @@ def test_target_regions_in_a_project_header(tmp_path, monkeypatch, capsys):
     _, err = capsys.readouterr()
     assert code == 0, err
     # the header is analysed once (three results: two files, one header), never edited here
-    assert "3 files: 1 changed, 0 failed, 2 target regions mapped, 0 left unmapped" in err
+    assert "3 files: 1 changed, 0 failed, 2 target regions mapped, 0 mapped per construct, 0 left unmapped" in err
     assert (tmp_path / "out" / "stencil.h").read_text() == STENCIL_H
     rewritten = (tmp_path / "out" / "main.c").read_text()
     assert "#pragma omp target enter data map(to: a[0:n]) map(alloc: b[0:n])" in rewritten
@@ -329,3 +329,39 @@ def test_verify_checks_the_whole_program_rewrite(project, capsys):
     assert verdict["ok"] and verdict["changed"] == ["src/main.c"]
     assert verdict["original"]["copies"]["h2d_count"] == 100
     assert verdict["rewritten"]["copies"]["h2d_count"] == 1
+
+
+def test_kernels_of_a_skipped_header_are_counted_as_left(tmp_path, monkeypatch, capsys):
+    """Issue 28, item 2: a header left as written because it does not parse on its own
+    keeps kernels without any mapping: the summary counts them as left unmapped and
+    --strict exits 1 (it said '0 left unmapped' and exited 0)."""
+    header = """static inline void bump(field_t f)
+{
+    #pragma omp target teams distribute parallel for
+    for (int i = 0; i < f.n; i++)
+        f.v[i] += 1.0;
+    /* #pragma omp target teams distribute parallel for */
+    #pragma omp target update from(f.v[0:1])
+    #pragma omp target \\
+        teams distribute parallel for map(to: f.v[0:f.n])
+    for (int i = 0; i < f.n; i++)
+        f.v[i] += 1.0;
+}
+"""
+    program = """#include <stdlib.h>
+typedef struct { double *v; int n; } field_t;
+#include "ops.h"
+int main(void)
+{
+    field_t f = { (double *)calloc(64, sizeof(double)), 64 };
+    bump(f);
+    free(f.v);
+    return 0;
+}
+"""
+    (tmp_path / "ops.h").write_text(header)
+    (tmp_path / "prog.c").write_text(program)
+    monkeypatch.chdir(tmp_path)
+    assert main(["omp", "--check", "--strict", "prog.c", "--", "-fopenmp"]) == 1
+    _, err = capsys.readouterr()
+    assert "(1 target constructs counted as left unmapped)" in err and "1 left unmapped" in err

@@ -12,16 +12,22 @@ import pytest
 from conftest import sample_dirs, sample_meta
 
 from s2s.driver import RunOptions, Success, process_file
-from s2s.transform.omp import run_omp
+from s2s.transform.omp import LEFT_COUNT, run_omp
 from s2s.verify import omp_harness as harness
 
 SAMPLES = sample_dirs("openmp")
 
 
 def _rewrite(path) -> bytes:
+    return _rewrite_counted(path)[0]
+
+
+def _rewrite_counted(path) -> tuple[bytes, dict[str, int]]:
+    """The rewritten text and the pass's summary counts."""
     result = process_file(str(path), RunOptions(), run_omp)
     assert isinstance(result, Success), result
-    return result.change.after if result.change is not None else path.read_bytes()
+    text = result.change.after if result.change is not None else path.read_bytes()
+    return text, dict(result.counts)
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +42,8 @@ def test_rewritten_sample_runs_the_same_with_fewer_copies(directory, toolchain, 
     meta = sample_meta(directory)
     source = directory / meta["sources"][0]
     rewritten = tmp_path / source.name
-    rewritten.write_bytes(_rewrite(source))
+    text, counts = _rewrite_counted(source)
+    rewritten.write_bytes(text)
     harness.build([source], tmp_path / "orig")
     harness.build([rewritten], tmp_path / "new")
     args = [str(a) for a in meta.get("args", [])]
@@ -47,6 +54,9 @@ def test_rewritten_sample_runs_the_same_with_fewer_copies(directory, toolchain, 
                                          float(meta.get("tolerance", 0.0)))
     assert difference is None, difference
     assert after.unmapped == ()
+    # issue 28, item 2: the summary's count agrees with the run (constructs that used an
+    # unmapped pointer, from LIBOMPTARGET_INFO)
+    assert counts[LEFT_COUNT] == harness.unmapped_constructs(after)
     assert after.copies.total_bytes <= before.copies.total_bytes
 
 

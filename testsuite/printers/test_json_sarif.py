@@ -118,7 +118,7 @@ def test_whole_program_json_lists_every_file_with_its_edits_and_reasons(in_tmp, 
     assert "maps u[0:(size_t)n] (to/release)" in edits[-1]["explanation"][0]
     assert edits[0]["start"] == {"line": 15, "column": 1}
     assert document["summary"] == {"files": 2, "changed": 1, "failed": 0,
-                                   "counts": {"target regions mapped": 2, "left unmapped": 0}}
+                                   "counts": {"target regions mapped": 2, "mapped per construct": 0, "left unmapped": 0}}
     # the same edit set as the in-place rewrite of the program
     original = main_c.read_bytes()
     code, _, err = run(capsys, "omp", "--in-place", "main.c", "solver.c")

@@ -50,6 +50,7 @@ def construct_report(model: TranslationUnit, plan: OmpPlan) -> ConstructReport:
         if not directive.is_target_region:
             continue
         own = data_names.get(directive.function, set())
+        own = own | _aliases(model, directive.function, own)
         escaped = plan.escaped.get(directive.function)
         missing = () if directive.function in hand_mapped else \
             tuple(p for p in _unmapped_pointers(model, index, plan, named_in, by_region,
@@ -61,6 +62,30 @@ def construct_report(model: TranslationUnit, plan: OmpPlan) -> ConstructReport:
         left.append(LeftConstruct(directive.span, missing,
                                   escaped or _reason(plan, directive.function, missing)))
     return ConstructReport(mapped, tuple(left))
+
+
+def _aliases(model: TranslationUnit, function: str | None, names: set[str]) -> set[str]:
+    """Pointers of ``function`` that only ever hold one of ``names`` (storage its own data
+    directives map) without an offset: ``double *r = result;`` used by kernels inside a
+    ``target data map(... result[0:n])``. The runtime finds their storage present, so they
+    are mapped (an assignment from anything else, or an offset, and they are not)."""
+    if not names or function is None:
+        return set()
+    sources: dict[str, set] = {}
+    for copy in model.in_function("pointer_copies", function):
+        source = _last_name(copy.source) if copy.source and not copy.offset else None
+        sources.setdefault(_last_name(copy.target), set()).add(source)
+    # the greatest set whose members hold only mapped names or each other (a swap cycle
+    # ``s = t; t = r; r = s`` keeps all three)
+    found = {target for target in sources if target not in names}
+    shrank = True
+    while shrank:
+        shrank = False
+        for target in sorted(found):
+            if not sources[target] <= names | found:
+                found.discard(target)
+                shrank = True
+    return found
 
 
 def _unified_shared_memory(model: TranslationUnit) -> bool:

@@ -1,0 +1,202 @@
+"""The safety net: a mapping per target construct where the program-wide plan gave up.
+
+Where the plan of a function is refused (``goto``, an ``if`` clause, a callee's own data
+directives, an element count it cannot know, pointers declared or swapped next to the
+kernels ...), its target constructs would keep implicit zero-length pointer mappings:
+right on clang's host device, a host address dereferenced on a GPU. Correct comes before
+optimal, so each such construct gets map clauses of its own for the range its kernel
+touches: the hull of every subscript of the pointer over the counting loops of the kernel
+(:func:`s2s.analysis.omp.loops.write_extent`, which bounds reads as well as writes), mapped
+
+* ``to`` when the kernel only reads it,
+* ``from`` when it only writes it and surely writes every element of the hull (a worksharing
+  loop writing ``p[i]`` on every path, :func:`~s2s.analysis.omp.loops.must_write_extent`):
+  an element of the section it skipped would come back with the device's garbage,
+* ``tofrom`` otherwise (any doubt).
+
+The clause is what a careful human writes per construct, and it is right whatever the data
+regions around it: a range already present (a hand-written ``target data`` mapping the array
+the pointer aliases) is not copied again, an absent one is copied in and back at the
+construct. Only a construct whose range cannot be bounded (a pointer passed to a call in the
+kernel, a subscript through a variable the kernel sets, a multi-dimensional access, a member
+path, a construct inside a macro or template) keeps an unmapped pointer, with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from s2s.analysis.omp.loops import loop_range, must_write_extent, write_extent
+from s2s.analysis.omp.state import norm_text
+from s2s.analysis.polynomial import NotPoly, add, hull, mul, poly, render, scale, within
+from s2s.model import SourceSpan, Stmt, TranslationUnit
+
+_PLAIN = re.compile(r"[A-Za-z_]\w*")
+
+
+@dataclass(frozen=True)
+class ConstructMap:
+    """Map clauses added to one target construct (``directive`` indexes the model's)."""
+
+    directive: int
+    span: SourceSpan
+    clauses: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Unbounded:
+    """Pointers of a construct whose touched range the safety net cannot bound, and why."""
+
+    directive: int
+    pointers: tuple[str, ...]
+    reason: str
+
+
+def construct_maps(model: TranslationUnit, source: bytes, directive: int,
+                   pointers: tuple[str, ...]) -> tuple[ConstructMap | None, Unbounded | None]:
+    """Clauses mapping ``pointers`` on the target construct ``directive`` (module doc), and
+    the pointers among them it cannot map."""
+    span = model.directives[directive].span
+    if span.macro is not None or span.template is not None:
+        where = f"macro '{span.macro}'" if span.macro else f"template '{span.template}'"
+        return None, Unbounded(directive, pointers, f"the construct is inside {where}")
+    kernel = _kernel_stmt(model, directive)
+    if kernel is None:
+        return None, Unbounded(directive, pointers, "its associated statement is not known")
+
+    def text(node) -> str:
+        return source[node.span.start:node.span.end].decode("utf-8", "replace")
+
+    refs = [r for r in model.array_refs if r.directive == directive]
+    clauses, left, why = [], [], ""
+    for pointer in pointers:
+        found = _clause(kernel, [r for r in refs if norm_text(r.array) == norm_text(pointer)],
+                        refs, pointer, text)
+        if isinstance(found, tuple):
+            clauses.append(found)
+        else:
+            left.append(pointer)
+            why = why or found
+    by_type: dict[str, list[str]] = {}
+    for map_type, item in clauses:
+        by_type.setdefault(map_type, []).append(item)
+    texts = tuple(f"map({t}: {', '.join(by_type[t])})" for t in ("to", "tofrom", "from")
+                  if t in by_type)
+    return (ConstructMap(directive, span, texts) if texts else None,
+            Unbounded(directive, tuple(left), why) if left else None)
+
+
+def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text) -> tuple[str, str] | str:
+    """(map type, ``p[lo:len]``) for one pointer of the construct, or why it has none."""
+    if not _PLAIN.fullmatch(pointer):
+        return f"'{pointer}' is a member path (its structure would need a mapping too)"
+    if not mine:
+        return f"no access to '{pointer}' was found in the construct"
+    extents = []
+    for ref in mine:
+        if ref.call is not None or len(ref.subscripts) != 1:
+            return (f"'{pointer}' is passed to '{ref.call}' in the kernel" if ref.call else
+                    f"'{pointer}' is accessed with {len(ref.subscripts)} subscripts")
+        extent = write_extent(kernel, ref, text)
+        if extent is None or _declared_inside(kernel, extent, text):
+            return (f"the subscript '{ref.subscripts[0].text}' of '{pointer}' is not bounded "
+                    "by the kernel's counting loops")
+        extents.append(extent)
+    touched = hull(extents) or _nonnegative_hull(extents, _floors(kernel, text))
+    if touched is None:
+        return f"the accesses to '{pointer}' have no common bounds"
+    item = f"{pointer}{touched}"
+    if not any(r.writes for r in mine):
+        return "to", item
+    if not any(r.reads for r in mine) and any(
+            (must := must_write_extent(kernel, r, refs, text)) is not None and
+            within(touched, must) for r in mine if r.writes):
+        return "from", item
+    return "tofrom", item
+
+
+def _nonnegative_hull(extents: list[str], floors: dict[str, int]) -> str | None:
+    """The hull of sections whose bounds differ by more than constants (a 5-point stencil
+    ``t[(j - 1) * nx + i]`` ... ``t[(j + 1) * nx + i]``: ``1`` and ``2 * nx + 1``). Each
+    variable of the bounds is at least its floor: what the kernel's loops need to run
+    (``for (i = 1; i < nx - 1; i++)`` runs when ``nx >= 3``; a kernel whose loops do not run
+    touches nothing, so its mapping does not matter), else 0 (extents and strides are not
+    negative). A bound is the least (greatest) one when its difference to every other is
+    non-negative under these floors; None when none is."""
+    bounds = []
+    for extent in extents:
+        low, length = extent.strip()[1:-1].split(":")
+        try:
+            lo = poly(low)
+            bounds.append((lo, add(lo, poly(length))))
+        except NotPoly:
+            return None
+    if any(not _PLAIN.fullmatch(atom) for lo, hi in bounds for key in (*lo, *hi)
+           for atom in key):
+        return None
+    lows, highs = [b[0] for b in bounds], [b[1] for b in bounds]
+
+    def least(candidates, sign):
+        return next((c for c in candidates if all(
+            _nonnegative(scale(add(o, scale(c, -1)), sign), floors) for o in candidates)), None)
+
+    low, high = least(lows, 1), least(highs, -1)
+    if low is None or high is None:
+        return None
+    return f"[{render(low)}:{render(add(high, scale(low, -1)))}]"
+
+
+def _nonnegative(p, floors: dict[str, int]) -> bool:
+    """Whether ``p`` is >= 0 for every value of its variables at or above their floors:
+    each variable shifted by its floor, every coefficient of the result non-negative."""
+    shifted: dict = {}
+    for key, coefficient in p.items():
+        term = {(): coefficient}
+        for atom in key:
+            term = mul(term, {(atom,): 1, (): floors.get(atom, 0)})
+        shifted = add(shifted, term)
+    return all(coefficient >= 0 for coefficient in shifted.values())
+
+
+def _floors(kernel: Stmt, text) -> dict[str, int]:
+    """Least values of variables that the kernel's counting loops need to run at all:
+    ``for (i = a; i <= v + c; ...)`` with a constant ``a`` runs only when ``v >= a - c``."""
+    floors: dict[str, int] = {}
+    for loop in kernel.walk():
+        found = loop_range(loop, text) if loop.kind == "for" else None
+        if found is None:
+            continue
+        _var, first, last = found
+        span = add(last, scale(first, -1))
+        names = [key for key in span if key]
+        if len(names) == 1 and len(names[0]) == 1 and span[names[0]] == 1 and \
+                _PLAIN.fullmatch(names[0][0]):
+            floor = -span.get((), 0)
+            floors[names[0][0]] = max(floors.get(names[0][0], floor), floor)
+    return floors
+
+
+def _declared_inside(kernel: Stmt, extent: str, text) -> bool:
+    """Whether a variable of ``extent`` is declared inside the kernel (not in scope at the
+    directive, where the clause goes)."""
+    names = set(_PLAIN.findall(extent))
+    for stmt in kernel.walk():
+        if stmt.kind == "decl" and names & set(_PLAIN.findall(text(stmt).split("=", 1)[0])):
+            return True
+    return False
+
+
+def _kernel_stmt(model: TranslationUnit, directive: int) -> Stmt | None:
+    """The statement a target directive is associated with."""
+    wanted = model.directives[directive].stmt_span
+    if wanted is None:
+        return None
+    function = model.directives[directive].function
+    for candidate in model.functions:
+        if candidate.name != function or candidate.body is None:
+            continue
+        for stmt in candidate.body.walk():
+            if stmt.span.start == wanted.start and stmt.span.file == wanted.file:
+                return stmt
+    return None

@@ -1,0 +1,57 @@
+"""Pointers to array types (issue 28, 3g): ``typedef double row_t[NX]; row_t *phi`` has rows
+as elements, so a section of ``phi`` counts rows. An allocation written as a flat byte count
+(``malloc(ny * NX * sizeof(double))``) holds ``ny`` of them; the plan mapped ``phi[0:ny *
+NX]`` (NX times the storage: the run read past the allocation and crashed)."""
+
+from __future__ import annotations
+
+from testsuite.omp.omp_runs import rewrite_source, run_both
+
+ROWS = """#include <stdio.h>
+#include <stdlib.h>
+#define NX 100
+typedef double row_t[NX];
+
+int main(void)
+{
+    int ny = 200;
+    row_t *phi = malloc(ny * NX * sizeof(double));
+    double (*out)[NX] = calloc(ny * NX, sizeof(double));
+    row_t *keep = malloc(ny * sizeof(row_t));
+    for (int j = 0; j < ny; j++)
+        for (int i = 0; i < NX; i++)
+            phi[j][i] = keep[j][i] = (i + j) % 5;
+    for (int it = 0; it < 5; it++) {
+        #pragma omp target teams distribute parallel for collapse(2)
+        for (int j = 1; j < ny - 1; j++)
+            for (int i = 1; i < NX - 1; i++)
+                out[j][i] = 0.25 * (phi[j - 1][i] + phi[j + 1][i] + keep[j][i - 1] + phi[j][i + 1]);
+        #pragma omp target teams distribute parallel for collapse(2)
+        for (int j = 1; j < ny - 1; j++)
+            for (int i = 1; i < NX - 1; i++)
+                phi[j][i] = out[j][i];
+    }
+    double s = 0;
+    for (int j = 0; j < ny; j++)
+        for (int i = 0; i < NX; i++)
+            s += phi[j][i];
+    printf("%f\\n", s);
+    free(phi); free(out); free(keep);
+    return 0;
+}
+"""
+
+
+def test_sections_of_row_pointers_count_rows(load_source, tmp_path):
+    rewritten, _ = rewrite_source(load_source, ROWS, name="prog.c")
+    region = next(line for line in rewritten.splitlines() if "omp target data" in line)
+    # byte counts divided by the row's size; sizeof(row_t) allocations count rows already
+    assert "phi[0:(ny * NX * sizeof(double)) / sizeof(*phi)]" in region
+    assert "out[0:((ny * NX) * sizeof(double)) / sizeof(*out)]" in region
+    assert "keep[0:ny]" in region
+    original, new = run_both(tmp_path, ROWS, rewritten)
+    assert new.returncode == 0 and new.stdout == original.stdout
+    assert new.unmapped == ()
+    # phi, keep and out (calloc'd zeros, written only inside) in, phi back: 200 rows of
+    # 800 bytes each (the crash asked for 100 times that)
+    assert (new.copies.h2d_bytes, new.copies.d2h_bytes) == (3 * 200 * 800, 200 * 800)
