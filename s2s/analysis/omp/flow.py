@@ -198,9 +198,10 @@ class Interpreter(CallHandling):
             out = self.run(node.body, head.copy(), frame)
             ctx = self._loops.pop()
             after = meet(out, *ctx["continues"])
-            after = self.events(node.cond, after, frame, node) if after else None
+            after = self.events(node.before_cond + node.cond, after, frame, node) \
+                if after else None
             return after, meet(after, *ctx["breaks"])
-        entered = self.events(node.cond, head.copy(), frame, node)
+        entered = self.events(node.before_cond + node.cond, head.copy(), frame, node)
         out = self.run(node.body, entered.copy(), frame)
         ctx = self._loops.pop()
         back = meet(out, *ctx["continues"])

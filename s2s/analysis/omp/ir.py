@@ -109,6 +109,8 @@ class Node:
     directive: int | None = None
     parent: Node | None = None
     before: list = field(default_factory=list)  # planned updates executed before this node
+    #: planned updates executed before each evaluation of a loop's condition
+    before_cond: list = field(default_factory=list)
     #: names whose element written here is pushed to the device right after (planned)
     write_through: set = field(default_factory=set)
 

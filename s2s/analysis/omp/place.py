@@ -65,6 +65,10 @@ def place_copy(failure, irs, region_nodes, lengths, model, root: str, text,
     if failure.access is None:
         return _place_join(failure, irs, lengths, model, root)
     failure = _lift_out_of_calls(failure, irs, root)
+    if failure.node.kind == "loop" and any(e is failure.access for e in failure.node.cond):
+        placed = _place_before_cond(failure, irs, lengths, model, root)
+        if placed is not None:
+            return placed
     other = "D" if failure.side == "H" else "H"
     path = hoist_path(failure.node, other, failure.local, region_nodes, irs, tops)
     anchor = path[-1]
@@ -223,6 +227,43 @@ def _place_join(failure, irs, lengths, model, root: str) -> list[PlannedUpdate]:
     wrap = loop.parent is not None and loop.parent.kind != "seq"
     return [PlannedUpdate(failure.function, loop.stmt, insertion_span(loop.stmt, model), wrap,
                           motion, item, reason) for item in items]
+
+
+def _place_before_cond(failure, irs, lengths, model, root: str) -> list[PlannedUpdate] | None:
+    """A loop's condition is evaluated before every trip, not once: a copy for a read there
+    (``do { kernels } while (stop[0])``, the flag a kernel raised) goes at the end of the
+    body, and before the loop too for a ``while``. None where the end of the body is not the
+    only way to the condition (a ``continue``), or for a ``for`` (its step runs in between):
+    the copy then goes before the loop as for any other statement, and the dataflow finds
+    the later tests stale."""
+    loop = failure.node
+    body = loop.body
+    if loop.loop_kind not in ("do", "while") or body is None or body.kind != "seq" or \
+            not body.children or body.children[-1].stmt is None or \
+            body.children[-1].kind == "jump" or _continues(body):
+        return None
+    last = body.children[-1]
+    loop.before_cond.append(Update(failure.local, failure.side))
+    motion = "from" if failure.side == "H" else "to"
+    item = _item(failure, irs, lengths, model, root)
+    access = failure.access
+    where = access.ref.span.location() if access.ref is not None else \
+        loop.stmt.span.location()
+    reason = f"the loop condition reads {failure.local} at {where} after every trip"
+    out = [PlannedUpdate(failure.function, last.stmt, last.stmt.span, False, motion, item,
+                         reason, after=True)]
+    if loop.loop_kind == "while":
+        wrap = loop.parent is not None and loop.parent.kind != "seq"
+        out.append(PlannedUpdate(failure.function, loop.stmt,
+                                 insertion_span(loop.stmt, model), wrap, motion, item, reason))
+    return out
+
+
+def _continues(node: Node) -> bool:
+    """Whether a ``continue`` of the loop whose body is ``node`` is in it (not one of a
+    nested loop)."""
+    return any(child.jump == "continue" or child.kind != "loop" and _continues(child)
+               for child in node.parts())
 
 
 def same_section(a: str, b: str) -> bool:
