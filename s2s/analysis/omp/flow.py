@@ -196,13 +196,14 @@ class Interpreter(CallHandling):
         self._loops.append({"breaks": [], "continues": [], "switch": None})
         if node.loop_kind == "do":
             out = self.run(node.body, head.copy(), frame)
+            out = self.events(node.after_body, out, frame, node) if out is not None else None
             ctx = self._loops.pop()
             after = meet(out, *ctx["continues"])
-            after = self.events(node.before_cond + node.cond, after, frame, node) \
-                if after else None
+            after = self.events(node.cond, after, frame, node) if after else None
             return after, meet(after, *ctx["breaks"])
-        entered = self.events(node.before_cond + node.cond, head.copy(), frame, node)
+        entered = self.events(node.cond, head.copy(), frame, node)
         out = self.run(node.body, entered.copy(), frame)
+        out = self.events(node.after_body, out, frame, node) if out is not None else None
         ctx = self._loops.pop()
         back = meet(out, *ctx["continues"])
         if back is not None:

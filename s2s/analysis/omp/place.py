@@ -230,33 +230,28 @@ def _place_join(failure, irs, lengths, model, root: str) -> list[PlannedUpdate]:
 
 
 def _place_before_cond(failure, irs, lengths, model, root: str) -> list[PlannedUpdate] | None:
-    """A loop's condition is evaluated before every trip, not once: a copy for a read there
-    (``do { kernels } while (stop[0])``, the flag a kernel raised) goes at the end of the
-    body, and before the loop too for a ``while``. None where the end of the body is not the
-    only way to the condition (a ``continue``), or for a ``for`` (its step runs in between):
-    the copy then goes before the loop as for any other statement, and the dataflow finds
-    the later tests stale."""
+    """A loop's condition is evaluated after every trip, not only once: a copy for a read
+    there (``do { kernels } while (stop[0])``, the flag a kernel raised) goes at the end of
+    the body. None where the end of the body is not the only way to the condition (a
+    ``continue``), for a ``for`` (its step runs in between), or when that copy is placed
+    already (the read failing is then the first test of a ``while``: the copy goes before
+    the loop as for any other statement)."""
     loop = failure.node
     body = loop.body
     if loop.loop_kind not in ("do", "while") or body is None or body.kind != "seq" or \
             not body.children or body.children[-1].stmt is None or \
-            body.children[-1].kind == "jump" or _continues(body):
+            body.children[-1].kind == "jump" or _continues(body) or \
+            any(u.name == failure.local and u.side == failure.side for u in loop.after_body):
         return None
     last = body.children[-1]
-    loop.before_cond.append(Update(failure.local, failure.side))
+    loop.after_body.append(Update(failure.local, failure.side))
     motion = "from" if failure.side == "H" else "to"
-    item = _item(failure, irs, lengths, model, root)
     access = failure.access
     where = access.ref.span.location() if access.ref is not None else \
         loop.stmt.span.location()
     reason = f"the loop condition reads {failure.local} at {where} after every trip"
-    out = [PlannedUpdate(failure.function, last.stmt, last.stmt.span, False, motion, item,
-                         reason, after=True)]
-    if loop.loop_kind == "while":
-        wrap = loop.parent is not None and loop.parent.kind != "seq"
-        out.append(PlannedUpdate(failure.function, loop.stmt,
-                                 insertion_span(loop.stmt, model), wrap, motion, item, reason))
-    return out
+    return [PlannedUpdate(failure.function, last.stmt, last.stmt.span, False, motion,
+                          _item(failure, irs, lengths, model, root), reason, after=True)]
 
 
 def _continues(node: Node) -> bool:
