@@ -182,7 +182,9 @@ def _is_null(tree, node: int) -> bool:
     kind = tree.kinds[node]
     if kind in ("GNU_NULL_EXPR", "CXX_NULL_PTR_LITERAL_EXPR"):
         return True
-    return kind == "INTEGER_LITERAL" and tree.ctx.text(tree.nodes[node].cursor).strip() == "0"
+    # the literal of ``NULL`` (``((void *)0)``) spans the macro's name
+    return kind == "INTEGER_LITERAL" and \
+        tree.ctx.text(tree.nodes[node].cursor).strip() in ("0", "NULL")
 
 
 def _allocation_held(tree, function: int, value: int) -> int | None:

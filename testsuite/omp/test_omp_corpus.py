@@ -138,7 +138,7 @@ def results():
 
 
 def test_corpus_is_complete():
-    assert len(PROGRAMS) >= 15
+    assert len(PROGRAMS) >= 27
     status = _status()
     for directory in PROGRAMS:
         meta = _meta(directory)
