@@ -243,15 +243,44 @@ def _place_before_cond(failure, irs, lengths, model, root: str) -> list[PlannedU
             body.children[-1].kind == "jump" or _continues(body) or \
             any(u.name == failure.local and u.side == failure.side for u in loop.after_body):
         return None
-    last = body.children[-1]
-    loop.after_body.append(Update(failure.local, failure.side))
     motion = "from" if failure.side == "H" else "to"
     access = failure.access
     where = access.ref.span.location() if access.ref is not None else \
         loop.stmt.span.location()
     reason = f"the loop condition reads {failure.local} at {where} after every trip"
-    return [PlannedUpdate(failure.function, last.stmt, last.stmt.span, False, motion,
-                          _item(failure, irs, lengths, model, root), reason, after=True)]
+    item = _item(failure, irs, lengths, model, root)
+    first = len(body.children)
+    while first > 0 and _quiet(body.children[first - 1], failure.local):
+        first -= 1
+    if first < len(body.children):
+        # before the statements that end the body without touching the array on the
+        # device (``iter++; printf("%d", delta[0]);``): one copy serves them and the test
+        anchor = body.children[first]
+        if any(u.name == failure.local and u.side == failure.side for u in anchor.before):
+            return None
+        anchor.before.append(Update(failure.local, failure.side))
+        return [PlannedUpdate(failure.function, anchor.stmt, insertion_span(anchor.stmt, model),
+                              False, motion, item, reason)]
+    last = body.children[-1]
+    loop.after_body.append(Update(failure.local, failure.side))
+    return [PlannedUpdate(failure.function, last.stmt, last.stmt.span, False, motion, item,
+                          reason, after=True)]
+
+
+def _quiet(node: Node, name: str) -> bool:
+    """A plain host statement that neither calls a function of the program, nor jumps, nor
+    writes or copies the pointer ``name`` nor touches it on the device: a copy of ``name``
+    made before it still holds after it."""
+    for part in node.walk():
+        if part.stmt is None or part.kind in ("kernel", "jump") or part.jump:
+            return False
+        for event in part.events + part.cond + part.step:
+            if isinstance(event, CallEvent) or \
+                    isinstance(event, Copy) and name in (event.target, event.source) or \
+                    isinstance(event, Access) and event.name == name and \
+                    (event.side == "D" or event.writes):
+                return False
+    return True
 
 
 def _continues(node: Node) -> bool:
