@@ -1,7 +1,8 @@
 """Issue 28, item 3: general causes that refused real programs.
 
-* a host read in a loop's condition (``do { kernels } while (stop[0])``) is copied back at the
-  end of the body every trip, not once before the loop (that needed "more than 200 copies");
+* a host read in a loop's condition (``do { kernels } while (stop[0])``) is copied back every
+  trip, before the statements that end the body without touching it, not once before the
+  loop (that needed "more than 200 copies");
 * allocation helpers as people write them (``T *p = malloc(...); if (!p) exit(1); fill;
   return p;``), also defined in another file of the program; a byte size declared without a
   value and assigned once; a ``char`` buffer ``malloc(len + 1)``;
@@ -59,7 +60,9 @@ def _rewrite(load_source, program: str, name: str = "prog.c") -> str:
 def test_a_flag_read_in_a_do_while_condition_comes_back_at_the_end_of_each_trip(
         load_source, tmp_path):
     rewritten = _rewrite(load_source, FLAG_LOOP)
-    assert "#pragma omp target update from(stop[0:1])\n    } while (stop[0]" in rewritten
+    # before the statements that end the body without touching it (sweeps++), every trip
+    body_end = rewritten.split("#pragma omp target teams")[1].split("} while (stop[0]")[0]
+    assert body_end.count("#pragma omp target update from(stop[0:1])\n        sweeps++;") == 1
     assert "#pragma omp target update to(stop[0:1])" in rewritten
     original, new = run_both(tmp_path, FLAG_LOOP, rewritten)
     assert new.returncode == 0 and new.stdout == original.stdout
@@ -73,7 +76,8 @@ def test_a_while_condition_gets_its_copy_at_the_end_of_the_body(load_source, tmp
     program = program.replace("    } while (stop[0] && sweeps < 400);", "    }")
     assert program.count("while (") == 1
     rewritten = _rewrite(load_source, program)
-    assert "#pragma omp target update from(stop[0:1])\n    }" in rewritten
+    body_end = rewritten.split("#pragma omp target teams")[1].split("printf(")[0]
+    assert body_end.count("#pragma omp target update from(stop[0:1])\n        sweeps++;") == 1
     original, new = run_both(tmp_path, program, rewritten)
     assert new.returncode == 0 and new.stdout == original.stdout
     assert new.unmapped == ()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from s2s.analysis.omp.ir import Access, CallEvent, FunctionIR, function_argument
+from s2s.analysis.omp.ir import Access, CallEvent, Copy, FunctionIR, function_argument
 from s2s.analysis.omp.state import Frame, State, Unsupported, balanced, meet, path_root
 from s2s.analysis.polynomial import NotPoly, assigned_in, poly, render
 
@@ -167,9 +167,12 @@ def _strip(arg: str) -> str:
 def _members_through_pointers(ir: FunctionIR, param: str) -> bool:
     """Whether ``param`` (not a pointer) is used in the function only through pointer
     members (``m.u[n]``, never ``m.a[k]`` of an array member, which the copy holds itself,
-    nor ``m`` passed on whole)."""
-    refs = [event.ref for node in ir.root.walk() for event in node.events + node.cond
-            + node.step if isinstance(event, Access) and event.ref is not None and
-            event.ref.root == param]
+    nor ``m`` passed on whole) that the function never re-points."""
+    events = [event for node in ir.root.walk() for event in node.events + node.cond
+              + node.step]
+    if any(isinstance(e, Copy) and path_root(e.target) == param for e in events):
+        return False  # ``m.u = other;`` re-points the copy's member, not the caller's
+    refs = [e.ref for e in events if isinstance(e, Access) and e.ref is not None and
+            e.ref.root == param]
     return bool(refs) and all(r.pointer and r.array.startswith(param + ".") and
                               r.call is None for r in refs)
