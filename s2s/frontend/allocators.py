@@ -18,12 +18,11 @@ Facts come from libclang's cursors (declarations, references, parents), not from
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from s2s.model import Expr, HostAllocation
+from s2s.model import HostAllocation
+from s2s.model.host import AllocatingHelper, HelperCall
 
 _IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
-_SIMPLE = re.compile(r"[A-Za-z_]\w*|\d+[uUlL]*")
 _ASSIGN_OPS = ("Assign", "MulAssign", "DivAssign", "RemAssign", "AddAssign", "SubAssign",
                "ShlAssign", "ShrAssign", "AndAssign", "XorAssign", "OrAssign")
 
@@ -41,13 +40,39 @@ def single_definition(tree, at: int, cursor):
     if declaration is None or declaration.kind.name != "VAR_DECL":
         return None
     inits = [c for c in declaration.get_children() if c.kind.is_expression()]
-    if len(inits) != 1:
-        return None
     function = _enclosing_function(tree, at)
-    if function is None or not _within(tree, function, declaration) or \
-            _changed_in(tree, function, declaration):
+    if len(inits) > 1 or function is None or not _within(tree, function, declaration):
+        return None
+    if not inits:       # ``size_t bytes;`` then ``bytes = n * sizeof(double);`` once
+        return _assigned_once(tree, function, declaration, at)
+    if _changed_in(tree, function, declaration):
         return None
     return inits[0]
+
+
+def _assigned_once(tree, function: int, declaration, at: int):
+    """The value of the one plain assignment to the variable declared without a value, when
+    it is a statement of a block that holds the call at node ``at``, before it, and nothing
+    else in the function changes the variable; else None."""
+    from s2s.frontend.host import _binop
+
+    found = []
+    for j in range(function, tree.end[function]):
+        if tree.kinds[j] != "DECL_REF_EXPR" or tree.nodes[j].cursor.referenced != declaration:
+            continue
+        p = tree.parent[j]
+        if p >= 0 and tree.kinds[p] == "BINARY_OPERATOR" and tree.children[p][0] == j and \
+                _binop(tree.nodes[p].cursor) == "Assign":
+            found.append(p)
+    if len(found) != 1 or _changed_in(tree, function, declaration, ignore=found[0]):
+        return None
+    assign = found[0]
+    block = tree.parent[assign]
+    if block < 0 or tree.kinds[block] != "COMPOUND_STMT" or \
+            not tree.extent(assign)[1] <= tree.extent(at)[0] or \
+            not tree.extent(block)[0] <= tree.extent(at)[0] < tree.extent(block)[1]:
+        return None
+    return tree.nodes[tree.children[assign][1]].cursor
 
 
 def _enclosing_function(tree, at: int) -> int | None:
@@ -66,9 +91,9 @@ def _within(tree, function: int, declaration) -> bool:
     return start <= declaration.extent.start.offset < end
 
 
-def _changed_in(tree, function: int, declaration) -> bool:
+def _changed_in(tree, function: int, declaration, ignore: int = -1) -> bool:
     """Whether any statement of the function assigns, increments or takes the address of
-    the variable after its declaration."""
+    the variable after its declaration (the assignment at node ``ignore`` aside)."""
     from s2s.frontend.host import _binop
 
     name = declaration.spelling
@@ -78,7 +103,7 @@ def _changed_in(tree, function: int, declaration) -> bool:
         if tree.nodes[j].cursor.referenced != declaration:
             continue
         p = tree.parent[j]
-        if p < 0 or not tree.children[p] or tree.children[p][0] != j:
+        if p < 0 or p == ignore or not tree.children[p] or tree.children[p][0] != j:
             continue
         kind, cursor = tree.kinds[p], tree.nodes[p].cursor
         if kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and \
@@ -91,17 +116,7 @@ def _changed_in(tree, function: int, declaration) -> bool:
     return False
 
 
-@dataclass(frozen=True)
-class ReturnedAllocation:
-    """A function that returns a fresh array of ``count`` elements (in its parameters)."""
-
-    params: tuple[str, ...]
-    count: str
-    element_type: str
-    kind: str
-
-
-def returned_allocations(tree) -> dict[str, ReturnedAllocation]:
+def returned_allocations(tree) -> dict[str, AllocatingHelper]:
     """Summaries of the file's functions whose one ``return`` hands back an allocation."""
     from s2s.frontend.host import FUNCTION_KINDS
 
@@ -111,19 +126,26 @@ def returned_allocations(tree) -> dict[str, ReturnedAllocation]:
             continue
         summary = _summary(tree, i)
         if summary is not None:
-            summaries[tree.nodes[i].cursor.spelling] = summary
+            summaries[summary.name] = summary
     return summaries
 
 
-def _summary(tree, function: int) -> ReturnedAllocation | None:
-    from s2s.frontend.host import WRAPPER_KINDS, _malloc, _new_array
+def _summary(tree, function: int) -> AllocatingHelper | None:
+    from s2s.frontend.host import _malloc, _new_array
 
     returns = [j for j in range(function, tree.end[function]) if tree.kinds[j] == "RETURN_STMT"]
-    if len(returns) != 1 or not tree.children[returns[0]]:
+    values = [_unwrapped(tree, tree.children[j][0]) for j in returns if tree.children[j]]
+    if len(values) != len(returns):
         return None
-    value = tree.children[returns[0]][0]
-    while tree.kinds[value] in WRAPPER_KINDS and tree.children[value]:
-        value = tree.children[value][-1]
+    values = [v for v in values if not _is_null(tree, v)]  # ``if (!p) return NULL;``
+    if len(values) != 1:
+        return None
+    value = _allocation_held(tree, function, values[0])
+    if value is None:
+        return None
+    # returned through a local, the helper may have written it (a fill loop): its elements
+    # are data, not the indeterminate contents of a fresh ``malloc`` (kind ``helper``)
+    through_local = value != values[0]
     cursor = tree.nodes[function].cursor
     target = ("<returned>", cursor.result_type)
     if tree.kinds[value] == "CALL_EXPR" and tree.nodes[value].cursor.spelling in (
@@ -140,25 +162,83 @@ def _summary(tree, function: int) -> ReturnedAllocation | None:
                    if tree.kinds[j] == "VAR_DECL"} - set(params)
     if any(name in local_names for name in _IDENT.findall(found.count.text)):
         return None  # the count uses the helper's own locals: not expressible at the call
-    return ReturnedAllocation(params, found.count.text, found.element_type, found.kind)
+    if any(_changed_in(tree, function, a) for a in cursor.get_arguments()
+           if a.spelling and a.spelling in found.count.text):
+        return None  # ``n`` reassigned before the allocation: the call's argument is not it
+    return AllocatingHelper(cursor.spelling, params, found.count.text, found.element_type,
+                            "helper" if through_local else found.kind)
 
 
-def helper_allocation(tree, i: int, summaries: dict[str, ReturnedAllocation]
+def _unwrapped(tree, node: int) -> int:
+    from s2s.frontend.host import WRAPPER_KINDS
+
+    while tree.kinds[node] in WRAPPER_KINDS and tree.children[node]:
+        node = tree.children[node][-1]
+    return node
+
+
+def _is_null(tree, node: int) -> bool:
+    """A null pointer constant (``NULL``, ``0``, ``nullptr``), from the cursor kinds."""
+    kind = tree.kinds[node]
+    if kind in ("GNU_NULL_EXPR", "CXX_NULL_PTR_LITERAL_EXPR"):
+        return True
+    # the literal of ``NULL`` (``((void *)0)``) spans the macro's name
+    return kind == "INTEGER_LITERAL" and \
+        tree.ctx.text(tree.nodes[node].cursor).strip() in ("0", "NULL")
+
+
+def _allocation_held(tree, function: int, value: int) -> int | None:
+    """The allocation node the returned ``value`` is: the allocation itself, or a local
+    pointer initialized by one and never assigned again (``T *p = malloc(bytes); if (!p)
+    {...} for (...) p[i] = v; return p;``)."""
+    if tree.kinds[value] != "DECL_REF_EXPR":
+        return value
+    declaration = tree.nodes[value].cursor.referenced
+    if declaration is None or declaration.kind.name != "VAR_DECL" or \
+            not _within(tree, function, declaration) or \
+            _changed_in(tree, function, declaration):
+        return None
+    for j in range(function, tree.end[function]):
+        if tree.kinds[j] == "VAR_DECL" and tree.nodes[j].cursor == declaration:
+            inits = [c for c in tree.children[j] if tree.nodes[c].cursor.kind.is_expression()]
+            return _unwrapped(tree, inits[-1]) if len(inits) == 1 else None
+    return None
+
+
+def helper_allocation(tree, i: int, summaries: dict[str, AllocatingHelper]
                       ) -> HostAllocation | None:
     """The allocation a call to a summarized helper makes, with the call's arguments."""
     from s2s.frontend.host import _target
 
     cursor = tree.nodes[i].cursor
     summary = summaries.get(cursor.spelling)
-    if summary is None:
+    target = _target(tree, i) if summary is not None else None
+    if target is None:
         return None
-    target = _target(tree, i)
-    args = [tree.ctx.text(a) for a in cursor.get_arguments()]
-    if target is None or len(args) != len(summary.params):
-        return None
-    binding = {p: a if _SIMPLE.fullmatch(a.strip()) else f"({a})"
-               for p, a in zip(summary.params, args, strict=True)}
-    count = _IDENT.sub(lambda m: binding.get(m.group(0), m.group(0)), summary.count)
-    span = tree.span(i)
-    return HostAllocation(target[0], summary.kind, summary.element_type, span,
-                          tree.nodes[i].function, Expr(count, span), None)
+    args = tuple(tree.ctx.text(a) for a in cursor.get_arguments())
+    return summary.at_call(args, target[0], tree.span(i), tree.nodes[i].function)
+
+
+def helper_calls(tree, summaries: dict[str, AllocatingHelper]) -> tuple[HelperCall, ...]:
+    """The file's stored calls to functions returning a pointer that it declares but does
+    not define: allocations once the program holds an :class:`AllocatingHelper` of that
+    name (the helper in ``util.c``, its call in ``main.c``)."""
+    from s2s.frontend.host import _target
+    from s2s.frontend.host_tree import ALLOC_FUNCS
+
+    out = []
+    for i, kind in enumerate(tree.kinds):
+        if kind != "CALL_EXPR" or tree.nodes[i].function is None:
+            continue
+        cursor = tree.nodes[i].cursor
+        callee = cursor.referenced
+        if callee is None or cursor.spelling in summaries or cursor.spelling in ALLOC_FUNCS or \
+                callee.kind.name != "FUNCTION_DECL" or callee.get_definition() is not None or \
+                cursor.type.get_canonical().kind.name != "POINTER":
+            continue
+        target = _target(tree, i)
+        if target is not None:
+            out.append(HelperCall(cursor.spelling, tuple(tree.ctx.text(a) for a in
+                                                         cursor.get_arguments()),
+                                  target[0], tree.span(i), tree.nodes[i].function))
+    return tuple(out)

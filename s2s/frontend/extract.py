@@ -17,6 +17,7 @@ from s2s.frontend.classes import extract_class_facts
 from s2s.frontend.context import ExtractContext, project_headers_of
 from s2s.frontend.cuda import extract_api_calls, extract_kernels, extract_launches
 from s2s.frontend.host import extract_allocations, extract_functions
+from s2s.frontend.host_alloc import extract_helper_facts
 from s2s.frontend.host_facts import extract_host_args, extract_host_decls, extract_var_uses
 from s2s.frontend.host_tree import _tree
 from s2s.frontend.kernel_body import extract_kernel_bodies
@@ -95,6 +96,7 @@ def _extract(parsed: ParsedFile, contexts: list[ExtractContext], header: _Header
     # Everything in source order, whichever order the extractors found it in.
     kernels, device_functions, launches, api_calls = (
         _in_source_order(items) for items in (kernels, device_functions, launches, api_calls))
+    helpers, helper_calls = extract_helper_facts(host)
     model = TranslationUnit(
         path=parsed.path if header is None else header.path,
         language=parsed.language,
@@ -119,6 +121,8 @@ def _extract(parsed: ParsedFile, contexts: list[ExtractContext], header: _Header
         host_args=extract_host_args(host) if parsed.language == "cuda" else (),
         host_decls=extract_host_decls(host) if parsed.language == "cuda" else (),
         macro_directives=macro_directives,
+        allocating_helpers=helpers,
+        helper_calls=helper_calls,
     )
     return model, [d for ctx in contexts for d in ctx.diagnostics]
 

@@ -37,7 +37,7 @@ def extract_allocations(ctx: ExtractContext) -> tuple[HostAllocation, ...]:
 
     tree = _tree(ctx)
     out: list[HostAllocation] = []
-    helpers = returned_allocations(tree)
+    helpers = ctx.memo("allocating_helpers", lambda c: returned_allocations(_tree(c)))
     device_until = -1  # nodes before this index lie in a device function
     for i, node in enumerate(tree.nodes):
         if i < device_until:
@@ -61,6 +61,15 @@ def extract_allocations(ctx: ExtractContext) -> tuple[HostAllocation, ...]:
         if found is not None:
             out.append(found)
     return tuple(out)
+
+
+def extract_helper_facts(ctx: ExtractContext) -> tuple[tuple, tuple]:
+    """The file's allocating helpers and its calls to helpers defined elsewhere
+    (frontend.allocators), for the program to join."""
+    from s2s.frontend.allocators import helper_calls, returned_allocations
+
+    helpers = ctx.memo("allocating_helpers", lambda c: returned_allocations(_tree(c)))
+    return tuple(helpers.values()), helper_calls(_tree(ctx), helpers)
 
 
 def _array_decl(tree: _Tree, i: int) -> HostAllocation | None:
@@ -284,6 +293,8 @@ def _malloc(tree: _Tree, i: int, target=None) -> HostAllocation | None:
             definition = single_definition(tree, i, args[index])
             if definition is not None:
                 count, sizeof_elem = _size_parts(ctx, definition, template)
+        if count is None and sizeof_elem is None and _byte_sized(ttype):
+            count = size    # ``char *s = malloc(len + 1)``: the bytes are the elements
         elem = elem or sizeof_elem
     count = _in_pointee_units(ttype, name, count, sizeof_elem, size)
     return HostAllocation(name, func, elem or "void", tree.span(i), node.function, count, size)
@@ -307,6 +318,15 @@ def _in_pointee_units(ttype, name: str, count: Expr | None, measured: str | None
     if measured is not None and measured.strip() in (spelled, pointee.spelling):
         return count
     return Expr(f"({size.text}) / sizeof(*{name})", size.span)
+
+
+def _byte_sized(ttype) -> bool:
+    """A pointer to a one-byte character type (``char``, ``unsigned char``, ``int8_t``)."""
+    try:
+        pointee = ttype.get_canonical().get_pointee()
+    except Exception:  # noqa: BLE001 - no type: not known to be bytes
+        return False
+    return pointee.kind.name in ("CHAR_S", "CHAR_U", "SCHAR", "UCHAR")
 
 
 def _address_target(ctx: ExtractContext, arg, template):

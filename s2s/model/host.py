@@ -6,6 +6,7 @@ graphs from it, and every node keeps its span so edits can land before or around
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from s2s.model.cuda import Param
@@ -17,7 +18,8 @@ class HostAllocation:
     """Storage for an array on the host.
 
     ``kind`` is ``malloc``, ``calloc``, ``realloc``, ``new[]``, ``static_array`` (a fixed-size
-    array, global or local) or ``vla``. ``count`` is the number of elements when it can be
+    array, global or local), ``vla`` or ``helper`` (the value of a function that allocates
+    the array and may fill it, :class:`AllocatingHelper`). ``count`` is the number of elements when it can be
     read off the source (``n`` in ``malloc(n * sizeof(double))``); ``size_bytes`` is the
     byte-size expression as written, for the malloc family.
     """
@@ -33,6 +35,48 @@ class HostAllocation:
     #: ``new T[n]`` only: it has an initializer (``()``, ``{...}``), so its elements start
     #: defined (without one, as after ``malloc``, they hold nothing to copy)
     initialised: bool = False
+
+
+_NAME = re.compile(r"\b[A-Za-z_]\w*\b")
+_SIMPLE = re.compile(r"[A-Za-z_]\w*|\d+[uUlL]*")
+
+
+@dataclass(frozen=True)
+class AllocatingHelper:
+    """A function whose value is a fresh array of ``count`` elements (``count`` written in
+    its parameters and globals): ``float *make(int n) { float *p = malloc(n * sizeof *p);
+    if (!p) exit(1); ...; return p; }``. A call's allocation is the summary instantiated
+    with the call's arguments, also where the call is in another file of the program."""
+
+    name: str
+    params: tuple[str, ...]
+    count: str
+    element_type: str
+    kind: str
+
+    def at_call(self, args: tuple[str, ...], target: str, span: SourceSpan,
+                function: str | None) -> HostAllocation | None:
+        """The allocation a call with ``args`` makes for ``target`` (None: arity differs)."""
+        if len(args) != len(self.params):
+            return None
+        binding = {p: a if _SIMPLE.fullmatch(a.strip()) else f"({a})"
+                   for p, a in zip(self.params, args, strict=True)}
+        count = _NAME.sub(lambda m: binding.get(m.group(0), m.group(0)), self.count)
+        return HostAllocation(target, self.kind, self.element_type, span, function,
+                              Expr(count, span), None)
+
+
+@dataclass(frozen=True)
+class HelperCall:
+    """A host call to a function the file declares but does not define, whose value
+    initializes or is assigned to ``target``: an allocation once the program holds the
+    definition and it is an :class:`AllocatingHelper`."""
+
+    callee: str
+    args: tuple[str, ...]
+    target: str
+    span: SourceSpan
+    function: str | None
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,9 @@ def merge_units(parts: list[tuple[TranslationUnit, bytes]]) -> Program:
         chunks += [source, b"\n"]
         base += len(source) + 1
         directive_base += len(unit.directives)
+    merged["allocations"] = _with_helper_allocations(merged["allocations"],
+                                                     merged["allocating_helpers"],
+                                                     merged["helper_calls"])
     first = parts[0][0]
     unit = TranslationUnit(first.path, first.language, first.sides,
                            **{name: tuple(items) for name, items in merged.items()})
@@ -88,7 +91,21 @@ def merge_units(parts: list[tuple[TranslationUnit, bytes]]) -> Program:
 #: the TranslationUnit fields merged (kernel bodies are left out: the OpenMP pass has none)
 _LISTS = ("kernels", "device_functions", "launches", "api_calls", "allocations", "directives",
           "functions", "array_refs", "pointer_copies", "classes",
-          "function_refs", "macro_directives")
+          "function_refs", "allocating_helpers", "helper_calls", "macro_directives")
+
+
+def _with_helper_allocations(allocations: list, helpers: list, calls: list) -> list:
+    """``allocations`` and those of calls, in one file, to an allocating helper that another
+    file defines (``double *u = alloc_field(cells, 0.0);`` with ``alloc_field`` in
+    ``util.c``), in program order."""
+    by_name = {helper.name: helper for helper in helpers}
+    joined = [found for call in calls if call.callee in by_name
+              for found in [by_name[call.callee].at_call(call.args, call.target, call.span,
+                                                         call.function)]
+              if found is not None]
+    if not joined:
+        return allocations
+    return sorted(allocations + joined, key=lambda a: (a.span.start, a.span.end))
 
 
 class _Shift:

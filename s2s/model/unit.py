@@ -7,7 +7,14 @@ from functools import cached_property
 
 from s2s.model.access import ArrayRef, PointerCopy
 from s2s.model.cuda import ApiCall, Kernel, Launch
-from s2s.model.host import ClassFact, FunctionRef, HostAllocation, HostFunction
+from s2s.model.host import (
+    AllocatingHelper,
+    ClassFact,
+    FunctionRef,
+    HelperCall,
+    HostAllocation,
+    HostFunction,
+)
 from s2s.model.host_facts import HostArg, HostDecl, VarUse
 from s2s.model.kernel_ir import KernelBody
 from s2s.model.openmp import MacroDirective, OmpDirective
@@ -55,6 +62,12 @@ class TranslationUnit:
     host_decls: tuple[HostDecl, ...] = field(default=(), metadata={"json": False})
     #: uses of macros that expand to OpenMP directives (``MacroDirective``), for OpenMP files
     macro_directives: tuple[MacroDirective, ...] = field(default=(), metadata={"json": False})
+    #: Functions of the file that return a fresh array (their summary), and the file's calls
+    #: to functions it does not define whose value is stored: a program joins the two into
+    #: allocations (``s2s.model.program``); not in JSON.
+    allocating_helpers: tuple[AllocatingHelper, ...] = field(default=(),
+                                                             metadata={"json": False})
+    helper_calls: tuple[HelperCall, ...] = field(default=(), metadata={"json": False})
 
     @property
     def target_regions(self) -> tuple[OmpDirective, ...]:

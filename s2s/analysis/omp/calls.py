@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from s2s.analysis.omp.ir import CallEvent, FunctionIR, function_argument
+from s2s.analysis.omp.ir import Access, CallEvent, Copy, FunctionIR, function_argument
 from s2s.analysis.omp.state import Frame, State, Unsupported, balanced, meet, path_root
 from s2s.analysis.polynomial import NotPoly, assigned_in, poly, render
 
@@ -90,6 +90,10 @@ class CallHandling:
             text = _strip(arg)
             if not param.is_pointer:
                 scalars[param.name] = frame.scalars.get(text, text)
+                if _PATH.match(text) and _members_through_pointers(ir, param.name):
+                    # a struct passed by value: its copy's pointer members hold the
+                    # caller's addresses (``m.u[n]`` is ``mesh.u[n]``)
+                    pointers[param.name] = frame.resolve(text)
                 continue
             if param.name in chosen:
                 continue  # a local of the callee's frame, pointing to either (_call)
@@ -159,3 +163,16 @@ def _strip(arg: str) -> str:
         text = text[1:-1].strip()
     return text
 
+
+def _members_through_pointers(ir: FunctionIR, param: str) -> bool:
+    """Whether ``param`` (not a pointer) is used in the function only through pointer
+    members (``m.u[n]``, never ``m.a[k]`` of an array member, which the copy holds itself,
+    nor ``m`` passed on whole) that the function never re-points."""
+    events = [event for node in ir.root.walk() for event in node.events + node.cond
+              + node.step]
+    if any(isinstance(e, Copy) and path_root(e.target) == param for e in events):
+        return False  # ``m.u = other;`` re-points the copy's member, not the caller's
+    refs = [e.ref for e in events if isinstance(e, Access) and e.ref is not None and
+            e.ref.root == param]
+    return bool(refs) and all(r.pointer and r.array.startswith(param + ".") and
+                              r.call is None for r in refs)

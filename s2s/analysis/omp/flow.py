@@ -90,16 +90,29 @@ class Interpreter(CallHandling):
                 for other in state.same_storage(name):
                     saved.setdefault(other, (state.get_valid(other), state.get_dirty(other)))
             state = self.event(update, state, frame, node)
+        if saved and node.kind == "jump" and node.jump == "return":
+            # ``return f.u[0];``: the state leaves through the function's returns
+            returns = len(self._returns)
+            out = self._run(node, state, frame)
+            self._returns[returns:] = [self._unscoped(r, saved, node, frame)
+                                       for r in self._returns[returns:]]
+            return out
         out = self._run(node, state, frame)
         if out is not None and saved:
-            out = out.copy()
-            for name, (valid, dirty) in saved.items():
-                if out.get_valid(name) == BOTH:  # only read while fresh: as stale as before
-                    out.valid[name] = valid
-                    out.dirty[name] = dirty
-            for event in node.events:  # (the sections from before the statement, too)
-                if isinstance(event, Assign):
-                    out = self._assign(event, out, frame)
+            out = self._unscoped(out, saved, node, frame)
+        return out
+
+    def _unscoped(self, out: State, saved: dict, node: Node, frame: Frame) -> State:
+        """The state after a statement whose scoped updates copied only what it reads: the
+        arrays they made fresh are as stale as before it."""
+        out = out.copy()
+        for name, (valid, dirty) in saved.items():
+            if out.get_valid(name) == BOTH:  # only read while fresh: as stale as before
+                out.valid[name] = valid
+                out.dirty[name] = dirty
+        for event in node.events:  # (the sections from before the statement, too)
+            if isinstance(event, Assign):
+                out = self._assign(event, out, frame)
         return out
 
     def _run(self, node: Node, state: State, frame: Frame) -> State | None:
@@ -196,12 +209,14 @@ class Interpreter(CallHandling):
         self._loops.append({"breaks": [], "continues": [], "switch": None})
         if node.loop_kind == "do":
             out = self.run(node.body, head.copy(), frame)
+            out = self.events(node.after_body, out, frame, node) if out is not None else None
             ctx = self._loops.pop()
             after = meet(out, *ctx["continues"])
             after = self.events(node.cond, after, frame, node) if after else None
             return after, meet(after, *ctx["breaks"])
         entered = self.events(node.cond, head.copy(), frame, node)
         out = self.run(node.body, entered.copy(), frame)
+        out = self.events(node.after_body, out, frame, node) if out is not None else None
         ctx = self._loops.pop()
         back = meet(out, *ctx["continues"])
         if back is not None:

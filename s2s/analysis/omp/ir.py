@@ -109,6 +109,8 @@ class Node:
     directive: int | None = None
     parent: Node | None = None
     before: list = field(default_factory=list)  # planned updates executed before this node
+    #: planned updates executed at the end of a loop's body (written after its last statement)
+    after_body: list = field(default_factory=list)
     #: names whose element written here is pushed to the device right after (planned)
     write_through: set = field(default_factory=set)
 
@@ -238,6 +240,7 @@ class IRBuilder:
         self._refs, self._copies, self._function = refs, copies, function.name
         self._params = {p.name: k for k, p in enumerate(function.params)
                         if p.name and not p.is_pointer}
+        self._pointer_params = frozenset(p.name for p in function.params if p.is_pointer)
         self._owner = _innermost_owner(function.body, [r.span.start for r in refs]
                                        + [c.span.start for c in copies]
                                        + [c.span.start for s in function.body.walk()
@@ -464,6 +467,30 @@ class IRBuilder:
         for ref in refs:
             extent = write_extent(stmt, ref, self.text) if ref.writes else None
             events.append(Access(ref.array, "D", ref.mode, ref, full.get(ref.array), extent))
+        events += self._through_kernel_pointers(stmt, refs)
+        return events
+
+    def _through_kernel_pointers(self, stmt: Stmt, refs: list) -> list:
+        """Accesses through a pointer the kernel declares from an array of the function
+        (``const float *row = src + y * w;`` then ``row[x]``): accesses to that array, at
+        elements not bounded here (no subscript), so that it is mapped whole."""
+        inside = {c.target: c.source for c in self._copies
+                  if stmt.span.start <= c.span.start < stmt.span.end}
+        if not inside:
+            return []
+        outer = {r.root for r in self._refs if not r.region_local} | self._pointer_params | \
+            {c.target for c in self._copies
+             if not stmt.span.start <= c.span.start < stmt.span.end}
+        events = []
+        for ref in refs:
+            if not ref.region_local or ref.root not in inside:
+                continue
+            source, seen = inside[ref.root], {ref.root}
+            while source in inside and source not in seen and source not in outer:
+                seen.add(source)
+                source = inside[source]
+            if source is not None and source in outer:
+                events.append(Access(source, "D", ref.mode, None))
         return events
 
     def _hostfull_writes(self, stmt: Stmt) -> list:

@@ -65,6 +65,10 @@ def place_copy(failure, irs, region_nodes, lengths, model, root: str, text,
     if failure.access is None:
         return _place_join(failure, irs, lengths, model, root)
     failure = _lift_out_of_calls(failure, irs, root)
+    if failure.node.kind == "loop" and any(e is failure.access for e in failure.node.cond):
+        placed = _place_before_cond(failure, irs, lengths, model, root)
+        if placed is not None:
+            return placed
     other = "D" if failure.side == "H" else "H"
     path = hoist_path(failure.node, other, failure.local, region_nodes, irs, tops)
     anchor = path[-1]
@@ -223,6 +227,67 @@ def _place_join(failure, irs, lengths, model, root: str) -> list[PlannedUpdate]:
     wrap = loop.parent is not None and loop.parent.kind != "seq"
     return [PlannedUpdate(failure.function, loop.stmt, insertion_span(loop.stmt, model), wrap,
                           motion, item, reason) for item in items]
+
+
+def _place_before_cond(failure, irs, lengths, model, root: str) -> list[PlannedUpdate] | None:
+    """A loop's condition is evaluated after every trip, not only once: a copy for a read
+    there (``do { kernels } while (stop[0])``, the flag a kernel raised) goes at the end of
+    the body. None where the end of the body is not the only way to the condition (a
+    ``continue``), for a ``for`` (its step runs in between), or when that copy is placed
+    already (the read failing is then the first test of a ``while``: the copy goes before
+    the loop as for any other statement)."""
+    loop = failure.node
+    body = loop.body
+    if loop.loop_kind not in ("do", "while") or body is None or body.kind != "seq" or \
+            not body.children or body.children[-1].stmt is None or \
+            body.children[-1].kind == "jump" or _continues(body) or \
+            any(u.name == failure.local and u.side == failure.side for u in loop.after_body):
+        return None
+    motion = "from" if failure.side == "H" else "to"
+    access = failure.access
+    where = access.ref.span.location() if access.ref is not None else \
+        loop.stmt.span.location()
+    reason = f"the loop condition reads {failure.local} at {where} after every trip"
+    item = _item(failure, irs, lengths, model, root)
+    first = len(body.children)
+    while first > 0 and _quiet(body.children[first - 1], failure.local):
+        first -= 1
+    if first < len(body.children):
+        # before the statements that end the body without touching the array on the
+        # device (``iter++; printf("%d", delta[0]);``): one copy serves them and the test
+        anchor = body.children[first]
+        if any(u.name == failure.local and u.side == failure.side for u in anchor.before):
+            return None
+        anchor.before.append(Update(failure.local, failure.side))
+        return [PlannedUpdate(failure.function, anchor.stmt, insertion_span(anchor.stmt, model),
+                              False, motion, item, reason)]
+    last = body.children[-1]
+    loop.after_body.append(Update(failure.local, failure.side))
+    return [PlannedUpdate(failure.function, last.stmt, last.stmt.span, False, motion, item,
+                          reason, after=True)]
+
+
+def _quiet(node: Node, name: str) -> bool:
+    """A plain host statement that neither calls a function of the program, nor jumps, nor
+    writes or copies the pointer ``name`` nor touches it on the device: a copy of ``name``
+    made before it still holds after it."""
+    for part in node.walk():
+        if part.stmt is None or part.kind in ("kernel", "jump") or part.jump:
+            return False
+        for event in part.events + part.cond + part.step:
+            if isinstance(event, CallEvent) or \
+                    isinstance(event, Copy) and name in (event.target, event.source) or \
+                    isinstance(event, Access) and event.name == name and \
+                    (event.side == "D" or event.writes):
+                return False
+    return True
+
+
+def _continues(node: Node) -> bool:
+    """Whether a ``continue`` of the loop whose body is ``node`` is in it (not one of a
+    nested loop)."""
+    return any(child.jump == "continue" or child.kind != "loop" and _continues(child)
+               for child in node.parts())
 
 
 def same_section(a: str, b: str) -> bool:

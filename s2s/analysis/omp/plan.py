@@ -70,6 +70,7 @@ from s2s.analysis.omp.region import (
 from s2s.analysis.omp.sections import changing_term
 from s2s.analysis.omp.sizes import (
     array_sections,
+    helper_section,
     live_after,
     member_vectors,
     section_from_callees,
@@ -212,6 +213,8 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         section = section_from_callees(model, survey.device_uses.get(label, ()), source)
         if section is None:
             section = dict(callee_maps.lengths).get(label)
+        if section is None:
+            section = helper_section(model, function, label)
         if section is not None and skipped[label].startswith("its element count"):
             lengths[label] = section
             del skipped[label]

@@ -85,13 +85,23 @@ def _section(model, function, label, allocation, start: int) -> str | None:
     ``map(to: x[0:n])`` gives the count of ``net->x``)."""
     if allocation is not None and allocation.kind in ("static_array", "vla"):
         return ""
-    if allocation is not None and allocation.count is not None:
+    if allocation is not None and allocation.count is not None and allocation.kind != "helper":
         return f"[0:{allocation.count.text}]"
     for name in (label, *sorted(exact_aliases(model, function, label, start))):
         found = clause_section(model, function.name, name, from_zero=True)
         if found:
             return f"[0:{found[1]}]"
-    return None
+    return None  # (a helper's count comes last: helper_section)
+
+
+def helper_section(model: TranslationUnit, function, label: str) -> str | None:
+    """``[0:count]`` of an array a helper allocated (``u = make_field(n, 0.0)``), in the
+    call's arguments: used after the program's own map clauses, here and in the functions
+    it calls, which spell the count as the user wrote it."""
+    allocation = allocation_of(model, function, label)
+    if allocation is None or allocation.kind != "helper" or allocation.count is None:
+        return None
+    return f"[0:{allocation.count.text}]"
 
 
 def section_from_callees(model: TranslationUnit, uses, source: bytes) -> str | None:

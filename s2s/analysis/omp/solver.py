@@ -75,6 +75,7 @@ class Solver:
         for ir in self.irs.values():
             for node in ir.root.walk():
                 node.before.clear()
+                node.after_body.clear()
                 node.write_through.clear()
         for node, access, _ in self.candidates:
             node.write_through.add(access.name)
@@ -142,6 +143,7 @@ class Solver:
         for ir in self.irs.values():
             for node in ir.root.walk():
                 node.before.clear()
+                node.after_body.clear()
         # (write_through marks stay: they belong to the push candidates, not to copies)
 
     # --- statement by statement ---------------------------------------------------------------
