@@ -61,8 +61,6 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
         sources[args.stdin_filename] = read_stream(sys.stdin.buffer, args.stdin_filename)
         printer.sources[args.stdin_filename] = sources[args.stdin_filename]
     copies = output_copies(args.files, args.output_dir) if args.output_dir else {}
-    if copies and args.command == "mgpu":
-        options = with_source_directories(options)
     results: list[FileResult] = []  # kept for a JSON or SARIF document only
     tally = _Tally(args.check)
     if registry.is_whole_program(run_pass):
@@ -86,6 +84,8 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
                 result = _emitted_to_stdout(result, args, sources[path], console)
             elif isinstance(result, Success) and result.change is not None:
                 result = _emitted(result, args, copies.get(path), console)
+                if isinstance(result, Success) and args.output_dir and args.command == "mgpu":
+                    result = _with_header_copies(result, args.output_dir, copies)
             tally.add(result)
             if args.format != "text":
                 results.append(result)
@@ -108,18 +108,29 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
     return code
 
 
-def with_source_directories(options: RunOptions) -> RunOptions:
-    """``-o DIR`` of mgpu: each file's own directory joins its flags as ``-I``, so the flags the
-    rewrite records for the runtime's kernel compiler (s2s.transform.mgpu.kernel_flags) find
-    the project headers beside the original, which the copy under DIR no longer sits next to
-    (before: the program built with ``-I`` and failed at run time without ``-- -I.``)."""
-    base = options.flags_for
-
-    def flags_for(path: str) -> tuple[str, ...]:
-        own = base(path) if base is not None else ()
-        return (*own, "-I" + os.path.dirname(os.path.abspath(path)))
-
-    return replace(options, flags_for=flags_for)
+def _with_header_copies(result: Success, output_dir: str, copies: dict[str, str]
+                        ) -> FileResult:
+    """``mgpu -o DIR``: the project headers the file includes (those under the current
+    directory) are copied beside its copy, unchanged, as they sit beside the original: the
+    rewrite names the original source's directory only through ``__FILE__``, so the runtime
+    compiles the kernels of a header from the copy's directory (before: the program built
+    with -I and failed at run time unless ``-- -I.`` was given). A header this run writes
+    anyway (an input, or copied for another file) is written once."""
+    written = {os.path.realpath(p) for p in copies}
+    headers = [h for h in result.loaded.model.project_headers
+               if not os.path.relpath(os.path.abspath(h)).startswith("..")
+               and os.path.isfile(h) and os.path.realpath(h) not in written]
+    try:
+        for header, target in output_copies(headers, output_dir).items():
+            copies[header] = target
+            with open(header, "rb") as handle:
+                data = handle.read()
+            _write_copy(FileChange(header, data, data), target)
+    except (OSError, UsageError) as error:
+        problem = InputError(f"cannot copy the headers of {result.path} to {output_dir}: "
+                             f"{getattr(error, 'strerror', None) or error}", id="write-failed")
+        return Failed(result.path, result.diagnostics + (problem.diagnostic,))
+    return result
 
 
 def _print_document(args, results: list[FileResult], counts: dict[str, int],
