@@ -268,8 +268,10 @@ SLOW_WRITE = textwrap.dedent("""\
 def test_sigterm_during_in_place_write_leaves_no_temp_file(tmp_path, signum):
     src = write(tmp_path / "k.c", KERNEL)
     script = write(tmp_path / "slow.py", SLOW_WRITE)
+    # SIGINT as in a terminal (a shell's background job starts with it ignored)
     proc = subprocess.Popen([sys.executable, str(script), str(src)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+                            stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert proc.stdout.readline().strip() == "writing"
         assert list(tmp_path.glob(".s2s-*.tmp"))  # the write is under way

@@ -151,6 +151,12 @@ exec {real} "$@"
 """
 
 
+def _sigint_default() -> None:
+    """A background job of a shell starts with SIGINT ignored, and Python then installs no
+    KeyboardInterrupt for it: the child gets the default, as in a terminal."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 @pytest.mark.usefixtures("omp_toolchain")
 def test_a_signal_during_the_build_kills_the_compiler_and_removes_the_temp(tmp_path, signum):
@@ -167,7 +173,8 @@ def test_a_signal_during_the_build_kills_the_compiler_and_removes_the_temp(tmp_p
                TMPDIR=str(temp))
     proc = subprocess.Popen([sys.executable, "-m", "s2s", "verify", "--passes", "omp",
                              str(source)], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, start_new_session=True)
+                            stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=_sigint_default)
     pids: list[int] = []
     try:
         deadline = time.monotonic() + 120
