@@ -46,6 +46,7 @@ from s2s.analysis.transfers.host_body import (
     read_loop_body,
 )
 from s2s.analysis.transfers.host_checks import BufferChecks
+from s2s.model.cuda_legacy import legacy_equivalent
 from s2s.analysis.transfers.host_loops import loop_op
 from s2s.analysis.transfers.region import (
     DEVICE,
@@ -388,7 +389,7 @@ class _Extractor(BufferChecks, CallArgs):
 
     def _check_calls(self, calls: list[ApiCall]) -> None:
         for call in calls:
-            if call.name not in MEMORY_CALLS | DEVICE_FILLS | NEUTRAL_API and call.name.startswith("cuda") \
+            if legacy_equivalent(call.name) not in MEMORY_CALLS | DEVICE_FILLS | NEUTRAL_API and call.name.startswith("cuda") \
                     and not is_copy(call) and self._mentions(call):
                 if call.name == "cudaMemcpyAsync" and len(call.args) == 5:
                     self._refuse(f"'{call.name}' on stream '{call.args[4].text.strip()}': a copy on another "
