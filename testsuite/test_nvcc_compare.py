@@ -146,3 +146,32 @@ def test_the_originals_own_error_is_not_the_rewrites(tmp_path, nvcc_on):
     (said,) = [d for d in fused.diagnostics if d.severity.name != "NOTE"]
     assert said.id == "nvcc-original-error" and "constexpr __host__" in said.message
     assert said.location.line == 7
+
+
+ALL_REMOVED = """\
+int main()
+{
+    size_t value;
+    enum cudaFuncCache config;
+    cudaThreadSetLimit(cudaLimitStackSize, 4096);
+    cudaThreadGetLimit(&value, cudaLimitStackSize);
+    cudaThreadSetCacheConfig(cudaFuncCachePreferL1);
+    cudaThreadGetCacheConfig(&config);
+    cudaThreadSynchronize();
+    cudaThreadExit();
+    return (int)value + (int)config;
+}
+"""
+
+
+@needs_nvcc
+def test_every_removed_call_parses_and_its_replacement_compiles(tmp_path, nvcc_on):
+    """The parse declares each call of the table (the stub s2s_cuda_legacy.h) and nvcc 13
+    compiles each as the table maps it."""
+    from s2s.frontend.extract import load
+    path = tmp_path / "legacy.cu"
+    path.write_text(ALL_REMOVED)
+    loaded = load(str(path), ParseOptions())
+    assert loaded.model is not None, [d.headline() for d in loaded.diagnostics]
+    assert {c.name for c in loaded.model.api_calls} == set(LEGACY_CALLS)
+    assert nvcc_check.nvcc_errors(ALL_REMOVED.encode(), str(path), [], "sm_90", NVCC) == []
