@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 import sys
-import tomllib
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+
+import tomllib
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))

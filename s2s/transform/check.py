@@ -15,7 +15,6 @@ original's, not the rewrite's (issue 29, item 1).
 from __future__ import annotations
 
 import re
-
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 

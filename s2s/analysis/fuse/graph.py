@@ -25,8 +25,8 @@ from dataclasses import dataclass, field, replace
 
 from s2s.analysis.fuse.kernels import KernelFacts, facts_key, instance_problem
 from s2s.analysis.host_eval import host_trees
-from s2s.model.cuda_legacy import LEGACY_CALLS
 from s2s.model.cuda import Launch
+from s2s.model.cuda_legacy import LEGACY_CALLS
 from s2s.model.host import Stmt
 from s2s.model.span import SpanIndex
 from s2s.model.unit import TranslationUnit

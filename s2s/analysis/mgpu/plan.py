@@ -30,8 +30,8 @@ from s2s.analysis.kernel.access import analyze_unit
 from s2s.analysis.mgpu.globals import global_write
 from s2s.analysis.mgpu.sites import LaunchTokens, launch_tokens, mask
 from s2s.analysis.mgpu.templates import instantiation_access
-from s2s.model.cuda_legacy import LEGACY_CALLS
 from s2s.model import SourceSpan
+from s2s.model.cuda_legacy import LEGACY_CALLS
 from s2s.model.kernel_ir import Var
 from s2s.model.unit import TranslationUnit
 
