@@ -61,7 +61,7 @@ def _cached(tmp_path) -> list:
 def test_rewrite_nvcc_rejects_is_not_emitted_and_cached(program, tmp_path, capsys):
     """nvcc's answer is cached by content: an error cached for the rewrite (at a line whose
     original nvcc accepts) keeps it from being emitted; the original's own errors are not the
-    rewrite's (issue 29: testsuite/transform/test_nvcc_compare.py)."""
+    rewrite's (issue 29: testsuite/test_nvcc_compare.py)."""
     program.write_text(CONSTEXPR_HOST.replace("constexpr float", "__host__ __device__ float"))
     assert main(["mgpu", str(program)]) == 0
     assert "s2s_mgpu_launch(scale" in capsys.readouterr().out
