@@ -22,7 +22,7 @@ from s2s.frontend import clang_check
 from s2s.frontend.extract import Loaded, load
 from s2s.frontend.parse import ParseOptions, detect_language, parse_source
 from s2s.output import FileChange
-from s2s.transform.check import CheckedEdits, EditGroup, checked_edits
+from s2s.transform.check import CheckedEdits, EditGroup, checked_edits, introduced
 from s2s.transform.nvcc_check import enabled_by_environment, find_nvcc, nvcc_errors
 
 
@@ -180,17 +180,36 @@ def checked_output(path: str, source: bytes, output: PassOutput, options: ParseO
             _errors_in_context, path, includers, options))
 
     nvcc = _nvcc_for(path, options)
+    original: list[list[Diagnostic] | None] = []     # nvcc's errors on the original, once
 
-    def errors(data: bytes) -> list[Diagnostic]:
+    def errors(data: bytes, edits: tuple) -> list[Diagnostic]:
         said = [d for d in parse_source(data, path, options).diagnostics if d.is_error]
         if said:
             return said
         if nvcc is None:  # (C and C++: clang-16 where it is; CUDA without nvcc: the parse)
             return _clang_errors(data, source, path, options)
         compiled = nvcc_errors(data, path, options.user_flags, options.gpu_arch, nvcc)
-        return said if compiled is None else compiled
+        if not compiled:
+            return said if compiled is None else compiled
+        if not original:
+            original.append(nvcc_errors(source, path, options.user_flags, options.gpu_arch, nvcc))
+        return introduced(compiled, original[0] or (), source, edits)
 
-    return checked_edits(path, source, groups, errors)
+    checked = checked_edits(path, source, groups, errors)
+    return replace(checked, diagnostics=checked.diagnostics + _original_errors(path, original))
+
+
+def _original_errors(path: str, original: list) -> tuple[Diagnostic, ...]:
+    """A warning that nvcc rejects the original itself (its errors were not blamed on the
+    rewrite), naming the first error: the rewrite is no worse, but will not build either."""
+    if not original or not original[0]:
+        return ()
+    first = original[0][0]
+    where = f" (line {first.location.line})" if first.location else ""
+    return (Diagnostic.warning(
+        f"nvcc rejects the original file too: {first.message.removeprefix('nvcc: ')}{where}; "
+        "the rewrite was checked for errors of its own only", "nvcc-original-error",
+        first.location or Location(path, 1, 1, 0)),)
 
 
 def _errors_in_context(path: str, includers: tuple[tuple[str, bytes], ...],

@@ -155,6 +155,25 @@ class EditSet:
 _BARE_LF = re.compile(rb"(?<!\r)\n")
 
 
+def original_lines(source: bytes, edits: Iterable[Edit], line: int) -> tuple[int, int, bool]:
+    """The lines ``first..last`` (1-based) of ``source`` that line ``line`` of its rewrite by
+    ``edits`` (one file's, not overlapping) comes from, and whether it is a line of an edit's
+    text: an unchanged line is the one line it was, shifted by the lines the edits before it
+    added or removed; a line of an edit's text comes from the lines that edit replaced (or
+    the line it was inserted into)."""
+    shift = 0
+    for edit in sorted(edits, key=lambda e: (e.offset, e.end)):
+        first = source.count(b"\n", 0, edit.offset) + 1
+        if line < first + shift:
+            break
+        last = first + source.count(b"\n", edit.offset, edit.end)
+        new_last = first + shift + edit.text.count("\n")
+        if line <= new_last:
+            return first, last, True
+        shift = new_last - last
+    return line - shift, line - shift, False
+
+
 def line_ending(source: bytes) -> bytes:
     """The file's line ending: CRLF when most of its lines end so, else LF."""
     crlf = source.count(b"\r\n")

@@ -59,6 +59,42 @@ def split_at_dashdash(argv: list[str]) -> tuple[list[str], tuple[str, ...]]:
     return argv, ()
 
 
+def joined_values(argv: list[str], options: tuple[str, ...]) -> list[str]:
+    """``OPTION VALUE`` written as ``OPTION=VALUE`` for the options whose value is free text:
+    argparse would take a value starting with ``-`` (``--args "-x 32"``) for an option."""
+    out, at = [], 0
+    while at < len(argv):
+        if argv[at] in options and at + 1 < len(argv):
+            out.append(f"{argv[at]}={argv[at + 1]}")
+            at += 2
+        else:
+            out.append(argv[at])
+            at += 1
+    return out
+
+
+#: the language names of a compiler's ``-x`` (nvcc's ``cu``, clang's ``cuda``) -> s2s's
+_LANGUAGES = {"cu": "cuda", "cuda": "cuda", "c": "c", "c++": "c++", "cpp": "c++"}
+
+
+def language_flag(flags: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
+    """The language a compiler's ``-x LANG`` among the flags after ``--`` names (nvcc's
+    ``-x cu`` for a ``.cpp`` file of CUDA code) and the flags without it: s2s chooses the
+    language of a parse itself, and says it with its own ``-x``."""
+    out, language, at = [], None, 0
+    while at < len(flags):
+        flag = flags[at]
+        value = flags[at + 1] if flag == "-x" and at + 1 < len(flags) else \
+            flag[2:] if flag.startswith("-x") and flag != "-x" else None
+        if value in _LANGUAGES:
+            language = _LANGUAGES[value]
+            at += 2 if flag == "-x" else 1
+            continue
+        out.append(flag)
+        at += 1
+    return language, tuple(out)
+
+
 def database_files(build_dir: str) -> list[str]:
     """The source files of ``BUILD_DIR/compile_commands.json`` in its order, each once, as
     paths relative to the current directory when below it."""

@@ -13,7 +13,14 @@ import sys
 from collections.abc import Sequence
 
 from s2s import __version__, deep_stack
-from s2s.cli.common import Console, add_file_options, make_run_options, split_at_dashdash
+from s2s.cli.common import (
+    Console,
+    add_file_options,
+    joined_values,
+    language_flag,
+    make_run_options,
+    split_at_dashdash,
+)
 from s2s.cli.completion import SHELLS, completion_script
 from s2s.cli.inputs import STDIN, expand_inputs
 from s2s.cli.report_cmd import add_report_options, run_report
@@ -167,6 +174,8 @@ def _run(argv: list[str]) -> int:
         # a compiler's name that is not installed gets the launcher's wrapper-no-compiler
         return run_launcher([argv[lead], *argv[:lead], *argv[lead + 1:]], pass_issues)
     files_part, extra_flags = split_at_dashdash(argv)
+    if files_part[:1] == ["verify"]:
+        files_part = joined_values(files_part, ("--args",))
     parser = build_parser()
     args, unknown = parser.parse_known_args(files_part)
     if unknown:                   # said by the subcommand's parser, with its own usage line
@@ -197,6 +206,9 @@ def _run_command(args: argparse.Namespace, extra_flags: tuple[str, ...]) -> int:
     except UsageError as error:
         DiagnosticPrinter().emit(error.diagnostic)
         return 2
+    language, extra_flags = language_flag(extra_flags)
+    if language is not None and getattr(args, "language", None) is None:
+        args.language = language
     silenced = tuple(getattr(args, "silence", []) or ())
     if not getattr(args, "explain", True) or args.command == "report":  # the page has them
         silenced += ("*-explain",)

@@ -72,10 +72,10 @@ def run_verify(args, run_options: RunOptions, extra_flags: tuple[str, ...],
     programs = [[f] for f in args.files] if args.each else [list(args.files)]
     verdicts = []
     for sources in programs:
-        if args.ranks > 1 and program_kind(sources) != "cuda":
+        if args.ranks > 1 and program_kind(sources, run_options.parse.language) != "cuda":
             raise UsageError("--ranks runs CUDA programs rewritten by mgpu as MPI jobs; "
                              f"{' '.join(sources)} is not a CUDA program")
-        names = args.passes if args.passes is not None else DEFAULT_PASSES[program_kind(sources)]
+        names = args.passes if args.passes is not None else DEFAULT_PASSES[program_kind(sources, run_options.parse.language)]
         start = time.perf_counter()
         verdict = verify_program(sources, replace(options, passes=_passes(names)))
         verdicts.append(verdict)

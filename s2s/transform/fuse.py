@@ -29,6 +29,10 @@ from s2s.transform.check import EditGroup
 EXPLAIN_ID = "fuse-explain"
 #: a run's rewrite that does not compile (not emitted)
 INVALID_ID = "fuse-invalid"
+#: launches a run leaves unfused, with the reasons (a warning at default verbosity)
+UNFUSED_ID = "fuse-unfused"
+#: how the plan's reasons about recomputing a producer in its consumers begin
+RECOMPUTE = "recomputation: "
 
 
 def run_fuse(loaded: Loaded) -> PassOutput:
@@ -42,13 +46,31 @@ def run_fuse(loaded: Loaded) -> PassOutput:
         Diagnostic.note(f"kernel {name}: {f.kind} ({f.detail})", EXPLAIN_ID, f.kernel.span)
         for name, f in facts.items() if f.kernel.span.file == loaded.path or f.name in launched]
     sources = {h.path: h.source for h in headers}
-    runs = find_runs(model, source, facts)
+    lone: list = []
+    runs = find_runs(model, source, facts, lone)
+    several, left = len(model.launches) > 1, 0     # launches left unfused, for the summary
+    if several:
+        said = _outside_runs(model, runs, lone)
+        notes += said
+        left += len(said)
     for run in runs:
         if run.after:
-            notes.append(Diagnostic.note(
-                f"not fused with the launches before it: {run.after} ends the launch run there "
-                "(only error checks and default-stream synchronizations go between fused "
-                "launches)", EXPLAIN_ID, run.nodes[0].launch.span))
+            why = (f"not fused with the launches before it: {run.after} ends the launch run "
+                   "there (only error checks and default-stream synchronizations go between "
+                   "fused launches)")
+            notes.append(Diagnostic.note(why, EXPLAIN_ID, run.nodes[0].launch.span))
+            if several and len(run.nodes) == 1:
+                left += 1
+                notes.append(Diagnostic.warning(f"launch of {run.nodes[0].launch.kernel} in "
+                                                f"'{run.function}' {why}", UNFUSED_ID,
+                                                run.nodes[0].launch.span))
+        elif several and len(model.in_function("launches", run.function)) == 1:
+            left += 1
+            notes.append(Diagnostic.warning(
+                f"launch of {run.nodes[0].launch.kernel} is the only launch of "
+                f"'{run.function}': launches of different host functions are not fused (a "
+                "wrapper function's launch is not followed to its calls)", UNFUSED_ID,
+                run.nodes[0].launch.span))
     runs = [r for r in runs if len(r.nodes) > 1]
     usage = None
     if runs:
@@ -67,6 +89,9 @@ def run_fuse(loaded: Loaded) -> PassOutput:
             at = ctx.node(int(decision.nodes[0].split("#")[1])).launch.span
             notes.append(Diagnostic.note(f"{verb}: {' + '.join(decision.nodes)}: "
                                          f"{decision.reason}", EXPLAIN_ID, at))
+        unfused, said = _unfused(ctx, groups, decisions)
+        notes += said
+        left += unfused
         kernels, edits = [], []
         for group in groups:
             if not group.fused:
@@ -85,7 +110,41 @@ def run_fuse(loaded: Loaded) -> PassOutput:
         if kernels:
             planned.append((run, kernels, edits, _line_start(source, model.function(run.function).span.start)))
     edits, groups = _checked_groups(loaded.path, planned, source)
-    return PassOutput(edits, tuple(notes), groups, check_compiles=True)
+    return PassOutput(edits, tuple(notes), groups, check_compiles=True,
+                      counts=(("left unfused", left),) if several else ())
+
+
+def _outside_runs(model, runs, lone: list) -> list[Diagnostic]:
+    """A warning for each launch that joins no launch run, with what keeps it out."""
+    in_runs = {node.launch.span.start for run in runs for node in run.nodes}
+    why = {launch.span.start: reason for launch, reason in lone}
+    return [Diagnostic.warning(
+        f"launch of {launch.kernel} in '{launch.function}' is not fused: "
+        + why.get(launch.span.start, "it is not a statement of its own in a block") +
+        " (a run is made of statements that are each one launch)", UNFUSED_ID, launch.span)
+        for launch in model.launches if launch.span.start not in in_runs]
+
+
+def _unfused(ctx: fuse_plan.Context, groups, decisions) -> tuple[int, list[Diagnostic]]:
+    """How many launches of the run its plan leaves unfused, and one warning for a launch run whose plan leaves launches unfused (issue 29, item 6: no
+    silent pass), naming them and the reasons the plan gave for each refused fusion of
+    them: the dependence, the resource limit, the kernel it cannot model."""
+    fused = {i for g in groups if g.fused for i in g.nodes} | set(ctx.recompute)
+    left = [node for node in ctx.run.nodes if node.index not in fused]
+    if not left:
+        return 0, []
+    names = {node.name for node in left}
+    refused = [d.reason for d in decisions if not d.made and names & set(d.nodes)]
+    plain = [r for r in refused if not r.startswith(RECOMPUTE)]
+    # the plan's own reasons (the dependence) first; why recomputing a producer did not help
+    # after them, unless it says the same
+    reasons = list(dict.fromkeys(plain + [r for r in refused if r.startswith(RECOMPUTE)
+                                          and r.removeprefix(RECOMPUTE) not in plain]))
+    why = "; ".join(reasons) if reasons else "no fusion of them is both legal and cheaper"
+    listed = ", ".join(node.name for node in left)
+    return len(left), [Diagnostic.warning(f"{len(left)} of {len(ctx.run.nodes)} launches of a run in "
+                               f"'{ctx.run.function}' left unfused ({listed}): {why}",
+                               UNFUSED_ID, left[0].launch.span)]
 
 
 def _kernel_headers(loaded: Loaded) -> tuple[Loaded, ...]:

@@ -127,10 +127,13 @@ def prologue(plan: MgpuPlan) -> str:
 
 def kernel_flags(flags) -> tuple[str, ...]:
     """The user's flags that change what the kernels mean, for the runtime's kernel compiler:
-    ``-D``/``-U`` as given, ``-I`` made absolute (the program runs from anywhere), ``-std=``."""
+    ``-D``/``-U`` as given, ``-I`` made absolute (the program runs from anywhere), ``-std=``;
+    an ``-isystem`` directory is searched as an ``-I`` one (the runtime takes no ``-isystem``)."""
     out, items, at = [], list(flags), 0
     while at < len(items):
         option, value = items[at][:2], items[at][2:]
+        if items[at].startswith("-isystem"):
+            option, value = "-I", items[at][len("-isystem"):]
         if option in ("-D", "-U", "-I") and not value and at + 1 < len(items):
             at += 1
             value = items[at]

@@ -37,6 +37,7 @@ from runtime import cache_trust
 from s2s import shell_safe
 from s2s.diagnostics import Diagnostic, Location
 from s2s.frontend.allowed_flags import allowed_flags
+from s2s.model.cuda_legacy import legacy_defines
 from s2s.runtime_files import RUNTIME_INCLUDE
 
 #: nvcc's own message format: ``file(12): error: text``
@@ -93,12 +94,23 @@ def check_flags(user_flags: Sequence[str]) -> tuple[str, ...]:
                 at += 1
                 value = items[at]
             if value:
-                out.append(option + (os.path.abspath(value) if option in ("-I", "-isystem",
-                                                                            "-include") else value))
+                out.append(option + _flag_path(option, value))
         elif item.startswith("-std="):
             out.append(item)
         at += 1
     return tuple(out)
+
+
+def _flag_path(option: str, value: str) -> str:
+    """The value of a user's flag as the check's compile (in another directory) needs it:
+    directories absolute; an ``-include`` file absolute where it exists from here, as nvcc
+    looks for it first in the working directory, else as written (``-include math.h`` is
+    found on the include path, not next to the source)."""
+    if option in ("-I", "-isystem"):
+        return os.path.abspath(value)
+    if option == "-include":
+        return os.path.abspath(value) if os.path.isfile(value) else value
+    return value
 
 
 def nvcc_errors(data: bytes, path: str, user_flags: Sequence[str], gpu_arch: str,
@@ -112,7 +124,7 @@ def nvcc_errors(data: bytes, path: str, user_flags: Sequence[str], gpu_arch: str
     directories = (RUNTIME_INCLUDE, os.path.dirname(os.path.abspath(path)))
     arch = gpu_arch if _ARCH.match(gpu_arch) else "sm_90"
     key = hashlib.sha256(b"\0".join([data, *(s.encode() for s in (
-        *flags, *directories, arch, version))])).hexdigest()
+        *flags, _define_lines(flags), *directories, arch, version))])).hexdigest()
     cached = _read_cache(key)
     if cached is not None:
         return [_diagnostic(path, line, text) for line, text in cached]
@@ -171,15 +183,19 @@ def _path_flags(flags: tuple[str, ...], directories: tuple[str, ...], work: str)
 
 
 def _define_lines(flags: tuple[str, ...]) -> str:
-    """``-D``/``-U`` as lines of the text: macro values never reach nvcc's shell."""
-    lines = []
+    """``-D``/``-U`` as lines of the text: macro values never reach nvcc's shell; then the
+    calls CUDA 13 removed mapped to their replacements (:mod:`s2s.model.cuda_legacy`), as
+    every pass and verify's shim see them, unless the user's own flags name them."""
+    lines, named = [], []
     for flag in flags:
         if flag.startswith("-U"):
             lines.append(f"#undef {flag[2:]}\n")
+            named.append(flag[2:])
         elif flag.startswith("-D"):
             name, eq, body = flag[2:].partition("=")
             lines.append(f"#define {name} {body if eq else '1'}\n")
-    return "".join(lines)
+            named.append(name)
+    return "".join(lines) + legacy_defines(named)
 
 
 def _last_line(text: str, code: int) -> str:

@@ -63,7 +63,7 @@ def verify_cuda(sources: Sequence[str], options: VerifyOptions) -> Verdict:
     compiled on its own, then linked); raises VerifyUnavailable, ToolchainError when nothing can
     be verified."""
     sources = tuple(sources)
-    paths = _the_cuda_sources(sources)
+    paths = _the_cuda_sources(sources, options.run.parse.language)
     _check_toolchain()
     rewrites: dict[str, tuple[bytes, bytes]] = {}
     said: tuple = ()
@@ -116,8 +116,9 @@ def _failed_runs(original: ProgramRun, rewritten: ProgramRun) -> list[Diagnostic
     return notes
 
 
-def _the_cuda_sources(sources: tuple[str, ...]) -> tuple[str, ...]:
-    others = [s for s in sources if detect_language(s) != "cuda"]
+def _the_cuda_sources(sources: tuple[str, ...], language: str | None = None) -> tuple[str, ...]:
+    """The program's sources: .cu files, or any files taken as CUDA (``-x cu``)."""
+    others = [] if language == "cuda" else [s for s in sources if detect_language(s) != "cuda"]
     if others or not sources:
         raise VerifyUnavailable(
             f"a CUDA program is verified from its .cu files; got {', '.join(others) or 'none'}: "
@@ -231,16 +232,21 @@ def runtime_build_command(nvcc: str, path: str, text: bytes, workdir: Path,
 
 
 def _user_flags(build_flags: Sequence[str], workdir: Path) -> list[str]:
-    """The user's ``-D``/``-U``/``-I`` flags for nvcc: directories that are not plain become
-    links; a macro nvcc's quoting would not protect is refused."""
+    """The user's build flags (:func:`cuda_host.user_flags`) for nvcc: directories and forced
+    includes that are not plain become links; a macro nvcc's quoting would not protect is
+    refused."""
     flags = []
     for number, (option, value) in enumerate(cuda_host.user_flags(build_flags)):
-        if option == "-I":
+        if option in ("-I", "-isystem"):
             value = shell_safe.alias(value, str(workdir), f"include{number}")
+        elif option == "-include" and os.path.isabs(value) and not shell_safe.is_safe(value):
+            link = workdir / f"include{number}.h"
+            link.symlink_to(value)
+            value = str(link)
         elif _SHELL_ACTIVE.search(value):
             raise ToolchainError(f"cannot give {option}{value!r} to nvcc: it hands the value to "
                                  "a shell, which would act on its $, ` or \\")
-        flags.append(option + value)
+        flags += [option, value] if option in ("-isystem", "-include") else [option + value]
     return flags
 
 

@@ -34,6 +34,7 @@ from s2s.frontend.allowed_flags import allowed_flags
 from s2s.frontend.extract import load
 from s2s.frontend.headers import device_headers
 from s2s.frontend.parse import ParseOptions
+from s2s.model.cuda_legacy import legacy_defines
 from s2s.verify.bounded_run import run_process
 from s2s.wrapper.linemap import c_string, directive
 
@@ -202,8 +203,10 @@ def _compile_unit(path: str, workdir: Path, source: bytes | None, compiler: str,
     obj = workdir / (Path(path).stem + ".o")
     dirs = ":".join([directory, *include_dirs])
     # nvcc includes cuda_runtime.h before any source: files that include no CUDA header build
+    legacy = workdir / "s2s_cuda_legacy_map.h"    # the calls CUDA 13 removed, as nvcc's check maps them
+    legacy.write_text(legacy_defines(named_macros(flags)))
     command = [compiler, "-std=c++17", "-O1", "-w", f"-I{SHIM_DIR}", "-idirafter",
-               str(RUNTIME_CPU_HEADERS), "-include", "cuda_runtime.h",
+               str(RUNTIME_CPU_HEADERS), "-include", "cuda_runtime.h", "-include", str(legacy),
                *[f"-I{m}" for m in mirrors], "-iquote", directory, *host_flags,
                _string_macro("S2S_SHIM_KERNELS", str(kernels)),
                _string_macro("S2S_SHIM_NAME", Path(path).name),
@@ -225,35 +228,60 @@ def _string_macro(name: str, value: str) -> str:
 
 
 def _preprocessing(flags: Sequence[str]) -> tuple[str, list[str], list[str]]:
-    """``#define``/``#undef`` lines for the kernels' text (the runtime compiles the kernels itself
-    and takes no command-line macros), the ``-I`` directories, and the ``-D``/``-U``/``-I`` flags
-    for the host compile; other flags of ``flags`` are for parsing only."""
+    """``#define``/``#undef``/``#include`` lines for the kernels' text (the runtime compiles the
+    kernels itself and takes no command-line macros or forced includes), the ``-I``/``-isystem``
+    directories, and the user's flags for the host compile; other flags of ``flags`` are for
+    parsing only."""
     lines, dirs, host = [], [], []
     for option, value in user_flags(flags):
-        host.append(option + value)
-        if option == "-I":
-            dirs.append(os.path.abspath(value))
+        if option in ("-I", "-isystem"):
+            dirs.append(value)
+            host += [option, value]
+        elif option == "-include":
+            quoted = f'"{c_string(value).decode("utf-8", errors="surrogateescape")}"'
+            lines.append(f"#include {quoted if os.path.isabs(value) else f'<{value}>'}\n")
+            host += [option, value]
         elif option == "-U":
             lines.append(f"#undef {value}\n")
+            host.append(option + value)
         else:
             name, _, body = value.partition("=")
             lines.append(f"#define {name} {body if _ else '1'}\n")
+            host.append(option + value)
     return "".join(lines), dirs, host
 
 
+#: the user's flags that change what a build of the program compiles (an allow-list: every
+#: other flag is for the parse only); the longest spelling first
+_BUILD_OPTIONS = ("-isystem", "-include", "-D", "-U", "-I")
+
+
 def user_flags(flags: Sequence[str]) -> list[tuple[str, str]]:
-    """The ``-D``/``-U``/``-I`` options of ``flags`` as (option, value), whether the value is
-    joined (``-DX``) or the next argument (``-D X``)."""
+    """The ``-D``/``-U``/``-I``/``-isystem``/``-include`` options of ``flags`` as (option,
+    value), whether the value is joined (``-DX``) or the next argument (``-D X``); directories
+    made absolute, an ``-include`` file absolute where it exists from here (the compiler looks
+    in its working directory first) and as written otherwise (``-include math.h`` is found on
+    the include path). The one place that says which user flags reach verify's builds (after the allow-list
+    every tool s2s runs applies: s2s.frontend.allowed_flags)."""
     found, items, at = [], list(allowed_flags(flags)[0]), 0
     while at < len(items):
-        option, value = items[at][:2], items[at][2:]
-        if option in ("-D", "-U", "-I"):
+        option = next((o for o in _BUILD_OPTIONS if items[at].startswith(o)), None)
+        if option is not None:
+            value = items[at][len(option):]
             if not value and at + 1 < len(items):
                 at += 1
                 value = items[at]
-            found.append((option, value))
+            if option in ("-I", "-isystem") or (option == "-include" and os.path.isfile(value)):
+                value = os.path.abspath(value)
+            if value:
+                found.append((option, value))
         at += 1
     return found
+
+
+def named_macros(flags: Sequence[str]) -> list[str]:
+    """The macro names the user's ``-D``/``-U`` flags define or undefine."""
+    return [value.partition("=")[0] for option, value in user_flags(flags) if option in ("-D", "-U")]
 
 
 def run(exe: Path, args: tuple[str, ...] = (), devices: int = 1, timeout: float = 300) -> HostRun:

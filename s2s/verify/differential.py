@@ -121,14 +121,17 @@ def register_backend(kind: str, backend: Backend) -> None:
     BACKENDS[kind] = backend
 
 
-def program_kind(sources: Sequence[str]) -> str:
-    """'cuda' for a program with a .cu source, else 'openmp'."""
+def program_kind(sources: Sequence[str], language: str | None = None) -> str:
+    """'cuda' for a program with a .cu source (or every source taken as CUDA: ``-x cu``),
+    else 'openmp'."""
+    if language is not None:
+        return "cuda" if language == "cuda" else "openmp"
     return "cuda" if any(detect_language(s) == "cuda" for s in sources) else "openmp"
 
 
 def verify_program(sources: Sequence[str], options: VerifyOptions) -> Verdict:
     """Verify one program made of ``sources``; raises VerifyUnavailable, ToolchainError."""
-    kind = program_kind(sources)
+    kind = program_kind(sources, options.run.parse.language)
     backend = BACKENDS.get(kind)
     if backend is None:
         raise VerifyUnavailable(f"this s2s cannot verify {kind} programs (no backend is "

@@ -59,18 +59,22 @@ def _cached(tmp_path) -> list:
 @pytest.mark.skipif(NVCC is None, reason="nvcc is not installed: the rewrite check is the "
                     "libclang parse alone")
 def test_rewrite_nvcc_rejects_is_not_emitted_and_cached(program, tmp_path, capsys):
+    """nvcc's answer is cached by content: an error cached for the rewrite (at a line whose
+    original nvcc accepts) keeps it from being emitted; the original's own errors are not the
+    rewrite's (issue 29: testsuite/test_nvcc_compare.py)."""
+    program.write_text(CONSTEXPR_HOST.replace("constexpr float", "__host__ __device__ float"))
+    assert main(["mgpu", str(program)]) == 0
+    assert "s2s_mgpu_launch(scale" in capsys.readouterr().out
+    (entry,) = _cached(tmp_path)                 # the rewrite's; the original needed no compile
+    stored = json.loads(entry.read_text())
+    assert stored == {"inputs": entry.stem, "errors": []}  # the inputs' hash, with the verdict
+    entry.write_text(json.dumps({"inputs": entry.stem, "errors": [
+        [10, "calling a __host__ function from a __global__ function"]]}))
     assert main(["mgpu", str(program)]) == 1
     out, err = capsys.readouterr()
     assert "+++" not in out                      # no diff: nothing emitted
-    assert "[mgpu-rewrite-invalid]" in err and "constexpr __host__" in err
-    (entry,) = _cached(tmp_path)
-    stored = json.loads(entry.read_text())
-    assert stored["inputs"] == entry.stem                   # the inputs' hash, with the verdict
-    assert stored["errors"][0][1].startswith("calling a constexpr __host__")
-    # the cached answer is what the next run uses: mark it as compiling and the rewrite comes out
-    entry.write_text(json.dumps({"inputs": entry.stem, "errors": []}))
-    assert main(["mgpu", str(program)]) == 0
-    assert "s2s_mgpu_launch(scale" in capsys.readouterr().out
+    assert "[mgpu-rewrite-invalid]" in err and "calling a __host__ function" in err
+    assert len(_cached(tmp_path)) == 2           # the original compiled once to compare
 
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc is not installed")

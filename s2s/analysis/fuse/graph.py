@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from s2s.analysis.fuse.kernels import KernelFacts, facts_key, instance_problem
 from s2s.analysis.host_eval import host_trees
 from s2s.model.cuda import Launch
+from s2s.model.cuda_legacy import LEGACY_CALLS
 from s2s.model.host import Stmt
 from s2s.model.span import SpanIndex
 from s2s.model.unit import TranslationUnit
@@ -43,7 +44,8 @@ ERROR_CHECK = frozenset({"cudaGetLastError", "cudaPeekAtLastError"})
 #: Synchronizations of the default stream: they order the host after the launches before
 #: them, not one launch after another (launches on the default stream run in order anyway),
 #: so a run goes on past them; they stay where they are, before the fused launch.
-SYNC = frozenset({"cudaDeviceSynchronize", "cudaThreadSynchronize"})
+SYNC = frozenset({"cudaDeviceSynchronize"} | {old for old, new in LEGACY_CALLS.items()
+                                             if new == "cudaDeviceSynchronize"})
 REPORTING = frozenset({"cudaGetErrorString", "cudaGetErrorName", "fprintf", "printf", "puts",
                        "fputs", "exit", "abort"})
 
@@ -113,7 +115,11 @@ class Run:
         return {d.second for d in self.deps if d.first == a}
 
 
-def find_runs(unit: TranslationUnit, source: bytes, facts: dict) -> list[Run]:
+def find_runs(unit: TranslationUnit, source: bytes, facts: dict,
+              lone: list | None = None) -> list[Run]:
+    """The launch runs of every function; ``lone`` (when given) receives (launch, why) for
+    each launch that joins no run: its statement is more than the launch (a call in its
+    configuration, a loop or branch around it)."""
     runs = []
     for function in unit.functions:
         launches = unit.in_function("launches", function.name)
@@ -121,7 +127,8 @@ def find_runs(unit: TranslationUnit, source: bytes, facts: dict) -> list[Run]:
             continue
         by_span = SpanIndex(launches)
         for block, in_loop in _blocks(function.body, False):
-            runs += _runs_in_block(unit, function, block, in_loop, by_span, facts)
+            runs += _runs_in_block(unit, function, block, in_loop, by_span, facts,
+                                   [] if lone is None else lone)
     return runs
 
 
@@ -136,8 +143,8 @@ def _blocks(stmt: Stmt, in_loop: bool):
         yield from _blocks(child, inner)
 
 
-def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Launch], facts
-                   ) -> list[Run]:
+def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Launch], facts,
+                   lone: list) -> list[Run]:
     runs, current, after = [], [], ""
     for child in block.children:
         inside = launches.inside(child.span)
@@ -148,6 +155,8 @@ def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Lau
         names = {c.name for c in calls}
         if not inside and names & (ERROR_CHECK | SYNC) and names <= ERROR_CHECK | SYNC | REPORTING:
             continue
+        if child.kind == "expr" and inside:
+            lone += [(launch, _separation(child, names, inside)) for launch in inside]
         if calls or inside:
             if current or inside:  # the first statement after launches ends their run
                 if current:

@@ -31,6 +31,7 @@ from s2s.analysis.mgpu.globals import global_write
 from s2s.analysis.mgpu.sites import LaunchTokens, launch_tokens, mask
 from s2s.analysis.mgpu.templates import instantiation_access
 from s2s.model import SourceSpan
+from s2s.model.cuda_legacy import LEGACY_CALLS
 from s2s.model.kernel_ir import Var
 from s2s.model.unit import TranslationUnit
 
@@ -38,8 +39,8 @@ from s2s.model.unit import TranslationUnit
 SUPPORTED_API = {
     "cudaMalloc": "Malloc", "cudaFree": "Free", "cudaMemcpy": "Memcpy",
     "cudaMemcpyAsync": "MemcpyAsync", "cudaMemset": "Memset", "cudaMemsetAsync": "MemsetAsync",
-    "cudaDeviceSynchronize": "DeviceSynchronize", "cudaThreadSynchronize": "DeviceSynchronize",
-    "cudaDeviceReset": "DeviceReset", "cudaThreadExit": "DeviceReset", "cudaGetDeviceCount": "GetDeviceCount",
+    "cudaDeviceSynchronize": "DeviceSynchronize",
+    "cudaDeviceReset": "DeviceReset", "cudaGetDeviceCount": "GetDeviceCount",
     "cudaSetDevice": "SetDevice", "cudaGetDevice": "GetDevice",
     "cudaGetLastError": "GetLastError", "cudaPeekAtLastError": "PeekAtLastError",
     "cudaGetErrorString": "GetErrorString", "cudaGetErrorName": "GetErrorName",
@@ -54,6 +55,9 @@ SUPPORTED_API = {
     "cudaMemcpyToSymbolAsync": "MemcpyToSymbolAsync",
     "cudaMemcpyFromSymbolAsync": "MemcpyFromSymbolAsync",
 }
+#: the removed calls whose replacement the runtime offers are redirected as their replacement
+SUPPORTED_API.update({old: SUPPORTED_API[new] for old, new in LEGACY_CALLS.items()
+                      if new in SUPPORTED_API})
 #: calls naming a __constant__/__device__ variable, and which argument does
 SYMBOL_ARG = {"cudaMemcpyToSymbol": 0, "cudaMemcpyToSymbolAsync": 0, "cudaMemcpyFromSymbol": 1,
               "cudaMemcpyFromSymbolAsync": 1}
@@ -180,12 +184,25 @@ def _launch_warnings(name: str, by_name: dict, warned: set[str], launch) -> list
                         "mgpu too (else the program stops at this launch)", "mgpu-other-file",
                         launch.span)]
     access = by_name[name].access
-    if access is not None and access["partitionable"]:
+    why = TEMPLATE_ONE_DEVICE if access is None else access["reason"] \
+        if not access["partitionable"] else run_time_fallback(access)
+    if why is None:
         return []
     warned.add(name)
-    why = TEMPLATE_ONE_DEVICE if access is None else access["reason"]
     return [Refusal(f"kernel '{name}' runs on one device (not partitioned): {why}",
                     "mgpu-one-device", launch.span)]
+
+
+def run_time_fallback(access: dict) -> str | None:
+    """Why the runtime will run every launch of a partitionable kernel on one device, where
+    the model already says so (runtime/launch.py's partition_plan checks the same at each
+    launch): an array whose element size the model does not know (``void *``, a type of
+    unknown size) cannot be split into byte ranges. None: nothing known now stops a split."""
+    unsized = [name for name, array in access["arrays"].items() if not array["elem_size"]]
+    if not unsized:
+        return None
+    return (f"element size of {unsized[0]!r} unknown to the model (a pointer to void or to a "
+            "type of unknown size): the runtime runs each launch whole")
 
 
 def _instance_access(model: TranslationUnit, headers: tuple[TranslationUnit, ...],

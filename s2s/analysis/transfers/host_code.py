@@ -65,6 +65,7 @@ from s2s.model import SourceSpan, Stmt
 from s2s.model.access import ArrayRef, PointerCopy
 from s2s.model.cuda import ApiCall
 from s2s.model.cuda import Launch as LaunchSite
+from s2s.model.cuda_legacy import legacy_equivalent
 from s2s.model.host import HostFunction
 from s2s.model.host_facts import HostArg, VarUse
 from s2s.model.span import SpanIndex
@@ -388,7 +389,8 @@ class _Extractor(BufferChecks, CallArgs):
 
     def _check_calls(self, calls: list[ApiCall]) -> None:
         for call in calls:
-            if call.name not in MEMORY_CALLS | DEVICE_FILLS | NEUTRAL_API and call.name.startswith("cuda") \
+            known = MEMORY_CALLS | DEVICE_FILLS | NEUTRAL_API
+            if legacy_equivalent(call.name) not in known and call.name.startswith("cuda") \
                     and not is_copy(call) and self._mentions(call):
                 if call.name == "cudaMemcpyAsync" and len(call.args) == 5:
                     self._refuse(f"'{call.name}' on stream '{call.args[4].text.strip()}': a copy on another "

@@ -1,0 +1,109 @@
+"""No silent pass (issue 29, item 6): launches ``s2s fuse`` leaves unfused get one warning per
+launch run at default verbosity, naming the dependence or other reason; mgpu warns at rewrite
+time about a launch the runtime will run on one device for a reason the model already knows."""
+
+from __future__ import annotations
+
+from s2s.cli.main import main
+from s2s.driver import RunOptions, process_file
+from s2s.transform.fuse import run_fuse
+from s2s.transform.mgpu import run_mgpu
+
+KERNELS = """\
+#include <cstdio>
+__global__ void rev(float *y, const float *x, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[n - 1 - i];
+}
+__global__ void add(float *x, const float *y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = x[i] + y[(i + 1) % n];
+}
+"""
+MAIN = """\
+int main()
+{
+    const int n = 256;
+    float h[256], *x, *y;
+    for (int i = 0; i < n; i++) h[i] = i;
+    cudaMalloc((void **)&x, sizeof h);
+    cudaMalloc((void **)&y, sizeof h);
+    cudaMemcpy(x, h, sizeof h, cudaMemcpyHostToDevice);
+    for (int t = 0; t < 3; t++) {
+        rev<<<n / 64, 64>>>(y, x, n);
+        BETWEEN
+        add<<<n / 64, 64>>>(x, y, n);
+    }
+    cudaMemcpy(h, x, sizeof h, cudaMemcpyDeviceToHost);
+    printf("%f\\n", h[3]);
+    return 0;
+}
+"""
+
+
+def _fuse(tmp_path, between: str = ""):
+    path = tmp_path / "steps.cu"
+    path.write_text(KERNELS + MAIN.replace("BETWEEN", between))
+    return path, process_file(str(path), RunOptions(), run_fuse)
+
+
+def _warnings(result) -> list:
+    return [d for d in result.diagnostics if d.severity.name == "WARNING"]
+
+
+def test_a_dependence_between_launches_is_a_warning_naming_it(tmp_path, capsys):
+    path, result = _fuse(tmp_path)
+    assert not result.change.changed
+    (said,) = _warnings(result)
+    assert said.id == "fuse-unfused" and said.location.line == 21
+    assert "2 of 2 launches of a run in 'main' left unfused (rev#0, add#1)" in said.message
+    assert said.message.index("RAW") < said.message.index("recomputation:")   # the dependence first
+    assert dict(result.counts) == {"left unfused": 2}
+    assert main(["fuse", str(path)]) == 0                   # default verbosity: shown
+    err = capsys.readouterr().err
+    assert "[fuse-unfused]" in err and "0 would change, 0 failed, 2 left unfused" in err
+    assert main(["fuse", "--strict", str(path)]) == 1
+
+
+def test_a_call_that_ends_the_run_is_the_reason(tmp_path):
+    _, result = _fuse(tmp_path, "cudaMemcpy(h, y, sizeof h, cudaMemcpyDeviceToHost);")
+    (said,) = _warnings(result)
+    assert said.id == "fuse-unfused" and said.location.line == 23
+    assert "launch of add in 'main' not fused with the launches before it: a call to " \
+           "cudaMemcpy" in said.message
+    assert dict(result.counts) == {"left unfused": 1}
+
+
+def test_a_fused_run_says_nothing(tmp_path):
+    path = tmp_path / "map.cu"
+    path.write_text(KERNELS.replace("y[(i + 1) % n]", "y[i]").replace("x[n - 1 - i]", "x[i]")
+                    + MAIN.replace("BETWEEN", ""))
+    result = process_file(str(path), RunOptions(), run_fuse)
+    assert result.change.changed and not _warnings(result)
+    assert dict(result.counts) == {"left unfused": 0}
+
+
+def test_mgpu_warns_of_a_run_time_fallback_it_can_see(tmp_path):
+    path = tmp_path / "unsized.cu"
+    path.write_text("""\
+__global__ void fill(float *out, const void *tag, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = 2.0f * i;
+}
+int main()
+{
+    float *d;
+    cudaMalloc(&d, 64 * sizeof(float));
+    fill<<<2, 32>>>(d, d, 64);
+    cudaFree(d);
+    return 0;
+}
+""")
+    result = process_file(str(path), RunOptions(), run_mgpu)
+    assert result.change.changed
+    (said,) = _warnings(result)
+    assert said.id == "mgpu-one-device" and said.location.line == 10
+    assert "element size of 'tag' unknown to the model" in said.message
