@@ -170,23 +170,41 @@ RULES: tuple[Rule, ...] = (
          "it; the part that fails is dropped.",
          "Report it as a bug of s2s; --no-nvcc-check skips the check (not recommended).",
          "k.cu:30:1: error: nvcc: identifier \"s2s_fused\" is undefined [nvcc-error]"),
+        ("nvcc-original-error", "the original does not compile with nvcc",
+         "nvcc rejects the file as written (e.g. cudaThreadSynchronize, removed in CUDA 13); "
+         "the rewrite is checked only for errors of its own: the same error at the same "
+         "(mapped) line belongs to the original.",
+         "Fix the original, or pass -D flags that map the old call (honoured, not a conflict).",
+         "k.cu:40:5: warning: the original does not compile with nvcc (identifier "
+         "\"cudaFoo\" is undefined); the rewrite is checked for errors of its own only "
+         "[nvcc-original-error]"),
         ("nesting-too-deep", "code nested too deeply",
          "The code nests deeper than s2s's analysis can follow; the file is left as it is.",
          "Nothing to do, or simplify the nesting.",
          "gen.c:1:1: error: code nested too deeply for s2s (more than about 20000 levels); "
          "the file is left as it is [nesting-too-deep]"),
-        ("cuda-header", "project header with device code does not parse alone",
-         "A project header holds kernels but does not parse on its own, so its kernels are "
-         "not analysed.",
-         "Make the header self-contained (include what it uses).",
-         "kernels.cuh:1:1: warning: project header kernels.cuh has device code but does not "
-         "parse on its own; its kernels are not analysed [cuda-header]"),
-        ("header-skipped", "project header with OpenMP does not parse alone",
-         "A project header with OpenMP directives does not parse on its own; it is left as "
-         "written.",
-         "Make the header self-contained (include what it uses).",
-         "warning: project header included by main.c has OpenMP directives but does not "
-         "parse on its own; it is left as written [header-skipped]"),
+        ("header-contexts-differ", "a header means something else in two includers",
+         "A project header is analysed in the context of the first file that includes it; "
+         "another includer defines a macro or type it uses differently, so the header's "
+         "model differs there.",
+         "Check the header's rewrite in both includers (s2s checks that it compiles in each); "
+         "make the header mean the same thing wherever it is included.",
+         "ops.h:1:1: warning: project header analysed in the context of a.c, its first "
+         "includer; b.c includes it where its macros or types mean something else: its "
+         "rewrite is checked in both [header-contexts-differ]"),
+        ("include-not-regular", "an include names a special file",
+         "An #include or -include may resolve to a device, a FIFO or a socket; the file is "
+         "failed before libclang reads anything (/dev/zero would fill memory, a FIFO hang).",
+         "Include regular files only.",
+         "a.c:2:10: error: '#include \"/dev/zero\"' names a special file (a character "
+         "device); the file is not read [include-not-regular]"),
+        ("flags-dropped", "user flags dropped by the allow-list",
+         "Flags that load code or write files (-fplugin=, -Xclang -load, -MD -MF, -o, "
+         "--save-temps, ...) or are not known to be safe never reach the tools s2s runs.",
+         "Nothing to do; the note names what was dropped. The compiler wrapper's real build "
+         "keeps your flags.",
+         "note: flags dropped (they load code or write files, or are not on s2s's list): "
+         "-fplugin=x.so [flags-dropped]"),
         ("program-name-clash", "files analysed one by one",
          "The input files define the same function, so they are not one program; each is "
          "analysed on its own.",
@@ -280,6 +298,14 @@ RULES: tuple[Rule, ...] = (
          "Add a map clause with the section's size.",
          "a.c:6:5: warning: this target region still uses 'p' without a mapping (an implicit "
          "zero-length section: wrong on a GPU): its size is unknown [omp-left-unmapped]"),
+        ("omp-per-construct", "a target region mapped on its own (safety net)",
+         "The program-wide plan was refused for this construct; it gets map clauses of its "
+         "own over the range its kernel touches (to, from or tofrom by what it reads and "
+         "writes): correct on a GPU, but copies may repeat each time it runs.",
+         "Read the reason; where it names a pattern s2s cannot follow, hand-written target "
+         "data around the loop saves the repeated copies.",
+         "a.c:40:5: warning: 'u' is mapped per construct: its element count is not known "
+         "[omp-per-construct]"),
         ("omp-in-macro", "mapping would have to be edited inside a macro",
          "The data mapping of the function lies in a macro or template s2s does not edit; it "
          "is left as written.",
@@ -410,6 +436,12 @@ RULES: tuple[Rule, ...] = (
          "Report it as a bug with the file.",
          "k.cu:40:3: warning: the fusion of the launches from scale in 'main' does not "
          "compile: ...; left as written [fuse-invalid]"),
+        ("fuse-unfused", "launches left unfused, and why",
+         "A run of two or more launches (or a launch that could join one) is not fused; the "
+         "message names the dependence or other reason. --strict fails on it.",
+         "Nothing to do where the dependence is real; otherwise restructure as the reason says.",
+         "k.cu:48:5: warning: 2 launches left unfused: 'relax' reads 'u' that 'smooth' "
+         "writes at another index (needs a global barrier) [fuse-unfused]"),
     ),
     *_rules(
         "Multi-GPU partitioning (s2s mgpu)",
@@ -424,6 +456,12 @@ RULES: tuple[Rule, ...] = (
          "Nothing to do; the message says why.",
          "k.cu:20:5: warning: 'cudaMemcpyToSymbol' cannot be rewritten: its symbol is not a "
          "variable's plain name [mgpu-api]"),
+        ("mgpu-explain", "why an mgpu edit is made",
+         "A note with each mgpu edit (the prologue, each launch, the epilogue) saying what it "
+         "does and why.",
+         "Nothing to do; it is the reason shown next to the change.",
+         "k.cu:30:5: note: the launch of 'scale' runs over the runtime's devices, split by "
+         "rows of 'a' [mgpu-explain]"),
         ("mgpu-one-device", "kernel runs on one device",
          "The kernel's accesses cannot be partitioned; it runs whole on one device.",
          "Nothing to do; the message says why.",
@@ -458,6 +496,18 @@ RULES: tuple[Rule, ...] = (
          "Fix the cause named in the message and run again.",
          "error: cannot write out/a.c: No space left on device; a.c is left as it was "
          "[write-failed]"),
+        ("output-not-regular", "an output path is not a regular file",
+         "s2s writes regular files only: a device node, a FIFO or a directory named as an "
+         "output is refused and left as it is.",
+         "Name a regular file (or a new path) as the output.",
+         "error: not a regular file (a character device): /dev/null; left as it is "
+         "[output-not-regular]"),
+        ("file-changed", "a file changed while s2s ran",
+         "Just before replacing a file, --in-place found its size, time or contents changed "
+         "since s2s read it (an editor saved it); the new text is kept and the file fails.",
+         "Run s2s again on the saved file.",
+         "error: a.c changed while s2s was running (size 1200 -> 1230); it is left as it is "
+         "[file-changed]"),
         ("edit-conflict", "two planned edits overlap",
          "Two edits of one run overlap; applying either would corrupt the file, so neither "
          "is applied.",
@@ -524,6 +574,18 @@ RULES: tuple[Rule, ...] = (
          "verify-timeout-original or verify-timeout-rewritten: a run exceeded --timeout.",
          "Raise --timeout, or give smaller inputs with --args.",
          "error: the rewritten program ran longer than 120 s [verify-timeout-rewritten]"),
+        ("verify-output-truncated", "a program printed more than verify keeps",
+         "verify keeps at most 32 MiB of each output stream of a program; the rest is read, "
+         "counted and dropped, and the comparison covers what was kept.",
+         "Print less, or compare the rest yourself.",
+         "warning: the original printed 1,073,741,824 bytes on stdout; the first 33,554,432 "
+         "were compared [verify-output-truncated]"),
+        ("verify-rewrite-incomplete", "a pass asked for dropped its rewrite",
+         "A pass verify was asked to run dropped its rewrite (it did not compile, or an error "
+         "stopped it): what verify ran is not what was asked, so the verdict fails.",
+         "Read the pass's own error above it.",
+         "error: mgpu produced no rewrite of k.cu ([mgpu-rewrite-invalid]); the verdict "
+         "does not cover it [verify-rewrite-incomplete]"),
         ("verify-signal-*", "a program was killed by a signal",
          "verify-signal-original or verify-signal-rewritten: a run ended by a signal "
          "(a crash).",

@@ -69,8 +69,8 @@ def test_the_extraction_finds_the_ids_it_should():
     """A guard on the guard: ids of each kind of place are found."""
     ids = emitted_ids()
     for expected in ("omp-left-unmapped", "omp-redundant-copy", "transfers-member", "mgpu-api",
-                     "verify-timeout-*", "parse-error", "internal", "header-skipped",
-                     "write-failed", "cuda-header", "fuse-invalid"):
+                     "verify-timeout-*", "parse-error", "internal", "nvcc-original-error",
+                     "write-failed", "omp-pragma-operator", "fuse-invalid"):
         assert expected in ids, expected
     assert len(ids) > 80
 
