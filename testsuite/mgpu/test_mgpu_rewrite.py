@@ -168,6 +168,20 @@ def test_code_before_a_late_include_gets_the_redirection_before_it(tmp_path):
     assert after.index("#define cudaMalloc") < after.index("void early") < after.index("#include <cstdlib>")
 
 
+def test_the_redirection_is_never_put_inside_an_if_block(tmp_path):
+    """Rodinia's needle.cu ends its includes with ``#ifdef TIMING #include "timing.h" ...
+    #endif``: the runtime's header put after that include was inactive, and the rewrite did
+    not compile ('use of undeclared identifier s2s_mgpu_launch')."""
+    text = HEAD.replace("#include <cuda_runtime.h>\n", "#include <cuda_runtime.h>\n#ifdef TIMING\n"
+                        "#include <sys/time.h>\nstruct timeval tv;\n#endif\n") + \
+        "int main() { float *x; cudaMalloc(&x, 4); scale<<<1, 1>>>(x, 2.0f, 1); return 0; }\n"
+    _, result = rewrite_text(tmp_path, text)
+    after = result.change.after.decode()
+    assert result.change.changed, [d.headline() for d in result.diagnostics]
+    assert after.index("#define cudaMalloc") < after.index("#ifdef TIMING")
+    assert not [d for d in result.diagnostics if d.id == "mgpu-rewrite-invalid"]
+
+
 def test_file_of_kernels_only_gets_its_table_and_nothing_else(tmp_path):
     """No launch, no CUDA call: the kernels are registered for the program's other files."""
     _, result = rewrite_text(tmp_path, HEAD)

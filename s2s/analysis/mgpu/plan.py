@@ -69,7 +69,7 @@ UNSUPPORTED_WHY = {
     "cudaLaunchKernel": "launches through cudaLaunchKernel are not rewritten",
 }
 
-_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include\b[^\n]*$", re.M)
+_CONDITIONAL_OR_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|endif|include)\b", re.M)
 #: why an instantiation has no access model
 TEMPLATE_ONE_DEVICE = ("template kernel: its template arguments are not integer literals or "
                        "arithmetic types, so its instantiation has no access model")
@@ -314,11 +314,20 @@ def _launch_problem(model: TranslationUnit, headers: tuple[TranslationUnit, ...]
 
 def _after_includes(masked: bytes, before: int) -> int:
     """Offset just after the last ``#include`` line that ends before ``before`` (the first CUDA
-    call or launch), 0 when there is none: the redirection must precede every call, and an
-    ``#include`` of a local file after the CUDA code stays where it is."""
-    matches = [m for m in _INCLUDE.finditer(masked) if m.end() <= before]
-    if not matches:
+    call or launch) outside every ``#if`` block, 0 when there is none: the redirection must
+    precede every call, and an ``#include`` of a local file after the CUDA code stays where it
+    is. An include inside ``#ifdef TIMING ... #endif`` (Rodinia's needle.cu) is no place for
+    it: the block may be inactive, and the runtime's header with it."""
+    depth, last_end = 0, None
+    for match in _CONDITIONAL_OR_INCLUDE.finditer(masked, 0, before):
+        word = match.group(1)
+        if word in (b"if", b"ifdef", b"ifndef"):
+            depth += 1
+        elif word == b"endif":
+            depth = max(depth - 1, 0)
+        elif word == b"include" and depth == 0 and match.end() <= before:
+            last_end = masked.find(b"\n", match.end())
+            last_end = len(masked) if last_end < 0 else last_end
+    if last_end is None:
         return 0
-    last = matches[-1]
-    end = last.end()
-    return end + 1 if masked[end:end + 1] == b"\n" else end
+    return last_end + 1 if masked[last_end:last_end + 1] == b"\n" else last_end
