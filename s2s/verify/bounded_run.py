@@ -11,8 +11,8 @@ GB of memory). Here:
   interrupted (SIGTERM, SIGHUP and Ctrl-C reach verify as exceptions, see
   :mod:`s2s.cli.signals`), so no daemon and no compiler outlives verify. A daemon leaves the
   group (``setsid``) but keeps its environment, where the run put a token of its own
-  (``S2S_VERIFY_RUN``, the same for every run of one s2s process): every process of this user
-  holding it is killed too;
+  (``S2S_VERIFY_RUN``, the same for every run of one thread of an s2s process): every process
+  of this user holding it is killed too;
 - the wait ends when the direct child has exited and its pipes are drained, or ``EXIT_GRACE``
   seconds after it exited, whichever is first: a daemon holding the pipes delays nothing;
 - each stream keeps its first ``limit`` bytes; the rest is read and dropped, counted in
@@ -39,10 +39,15 @@ OUTPUT_LIMIT = 32 * 1024 * 1024
 EXIT_GRACE = 0.5
 _CHUNK = 1 << 16
 #: the environment variable that marks every process a run starts (see kill_marked); one value
-#: per s2s process, so that both versions a verify compares see the same environment (the runs
-#: of one process follow each other: each run's leftovers are gone before the next starts)
+#: per thread of an s2s process, so that both versions a verify compares (run one after the
+#: other on one thread) see the same environment, while runs on other threads (the corpus
+#: test builds programs in a thread pool) are never killed as another run's leftovers
 _MARK = "S2S_VERIFY_RUN"
 _TOKEN = secrets.token_hex(8)
+
+
+def _token() -> str:
+    return f"{_TOKEN}-{threading.get_ident():x}"
 #: how often the child's exit is checked while its pipes are quiet
 _POLL = 0.05
 
@@ -63,9 +68,10 @@ def run_process(argv: Sequence[str], *, executable: str | os.PathLike | None = N
     module says. Raises ``subprocess.TimeoutExpired`` after ``timeout`` seconds, once the
     program's whole process group is dead. ``limit``: bytes kept per stream (OUTPUT_LIMIT)."""
     limit = OUTPUT_LIMIT if limit is None else limit
-    token = f"{_MARK}={_TOKEN}"
+    value = _token()
+    token = f"{_MARK}={value}"
     marked = dict(os.environ if env is None else env)
-    marked[_MARK] = _TOKEN
+    marked[_MARK] = value
     here = threading.current_thread()
     proc = subprocess.Popen(list(argv), executable=executable, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=marked,

@@ -204,3 +204,23 @@ def test_a_timeout_removes_the_temp_folder(capsys, tmp_path, monkeypatch):
     assert code == 1 and "ran longer than 1 s" in err
     assert [p.name for p in temp.iterdir() if p.name.startswith("s2s-verify-")] == []
 
+
+
+def test_runs_on_other_threads_are_not_killed_as_leftovers():
+    """The corpus test builds programs in a thread pool: the end of one run killed every
+    process marked by this s2s process, the compilers of the other threads too (their builds
+    failed with an empty stderr). The mark is per thread."""
+    import concurrent.futures
+
+    from s2s.verify.bounded_run import run_process
+
+    def slow():
+        return run_process(["sh", "-c", "sleep 1.5; echo done"], timeout=30)
+
+    def quick():
+        return run_process(["sh", "-c", "echo quick"], timeout=30)
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        waiting = pool.submit(slow)
+        assert pool.submit(quick).result().stdout.strip() == "quick"
+        assert waiting.result().stdout.strip() == "done"
