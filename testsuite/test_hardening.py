@@ -303,3 +303,27 @@ def test_diff_of_odd_file_names_applies(tmp_path, capsys, banner, monkeypatch, n
         subprocess.run(["patch", "-s", "-p1", "-i", "p.diff"], cwd=tmp_path, check=True)
         assert (tmp_path / name).read_text() == BANNER + KERNEL
 
+
+
+@pytest.mark.parametrize("command", ["inspect", "omp", "mgpu", "report"])
+def test_a_file_name_that_is_not_utf8_is_a_clean_error(tmp_path, capsys, command):
+    """Issue 32: a non-UTF-8 file name was an internal error in every subcommand (libclang's
+    bindings encode names as UTF-8); now it is the file's own error, with its reason."""
+    name = os.fsdecode(bytes(tmp_path) + b"/bad\xff.c")
+    write(Path(name), "int main(void) { return 0; }\n")
+    argv = [command, name] + (["-o", str(tmp_path / "r.html")] if command == "report" else [])
+    code, _out, err = run_cli(argv, capsys)
+    assert "[file-name-encoding]" in err and "bad\\xff.c" in err
+    assert "[internal]" not in err and "Traceback" not in err
+    assert code == 1
+
+
+def test_an_invalid_utf8_byte_on_a_pragma_line_is_kept(tmp_path, capsys):
+    """Issue 32: a byte that is not UTF-8 in a comment on a '#pragma omp' line ended in an
+    internal error when the clause was rewritten; the line's bytes are now kept as they are."""
+    path = write(tmp_path / "prag.c", b"void f(double *a, int n) {\n"
+                 b"#pragma omp target teams distribute parallel for map(tofrom: a[0:n]) /* \xff */\n"
+                 b"  for (int i = 0; i < n; i++) a[i] = 1;\n}\n")
+    code, out, err = run_cli(["omp", "--in-place", str(path)], capsys)
+    assert code == 0 and "[internal]" not in err, err
+    assert b"/* \xff */" in path.read_bytes()

@@ -94,7 +94,7 @@ def run_report(args, options: RunOptions, printer: DiagnosticPrinter, console: C
     report_results(results, printer, console)
     printer.emit_all(said)
     console.step("report", "writing the page")
-    page = render(sections, args.title).encode("utf-8")
+    page = render(sections, args.title).encode("utf-8", "backslashreplace")  # odd file names
     target = args.output
     write_output(target, page, make_parents=True)   # InputError: printed, exit 1
     if not console.quiet:

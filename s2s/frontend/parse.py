@@ -234,6 +234,7 @@ def parse_source(source: str | bytes, name: str = "input.cu",
     ``unsaved``: (path, bytes) of files it includes to read from memory instead of the disk
     (a header's rewrite checked in the context of its includer)."""
     options = options or ParseOptions()
+    _check_name(name)
     toolchain = options.toolchain or default_toolchain()
     if isinstance(source, str):
         source = source.encode("utf-8", errors="surrogateescape")
@@ -253,6 +254,18 @@ def parse_source(source: str | bytes, name: str = "input.cu",
                                                              unsaved=unsaved)))
     parsed.diagnostics = _dedupe(parsed.diagnostics)
     return parsed
+
+
+def _check_name(name: str) -> None:
+    """libclang takes file names as UTF-8 only: a name with other bytes (kept by Python as
+    surrogates) is refused with its reason instead of failing inside the bindings."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(name).decode("utf-8", "backslashreplace")
+        raise InputError(f"the file name {shown} is not valid UTF-8, and libclang reads "
+                         "UTF-8 names only: rename the file (or link it under a UTF-8 name)",
+                         id="file-name-encoding") from None
 
 
 def _sides(language: str, cuda_side: str, source: bytes) -> tuple[str, ...]:

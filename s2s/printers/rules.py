@@ -490,6 +490,12 @@ RULES: tuple[Rule, ...] = (
          "Use --force, or -o DIR to write a copy.",
          "error: a.c is read-only; not rewritten (--force rewrites it and keeps its "
          "permissions) [in-place-refused]"),
+        ("file-name-encoding", "a file name that is not UTF-8",
+         "libclang reads file names as UTF-8 only; a name with other bytes is refused (the "
+         "file fails, the others go on).",
+         "Rename the file, or give a symbolic link with a UTF-8 name.",
+         "error: the file name bad\\xff.c is not valid UTF-8, and libclang reads UTF-8 names "
+         "only: rename the file (or link it under a UTF-8 name) [file-name-encoding]"),
         ("write-failed", "a file could not be written",
          "Writing the rewritten file failed (full disk, read-only directory); the original "
          "is left as it was.",

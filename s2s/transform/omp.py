@@ -354,7 +354,8 @@ def _without_clauses(directive: SourceSpan, clauses: list[SourceSpan], source: b
         elif want and not has:
             body += b" \\"
         out.append(body + cr)
-    return Edit(directive.file, begin, directive.end - begin, b"\n".join(out).decode())
+    kept_text = b"\n".join(out).decode("utf-8", "surrogateescape")  # bytes kept as they were
+    return Edit(directive.file, begin, directive.end - begin, kept_text)
 
 
 def _delete_lines(span: SourceSpan, source: bytes) -> Edit:
@@ -370,7 +371,8 @@ def _line_before(span: SourceSpan, source: bytes, text: str) -> Edit:
     line_start = source.rfind(b"\n", 0, span.start) + 1
     prefix = source[line_start:span.start]
     if prefix.strip() == b"":
-        return Edit(span.file, line_start, 0, f"{prefix.decode()}{text}\n")
+        indent = prefix.decode("utf-8", "surrogateescape")
+        return Edit(span.file, line_start, 0, f"{indent}{text}\n")
     return Edit(span.file, span.start, 0, f"\n{span.indent}{text}\n{span.indent}")
 
 

@@ -195,7 +195,8 @@ def region_edits(plan: HostPlan, source: bytes) -> list[Edit]:
     for moved, target in sorted(region.hoisted.items()):
         entry = statements[moved]
         span = entry.stmt.span
-        inserts.setdefault(target, []).append(source[span.start:_statement_end(entry, source)].decode())
+        statement = source[span.start:_statement_end(entry, source)]
+        inserts.setdefault(target, []).append(statement.decode("utf-8", "surrogateescape"))
         edits.append(_replace_statement(entry, source, ""))
     first_alloc = min(region.alloc_at[n] for n in pooled) if pooled else None
     if first_alloc is not None:
