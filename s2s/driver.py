@@ -213,9 +213,10 @@ def _original_errors(path: str, original: list) -> tuple[Diagnostic, ...]:
 
 
 def _errors_in_context(path: str, includers: tuple[tuple[str, bytes], ...],
-                       options: ParseOptions, data: bytes) -> list[Diagnostic]:
+                       options: ParseOptions, data: bytes, _edits: tuple = ()) -> list[Diagnostic]:
     """libclang's errors on each includer (as it was: its own edits are checked on their
-    own) with ``data`` as the text of the header ``path``; the first includer's that fail."""
+    own) with ``data`` as the text of the header ``path``; the first includer's that fail.
+    (``_edits``, what the check tries, as every error callback of checked_edits receives.)"""
     for where, text in includers:
         parsed = parse_source(text, where, options, unsaved=((os.path.abspath(path), data),))
         said = [d for d in parsed.diagnostics if d.is_error]
