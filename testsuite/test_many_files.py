@@ -22,7 +22,7 @@ FILES = 60
 PAYLOAD = 1 << 20
 
 
-def _stand_in(path: str, options, run_pass) -> Success:
+def _stand_in(path: str, options, run_pass, source=None) -> Success:
     """A changed file of PAYLOAD bytes before and after, as process_file gives it."""
     before = bytes(PAYLOAD)
     after = before[:-1] + b"\n"
