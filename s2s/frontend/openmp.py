@@ -410,28 +410,3 @@ class _AstScan:
                 return name, template
             i -= 1
         return None, None
-
-
-_PRAGMA_LINE = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+omp[ \t]+((?:[^\n\\]|\\\r?\n|\\)*)", re.M)
-_BLOCK_COMMENT = re.compile(rb"/\*.*?\*/", re.S)
-
-
-def count_target_constructs(text: bytes) -> int:
-    """How many target constructs (``target``, ``target teams ...``; not ``target data`` or
-    the stand-alone ones) without a clause that maps anything the ``#pragma omp`` lines of a
-    file have, read lexically: for a header that does not parse, whose kernels s2s leaves as
-    written and must count (a kernel without any map clause dereferencing a pointer is the
-    case; a pragma in an inactive ``#if`` branch counts too, and so does a kernel using only
-    scalars: the count errs on the side of reporting)."""
-    count = 0
-    for match in _PRAGMA_LINE.finditer(_BLOCK_COMMENT.sub(b" ", text)):
-        body = match.group(1).replace(b"\\\r\n", b" ").replace(b"\\\n", b" ")
-        body = body.split(b"//", 1)[0].decode("utf-8", "replace")
-        words = re.findall(r"[A-Za-z_]\w*", body)
-        toks = [Tok(IDENT, w, 0, 0) for w in words]
-        directive = match_directive(toks)
-        if directive[:1] == ("target",) and directive[1:2] not in (
-                ("data",), ("enter",), ("exit",), ("update",)) and \
-                not {"map", "is_device_ptr", "has_device_addr"} & set(words[len(directive):]):
-            count += 1
-    return count
