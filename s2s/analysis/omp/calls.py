@@ -97,6 +97,11 @@ class CallHandling:
                 continue
             if param.name in chosen:
                 continue  # a local of the callee's frame, pointing to either (_call)
+            if _STRING_LITERAL.match(text):
+                # ``run<float>("float", n)``: a literal is no array of the program (the
+                # callee may only read it); the parameter is a local of the callee's frame
+                chosen.add(param.name)
+                continue
             if _PATH.match(text):
                 pointers[param.name] = frame.resolve(text)
             elif text.startswith("&") and _PATH.match(text[1:].strip()):
@@ -153,6 +158,10 @@ class CallHandling:
             return f"[{render(poly(low))}:{render(poly(length))}]"
         except (NotPoly, ValueError):
             return None
+
+
+#: a string literal argument, concatenated pieces and encoding prefixes included
+_STRING_LITERAL = re.compile(r'^(?:(?:u8|[uUL])?"(?:[^"\\\n]|\\.)*"\s*)+$')
 
 
 def _strip(arg: str) -> str:

@@ -19,7 +19,15 @@ regions around it: a range already present (a hand-written ``target data`` mappi
 the pointer aliases) is not copied again, an absent one is copied in and back at the
 construct. Only a construct whose range cannot be bounded (a pointer passed to a call in the
 kernel, a subscript through a variable the kernel sets, a multi-dimensional access, a member
-path, a construct inside a macro or template) keeps an unmapped pointer, with the reason.
+path, a construct inside a macro) keeps an unmapped pointer, with the reason.
+
+Inside a template the clauses go into the template's one text (there is no other): they
+name only variables of the pattern (the pointer, the counters' bounds), which each
+instantiation evaluates with its own types and values, so the same clause is right for
+every instantiation the program has. That holds while the mapped name is a pointer in every
+instantiation: a name whose pattern type is not written as a pointer (``P a`` with a
+template parameter ``P``) is left, with the reason. A specialisation has a text of its own,
+planned on its own.
 """
 
 from __future__ import annotations
@@ -58,9 +66,9 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
     """Clauses mapping ``pointers`` on the target construct ``directive`` (module doc), and
     the pointers among them it cannot map."""
     span = model.directives[directive].span
-    if span.macro is not None or span.template is not None:
-        where = f"macro '{span.macro}'" if span.macro else f"template '{span.template}'"
-        return None, Unbounded(directive, pointers, f"the construct is inside {where}")
+    if span.macro is not None:
+        return None, Unbounded(directive, pointers,
+                               f"the construct is inside macro '{span.macro}'")
     kernel = _kernel_stmt(model, directive)
     if kernel is None:
         return None, Unbounded(directive, pointers, "its associated statement is not known")
@@ -71,8 +79,10 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
     refs = [r for r in model.array_refs if r.directive == directive]
     clauses, left, why = [], [], ""
     for pointer in pointers:
-        found = _clause(kernel, [r for r in refs if norm_text(r.array) == norm_text(pointer)],
-                        refs, pointer, text)
+        mine = [r for r in refs if norm_text(r.array) == norm_text(pointer)]
+        found = _clause(kernel, mine, refs, pointer, text) \
+            if span.template is None or all(r.pointer for r in mine) else \
+            f"'{pointer}' is not declared a pointer in template '{span.template}'"
         if isinstance(found, tuple):
             clauses.append(found)
         else:

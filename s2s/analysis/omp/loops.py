@@ -27,8 +27,11 @@ from s2s.model import ArrayRef, Stmt
 LOOP_KINDS = ("for", "while", "do", "range_for")
 JUMP_KINDS = ("break", "continue", "return", "goto")
 
-_LOOP_HEAD = re.compile(r"^\s*(?:(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long\s+long|"
-                        r"size_t|ptrdiff_t|short)\s+)?([A-Za-z_]\w*)\s*=\s*(.+?)\s*;?\s*$", re.S)
+#: the counter's type is any run of (qualified) names: ``int``, ``unsigned long long``,
+#: ``std::intptr_t``, ``int64_t``, ``auto`` (a counting loop in a template uses ``T``'s
+#: ``std::intptr_t``/``std::size_t`` as often as ``int``)
+_LOOP_HEAD = re.compile(r"^\s*(?:(?:[A-Za-z_][\w:]*\s+)+)?([A-Za-z_]\w*)\s*=\s*(.+?)\s*;?\s*$",
+                        re.S)
 _LOOP_COND = re.compile(r"^\s*([A-Za-z_]\w*)\s*(<=|<)\s*(.+?)\s*$", re.S)
 _LOOP_STEP = re.compile(r"^\s*(?:\+\+\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*\+\+|([A-Za-z_]\w*)\s*\+=\s*"
                         r"([1-9]\d*))\s*$")
