@@ -70,3 +70,81 @@ def test_a_class_template_is_mapped_per_construct_for_every_instantiation(load_s
     original, new = run_both(tmp_path, IN_CLASS, rewritten, suffix=".cpp")
     assert original.unmapped and new.unmapped == ()
     assert new.returncode == 0 and new.stdout == original.stdout
+
+
+# XSBench's shape: a struct of pointers passed by value, its lengths set where it is built,
+# members passed on to a device function and read at data-dependent indices (no range from
+# the kernel's loops): each member's whole storage, with the length kept beside it, and the
+# scalar member the kernel reads
+BY_VALUE = """#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct {
+    double *table;
+    int *index;
+    int len_table, len_index, stride;
+} Data;
+
+static Data build(int n)
+{
+    Data d;
+    d.stride = 3;
+    d.len_table = n * d.stride;
+    d.len_index = n;
+    d.table = (double *)malloc(d.len_table * sizeof(double));
+    d.index = (int *)malloc(d.len_index * sizeof(int));
+    for (int i = 0; i < d.len_table; i++) d.table[i] = (i % 13) * 0.5;
+    for (int i = 0; i < d.len_index; i++) d.index[i] = (i * 7) % n;
+    return d;
+}
+
+#pragma omp declare target
+static double pick(const double *table, int k, int stride)
+{
+    return table[k * stride] + table[k * stride + stride - 1];
+}
+#pragma omp end declare target
+
+static double lookups(Data d, int m)
+{
+    double *out = (double *)malloc(m * sizeof(double));
+    #pragma omp target teams distribute parallel for
+    for (int i = 0; i < m; i++)
+        out[i] = pick(d.table, d.index[(i * 31) % d.len_index], d.stride);
+    double s = 0.0;
+    for (int i = 0; i < m; i++) s += out[i];
+    free(out);
+    return s;
+}
+
+int main(void)
+{
+    Data d = build(500);
+    printf("%.3f %.3f\\n", lookups(d, 2000), lookups(d, 300));
+    free(d.table); free(d.index);
+    return 0;
+}
+"""
+
+
+def test_struct_members_by_value_are_mapped_whole_with_their_lengths(load_source, tmp_path):
+    rewritten, out = rewrite_source(load_source, BY_VALUE, name="prog.c")
+    counts = dict(out.counts)
+    assert counts["mapped per construct"] == 1 and counts["left unmapped"] == 0, \
+        [d.message for d in out.diagnostics]
+    assert "map(to: d.index[0:d.len_index], d.table[0:d.len_table], d.len_index, d.stride) " \
+        "map(from: out[0:m])" in rewritten, rewritten
+    original, new = run_both(tmp_path, BY_VALUE, rewritten)
+    assert new.returncode == 0 and new.stdout == original.stdout
+    assert new.unmapped == ()
+
+
+def test_a_length_changed_after_the_allocation_is_not_trusted(load_source):
+    """``d.len_table`` written again in main (not where the member is allocated): the count
+    may no longer be the storage's, so the member is left, with the reason."""
+    changed = BY_VALUE.replace("    Data d = build(500);\n",
+                               "    Data d = build(500);\n    d.len_table -= 3;\n")
+    _, out = rewrite_source(load_source, changed, name="prog.c")
+    left = [d.message for d in out.diagnostics if d.id == "omp-left-unmapped"]
+    assert dict(out.counts)["left unmapped"] == 1 and "'d.table'" in left[0], left
+    assert "count of the storage of 'd.table' is not known" in left[0]

@@ -36,6 +36,7 @@ import re
 from dataclasses import dataclass
 
 from s2s.analysis.omp.loops import loop_range, must_write_extent, write_extent
+from s2s.analysis.omp.member_counts import MEMBER, companion_members, member_count
 from s2s.analysis.omp.state import norm_text
 from s2s.analysis.polynomial import NotPoly, add, hull, mul, poly, render, scale, within
 from s2s.model import SourceSpan, Stmt, TranslationUnit
@@ -77,17 +78,26 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
         return source[node.span.start:node.span.end].decode("utf-8", "replace")
 
     refs = [r for r in model.array_refs if r.directive == directive]
+    # ``const double *e = &a[k * n];`` in the kernel: what it touches through ``e`` is no
+    # access of ``a``'s own, so ``a``'s subscripts do not bound its range
+    copied = {norm_text(c.source): c.target for c in model.pointer_copies
+              if c.source and c.span.file == kernel.span.file and
+              kernel.span.start <= c.span.start < kernel.span.end}
     clauses, left, why = [], [], ""
     for pointer in pointers:
         mine = [r for r in refs if norm_text(r.array) == norm_text(pointer)]
-        found = _clause(kernel, mine, refs, pointer, text) \
-            if span.template is None or all(r.pointer for r in mine) else \
-            f"'{pointer}' is not declared a pointer in template '{span.template}'"
+        if span.template is not None and not all(r.pointer for r in mine):
+            found = f"'{pointer}' is not declared a pointer in template '{span.template}'"
+        elif _PLAIN.fullmatch(pointer):
+            found = _clause(kernel, mine, refs, pointer, text, copied)
+        else:
+            found = _member_clause(model, source, kernel, mine, refs, pointer, text, copied)
         if isinstance(found, tuple):
             clauses.append(found)
         else:
             left.append(pointer)
             why = why or found
+    clauses, why = _with_companions(kernel, clauses, left, why, text)
     by_type: dict[str, list[str]] = {}
     for map_type, item in clauses:
         by_type.setdefault(map_type, []).append(item)
@@ -97,12 +107,13 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
             Unbounded(directive, tuple(left), why) if left else None)
 
 
-def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text) -> tuple[str, str] | str:
+def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text,
+            copied: dict[str, str]) -> tuple[str, str] | str:
     """(map type, ``p[lo:len]``) for one pointer of the construct, or why it has none."""
-    if not _PLAIN.fullmatch(pointer):
-        return f"'{pointer}' is a member path (its structure would need a mapping too)"
     if not mine:
         return f"no access to '{pointer}' was found in the construct"
+    if norm_text(pointer) in copied:
+        return f"'{pointer}' is copied to '{copied[norm_text(pointer)]}' in the kernel"
     extents = []
     for ref in mine:
         if ref.call is not None or len(ref.subscripts) != 1:
@@ -124,6 +135,48 @@ def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text) -> tuple[s
             within(touched, must) for r in mine if r.writes):
         return "from", item
     return "tofrom", item
+
+
+def _with_companions(kernel: Stmt, clauses: list, left: list, why: str, text
+                     ) -> tuple[list, str]:
+    """``clauses`` and ``map(to: s.k)`` for every other member ``s.k`` the kernel uses of a
+    struct whose member sections they map (omp.member_counts.companion_members); where the
+    kernel writes one, that struct's member clauses are taken back (its pointers left)."""
+    roots: dict[tuple[str, str], set[str]] = {}
+    for _map_type, item in clauses:
+        path = MEMBER.match(item)
+        if path is not None and not _PLAIN.fullmatch(item.split("[", 1)[0]):
+            roots.setdefault((path.group(1), path.group(2)), set()).add(path.group(3))
+    out = list(clauses)
+    for (root, sep), mapped in roots.items():
+        found = companion_members(text(kernel), root, sep, mapped)
+        if isinstance(found, str):
+            taken = [c for c in out if c[1].startswith(f"{root}{sep}")]
+            out = [c for c in out if c not in taken]
+            left += [c[1].split("[", 1)[0] for c in taken]
+            why = why or found
+        else:
+            out += [("to", member) for member in found]
+    return out, why
+
+
+def _member_clause(model: TranslationUnit, source: bytes, kernel: Stmt, mine: list,
+                   refs: list, pointer: str, text, copied: dict[str, str]
+                   ) -> tuple[str, str] | str:
+    """(map type, ``s.m[lo:len]``) for a member path: the range its kernel touches where
+    the loops bound it, else the member's whole storage (omp.member_counts); ``to`` when
+    the kernel only reads it, else ``tofrom``."""
+    path = MEMBER.fullmatch(pointer)
+    if path is None:
+        return f"'{pointer}' is a member path of more than one level"
+    found = _clause(kernel, mine, refs, pointer, text, copied)
+    if isinstance(found, tuple) or not mine:
+        return found
+    count = member_count(model, source, path.group(1), path.group(2), path.group(3))
+    if count is None:
+        return (f"{found}, and the count of the storage of '{pointer}' is not known from "
+                "its allocations")
+    return ("tofrom" if any(r.writes for r in mine) else "to"), f"{pointer}[0:{count}]"
 
 
 def _nonnegative_hull(extents: list[str], floors: dict[str, int]) -> str | None:

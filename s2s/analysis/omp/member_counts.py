@@ -1,0 +1,101 @@
+"""The element count of a struct member's storage, at a target construct that uses it.
+
+The safety net (omp.fallback) maps each pointer of a construct over the range its kernel
+touches. A member of a struct passed by value (XSBench's ``SimulationData SD``: ``SD.concs``
+passed on to device functions, read at indices computed from data) has no such range; what
+a careful human maps there is the member's whole storage, ``SD.concs[0:SD.length_concs]``,
+with the length the program keeps beside the array. That count is read off the member's
+allocations, wherever in the program they are (``SD.concs = malloc(SD.length_concs *
+sizeof(double))`` in grid_init, ``m->u = new_doubles(m->n_nodes)`` through a helper in
+another file), moved to the construct's own access path (``SD.length_concs`` of the struct
+there: the owner at the allocation is another variable of the same struct, a value or a
+pointer). It is used only when
+
+* every allocation of a member of that name translates to the same count (two structs with a
+  member ``u`` of different lengths, or one member allocated with two lengths, are refused),
+* the count names nothing but members of the owner, integer literals, ``sizeof`` and names
+  that are no variable of the program (macros, enumerators): a local of the allocating
+  function means nothing at the construct,
+* each member the count names is written (assigned, incremented, its address taken) only
+  in functions that allocate the member: a length changed after the allocation would map
+  another range than the storage holds.
+"""
+
+from __future__ import annotations
+
+import re
+
+from s2s.analysis.omp.state import norm_text
+from s2s.analysis.polynomial import NotPoly, poly, render
+from s2s.model import TranslationUnit
+
+#: ``owner.member`` / ``owner->member`` (one level)
+MEMBER = re.compile(r"([A-Za-z_]\w*)(\.|->)([A-Za-z_]\w*)")
+_WORD = re.compile(r"(?<![\w.>])([A-Za-z_]\w*)")
+
+
+def member_count(model: TranslationUnit, source: bytes, root: str, sep: str,
+                 member: str) -> str | None:
+    """The count of ``root<sep>member``'s storage written in ``root``'s terms (module
+    doc), or None when it is not known for certain."""
+    allocations = [(a, found) for a in model.allocations
+                   if (found := MEMBER.fullmatch(norm_text(a.name))) and found.group(3) == member]
+    if not allocations or any(a.count is None for a, _ in allocations):
+        return None
+    variables = {use.name for use in model.var_uses}
+    allocating = {a.function for a, _ in allocations}
+    counts = set()
+    for allocation, found in allocations:
+        owner = found.group(1)
+        fields: set[str] = set()
+
+        def moved(match, owner=owner, fields=fields) -> str:
+            fields.add(match.group(1))
+            return f"{root}{sep}{match.group(1)}"
+
+        text = re.sub(rf"(?<![\w.>]){re.escape(owner)}\s*(?:\.|->)\s*([A-Za-z_]\w*)", moved,
+                      norm_text(allocation.count.text))
+        rest = _WORD.sub(lambda m: "" if m.group(1) == root else m.group(1), text)
+        if any(name in variables for name in _WORD.findall(rest) if name != "sizeof"):
+            return None
+        if any(not _written_only_in(model, source, name, allocating) for name in fields):
+            return None
+        try:
+            counts.add(render(poly(text)))
+        except NotPoly:
+            counts.add(text)
+    return counts.pop() if len(counts) == 1 else None
+
+
+def _written_only_in(model: TranslationUnit, source: bytes, field: str,
+                     functions: set) -> bool:
+    """Whether every write of a member named ``field`` (``x.field = ``, ``p->field += ``,
+    ``++x.field``, ``&x.field``) lies in one of ``functions``."""
+    text = source.decode("utf-8", "replace")
+    access = rf"(?:\.|->)\s*{re.escape(field)}\b"
+    writes = re.finditer(rf"{access}\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|{access}\s*(?:\+\+|--)|"
+                         rf"(?:\+\+|--|&)\s*[A-Za-z_]\w*\s*{access}", text)
+    spans = [(f.span.start, f.span.end) for f in model.functions if f.name in functions]
+    return all(any(start <= w.start() < end for start, end in spans) for w in writes)
+
+
+def companion_members(kernel_text: str, root: str, sep: str, mapped: set[str]
+                      ) -> list[str] | str:
+    """The other members of ``root`` the kernel uses (``SD.max_num_nucs`` beside the mapped
+    ``SD.concs[0:...]``), each to be mapped ``to``: once a member section of a struct is
+    mapped, the construct maps the struct itself member by member, and a member no clause
+    names is not copied (the device reads garbage; XSBench names ``map(to:
+    SD.max_num_nucs)`` for that reason). A string saying why when the kernel writes one."""
+    found = []
+    pattern = rf"(?<![\w.>]){re.escape(root)}\s*{re.escape(sep)}\s*([A-Za-z_]\w*)"
+    for match in re.finditer(pattern, kernel_text):
+        name = match.group(1)
+        if name in mapped or f"{root}{sep}{name}" in found:
+            continue
+        after = kernel_text[match.end():]
+        before = kernel_text[:match.start()].rstrip()
+        if re.match(r"\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)", after) or \
+                before.endswith(("++", "--", "&")) and not before.endswith("&&"):
+            return f"the kernel writes '{root}{sep}{name}' (or takes its address)"
+        found.append(f"{root}{sep}{name}")
+    return found
