@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from s2s.model import HostAllocation
+from s2s.model import Expr, HostAllocation
 from s2s.model.host import AllocatingHelper, HelperCall
 
 _IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
@@ -149,15 +149,22 @@ def _summary(tree, function: int) -> AllocatingHelper | None:
     cursor = tree.nodes[function].cursor
     target = ("<returned>", cursor.result_type)
     if tree.kinds[value] == "CALL_EXPR" and tree.nodes[value].cursor.spelling in (
-            "malloc", "calloc", "aligned_alloc"):
+            "malloc", "calloc", "aligned_alloc", "posix_memalign"):
         found = _malloc(tree, value, target)
     elif tree.kinds[value] == "CXX_NEW_EXPR":
         found = _new_array(tree, value, target)
     else:
         return None
+    params = tuple(a.spelling for a in cursor.get_arguments())
+    if found is not None and found.count is None and found.size_bytes is not None and \
+            found.size_bytes.text.strip() in params and \
+            cursor.result_type.get_canonical().get_pointee().kind.name == "VOID":
+        # ``void *xmalloc(size_t bytes)``, PRK's ``prk_malloc``: a count of bytes, which
+        # each call turns into elements of its target (_bytes_helper_allocation)
+        return AllocatingHelper(cursor.spelling, params, found.size_bytes.text.strip(),
+                                "void", found.kind)
     if found is None or found.count is None:
         return None
-    params = tuple(a.spelling for a in cursor.get_arguments())
     local_names = {tree.nodes[j].cursor.spelling for j in range(function, tree.end[function])
                    if tree.kinds[j] == "VAR_DECL"} - set(params)
     if any(name in local_names for name in _IDENT.findall(found.count.text)):
@@ -195,9 +202,10 @@ def _allocation_held(tree, function: int, value: int) -> int | None:
         return value
     declaration = tree.nodes[value].cursor.referenced
     if declaration is None or declaration.kind.name != "VAR_DECL" or \
-            not _within(tree, function, declaration) or \
-            _changed_in(tree, function, declaration):
+            not _within(tree, function, declaration):
         return None
+    if _changed_in(tree, function, declaration):
+        return _aligned_into(tree, function, declaration)
     for j in range(function, tree.end[function]):
         if tree.kinds[j] == "VAR_DECL" and tree.nodes[j].cursor == declaration:
             inits = [c for c in tree.children[j] if tree.nodes[c].cursor.kind.is_expression()]
@@ -205,9 +213,49 @@ def _allocation_held(tree, function: int, value: int) -> int | None:
     return None
 
 
+def _aligned_into(tree, function: int, declaration) -> int | None:
+    """The ``posix_memalign(&p, alignment, bytes)`` call a local ``void *p`` (declared
+    without a value or with a null one) receives its storage from, when that call is the
+    only thing that changes it but assignments of null (``if (ret != 0) p = NULL;``): the
+    Parallel Research Kernels' ``prk_malloc``. None otherwise."""
+    from s2s.frontend.host import _binop
+
+    inits = [c for c in declaration.get_children() if c.kind.is_expression()]
+    calls, others = [], []
+    for j in range(function, tree.end[function]):
+        if tree.kinds[j] != "DECL_REF_EXPR" or tree.nodes[j].cursor.referenced != declaration:
+            continue
+        p = tree.parent[j]
+        if p >= 0 and tree.kinds[p] == "UNARY_OPERATOR" and \
+                tree.ctx.text(tree.nodes[p].cursor).lstrip().startswith("&"):
+            call = tree.parent[p]
+            while call >= 0 and tree.kinds[call] in ("UNEXPOSED_EXPR", "CSTYLE_CAST_EXPR",
+                                                     "PAREN_EXPR"):
+                call = tree.parent[call]
+            ok = call >= 0 and tree.kinds[call] == "CALL_EXPR" and \
+                tree.nodes[call].cursor.spelling == "posix_memalign" and \
+                tree.children[call][1:2] and \
+                tree.extent(tree.children[call][1])[0] <= tree.extent(j)[0] < \
+                tree.extent(tree.children[call][1])[1]
+            (calls if ok else others).append(call)
+        elif p >= 0 and tree.kinds[p] == "BINARY_OPERATOR" and tree.children[p][0] == j and \
+                _binop(tree.nodes[p].cursor) == "Assign":
+            if not _is_null(tree, _unwrapped(tree, tree.children[p][1])):
+                others.append(p)
+    if len(calls) != 1 or others or inits and not _null_text(tree.ctx.text(inits[0])):
+        return None
+    return calls[0]
+
+
+def _null_text(text: str) -> bool:
+    return text.strip() in ("0", "NULL", "nullptr", "((void *)0)", "(void *)0")
+
+
 def helper_allocation(tree, i: int, summaries: dict[str, AllocatingHelper]
                       ) -> HostAllocation | None:
-    """The allocation a call to a summarized helper makes, with the call's arguments."""
+    """The allocation a call to a summarized helper makes, with the call's arguments. A
+    helper returning ``void *`` counts bytes (``prk_malloc(n * sizeof(double))``): the
+    call's argument gives the count in the target's elements (its ``sizeof`` factor)."""
     from s2s.frontend.host import _target
 
     cursor = tree.nodes[i].cursor
@@ -215,8 +263,30 @@ def helper_allocation(tree, i: int, summaries: dict[str, AllocatingHelper]
     target = _target(tree, i) if summary is not None else None
     if target is None:
         return None
+    if summary.element_type == "void":
+        return _bytes_helper_allocation(tree, i, summary, target)
     args = tuple(tree.ctx.text(a) for a in cursor.get_arguments())
     return summary.at_call(args, target[0], tree.span(i), tree.nodes[i].function)
+
+
+def _bytes_helper_allocation(tree, i: int, summary: AllocatingHelper, target
+                             ) -> HostAllocation | None:
+    """``T *a = helper(n * sizeof(T))`` of a helper whose count is its byte-size parameter:
+    ``n`` elements of ``T`` (None when the argument has no one ``sizeof`` factor)."""
+    from s2s.frontend.host_alloc import _pointee
+
+    args = list(tree.nodes[i].cursor.get_arguments())
+    if len(args) != len(summary.params) or summary.count not in summary.params:
+        return None
+    argument = args[summary.params.index(summary.count)]
+    count = _elements_measured(tree, i, argument, target)
+    if count is None:
+        return None
+    name, ttype = target
+    span = tree.span(i)
+    return HostAllocation(name, summary.kind, _pointee(ttype) or "void", span,
+                          tree.nodes[i].function, Expr(count, span),
+                          Expr(tree.ctx.text(argument), span))
 
 
 def helper_calls(tree, summaries: dict[str, AllocatingHelper]) -> tuple[HelperCall, ...]:
@@ -238,7 +308,28 @@ def helper_calls(tree, summaries: dict[str, AllocatingHelper]) -> tuple[HelperCa
             continue
         target = _target(tree, i)
         if target is not None:
-            out.append(HelperCall(cursor.spelling, tuple(tree.ctx.text(a) for a in
-                                                         cursor.get_arguments()),
-                                  target[0], tree.span(i), tree.nodes[i].function))
+            args = list(cursor.get_arguments())
+            elements = tuple(_elements_measured(tree, i, a, target) for a in args)
+            out.append(HelperCall(cursor.spelling, tuple(tree.ctx.text(a) for a in args),
+                                  target[0], tree.span(i), tree.nodes[i].function, elements))
     return tuple(out)
+
+
+def _elements_measured(tree, i: int, argument, target) -> str | None:
+    """The count of ``target``'s elements the call's ``argument`` measures as a byte size
+    (``n * sizeof(T)``; a local ``bytes`` whose one value is such a product); None when it
+    has no one ``sizeof`` factor."""
+    from s2s.frontend.host_alloc import _in_pointee_units, _size_parts
+
+    template = tree.templates[i]
+    count, measured = _size_parts(tree.ctx, argument, template)
+    if count is None and measured is None:
+        definition = single_definition(tree, i, argument)
+        if definition is not None:
+            count, measured = _size_parts(tree.ctx, definition, template)
+    if count is None:
+        return None
+    name, ttype = target
+    count = _in_pointee_units(ttype, name, count, measured,
+                              Expr(tree.ctx.text(argument), count.span))
+    return None if count is None else count.text

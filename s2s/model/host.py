@@ -55,10 +55,18 @@ class AllocatingHelper:
     kind: str
 
     def at_call(self, args: tuple[str, ...], target: str, span: SourceSpan,
-                function: str | None) -> HostAllocation | None:
-        """The allocation a call with ``args`` makes for ``target`` (None: arity differs)."""
+                function: str | None, elements: tuple[str | None, ...] = ()
+                ) -> HostAllocation | None:
+        """The allocation a call with ``args`` makes for ``target`` (None: arity differs).
+        A helper returning ``void *`` (``element_type`` 'void') counts bytes: the count is
+        then the call's ``elements`` entry for the byte-size parameter (None: not known)."""
         if len(args) != len(self.params):
             return None
+        if self.element_type == "void":
+            where = self.params.index(self.count) if self.count in self.params else None
+            count = elements[where] if where is not None and where < len(elements) else None
+            return None if count is None else HostAllocation(
+                target, self.kind, "void", span, function, Expr(count, span), None)
         binding = {p: a if _SIMPLE.fullmatch(a.strip()) else f"({a})"
                    for p, a in zip(self.params, args, strict=True)}
         count = _NAME.sub(lambda m: binding.get(m.group(0), m.group(0)), self.count)
@@ -77,6 +85,10 @@ class HelperCall:
     target: str
     span: SourceSpan
     function: str | None
+    #: per argument, the count of ``target``'s elements it measures when it is a byte size
+    #: (``n * sizeof(double)``, or a local ``bytes`` holding one): what a helper that counts
+    #: bytes (``void *xmalloc(size_t bytes)``) allocates for this call; None where it is not
+    elements: tuple[str | None, ...] = ()
 
 
 @dataclass(frozen=True)

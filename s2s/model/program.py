@@ -101,7 +101,7 @@ def _with_helper_allocations(allocations: list, helpers: list, calls: list) -> l
     by_name = {helper.name: helper for helper in helpers}
     joined = [found for call in calls if call.callee in by_name
               for found in [by_name[call.callee].at_call(call.args, call.target, call.span,
-                                                         call.function)]
+                                                         call.function, call.elements)]
               if found is not None]
     if not joined:
         return allocations

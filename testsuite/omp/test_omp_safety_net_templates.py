@@ -148,3 +148,50 @@ def test_a_length_changed_after_the_allocation_is_not_trusted(load_source):
     left = [d.message for d in out.diagnostics if d.id == "omp-left-unmapped"]
     assert dict(out.counts)["left unmapped"] == 1 and "'d.table'" in left[0], left
     assert "count of the storage of 'd.table' is not known" in left[0]
+
+
+# The Parallel Research Kernels' allocation (issue 28, 3b): a posix_memalign wrapper
+# returning void *, called with a byte count held in a local; the helper counts bytes, each
+# call's argument gives the count in its target's elements
+ALIGNED = """#include <stdio.h>
+#include <stdlib.h>
+
+static inline void *bench_malloc(size_t bytes)
+{
+    void *ptr = NULL;
+    int ret = posix_memalign(&ptr, 64, bytes);
+    if (ret != 0) ptr = NULL;
+    return ptr;
+}
+
+int main(int argc, char **argv)
+{
+    size_t length = argc > 1 ? (size_t)atol(argv[1]) : 5000;
+    size_t bytes = length * sizeof(double);
+    double *A = bench_malloc(bytes);
+    double *B = (double *)bench_malloc(sizeof(double) * length);
+    for (size_t i = 0; i < length; i++) { A[i] = 0.0; B[i] = 2.0; }
+    for (int iter = 0; iter <= 10; iter++) {
+        #pragma omp target teams distribute parallel for
+        for (size_t i = 0; i < length; i++)
+            A[i] += B[i] + 3.0;
+    }
+    double asum = 0.0;
+    for (size_t i = 0; i < length; i++) asum += A[i];
+    printf("%.3f\\n", asum);
+    free(A); free(B);
+    return 0;
+}
+"""
+
+
+def test_a_posix_memalign_wrapper_is_followed_as_an_allocation(load_source, tmp_path):
+    loaded = load_source(ALIGNED, name="prog.c")
+    counts = {a.name: a.count.text for a in loaded.model.allocations if a.count is not None}
+    assert counts["A"] == "length" and counts["B"] == "length", counts
+    rewritten, out = rewrite_source(load_source, ALIGNED, name="prog.c")
+    assert dict(out.counts)["target regions mapped"] == 1, [d.message for d in out.diagnostics]
+    assert "#pragma omp target data map(to: B[0:length]) map(tofrom: A[0:length])" in rewritten
+    original, new = run_both(tmp_path, ALIGNED, rewritten)
+    assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()
+    assert new.copies.total_bytes == 3 * 5000 * 8     # A in and out, B in: once each

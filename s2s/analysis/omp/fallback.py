@@ -148,8 +148,14 @@ def _with_companions(kernel: Stmt, clauses: list, left: list, why: str, text
         if path is not None and not _PLAIN.fullmatch(item.split("[", 1)[0]):
             roots.setdefault((path.group(1), path.group(2)), set()).add(path.group(3))
     out = list(clauses)
+    unmapped = {(m.group(1), m.group(2)) for name in left if (m := MEMBER.fullmatch(name))}
     for (root, sep), mapped in roots.items():
-        found = companion_members(text(kernel), root, sep, mapped)
+        # a struct whose member pointers are not all mapped is left whole: mapping some
+        # members maps the struct, and the others would reach the kernel as garbage
+        # instead of host addresses (wrong on a GPU either way, but broken on the host too)
+        found = companion_members(text(kernel), root, sep, mapped) \
+            if (root, sep) not in unmapped else \
+            f"other member pointers of '{root}' cannot be mapped"
         if isinstance(found, str):
             taken = [c for c in out if c[1].startswith(f"{root}{sep}")]
             out = [c for c in out if c not in taken]
