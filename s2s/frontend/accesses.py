@@ -225,7 +225,9 @@ class _Scanner(PointerCopies):
         directive, region = self._region(start, end)
         if region is not None and root is not None and self._region_array(root, region):
             return
-        pointer = root is not None and self._type_kind(root) == "POINTER"
+        kind = self._type_kind(root) if root is not None else None
+        pointer = kind == "POINTER"
+        dependent = kind == "UNEXPOSED" and bool(subs) and self.nodes[i].template is not None
         region_local = region is not None and root is not None and \
             self._declared_in(root, region) is not None
         root = _IDENT.match(name)
@@ -234,7 +236,7 @@ class _Scanner(PointerCopies):
             subscripts=tuple(subs), span=tree.span(i), function=self.nodes[i].function,
             directive=directive, call=call, arg_index=arg_index,
             conditional=self._conditional(i, region), pointer=pointer,
-            region_local=region_local))
+            region_local=region_local, dependent=dependent))
 
     # -- target regions and conditions ------------------------------------------------------
 

@@ -62,6 +62,9 @@ class ArrayRef(AccessMode):
     pointer: bool = False
     #: the pointer is declared inside the target region (its value comes from device code)
     region_local: bool = False
+    #: inside a template, the storage's type depends on a template parameter (``P a`` with
+    #: ``a[i]``): a pointer in some instantiations, so a target region may need a mapping
+    dependent: bool = False
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ the same with no unmapped pointer left.
 
 from __future__ import annotations
 
+from s2s.verify import omp_harness
 from testsuite.omp.omp_runs import rewrite_source, run_both
 
 # methods defined in the class (the directives sit inside the class template's cursor), a
@@ -195,3 +196,40 @@ def test_a_posix_memalign_wrapper_is_followed_as_an_allocation(load_source, tmp_
     original, new = run_both(tmp_path, ALIGNED, rewritten)
     assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()
     assert new.copies.total_bytes == 3 * 5000 * 8     # A in and out, B in: once each
+
+
+# a function template whose array parameter's type is a template parameter: a pointer in
+# the instantiations main makes, so the construct uses an unmapped pointer at run time
+DEPENDENT = """#include <cstdio>
+#include <cstdlib>
+template <typename P>
+void twice(P a, int n)
+{
+#pragma omp target teams distribute parallel for
+    for (int i = 0; i < n; i++)
+        a[i] = 2 * a[i];
+}
+int main()
+{
+    int n = 100;
+    double *d = (double *)std::malloc(n * sizeof(double));
+    float *f = (float *)std::malloc(n * sizeof(float));
+    for (int i = 0; i < n; i++) { d[i] = i; f[i] = i; }
+    twice(d, n);
+    twice(f, n);
+    std::printf("%f %f\\n", d[n - 1], (double)f[n - 2]);
+    std::free(d); std::free(f);
+    return 0;
+}
+"""
+
+
+def test_a_dependent_array_type_is_counted_as_left(load_source, tmp_path):
+    """The summary used to say '1 target regions mapped, 0 left' over an unmapped pointer."""
+    rewritten, out = rewrite_source(load_source, DEPENDENT)
+    counts = dict(out.counts)
+    assert counts["left unmapped"] == 1 and counts["target regions mapped"] == 0, counts
+    left = [d.message for d in out.diagnostics if d.id == "omp-left-unmapped"]
+    assert "'a' is not declared a pointer in template 'twice'" in left[0], left
+    original, _ = run_both(tmp_path, DEPENDENT, rewritten, suffix=".cpp")
+    assert omp_harness.unmapped_constructs(original) == counts["left unmapped"]

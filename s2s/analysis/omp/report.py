@@ -138,7 +138,7 @@ def _unmapped_pointers(model: TranslationUnit, index: int, plan: OmpPlan,
     ``planned`` the regions and objects of the plan that cover its function."""
     by_directive = model.cached("omp report refs", lambda: _refs_by_directive(model))
     used = sorted({ref.array for ref in by_directive.get(index, ())
-                   if ref.pointer and not ref.region_local})
+                   if (ref.pointer or ref.dependent) and not ref.region_local})
     named = {norm_text(item.base) for d in directive_chain(model, index)
              for clause in d.clauses for item in clause.items}
     function = model.directives[index].function
