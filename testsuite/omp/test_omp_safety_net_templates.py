@@ -233,3 +233,31 @@ def test_a_dependent_array_type_is_counted_as_left(load_source, tmp_path):
     assert "'a' is not declared a pointer in template 'twice'" in left[0], left
     original, _ = run_both(tmp_path, DEPENDENT, rewritten, suffix=".cpp")
     assert omp_harness.unmapped_constructs(original) == counts["left unmapped"]
+
+
+def test_a_string_literal_argument_does_not_refuse_the_callers_plan(load_source):
+    """``scale("x", a, n)``: the literal is no array of the program (issue 28, 3f); main's
+    plan used to be refused ('the pointer argument '"x"' ... is not one array')."""
+    program = """#include <stdio.h>
+#include <stdlib.h>
+static void scale(const char *label, double *a, int n)
+{
+    #pragma omp target teams distribute parallel for
+    for (int i = 0; i < n; i++)
+        a[i] *= 2.0;
+    printf("%s %.1f\\n", label, a[n - 1]);
+}
+int main(void)
+{
+    int n = 64;
+    double *a = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) a[i] = i;
+    for (int k = 0; k < 3; k++)
+        scale("step" "s", a, n);
+    free(a);
+    return 0;
+}
+"""
+    _, out = rewrite_source(load_source, program, name="prog.c")
+    assert dict(out.counts)["target regions mapped"] == 1, [d.message for d in out.diagnostics]
+    assert not any("is not one array" in d.message for d in out.diagnostics)
