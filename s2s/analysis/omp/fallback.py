@@ -18,8 +18,14 @@ The clause is what a careful human writes per construct, and it is right whateve
 regions around it: a range already present (a hand-written ``target data`` mapping the array
 the pointer aliases) is not copied again, an absent one is copied in and back at the
 construct. Only a construct whose range cannot be bounded (a pointer passed to a call in the
-kernel, a subscript through a variable the kernel sets, a multi-dimensional access, a member
-path, a construct inside a macro) keeps an unmapped pointer, with the reason.
+kernel or copied there, a subscript through a variable the kernel sets, a multi-dimensional
+access, a construct inside a macro) keeps an unmapped pointer, with the reason.
+
+A struct member (``SD.concs``, ``P->x``) is mapped the same way where the kernel's loops bound
+it, else over its whole storage with the count its allocations give (omp.member_counts), and
+the other members the kernel reads go ``to`` with it: a construct that maps a member section
+maps the struct member by member. A struct with a member pointer that cannot be mapped is
+left whole.
 
 Inside a template the clauses go into the template's one text (there is no other): they
 name only variables of the pattern (the pointer, the counters' bounds), which each
