@@ -9,8 +9,10 @@ import sys
 import time
 from collections.abc import Iterable, Iterator
 
+from s2s import parallel
 from s2s.diagnostics import DiagnosticPrinter, UsageError
 from s2s.driver import FileResult, RunOptions
+from s2s.frontend import fact_cache
 from s2s.frontend.parse import DEFAULT_GPU_ARCH, ParseOptions
 from s2s.frontend.toolchain import default_toolchain
 
@@ -49,6 +51,12 @@ def add_file_options(parser: argparse.ArgumentParser,
     parser.add_argument("--gpu-arch", default=None, help="GPU architecture (default sm_90)")
     parser.add_argument("-x", dest="language", choices=["cuda", "c", "c++"],
                         help="treat every file as this language instead of by extension")
+    parser.add_argument("-j", "--jobs", default="1", metavar="N",
+                        help="parse and extract N files at once in worker processes (0: one "
+                        "per CPU core; default 1); the output is that of -j 1")
+    parser.add_argument("--no-cache", dest="cache", action="store_false",
+                        help="neither read nor write the fact cache ($XDG_CACHE_HOME/s2s/facts; "
+                        "also S2S_NO_CACHE=1)")
 
 
 def split_at_dashdash(argv: list[str]) -> tuple[list[str], tuple[str, ...]]:
@@ -128,7 +136,10 @@ def make_run_options(args: argparse.Namespace, extra_flags: tuple[str, ...],
     flags_for = None
     if args.build_dir:
         flags_for = _database_lookup(args.build_dir, printer)
-    return RunOptions(parse=parse, flags_for=flags_for)
+    if not getattr(args, "cache", True):
+        fact_cache.disable()
+    return RunOptions(parse=parse, flags_for=flags_for,
+                      jobs=parallel.jobs_from(getattr(args, "jobs", 1)))
 
 
 def _database_lookup(build_dir: str, printer: DiagnosticPrinter):
