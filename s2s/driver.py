@@ -19,7 +19,7 @@ from s2s import deep_stack, gc_pause, parallel
 from s2s.diagnostics import Diagnostic, InputError, InternalError, Location, S2SError
 from s2s.edits import EditSet
 from s2s.frontend import clang_check
-from s2s.frontend.extract import Loaded
+from s2s.frontend.extract import Loaded, load
 from s2s.frontend.fact_cache import cached_load
 from s2s.frontend.parse import ParseOptions, detect_language, parse_source
 from s2s.output import FileChange
@@ -98,6 +98,8 @@ class RunOptions:
     flags_for: Callable[[str], tuple[str, ...]] | None = None
     #: worker processes that parse and extract files at once (``-j``; :mod:`s2s.parallel`)
     jobs: int = 1
+    #: read and write the fact cache (``--no-cache``: False; :mod:`s2s.frontend.fact_cache`)
+    cache: bool = True
 
 
 def process_file(path: str, options: RunOptions, run_pass: Pass | None = None,
@@ -118,7 +120,7 @@ def load_and_run(path: str, options: RunOptions, run_pass: Pass | None,
     try:
         parse_options = parse_options_for(options, path)
         start = time.perf_counter()
-        loaded = cached_load(path, parse_options, source)
+        loaded = (cached_load if options.cache else load)(path, parse_options, source)
         if loaded.model is None:
             return Failed(path, loaded.diagnostics)
         parsed = (("parse", time.perf_counter() - start),)
@@ -135,6 +137,11 @@ def parse_options_for(options: RunOptions, path: str) -> ParseOptions:
     if options.flags_for is None:
         return options.parse
     return replace(options.parse, user_flags=options.parse.user_flags + options.flags_for(path))
+
+
+def file_options(options: RunOptions, path: str) -> RunOptions:
+    """The options of ``path`` alone (its flags from ``-p`` looked up now), for a worker."""
+    return RunOptions(parse_options_for(options, path), cache=options.cache)
 
 
 def failed_by(path: str, error: Exception) -> Failed:
@@ -271,7 +278,7 @@ def process_each(work: list[tuple[str, Pass | None]], options: RunOptions,
         for path, run_pass in work:
             yield process_file(path, options, run_pass, sources.get(path))
         return
-    items = [(path, RunOptions(parse_options_for(options, path)), run_pass, sources.get(path))
+    items = [(path, file_options(options, path), run_pass, sources.get(path))
              for path, run_pass in work]
     yield from parallel.ordered_map(_process_one, items, options.jobs)
 

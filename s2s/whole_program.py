@@ -33,6 +33,7 @@ from s2s.driver import (
     apply_edits,
     checked_output,
     failed_by,
+    file_options,
     load_and_run,
     parse_options_for,
     run_on_loaded,
@@ -120,8 +121,7 @@ def _loads(paths: list[str], options: RunOptions, sources: dict[str, bytes]
     processes when more than one (:mod:`s2s.parallel`; each file's flags looked up here)."""
     if options.jobs <= 1:
         return [load_and_run(path, options, None, sources.get(path)) for path in paths]
-    work = [(path, RunOptions(parse_options_for(options, path)), None, sources.get(path))
-            for path in paths]
+    work = [(path, file_options(options, path), None, sources.get(path)) for path in paths]
     return list(parallel.ordered_map(_load_one, work, options.jobs))
 
 

@@ -12,7 +12,6 @@ from collections.abc import Iterable, Iterator
 from s2s import parallel
 from s2s.diagnostics import DiagnosticPrinter, UsageError
 from s2s.driver import FileResult, RunOptions
-from s2s.frontend import fact_cache
 from s2s.frontend.parse import DEFAULT_GPU_ARCH, ParseOptions
 from s2s.frontend.toolchain import default_toolchain
 
@@ -136,10 +135,9 @@ def make_run_options(args: argparse.Namespace, extra_flags: tuple[str, ...],
     flags_for = None
     if args.build_dir:
         flags_for = _database_lookup(args.build_dir, printer)
-    if not getattr(args, "cache", True):
-        fact_cache.disable()
     return RunOptions(parse=parse, flags_for=flags_for,
-                      jobs=parallel.jobs_from(getattr(args, "jobs", 1)))
+                      jobs=parallel.jobs_from(getattr(args, "jobs", 1)),
+                      cache=getattr(args, "cache", True))
 
 
 def _database_lookup(build_dir: str, printer: DiagnosticPrinter):

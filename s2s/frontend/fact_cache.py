@@ -54,18 +54,9 @@ _INCLUDE_ENV = ("CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "LIBCLANG_DISAB
 _ALLOWED_MODULES = ("s2s.model.", "s2s.diagnostics", "s2s.frontend.extract", "s2s.edits")
 _ALLOWED_BUILTINS = frozenset({"frozenset", "set", "tuple", "list", "dict"})
 
-#: turned off for the process by ``--no-cache`` (the CLI calls :func:`disable`)
-_state = {"off": False}
-
-
-def disable() -> None:
-    """No reads and no writes for the rest of this process (``--no-cache``)."""
-    _state["off"] = True
-
-
 def enabled() -> bool:
-    return not _state["off"] and os.environ.get("S2S_NO_CACHE", "").strip().lower() in (
-        "", "0", "no", "off", "false")
+    """Off with ``S2S_NO_CACHE=1`` (``--no-cache`` makes the driver call ``load`` itself)."""
+    return os.environ.get("S2S_NO_CACHE", "").strip().lower() in ("", "0", "no", "off", "false")
 
 
 def cache_dir() -> Path:
