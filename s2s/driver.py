@@ -19,8 +19,8 @@ from s2s import deep_stack, gc_pause, parallel
 from s2s.diagnostics import Diagnostic, InputError, InternalError, Location, S2SError
 from s2s.edits import EditSet
 from s2s.frontend import clang_check
-from s2s.frontend.extract import Loaded, load
-from s2s.frontend.fact_cache import cached_load
+from s2s.frontend.extract import Loaded
+from s2s.frontend.fact_cache import cached_load, parse_errors
 from s2s.frontend.parse import ParseOptions, detect_language, parse_source
 from s2s.output import FileChange
 from s2s.transform.check import CheckedEdits, EditGroup, checked_edits, introduced
@@ -98,8 +98,6 @@ class RunOptions:
     flags_for: Callable[[str], tuple[str, ...]] | None = None
     #: worker processes that parse and extract files at once (``-j``; :mod:`s2s.parallel`)
     jobs: int = 1
-    #: read and write the fact cache (``--no-cache``: False; :mod:`s2s.frontend.fact_cache`)
-    cache: bool = True
 
 
 def process_file(path: str, options: RunOptions, run_pass: Pass | None = None,
@@ -120,7 +118,7 @@ def load_and_run(path: str, options: RunOptions, run_pass: Pass | None,
     try:
         parse_options = parse_options_for(options, path)
         start = time.perf_counter()
-        loaded = (cached_load if options.cache else load)(path, parse_options, source)
+        loaded = cached_load(path, parse_options, source)
         if loaded.model is None:
             return Failed(path, loaded.diagnostics)
         parsed = (("parse", time.perf_counter() - start),)
@@ -141,7 +139,7 @@ def parse_options_for(options: RunOptions, path: str) -> ParseOptions:
 
 def file_options(options: RunOptions, path: str) -> RunOptions:
     """The options of ``path`` alone (its flags from ``-p`` looked up now), for a worker."""
-    return RunOptions(parse_options_for(options, path), cache=options.cache)
+    return RunOptions(parse_options_for(options, path))
 
 
 def failed_by(path: str, error: Exception) -> Failed:
@@ -193,7 +191,7 @@ def checked_output(path: str, source: bytes, output: PassOutput, options: ParseO
     original: list[list[Diagnostic] | None] = []     # nvcc's errors on the original, once
 
     def errors(data: bytes, edits: tuple) -> list[Diagnostic]:
-        said = [d for d in parse_source(data, path, options).diagnostics if d.is_error]
+        said = parse_errors(data, path, options)
         if said:
             return said
         if nvcc is None:  # (C and C++: clang-16 where it is; CUDA without nvcc: the parse)

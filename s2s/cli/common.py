@@ -131,13 +131,13 @@ def make_run_options(args: argparse.Namespace, extra_flags: tuple[str, ...],
         toolchain = default_toolchain()
     parse = ParseOptions(language=args.language, cuda_side=args.cuda_side, user_flags=extra_flags,
                          toolchain=toolchain, gpu_arch=args.gpu_arch or DEFAULT_GPU_ARCH,
-                         nvcc_check=bool(getattr(args, "nvcc_check", False)))
+                         nvcc_check=bool(getattr(args, "nvcc_check", False)),
+                         cache=getattr(args, "cache", True))
     flags_for = None
     if args.build_dir:
         flags_for = _database_lookup(args.build_dir, printer)
     return RunOptions(parse=parse, flags_for=flags_for,
-                      jobs=parallel.jobs_from(getattr(args, "jobs", 1)),
-                      cache=getattr(args, "cache", True))
+                      jobs=parallel.jobs_from(getattr(args, "jobs", 1)))
 
 
 def _database_lookup(build_dir: str, printer: DiagnosticPrinter):

@@ -143,14 +143,19 @@ def load(path: str, options: ParseOptions | None = None, source: bytes | None = 
     if _device_side_in_headers(parsed, options):
         parsed = parse_source(parsed.source, path, replace(options or ParseOptions(), cuda_side="both"))
     if read_files is not None:
-        read_files.extend(inclusion.include.name for unit in parsed.units.values()
-                          for inclusion in unit.get_includes())
+        read_files.extend(included_files(parsed))
     diagnostics = list(parsed.diagnostics)
     if parsed.has_errors:
         return Loaded(path, parsed.source, None, tuple(diagnostics), options)
     model, warnings = extract(parsed)
     return Loaded(path, parsed.source, model, tuple(diagnostics + warnings), options,
                   included_headers(parsed, model, options))
+
+
+def included_files(parsed: ParsedFile) -> list[str]:
+    """The names of every file the parse of ``parsed`` included (each side's, in order)."""
+    return [inclusion.include.name for unit in parsed.units.values()
+            for inclusion in unit.get_includes()]
 
 
 #: what makes a project header worth a model of its own: code a pass maps there

@@ -15,6 +15,8 @@ file the parse included, ccache's "manifest": project headers with a hash of the
 headers of the toolchain (the CUDA toolkit, ``/usr``, s2s's own shims) with their size and
 modification time; an entry whose list no longer matches the disk is a miss, and the file is
 loaded and stored again. Files that do not parse (a missing header among them) are not kept.
+The same cache keeps the verdict "no error" of the parse that checks a rewrite before it is
+emitted (:func:`parse_errors`): a warm run of the compiler launcher parses nothing.
 
 Entries are pickles of the frozen model, read back only when (1) :func:`runtime.cache_trust.usable`
 says the file is the user's own and writable by no one else, (2) its SHA-256 matches the
@@ -25,7 +27,8 @@ a temporary file renamed into place, so concurrent runs (the compiler launcher r
 see a whole entry or none. The directory is kept under a size bound (``S2S_CACHE_MAX_MB``,
 default 512), oldest entries removed first; a hit refreshes an entry's time.
 
-``--no-cache`` or ``S2S_NO_CACHE=1`` turns it off: nothing is read or written.
+``--no-cache`` (``ParseOptions.cache``) or ``S2S_NO_CACHE=1`` turns it off: nothing is read
+or written.
 """
 
 from __future__ import annotations
@@ -41,8 +44,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from runtime import cache_trust
-from s2s.frontend.extract import Loaded, load
-from s2s.frontend.parse import ParseOptions, read_source
+from s2s.diagnostics import Diagnostic
+from s2s.frontend.extract import Loaded, included_files, load
+from s2s.frontend.parse import ParseOptions, parse_source, read_source
 from s2s.frontend.toolchain import configure_libclang, default_toolchain
 
 #: bump when the entry layout changes (the key changes with it)
@@ -68,28 +72,47 @@ def cached_load(path: str, options: ParseOptions | None = None, source: bytes | 
                 ) -> Loaded:
     """:func:`s2s.frontend.extract.load`, from the cache when the file, every file it
     includes and the options are as they were; the result is the same either way."""
-    if not enabled():
+    options = options or ParseOptions()
+    if not (enabled() and options.cache):
         return load(path, options, source)
     if source is None:
         source = read_source(path)            # InputError as load would raise it
-    options = options or ParseOptions()
-    key = entry_key(path, options, source)
-    found = _read(key)
+    key = entry_key(path, options, source, "load")
+    found = _read(key, Loaded)
     if found is not None:
         return _with_options(found, options)
     seen: list[str] = []
     loaded = load(path, options, source, read_files=seen)
     if loaded.model is not None:
-        _write(key, loaded, seen, options)
+        _write(key, replace(loaded, options=None, headers=tuple(
+            replace(h, options=None) for h in loaded.headers)), seen, options)
     return loaded
 
 
-def entry_key(path: str, options: ParseOptions, source: bytes) -> str:
-    """The key of ``path``'s entry: everything the load reads besides its includes."""
+def parse_errors(data: bytes, path: str, options: ParseOptions) -> list[Diagnostic]:
+    """libclang's errors on ``data`` parsed as ``path`` (a rewrite checked before it is
+    emitted): "none" from the cache when this text, its includes and the options are those
+    of a parse that had none (a parse with errors is not kept: a header created since could
+    mend it)."""
+    if not (enabled() and options.cache):
+        return [d for d in parse_source(data, path, options).diagnostics if d.is_error]
+    key = entry_key(path, options, data, "check")
+    if _read(key, tuple) == ():
+        return []
+    parsed = parse_source(data, path, options)
+    errors = [d for d in parsed.diagnostics if d.is_error]
+    if not errors:
+        _write(key, (), included_files(parsed), options)
+    return errors
+
+
+def entry_key(path: str, options: ParseOptions, source: bytes, kind: str) -> str:
+    """The key of ``path``'s entry of ``kind`` ("load": the model; "check": the verdict of a
+    parse): everything it reads besides its includes."""
     toolchain = options.toolchain or default_toolchain()
-    effective = replace(options, toolchain=toolchain, nvcc_check=False)
+    effective = replace(options, toolchain=toolchain, nvcc_check=False, cache=True)
     digest = hashlib.sha256(FORMAT)
-    for part in (path, os.getcwd(), repr(effective), _code_version(), _libclang_version(),
+    for part in (kind, path, os.getcwd(), repr(effective), _code_version(), _libclang_version(),
                  *(f"{name}={os.environ.get(name, '')}" for name in _INCLUDE_ENV)):
         digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
     digest.update(hashlib.sha256(source).digest())
@@ -189,8 +212,9 @@ class _ModelUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"{module}.{name} is not part of the model")
 
 
-def _read(key: str) -> Loaded | None:
-    """The entry of ``key`` when it is whole, trusted and its includes unchanged; else None."""
+def _read(key: str, kind: type):
+    """The value stored for ``key`` (a ``kind``) when its entry is whole, trusted and its
+    includes unchanged; else None."""
     try:
         entry = cache_dir() / key
         if not cache_trust.usable(entry):
@@ -204,30 +228,28 @@ def _read(key: str) -> Loaded | None:
         return None                         # truncated, corrupt or another version's
     try:
         stored = _ModelUnpickler(io.BytesIO(payload)).load()
-        stored_key, dependencies, roots, loaded = stored
+        stored_key, dependencies, roots, value = stored
     except Exception:  # noqa: BLE001 - any damage is a miss: the file is loaded again
         return None
-    if stored_key != key or not isinstance(loaded, Loaded) or \
+    if stored_key != key or not isinstance(value, kind) or \
             not all(_unchanged(d, tuple(roots)) for d in dependencies):
         return None
     try:
         os.utime(entry)                     # recently used: evicted last
     except OSError:
         pass
-    return loaded
+    return value
 
 
-def _write(key: str, loaded: Loaded, seen: list[str], options: ParseOptions) -> None:
-    """Store ``loaded`` (best effort: a cache that cannot be written costs the next run the
+def _write(key: str, value, seen: list[str], options: ParseOptions) -> None:
+    """Store ``value`` (best effort: a cache that cannot be written costs the next run the
     parse, never this run's result)."""
     roots = _system_roots(options)
     dependencies = [_dependency(name, roots) for name in dict.fromkeys(seen)]
     if any(d is None for d in dependencies):
         return                              # an include that is no regular file: not kept
-    bare = replace(loaded, options=None, headers=tuple(replace(h, options=None)
-                                                       for h in loaded.headers))
     try:
-        payload = pickle.dumps((key, dependencies, roots, bare), protocol=pickle.HIGHEST_PROTOCOL)
+        payload = pickle.dumps((key, dependencies, roots, value), protocol=pickle.HIGHEST_PROTOCOL)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         return
     try:

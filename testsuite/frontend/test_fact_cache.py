@@ -101,10 +101,23 @@ def test_a_planted_entry_never_runs_code_nor_changes_the_result(program, fact_ca
 
 
 def test_no_cache_reads_and_writes_nothing(program, fact_cache_on, monkeypatch):
+    for _ in range(2):
+        fact_cache.cached_load("main.c", ParseOptions(cache=False))     # --no-cache
+        assert fact_cache.parse_errors(MAIN, "main.c", ParseOptions(cache=False)) == []
     monkeypatch.setenv("S2S_NO_CACHE", "1")
     fact_cache.cached_load("main.c", ParseOptions())
-    fact_cache.cached_load("main.c", ParseOptions())
-    assert len(program) == 2 and not _entries(fact_cache_on)
+    assert len(program) == 3 and not _entries(fact_cache_on)
+
+
+def test_the_verdict_of_a_check_parse_is_kept_when_there_is_no_error(program, monkeypatch):
+    parses = []
+    real = fact_cache.parse_source
+    monkeypatch.setattr(fact_cache, "parse_source", lambda *a, **k: parses.append(a) or real(*a, **k))
+    broken = MAIN.replace(b"a[i] *= 2.0f;", b"a[i] *= ;")
+    for _ in range(2):
+        assert fact_cache.parse_errors(MAIN, "main.c", ParseOptions()) == []
+        assert fact_cache.parse_errors(broken, "main.c", ParseOptions())
+    assert len(parses) == 3                         # the broken text is parsed every time
 
 
 def test_the_size_bound_evicts_the_oldest_first(tmp_path):
