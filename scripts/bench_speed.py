@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import hashlib
 import os
 import shutil
 import statistics
@@ -52,6 +53,12 @@ class Timing:
     wall: float
     cpu: float
     peak_mb: float
+    #: SHA-256 of what the command printed (cold, warm and -j runs must print the same)
+    output: str = ""
+
+
+#: (command, outputs seen): every run of one command must print the same bytes
+OUTPUTS: dict[str, set[str]] = {}
 
 
 def timed(argv: list[str], env: dict | None = None, cwd: str | None = None) -> Timing:
@@ -59,13 +66,13 @@ def timed(argv: list[str], env: dict | None = None, cwd: str | None = None) -> T
     --diff`` exits 1 when it would change files), but a command that could not start is."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as out:
         done = subprocess.run(["/usr/bin/time", "-o", out.name, "-f", "%e %U %S %M", *argv],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                              env=env, cwd=cwd)
+                              capture_output=True, env=env, cwd=cwd)
         fields = out.read().split()[-4:]
     if done.returncode > 2 or len(fields) < 4:
-        raise RuntimeError(f"{argv[:4]} failed ({done.returncode}): {done.stderr[-500:]}")
+        raise RuntimeError(f"{argv[:4]} failed ({done.returncode}): {done.stderr[-500:]!r}")
     wall, user, system, peak_kb = map(float, fields)
-    return Timing(wall, user + system, peak_kb / 1024)
+    digest = hashlib.sha256(done.stdout).hexdigest()
+    return Timing(wall, user + system, peak_kb / 1024, digest)
 
 
 def median(runs: list[Timing]) -> Timing:
@@ -94,6 +101,7 @@ def cold_and_warm(argv: list[str], runs: int, cwd: str | None = None,
             cold.append(timed([*argv, *jobs], s2s_env(cache), cwd))
             if warm_too:
                 warm.append(timed([*argv, *jobs], s2s_env(cache), cwd))
+    OUTPUTS.setdefault(" ".join(argv[len(S2S):]), set()).update(t.output for t in cold + warm)
     return median(cold), median(warm) if warm else None
 
 
@@ -241,7 +249,10 @@ def main(argv: list[str] | None = None) -> int:
     print(table(rows) if args.markdown else "\n".join(
         f"{r.figure}\n    s2s {r.s2s} | {r.reference} | {r.ratio:.2f}x (goal {r.goal})"
         for r in rows))
-    return 0
+    differ = [command for command, seen in OUTPUTS.items() if len(seen) > 1]
+    print(f"\nOutputs of every s2s command the same bytes cold, warm and with -j 2: "
+          f"{'no: ' + '; '.join(differ) if differ else 'yes'} ({len(OUTPUTS)} commands)")
+    return 1 if differ else 0
 
 
 if __name__ == "__main__":

@@ -162,3 +162,11 @@ def test_two_processes_writing_at_once_agree(program, fact_cache_on):
     assert [run.returncode for run in runs] == [0, 0], outputs
     assert outputs[0][0] == outputs[1][0] and outputs[0][0].startswith("1 ")
     assert not outputs[0][1] and not outputs[1][1]
+
+
+def test_a_relative_xdg_cache_home_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")
+    assert fact_cache.cache_dir() == tmp_path / ".cache" / "s2s" / "facts"
+    assert not (tmp_path / "relative").exists()
