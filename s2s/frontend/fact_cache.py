@@ -15,6 +15,10 @@ file the parse included, ccache's "manifest": project headers with a hash of the
 headers of the toolchain (the CUDA toolkit, ``/usr``, s2s's own shims) with their size and
 modification time; an entry whose list no longer matches the disk is a miss, and the file is
 loaded and stored again. Files that do not parse (a missing header among them) are not kept.
+One change is not seen, as in ccache's direct mode: a header newly created in an include
+folder searched before the one that held the header used (it would now shadow it) leaves the
+list as it was; ``--no-cache`` then, or any edit of the file.
+
 The same cache keeps the verdict "no error" of the parse that checks a rewrite before it is
 emitted (:func:`parse_errors`): a warm run of the compiler launcher parses nothing.
 
