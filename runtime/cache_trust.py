@@ -47,6 +47,16 @@ def publish(tmp: str | os.PathLike, target: str | os.PathLike) -> None:
     os.replace(tmp, target)
 
 
+def user_cache_dir(name: str) -> Path:
+    """``$XDG_CACHE_HOME/s2s/<name>`` (``~/.cache`` when it is unset); a relative
+    XDG_CACHE_HOME is ignored, as the XDG base directory specification says (it would put the
+    cache in the current folder). Every s2s cache under the user's cache folder starts here."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "s2s" / name
+
+
 def own_directory(path: str | os.PathLike, what: str) -> Path:
     """``path`` created if missing (writable by the owner only) and returned when it is the
     user's own and writable by no one else; otherwise a private temporary directory for this

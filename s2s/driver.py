@@ -15,11 +15,12 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
-from s2s import deep_stack, gc_pause
+from s2s import deep_stack, gc_pause, parallel
 from s2s.diagnostics import Diagnostic, InputError, InternalError, Location, S2SError
 from s2s.edits import EditSet
 from s2s.frontend import clang_check
-from s2s.frontend.extract import Loaded, load
+from s2s.frontend.extract import Loaded
+from s2s.frontend.fact_cache import cached_load, parse_errors
 from s2s.frontend.parse import ParseOptions, detect_language, parse_source
 from s2s.output import FileChange
 from s2s.transform.check import CheckedEdits, EditGroup, checked_edits, introduced
@@ -95,6 +96,8 @@ class RunOptions:
 
     parse: ParseOptions = field(default_factory=ParseOptions)
     flags_for: Callable[[str], tuple[str, ...]] | None = None
+    #: worker processes that parse and extract files at once (``-j``; :mod:`s2s.parallel`)
+    jobs: int = 1
 
 
 def process_file(path: str, options: RunOptions, run_pass: Pass | None = None,
@@ -115,7 +118,7 @@ def load_and_run(path: str, options: RunOptions, run_pass: Pass | None,
     try:
         parse_options = parse_options_for(options, path)
         start = time.perf_counter()
-        loaded = load(path, parse_options, source=source)
+        loaded = cached_load(path, parse_options, source)
         if loaded.model is None:
             return Failed(path, loaded.diagnostics)
         parsed = (("parse", time.perf_counter() - start),)
@@ -132,6 +135,11 @@ def parse_options_for(options: RunOptions, path: str) -> ParseOptions:
     if options.flags_for is None:
         return options.parse
     return replace(options.parse, user_flags=options.parse.user_flags + options.flags_for(path))
+
+
+def file_options(options: RunOptions, path: str) -> RunOptions:
+    """The options of ``path`` alone (its flags from ``-p`` looked up now), for a worker."""
+    return RunOptions(parse_options_for(options, path))
 
 
 def failed_by(path: str, error: Exception) -> Failed:
@@ -183,7 +191,7 @@ def checked_output(path: str, source: bytes, output: PassOutput, options: ParseO
     original: list[list[Diagnostic] | None] = []     # nvcc's errors on the original, once
 
     def errors(data: bytes, edits: tuple) -> list[Diagnostic]:
-        said = [d for d in parse_source(data, path, options).diagnostics if d.is_error]
+        said = parse_errors(data, path, options)
         if said:
             return said
         if nvcc is None:  # (C and C++: clang-16 where it is; CUDA without nvcc: the parse)
@@ -251,11 +259,30 @@ def apply_edits(path: str, source: bytes, edits: Iterable) -> FileChange:
     return FileChange(path, source, edit_set.apply(path, source), edit_set.for_path(path))
 
 
-def process_files(paths: Iterable[str], options: RunOptions, run_pass: Pass | None = None
-                  ) -> Iterator[FileResult]:
-    """Process files one by one, yielding each result as soon as it is known."""
-    for path in paths:
-        yield process_file(path, options, run_pass)
+def process_files(paths: Iterable[str], options: RunOptions, run_pass: Pass | None = None,
+                  sources: dict[str, bytes] | None = None) -> Iterator[FileResult]:
+    """:func:`process_file` for each path (``sources``: bytes standing in for some files),
+    yielding each result, in order, as soon as it is known (:func:`process_each`)."""
+    return process_each([(path, run_pass) for path in paths], options, sources)
+
+
+def process_each(work: list[tuple[str, Pass | None]], options: RunOptions,
+                 sources: dict[str, bytes] | None = None) -> Iterator[FileResult]:
+    """:func:`process_file` for each (path, pass) of ``work``, in order: on ``options.jobs``
+    worker processes when more than one (:mod:`s2s.parallel`; each file's flags from ``-p``
+    looked up here, in order, so what that says is said once, as with one job)."""
+    sources = sources or {}
+    if options.jobs <= 1:
+        for path, run_pass in work:
+            yield process_file(path, options, run_pass, sources.get(path))
+        return
+    items = [(path, file_options(options, path), run_pass, sources.get(path))
+             for path, run_pass in work]
+    yield from parallel.ordered_map(_process_one, items, options.jobs)
+
+
+def _process_one(item: tuple) -> FileResult:
+    return process_file(*item)
 
 
 def exit_code(results: Iterable[FileResult], changes_are_failure: bool = False) -> int:

@@ -21,7 +21,7 @@ import time
 import traceback
 from dataclasses import replace
 
-from s2s import deep_stack, gc_pause
+from s2s import deep_stack, gc_pause, parallel
 from s2s.diagnostics import Diagnostic, InternalError, Location, S2SError
 from s2s.driver import (
     Failed,
@@ -33,6 +33,7 @@ from s2s.driver import (
     apply_edits,
     checked_output,
     failed_by,
+    file_options,
     load_and_run,
     parse_options_for,
     run_on_loaded,
@@ -71,8 +72,8 @@ def _program(paths: list[str], options: RunOptions, run_pass: Pass,
              parsed: dict[str, tuple[tuple[str, float], ...]], sources: dict[str, bytes]
              ) -> list[FileResult]:
     loaded, results, flags = [], {}, {}
-    for path in dict.fromkeys(paths):          # a file named twice is one file of the program
-        result = load_and_run(path, options, None, sources.get(path))
+    unique = list(dict.fromkeys(paths))         # a file named twice is one file of the program
+    for path, result in zip(unique, _loads(unique, options, sources), strict=True):
         if isinstance(result, Success):
             loaded.append(result.loaded)
             flags[path] = parse_options_for(options, path)
@@ -112,6 +113,20 @@ def _program(paths: list[str], options: RunOptions, run_pass: Pass,
         for one in units:
             results[one.path] = Failed(one.path, (internal,), traceback.format_exc())
     return [results[path] for path in dict.fromkeys(order)]
+
+
+def _loads(paths: list[str], options: RunOptions, sources: dict[str, bytes]
+           ) -> list[FileResult]:
+    """Each file loaded (parsed and extracted), in order: on ``options.jobs`` worker
+    processes when more than one (:mod:`s2s.parallel`; each file's flags looked up here)."""
+    if options.jobs <= 1:
+        return [load_and_run(path, options, None, sources.get(path)) for path in paths]
+    work = [(path, file_options(options, path), None, sources.get(path)) for path in paths]
+    return list(parallel.ordered_map(_load_one, work, options.jobs))
+
+
+def _load_one(work: tuple) -> FileResult:
+    return load_and_run(*work)
 
 
 def _run_program(program: Program, units: list[Loaded], flags: dict[str, ParseOptions],

@@ -12,6 +12,7 @@ import tracemalloc
 
 import pytest
 
+from s2s import driver
 from s2s.cli import rewrite_cmd
 from s2s.cli.main import main
 from s2s.driver import Success
@@ -32,7 +33,7 @@ def _stand_in(path: str, options, run_pass, source=None) -> Success:
 
 @pytest.mark.parametrize("check", [False, True])
 def test_results_are_not_kept_after_they_are_printed(tmp_path, capsys, monkeypatch, check):
-    monkeypatch.setattr(rewrite_cmd, "process_file", _stand_in)
+    monkeypatch.setattr(driver, "process_file", _stand_in)   # (what process_files calls)
     monkeypatch.setattr(rewrite_cmd, "unified_diff", lambda change: "")
     paths = []
     for number in range(FILES):

@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Iterable, Iterator
 
+from s2s import parallel
 from s2s.diagnostics import DiagnosticPrinter, UsageError
 from s2s.driver import FileResult, RunOptions
 from s2s.frontend.parse import DEFAULT_GPU_ARCH, ParseOptions
@@ -49,6 +50,12 @@ def add_file_options(parser: argparse.ArgumentParser,
     parser.add_argument("--gpu-arch", default=None, help="GPU architecture (default sm_90)")
     parser.add_argument("-x", dest="language", choices=["cuda", "c", "c++"],
                         help="treat every file as this language instead of by extension")
+    parser.add_argument("-j", "--jobs", default="1", metavar="N",
+                        help="parse and extract N files at once in worker processes (0: one "
+                        "per CPU core; default 1); the output is that of -j 1")
+    parser.add_argument("--no-cache", dest="cache", action="store_false",
+                        help="neither read nor write the fact cache ($XDG_CACHE_HOME/s2s/facts; "
+                        "also S2S_NO_CACHE=1)")
 
 
 def split_at_dashdash(argv: list[str]) -> tuple[list[str], tuple[str, ...]]:
@@ -124,11 +131,13 @@ def make_run_options(args: argparse.Namespace, extra_flags: tuple[str, ...],
         toolchain = default_toolchain()
     parse = ParseOptions(language=args.language, cuda_side=args.cuda_side, user_flags=extra_flags,
                          toolchain=toolchain, gpu_arch=args.gpu_arch or DEFAULT_GPU_ARCH,
-                         nvcc_check=bool(getattr(args, "nvcc_check", False)))
+                         nvcc_check=bool(getattr(args, "nvcc_check", False)),
+                         cache=getattr(args, "cache", True))
     flags_for = None
     if args.build_dir:
         flags_for = _database_lookup(args.build_dir, printer)
-    return RunOptions(parse=parse, flags_for=flags_for)
+    return RunOptions(parse=parse, flags_for=flags_for,
+                      jobs=parallel.jobs_from(getattr(args, "jobs", 1)))
 
 
 def _database_lookup(build_dir: str, printer: DiagnosticPrinter):

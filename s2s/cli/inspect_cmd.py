@@ -8,7 +8,7 @@ import sys
 from s2s.analysis.kernel.access import analyze_unit
 from s2s.cli.common import Console, plural, report_results, verbose_line
 from s2s.diagnostics import DiagnosticPrinter
-from s2s.driver import Failed, FileResult, RunOptions, Success, exit_code, process_file
+from s2s.driver import Failed, FileResult, RunOptions, Success, exit_code, process_files
 from s2s.model import TranslationUnit, to_json
 from s2s.model.span import SourceSpan
 from s2s.printers.json_doc import envelope, file_entry
@@ -19,8 +19,7 @@ TABLES = ("kernels", "launches", "api", "allocations", "directives", "functions"
 def run_inspect(args, options: RunOptions, printer: DiagnosticPrinter, console: Console) -> int:
     results: list[FileResult] = []
     with console.progress(len(args.files)) as advance:
-        for path in args.files:
-            result = process_file(path, options)
+        for path, result in zip(args.files, process_files(args.files, options), strict=True):
             results.append(result)
             advance(path)
             if console.verbose:

@@ -17,7 +17,7 @@ from s2s.cli import report_omp
 from s2s.cli.common import Console, report_results, verbose_line
 from s2s.cli.verify_cmd import program_args
 from s2s.diagnostics import DiagnosticPrinter, UsageError
-from s2s.driver import FileResult, RunOptions, Success, exit_code, parse_options_for, process_file
+from s2s.driver import FileResult, RunOptions, Success, exit_code, parse_options_for, process_each
 from s2s.frontend.extract import load
 from s2s.frontend.parse import detect_language
 from s2s.output import write_output
@@ -83,13 +83,13 @@ def run_report(args, options: RunOptions, printer: DiagnosticPrinter, console: C
     if cuda and (args.run or args.args is not None) and not console.quiet:
         console.status("--run measures OpenMP programs; for the CUDA files, s2s verify runs "
                        "both versions")
-    for path in cuda:
-        for name in (p for p in CUDA_PASSES if p in wanted):
-            console.step("report", f"{name} on {path}")
-            result = process_file(path, options, registry.get(name))
-            start = time.perf_counter()
-            sections.append(_cuda_section(name, result, options, args.devices))
-            _verbose(sections[-1], console, start)
+    work = [(path, name) for path in cuda for name in CUDA_PASSES if name in wanted]
+    for (path, name), result in zip(work, process_each(
+            [(path, registry.get(name)) for path, name in work], options), strict=True):
+        console.step("report", f"{name} on {path}")
+        start = time.perf_counter()
+        sections.append(_cuda_section(name, result, options, args.devices))
+        _verbose(sections[-1], console, start)
     results: list[FileResult] = [s.result for s in sections]
     report_results(results, printer, console)
     printer.emit_all(said)

@@ -26,7 +26,7 @@ from s2s.driver import (
     RunOptions,
     Success,
     exit_code,
-    process_file,
+    process_files,
 )
 from s2s.frontend.parse import read_stream
 from s2s.output import (
@@ -75,8 +75,7 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
         paths = [r.path for r in program]
         produce = _handed_out(program)
     else:
-        produce = (process_file(path, options, run_pass, sources.get(path))
-                   for path in args.files)
+        produce = process_files(args.files, options, run_pass, sources)
         paths = list(args.files)
     with console.progress(len(paths)) as advance:
         for path, result in zip(paths, produce, strict=True):

@@ -131,21 +131,31 @@ def _in_source_order(items) -> tuple:
     return tuple(sorted(items, key=lambda item: (item.span.start, item.span.end)))
 
 
-def load(path: str, options: ParseOptions | None = None, source: bytes | None = None) -> Loaded:
+def load(path: str, options: ParseOptions | None = None, source: bytes | None = None,
+         read_files: list[str] | None = None) -> Loaded:
     """Parse and extract ``path`` (or ``source`` under that name).
 
     A file with libclang errors gets no model: every later stage would work from a wrong
-    picture of the program. Input errors (missing, binary) raise InputError.
+    picture of the program. Input errors (missing, binary) raise InputError. ``read_files``
+    gets the names of every file the parse included (the fact cache's dependencies).
     """
     parsed = parse_file(path, options) if source is None else parse_source(source, path, options)
     if _device_side_in_headers(parsed, options):
         parsed = parse_source(parsed.source, path, replace(options or ParseOptions(), cuda_side="both"))
+    if read_files is not None:
+        read_files.extend(included_files(parsed))
     diagnostics = list(parsed.diagnostics)
     if parsed.has_errors:
         return Loaded(path, parsed.source, None, tuple(diagnostics), options)
     model, warnings = extract(parsed)
     return Loaded(path, parsed.source, model, tuple(diagnostics + warnings), options,
                   included_headers(parsed, model, options))
+
+
+def included_files(parsed: ParsedFile) -> list[str]:
+    """The names of every file the parse of ``parsed`` included (each side's, in order)."""
+    return [inclusion.include.name for unit in parsed.units.values()
+            for inclusion in unit.get_includes()]
 
 
 #: what makes a project header worth a model of its own: code a pass maps there

@@ -45,6 +45,9 @@ class ParseOptions:
     #: check a CUDA rewrite with ``nvcc -c`` where nvcc exists (s2s.transform.nvcc_check);
     #: off for the library and the wrapper (which compiles the rewrite with nvcc anyway)
     nvcc_check: bool = False
+    #: parses and extractions may come from, and go to, the fact cache
+    #: (s2s.frontend.fact_cache; ``--no-cache``: False)
+    cache: bool = True
 
 
 @dataclass

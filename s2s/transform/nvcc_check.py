@@ -72,12 +72,8 @@ def nvcc_version(nvcc: str) -> str | None:
 
 
 def cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/s2s/nvcc-check``; a relative XDG_CACHE_HOME is ignored, as the XDG
-    base directory specification says (it would put the cache in the current folder)."""
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    if not os.path.isabs(base):
-        base = os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "s2s" / "nvcc-check"
+    """``$XDG_CACHE_HOME/s2s/nvcc-check`` (:func:`runtime.cache_trust.user_cache_dir`)."""
+    return cache_trust.user_cache_dir("nvcc-check")
 
 
 def check_flags(user_flags: Sequence[str]) -> tuple[str, ...]:

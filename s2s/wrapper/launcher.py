@@ -33,8 +33,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from s2s import shell_safe
-from s2s.diagnostics import Diagnostic, DiagnosticPrinter, InputError, S2SError
+from s2s import parallel, shell_safe
+from s2s.diagnostics import Diagnostic, DiagnosticPrinter, InputError, S2SError, UsageError
 from s2s.driver import Pass
 from s2s.output import write_output
 from s2s.transform import registry
@@ -158,8 +158,9 @@ class _Wrapper:
         if not passes:
             return self._pass_on(args)
         try:
-            rewrites = [rewrite_source(source, parse_options(command, source, table is NVCC),
-                                       passes) for source in command.sources]
+            work = [(source, parse_options(command, source, table is NVCC), passes)
+                    for source in command.sources]
+            rewrites = list(parallel.ordered_map(_rewrite_one, work, wrapper_jobs()))
         except RewriteFailed as error:
             return self._fall_back(args, f"s2s could not process {error.path}: "
                                    f"{error.diagnostic.headline()}")
@@ -435,3 +436,18 @@ def _write(stdout: bytes, stderr: bytes) -> None:
     sys.stderr.flush()
     sys.stderr.buffer.write(stderr)
     sys.stderr.buffer.flush()
+
+
+def wrapper_jobs() -> int:
+    """``S2S_JOBS``: the sources of one compile command (``nvcc a.cu b.cu -o app``) rewritten
+    on that many worker processes (:mod:`s2s.parallel`; 0: one per core); 1 by default, as
+    ``make -j`` runs compiles at once already. A value that is no number is 1: a setting
+    never breaks the user's build."""
+    try:
+        return parallel.jobs_from(os.environ.get("S2S_JOBS", "1"))
+    except UsageError:
+        return 1
+
+
+def _rewrite_one(work: tuple) -> Rewrite:
+    return rewrite_source(*work)

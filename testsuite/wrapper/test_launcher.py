@@ -94,3 +94,21 @@ def test_unknown_compiler_with_passes_falls_back(project, capfd, tmp_path):
     out, err = capfd.readouterr()
     assert code == 0 and out == "compiled -c src/main.c\n"
     assert "'mycc' is not a compiler s2s knows the options of" in err
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not found")
+def test_s2s_jobs_rewrites_the_sources_of_one_command_alike(project, capfd, monkeypatch):
+    """``S2S_JOBS=2``: the sources of one command rewritten on two workers (issue 30, item 3),
+    the objects and what the wrapper says the same as with one."""
+    Path("src/other.c").write_text(SOURCE.replace("int main(void)", "int other(void)"))
+    gcc = shutil.which("gcc")
+    seen = []
+    for jobs in ("1", "2"):
+        monkeypatch.setenv("S2S_JOBS", jobs)
+        code = main(["--s2s-verbose", gcc, "-c", "src/main.c", "src/other.c"])
+        _, err = capfd.readouterr()
+        assert code == 0, err
+        assert "2 of 2 sources changed" in err
+        seen.append([subprocess.run(["nm", o], capture_output=True, text=True).stdout
+                     for o in ("main.o", "other.o")])
+    assert seen[0] == seen[1] and "other" in seen[1][1]
