@@ -436,4 +436,4 @@ def describe(plan: OmpPlan) -> str:
     return "\n".join(lines)
 
 
-registry.register("omp", run_omp, whole_program=True)
+registry.register("omp", run_omp, whole_program=True, needs_word=b"target")
