@@ -41,6 +41,7 @@ from s2s.edits import Edit
 from s2s.frontend.extract import OMP_WORDS, Loaded
 from s2s.frontend.parse import ParseOptions
 from s2s.model.program import NameClash, Program, merge_units
+from s2s.transform import registry
 from s2s.transform.check import CheckedEdits
 
 #: a header whose model differs between two files that include it
@@ -71,14 +72,28 @@ def _program(paths: list[str], options: RunOptions, run_pass: Pass,
              parsed: dict[str, tuple[tuple[str, float], ...]], sources: dict[str, bytes]
              ) -> list[FileResult]:
     loaded, results, flags = [], {}, {}
+    word = registry.needs_word(run_pass)
+    if word is not None and any(word in _bytes_of(path, sources) for path in paths):
+        word = None                 # the pass has work in the program: every file's whole model
     for path in dict.fromkeys(paths):          # a file named twice is one file of the program
-        result = load_and_run(path, options, None, sources.get(path))
+        result = load_and_run(path, options, None, sources.get(path), skip_without=word)
         if isinstance(result, Success):
             loaded.append(result.loaded)
             flags[path] = parse_options_for(options, path)
             parsed[path] = result.timings
         else:
             results[path] = result
+    if not all(one.outlined for one in loaded):
+        # a project header has the word that no file has: every file's whole model after all
+        for at, one in enumerate(loaded):
+            if one.outlined:
+                result = load_and_run(one.path, options, None, sources.get(one.path))
+                if isinstance(result, Success):
+                    loaded[at] = result.loaded
+                    parsed[one.path] = result.timings
+                else:
+                    results[one.path] = result
+        loaded = [one for one in loaded if one.path not in results]
     includers: dict[str, tuple[tuple[str, bytes], ...]] = {}
     headers, differ = _headers(loaded, paths, flags, includers)
     headers = [replace(h, diagnostics=h.diagnostics + ((differ[h.path],) if h.path in differ
@@ -112,6 +127,18 @@ def _program(paths: list[str], options: RunOptions, run_pass: Pass,
         for one in units:
             results[one.path] = Failed(one.path, (internal,), traceback.format_exc())
     return [results[path] for path in dict.fromkeys(order)]
+
+
+def _bytes_of(path: str, sources: dict[str, bytes]) -> bytes:
+    """The file's bytes (those given, or read); a file that cannot be read: none (its load
+    says why)."""
+    if path in sources:
+        return sources[path]
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return b""
 
 
 def _run_program(program: Program, units: list[Loaded], flags: dict[str, ParseOptions],
