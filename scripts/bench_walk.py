@@ -138,7 +138,7 @@ def render(rows: list[dict], markdown: bool) -> str:
         out = ["| " + " | ".join(lines[0]) + " |", "|" + "---|" * len(head)]
         return "\n".join(out + ["| " + " | ".join(line) + " |" for line in lines[1:]])
     widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths)) for line in lines)
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)) for line in lines)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -66,7 +66,7 @@ raise SystemExit(code)
 def _modules_of(args: list[str], cwd) -> tuple[subprocess.CompletedProcess, set[str]]:
     done = subprocess.run([sys.executable, "-c", MODULES_PROBE.format(args=args)],
                           capture_output=True, text=True, timeout=120, cwd=cwd)
-    line = next(l for l in done.stderr.splitlines() if l.startswith("modules:"))
+    line = next(said for said in done.stderr.splitlines() if said.startswith("modules:"))
     return done, set(line.removeprefix("modules:").split(","))
 
 

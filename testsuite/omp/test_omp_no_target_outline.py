@@ -5,8 +5,6 @@ through a macro of the user's flags, brings the whole models back."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from s2s.driver import RunOptions, Success
