@@ -155,7 +155,9 @@ def load(path: str, options: ParseOptions | None = None, source: bytes | None = 
     if skip_without is not None:
         model = outline(parsed)
         flags = (options or ParseOptions()).user_flags
-        if not _mentions(parsed.source, model.project_headers, skip_without) and \
+        # (a header that included_headers would model is a unit of the run's output: whole)
+        words = (skip_without, *(DEVICE_WORDS if parsed.language == "cuda" else OMP_WORDS))
+        if not _mentions(parsed.source, model.project_headers, skip_without, words) and \
                 not any(skip_without in flag.encode("utf-8", "surrogateescape") for flag in flags):
             return Loaded(path, parsed.source, model, tuple(diagnostics), options, outlined=True)
     model, warnings = extract(parsed)
@@ -170,17 +172,19 @@ def outline(parsed: ParsedFile) -> TranslationUnit:
                            project_headers=project_headers_of(parsed.primary, parsed.path))
 
 
-def _mentions(source: bytes, headers: tuple[str, ...], word: bytes) -> bool:
-    """Whether ``word`` is in ``source`` or in one of the project ``headers`` (one that
-    cannot be read counts as mentioning it)."""
+def _mentions(source: bytes, headers: tuple[str, ...], word: bytes,
+              header_words: tuple[bytes, ...]) -> bool:
+    """Whether ``word`` is in ``source`` or one of ``header_words`` in one of the project
+    ``headers`` (one that cannot be read counts as mentioning it)."""
     if word in source:
         return True
     for name in headers:
         try:
             with open(name, "rb") as handle:
-                if word in handle.read():
-                    return True
+                text = handle.read()
         except OSError:
+            return True
+        if any(one in text for one in header_words):
             return True
     return False
 

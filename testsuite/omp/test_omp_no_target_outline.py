@@ -91,3 +91,19 @@ def test_a_target_construct_from_the_users_flags_brings_the_whole_model(program)
     flags = ['-DOFFLOAD_TARGET=_Pragma("omp target update from(x[0:N])")']
     results = _results([program / "util.c"], flags)
     assert not results[0].loaded.outlined and results[0].loaded.model.functions
+
+
+def test_a_header_with_other_openmp_directives_is_a_unit_of_the_run_as_before(program,
+                                                                            monkeypatch):
+    """A project header with ``#pragma omp`` (no target) is analysed as a file of its own in
+    the program: the run lists it, so its includer is loaded whole, as before."""
+    (program / "sizes.h").write_text(
+        "#define N 1000\n#define OFFLOAD_HINT\n"
+        "static inline void zero(double *x, int n)\n{\n#pragma omp parallel for\n"
+        "    for (int i = 0; i < n; ++i)\n        x[i] = 0;\n}\n")
+    fast = _results([program / "host.c"])
+    whole = _results([program / "host.c"], needs=False, monkeypatch=monkeypatch)
+    assert [r.path for r in fast] == [r.path for r in whole] == [str(program / "host.c"),
+                                                                   str(program / "sizes.h")]
+    assert not fast[0].loaded.outlined
+    assert _shown(fast) == _shown(whole)
