@@ -84,7 +84,7 @@ def _program(paths: list[str], options: RunOptions, run_pass: Pass,
         else:
             results[path] = result
     if not all(one.outlined for one in loaded):
-        # a project header has the word that no file has: every file's whole model after all
+        # a file's project header or flags hold what no file's text does: whole models after all
         for at, one in enumerate(loaded):
             if one.outlined:
                 result = load_and_run(one.path, options, None, sources.get(one.path))
