@@ -113,12 +113,27 @@ def process_file(path: str, options: RunOptions, run_pass: Pass | None = None,
     return gc_pause.call(deep_stack.call, load_and_run, path, options, run_pass, source)
 
 
+def process_loaded(loaded: Loaded, options: RunOptions, run_pass: Pass) -> FileResult:
+    """``run_pass`` on a file already loaded with these options (an earlier pass of a chain
+    left its bytes as they were: one parse and extraction serves every pass, issue 30 item 1);
+    as :func:`process_file`, on a deep-stack thread, never raising for this file."""
+    return gc_pause.call(deep_stack.call, _run_loaded, loaded, options, run_pass)
+
+
+def _run_loaded(loaded: Loaded, options: RunOptions, run_pass: Pass) -> FileResult:
+    try:
+        return run_on_loaded(loaded, parse_options_for(options, loaded.path), run_pass)
+    except Exception as error:  # (as load_and_run)
+        return failed_by(loaded.path, error)
+
+
 def load_and_run(path: str, options: RunOptions, run_pass: Pass | None,
-                  source: bytes | None) -> FileResult:
+                  source: bytes | None, skip_without: bytes | None = None) -> FileResult:
+    """(``skip_without``: see :func:`s2s.frontend.extract.load`.)"""
     try:
         parse_options = parse_options_for(options, path)
         start = time.perf_counter()
-        loaded = cached_load(path, parse_options, source)
+        loaded = cached_load(path, parse_options, source, skip_without=skip_without)
         if loaded.model is None:
             return Failed(path, loaded.diagnostics)
         parsed = (("parse", time.perf_counter() - start),)

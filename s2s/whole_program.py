@@ -42,6 +42,7 @@ from s2s.edits import Edit
 from s2s.frontend.extract import OMP_WORDS, Loaded
 from s2s.frontend.parse import ParseOptions
 from s2s.model.program import NameClash, Program, merge_units
+from s2s.transform import registry
 from s2s.transform.check import CheckedEdits
 
 #: a header whose model differs between two files that include it
@@ -72,14 +73,28 @@ def _program(paths: list[str], options: RunOptions, run_pass: Pass,
              parsed: dict[str, tuple[tuple[str, float], ...]], sources: dict[str, bytes]
              ) -> list[FileResult]:
     loaded, results, flags = [], {}, {}
+    word = registry.needs_word(run_pass)
+    if word is not None and any(word in _bytes_of(path, sources) for path in paths):
+        word = None                 # the pass has work in the program: every file's whole model
     unique = list(dict.fromkeys(paths))         # a file named twice is one file of the program
-    for path, result in zip(unique, _loads(unique, options, sources), strict=True):
+    for path, result in zip(unique, _loads(unique, options, sources, word), strict=True):
         if isinstance(result, Success):
             loaded.append(result.loaded)
             flags[path] = parse_options_for(options, path)
             parsed[path] = result.timings
         else:
             results[path] = result
+    if not all(one.outlined for one in loaded):
+        # a file's project header or flags hold what no file's text does: whole models after all
+        for at, one in enumerate(loaded):
+            if one.outlined:
+                result = load_and_run(one.path, options, None, sources.get(one.path))
+                if isinstance(result, Success):
+                    loaded[at] = result.loaded
+                    parsed[one.path] = result.timings
+                else:
+                    results[one.path] = result
+        loaded = [one for one in loaded if one.path not in results]
     includers: dict[str, tuple[tuple[str, bytes], ...]] = {}
     headers, differ = _headers(loaded, paths, flags, includers)
     headers = [replace(h, diagnostics=h.diagnostics + ((differ[h.path],) if h.path in differ
@@ -115,18 +130,32 @@ def _program(paths: list[str], options: RunOptions, run_pass: Pass,
     return [results[path] for path in dict.fromkeys(order)]
 
 
-def _loads(paths: list[str], options: RunOptions, sources: dict[str, bytes]
-           ) -> list[FileResult]:
+def _loads(paths: list[str], options: RunOptions, sources: dict[str, bytes],
+           skip_without: bytes | None) -> list[FileResult]:
     """Each file loaded (parsed and extracted), in order: on ``options.jobs`` worker
     processes when more than one (:mod:`s2s.parallel`; each file's flags looked up here)."""
     if options.jobs <= 1:
-        return [load_and_run(path, options, None, sources.get(path)) for path in paths]
-    work = [(path, file_options(options, path), None, sources.get(path)) for path in paths]
+        return [load_and_run(path, options, None, sources.get(path), skip_without)
+                for path in paths]
+    work = [(path, file_options(options, path), None, sources.get(path), skip_without)
+            for path in paths]
     return list(parallel.ordered_map(_load_one, work, options.jobs))
 
 
 def _load_one(work: tuple) -> FileResult:
     return load_and_run(*work)
+
+
+def _bytes_of(path: str, sources: dict[str, bytes]) -> bytes:
+    """The file's bytes (those given, or read); a file that cannot be read: none (its load
+    says why)."""
+    if path in sources:
+        return sources[path]
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return b""
 
 
 def _run_program(program: Program, units: list[Loaded], flags: dict[str, ParseOptions],

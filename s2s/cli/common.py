@@ -8,12 +8,15 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from s2s import parallel
 from s2s.diagnostics import DiagnosticPrinter, UsageError
-from s2s.driver import FileResult, RunOptions
 from s2s.frontend.parse import DEFAULT_GPU_ARCH, ParseOptions
 from s2s.frontend.toolchain import default_toolchain
+
+if TYPE_CHECKING:   # the driver (and the front end it loads) comes with the first file
+    from s2s.driver import FileResult, RunOptions
 
 
 def add_file_options(parser: argparse.ArgumentParser,
@@ -118,6 +121,8 @@ def database_files(build_dir: str) -> list[str]:
 def make_run_options(args: argparse.Namespace, extra_flags: tuple[str, ...],
                      printer: DiagnosticPrinter) -> RunOptions:
     """ParseOptions from the command line, plus per-file flags from ``-p BUILD_DIR``."""
+    from s2s.driver import RunOptions
+
     if not args.files:
         if not args.build_dir:
             raise UsageError("no input files (name them, or give -p BUILD_DIR to take every "

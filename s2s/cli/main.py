@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from s2s import __version__, deep_stack
+from s2s.cli.command_options import add_report_options, add_verify_options
 from s2s.cli.common import (
     Console,
     add_file_options,
@@ -23,22 +24,18 @@ from s2s.cli.common import (
 )
 from s2s.cli.completion import SHELLS, completion_script
 from s2s.cli.inputs import STDIN, expand_inputs
-from s2s.cli.report_cmd import add_report_options, run_report
-from s2s.cli.rewrite_cmd import run_rewrite
 from s2s.cli.settings import apply_config, config_start, load_config
 from s2s.cli.signals import Terminated, terminate_on_signals
-from s2s.cli.verify_cmd import add_verify_options, run_verify
 from s2s.diagnostics import DiagnosticPrinter, S2SError, UsageError, silenced_from_env
 from s2s.frontend.allowed_flags import allowed_flags, dropped_note
 from s2s.output import PENDING
-from s2s.transform import fuse as _fuse_pass  # noqa: F401  (registers the pass)
-from s2s.transform import mgpu as _mgpu_pass  # noqa: F401  (registers the pass)
-from s2s.transform import omp as _omp_pass  # noqa: F401  (registers the pass)
 from s2s.transform import registry
-from s2s.transform import transfers as _transfers_pass  # noqa: F401  (registers the pass)
 from s2s.wrapper.compilers import is_compiler_command, table_for
-from s2s.wrapper.launcher import run_launcher, run_nvcc
 from s2s.wrapper.nvcc_args import NVCC
+
+# The passes, the subcommands' runners and the compiler launcher are imported where they are
+# used (issue 30, item 4): ``s2s --help`` and ``s2s omp`` on a file with nothing to do need
+# neither isl nor llvmlite nor the other passes (testsuite/test_lean_start.py).
 
 #: Rewriting passes and the issue that brings each; the frame exists before the pass does.
 REWRITE_PASSES = {
@@ -164,6 +161,8 @@ def _run(argv: list[str]) -> int:
     pass_issues.update((n, issue) for n, (_summary, issue) in REWRITE_PASSES.items()
                        if n not in pass_issues)
     if argv[:1] == ["nvcc"]:
+        from s2s.wrapper.launcher import run_nvcc
+
         return run_nvcc(argv[1:], pass_issues)
     # CMAKE_<LANG>_COMPILER_LAUNCHER=s2s (or "s2s;--s2s-passes=omp"): s2s [--s2s-*] COMPILER
     lead = 0
@@ -172,6 +171,8 @@ def _run(argv: list[str]) -> int:
     if lead < len(argv) and argv[lead] not in COMMANDS \
             and (is_compiler_command(argv[lead], os.environ) or table_for(argv[lead])):
         # a compiler's name that is not installed gets the launcher's wrapper-no-compiler
+        from s2s.wrapper.launcher import run_launcher
+
         return run_launcher([argv[lead], *argv[:lead], *argv[lead + 1:]], pass_issues)
     files_part, extra_flags = split_at_dashdash(argv)
     if files_part[:1] == ["verify"]:
@@ -238,12 +239,18 @@ def _dispatch(args: argparse.Namespace, extra_flags: tuple[str, ...], printer: D
             run_pass = registry.get(args.command)
             if run_pass is None:
                 return _not_available(args.command, REWRITE_PASSES[args.command][1])
+            from s2s.cli.rewrite_cmd import run_rewrite
+
             return run_rewrite(args, make_run_options(args, extra_flags, printer), printer,
                                console, run_pass)
         if args.command == "report":
+            from s2s.cli.report_cmd import run_report
+
             return run_report(args, make_run_options(args, extra_flags, printer), printer,
                               console, extra_flags)
         if args.command == "verify":
+            from s2s.cli.verify_cmd import run_verify
+
             return run_verify(args, make_run_options(args, extra_flags, printer), extra_flags,
                               printer, console)
     except UsageError as error:

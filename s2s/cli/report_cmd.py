@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 
 from s2s.cli import report_omp
+from s2s.cli.command_options import add_report_options  # noqa: F401  (its home before)
 from s2s.cli.common import Console, report_results, verbose_line
 from s2s.cli.verify_cmd import program_args
 from s2s.diagnostics import DiagnosticPrinter, UsageError
@@ -29,25 +30,6 @@ from s2s.whole_program import process_program
 from s2s.wrapper.config import ConfigProblem, parse_pass_list
 
 CUDA_PASSES = ("transfers", "fuse", "mgpu")
-
-
-def add_report_options(parser) -> None:
-    parser.add_argument("-o", "--output", required=True, metavar="FILE",
-                        help="where to write the page (e.g. report.html)")
-    parser.add_argument("--passes", default=None, metavar="LIST",
-                        help="passes to show (default: omp for OpenMP files, "
-                        "transfers,fuse,mgpu for CUDA files)")
-    parser.add_argument("--devices", type=int, default=2, metavar="N",
-                        help="devices of the mgpu grid-partition pictures (default 2)")
-    parser.add_argument("--title", default="s2s review", help="the page's title")
-    parser.add_argument("--run", action="store_true",
-                        help="OpenMP programs: also build and run the original and the rewrite "
-                        "on clang-16's host device (as s2s verify) and show the measured "
-                        "copies; the flags after -- are used for both builds")
-    parser.add_argument("--args", default=None, metavar="ARGS",
-                        help="the program's arguments for --run, shell-quoted (implies --run)")
-    parser.add_argument("--timeout", type=float, default=120.0, metavar="S",
-                        help="seconds per run with --run (default 120)")
 
 
 def run_report(args, options: RunOptions, printer: DiagnosticPrinter, console: Console,

@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from rich.table import Table
 
+from s2s.cli.command_options import add_verify_options  # noqa: F401  (its home before)
 from s2s.cli.common import Console
 from s2s.diagnostics import DiagnosticPrinter, UsageError
 from s2s.driver import RunOptions
@@ -32,30 +33,6 @@ from s2s.verify.differential import (
     verify_program,
 )
 from s2s.wrapper.config import ConfigProblem, parse_pass_list
-
-
-def add_verify_options(parser) -> None:
-    parser.add_argument("--args", default="", metavar="ARGS",
-                        help="arguments for both programs, one shell-quoted string")
-    parser.add_argument("--ignore-lines", action="append", default=[], metavar="REGEX",
-                        help="leave output lines that REGEX matches (Python re.search) out of "
-                        "the comparison, e.g. timings; repeatable")
-    parser.add_argument("--tolerance", type=float, default=0.0, metavar="REL",
-                        help="relative tolerance for numbers in the outputs (default 0: equal)")
-    parser.add_argument("--passes", default=None, metavar="LIST",
-                        help="passes that make the rewritten program (default: omp for OpenMP "
-                        "programs, fuse,transfers,mgpu for CUDA programs)")
-    parser.add_argument("--devices", type=int, default=2, metavar="N",
-                        help="cpu devices a CUDA program rewritten by mgpu runs on (default 2)")
-    parser.add_argument("--ranks", type=int, default=1, metavar="N",
-                        help="run a CUDA program rewritten by mgpu as an MPI job of N processes "
-                        "(mpirun on this machine), each with --devices cpu devices (default 1: no MPI)")
-    parser.add_argument("--each", action="store_true",
-                        help="each FILE is a program of its own (default: FILEs form one)")
-    parser.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
-                        help="time limit of each run (default 120)")
-    parser.add_argument("--explain", action="store_true",
-                        help="also show the passes' explanations of each change")
 
 
 def run_verify(args, run_options: RunOptions, extra_flags: tuple[str, ...],

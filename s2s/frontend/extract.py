@@ -40,6 +40,8 @@ class Loaded:
     #: the project headers with code a pass maps (OpenMP directives, CUDA device code), each
     #: extracted from this file's parse: in the context of this file (:func:`included_headers`)
     headers: tuple[Loaded, ...] = ()
+    #: only the file's outline was taken (:func:`outline`): nothing in it for the run's pass
+    outlined: bool = False
 
     @property
     def ok(self) -> bool:
@@ -132,12 +134,18 @@ def _in_source_order(items) -> tuple:
 
 
 def load(path: str, options: ParseOptions | None = None, source: bytes | None = None,
-         read_files: list[str] | None = None) -> Loaded:
+         read_files: list[str] | None = None, skip_without: bytes | None = None) -> Loaded:
     """Parse and extract ``path`` (or ``source`` under that name).
 
     A file with libclang errors gets no model: every later stage would work from a wrong
     picture of the program. Input errors (missing, binary) raise InputError. ``read_files``
     gets the names of every file the parse included (the fact cache's dependencies).
+
+    ``skip_without``: a word without which the run's pass has nothing to do (``target``: no
+    OpenMP target construct, not even through a macro, is written without it). When neither
+    the file, nor a project header it includes, nor a user flag (``-DOFFLOAD=...``) contains
+    it, the model is the file's :func:`outline` and nothing is extracted (issue 30, item 1: a
+    file with no target region costs a parse, not a walk of every cursor).
     """
     parsed = parse_file(path, options) if source is None else parse_source(source, path, options)
     if _device_side_in_headers(parsed, options):
@@ -147,6 +155,14 @@ def load(path: str, options: ParseOptions | None = None, source: bytes | None = 
     diagnostics = list(parsed.diagnostics)
     if parsed.has_errors:
         return Loaded(path, parsed.source, None, tuple(diagnostics), options)
+    if skip_without is not None:
+        model = outline(parsed)
+        flags = (options or ParseOptions()).user_flags
+        # (a header that included_headers would model is a unit of the run's output: whole)
+        words = (skip_without, *(DEVICE_WORDS if parsed.language == "cuda" else OMP_WORDS))
+        if not _mentions(parsed.source, model.project_headers, skip_without, words) and \
+                not any(skip_without in flag.encode("utf-8", "surrogateescape") for flag in flags):
+            return Loaded(path, parsed.source, model, tuple(diagnostics), options, outlined=True)
     model, warnings = extract(parsed)
     return Loaded(path, parsed.source, model, tuple(diagnostics + warnings), options,
                   included_headers(parsed, model, options))
@@ -156,6 +172,30 @@ def included_files(parsed: ParsedFile) -> list[str]:
     """The names of every file the parse of ``parsed`` included (each side's, in order)."""
     return [inclusion.include.name for unit in parsed.units.values()
             for inclusion in unit.get_includes()]
+
+
+def outline(parsed: ParsedFile) -> TranslationUnit:
+    """The model of a file that holds nothing for the run's pass: its name, language, sides
+    and project headers, what a program needs to place it (no walk of its cursors)."""
+    return TranslationUnit(path=parsed.path, language=parsed.language, sides=tuple(parsed.units),
+                           project_headers=project_headers_of(parsed.primary, parsed.path))
+
+
+def _mentions(source: bytes, headers: tuple[str, ...], word: bytes,
+              header_words: tuple[bytes, ...]) -> bool:
+    """Whether ``word`` is in ``source`` or one of ``header_words`` in one of the project
+    ``headers`` (one that cannot be read counts as mentioning it)."""
+    if word in source:
+        return True
+    for name in headers:
+        try:
+            with open(name, "rb") as handle:
+                text = handle.read()
+        except OSError:
+            return True
+        if any(one in text for one in header_words):
+            return True
+    return False
 
 
 #: what makes a project header worth a model of its own: code a pass maps there

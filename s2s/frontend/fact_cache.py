@@ -72,21 +72,23 @@ def cache_dir() -> Path:
     return cache_trust.own_directory(cache_trust.user_cache_dir("facts"), "the fact cache folder")
 
 
-def cached_load(path: str, options: ParseOptions | None = None, source: bytes | None = None
-                ) -> Loaded:
+def cached_load(path: str, options: ParseOptions | None = None, source: bytes | None = None,
+                skip_without: bytes | None = None) -> Loaded:
     """:func:`s2s.frontend.extract.load`, from the cache when the file, every file it
     includes and the options are as they were; the result is the same either way."""
     options = options or ParseOptions()
     if not (enabled() and options.cache):
-        return load(path, options, source)
+        return load(path, options, source, skip_without=skip_without)
     if source is None:
         source = read_source(path)            # InputError as load would raise it
-    key = entry_key(path, options, source, "load")
+    # an outline (``skip_without``) is never served to a run that needs the whole model
+    kind = "load" if skip_without is None else "load-without-" + skip_without.hex()
+    key = entry_key(path, options, source, kind)
     found = _read(key, Loaded)
     if found is not None:
         return _with_options(found, options)
     seen: list[str] = []
-    loaded = load(path, options, source, read_files=seen)
+    loaded = load(path, options, source, read_files=seen, skip_without=skip_without)
     if loaded.model is not None:
         _write(key, replace(loaded, options=None, headers=tuple(
             replace(h, options=None) for h in loaded.headers)), seen, options)

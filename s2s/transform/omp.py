@@ -10,11 +10,8 @@ data`` pair. Explanations (``--explain``) are notes with id ``omp-explain``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from s2s.analysis.omp.fallback import construct_maps
-from s2s.analysis.omp.place import PlannedUpdate
-from s2s.analysis.omp.plan import OmpPlan, RegionPlan, plan_file
-from s2s.analysis.omp.report import LeftConstruct, construct_report
 from s2s.diagnostics import Diagnostic
 from s2s.driver import PassOutput
 from s2s.edits import Edit
@@ -22,7 +19,11 @@ from s2s.frontend.extract import Loaded
 from s2s.model import SourceSpan, Stmt
 from s2s.transform import registry
 from s2s.transform.check import EditGroup
-from s2s.transform.omp_objects import object_edits, object_notes
+
+if TYPE_CHECKING:   # the analysis is imported by the first program with OpenMP directives
+    from s2s.analysis.omp.place import PlannedUpdate
+    from s2s.analysis.omp.plan import OmpPlan, RegionPlan
+    from s2s.analysis.omp.report import LeftConstruct
 
 EXPLAIN_ID = "omp-explain"
 INVALID_ID = "omp-rewrite-invalid"
@@ -38,10 +39,23 @@ LEFT_COUNT = "left unmapped"
 MACRO_COUNT = "left in macros"
 
 
+#: the group of the map clauses of function-local arrays (one per file, edits or none)
+LOCAL_MAPS = "the map clauses of function-local arrays and static tables"
+
+
 def run_omp(loaded: Loaded) -> PassOutput:
     model, source = loaded.model, loaded.source
     if model.language == "cuda":
         return PassOutput()
+    if not model.directives and not model.macro_directives:
+        # nothing to map (a file's outline, s2s.frontend.extract.load): what the plan of a
+        # program without OpenMP gives, without importing the analysis (issue 30, item 4)
+        return PassOutput((), (), (EditGroup(LOCAL_MAPS, (), None, INVALID_ID),),
+                          check_compiles=True, counts=_counts(0, 0, 0))
+    from s2s.analysis.omp.plan import plan_file
+    from s2s.analysis.omp.report import construct_report
+    from s2s.transform.omp_objects import object_edits, object_notes
+
     plan = plan_file(model, source)
     groups, notes = [], []
     warnings = list(plan.warnings)
@@ -65,7 +79,7 @@ def run_omp(loaded: Loaded) -> PassOutput:
                                 INVALID_ID))
         notes += object_notes(mapping, EXPLAIN_ID)
     notes += [Diagnostic.note(why, EXPLAIN_ID, span) for why, span in plan.per_call]
-    groups.append(EditGroup("the map clauses of function-local arrays and static tables",
+    groups.append(EditGroup(LOCAL_MAPS,
                             tuple(_local_edits(plan, source, loaded.path)), None, INVALID_ID))
     notes += [Diagnostic.note(f"{m.clause}: {m.reason}", EXPLAIN_ID, m.directive)
               for m in plan.local_maps]
@@ -91,13 +105,16 @@ def run_omp(loaded: Loaded) -> PassOutput:
     diagnostics = [Diagnostic.warning(message, id, span) for message, id, span in warnings]
     # Checked by the driver: a group whose directives do not parse is left as written.
     edits = tuple(e for group in groups for e in group.edits)
-    counts = ((MAPPED_COUNT, report.mapped), (PER_CONSTRUCT_COUNT, sum(c.complete for c in per_construct)),
-              (LEFT_COUNT, len(still_left)))
+    counts = _counts(report.mapped, sum(c.complete for c in per_construct), len(still_left))
     in_macros = sum(1 for m in model.macro_directives if m.is_target)
     if in_macros:  # written through _Pragma macros: unseen, so never called mapped
         counts += ((MACRO_COUNT, in_macros),)
     return PassOutput(edits, tuple(diagnostics + notes), tuple(groups), check_compiles=True,
                       counts=counts)
+
+
+def _counts(mapped: int, per_construct: int, left: int) -> tuple[tuple[str, int], ...]:
+    return ((MAPPED_COUNT, mapped), (PER_CONSTRUCT_COUNT, per_construct), (LEFT_COUNT, left))
 
 
 @dataclass(frozen=True)
@@ -113,6 +130,9 @@ def _safety_net(model, source: bytes, left: tuple[LeftConstruct, ...]
                 ) -> tuple[list[_PerConstruct], list[LeftConstruct]]:
     """Clauses of their own for the target constructs the plan leaves with unmapped
     pointers (omp.fallback), and the constructs that still keep one (with the reason)."""
+    from s2s.analysis.omp.fallback import construct_maps
+    from s2s.analysis.omp.report import LeftConstruct
+
     index_of = {d.span: k for k, d in enumerate(model.directives) if d.is_target_region}
     mapped, still = [], []
     for construct in left:
@@ -436,4 +456,4 @@ def describe(plan: OmpPlan) -> str:
     return "\n".join(lines)
 
 
-registry.register("omp", run_omp, whole_program=True)
+registry.register("omp", run_omp, whole_program=True, needs_word=b"target")

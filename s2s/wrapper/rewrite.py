@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from s2s.diagnostics import Diagnostic
-from s2s.driver import Failed, Pass, RunOptions, Success, process_file
+from s2s.driver import Failed, Pass, RunOptions, Success, process_file, process_loaded
 from s2s.frontend.parse import DEFAULT_GPU_ARCH, ParseOptions, read_source
 from s2s.wrapper.args import FORWARDED, Arg, Classified, Role, Source, Value, classify
 from s2s.wrapper.cc_args import CC
@@ -121,13 +121,18 @@ def chain_passes(path: str, options: RunOptions, passes: Sequence[tuple[str, Pas
     before = read_source(path)
     current = before
     said: list[Diagnostic] = []
+    loaded = None                   # the last load, reused while a pass leaves the bytes as they are
     for name, run_pass in passes:
-        result = process_file(path, options, run_pass, source=current)
+        if loaded is not None and loaded.source == current:
+            result = process_loaded(loaded, options, run_pass)
+        else:
+            result = process_file(path, options, run_pass, source=current)
         if isinstance(result, Failed):
             errors = [d for d in result.diagnostics if d.is_error] or list(result.diagnostics)
             raise RewriteFailed(path, errors[0] if errors else
                                 Diagnostic.error("the pass failed", "internal"))
         if isinstance(result, Success):
+            loaded = result.loaded
             own = result.diagnostics[len(result.loaded.diagnostics):]
             said += own if current == before else [_in_intermediate(d, path) for d in own]
             if result.change is not None:
