@@ -170,3 +170,14 @@ def test_a_relative_xdg_cache_home_is_refused(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")
     assert fact_cache.cache_dir() == tmp_path / ".cache" / "s2s" / "facts"
     assert not (tmp_path / "relative").exists()
+
+
+def test_an_outline_is_never_served_to_a_run_that_needs_the_whole_model(tmp_path, program):
+    """An outline (a file without the pass's word) and the whole model are two entries."""
+    Path("plain.c").write_bytes(b"int add(int a, int b) { return a + b; }\n")
+    outlined = fact_cache.cached_load("plain.c", ParseOptions(), skip_without=b"target")
+    whole = fact_cache.cached_load("plain.c", ParseOptions())
+    again = fact_cache.cached_load("plain.c", ParseOptions(), skip_without=b"target")
+    assert outlined.outlined and not whole.outlined and again.outlined
+    assert whole.model.functions and not outlined.model.functions
+    assert program == ["plain.c", "plain.c"]          # the third load was a hit
