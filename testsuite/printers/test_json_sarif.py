@@ -20,6 +20,7 @@ from s2s.cli.main import main
 from s2s.printers.json_doc import SCHEMA_FILE, load_schema
 from s2s.printers.sarif import SUBSET_SCHEMA_FILE, _Columns
 from testsuite.printers.program import write_program
+from testsuite.printers.sarif_checks import code_scanning_problems, full_schema_errors
 
 REPO = Path(__file__).resolve().parents[2]
 VADD = REPO / "samples" / "cuda" / "vadd" / "vadd.cu"
@@ -93,6 +94,8 @@ def test_cuda_passes_json_and_sarif_are_the_written_rewrite(command, in_tmp, cap
     assert code == 0, err
     log = json.loads(out)
     jsonschema.validate(log, SARIF_SCHEMA, format_checker=jsonschema.FormatChecker())
+    assert full_schema_errors(log) == []
+    assert code_scanning_problems(log, len(out.encode())) == []
     assert apply_sarif_fixes(log, "vadd.cu", original) == written
     fixes = [r for r in log["runs"][0]["results"] if r.get("fixes")]
     assert len(fixes) == len(entry["edits"])
