@@ -9,11 +9,18 @@ An id with ``*`` stands for a family (``verify-timeout-original``, ``clang-unuse
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
 
-#: where docs/diagnostics.md is published (its anchors are the ids); S2S_DOCS_URL overrides it
-DOCS_URL = "https://github.com/s2s-tools/s2s/blob/main/docs/diagnostics.md"
+import tomllib
+
+from s2s import __version__
+
+#: the label of docs/diagnostics.md's address in pyproject.toml's [project.urls]
+DOCS_LABEL = "Diagnostics"
 
 
 @dataclass(frozen=True)
@@ -696,6 +703,38 @@ def anchor(rule_id: str) -> str:
     return rule_id.lower().replace("*", "")
 
 
-def help_uri(rule_id: str) -> str:
-    base = os.environ.get("S2S_DOCS_URL") or DOCS_URL
-    return f"{base}#{anchor(rule_id)}"
+def help_uri(rule_id: str) -> str | None:
+    """The link to the id's entry in docs/diagnostics.md (None: no address is known)."""
+    base = docs_url()
+    return f"{base}#{anchor(rule_id)}" if base else None
+
+
+def docs_url() -> str | None:
+    """Where docs/diagnostics.md is published: ``S2S_DOCS_URL`` (a fork or a mirror), else
+    the ``Diagnostics`` address of pyproject.toml's [project.urls], its one source."""
+    return os.environ.get("S2S_DOCS_URL") or project_docs_url()
+
+
+@functools.cache
+def project_docs_url() -> str | None:
+    """The ``Diagnostics`` project URL: from pyproject.toml beside the package (a checkout:
+    always the current text), else from the installed distribution's metadata (a wheel, whose
+    ``Project-URL`` lines pyproject.toml wrote); None when neither names it."""
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    try:
+        project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
+        if project.get("name") == "s2s":
+            return project.get("urls", {}).get(DOCS_LABEL)
+    except (OSError, ValueError):
+        pass
+    try:
+        meta = metadata.metadata("s2s")
+    except metadata.PackageNotFoundError:
+        return None
+    if meta.get("Version") != __version__:      # another distribution named s2s
+        return None
+    for entry in meta.get_all("Project-URL") or ():
+        label, _, url = entry.partition(",")
+        if label.strip() == DOCS_LABEL:
+            return url.strip()
+    return None

@@ -73,6 +73,18 @@ def test_the_venv_runs_the_installed_copy(venv, work):
     assert not str(work).startswith(str(REPO))
 
 
+def test_the_help_links_come_from_the_wheel_metadata(venv, work):
+    """No pyproject.toml beside the installed package: the SARIF rules' links come from the
+    Project-URL the wheel's metadata carries, the same address as the checkout's."""
+    import tomllib
+
+    page = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["urls"]["Diagnostics"]
+    proc = _run(venv, work, "python", "-c", "from s2s.printers.rules import help_uri; "
+                "print(help_uri('omp-rewrite'))")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"{page}#omp-rewrite"
+
+
 def test_omp_transfers_and_fuse_rewrite_from_the_wheel(venv, work):
     omp = _run(venv, work, "s2s", "omp", "--diff", "saxpy_time_loop/saxpy_time_loop.c")
     assert omp.returncode == 0, omp.stderr

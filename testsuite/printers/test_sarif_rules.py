@@ -184,3 +184,21 @@ def test_every_emitted_rule_of_the_samples_is_documented(tmp_path, capsys):
     log = json.loads(capsys.readouterr().out)
     for rule in log["runs"][0]["tool"]["driver"]["rules"]:
         assert rule_for(rule["id"]) is not None and rule["fullDescription"]["text"]
+
+
+def test_help_links_come_from_the_project_urls_and_the_environment_overrides(monkeypatch):
+    """pyproject.toml's [project.urls] Diagnostics is the one source of every helpUri (the
+    wheel carries it in its metadata: test_installed_venv checks that copy)."""
+    import tomllib
+
+    from s2s.printers import rules
+
+    urls = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["urls"]
+    page = urls[rules.DOCS_LABEL]
+    assert page.startswith(urls["Repository"] + "/") and page.endswith("/docs/diagnostics.md")
+    monkeypatch.delenv("S2S_DOCS_URL", raising=False)
+    assert rules.project_docs_url() == page
+    assert help_uri("omp-left-unmapped") == f"{page}#omp-left-unmapped"
+    assert help_uri("verify-timeout-*") == f"{page}#verify-timeout-"
+    monkeypatch.setenv("S2S_DOCS_URL", "https://mirror.example.org/s2s/diagnostics.html")
+    assert help_uri("omp-rewrite") == "https://mirror.example.org/s2s/diagnostics.html#omp-rewrite"
