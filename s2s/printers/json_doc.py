@@ -20,7 +20,7 @@ from s2s.diagnostics import Diagnostic
 from s2s.driver import FileResult, Skipped, Success
 from s2s.printers.explain import Explained, Lines, explain, is_explanation
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 SCHEMA_FILE = Path(__file__).resolve().parent / "schema" / "s2s-output.schema.json"
 
 #: which diagnostics a printer shows (the printer's --silence and --explain filter)
@@ -58,7 +58,28 @@ def rewrite_entry(result: FileResult, shown: Shown) -> dict:
     edits, explained = file_edits(result)
     entry["edits"] = edits
     entry["explanations"] = [n.to_json() for n in explained.unattached]
+    entry["generated"] = [generated_entry(result, change) for change in result.generated]
     return entry
+
+
+def generated_entry(result: Success, change) -> dict:
+    """A file generated beside ``result``'s source: its edits (one, for mgpu's kernel table)
+    with the offsets of the file as it is (empty: created)."""
+    lines = Lines.of(change.before)
+    why = f"generated beside {result.path}, which includes it"
+    records = []
+    for edit in change.edits:
+        line, column = lines.line_col(edit.offset)
+        end_line, end_column = lines.line_col(edit.end)
+        records.append({
+            "file": edit.path, "offset": edit.offset, "length": edit.length,
+            "start": {"line": line, "column": column},
+            "end": {"line": end_line, "column": end_column},
+            "old": change.before[edit.offset:edit.end].decode("utf-8", errors="replace"),
+            "new": edit.text, "group": None, "explanation": [why],
+        })
+    return {"path": change.path, "created": change.created, "changed": change.changed,
+            "edits": records}
 
 
 def file_edits(result: Success) -> tuple[list[dict], Explained]:

@@ -104,7 +104,29 @@ def _edit_results(command: str, result: Success, columns: _Columns, rules: dict)
                        "artifactChanges": [{"artifactLocation": location["physicalLocation"][
                            "artifactLocation"], "replacements": [replacement]}]}],
         })
-    return out
+    return out + [_generated_result(command, change, records, rule)
+                  for change in result.generated if change.changed]
+
+
+def _generated_result(command: str, change, records: list[dict], rule: str) -> dict:
+    """A file generated beside the source (mgpu's kernel table) as one result: shown at the
+    source's line that includes it (code scanning shows results in files of the checkout;
+    the generated one is not there yet), its whole text the fix's content for its own URI."""
+    name = os.path.basename(change.path)
+    including = next((r for r in records if f'#include "{name}"' in r["new"]), None)
+    source = including["file"] if including else os.path.splitext(change.path)[0]
+    line = including["start"]["line"] if including else 1      # (the include edit's own line)
+    verb = "creates" if change.created else "rewrites"
+    lines = change.after.count(b"\n")
+    message = (f"s2s {command} {verb} the generated file {name} ({lines} lines) beside "
+               f"{os.path.basename(source)}, which includes it at this line")
+    replacement = {"deletedRegion": {"byteOffset": 0, "byteLength": len(change.before)},
+                   "insertedContent": {"text": change.after.decode("utf-8", errors="replace")}}
+    return {"ruleId": rule, "level": "note", "message": {"text": message},
+            "locations": [_location(source, {"startLine": line})],
+            "fixes": [{"description": {"text": f"{verb} {name}"},
+                       "artifactChanges": [{"artifactLocation": _artifact(change.path),
+                                            "replacements": [replacement]}]}]}
 
 
 def _what(record: dict) -> str:

@@ -98,8 +98,13 @@ def test_cuda_passes_json_and_sarif_are_the_written_rewrite(command, in_tmp, cap
     assert code_scanning_problems(log, len(out.encode())) == []
     assert apply_sarif_fixes(log, "vadd.cu", original) == written
     fixes = [r for r in log["runs"][0]["results"] if r.get("fixes")]
-    assert len(fixes) == len(entry["edits"])
+    generated = entry.get("generated", [])        # mgpu: the kernel table, one created file
+    assert [g["created"] for g in generated] == ([True] if command == "mgpu" else [])
+    assert len(fixes) == len(entry["edits"]) + len(generated)
     assert all(r["ruleId"] == f"{command}-rewrite" for r in fixes)
+    for created in generated:
+        table = (in_tmp / "out" / created["path"]).read_text()
+        assert apply_sarif_fixes(log, created["path"], b"").decode() == table
 
 
 def test_whole_program_json_lists_every_file_with_its_edits_and_reasons(in_tmp, capsys):
