@@ -67,19 +67,24 @@ def generated_entry(result: Success, change) -> dict:
     with the offsets of the file as it is (empty: created)."""
     lines = Lines.of(change.before)
     why = f"generated beside {result.path}, which includes it"
-    records = []
-    for edit in change.edits:
-        line, column = lines.line_col(edit.offset)
-        end_line, end_column = lines.line_col(edit.end)
-        records.append({
-            "file": edit.path, "offset": edit.offset, "length": edit.length,
-            "start": {"line": line, "column": column},
-            "end": {"line": end_line, "column": end_column},
-            "old": change.before[edit.offset:edit.end].decode("utf-8", errors="replace"),
-            "new": edit.text, "group": None, "explanation": [why],
-        })
+    records = [edit_record(edit, change.before, lines, None, [why]) for edit in change.edits]
     return {"path": change.path, "created": change.created, "changed": change.changed,
             "edits": records}
+
+
+def edit_record(edit, source: bytes, lines: Lines, group: str | None,
+                explanation: list[str]) -> dict:
+    """One edit as the JSON lists it: where (bytes, line and column of ``source``), the old
+    and the new text, its group and what explains it."""
+    line, column = lines.line_col(edit.offset)
+    end_line, end_column = lines.line_col(edit.end)
+    return {
+        "file": edit.path, "offset": edit.offset, "length": edit.length,
+        "start": {"line": line, "column": column},
+        "end": {"line": end_line, "column": end_column},
+        "old": source[edit.offset:edit.end].decode("utf-8", errors="replace"),
+        "new": edit.text, "group": group, "explanation": explanation,
+    }
 
 
 def file_edits(result: Success) -> tuple[list[dict], Explained]:
@@ -94,19 +99,9 @@ def file_edits(result: Success) -> tuple[list[dict], Explained]:
     scopes = tuple((f.span.start, f.span.end) for f in (*model.functions, *model.kernels)
                    if f.span.file == result.path) if model is not None else ()
     explained = explain(edits, notes, lines, result.groups, scopes)
-    records = []
-    for index, edit in enumerate(edits):
-        line, column = lines.line_col(edit.offset)
-        end_line, end_column = lines.line_col(edit.end)
-        records.append({
-            "file": edit.path, "offset": edit.offset, "length": edit.length,
-            "start": {"line": line, "column": column},
-            "end": {"line": end_line, "column": end_column},
-            "old": source[edit.offset:edit.end].decode("utf-8", errors="replace"),
-            "new": edit.text,
-            "group": explained.group_of[index],
-            "explanation": [n.message for n in explained.per_edit[index]],
-        })
+    records = [edit_record(edit, source, lines, explained.group_of[index],
+                           [n.message for n in explained.per_edit[index]])
+               for index, edit in enumerate(edits)]
     return records, explained
 
 

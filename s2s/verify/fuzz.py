@@ -1463,8 +1463,9 @@ def _in_place(case: Case, steps: _Steps, diff: RunOutput, common: list[str]) -> 
     backup = ["--backup", ".orig"] if case.backup else []
     step = f"{command} --in-place"
     backup_path = Path(str(copy) + ".orig")
+    table = Path(str(copy) + ".s2s_mgpu.h")     # mgpu's kernel table, written beside the copy
     run = steps.run(step, [command, "--in-place", str(copy), *backup, *common],
-                    watch_skip=(copy, backup_path))
+                    watch_skip=(copy, backup_path, table))
     after = copy.read_bytes()
     if run.returncode in (0, 1) and diff.returncode == run.returncode:
         expected = apply_unified_diff(case.mutant.data, diff.stdout)
