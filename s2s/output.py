@@ -90,6 +90,16 @@ def write_generated(change: FileChange, target: str | None = None) -> None:
     write_output(change.path, change.after, unchanged=unchanged)
 
 
+def write_rewritten(change: FileChange, generated: tuple[FileChange, ...], target: str) -> None:
+    """``change``'s rewritten text at ``target`` and the files generated with it (mgpu's
+    kernel table) beside it under their own names, which the text includes: what a build of
+    the rewrite in another folder needs (the benchmarks, the tests)."""
+    write_output(target, change.after, make_parents=True)
+    for each in generated:
+        write_output(os.path.join(os.path.dirname(target), os.path.basename(each.path)),
+                     each.after)
+
+
 def in_place_refusal(path: str, info: os.stat_result | None = None) -> str | None:
     """Why ``--in-place`` leaves ``path`` alone without ``--force`` (None: it may write)."""
     info = info or _stat(path)

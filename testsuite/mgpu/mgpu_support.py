@@ -13,6 +13,7 @@ from pathlib import Path
 import tomllib
 
 from s2s.driver import RunOptions, Success, process_file
+from s2s.output import write_rewritten
 from s2s.transform.mgpu import run_mgpu
 from s2s.wrapper.runtime_flags import mgpu_runtime_flags
 
@@ -48,9 +49,7 @@ def rewrite(path: Path, out_dir: Path) -> tuple[Path, Success]:
 def write_rewrite(result: Success, out: Path) -> Path:
     """Write the rewritten source to ``out`` and the files generated with it (its kernel
     table) beside it, under their own names (the source includes them by name)."""
-    out.write_bytes(result.change.after)
-    for generated in result.generated:
-        (out.parent / os.path.basename(generated.path)).write_bytes(generated.after)
+    write_rewritten(result.change, result.generated, str(out))
     return out
 
 
