@@ -62,8 +62,21 @@ class Success:
     groups: tuple[EditGroup, ...] = ()
     #: (stage, seconds) of this file's work, for ``-v``: ("parse", 0.31), ("pass", 0.08), ...
     timings: tuple[tuple[str, float], ...] = ()
+    #: the files the pass generates beside this one (mgpu's kernel table), made by its edits
+    #: of other paths; written, shown and counted with ``change``
+    generated: tuple[FileChange, ...] = ()
 
     status = "ok"
+
+    @property
+    def changes(self) -> tuple[FileChange, ...]:
+        """This file's change and those of the files generated with it, in that order."""
+        return ((self.change,) if self.change is not None else ()) + self.generated
+
+    @property
+    def changed(self) -> bool:
+        """Some file would be written: the source or a file generated beside it."""
+        return any(change.changed for change in self.changes)
 
 
 @dataclass(frozen=True)
@@ -181,10 +194,39 @@ def run_on_loaded(loaded: Loaded, parse_options: ParseOptions, run_pass: Pass,
     planned = time.perf_counter()
     checked = checked_output(loaded.path, loaded.source, output, parse_options, includers)
     change = apply_edits(loaded.path, loaded.source, checked.edits)
+    generated = generated_changes(loaded.path, checked.edits)
     timings = (("pass", planned - start), ("check", time.perf_counter() - planned))
     return Success(loaded.path, loaded, change, loaded.diagnostics + tuple(output.diagnostics)
                    + checked.diagnostics, checked.incomplete, output.counts, output.groups,
-                   timings)
+                   timings, generated)
+
+
+def generated_changes(path: str, edits: Iterable) -> tuple[FileChange, ...]:
+    """The changes the edits of paths other than ``path`` make: the files a pass generates
+    beside it (their current bytes read here; a file that does not exist yet is empty and
+    ``created``)."""
+    edit_set = edits if isinstance(edits, EditSet) else EditSet(edits)
+    out = []
+    for other in edit_set.paths:
+        if other == path:
+            continue
+        try:
+            with open(other, "rb") as handle:
+                before, created = handle.read(), False
+        except FileNotFoundError:
+            before, created = b"", True
+        except OSError as error:
+            raise InputError(f"cannot read {other}: {error.strerror or error}",
+                             id="write-failed") from error
+        out.append(FileChange(other, before, edit_set.apply(other, before),
+                              edit_set.for_path(other), created))
+    return tuple(out)
+
+
+def beside(path: str, edits: Iterable) -> tuple[tuple[str, bytes], ...]:
+    """(path, bytes) of the files that ``edits`` (a pass's, for ``path``) generate beside it,
+    for a check of the rewrite to see them before they are written."""
+    return tuple((c.path, c.after) for c in generated_changes(path, edits))
 
 
 def checked_output(path: str, source: bytes, output: PassOutput, options: ParseOptions,
@@ -206,12 +248,17 @@ def checked_output(path: str, source: bytes, output: PassOutput, options: ParseO
     original: list[list[Diagnostic] | None] = []     # nvcc's errors on the original, once
 
     def errors(data: bytes, edits: tuple) -> list[Diagnostic]:
-        said = parse_errors(data, path, options)
+        generated = beside(path, edits)
+        # (libclang finds an unsaved file by the name the includer forms: the includer's
+        # directory as given, "." for none, joined with the quoted name)
+        unsaved = tuple((os.path.join(os.path.dirname(path) or ".", os.path.basename(p)), text)
+                        for p, text in generated)
+        said = parse_errors(data, path, options, unsaved)
         if said:
             return said
         if nvcc is None:  # (C and C++: clang-16 where it is; CUDA without nvcc: the parse)
             return _clang_errors(data, source, path, options)
-        compiled = nvcc_errors(data, path, options.user_flags, options.gpu_arch, nvcc)
+        compiled = nvcc_errors(data, path, options.user_flags, options.gpu_arch, nvcc, generated)
         if not compiled:
             return said if compiled is None else compiled
         if not original:
@@ -306,7 +353,6 @@ def exit_code(results: Iterable[FileResult], changes_are_failure: bool = False) 
     for result in results:
         if isinstance(result, Failed) or (isinstance(result, Success) and result.incomplete):
             code = 1
-        elif changes_are_failure and isinstance(result, Success) and result.change is not None \
-                and result.change.changed:
+        elif changes_are_failure and isinstance(result, Success) and result.changed:
             code = 1
     return code

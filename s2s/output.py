@@ -30,6 +30,9 @@ class FileChange:
     before: bytes
     after: bytes
     edits: tuple[Edit, ...] = ()
+    #: the file does not exist yet: a pass generates it (``before`` is empty; the diff comes
+    #: from /dev/null, and writing it refuses a file that appeared meanwhile)
+    created: bool = False
 
     @property
     def changed(self) -> bool:
@@ -63,6 +66,38 @@ def write_in_place(change: FileChange, backup_suffix: str | None = None,
         write_output(target + backup_suffix, change.before, mode, follow_link=False)
     write_output(target, change.after, mode,
                  unchanged=lambda: user_files.check_unchanged(change.path, target, change.before))
+
+
+def write_generated(change: FileChange, target: str | None = None) -> None:
+    """Write a file a pass generates beside its source (mgpu's kernel table): at its place
+    (``--in-place``; unchanged: nothing to write) or at ``target`` (``-o DIR``, always, as the
+    copies are). In place, the file must still be what the pass read just before the rename:
+    absent for a file it creates (one that appeared meanwhile may be the user's), the same
+    bytes for a table it rewrites (``[file-changed]``)."""
+    if target is not None:
+        write_output(target, change.after, make_parents=True)
+        return
+    if not change.changed:
+        return
+
+    def unchanged() -> None:
+        if not change.created:
+            user_files.check_unchanged(change.path, change.path, change.before)
+        elif os.path.lexists(change.path):
+            raise InputError(f"{change.path} appeared while s2s was running; not overwritten, "
+                             "as it may be yours: run s2s again", id="file-changed")
+
+    write_output(change.path, change.after, unchanged=unchanged)
+
+
+def write_rewritten(change: FileChange, generated: tuple[FileChange, ...], target: str) -> None:
+    """``change``'s rewritten text at ``target`` and the files generated with it (mgpu's
+    kernel table) beside it under their own names, which the text includes: what a build of
+    the rewrite in another folder needs (the benchmarks, the tests)."""
+    write_output(target, change.after, make_parents=True)
+    for each in generated:
+        write_output(os.path.join(os.path.dirname(target), os.path.basename(each.path)),
+                     each.after)
 
 
 def in_place_refusal(path: str, info: os.stat_result | None = None) -> str | None:
@@ -275,7 +310,8 @@ def unified_diff(change: FileChange, root: str | None = None, context: int = 3) 
     # A name with a space ends with a tab, as git writes it, or `patch` stops at the space.
     end = "\t\n" if " " in rel else "\n"
     out = []
-    names = quote_path(f"a/{rel}"), quote_path(f"b/{rel}")
+    # a file that does not exist yet comes from /dev/null (git apply and patch create it)
+    names = "/dev/null" if change.created else quote_path(f"a/{rel}"), quote_path(f"b/{rel}")
     for i, line in enumerate(difflib.unified_diff(old, new, *names, n=context)):
         if i < 2:  # the two file headers (a removed "--x;" also starts with "---")
             out.append(line.rstrip("\n") + end)

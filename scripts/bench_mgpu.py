@@ -52,6 +52,7 @@ from runtime.api import Runtime  # noqa: E402
 from s2s.analysis.kernel.access import analyze_unit  # noqa: E402
 from s2s.driver import RunOptions, process_file  # noqa: E402
 from s2s.frontend.extract import load  # noqa: E402
+from s2s.output import write_rewritten  # noqa: E402
 from s2s.transform.mgpu import run_mgpu  # noqa: E402
 from s2s.wrapper.runtime_flags import mgpu_runtime_flags  # noqa: E402
 
@@ -62,7 +63,7 @@ F4 = 16
 def build(name: str, work: Path) -> Path:
     result = process_file(str(SAMPLES / name / f"{name}.cu"), RunOptions(), run_mgpu)
     source = work / f"{name}.cu"
-    source.write_bytes(result.change.after)
+    write_rewritten(result.change, result.generated, str(source))   # and its kernel table
     flags = mgpu_runtime_flags()
     exe = work / name
     subprocess.run([shutil.which("nvcc"), "-std=c++17", "-arch=sm_90", *flags.compile, str(source),

@@ -44,6 +44,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 from run_cuda_samples import compare_outputs, load_sample  # noqa: E402
 
 from s2s.driver import RunOptions, Success, process_file  # noqa: E402
+from s2s.output import write_rewritten  # noqa: E402
 from s2s.transform.mgpu import run_mgpu  # noqa: E402
 from s2s.wrapper.runtime_flags import mgpu_runtime_flags  # noqa: E402
 
@@ -72,7 +73,7 @@ def build_pair(name: str, work: Path) -> tuple[Path, Path]:
     if not isinstance(result, Success):
         raise RuntimeError(f"{name}: s2s mgpu failed: {[d.headline() for d in result.diagnostics]}")
     rewritten = work / f"{name}.cu"
-    rewritten.write_bytes(result.change.after)
+    write_rewritten(result.change, result.generated, str(rewritten))   # and its kernel table
     flags = mgpu_runtime_flags()
     nvcc = shutil.which("nvcc")
     commands = [

@@ -14,10 +14,12 @@
  *     after its #includes, to functions here with the same signatures
  *     (cudaMalloc -> s2s_mgpu::Malloc, ...); the AST decides which names are
  *     redirected and refuses the file if it calls one not listed here;
- *   - the end of the file defines s2s_mgpu_this_unit(): the original source
- *     text (the runtime compiles the kernels from it for its backend), the
- *     directory of its quoted includes and, per kernel, the host stub's
- *     address, the name and the access model (JSON).
+ *   - the end of the file keeps its __FILE__ (s2s_mgpu_source_file) and
+ *     includes its kernel table, generated beside it (k.cu.s2s_mgpu.h), which
+ *     defines s2s_mgpu_this_unit(): the original source text (the runtime
+ *     compiles the kernels from it for its backend), the directory of its
+ *     quoted includes and, per kernel, the host stub's address, the name and
+ *     the access model (JSON).
  *
  * Streams are serialised (every operation is ordered on the runtime, which is
  * a legal schedule of any stream program); events record host time.  The
@@ -74,7 +76,7 @@ struct s2s_mgpu_unit {
     int symbol_count;
 };
 
-/* defined at the end of the rewritten file */
+/* defined by the kernel table the rewritten file includes at its end */
 static const s2s_mgpu_unit &s2s_mgpu_this_unit();
 
 namespace s2s_mgpu {

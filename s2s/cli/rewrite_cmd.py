@@ -35,6 +35,7 @@ from s2s.output import (
     output_copies,
     quote_path,
     unified_diff,
+    write_generated,
     write_in_place,
     write_output,
 )
@@ -98,7 +99,9 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
         verb = "would change" if (args.check or not (args.in_place or args.output_dir)) \
             else "changed"
         extra = "".join(f", {n} {what}" for what, n in counts.items())
-        console.status(f"{plural(tally.files, 'file')}: {tally.changed} {verb}, "
+        generated = f" (and {plural(tally.generated, 'generated file')})" \
+            if tally.generated else ""
+        console.status(f"{plural(tally.files, 'file')}: {tally.changed} {verb}{generated}, "
                        f"{tally.failed} failed{extra}")
     code = tally.code
     if args.strict and any(n for what, n in counts.items() if what.startswith("left")):
@@ -155,7 +158,7 @@ class _Tally:
 
     def __init__(self, changes_are_failure: bool):
         self.changes_are_failure = changes_are_failure
-        self.files = self.changed = self.failed = self.code = 0
+        self.files = self.changed = self.failed = self.code = self.generated = 0
         self.counts: dict[str, int] = {}  # the passes' counts (in the order they give them)
 
     def add(self, result: FileResult) -> None:
@@ -163,6 +166,7 @@ class _Tally:
         self.failed += isinstance(result, Failed)
         self.changed += bool(isinstance(result, Success) and result.change
                              and result.change.changed)
+        self.generated += sum(c.changed for c in getattr(result, "generated", ()))
         self.code = max(self.code, exit_code([result], self.changes_are_failure))
         for what, n in getattr(result, "counts", ()):
             self.counts[what] = self.counts.get(what, 0) + n
@@ -177,10 +181,17 @@ def _handed_out(results: list[FileResult]):
 
 
 def _emitted(result: Success, args, copy: str | None, console: Console) -> FileResult:
-    """Print or write ``result``'s change; a write that fails (read-only directory, full
-    disk, a refused in-place target) fails this file only, and the run goes on."""
+    """Print or write ``result``'s change and the files generated with it (each written
+    before the source that includes it: a failed write never leaves a source including a
+    file that is not there); a write that fails (read-only directory, full disk, a refused
+    in-place target) fails this file only, and the run goes on."""
+    writes = args.in_place or copy is not None
     try:
+        for generated in result.generated if writes else ():
+            _emit_generated(generated, args, copy, console)
         _emit(result.change, args, copy, console)
+        for generated in () if writes else result.generated:   # shown after the source
+            _emit_generated(generated, args, copy, console)
     except InputError as error:
         said = error.diagnostic
         if said.id in ("write-failed", "output-not-regular"):
@@ -214,6 +225,20 @@ def _emitted_to_stdout(result: FileResult, args, source: bytes, console: Console
     if args.format != "text":
         return result
     change = result.change if isinstance(result, Success) else None
+    if change is not None and any(g.changed for g in result.generated):
+        if args.diff or args.check:
+            _emit(change, args, None, console)
+            for generated in result.generated:
+                _emit_generated(generated, args, None, console)
+            return result
+        name = os.path.basename(result.generated[0].path)
+        refused = Diagnostic.error(
+            f"s2s {args.command} generates {name} beside {result.path}, which stdout cannot "
+            "carry; the text is printed unchanged (run it on the file, or use --diff)",
+            "stdin-generated-file", Location(result.path, 1, 1, 0))
+        sys.stdout.buffer.write(source)
+        sys.stdout.flush()
+        return Failed(result.path, result.diagnostics + (refused,))
     if change is None:
         if not (args.diff or args.check):
             sys.stdout.buffer.write(source)
@@ -246,6 +271,24 @@ def _emit(change: FileChange, args, copy: str | None, console: Console) -> None:
         write_in_place(change, args.backup, force=args.force)
     elif copy is not None:
         _write_copy(change, copy)
+    elif args.format == "text":
+        _write_diff(change, console)
+
+
+def _emit_generated(change: FileChange, args, copy: str | None, console: Console) -> None:
+    """A file the pass generates beside the source: ``--check`` says it, ``--diff`` shows it
+    (from /dev/null when it is new), ``--in-place`` writes it beside the source, ``-o DIR``
+    beside the source's copy."""
+    if args.check:
+        if change.changed:
+            verb = "would be created" if change.created else "would be changed"
+            console.status(f"{quote_path(change.path)}: {verb} (generated)")
+            if args.diff and args.format == "text":
+                _write_diff(change, console)
+    elif args.in_place:
+        write_generated(change)
+    elif copy is not None:
+        write_generated(change, os.path.join(os.path.dirname(copy), os.path.basename(change.path)))
     elif args.format == "text":
         _write_diff(change, console)
 

@@ -95,13 +95,14 @@ def cached_load(path: str, options: ParseOptions | None = None, source: bytes | 
     return loaded
 
 
-def parse_errors(data: bytes, path: str, options: ParseOptions) -> list[Diagnostic]:
+def parse_errors(data: bytes, path: str, options: ParseOptions,
+                 unsaved: tuple[tuple[str, bytes], ...] = ()) -> list[Diagnostic]:
     """libclang's errors on ``data`` parsed as ``path`` (a rewrite checked before it is
     emitted): "none" from the cache when this text, its includes and the options are those
     of a parse that had none (a parse with errors is not kept: a header created since could
     mend it)."""
-    if not (enabled() and options.cache):
-        return [d for d in parse_source(data, path, options).diagnostics if d.is_error]
+    if unsaved or not (enabled() and options.cache):   # (files not written yet: never kept)
+        return [d for d in parse_source(data, path, options, unsaved).diagnostics if d.is_error]
     key = entry_key(path, options, data, "check")
     if _read(key, tuple) == ():
         return []

@@ -10,6 +10,7 @@ nothing: styles and pictures are inside it, every text from a source file is esc
 from __future__ import annotations
 
 import difflib
+import os
 from dataclasses import dataclass, field
 from html import escape
 
@@ -114,6 +115,7 @@ def _section(section: Section, number: int) -> str:
     result = section.result
     if isinstance(result, Success) and result.change is not None and result.change.changed:
         parts.append(_side_by_side(result))
+        parts += [_generated(change) for change in result.generated if change.changed]
     elif isinstance(result, Success) and result.change is not None:
         # what the pass refused and why stays in the open: it is the news of this section
         left_alone = [d for d in result.diagnostics if not is_explanation(d)]
@@ -126,6 +128,16 @@ def _section(section: Section, number: int) -> str:
         parts.append("<table class=\"code\">" + "".join(
             _note_row(d) for d in result.diagnostics) + "</table>")
     return "".join(parts)
+
+
+def _generated(change) -> str:
+    """A file generated beside the source (mgpu's kernel table), folded: a reviewer reads the
+    source's few changed lines above and opens the generated text if they want it."""
+    state = "a new file" if change.created else "rewritten"
+    lines = change.after.count(b"\n")
+    return (f"<details><summary>generated beside it, included by it: "
+            f"{escape(os.path.basename(change.path))} ({state}, {lines} lines)</summary>"
+            f"<pre>{escape(change.after.decode('utf-8', errors='replace'))}</pre></details>")
 
 
 def _table(table: Table) -> str:

@@ -20,7 +20,7 @@ from s2s.diagnostics import Diagnostic
 from s2s.driver import FileResult, Skipped, Success
 from s2s.printers.explain import Explained, Lines, explain, is_explanation
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 SCHEMA_FILE = Path(__file__).resolve().parent / "schema" / "s2s-output.schema.json"
 
 #: which diagnostics a printer shows (the printer's --silence and --explain filter)
@@ -58,7 +58,33 @@ def rewrite_entry(result: FileResult, shown: Shown) -> dict:
     edits, explained = file_edits(result)
     entry["edits"] = edits
     entry["explanations"] = [n.to_json() for n in explained.unattached]
+    entry["generated"] = [generated_entry(result, change) for change in result.generated]
     return entry
+
+
+def generated_entry(result: Success, change) -> dict:
+    """A file generated beside ``result``'s source: its edits (one, for mgpu's kernel table)
+    with the offsets of the file as it is (empty: created)."""
+    lines = Lines.of(change.before)
+    why = f"generated beside {result.path}, which includes it"
+    records = [edit_record(edit, change.before, lines, None, [why]) for edit in change.edits]
+    return {"path": change.path, "created": change.created, "changed": change.changed,
+            "edits": records}
+
+
+def edit_record(edit, source: bytes, lines: Lines, group: str | None,
+                explanation: list[str]) -> dict:
+    """One edit as the JSON lists it: where (bytes, line and column of ``source``), the old
+    and the new text, its group and what explains it."""
+    line, column = lines.line_col(edit.offset)
+    end_line, end_column = lines.line_col(edit.end)
+    return {
+        "file": edit.path, "offset": edit.offset, "length": edit.length,
+        "start": {"line": line, "column": column},
+        "end": {"line": end_line, "column": end_column},
+        "old": source[edit.offset:edit.end].decode("utf-8", errors="replace"),
+        "new": edit.text, "group": group, "explanation": explanation,
+    }
 
 
 def file_edits(result: Success) -> tuple[list[dict], Explained]:
@@ -73,19 +99,9 @@ def file_edits(result: Success) -> tuple[list[dict], Explained]:
     scopes = tuple((f.span.start, f.span.end) for f in (*model.functions, *model.kernels)
                    if f.span.file == result.path) if model is not None else ()
     explained = explain(edits, notes, lines, result.groups, scopes)
-    records = []
-    for index, edit in enumerate(edits):
-        line, column = lines.line_col(edit.offset)
-        end_line, end_column = lines.line_col(edit.end)
-        records.append({
-            "file": edit.path, "offset": edit.offset, "length": edit.length,
-            "start": {"line": line, "column": column},
-            "end": {"line": end_line, "column": end_column},
-            "old": source[edit.offset:edit.end].decode("utf-8", errors="replace"),
-            "new": edit.text,
-            "group": explained.group_of[index],
-            "explanation": [n.message for n in explained.per_edit[index]],
-        })
+    records = [edit_record(edit, source, lines, explained.group_of[index],
+                           [n.message for n in explained.per_edit[index]])
+               for index, edit in enumerate(edits)]
     return records, explained
 
 

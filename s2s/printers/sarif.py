@@ -23,7 +23,7 @@ from s2s.diagnostics import Diagnostic, Severity
 from s2s.driver import FileResult, Success
 from s2s.printers.explain import is_explanation
 from s2s.printers.json_doc import Shown, file_edits
-from s2s.printers.rules import help_uri, rule_for
+from s2s.printers.rules import docs_url, help_uri, rule_for
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SUBSET_SCHEMA_FILE = Path(__file__).resolve().parent / "schema" / "sarif-2.1.0-subset.schema.json"
@@ -60,10 +60,11 @@ def sarif_log(command: str, results: Iterable[FileResult], shown: Shown, exit_co
     index = {rule_id: i for i, rule_id in enumerate(ordered)}
     for entry in out:
         entry["ruleIndex"] = index[entry["ruleId"]]
+    driver = {"name": "s2s", "version": __version__, "rules": [rules[key] for key in ordered]}
+    if docs_url():
+        driver["informationUri"] = docs_url()
     run = {
-        "tool": {"driver": {"name": "s2s", "version": __version__,
-                            "informationUri": help_uri("diagnostics").split("#")[0],
-                            "rules": [rules[key] for key in ordered]}},
+        "tool": {"driver": driver},
         "originalUriBaseIds": {"SRCROOT": {"uri": Path(os.getcwd()).as_uri() + "/"}},
         "columnKind": "unicodeCodePoints",
         "invocations": [{"executionSuccessful": exit_code != 2, "exitCode": exit_code,
@@ -103,7 +104,29 @@ def _edit_results(command: str, result: Success, columns: _Columns, rules: dict)
                        "artifactChanges": [{"artifactLocation": location["physicalLocation"][
                            "artifactLocation"], "replacements": [replacement]}]}],
         })
-    return out
+    return out + [_generated_result(command, change, records, rule)
+                  for change in result.generated if change.changed]
+
+
+def _generated_result(command: str, change, records: list[dict], rule: str) -> dict:
+    """A file generated beside the source (mgpu's kernel table) as one result: shown at the
+    source's line that includes it (code scanning shows results in files of the checkout;
+    the generated one is not there yet), its whole text the fix's content for its own URI."""
+    name = os.path.basename(change.path)
+    including = next((r for r in records if f'#include "{name}"' in r["new"]), None)
+    source = including["file"] if including else os.path.splitext(change.path)[0]
+    line = including["start"]["line"] if including else 1      # (the include edit's own line)
+    verb = "creates" if change.created else "rewrites"
+    lines = change.after.count(b"\n")
+    message = (f"s2s {command} {verb} the generated file {name} ({lines} lines) beside "
+               f"{os.path.basename(source)}, which includes it at this line")
+    replacement = {"deletedRegion": {"byteOffset": 0, "byteLength": len(change.before)},
+                   "insertedContent": {"text": change.after.decode("utf-8", errors="replace")}}
+    return {"ruleId": rule, "level": "note", "message": {"text": message},
+            "locations": [_location(source, {"startLine": line})],
+            "fixes": [{"description": {"text": f"{verb} {name}"},
+                       "artifactChanges": [{"artifactLocation": _artifact(change.path),
+                                            "replacements": [replacement]}]}]}
 
 
 def _what(record: dict) -> str:
@@ -176,17 +199,24 @@ def _rule(rule_id: str) -> dict:
     result (title, description, what to do, a link to docs/diagnostics.md)."""
     rule = rule_for(rule_id)
     if rule is None:          # an id the registry lacks (a test keeps this from happening)
-        return {"id": rule_id, "shortDescription": {"text": f"s2s diagnostic {rule_id}"},
-                "helpUri": help_uri("diagnostics")}
+        return _with_help_uri({"id": rule_id,
+                               "shortDescription": {"text": f"s2s diagnostic {rule_id}"}},
+                              "diagnostics")
     title = rule.title[0].upper() + rule.title[1:]
-    return {"id": rule_id, "name": _camel(rule_id),
-            "shortDescription": {"text": title},
-            "fullDescription": {"text": rule.meaning},
-            "help": {"text": f"{rule.meaning}\n\nWhat to do: {rule.action}\n\nExample:\n"
-                             f"{rule.example}",
-                     "markdown": f"{rule.meaning}\n\n**What to do:** {rule.action}\n\n"
-                                 f"```\n{rule.example}\n```"},
-            "helpUri": help_uri(rule.id)}
+    entry = {"id": rule_id, "name": _camel(rule_id),
+             "shortDescription": {"text": title},
+             "fullDescription": {"text": rule.meaning},
+             "help": {"text": f"{rule.meaning}\n\nWhat to do: {rule.action}\n\nExample:\n"
+                              f"{rule.example}",
+                      "markdown": f"{rule.meaning}\n\n**What to do:** {rule.action}\n\n"
+                                  f"```\n{rule.example}\n```"}}
+    return _with_help_uri(entry, rule.id)
+
+
+def _with_help_uri(rule: dict, anchor_id: str) -> dict:
+    """``rule`` with its link into docs/diagnostics.md, when the page's address is known."""
+    uri = help_uri(anchor_id)
+    return {**rule, "helpUri": uri} if uri else rule
 
 
 def _camel(rule_id: str) -> str:

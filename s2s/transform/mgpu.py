@@ -9,13 +9,13 @@ From the plan (``s2s/analysis/mgpu/plan.py``) the file gets
   arguments libclang reports only as the macro call's extent);
 * at each launch: ``k<<<g, b, s, st>>>(args)`` -> ``s2s_mgpu_launch(k, g, b, s, st)(args)``
   (one replacement of ``k<<<...>>>``; the arguments keep their text), also inside macro bodies;
-* at the end: ``s2s_mgpu_this_unit()``, the original source as a string (the runtime
-  compiles the kernels from it), the directory of its quoted includes (the directory of
-  ``__FILE__`` where the rewritten file is compiled: no path of the rewriting machine), the
-  user's flags that change the kernels (-D/-U/-I/-std), the kernels it must export by name
-  (template instantiations, kernels of included headers), the table of kernels with their
-  access models as JSON, and the table of ``__constant__``/``__device__`` variables named by
-  symbol copies.
+* at the end: ``__FILE__`` kept as ``s2s_mgpu_source_file`` and ``#include`` of the file's
+  kernel table, a file s2s generates beside it (``saxpy.cu`` -> ``saxpy.cu.s2s_mgpu.h``,
+  :mod:`s2s.transform.mgpu_table`): the original source as a string, the user's flags that
+  change the kernels, the kernels with their access models. It is an edit of a file of its
+  own (one :class:`~s2s.edits.Edit` on a file that need not exist yet), so a reviewer reads
+  the few lines of the rewrite apart from some hundred lines of generated table, and
+  ``--in-place``, ``-o DIR``, ``--diff`` and ``--check`` treat it as they treat the source.
 
 Kernels themselves are not cloned: the runtime runs the unmodified kernel on each box of
 blocks, with ``blockIdx`` offset to the box and ``gridDim`` the whole grid (the cpu emulator
@@ -26,7 +26,6 @@ runtime.capi_build --flags`` (``s2s nvcc --s2s-passes=mgpu`` adds them).
 
 from __future__ import annotations
 
-import json
 import os
 
 from s2s.analysis.mgpu.plan import SUPPORTED_API, MgpuPlan, plan_file
@@ -36,11 +35,12 @@ from s2s.driver import PassOutput
 from s2s.edits import Edit, line_col
 from s2s.frontend.extract import Loaded
 from s2s.frontend.headers import device_headers
-from s2s.transform import registry
+from s2s.transform import mgpu_table, registry
 from s2s.transform.check import EditGroup
 
 LAUNCH_FUNCTION = "s2s_mgpu_launch"
-#: the function of a rewritten file's epilogue that returns its kernel table
+#: the function of a kernel table that returns it (in the rewritten file itself before the
+#: table had a file of its own: such a file is rewritten already)
 UNIT_FUNCTION = "s2s_mgpu_this_unit"
 #: what the pass says about each of its edits (s2s/printers/explain.py attaches it)
 EXPLAIN_ID = "mgpu-explain"
@@ -60,7 +60,8 @@ def run_mgpu(loaded: Loaded) -> PassOutput:
     warnings = tuple(Diagnostic.warning(w.message, w.id, w.span) for w in plan.warnings)
     # (a file s2s already rewrote defines its unit's table: registering it again would
     # define the table twice; running mgpu on its own output changes nothing)
-    rewritten = any(f.name == UNIT_FUNCTION for f in model.functions)
+    rewritten = any(f.name == UNIT_FUNCTION for f in model.functions) \
+        or mgpu_table.includes_its_table(path, model.project_headers)
     if plan.empty and (rewritten or not any(k.exported for k in plan.kernels)):
         return PassOutput((), warnings)
     # a file of kernels only (no launch, no CUDA call) is rewritten too: its table registers its
@@ -72,8 +73,12 @@ def run_mgpu(loaded: Loaded) -> PassOutput:
         notes.append(_note(path, source, launch.kernel_start, _launch_reason(launch)))
     tail = "" if source.endswith(b"\n") or not source else "\n"
     flags = kernel_flags(loaded.options.user_flags if loaded.options else ())
-    edits.append(Edit(path, len(source), 0, tail + epilogue(plan, path, source, flags)))
-    notes.append(_note(path, source, len(source), _epilogue_reason(plan)))
+    table = mgpu_table.table_path(path)
+    edits.append(Edit(path, len(source), 0, tail + mgpu_table.include_lines(table)))
+    notes.append(_note(path, source, len(source), _epilogue_reason(plan, table)))
+    table_edit = mgpu_table.table_edit(table, mgpu_table.table_text(plan, path, source, flags),
+                                       Location(path, 1, 1, 0))
+    edits += [table_edit] if table_edit is not None else []
     # all or nothing: a half-rewritten program mixes the runtime's addresses with CUDA's
     group = EditGroup("the file for the s2s runtime", tuple(edits), invalid_id="mgpu-rewrite-invalid")
     return PassOutput(tuple(edits), warnings + tuple(notes), (group,), check_compiles=True)
@@ -111,10 +116,11 @@ def _launch_reason(launch: LaunchTokens) -> str:
             "one runs whole on one device, as the warnings say)")
 
 
-def _epilogue_reason(plan: MgpuPlan) -> str:
-    return (f"this file's table for the runtime: its original source (the runtime compiles the "
-            f"kernels from it for its backend), {len(plan.kernels)} kernel(s) with their access "
-            f"models and {len(plan.symbols)} symbol(s) named by cudaMemcpyTo/FromSymbol")
+def _epilogue_reason(plan: MgpuPlan, table: str) -> str:
+    return (f"this file's table for the runtime, generated into {os.path.basename(table)} "
+            f"beside it: its original source (the runtime compiles the kernels from it for its "
+            f"backend), {len(plan.kernels)} kernel(s) with their access models and "
+            f"{len(plan.symbols)} symbol(s) named by cudaMemcpyTo/FromSymbol")
 
 
 def prologue(plan: MgpuPlan) -> str:
@@ -145,87 +151,6 @@ def kernel_flags(flags) -> tuple[str, ...]:
             out.append(items[at])
         at += 1
     return tuple(out)
-
-
-def epilogue(plan: MgpuPlan, path: str, source: bytes, flags: tuple[str, ...] = ()) -> str:
-    rows = []
-    for kernel in plan.kernels:
-        access = ("            nullptr" if kernel.access is None else
-                  c_string(json.dumps(kernel.access, separators=(",", ":")).encode(), indent=12))
-        rows.append(f"        {{reinterpret_cast<const void *>({kernel.stub_text}), "
-                    f"{c_string(kernel.name.encode())},\n{access}}},")
-    symbols = "\n".join(f"        {{static_cast<const void *>(&{name}), {c_string(name.encode())}}},"
-                        for name in plan.symbols) or "        {nullptr, nullptr},"
-    table = "\n".join(rows) if rows else "        {nullptr, nullptr, nullptr},"
-    return (
-        "\n/* s2s mgpu: this file's kernels for the runtime: the original source (compiled by the "
-        "runtime for its\n   backend), where its quoted includes are, and each kernel's access "
-        "model (s2s inspect --access) */\n"
-        f"{FILE_DIRECTORY}"
-        "static const s2s_mgpu_unit &s2s_mgpu_this_unit()\n{\n"
-        "    static const s2s_mgpu_kernel kernels[] = {\n"
-        f"{table}\n    }};\n"
-        "    static const s2s_mgpu_symbol symbols[] = {\n"
-        f"{symbols}\n    }};\n"
-        "    static const s2s_mgpu_unit unit = {\n"
-        f"        {c_string(os.path.basename(path).encode())}, s2s_mgpu_file_directory(__FILE__),\n"
-        f"{c_string(source, indent=8)},\n"
-        f"        {c_string(chr(10).join(flags).encode())}, "
-        f"{c_string(';'.join(plan.instantiations).encode())},\n"
-        f"        kernels, {len(plan.kernels)}, symbols, {len(plan.symbols)}}};\n"
-        "    return unit;\n}\n"
-        "static const int s2s_mgpu_registered = "
-        "s2s_mgpu::register_unit(&s2s_mgpu_this_unit, &s2s_mgpu::unit_module);\n")
-
-
-#: The directory of the rewritten file where it is compiled (``__FILE__``; under the wrapper
-#: the ``#line`` directives make it the user's file): the output names no directory of the
-#: machine that rewrote it, so it is the same wherever s2s runs.
-FILE_DIRECTORY = """static const char *s2s_mgpu_file_directory(const char *file)
-{
-    static char directory[4096];
-    const char *slash = std::strrchr(file, '/');
-    std::size_t n = slash ? static_cast<std::size_t>(slash - file) : 0;
-    if (n == 0 || n >= sizeof directory) {
-        std::strcpy(directory, slash == file ? "/" : ".");
-        return directory;
-    }
-    std::memcpy(directory, file, n);
-    directory[n] = '\\0';
-    return directory;
-}
-
-"""
-
-
-def c_string(data: bytes, indent: int = 0, width: int = 100) -> str:
-    """A C string literal of ``data``, as concatenated pieces of at most about ``width``
-    characters (one per source line at least); bytes other than printable ASCII are escaped
-    (``\\n``, ``\\t``, three-digit octal), so the literal means exactly ``data``."""
-    pad = " " * indent
-    pieces = []
-    for line in data.splitlines(keepends=True) or [b""]:
-        out, size = [], 0
-        for byte in line:
-            ch = chr(byte)
-            if ch in '"\\?':
-                text = "\\" + ch
-            elif byte == 0x0A:
-                text = "\\n"
-            elif byte == 0x09:
-                text = "\\t"
-            elif 0x20 <= byte < 0x7F:
-                text = ch
-            else:
-                text = f"\\{byte:03o}"
-            if size >= width:
-                pieces.append("".join(out))
-                out, size = [], 0
-            out.append(text)
-            size += len(text)
-        pieces.append("".join(out))
-    quoted = [f'{pad}"{piece}"' for piece in pieces]
-    return "\n".join(quoted) if indent else " ".join(quoted)
 
 
 registry.register("mgpu", run_mgpu)

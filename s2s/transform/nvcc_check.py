@@ -110,21 +110,26 @@ def _flag_path(option: str, value: str) -> str:
 
 
 def nvcc_errors(data: bytes, path: str, user_flags: Sequence[str], gpu_arch: str,
-                nvcc: str) -> list[Diagnostic] | None:
+                nvcc: str, generated: Sequence[tuple[str, bytes]] = ()
+                ) -> list[Diagnostic] | None:
     """nvcc's errors for ``data`` as the rewrite of ``path`` (empty: it compiles); None when
-    nvcc could not be run at all (the caller falls back to the parse check)."""
+    nvcc could not be run at all (the caller falls back to the parse check). ``generated``:
+    (path, bytes) of the files the pass generates beside ``path`` (mgpu's kernel table),
+    written beside the compiled copy, where its quoted includes find them first."""
     version = nvcc_version(nvcc)
     if version is None:
         return None
     flags = check_flags(user_flags)
     directories = (RUNTIME_INCLUDE, os.path.dirname(os.path.abspath(path)))
     arch = gpu_arch if _ARCH.match(gpu_arch) else "sm_90"
+    beside = tuple((os.path.basename(p), text) for p, text in generated)
     key = hashlib.sha256(b"\0".join([data, *(s.encode() for s in (
-        *flags, _define_lines(flags), *directories, arch, version))])).hexdigest()
+        *flags, _define_lines(flags), *directories, arch, version)),
+        *(part for name, text in beside for part in (os.fsencode(name), text))])).hexdigest()
     cached = _read_cache(key)
     if cached is not None:
         return [_diagnostic(path, line, text) for line, text in cached]
-    found = _compile(data, flags, directories, arch, nvcc)
+    found = _compile(data, flags, directories, arch, nvcc, beside)
     if found is None:
         return None
     _write_cache(key, found)
@@ -132,7 +137,8 @@ def nvcc_errors(data: bytes, path: str, user_flags: Sequence[str], gpu_arch: str
 
 
 def _compile(data: bytes, flags: tuple[str, ...], directories: tuple[str, ...], arch: str,
-             nvcc: str) -> list[tuple[int, str]] | None:
+             nvcc: str, beside: tuple[tuple[str, bytes], ...] = ()
+             ) -> list[tuple[int, str]] | None:
     root = shell_safe.temp_root()
     if root is None:
         return None
@@ -141,6 +147,8 @@ def _compile(data: bytes, flags: tuple[str, ...], directories: tuple[str, ...], 
         os.mkdir(scratch)
         source = os.path.join(work, "rewrite.cu")
         Path(source).write_bytes(_define_lines(flags).encode() + b'#line 1 "rewrite.cu"\n' + data)
+        for name, text in beside:     # (a base name: the pass put the file beside the source)
+            Path(work, name).write_bytes(text)
         command = [nvcc, "-c", "-x", "cu", f"-arch={arch}", *_path_flags(flags, directories, work),
                    source, "-o", os.path.join(work, "rewrite.o")]
         try:

@@ -66,14 +66,15 @@ def verify_cuda(sources: Sequence[str], options: VerifyOptions) -> Verdict:
     paths = _the_cuda_sources(sources, options.run.parse.language)
     _check_toolchain()
     rewrites: dict[str, tuple[bytes, bytes]] = {}
+    generated: dict[str, tuple[tuple[str, bytes], ...]] = {}
     said: tuple = ()
     announce(options, f"rewriting with {', '.join(name for name, _ in options.passes)}")
     try:
         for path in paths:
-            before, after, told = chain_passes(path, options.run, options.passes,
-                                              incomplete_is_error=True)
-            rewrites[path] = (before, after)
-            said += tuple(told)
+            chained = chain_passes(path, options.run, options.passes, incomplete_is_error=True)
+            rewrites[path] = (chained.before, chained.after)
+            generated[path] = chained.generated
+            said += chained.diagnostics
     except RewriteFailed as error:
         return Verdict(sources, "cuda", (), diagnostics=(error.diagnostic,))
     changed = tuple(p for p, (before, after) in rewrites.items() if after != before)
@@ -86,7 +87,7 @@ def verify_cuda(sources: Sequence[str], options: VerifyOptions) -> Verdict:
     nvcc = _nvcc() if for_runtime else None
     with tempfile.TemporaryDirectory(prefix="s2s-verify-", dir=shell_safe.temp_root()) as temp:
         announce(options, "building the original and the rewritten program")
-        built = _build_both(rewrites, Path(temp), options, nvcc)
+        built = _build_both(rewrites, Path(temp), options, nvcc, generated)
         if isinstance(built, Diagnostic):
             return Verdict(sources, "cuda", changed, diagnostics=(*said, built))
         announce(options, "running the original program")
@@ -147,7 +148,8 @@ def _nvcc() -> str:
 
 
 def _build_both(rewrites: dict[str, tuple[bytes, bytes]], temp: Path, options: VerifyOptions,
-                nvcc: str | None) -> tuple[Path, Path] | Diagnostic:
+                nvcc: str | None, generated: dict[str, tuple[tuple[str, bytes], ...]]
+                ) -> tuple[Path, Path] | Diagnostic:
     """Executables of the original and the rewritten program, or the Diagnostic of the build
     that failed. A construct the shim cannot run in the original means nothing can be
     verified (VerifyUnavailable)."""
@@ -168,7 +170,7 @@ def _build_both(rewrites: dict[str, tuple[bytes, bytes]], temp: Path, options: V
             rewritten = cuda_host.build_program(paths, temp / "rewritten", texts, options=parse,
                                                 flags=options.build_flags)
         else:
-            rewritten = _build_for_runtime(texts, temp / "rewritten", options, nvcc)
+            rewritten = _build_for_runtime(texts, temp / "rewritten", options, nvcc, generated)
     except ToolchainError as error:
         return Diagnostic.error(f"the rewritten program does not build: {first_error(str(error))}",
                                 "verify-build-rewritten")
@@ -176,9 +178,10 @@ def _build_both(rewrites: dict[str, tuple[bytes, bytes]], temp: Path, options: V
 
 
 def _build_for_runtime(texts: dict[str, bytes], workdir: Path, options: VerifyOptions,
-                       nvcc: str) -> Path:
+                       nvcc: str, generated: dict[str, tuple[tuple[str, bytes], ...]]) -> Path:
     """nvcc build of an mgpu-rewritten program (its files compiled each with ``-c``, then
-    linked) with the runtime's flags; raises ToolchainError."""
+    linked) with the runtime's flags, each beside the files generated for it (its kernel
+    table); raises ToolchainError."""
     try:
         flags = mgpu_runtime_flags(for_nvcc=True)
     except RuntimeUnavailable as error:
@@ -188,6 +191,8 @@ def _build_for_runtime(texts: dict[str, bytes], workdir: Path, options: VerifyOp
     for number, (path, text) in enumerate(texts.items()):
         unit = workdir / f"unit{number}"
         unit.mkdir()
+        for generated_path, data in generated.get(path, ()):
+            (unit / os.path.basename(generated_path)).write_bytes(data)
         command, out = runtime_build_command(nvcc, path, text, unit, options.build_flags, flags)
         if len(texts) > 1:                       # -c each (no link flags), link below
             link = command.index("-o") - len(flags.link)

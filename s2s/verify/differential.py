@@ -187,13 +187,12 @@ def verify_openmp(sources: Sequence[str], options: VerifyOptions) -> Verdict:
         rewritten, said = whole
     for path in sources if whole is None else ():
         try:
-            before, after, notes = chain_passes(path, options.run, options.passes,
-                                                incomplete_is_error=True)
+            chained = chain_passes(path, options.run, options.passes, incomplete_is_error=True)
         except RewriteFailed as error:
             return Verdict(sources, "openmp", (), diagnostics=(error.diagnostic,))
-        said += notes
-        if before != after:
-            rewritten[path] = (before, after)
+        said += chained.diagnostics
+        if chained.before != chained.after:
+            rewritten[path] = (chained.before, chained.after)
     clock.done("rewrite")
     with tempfile.TemporaryDirectory(prefix="s2s-verify-") as temp:
         announce(options, "building the original and the rewritten program")

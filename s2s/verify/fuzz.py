@@ -1234,7 +1234,9 @@ def _strip_location(line: str) -> str:
 
 
 def apply_unified_diff(original: bytes, diff: str) -> bytes | None:
-    """Apply a diff of ``s2s --diff`` (one file) to ``original``; None if it does not apply."""
+    """Apply the first file's part of a diff of ``s2s --diff`` to ``original``; None if it
+    does not apply. (mgpu's diff goes on with its generated kernel table, a new file: each
+    hunk ends where its line counts say, and the next file's headers end the first file.)"""
     from s2s.output import _lines, diff_bytes
 
     if not diff:
@@ -1251,6 +1253,9 @@ def apply_unified_diff(original: bytes, diff: str) -> bytes | None:
     hunk = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
     i = 2
     while i < len(text_lines):
+        if text_lines[i].startswith("--- ") and i + 1 < len(text_lines) \
+                and text_lines[i + 1].startswith("+++ "):
+            break                                   # the next file's part
         head = hunk.match(text_lines[i])
         if not head:
             return None
@@ -1260,8 +1265,10 @@ def apply_unified_diff(original: bytes, diff: str) -> bytes | None:
         out.extend(old[position:start])
         position = start
         i += 1
-        while i < len(text_lines) and not text_lines[i].startswith("@@"):
+        left = int(head.group(2) or 1) + int(head.group(4) or 1)   # old and new lines
+        while i < len(text_lines) and left > 0 and not text_lines[i].startswith("@@"):
             line = text_lines[i]
+            left -= 2 if line[:1] == " " else 1
             marker, body = line[:1], line[1:]
             no_newline = i + 1 < len(text_lines) and text_lines[i + 1].startswith("\\ ")
             full = body if no_newline else body + "\n"
@@ -1463,8 +1470,9 @@ def _in_place(case: Case, steps: _Steps, diff: RunOutput, common: list[str]) -> 
     backup = ["--backup", ".orig"] if case.backup else []
     step = f"{command} --in-place"
     backup_path = Path(str(copy) + ".orig")
+    table = Path(str(copy) + ".s2s_mgpu.h")     # mgpu's kernel table, written beside the copy
     run = steps.run(step, [command, "--in-place", str(copy), *backup, *common],
-                    watch_skip=(copy, backup_path))
+                    watch_skip=(copy, backup_path, table))
     after = copy.read_bytes()
     if run.returncode in (0, 1) and diff.returncode == run.returncode:
         expected = apply_unified_diff(case.mutant.data, diff.stdout)

@@ -360,7 +360,10 @@ def _quote_flags(directory: str, table: Table,
 def _place_copies(args: list[str], changed: list[Rewrite], temp: str,
                   replacements: dict[bytes, bytes]) -> list[str]:
     """Write each rewritten source to ``temp/N/<its name>`` (with #line directives naming the
-    original); returns the arguments naming the copies and records each copy's real name."""
+    original) and the files the passes generate for it beside the copy (mgpu's kernel table:
+    its quoted include finds it there; the user's tree is not written); returns the arguments
+    naming the copies and records each copy's real name. A generated file is named by its
+    source in dependency files: it is made from the source, and does not exist in the tree."""
     new_args = list(args)
     for number, rewrite in enumerate(changed):
         copy = Path(temp, str(number), os.path.basename(rewrite.source.path))
@@ -368,6 +371,10 @@ def _place_copies(args: list[str], changed: list[Rewrite], temp: str,
         copy.write_bytes(add_line_directives(rewrite.before, rewrite.after, rewrite.source.path))
         new_args[rewrite.source.index] = str(copy)
         replacements[os.fsencode(copy)] = os.fsencode(rewrite.source.path)
+        for path, text in rewrite.generated:
+            generated = copy.parent / os.path.basename(path)
+            generated.write_bytes(text)
+            replacements[os.fsencode(generated)] = os.fsencode(rewrite.source.path)
     return new_args
 
 

@@ -44,6 +44,9 @@ class Rewrite:
     before: bytes
     after: bytes
     diagnostics: tuple[Diagnostic, ...]
+    #: (path, bytes) of the files the passes generate beside the source (mgpu's kernel
+    #: table), which the rewritten source includes: the compile places them beside its copy
+    generated: tuple[tuple[str, bytes], ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -92,8 +95,8 @@ def _clang_flags(arg: Arg, nvcc_style: bool) -> list[str]:
 def rewrite_source(source: Source, options: ParseOptions,
                    passes: Sequence[tuple[str, Pass]]) -> Rewrite:
     """Run ``passes`` in order over ``source``; raises RewriteFailed, InputError."""
-    before, after, said = chain_passes(source.path, RunOptions(parse=options), passes)
-    return Rewrite(source, before, after, said)
+    chained = chain_passes(source.path, RunOptions(parse=options), passes)
+    return Rewrite(source, chained.before, chained.after, chained.diagnostics, chained.generated)
 
 
 def _in_intermediate(diagnostic: Diagnostic, path: str) -> Diagnostic:
@@ -108,12 +111,23 @@ def _in_intermediate(diagnostic: Diagnostic, path: str) -> Diagnostic:
                    notes=tuple(_in_intermediate(n, path) for n in diagnostic.notes))
 
 
+@dataclass(frozen=True)
+class Chained:
+    """A file before and after a chain of passes, what they said, and the files they generate
+    beside it ((path, bytes): mgpu's kernel table)."""
+
+    before: bytes
+    after: bytes
+    diagnostics: tuple[Diagnostic, ...]
+    generated: tuple[tuple[str, bytes], ...] = ()
+
+
 def chain_passes(path: str, options: RunOptions, passes: Sequence[tuple[str, Pass]],
-                 incomplete_is_error: bool = False
-                 ) -> tuple[bytes, bytes, tuple[Diagnostic, ...]]:
-    """The file's bytes before and after ``passes`` ran in order, and what the passes said
-    (the front end's own warnings left out: the compiler gives its own). Each pass parses the
-    previous one's output under the file's name. Raises RewriteFailed, InputError.
+                 incomplete_is_error: bool = False) -> Chained:
+    """The file's bytes before and after ``passes`` ran in order, what the passes said
+    (the front end's own warnings left out: the compiler gives its own) and the files they
+    generate beside it. Each pass parses the previous one's output under the file's name.
+    Raises RewriteFailed, InputError.
 
     ``incomplete_is_error`` (``s2s verify``): a pass that dropped part of its rewrite because
     the rewrite did not compile (``mgpu-rewrite-invalid``) adds an error, so the verdict of a
@@ -122,6 +136,7 @@ def chain_passes(path: str, options: RunOptions, passes: Sequence[tuple[str, Pas
     current = before
     said: list[Diagnostic] = []
     loaded = None                   # the last load, reused while a pass leaves the bytes as they are
+    generated: dict[str, bytes] = {}
     for name, run_pass in passes:
         if loaded is not None and loaded.source == current:
             result = process_loaded(loaded, options, run_pass)
@@ -137,9 +152,10 @@ def chain_passes(path: str, options: RunOptions, passes: Sequence[tuple[str, Pas
             said += own if current == before else [_in_intermediate(d, path) for d in own]
             if result.change is not None:
                 current = result.change.after
+            generated.update((c.path, c.after) for c in result.generated)
             if result.incomplete and incomplete_is_error:
                 said.append(incomplete_rewrite(name, path))
-    return before, current, tuple(said)
+    return Chained(before, current, tuple(said), tuple(generated.items()))
 
 
 def incomplete_rewrite(name: str, path: str) -> Diagnostic:

@@ -13,6 +13,7 @@ from pathlib import Path
 import tomllib
 
 from s2s.driver import RunOptions, Success, process_file
+from s2s.output import write_rewritten
 from s2s.transform.mgpu import run_mgpu
 from s2s.wrapper.runtime_flags import mgpu_runtime_flags
 
@@ -41,8 +42,21 @@ def rewrite(path: Path, out_dir: Path) -> tuple[Path, Success]:
     result = process_file(str(path), RunOptions(), run_mgpu)
     assert isinstance(result, Success), [d.headline() for d in result.diagnostics]
     out = out_dir / path.name
-    out.write_bytes(result.change.after)
+    write_rewrite(result, out)
     return out, result
+
+
+def write_rewrite(result: Success, out: Path) -> Path:
+    """Write the rewritten source to ``out`` and the files generated with it (its kernel
+    table) beside it, under their own names (the source includes them by name)."""
+    write_rewritten(result.change, result.generated, str(out))
+    return out
+
+
+def table_text(result: Success) -> str:
+    """The kernel table the pass generated for the file (one generated file)."""
+    (table,) = result.generated
+    return table.after.decode()
 
 
 def build(source: Path, exe: Path, extra: list[str] | None = None) -> Path:

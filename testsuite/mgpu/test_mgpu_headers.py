@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from mgpu_support import table_text, write_rewrite
+
 from s2s.driver import RunOptions, process_file
 from s2s.frontend.extract import load
 from s2s.frontend.parse import ParseOptions
@@ -57,20 +59,21 @@ def test_header_kernels_join_the_table_and_the_api_is_redirected(tmp_path, monke
                          ("cudaThreadSynchronize", "DeviceSynchronize")):
         assert f"#define {name} s2s_mgpu::{target}\n" in after
     assert "cudaDeviceProp s2s" not in after and "#define cudaDeviceProp" not in after
-    assert '{reinterpret_cast<const void *>(bump), "bump",' in after
-    assert '\\"partitionable\\":true' in after                  # twice() inlined from the header
-    assert '{static_cast<const void *>(&coef), "coef"},' in after
-    assert f'"-I{tmp_path}/inc\\n" "-DCOEF_SCALE=2", "bump",' in after   # flags, exported by name
+    table = table_text(result)                  # the kernel table, generated beside the file
+    assert '{reinterpret_cast<const void *>(bump), "bump",' in table
+    assert '\\"partitionable\\":true' in table                  # twice() inlined from the header
+    assert '{static_cast<const void *>(&coef), "coef"},' in table
+    assert f'"-I{tmp_path}/inc\\n" "-DCOEF_SCALE=2", "bump",' in table   # flags, exported by name
 
 
 def test_output_reparses_without_extra_flags_and_a_second_run_changes_nothing(tmp_path,
                                                                              monkeypatch):
     monkeypatch.chdir(tmp_path)
     result, path = _rewrite(tmp_path)
-    path.write_bytes(result.change.after)
+    write_rewrite(result, path)
     again = process_file(str(path), RunOptions(parse=replace(
         ParseOptions(), user_flags=("-Iinc", "-DCOEF_SCALE=2"))), run_mgpu)
-    assert again.loaded.ok and not again.change.changed
+    assert again.loaded.ok and not again.changed and again.generated == ()
 
 
 def test_host_cuda_code_in_a_header_is_refused(tmp_path, monkeypatch):
@@ -123,7 +126,7 @@ def test_a_header_that_needs_its_includer_is_read_in_its_context(tmp_path, monke
     assert result.status == "ok", result.diagnostics
     text = result.change.after.decode()
     assert "s2s_mgpu_launch(shrink, 2, BLOCK)(s);" in text
-    assert '{reinterpret_cast<const void *>(shrink), "shrink",' in text
+    assert '{reinterpret_cast<const void *>(shrink), "shrink",' in table_text(result)
     assert not [d for d in result.diagnostics if d.id in ("cuda-header", "mgpu-launch")]
 
 

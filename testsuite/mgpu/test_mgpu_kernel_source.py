@@ -9,7 +9,7 @@ import subprocess
 from dataclasses import replace
 
 import pytest
-from mgpu_support import NVCC, build, run
+from mgpu_support import NVCC, build, run, write_rewrite
 
 from s2s.driver import RunOptions, process_file
 from s2s.frontend.parse import ParseOptions
@@ -62,13 +62,14 @@ def _rewritten(tmp_path):
     assert result.change.changed, [d.headline() for d in result.diagnostics]
     out = tmp_path / "out" / "weigh.cu"
     out.parent.mkdir()
-    out.write_bytes(result.change.after)
+    write_rewrite(result, out)
     return out, flags
 
 
 def test_flags_and_host_code_first_reach_the_kernels_and_a_failed_compile_stops(tmp_path):
     out, flags = _rewritten(tmp_path)
-    assert f'"-I{tmp_path}/inc\\n" "-DBIAS=2.0f\\n" "-std=c++17"' in out.read_text()
+    assert f'"-I{tmp_path}/inc\\n" "-DBIAS=2.0f\\n" "-std=c++17"' in \
+        (out.parent / "weigh.cu.s2s_mgpu.h").read_text()
     exe = build(out, tmp_path / "weigh", extra=list(flags))
     for devices in (1, 2):
         stdout, stats = run(exe, devices, stats=tmp_path / "stats.json")
@@ -97,11 +98,11 @@ def test_a_launch_finds_its_kernel_in_another_rewritten_file(tmp_path):
     for name in ("main.cu", "kernels.cu"):
         result = process_file(str(sample / name), RunOptions(), run_mgpu)
         assert result.change.changed, [d.headline() for d in result.diagnostics]
-        rewritten[name] = result.change.after
+        rewritten[name] = result
         if name == "main.cu":
             assert [d.id for d in result.diagnostics if d.id != "mgpu-explain"] == ["mgpu-other-file"]
-    for name, text in rewritten.items():
-        (out / name).write_bytes(text)
+    for name, result in rewritten.items():
+        write_rewrite(result, out / name)
     flags = mgpu_runtime_flags()
     command = [NVCC, "-std=c++17", "-arch=sm_90", "-w", *flags.compile, str(out / "main.cu"),
                str(out / "kernels.cu"), *flags.link, "-o", str(tmp_path / "both")]

@@ -51,12 +51,13 @@ int main()
 
 
 def rewrite_in(directory, capsys) -> bytes:
+    """The rewritten source and its generated kernel table, as one text."""
     directory.mkdir()
     (directory / "scale.h").write_text(HEADER)
     (directory / "scale.cu").write_text(SOURCE)
     assert main(["mgpu", "-q", "--in-place", str(directory / "scale.cu")]) == 0
     capsys.readouterr()
-    return (directory / "scale.cu").read_bytes()
+    return (directory / "scale.cu").read_bytes() + (directory / "scale.cu.s2s_mgpu.h").read_bytes()
 
 
 def test_same_bytes_from_any_directory(tmp_path, capsys):
@@ -64,7 +65,9 @@ def test_same_bytes_from_any_directory(tmp_path, capsys):
     second = rewrite_in(tmp_path / "two", capsys)
     assert first == second
     assert str(tmp_path).encode() not in first
-    assert b"s2s_mgpu_file_directory(__FILE__)" in first
+    # the directory is the source's __FILE__ where it is compiled, read in the source itself
+    assert b"static const char s2s_mgpu_source_file[] = __FILE__;" in first
+    assert b"s2s_mgpu_file_directory(s2s_mgpu_source_file)" in first
 
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc not found on PATH")

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from mgpu_support import NVCC
+from mgpu_support import NVCC, table_text, write_rewrite
 
 from s2s.driver import RunOptions, process_file
 from s2s.transform.mgpu import run_mgpu
@@ -26,19 +26,20 @@ EXPECTED = "y[1] = 1.5, y[4095] = 6142.5, sum = 12579840.0\n"
 
 def test_kernel_only_file_is_rewritten_with_its_table():
     result = process_file(str(PROGRAM / "kernels.cu"), RunOptions(), run_mgpu)
-    after = result.change.after
-    assert b"#include <s2s_mgpu.h>" in after and b"s2s_mgpu::register_unit" in after
-    assert b'"fill_ramp"' in after and b'"add_into"' in after
+    after, table = result.change.after, table_text(result)
+    assert b"#include <s2s_mgpu.h>" in after and b'#include "kernels.cu.s2s_mgpu.h"' in after
+    assert "s2s_mgpu::register_unit" in table
+    assert '"fill_ramp"' in table and '"add_into"' in table
     assert not any(d.is_error for d in result.diagnostics)
 
 
 def test_a_rewritten_kernel_only_file_is_left_alone(tmp_path):
     """mgpu on its own output changes nothing (its table is not registered twice)."""
-    once = process_file(str(PROGRAM / "kernels.cu"), RunOptions(), run_mgpu).change.after
-    (tmp_path / "kernels.cu").write_bytes(once)
+    first = process_file(str(PROGRAM / "kernels.cu"), RunOptions(), run_mgpu)
+    once = write_rewrite(first, tmp_path / "kernels.cu").read_bytes()
     shutil.copy(PROGRAM / "ops.h", tmp_path / "ops.h")
     again = process_file(str(tmp_path / "kernels.cu"), RunOptions(), run_mgpu)
-    assert again.change.after == once
+    assert again.change.after == once and not again.changed and again.generated == ()
     assert not again.diagnostics
 
 

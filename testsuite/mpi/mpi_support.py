@@ -11,6 +11,7 @@ from pathlib import Path
 
 from runtime.mpi.launcher import mpirun_command, mpirun_env
 from s2s.driver import RunOptions, Success, process_file
+from s2s.output import write_rewritten
 from s2s.transform.mgpu import run_mgpu
 from s2s.wrapper.runtime_flags import mgpu_runtime_flags
 
@@ -43,7 +44,7 @@ def build_source(path: Path, work: Path) -> Path:
     result = process_file(str(path), RunOptions(), run_mgpu)
     assert isinstance(result, Success), [d.headline() for d in result.diagnostics]
     source = work / f"{name}.cu"
-    source.write_bytes(result.change.after)
+    write_rewritten(result.change, result.generated, str(source))   # and its kernel table
     flags = mgpu_runtime_flags()
     exe = work / name
     command = ["nvcc", "-std=c++17", "-arch=sm_90", *flags.compile, str(source), *flags.link, "-o", str(exe)]

@@ -20,6 +20,7 @@ from s2s.cli.main import main
 from s2s.printers.json_doc import SCHEMA_FILE, load_schema
 from s2s.printers.sarif import SUBSET_SCHEMA_FILE, _Columns
 from testsuite.printers.program import write_program
+from testsuite.printers.sarif_checks import code_scanning_problems, full_schema_errors
 
 REPO = Path(__file__).resolve().parents[2]
 VADD = REPO / "samples" / "cuda" / "vadd" / "vadd.cu"
@@ -93,10 +94,17 @@ def test_cuda_passes_json_and_sarif_are_the_written_rewrite(command, in_tmp, cap
     assert code == 0, err
     log = json.loads(out)
     jsonschema.validate(log, SARIF_SCHEMA, format_checker=jsonschema.FormatChecker())
+    assert full_schema_errors(log) == []
+    assert code_scanning_problems(log, len(out.encode())) == []
     assert apply_sarif_fixes(log, "vadd.cu", original) == written
     fixes = [r for r in log["runs"][0]["results"] if r.get("fixes")]
-    assert len(fixes) == len(entry["edits"])
+    generated = entry.get("generated", [])        # mgpu: the kernel table, one created file
+    assert [g["created"] for g in generated] == ([True] if command == "mgpu" else [])
+    assert len(fixes) == len(entry["edits"]) + len(generated)
     assert all(r["ruleId"] == f"{command}-rewrite" for r in fixes)
+    for created in generated:
+        table = (in_tmp / "out" / created["path"]).read_text()
+        assert apply_sarif_fixes(log, created["path"], b"").decode() == table
 
 
 def test_whole_program_json_lists_every_file_with_its_edits_and_reasons(in_tmp, capsys):

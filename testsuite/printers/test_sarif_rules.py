@@ -17,6 +17,7 @@ import pytest
 from s2s.cli.main import main
 from s2s.printers.rules import RULES, anchor, help_uri, rule_for
 from s2s.printers.sarif import SUBSET_SCHEMA_FILE
+from testsuite.printers.sarif_checks import code_scanning_problems, full_schema_errors
 
 REPO = Path(__file__).resolve().parents[2]
 ID_SHAPE = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9*]+)+$")
@@ -121,47 +122,21 @@ int main(void)
 """
 
 
-def code_scanning_problems(log: dict, size: int) -> list[str]:
-    """What GitHub code scanning would reject or show badly (its documented SARIF support:
-    https://docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/
-    sarif-support-for-code-scanning)."""
-    problems = []
-    if size > 10 * 1024 * 1024:
-        problems.append(f"{size} bytes: more than the 10 MB an upload may have")
-    if log.get("version") != "2.1.0" or not 1 <= len(log["runs"]) <= 20:
-        problems.append("version 2.1.0 with 1 to 20 runs")
-    for run in log["runs"]:
-        driver = run["tool"]["driver"]
-        rules = driver.get("rules", [])
-        if not driver.get("name") or len(rules) > 25_000 or len(run["results"]) > 25_000:
-            problems.append("driver name, at most 25,000 rules and results")
-        for rule in rules:
-            for key in ("shortDescription", "fullDescription", "help"):
-                if not rule.get(key, {}).get("text"):
-                    problems.append(f"rule {rule['id']}: no {key}")
-            if not rule.get("helpUri", "").startswith("https://"):
-                problems.append(f"rule {rule['id']}: no helpUri")
-        for result in run["results"]:
-            rule_id = result.get("ruleId")
-            if not rule_id:
-                problems.append("a result without ruleId")
-            index = result.get("ruleIndex")
-            if index is not None and not (0 <= index < len(rules)
-                                          and rules[index]["id"] == rule_id):
-                problems.append(f"{rule_id}: ruleIndex {index} names another rule")
-            if not result.get("message", {}).get("text", "").strip():
-                problems.append(f"{rule_id}: empty message")
-            locations = result.get("locations") or []
-            if not 1 <= len(locations) <= 1000:
-                problems.append(f"{rule_id}: {len(locations)} locations")
-            for location in locations:
-                physical = location.get("physicalLocation", {})
-                uri = physical.get("artifactLocation", {}).get("uri", "")
-                if not uri or uri.startswith(("/", "file:")) or "://" in uri:
-                    problems.append(f"{rule_id}: uri {uri!r} is not relative to the checkout")
-                if physical.get("region", {}).get("startLine", 0) < 1:
-                    problems.append(f"{rule_id}: no region with startLine >= 1")
-    return problems
+def test_the_full_schema_and_the_ingestion_checks_catch_what_they_should():
+    """A guard on the guards: a log with the faults they look for fails both."""
+    log = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "s2s", "rules": [
+        {"id": "omp-rewrite", "shortDescription": {"text": "a change"}}]}}, "results": [
+        {"ruleId": "omp-rewrite", "message": {"text": "x"}, "level": "loud",
+         "locations": [{"physicalLocation": {"artifactLocation": {"uri": "/abs/k.c"}}}]},
+        {"ruleId": "unknown-id", "message": {"text": " "}}]}]}
+    assert any("loud" in e for e in full_schema_errors(log))
+    problems = code_scanning_problems(log, 100)
+    for expected in ("rule omp-rewrite: no fullDescription", "rule omp-rewrite: no helpUri",
+                     "omp-rewrite: uri '/abs/k.c' is not relative to the checkout",
+                     "omp-rewrite: no region with startLine >= 1",
+                     "unknown-id: no rule of that id in the driver", "unknown-id: empty message",
+                     "unknown-id: 0 locations"):
+        assert expected in problems
 
 
 def test_sarif_log_passes_the_schema_and_code_scanning_checks(tmp_path, capsys, monkeypatch):
@@ -176,6 +151,7 @@ def test_sarif_log_passes_the_schema_and_code_scanning_checks(tmp_path, capsys, 
     assert code == 0
     schema = json.loads(SUBSET_SCHEMA_FILE.read_text())
     jsonschema.validate(log, schema, format_checker=jsonschema.FormatChecker())
+    assert full_schema_errors(log) == []
     assert code_scanning_problems(log, len(out.encode())) == []
     results = log["runs"][0]["results"]
     rule_ids = {r["ruleId"] for r in results}
@@ -208,3 +184,21 @@ def test_every_emitted_rule_of_the_samples_is_documented(tmp_path, capsys):
     log = json.loads(capsys.readouterr().out)
     for rule in log["runs"][0]["tool"]["driver"]["rules"]:
         assert rule_for(rule["id"]) is not None and rule["fullDescription"]["text"]
+
+
+def test_help_links_come_from_the_project_urls_and_the_environment_overrides(monkeypatch):
+    """pyproject.toml's [project.urls] Diagnostics is the one source of every helpUri (the
+    wheel carries it in its metadata: test_installed_venv checks that copy)."""
+    import tomllib
+
+    from s2s.printers import rules
+
+    urls = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["urls"]
+    page = urls[rules.DOCS_LABEL]
+    assert page.startswith(urls["Repository"] + "/") and page.endswith("/docs/diagnostics.md")
+    monkeypatch.delenv("S2S_DOCS_URL", raising=False)
+    assert rules.project_docs_url() == page
+    assert help_uri("omp-left-unmapped") == f"{page}#omp-left-unmapped"
+    assert help_uri("verify-timeout-*") == f"{page}#verify-timeout-"
+    monkeypatch.setenv("S2S_DOCS_URL", "https://mirror.example.org/s2s/diagnostics.html")
+    assert help_uri("omp-rewrite") == "https://mirror.example.org/s2s/diagnostics.html#omp-rewrite"
