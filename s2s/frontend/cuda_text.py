@@ -203,6 +203,10 @@ def parse_launch_text(text: str, nth: int = 0) -> _LaunchText | None:
 # --- macros -------------------------------------------------------------------------------
 
 
+#: a macro body that is one launch: ``k<<<...>>>(...)`` (checked further by forwards_launch)
+_FORWARDING = re.compile(r"[A-Za-z_]\w*\s*<<<.*>>>\s*(\()(.*)", re.S)
+
+
 @dataclass(frozen=True)
 class MacroCall:
     start: int
@@ -265,6 +269,20 @@ class Macros:
             expanded = self._expand(text, call.start, frozenset(), 0)
             self._expansions[key] = expanded if expanded != text else None
         return self._expansions[key]
+
+    def forwards_launch(self, call: MacroCall) -> bool:
+        """True when ``call``'s macro is a function-like macro whose body is one launch and
+        nothing else (``#define LAUNCH(k, g, b, ...) k<<<g, b>>>(__VA_ARGS__)``): the call is
+        then the launch, and a rewrite may replace the call's text by the rewritten launch."""
+        definition = self._definition(call.name, call.start)
+        if definition is None or definition[0] is None:
+            return False
+        body = definition[1]
+        match = _FORWARDING.fullmatch(body)
+        if match is None or ";" in body or "#" in body:
+            return False
+        open_ = match.start(1)
+        return group_end(body, open_) == len(body)
 
     def _definition(self, name: str, before: int):
         """(params or None for an object-like macro, body) of the last ``#define`` before."""

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from runtime.capi_build import program_flags
 from runtime.cpu.compiler import INCLUDE_DIR as RUNTIME_CPU_HEADERS
+from s2s.analysis.mgpu.sites import mask
 from s2s.diagnostics import ToolchainError
 from s2s.edits import Edit, EditSet
 from s2s.frontend.allowed_flags import allowed_flags
@@ -36,6 +37,7 @@ from s2s.frontend.headers import device_headers
 from s2s.frontend.parse import ParseOptions
 from s2s.model.cuda_legacy import legacy_defines
 from s2s.verify.bounded_run import run_process
+from s2s.verify.shim_macros import macro_launch_edit
 from s2s.wrapper.linemap import c_string, directive
 
 SHIM_DIR = Path(__file__).resolve().parent / "cuda_shim"
@@ -75,7 +77,12 @@ def _host_unit(path: str, source: bytes | None, options: ParseOptions | None
     in_headers = {k.name for k in header_kernels if k.body_span is not None}
     declared_kernels = {k.name for k in (*model.kernels, *header_kernels)}
     instantiate = []
+    masked = mask(text)
     for launch in model.launches:
+        if launch.span.macro is not None and launch.function not in templates:
+            _macro_launch(edits, path, text, masked, launch, model, declared_kernels, in_headers,
+                          instantiate)
+            continue
         if not launch.span.editable or launch.function in templates or (
                 (launch.template_args or launch.deduced_args) is None
                 and _is_template(model, launch.kernel)):
@@ -106,6 +113,28 @@ def _host_unit(path: str, source: bytes | None, options: ParseOptions | None
                        head + (", " if launch.args else "")))
     own_kernels = [k.name for k in model.kernels if k.body_span is not None and not k.is_template]
     return edits.apply(path, text), list(dict.fromkeys(instantiate)), own_kernels
+
+
+def _macro_launch(edits: EditSet, path: str, text: bytes, masked: bytes, launch, model,
+                  declared: set[str], in_headers: set[str], instantiate: list[str]) -> None:
+    """The shim's launcher call for a launch written through a macro (s2s/verify/shim_macros.py),
+    in the text that holds its ``<<<``; the kernel's instantiation where a header defines it."""
+    here = model.kernel(launch.kernel)
+    own = here is not None and here.body_span is not None
+    foreign = not own and launch.kernel not in in_headers
+    templated = bool(launch.template_args or launch.deduced_args) or _is_template(
+        model, launch.kernel)
+    if foreign and launch.kernel not in declared:
+        raise ShimUnsupported(f"{launch.span.location()}: '{launch.kernel}' is neither defined "
+                              "nor declared as a kernel here")
+    edit, problem = macro_launch_edit(text, masked, launch.span, launch.kernel, foreign, templated)
+    if problem or foreign or templated:
+        raise ShimUnsupported(f"{launch.span.location()}: the host shim cannot run this launch "
+                              f"through macro '{launch.span.macro}': "
+                              f"{problem or 'a template kernel or a kernel of another file'}")
+    if not own:
+        instantiate.append(launch.kernel)            # defined in a header: exported by name
+    edits.add(Edit(path, *edit))
 
 
 def _device_bodies_blanked(model, text: bytes, path: str) -> EditSet:

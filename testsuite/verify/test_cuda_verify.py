@@ -300,3 +300,52 @@ def test_a_program_of_two_cu_files_is_built_file_by_file_and_linked(capsys, tmp_
     assert code == 0, err
     assert verdict["ok"] and len(verdict["changed"]) == 2
     assert verdict["rewritten"]["devices"]["split_launches"] == 2
+
+
+MACRO_LAUNCHES = r"""#include <cstdio>
+#define LAUNCH(k, g, b, ...) k<<<g, b>>>(__VA_ARGS__)
+#define LAUNCH_CHECKED(k, g, b, ...) do { k<<<g, b>>>(__VA_ARGS__); \
+    if (cudaGetLastError() != cudaSuccess) { printf("launch failed\n"); return 1; } } while (0)
+#define CHECK(call) do { if ((call) != cudaSuccess) return 2; } while (0)
+
+__global__ void scale(float *x, float a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = a * x[i];
+}
+__global__ void add(float *y, const float *x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] += x[i];
+}
+int main() {
+    const int n = 300;
+    float h[n], g[n];
+    for (int i = 0; i < n; ++i) { h[i] = i; g[i] = 1; }
+    float *dx, *dy;
+    cudaMalloc(&dx, n * sizeof(float));
+    cudaMalloc(&dy, n * sizeof(float));
+    cudaMemcpy(dx, h, n * sizeof(float), cudaMemcpyHostToDevice);
+    cudaMemcpy(dy, g, n * sizeof(float), cudaMemcpyHostToDevice);
+    LAUNCH(scale, (n + 63) / 64, 64, dx, 2.0f, n);
+    LAUNCH(add, (n + 63) / 64, 64, dy, dx, n);
+    LAUNCH_CHECKED(scale, (n + 63) / 64, 64, dy, 0.5f, n);
+    CHECK((add<<<(n + 63) / 64, 64>>>(dy, dx, n), cudaGetLastError()));
+    cudaMemcpy(g, dy, n * sizeof(float), cudaMemcpyDeviceToHost);
+    double s = 0;
+    for (int i = 0; i < n; ++i) s += g[i];
+    printf("sum %.1f\n", s);
+    return 0;
+}
+"""
+
+
+def test_launches_through_macros_run_in_the_shim_and_fuse_at_the_call(capsys, tmp_path):
+    """The original's launches written through a forwarding macro, a checking macro and in a
+    checking macro's argument run in verify's host shim (issue 29 item 4); fuse replaces the
+    two calls of the forwarding macro by one launch, and the rewrite prints the same."""
+    program = tmp_path / "macros.cu"
+    program.write_text(MACRO_LAUNCHES)
+    code, [verdict], err = verify_json(capsys, "--passes", "fuse", program)
+    assert code == 0, err
+    assert verdict["ok"] and verdict["changed"] == [str(program)]
+    assert verdict["original"]["devices"]["launches"] == 4
+    assert verdict["rewritten"]["devices"]["launches"] == 3
