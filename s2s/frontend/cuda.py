@@ -354,7 +354,7 @@ def _in_template(unit: Unit, index: int, cursor, kernel: str, written: str | Non
     (deduced ones only; written ones stay in the text) and the kernel instantiations of the
     file's instantiations of the template (s2s/frontend/cuda_templates.py)."""
     owner = unit.owner(index)
-    template = find_kernel_template(unit, kernel)
+    template = find_kernel_template(unit, kernel, cursor)
     if owner < 0 or template is None:
         return None, ()
     caller = unit.functions[owner].node.cursor

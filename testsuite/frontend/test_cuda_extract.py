@@ -553,3 +553,33 @@ def test_model_does_not_keep_the_translation_unit_alive():
     gc.collect()
     assert unit() is None
     assert [k.name for k in model.kernels] == ["kern0", "kern1"]
+
+
+CHAIN = r"""
+template <typename T> __global__ void axpy_kernel(T a, const T *x, T *y, int n) { }
+template <typename T> __global__ void square_kernel(T *y, int n) { }
+template <typename T> void axpy(T a, const T *x, T *y, int n) {
+    axpy_kernel<T><<<(n + 63) / 64, 64>>>(a, x, y, n);
+}
+template <typename T> void square(T *y, int n) { square_kernel<<<(n + 63) / 64, 64>>>(y, n); }
+template <typename T> void twice(T *x, T *y, int n) { square(y, n); square(y, n); }
+template <typename T> double run(T *x, T *y, int n) {
+    axpy<T>((T)0.5, x, y, n);
+    twice(x, y, n);
+    return 0.0;
+}
+void f(float *xf, float *yf, double *xd, double *yd, int n) {
+    run<float>(xf, yf, n);
+    run(xd, yd, n);
+}
+"""
+
+
+def test_launch_in_template_follows_the_call_chain_to_concrete_calls(load_source):
+    """axpy<T> and square<T> are instantiated only by other templates (run<T>, twice<T>),
+    which main-like code calls with float (written out) and double (deduced): the chain gives
+    each launch its kernel instantiations (issue 29 item 4)."""
+    launches = {l.kernel: l for l in load_source(CHAIN).model.launches}
+    assert launches["axpy_kernel"].instances == ("float", "double")
+    assert launches["square_kernel"].deduced_args == "T"
+    assert launches["square_kernel"].instances == ("float", "double")

@@ -225,12 +225,22 @@ int main(int argc, char **argv) {
     assert "expected 'n=100 host SCALE=3 last=297', got 'n=100 host SCALE=3 last=298'" in err
 
 
-def test_what_cannot_be_verified_says_why(capsys):
+def test_what_cannot_be_verified_says_why(capsys, tmp_path):
+    # launches inside function templates run since issue 29 (the call chain names each
+    # instantiation: samples/cuda/template_launch); a macro whose body holds two launches
+    # (used with different kernels) cannot be given one launcher call
     template = sample("template_launch")
-    code, out, err = verify(capsys, "--passes", "transfers", template)
+    code, _, err = verify(capsys, "--passes", "transfers", template)
+    assert code == 0, err
+    program = tmp_path / "twice.cu"
+    program.write_text(MACRO_LAUNCHES.replace(
+        "#define CHECK(call)", "#define TWICE(k, g, b, ...) k<<<g, b>>>(__VA_ARGS__); "
+        "k<<<g, b>>>(__VA_ARGS__)\n#define CHECK(call)").replace(
+        "    cudaMemcpy(g, dy", "    TWICE(scale, 1, 32, dx, 1.0f, 32);\n    cudaMemcpy(g, dy"))
+    code, out, err = verify(capsys, "--passes", "transfers", program)
     assert code == 2 and out == ""
-    assert "the host shim runs plain launches" in err and "[verify-cuda-unsupported]" in err
-    assert "inside templates" in err
+    assert "through macro 'TWICE'" in err and "holds 2 launches" in err
+    assert "[verify-cuda-unsupported]" in err
     # (kernels of another .cu file run since issue 18: testsuite/mgpu/test_mgpu_separate_files.py)
 
 

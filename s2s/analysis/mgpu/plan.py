@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 
 from s2s.analysis.kernel.access import analyze_unit
 from s2s.analysis.mgpu.globals import global_write
-from s2s.analysis.mgpu.sites import LaunchTokens, launch_tokens, mask
+from s2s.analysis.mgpu.sites import LaunchTokens, forwarded_tokens, launch_tokens, mask
 from s2s.analysis.mgpu.templates import instantiation_access
 from s2s.model import SourceSpan
 from s2s.model.cuda_legacy import LEGACY_CALLS
@@ -135,10 +135,10 @@ def plan_file(model: TranslationUnit, source: bytes,
                 kernels.append(entry)
                 by_name[name] = entry
         if problem is None:
-            found, problem = launch_tokens(masked, launch.span, launch.kernel,
-                                           bool(launch.template_args))
+            found, problem = ([forwarded_tokens(launch)], None) if launch.forwarded else \
+                launch_tokens(masked, launch.span, launch.kernel, bool(launch.template_args))
             if launch.deduced_args and not launch.template_args and problem is None:
-                if launch.span.macro is not None:
+                if launch.span.macro is not None and not launch.forwarded:
                     problem = ("a template kernel launched in a macro with deduced template "
                                "arguments (each use of the macro may deduce others); write "
                                "them out, 'k<float><<<...>>>'")
