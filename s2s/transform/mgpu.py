@@ -51,7 +51,8 @@ def run_mgpu(loaded: Loaded) -> PassOutput:
     if model.language != "cuda":
         return PassOutput()
     loaded_headers = device_headers(loaded)
-    plan = plan_file(model, source, tuple(h.model for h in loaded_headers))
+    plan = plan_file(model, source, tuple(h.model for h in loaded_headers),
+                     _header_texts(model.project_headers))
     if plan.refusals:
         first, *rest = plan.refusals
         notes = tuple(Diagnostic.note(r.message, r.id, r.span) for r in rest)
@@ -77,6 +78,21 @@ def run_mgpu(loaded: Loaded) -> PassOutput:
     # all or nothing: a half-rewritten program mixes the runtime's addresses with CUDA's
     group = EditGroup("the file for the s2s runtime", tuple(edits), invalid_id="mgpu-rewrite-invalid")
     return PassOutput(tuple(edits), warnings + tuple(notes), (group,), check_compiles=True)
+
+
+def _header_texts(paths) -> dict[str, bytes]:
+    """The bytes of each project header the file includes (unreadable ones and the tool's
+    own parse stubs left out)."""
+    texts, tool = {}, os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    for path in paths:
+        if os.path.abspath(path).startswith(tool):
+            continue
+        try:
+            with open(path, "rb") as handle:
+                texts[path] = handle.read()
+        except OSError:
+            continue
+    return texts
 
 
 def launch_edit(path: str, source: bytes, launch: LaunchTokens) -> Edit:
