@@ -155,8 +155,8 @@ def test_model_that_forgets_reads_is_caught_once_the_launch_is_split(capsys, mon
     need_nvcc()
     real_plan = mgpu_pass.plan_file
 
-    def forgetful_plan(model, source, headers=()):
-        plan = real_plan(model, source, headers)
+    def forgetful_plan(model, source, headers=(), header_texts=None):
+        plan = real_plan(model, source, headers, header_texts)
         for kernel in plan.kernels:
             kernel.access["arrays"]["x"]["read"] = None
         return plan
