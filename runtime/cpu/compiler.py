@@ -71,7 +71,7 @@ def translation_unit(source: KernelSource, instantiate: list[str]) -> tuple[str,
         f'{{"{name}", &s2s::launch<&{name}, {fib}>, &s2s::describe<&{name}>, {int(fib == "true")}, (void *)&{name}}}'
         for name in exported for fib in ["true" if source.needs_fibers(name) else "false"])
     quoted = source.name.replace("\\", "\\\\").replace('"', '\\"')
-    text = (f'#include "s2s_simt.h"\n#line 1 "{quoted}"\n{source.text}\n'
+    text = (f'#include "s2s_simt.h"\n#include "s2s_host_api.h"\n#line 1 "{quoted}"\n{source.text}\n'
             f'#line 1 "<s2s generated entry table>"\nS2S_MODULE(\n    {entries}\n)\n')
     return text, exported
 

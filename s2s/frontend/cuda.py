@@ -318,9 +318,10 @@ def _launch(unit: Unit, index: int, config_index: int) -> Launch:
     elif _incomplete(exprs, args):
         exprs, args, callee = _launch_from_macro(unit, index, config_index, span, exprs, args,
                                                  callee)
-    if span.macro is not None:
-        unit.ctx.warn(f"launch inside macro '{span.macro}' cannot be rewritten; it will be left "
-                      "as is", "launch-in-macro", span)
+    forwarded = span.macro is not None and _forwarded(unit, span, exprs, args)
+    if span.macro is not None and not forwarded:
+        unit.ctx.warn(f"launch inside macro '{span.macro}' cannot be rewritten (the macro is more "
+                      "than the launch); it will be left as is", "launch-in-macro", span)
     kernel, template_args = _kernel_name(cursor, callee)
     grid, block, shared_bytes, stream = exprs
     empty = Expr("", span)
@@ -335,7 +336,16 @@ def _launch(unit: Unit, index: int, config_index: int) -> Launch:
                   block=block or empty, shared_bytes=shared_bytes, stream=stream,
                   args=tuple(args), function=unit.function_name(index),
                   template_args=template_args, deduced_args=deduced, instances=instances,
-                  resolved_args=resolved, instance_types=types)
+                  resolved_args=resolved, instance_types=types, forwarded=forwarded)
+
+
+def _forwarded(unit: Unit, span: SourceSpan, exprs, args) -> bool:
+    """The launch is a whole call of a macro that is only the launch, its texts all known."""
+    call = unit.macros.call_at(span.start)
+    if call is None or call.name != span.macro or (call.start, call.end) != (span.start, span.end):
+        return False
+    known = all(e is not None and e.text for e in exprs[:2]) and all(a.text for a in args)
+    return known and unit.macros.forwards_launch(call)
 
 
 def _in_template(unit: Unit, index: int, cursor, kernel: str, written: str | None
@@ -344,7 +354,7 @@ def _in_template(unit: Unit, index: int, cursor, kernel: str, written: str | Non
     (deduced ones only; written ones stay in the text) and the kernel instantiations of the
     file's instantiations of the template (s2s/frontend/cuda_templates.py)."""
     owner = unit.owner(index)
-    template = find_kernel_template(unit, kernel)
+    template = find_kernel_template(unit, kernel, cursor)
     if owner < 0 or template is None:
         return None, ()
     caller = unit.functions[owner].node.cursor

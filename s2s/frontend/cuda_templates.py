@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from s2s.frontend.cuda_text import kind_of
+from s2s.frontend.toolchain import configure_libclang
 
 _TOKEN = re.compile(r"[A-Za-z_]\w*|\d+|\S")
 TEMPLATE_PARAMS = ("TEMPLATE_TYPE_PARAMETER", "TEMPLATE_NON_TYPE_PARAMETER")
@@ -71,30 +72,115 @@ def kernel_arguments(kernel, arg_types: list[str]) -> str | None:
     return ", ".join(values[name] for name in names)
 
 
-def caller_instances(unit, caller, specialization_args) -> list[dict[str, str]]:
+#: how many function templates deep a call chain is followed to its concrete call
+CHAIN_DEPTH = 4
+
+
+def caller_instances(unit, caller, specialization_args, depth: int = 0
+                     ) -> list[dict[str, str]]:
     """Each instantiation of the function template ``caller`` that a call in the file names,
-    as {template parameter: argument text}."""
+    as {template parameter: argument text}: a concrete call, or a call inside another function
+    template followed to that template's own instantiations (``main`` calls ``run<float>``,
+    which calls ``axpy<T>``: ``axpy`` gets T = float)."""
     names = template_params(caller)
     found = []
-    for node in unit.items:
-        if node.kind != "CALL_EXPR" or node.template is not None:
+    for index, node in enumerate(unit.items):
+        if node.kind != "CALL_EXPR":
             continue
-        ref = node.cursor.referenced
-        if ref is None or ref.spelling != caller.spelling or kind_of(ref) != "FUNCTION_DECL":
-            continue
-        text = specialization_args(ref)
-        values = None if text is None else text.split(", ")
-        if values is not None and len(values) == len(names):
-            instance = dict(zip(names, values, strict=True))
-            if instance not in found:
-                found.append(instance)
+        if node.template is not None:
+            instances = _through_template(unit, index, node.cursor, caller, names,
+                                          specialization_args, depth)
+        else:
+            instances = _concrete(node.cursor, caller, names, specialization_args)
+        found += [i for i in instances if i not in found]
     return found
 
 
-def find_kernel_template(unit, name: str):
-    """The kernel function template named ``name`` in the file's walk, or None."""
+def _concrete(call, caller, names: list[str], specialization_args) -> list[dict[str, str]]:
+    ref = call.referenced
+    if ref is None or ref.spelling != caller.spelling or kind_of(ref) != "FUNCTION_DECL":
+        return []
+    text = specialization_args(ref)
+    values = None if text is None else text.split(", ")
+    if values is None or len(values) != len(names):
+        return []
+    return [dict(zip(names, values, strict=True))]
+
+
+def _through_template(unit, index: int, call, caller, names: list[str], specialization_args,
+                      depth: int) -> list[dict[str, str]]:
+    """The instantiations of ``caller`` that a dependent call of it inside another function
+    template makes: the call's template arguments in that template's terms (written out, or
+    deduced from the argument types), with each of its instantiations substituted."""
+    if depth >= CHAIN_DEPTH or _callee_name(call) != caller.spelling:
+        return []
+    owner = unit.owner(index)
+    outer = unit.functions[owner].node.cursor if owner >= 0 else None
+    if outer is None or kind_of(outer) != "FUNCTION_TEMPLATE" or outer == caller:
+        return []
+    arguments = _written_arguments(call) or kernel_arguments(
+        caller, [a.type.spelling for a in call.get_arguments()])
+    if arguments is None:
+        return []
+    found = []
+    for values in caller_instances(unit, outer, specialization_args, depth + 1):
+        parts = substitute(arguments, values).split(", ")
+        if len(parts) == len(names):
+            found.append(dict(zip(names, parts, strict=True)))
+    return found
+
+
+def _callee_name(call) -> str:
+    """A call's function name (a dependent call inside a template has an empty spelling: its
+    first token)."""
+    if call.spelling:
+        return call.spelling
+    first = next(iter(call.get_tokens()), None)
+    return first.spelling if first is not None else ""
+
+
+def _written_arguments(call) -> str | None:
+    """'T' of a call written ``f<T>(...)`` (top-level commas give 'T, 256'); None if none."""
+    tokens = [t.spelling for t in call.get_tokens()]
+    if len(tokens) < 4 or tokens[1] != "<":
+        return None
+    depth, groups, current = 0, [], []
+    for token in tokens[1:]:
+        depth += {"<": 1, ">": -1, "(": 1, ")": -1}.get(token, 0)
+        if depth == 0:
+            groups.append(" ".join(current))
+            return ", ".join(groups) if all(groups) else None
+        if token == "," and depth == 1:
+            groups.append(" ".join(current))
+            current = []
+        elif not (token == "<" and depth == 1 and not current and not groups):
+            current.append(token)
+    return None
+
+
+def find_kernel_template(unit, name: str, launch=None):
+    """The kernel function template named ``name`` in the file's walk, or else the one the
+    dependent ``launch`` names (a kernel template of a project header), or None."""
     for node in unit.items:
         if node.kind == "FUNCTION_TEMPLATE" and node.cursor.spelling == name \
                 and "CUDAGLOBAL_ATTR" in unit.attrs(node.cursor):
             return node.cursor
-    return None
+    return None if launch is None else _named_template(launch, name)
+
+
+def _named_template(launch, name: str):
+    """The function template a dependent launch's callee (an overload set) names, when it is
+    one template called ``name`` outside system headers."""
+    children = list(launch.get_children())
+    ref = children[0].referenced if children else None
+    if ref is None or kind_of(ref) != "OVERLOADED_DECL_REF":
+        return None
+    lib = configure_libclang().conf.lib
+    decls = []
+    for i in range(lib.clang_getNumOverloadedDecls(ref)):
+        decl = lib.clang_getOverloadedDecl(ref, i)
+        decl._tu = ref._tu                      # the cursor keeps its unit alive
+        decls.append(decl)
+    found = [d for d in decls if kind_of(d) == "FUNCTION_TEMPLATE" and d.spelling == name
+             and not d.location.is_in_system_header]
+    return found[0] if len(found) == 1 else None

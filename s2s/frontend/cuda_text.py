@@ -203,6 +203,10 @@ def parse_launch_text(text: str, nth: int = 0) -> _LaunchText | None:
 # --- macros -------------------------------------------------------------------------------
 
 
+#: a macro body that is one launch: ``k<<<...>>>(...)`` (checked further by forwards_launch)
+_FORWARDING = re.compile(r"[A-Za-z_]\w*\s*<<<.*>>>\s*(\()(.*)", re.S)
+
+
 @dataclass(frozen=True)
 class MacroCall:
     start: int
@@ -216,11 +220,13 @@ class Macros:
     def __init__(self, ctx: ExtractContext):
         self.source = ctx.source
         calls, self._defs = [], {}
+        self._cursors: dict = {}            # macro call start -> its MACRO_INSTANTIATION cursor
         for cursor in ctx.top_level:
             kind = cursor.kind.name
             if kind == "MACRO_INSTANTIATION":
                 start, end = offsets_of(cursor)
                 calls.append(MacroCall(start, end, cursor.spelling))
+                self._cursors[start] = cursor
             elif kind == "MACRO_DEFINITION":
                 start, end = offsets_of(cursor)
                 self._defs.setdefault(cursor.spelling, []).append((start, end))
@@ -266,6 +272,20 @@ class Macros:
             self._expansions[key] = expanded if expanded != text else None
         return self._expansions[key]
 
+    def forwards_launch(self, call: MacroCall) -> bool:
+        """True when ``call``'s macro is a function-like macro whose body is one launch and
+        nothing else (``#define LAUNCH(k, g, b, ...) k<<<g, b>>>(__VA_ARGS__)``): the call is
+        then the launch, and a rewrite may replace the call's text by the rewritten launch."""
+        definition = self._definition(call.name, call.start) or self._included_definition(call)
+        if definition is None or definition[0] is None:
+            return False
+        body = definition[1]
+        match = _FORWARDING.fullmatch(body)
+        if match is None or ";" in body or "#" in body:
+            return False
+        open_ = match.start(1)
+        return group_end(body, open_) == len(body)
+
     def _definition(self, name: str, before: int):
         """(params or None for an object-like macro, body) of the last ``#define`` before."""
         spans = self._defs.get(name)
@@ -276,16 +296,24 @@ class Macros:
             return None
         key = spans[i]
         if key not in self._parsed:
-            text = self.text(*key).replace("\\\n", " ")
-            text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
-            rest = text[len(name):]
-            if not rest.startswith("("):
-                self._parsed[key] = None, rest.strip()
-            else:
-                close = rest.find(")")
-                params = [p.strip() for p in rest[1:close].split(",") if p.strip()]
-                self._parsed[key] = params, rest[close + 1 :].strip()
+            self._parsed[key] = _parsed_definition(name, self.text(*key))
         return self._parsed[key]
+
+    def _included_definition(self, call: MacroCall):
+        """(params, body) of a macro a project header defines (the call's cursor names the
+        ``#define``; its text is read from that header); None for a system header's."""
+        cursor = self._cursors.get(call.start)
+        definition = cursor.referenced if cursor is not None else None
+        if definition is None or definition.location.file is None or \
+                definition.location.is_in_system_header:
+            return None
+        start, end = offsets_of(definition)
+        try:
+            with open(definition.location.file.name, "rb") as handle:
+                text = handle.read()[start:end]
+        except OSError:
+            return None
+        return _parsed_definition(call.name, text.decode("utf-8", errors="surrogateescape"))
 
     def _expand(self, text: str, at: int, active: frozenset, depth: int) -> str:
         out, pos = [], 0
@@ -313,6 +341,17 @@ class Macros:
             pos = end
         out.append(text[pos:])
         return "".join(out)
+
+
+def _parsed_definition(name: str, text: str):
+    """(params or None for an object-like macro, body) of ``#define`` text starting at the name."""
+    text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", text.replace("\\\n", " "), flags=re.S)
+    rest = text[len(name):]
+    if not rest.startswith("("):
+        return None, rest.strip()
+    close = rest.find(")")
+    params = [p.strip() for p in rest[1:close].split(",") if p.strip()]
+    return params, rest[close + 1 :].strip()
 
 
 def _substitute(body: str, params: list[str], args: list[str]) -> str:

@@ -125,6 +125,11 @@ class Launch:
     resolved_args: str | None = None
     #: that specialization's parameter types ('float *', 'float', 'int'); () when unresolved
     instance_types: tuple[str, ...] = ()
+    #: the launch is the whole call of a function-like macro whose body is one launch and
+    #: nothing else (``LAUNCH(k, g, b, x, n)`` of ``#define LAUNCH(k, g, b, ...)
+    #: k<<<g, b>>>(__VA_ARGS__)``): its texts come from the expansion, and a rewrite may replace
+    #: the call's text (``span``) by the rewritten launch
+    forwarded: bool = False
 
 
 @dataclass(frozen=True)

@@ -226,10 +226,14 @@ RULES: tuple[Rule, ...] = (
          "warning: analysed on its own, not as part of the program of 2 files: 'squash' is "
          "defined in a.c and in b.c [program-name-clash]"),
         ("launch-in-macro", "kernel launch inside a macro",
-         "A launch written in a macro body cannot be rewritten where it is.",
-         "Write the launch out at its call site if you want it rewritten.",
-         "k.cu:40:3: warning: launch inside macro 'LAUNCH' cannot be rewritten; it will be "
-         "left as is [launch-in-macro]"),
+         "A launch written in the body of a macro that is more than the launch (it also "
+         "checks the error, or holds several statements) cannot be rewritten at its call: "
+         "fuse leaves it out. A macro that is only the launch (`#define LAUNCH(k, g, b, ...) "
+         "k<<<g, b>>>(__VA_ARGS__)`) is no such case: its calls are rewritten as launches.",
+         "Launch through a macro that only forwards `<<<...>>>` and check the error after it, "
+         "or write the launch out.",
+         "k.cu:40:3: warning: launch inside macro 'LAUNCH_CHECKED' cannot be rewritten (the "
+         "macro is more than the launch); it will be left as is [launch-in-macro]"),
         ("unsupported", "construct s2s cannot rewrite safely",
          "A construct s2s cannot analyse or rewrite safely; it is left as it was.",
          "Nothing to do; the message names the construct.",

@@ -51,7 +51,8 @@ def run_mgpu(loaded: Loaded) -> PassOutput:
     if model.language != "cuda":
         return PassOutput()
     loaded_headers = device_headers(loaded)
-    plan = plan_file(model, source, tuple(h.model for h in loaded_headers))
+    plan = plan_file(model, source, tuple(h.model for h in loaded_headers),
+                     _header_texts(model.project_headers))
     if plan.refusals:
         first, *rest = plan.refusals
         notes = tuple(Diagnostic.note(r.message, r.id, r.span) for r in rest)
@@ -84,6 +85,21 @@ def run_mgpu(loaded: Loaded) -> PassOutput:
     return PassOutput(tuple(edits), warnings + tuple(notes), (group,), check_compiles=True)
 
 
+def _header_texts(paths) -> dict[str, bytes]:
+    """The bytes of each project header the file includes (unreadable ones and the tool's
+    own parse stubs left out)."""
+    texts, tool = {}, os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    for path in paths:
+        if os.path.abspath(path).startswith(tool):
+            continue
+        try:
+            with open(path, "rb") as handle:
+                texts[path] = handle.read()
+        except OSError:
+            continue
+    return texts
+
+
 def launch_edit(path: str, source: bytes, launch: LaunchTokens) -> Edit:
     """``k<<<g, b, s, st>>>`` -> ``s2s_mgpu_launch(k, g, b, s, st)`` as one replacement (the
     kernel expression and the configuration keep their text; the arguments that follow are
@@ -91,6 +107,10 @@ def launch_edit(path: str, source: bytes, launch: LaunchTokens) -> Edit:
     def text(a: int, b: int) -> str:
         return source[a:b].decode("utf-8", errors="surrogateescape")
 
+    if launch.call_end >= 0:                  # the call of a macro that is only the launch
+        return Edit(path, launch.kernel_start, launch.call_end - launch.kernel_start,
+                    f"{LAUNCH_FUNCTION}({launch.kernel_text}{launch.deduced}, "
+                    f"{launch.config_text})({launch.args_text})")
     end = launch.close + 3
     return Edit(path, launch.kernel_start, end - launch.kernel_start,
                 f"{LAUNCH_FUNCTION}({text(launch.kernel_start, launch.open)}{launch.deduced}, "

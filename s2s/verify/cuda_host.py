@@ -28,6 +28,7 @@ from pathlib import Path
 
 from runtime.capi_build import program_flags
 from runtime.cpu.compiler import INCLUDE_DIR as RUNTIME_CPU_HEADERS
+from s2s.analysis.mgpu.sites import mask
 from s2s.diagnostics import ToolchainError
 from s2s.edits import Edit, EditSet
 from s2s.frontend.allowed_flags import allowed_flags
@@ -36,6 +37,7 @@ from s2s.frontend.headers import device_headers
 from s2s.frontend.parse import ParseOptions
 from s2s.model.cuda_legacy import legacy_defines
 from s2s.verify.bounded_run import run_process
+from s2s.verify.shim_macros import macro_launch_edit
 from s2s.wrapper.linemap import c_string, directive
 
 SHIM_DIR = Path(__file__).resolve().parent / "cuda_shim"
@@ -75,10 +77,22 @@ def _host_unit(path: str, source: bytes | None, options: ParseOptions | None
     in_headers = {k.name for k in header_kernels if k.body_span is not None}
     declared_kernels = {k.name for k in (*model.kernels, *header_kernels)}
     instantiate = []
+    masked = mask(text)
+    registrations: list[str] = []
     for launch in model.launches:
-        if not launch.span.editable or launch.function in templates or (
+        if launch.function in templates and launch.instances and launch.span.macro is None:
+            _template_launch(edits, path, text, launch, instantiate, registrations)
+            continue
+        if launch.span.macro is not None and not launch.forwarded and \
+                launch.function not in templates:
+            _macro_launch(edits, path, text, masked, launch, model, declared_kernels, in_headers,
+                          instantiate)
+            continue
+        if (launch.span.template is not None or (launch.span.macro is not None
+                                                   and not launch.forwarded)
+                or launch.function in templates or (
                 (launch.template_args or launch.deduced_args) is None
-                and _is_template(model, launch.kernel)):
+                and _is_template(model, launch.kernel))):
             raise ShimUnsupported(f"{launch.span.location()}: the host shim runs plain launches "
                                   "and launches of template kernels with their arguments written "
                                   "out or deduced (not launches in macros or inside templates)")
@@ -96,16 +110,70 @@ def _host_unit(path: str, source: bytes | None, options: ParseOptions | None
         if launch.template_args or launch.deduced_args:
             kernel = f"{launch.kernel}<{launch.template_args or launch.deduced_args}>"
             instantiate.append(kernel)
-        open_paren = text.index(b"(", launch.config_span.end)
         grid, block = launch.grid.text, launch.block.text
         shared = launch.shared_bytes.text if launch.shared_bytes is not None else "0"
         where = f"launch_in(s2s_shim::owner(\"{kernel}\"), " if foreign else "launch("
         head = (f"s2s_shim::launcher<decltype({kernel})>::{where}\"{kernel}\", "
                 f"dim3({grid}), dim3({block}), (size_t)({shared})")
+        if launch.forwarded:         # the call of a macro that is only the launch: the call
+            edits.add(Edit(path, launch.span.start, launch.span.length, head + "".join(
+                f", {a.text}" for a in launch.args) + ")"))
+            continue
+        open_paren = text.index(b"(", launch.config_span.end)
         edits.add(Edit(path, launch.span.start, open_paren + 1 - launch.span.start,
                        head + (", " if launch.args else "")))
     own_kernels = [k.name for k in model.kernels if k.body_span is not None and not k.is_template]
+    if registrations:
+        edits.add(Edit(path, len(text), 0, "\n" + "".join(dict.fromkeys(registrations))))
     return edits.apply(path, text), list(dict.fromkeys(instantiate)), own_kernels
+
+
+def _template_launch(edits: EditSet, path: str, text: bytes, launch, instantiate: list[str],
+                     registrations: list[str]) -> None:
+    """A launch inside a function template (``axpy_kernel<T><<<g, b>>>(...)``): the shim
+    names the instantiation at run time by the kernel's name and function type, from the
+    instantiations the file's call chains make (``Launch.instances``), each registered at the
+    end of the host unit and compiled by the runtime."""
+    arguments = launch.template_args or launch.deduced_args
+    if arguments is None:
+        raise ShimUnsupported(f"{launch.span.location()}: the kernel's template arguments in "
+                              "this template are not known")
+    kernel = f"{launch.kernel}<{arguments}>"
+    for instance in launch.instances:
+        name = f"{launch.kernel}<{instance}>"
+        instantiate.append(name)
+        registrations.append(f"static const bool s2s_shim_instance_{len(registrations)} = "
+                             f"s2s_shim::instance(\"{launch.kernel}\", "
+                             f"typeid(decltype({name})), \"{name}\");\n")
+    grid, block = launch.grid.text, launch.block.text
+    shared = launch.shared_bytes.text if launch.shared_bytes is not None else "0"
+    open_paren = text.index(b"(", launch.config_span.end)
+    edits.add(Edit(path, launch.span.start, open_paren + 1 - launch.span.start,
+                   f"s2s_shim::launcher<decltype({kernel})>::launch(s2s_shim::instance_name("
+                   f"\"{launch.kernel}\", typeid(decltype({kernel}))), dim3({grid}), "
+                   f"dim3({block}), (size_t)({shared})" + (", " if launch.args else "")))
+
+
+def _macro_launch(edits: EditSet, path: str, text: bytes, masked: bytes, launch, model,
+                  declared: set[str], in_headers: set[str], instantiate: list[str]) -> None:
+    """The shim's launcher call for a launch written through a macro (s2s/verify/shim_macros.py),
+    in the text that holds its ``<<<``; the kernel's instantiation where a header defines it."""
+    here = model.kernel(launch.kernel)
+    own = here is not None and here.body_span is not None
+    foreign = not own and launch.kernel not in in_headers
+    templated = bool(launch.template_args or launch.deduced_args) or _is_template(
+        model, launch.kernel)
+    if foreign and launch.kernel not in declared:
+        raise ShimUnsupported(f"{launch.span.location()}: '{launch.kernel}' is neither defined "
+                              "nor declared as a kernel here")
+    edit, problem = macro_launch_edit(text, masked, launch.span, launch.kernel, foreign, templated)
+    if problem or foreign or templated:
+        raise ShimUnsupported(f"{launch.span.location()}: the host shim cannot run this launch "
+                              f"through macro '{launch.span.macro}': "
+                              f"{problem or 'a template kernel or a kernel of another file'}")
+    if not own:
+        instantiate.append(launch.kernel)            # defined in a header: exported by name
+    edits.add(Edit(path, *edit))
 
 
 def _device_bodies_blanked(model, text: bytes, path: str) -> EditSet:

@@ -324,11 +324,31 @@ def test_launch_through_macro(launch_model):
     assert launch.span.macro == "LAUNCH" and launch.config_span.macro == "LAUNCH"
     assert text(launch.span, LAUNCHES) == "LAUNCH(k1, n, x, n)"
     assert all(e.span == launch.span for e in (launch.grid, launch.block, *launch.args))
-    warnings = [d for d in launch_model.diagnostics if d.id == "launch-in-macro"]
-    assert len(warnings) == 1
-    assert warnings[0].message == (
-        "launch inside macro 'LAUNCH' cannot be rewritten; it will be left as is")
-    assert warnings[0].location.line == LAUNCHES[: launch.span.start].count("\n") + 1
+    # LAUNCH's body is only the launch: the call is the launch (fuse replaces the call's text)
+    assert launch.forwarded
+    assert (launch.grid.text, launch.block.text) == ("((n) + 255) / 256", "256")
+    assert [a.text for a in launch.args] == ["x", "n"]
+    assert not [d for d in launch_model.diagnostics if d.id == "launch-in-macro"]
+
+
+@pytest.mark.parametrize("body, forwarded", [
+    ("k<<<g, b>>>(__VA_ARGS__)", True),
+    ("k<<<g, b, 0, 0>>>(__VA_ARGS__)", True),
+    ("do { k<<<g, b>>>(__VA_ARGS__); check(); } while (0)", False),
+    ("k<<<g, b>>>(__VA_ARGS__); check()", False),
+    ("(k<<<g, b>>>(__VA_ARGS__), check())", False),
+    ("k<<<g, b>>>(__VA_ARGS__) , check()", False),
+])
+def test_forwarding_macro_is_only_a_launch(load_source, body, forwarded):
+    source = (f"#define RUN(k, g, b, ...) {body}\n"
+              "static int check() { return 0; }\n"
+              "__global__ void k(float *x, int n) { }\n"
+              "void f(float *x, int n) { RUN(k, n / 32, 32, x, n); }\n")
+    [launch] = load_source(source).model.launches
+    assert launch.forwarded is forwarded
+    warned = [d.message for d in load_source(source).diagnostics if d.id == "launch-in-macro"]
+    assert len(warned) == (0 if forwarded else 1)
+    assert all("more than the launch" in m for m in warned)
 
 
 def test_unrecoverable_macro_launch_keeps_macro_span(load_source):
@@ -533,3 +553,33 @@ def test_model_does_not_keep_the_translation_unit_alive():
     gc.collect()
     assert unit() is None
     assert [k.name for k in model.kernels] == ["kern0", "kern1"]
+
+
+CHAIN = r"""
+template <typename T> __global__ void axpy_kernel(T a, const T *x, T *y, int n) { }
+template <typename T> __global__ void square_kernel(T *y, int n) { }
+template <typename T> void axpy(T a, const T *x, T *y, int n) {
+    axpy_kernel<T><<<(n + 63) / 64, 64>>>(a, x, y, n);
+}
+template <typename T> void square(T *y, int n) { square_kernel<<<(n + 63) / 64, 64>>>(y, n); }
+template <typename T> void twice(T *x, T *y, int n) { square(y, n); square(y, n); }
+template <typename T> double run(T *x, T *y, int n) {
+    axpy<T>((T)0.5, x, y, n);
+    twice(x, y, n);
+    return 0.0;
+}
+void f(float *xf, float *yf, double *xd, double *yd, int n) {
+    run<float>(xf, yf, n);
+    run(xd, yd, n);
+}
+"""
+
+
+def test_launch_in_template_follows_the_call_chain_to_concrete_calls(load_source):
+    """axpy<T> and square<T> are instantiated only by other templates (run<T>, twice<T>),
+    which main-like code calls with float (written out) and double (deduced): the chain gives
+    each launch its kernel instantiations (issue 29 item 4)."""
+    launches = {l.kernel: l for l in load_source(CHAIN).model.launches}
+    assert launches["axpy_kernel"].instances == ("float", "double")
+    assert launches["square_kernel"].deduced_args == "T"
+    assert launches["square_kernel"].instances == ("float", "double")

@@ -175,3 +175,45 @@ def test_a_header_kernel_under_cuda_arch_is_read_on_the_device_side(tmp_path, mo
     result = process_file(str(path), RunOptions(), run_mgpu)
     assert result.status == "ok" and result.change.changed
     assert not [d for d in result.diagnostics if d.id == "mgpu-one-device"], result.diagnostics
+
+
+WRAPPERS = """\
+#ifndef DEVICE_IO_H
+#define DEVICE_IO_H
+static float *device_alloc(int n) { float *p = 0; cudaMalloc((void **)&p, n * 4); return p; }
+static void copy_to_device(float *d, const float *h, int n)
+{ cudaMemcpy(d, h, n * 4, cudaMemcpyHostToDevice); }
+/* cudaFooBar(x) in a comment is no call */
+#endif
+"""
+USES_WRAPPERS = """\
+#include <cstdio>
+#include "device_io.h"
+__global__ void bump(float *x, int n) { int i = threadIdx.x; if (i < n) x[i] += 1; }
+int main()
+{
+    float h[32] = {0};
+    float *d = device_alloc(32);
+    copy_to_device(d, h, 32);
+    bump<<<1, 32>>>(d, 32);
+    cudaFree(d);
+    return 0;
+}
+"""
+
+
+def test_runtime_calls_in_a_host_header_are_redirected_before_its_include(tmp_path,
+                                                                           monkeypatch):
+    """device_io.h's wrappers call cudaMalloc/cudaMemcpy (issue 29 item 4): the prologue goes
+    before the header's #include and redirects its calls too, not only the file's cudaFree."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "device_io.h").write_text(WRAPPERS)
+    (tmp_path / "main.cu").write_text(USES_WRAPPERS)
+    result = process_file(str(tmp_path / "main.cu"), RunOptions(), run_mgpu)
+    assert result.change.changed, [d.headline() for d in result.diagnostics]
+    after = result.change.after.decode()
+    prologue = after.index("#include <s2s_mgpu.h>")
+    assert after.index("#include <cstdio>") < prologue < after.index('#include "device_io.h"')
+    for name in ("cudaMalloc", "cudaMemcpy", "cudaFree"):
+        assert f"#define {name} s2s_mgpu::" in after
+    assert "cudaFooBar" not in after

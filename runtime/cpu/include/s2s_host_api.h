@@ -6,10 +6,31 @@
  */
 #ifndef S2S_HOST_API_H
 #define S2S_HOST_API_H
+#include <stddef.h>
 typedef int cudaError_t;
 enum { cudaSuccess = 0 };
 typedef struct s2s_stream *cudaStream_t;
 typedef struct s2s_event *cudaEvent_t;
 enum cudaMemcpyKind { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
                       cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4 };
+/* Declarations only, for the host wrappers of the program's headers (a static
+ * `copy_to_device(...)` around cudaMemcpy in a header that relies on nvcc's implicit
+ * cuda_runtime.h): they compile with the kernels, are never called there, and an unused
+ * static function leaves no reference behind. */
+cudaError_t cudaMalloc(void **ptr, size_t bytes);
+cudaError_t cudaMallocHost(void **ptr, size_t bytes);
+cudaError_t cudaFree(void *ptr);
+cudaError_t cudaFreeHost(void *ptr);
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
+cudaError_t cudaMemset(void *ptr, int value, size_t bytes);
+cudaError_t cudaGetLastError(void);
+cudaError_t cudaPeekAtLastError(void);
+cudaError_t cudaDeviceSynchronize(void);
+const char *cudaGetErrorString(cudaError_t error);
+#ifdef __cplusplus
+template <class T> static inline cudaError_t cudaMalloc(T **ptr, size_t bytes)
+{
+    return cudaMalloc((void **)ptr, bytes);
+}
+#endif
 #endif

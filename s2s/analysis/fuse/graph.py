@@ -184,8 +184,11 @@ def _argument_uses(unit: TranslationUnit, launch: Launch) -> dict[int, list]:
 def _plain(uses, arg) -> bool:
     """Whether a launch argument is exactly one variable, as written (no cast, offset,
     subscript or member)."""
-    return len(uses) == 1 and uses[0].role == "argument" and \
-        (uses[0].span.start, uses[0].span.end) == (arg.span.start, arg.span.end)
+    if len(uses) != 1 or uses[0].role != "argument":
+        return False
+    if arg.span.macro is not None:       # a forwarding macro's argument: the expansion's text
+        return arg.text.strip() == uses[0].name
+    return (uses[0].span.start, uses[0].span.end) == (arg.span.start, arg.span.end)
 
 
 def _separation(stmt: Stmt, names: set[str], inside: list) -> str:
@@ -209,9 +212,10 @@ def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) 
     kernel = None if base is None else base.kernel
     if base is None:
         problem = f"no analysable definition of kernel '{launch.kernel}' in this file"
-    elif launch.span.macro is not None:
-        problem = f"the launch is inside the macro expansion '{launch.span.macro}'"
-    elif not launch.span.editable:
+    elif launch.span.macro is not None and not launch.forwarded:
+        problem = (f"the launch is inside the macro expansion '{launch.span.macro}' (the macro "
+                   "is more than the launch: its call cannot be replaced by the fused launch)")
+    elif launch.span.template is not None:
         problem = (f"the launch is inside the template '{launch.span.template}' (its kernel "
                    "and arguments depend on the template's instantiation)")
     elif kernel_facts is None or (kernel.is_template and kernel_facts.instance is None):

@@ -28,7 +28,8 @@ from dataclasses import dataclass, replace
 
 from s2s.analysis.kernel.access import analyze_unit
 from s2s.analysis.mgpu.globals import global_write
-from s2s.analysis.mgpu.sites import LaunchTokens, launch_tokens, mask
+from s2s.analysis.mgpu.header_calls import before_project_includes, header_api_names
+from s2s.analysis.mgpu.sites import LaunchTokens, forwarded_tokens, launch_tokens, mask
 from s2s.analysis.mgpu.templates import instantiation_access
 from s2s.model import SourceSpan
 from s2s.model.cuda_legacy import LEGACY_CALLS
@@ -116,9 +117,12 @@ class MgpuPlan:
 
 
 def plan_file(model: TranslationUnit, source: bytes,
-              headers: tuple[TranslationUnit, ...] = ()) -> MgpuPlan:
+              headers: tuple[TranslationUnit, ...] = (),
+              header_texts: dict[str, bytes] | None = None) -> MgpuPlan:
     """The plan for one file; ``headers``: the models of the project headers it includes that
-    define device code (their kernels are compiled with the file, so they join its table)."""
+    define device code (their kernels are compiled with the file, so they join its table);
+    ``header_texts``: the text of every project header it includes (host wrappers there, such
+    as ``copy_to_device``, call the CUDA runtime, which the prologue must redirect too)."""
     masked = mask(source)
     kernels, by_name = _kernel_table(model, headers)
     refusals: list[Refusal] = list(_header_refusals(headers))
@@ -135,10 +139,10 @@ def plan_file(model: TranslationUnit, source: bytes,
                 kernels.append(entry)
                 by_name[name] = entry
         if problem is None:
-            found, problem = launch_tokens(masked, launch.span, launch.kernel,
-                                           bool(launch.template_args))
+            found, problem = ([forwarded_tokens(launch)], None) if launch.forwarded else \
+                launch_tokens(masked, launch.span, launch.kernel, bool(launch.template_args))
             if launch.deduced_args and not launch.template_args and problem is None:
-                if launch.span.macro is not None:
+                if launch.span.macro is not None and not launch.forwarded:
                     problem = ("a template kernel launched in a macro with deduced template "
                                "arguments (each use of the macro may deduce others); write "
                                "them out, 'k<float><<<...>>>'")
@@ -167,6 +171,17 @@ def plan_file(model: TranslationUnit, source: bytes,
                                     call.span))
     uses = [c.span.start for c in model.api_calls] + [la.span.start for la in model.launches]
     prologue_at = _after_includes(masked, min(uses, default=len(masked)))
+    in_headers = header_api_names(header_texts or {})
+    for name, header in in_headers.items():
+        if name in SUPPORTED_API:
+            api_names.append(name)
+        else:
+            why = UNSUPPORTED_WHY.get(name, "not supported by the s2s runtime")
+            refusals.append(Refusal(f"'{name}', called in the project header {header}, cannot "
+                                    f"be rewritten: {why}", "mgpu-api",
+                                    SourceSpan(model.path, 0, 0, 1, 1)))
+    if any(name in SUPPORTED_API for name in in_headers):
+        prologue_at = min(prologue_at, before_project_includes(masked, prologue_at))
     return MgpuPlan(tuple(kernels), tuple(sorted(launches.values(), key=lambda t: t.open)),
                     tuple(sorted(set(api_names))), prologue_at, tuple(warnings), tuple(refusals),
                     tuple(dict.fromkeys(symbols)))

@@ -31,6 +31,26 @@ class LaunchTokens:
     kernel_text: str       # the kernel expression as written (a macro parameter in a body)
     #: template arguments the compiler deduced, written out by the rewrite ('<float>')
     deduced: str = ""
+    #: a call of a macro that is only the launch (``Launch.forwarded``): the call's text up to
+    #: ``call_end`` is replaced by the launch with these texts (the header's ``#define`` stays)
+    call_end: int = -1
+    config_text: str = ""
+    args_text: str = ""
+
+
+def forwarded_tokens(launch) -> LaunchTokens:
+    """The edit points of a launch written as a call of a macro that is only the launch: the
+    whole call, rewritten at the call site from the launch's texts (the macro may be defined in
+    a header, which the rewrite does not edit)."""
+    config = [launch.grid.text, launch.block.text]
+    if launch.shared_bytes is not None or launch.stream is not None:
+        config.append(launch.shared_bytes.text if launch.shared_bytes is not None else "0")
+    if launch.stream is not None:
+        config.append(launch.stream.text)
+    kernel = launch.kernel + (f"<{launch.template_args}>" if launch.template_args else "")
+    return LaunchTokens(launch.span.start, launch.span.start, launch.span.start, kernel,
+                        call_end=launch.span.end, config_text=", ".join(config),
+                        args_text=", ".join(a.text for a in launch.args))
 
 
 def mask(source: bytes) -> bytes:

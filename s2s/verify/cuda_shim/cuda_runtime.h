@@ -28,6 +28,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 
 /* what nvcc's implicit include of the CUDA runtime header brings into every host file: host
@@ -178,6 +179,29 @@ s2s_module_t module() {
 }
 
 const int registered = register_kernels(S2S_SHIM_OWN_KERNELS, &module);
+
+/* kernels launched inside function templates: the launch names its instantiation by the
+   kernel's name and function type; the host unit registers the instantiations its call chains
+   make (s2s/verify/cuda_host.py) */
+std::map<std::pair<std::string, std::string>, std::string> &instances() {
+    static std::map<std::pair<std::string, std::string>, std::string> table;
+    return table;
+}
+
+bool instance(const char *kernel, const std::type_info &type, const char *name) {
+    instances()[{kernel, type.name()}] = name;
+    return true;
+}
+
+const char *instance_name(const char *kernel, const std::type_info &type) {
+    auto found = instances().find({kernel, type.name()});
+    if (found == instances().end()) {
+        std::fprintf(stderr, "s2s-shim: no instantiation of %s of this type was registered\n",
+                     kernel);
+        std::exit(3);
+    }
+    return found->second.c_str();
+}
 
 template <class F> struct launcher;
 

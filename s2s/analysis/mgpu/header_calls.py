@@ -1,0 +1,44 @@
+"""CUDA runtime calls in the project headers a file includes, for the mgpu prologue.
+
+Host wrappers live in headers as often as in the ``.cu`` file (``device_alloc``,
+``copy_to_device(dst, src, n)`` around ``cudaMalloc``/``cudaMemcpy``). The rewritten file
+sends the CUDA runtime calls to the s2s runtime with ``#define cudaX s2s_mgpu::X``; a header's
+calls are reached only if those lines come before the header's ``#include``, and only if its
+names are among them. A header that does not parse on its own has no model, so its calls are
+found on its text (comments and literals blanked); the names decide only which redirections
+the prologue defines and where it goes, which is harmless for a name the header only mentions.
+"""
+
+from __future__ import annotations
+
+import re
+
+from s2s.analysis.mgpu.sites import mask
+
+_CALL = re.compile(rb"\b(cuda[A-Z][A-Za-z0-9_]*)\s*\(")
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*(if|ifdef|ifndef|endif|include)\b([ \t]*")?', re.M)
+
+
+def header_api_names(texts: dict[str, bytes]) -> dict[str, str]:
+    """{CUDA runtime function called in a header: the first header (path) that calls it}."""
+    found: dict[str, str] = {}
+    for path, text in texts.items():
+        for match in _CALL.finditer(mask(text)):
+            found.setdefault(match.group(1).decode(), path)
+    return found
+
+
+def before_project_includes(masked: bytes, limit: int) -> int:
+    """Offset of the first ``#include "..."`` line before ``limit`` outside every ``#if``
+    block, or ``limit`` when there is none: the prologue goes there so that it precedes the
+    headers' calls."""
+    depth = 0
+    for match in _INCLUDE.finditer(masked, 0, limit):
+        word = match.group(1)
+        if word in (b"if", b"ifdef", b"ifndef"):
+            depth += 1
+        elif word == b"endif":
+            depth = max(depth - 1, 0)
+        elif word == b"include" and match.group(2) and depth == 0:
+            return match.start()
+    return limit
