@@ -30,7 +30,6 @@ from runtime.errors import (
 )
 
 
-
 @functools.cache
 def _access_class():
     """runtime.access.KernelAccess, imported when a program first sets a model on several devices:

@@ -258,6 +258,7 @@ _SITE_LIMIT = 1024
 _TRANSITION_LIMIT = 64          # per plan
 _snapshot = SegmentTracker.snapshot
 _state = operator.attrgetter("state")
+_clock = time.perf_counter
 
 
 def _site(runtime, kernel, grid, block, args, access, mode: str, key) -> _Site:
@@ -289,11 +290,19 @@ def _remember(states, plan: Plan, copies) -> None:
     large for a snapshot (None) keeps the launch from being remembered."""
     after = tuple(map(_snapshot, plan.trackers))
     if None not in states and None not in after:
-        _store(plan.transitions, states, (copies, after))
+        _store(plan.transitions, states, _transition(plan, states, copies, after))
         if plan.shape is not None:          # for every launch of the shape (``_shape_transition``)
             slot = {buf: k for k, buf in enumerate(plan.buffers)}
             _store(plan.shape.transitions, states,
                    ([(type(c), slot[c.buffer], c.src, c.dst, c.lo, c.hi) for c in copies], after))
+
+
+def _transition(plan: Plan, states: tuple, copies: list, after: tuple) -> tuple:
+    """(copies, states after, (tracker, state) for each tracker the launch changes): a replay sets
+    only the trackers whose state it changes (not the read-only or own-box ones)."""
+    changes = tuple((tracker, state) for tracker, before, state in zip(plan.trackers, states, after, strict=True)
+                    if state is not before)
+    return copies, after, changes
 
 
 def _store(transitions: dict, states: tuple, entry: tuple) -> None:
@@ -312,7 +321,8 @@ def _shape_transition(plan: Plan, states: tuple):
     if found is None:
         return None
     buffers = plan.buffers
-    entry = ([kind(buffers[k], src, dst, lo, hi) for kind, k, src, dst, lo, hi in found[0]], found[1])
+    entry = _transition(plan, states, [kind(buffers[k], src, dst, lo, hi) for kind, k, src, dst, lo, hi in found[0]],
+                        found[1])
     _store(plan.transitions, states, entry)
     return entry
 
@@ -323,7 +333,7 @@ def run(runtime, kernel, grid, block, args, shared: int = 0, access=None, mode: 
     The steady-state path (a launch repeated with the same arguments, from tracker states seen before)
     is kept short on purpose: one dictionary lookup for the site, one for the transition, a pointer
     store per tracker (``_site``, ``_remember``)."""
-    start = time.perf_counter()
+    start = _clock()
     try:
         key = (kernel, id(access), grid, block, mode, runtime.space.generation, *args)
         site = _SITES.get(key)
@@ -339,10 +349,9 @@ def run(runtime, kernel, grid, block, args, shared: int = 0, access=None, mode: 
     if replay is None and site.plan.shape is not None:
         replay = _shape_transition(site.plan, states)
     if replay is not None:                 # the trackers' states after this launch, known from before
-        for tracker, state in zip(trackers, replay[1], strict=True):
-            if tracker.state is not state:  # read-only and own-box buffers keep their state
-                tracker.restore(state)
-        bookkeeping = time.perf_counter() - start
+        for tracker, state in replay[2]:
+            tracker.restore(state)
+        bookkeeping = _clock() - start
         plan, devices = site.plan, runtime.devices
         transfers = execute(replay[0], devices, record=False)
     else:
