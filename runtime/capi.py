@@ -326,7 +326,8 @@ def write_stats() -> int:
     if not path or rt is None:
         return 0
     launches = [{"kernel": s.kernel, "partitioned": s.partitioned, "reason": s.reason, "boxes": len(s.boxes),
-                 "links": _links(s.transfers), "bookkeeping_s": s.bookkeeping_s, "kernel_s": s.kernel_s}
+                 "links": _links(s.transfers), "bookkeeping_s": s.bookkeeping_s, "kernel_s": s.kernel_s,
+                 "replayed": s.replayed}
                 for s in rt.launches]
     data = {"backend": rt.backend, "devices": rt.device_count, "launches": launches,
             "memcpy_links": _links(rt.copy_stats), "calls": dict(sorted(_calls.items())),

@@ -11,10 +11,12 @@ One launch on P devices:
    (before the boxes run: nothing reads the trackers until the launch returns);
 4. run each box on its device.
 
-Steady state: the plan of steps 1-2 (boxes, byte ranges) is cached per launch arguments
-(``cached_plan``, ``_site``), and the copies and the trackers' states after step 3 are cached per
-plan and tracker states before it (``_remember``): a launch repeated from states seen before replays
-them without a tracker query, copy planning or tracker edit (docs/runtime.md, "Bookkeeping").
+Steady state: the plan of steps 1-2 (boxes, byte ranges) is cached per launch shape (sizes, offsets
+and aliasing of the buffers, not their addresses: ``cached_plan``) and per launch arguments
+(``_site``), and the copies and the trackers' states after step 3 are cached per plan and per shape
+and tracker states before it (``_remember``, ``_shape_transition``): a launch repeated from states
+seen before, over the same buffers or others of the same shape, replays them without a tracker
+query, copy planning or tracker edit (docs/runtime.md, "Bookkeeping").
 
 Reads are brought up to date for *all* devices before any box runs, so a box never sees another box's
 writes (which would be a race in the CUDA program anyway).  A kernel without a usable access model runs
