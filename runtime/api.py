@@ -139,6 +139,7 @@ class Runtime:
         self.copy_stats = TransferStats()
         self._modules: dict[tuple, RuntimeModule] = {}
         self.pending = PendingCopies()        # ``launch`` mode: copies waiting for their first launch
+        self.launch_shapes: dict = {}         # launch shape -> plan (runtime/launch.py, ``cached_plan``)
 
     def route_copies(self, copies: list) -> list:
         """The copies a launch issues, as planned (hook: under MPI bytes that several devices of one rank
@@ -212,8 +213,8 @@ class Runtime:
         waiting = {ptr.buffer for ptr in pointers.values() if self.pending.has(ptr.buffer)}
         if not waiting:
             return None
-        plan = launch_mod.cached_plan(kernel, dim3(grid), dim3(block), args, pointers, access,
-                                      len(self.devices), partition)
+        plan = launch_mod.cached_plan(self.launch_shapes, kernel, dim3(grid), dim3(block), args, pointers,
+                                      access, len(self.devices), partition)
         used = {device for device, _box in plan.boxes}
         target = next(iter(used)) if len(used) == 1 else None
         stats, again = TransferStats(), TransferStats()

@@ -10,10 +10,12 @@ failure) and ``s2s_last_error()``.
 from __future__ import annotations
 
 import ctypes
+import functools
 import json
 import os
 import struct
 from collections import Counter
+from dataclasses import dataclass
 
 from runtime.api import Runtime
 from runtime.buffers import check_host_range, is_virtual
@@ -27,10 +29,28 @@ from runtime.errors import (
     RuntimeFailure,
 )
 
-try:                        # partitioned C launches need the access package (isl); plain ones do not
-    from runtime.access import KernelAccess
-except ImportError:         # pragma: no cover - islpy missing
-    KernelAccess = None
+
+@functools.cache
+def _access_class():
+    """runtime.access.KernelAccess, imported when a program first sets a model on several devices:
+    it imports islpy (about 0.2 s of start-up, docs/benchmarks.md) which a one-device run never
+    uses; None where the access package cannot be imported."""
+    try:
+        from runtime.access import KernelAccess
+    except ImportError:     # pragma: no cover - islpy missing
+        return None
+    return KernelAccess
+
+
+@dataclass(frozen=True)
+class OneDeviceModel:
+    """What a launch on a single device reads of a kernel's access model (runtime/launch.py,
+    ``partition_plan``: whether it is partitionable and why not, then the whole grid on device 0):
+    kept from the model's dictionary without importing isl."""
+    kernel: str
+    params: tuple
+    partitionable: bool
+    reason: str | None
 
 HOST_TO_HOST, HOST_TO_DEVICE, DEVICE_TO_HOST, DEVICE_TO_DEVICE, DEFAULT = range(5)
 UNPACK = {("signed", 1): "b", ("signed", 2): "h", ("signed", 4): "i", ("signed", 8): "q",
@@ -225,10 +245,16 @@ def module_load_source(name: str, source: str, instantiate: str | None, include_
 
 
 def set_access(handle: int, kernel: str, access_json: str) -> int:
-    if KernelAccess is None:
-        raise ConfigError("s2s_set_access: the access-model package (runtime.access) cannot be imported "
-                          "(is islpy installed?)")
-    access = KernelAccess.from_dict(json.loads(access_json))
+    data = json.loads(access_json)
+    if runtime().device_count == 1 and {"kernel", "params", "partitionable"} <= data.keys():
+        access = OneDeviceModel(data["kernel"], tuple(data["params"]), bool(data["partitionable"]),
+                                data.get("reason"))
+    else:
+        kernel_access = _access_class()
+        if kernel_access is None:
+            raise ConfigError("s2s_set_access: the access-model package (runtime.access) cannot be "
+                              "imported (is islpy installed?)")
+        access = kernel_access.from_dict(data)
     k = _module(handle)[kernel]
     if len(access.params) != len(k.params):
         raise ConfigError(f"s2s_set_access: the model of {access.kernel} has {len(access.params)} parameters, "
@@ -300,7 +326,8 @@ def write_stats() -> int:
     if not path or rt is None:
         return 0
     launches = [{"kernel": s.kernel, "partitioned": s.partitioned, "reason": s.reason, "boxes": len(s.boxes),
-                 "links": _links(s.transfers), "bookkeeping_s": s.bookkeeping_s, "kernel_s": s.kernel_s}
+                 "links": _links(s.transfers), "bookkeeping_s": s.bookkeeping_s, "kernel_s": s.kernel_s,
+                 "replayed": s.replayed}
                 for s in rt.launches]
     data = {"backend": rt.backend, "devices": rt.device_count, "launches": launches,
             "memcpy_links": _links(rt.copy_stats), "calls": dict(sorted(_calls.items())),

@@ -11,10 +11,12 @@ One launch on P devices:
    (before the boxes run: nothing reads the trackers until the launch returns);
 4. run each box on its device.
 
-Steady state: the plan of steps 1-2 (boxes, byte ranges) is cached per launch arguments
-(``cached_plan``, ``_site``), and the copies and the trackers' states after step 3 are cached per
-plan and tracker states before it (``_remember``): a launch repeated from states seen before replays
-them without a tracker query, copy planning or tracker edit (docs/runtime.md, "Bookkeeping").
+Steady state: the plan of steps 1-2 (boxes, byte ranges) is cached per launch shape (sizes, offsets
+and aliasing of the buffers, not their addresses: ``cached_plan``) and per launch arguments
+(``_site``), and the copies and the trackers' states after step 3 are cached per plan and per shape
+and tracker states before it (``_remember``, ``_shape_transition``): a launch repeated from states
+seen before, over the same buffers or others of the same shape, replays them without a tracker
+query, copy planning or tracker edit (docs/runtime.md, "Bookkeeping").
 
 Reads are brought up to date for *all* devices before any box runs, so a box never sees another box's
 writes (which would be a race in the CUDA program anyway).  A kernel without a usable access model runs
@@ -66,6 +68,8 @@ class Plan:
     trackers: tuple = ()            # the tracker of every buffer the launch reads or writes
     #: tracker states before -> (copies, tracker states after): see ``_remember``
     transitions: dict = field(default_factory=dict)
+    shape: _Shape | None = None     # the launch shape this plan binds to its buffers (``cached_plan``)
+    buffers: tuple = ()             # the buffer of each of the shape's slots
 
     def __post_init__(self):
         if not self.trackers:
@@ -165,27 +169,78 @@ def resolve_pointers(runtime, kernel, args) -> dict[int, DevicePointer]:
             if p.kind == "pointer" and a is not None and not (isinstance(a, int) and a == 0)}
 
 
-_PLANS: dict[tuple, tuple[object, object, Plan]] = {}
-_PLAN_LIMIT = 256
+@dataclass(slots=True)
+class _Shape:
+    """A plan with the launch's buffers as slots (numbered in the order the pointer arguments name
+    them): what every launch of one shape shares, whichever buffers it names."""
+    kernel: object
+    access: object
+    boxes: list
+    reads: list                     # (device, slot, lo, hi)
+    writes: list
+    partitioned: bool
+    reason: str | None
+    #: tracker states before -> (copies as (type, slot, src, dst, lo, hi), tracker states after)
+    transitions: dict = field(default_factory=dict)
+    bound: dict = field(default_factory=dict)    # buffers (one per slot) -> Plan
+
+    @classmethod
+    def of(cls, kernel, access, plan: Plan, buffers: tuple) -> _Shape:
+        slot = {buf: k for k, buf in enumerate(buffers)}
+        return cls(kernel, access, plan.boxes, [(d, slot[b], lo, hi) for d, b, lo, hi in plan.reads],
+                   [(d, slot[b], lo, hi) for d, b, lo, hi in plan.writes], plan.partitioned, plan.reason)
+
+    def bind(self, buffers: tuple) -> Plan:
+        """This shape's plan over ``buffers``, made once per tuple of buffers."""
+        plan = self.bound.get(buffers)
+        if plan is None:
+            if len(self.bound) >= _BOUND_LIMIT:
+                self.bound.clear()
+            plan = self.bound[buffers] = Plan(
+                self.boxes, [(d, buffers[k], lo, hi) for d, k, lo, hi in self.reads],
+                [(d, buffers[k], lo, hi) for d, k, lo, hi in self.writes], self.partitioned, self.reason,
+                shape=self, buffers=buffers)
+        return plan
 
 
-def cached_plan(kernel, grid, block, args, pointers, access, ndevices: int, mode: str) -> Plan:
-    """``partition_plan``, remembered per launch: the same kernel, model, grid, block, scalar arguments
-    and pointer arguments (buffer object and offset) on the same devices give the same plan, and
-    iterative programs repeat a few launches (a stencil step and its pointer-swapped twin). The plan is
-    independent of who holds what; the copies are planned against the trackers (``_remember``)."""
+_SHAPE_LIMIT = 256              # per runtime
+_BOUND_LIMIT = 64               # per shape
+
+
+def _shape_key(kernel, access, grid, block, args, pointers, ndevices: int, mode: str) -> tuple[tuple, tuple]:
+    """(key, buffers): what a plan depends on, namely kernel, model, grid, block, scalar arguments
+    and, per pointer argument, the slot of its buffer (the pattern of which arguments share a
+    buffer), the buffer's size and the offset into it; and the buffer of each slot. Addresses and
+    the buffers themselves are not in the key: a pointer-swapped or reallocated launch of the same
+    sizes has the same plan over other buffers."""
+    slots: dict = {}
+    values = tuple((slots.setdefault(ptr.buffer, len(slots)), ptr.buffer.nbytes, ptr.offset)
+                   if (ptr := pointers.get(i)) else a for i, a in enumerate(args))
+    return (id(kernel), id(access), grid, block, values, ndevices, mode), tuple(slots)
+
+
+def cached_plan(shapes: dict, kernel, grid, block, args, pointers, access, ndevices: int, mode: str) -> Plan:
+    """``partition_plan``, remembered per launch shape in ``shapes`` (the runtime's): iterative programs
+    repeat a few launches (a stencil step and its pointer-swapped twin), and the plan (boxes, byte
+    ranges per device) depends on the shape only (``_shape_key``), not on who holds what: the
+    copies are planned against the trackers (``_remember``)."""
     if access is None:
         return partition_plan(kernel, grid, block, args, pointers, access, ndevices, mode)
-    values = tuple((id(ptr.buffer), ptr.offset) if (ptr := pointers.get(i)) else a for i, a in enumerate(args))
-    key = (id(kernel), id(access), grid, block, values, ndevices, mode)
-    found = _PLANS.get(key)
-    if found is not None and found[0] is access and found[1] is kernel:
-        return found[2]
-    plan = partition_plan(kernel, grid, block, args, pointers, access, ndevices, mode)
-    if len(_PLANS) >= _PLAN_LIMIT:
-        _PLANS.clear()
-    _PLANS[key] = (access, kernel, plan)    # holding the objects keeps their ids from being reused
-    return plan
+    try:
+        key, buffers = _shape_key(kernel, access, grid, block, args, pointers, ndevices, mode)
+        shape = shapes.get(key)
+    except TypeError:                      # an unhashable argument: planned every time
+        return partition_plan(kernel, grid, block, args, pointers, access, ndevices, mode)
+    if shape is None or shape.access is not access or shape.kernel is not kernel:
+        plan = partition_plan(kernel, grid, block, args, pointers, access, ndevices, mode)
+        if len(shapes) >= _SHAPE_LIMIT:
+            shapes.clear()
+        # the shape holds kernel and model, so that their ids in the key are not reused
+        shape = shapes[key] = _Shape.of(kernel, access, plan, buffers)
+        plan.shape, plan.buffers = shape, buffers
+        shape.bound[buffers] = plan
+        return plan
+    return shape.bind(buffers)
 
 
 class _Site:
@@ -205,6 +260,7 @@ _SITE_LIMIT = 1024
 _TRANSITION_LIMIT = 64          # per plan
 _snapshot = SegmentTracker.snapshot
 _state = operator.attrgetter("state")
+_clock = time.perf_counter
 
 
 def _site(runtime, kernel, grid, block, args, access, mode: str, key) -> _Site:
@@ -217,7 +273,8 @@ def _site(runtime, kernel, grid, block, args, access, mode: str, key) -> _Site:
         raise LaunchError(f"{kernel.name}: {len(args)} arguments for {len(kernel.params)} parameters")
     pointers = resolve_pointers(runtime, kernel, args)
     site = _Site(kernel, access, *dims, pointers,
-                 cached_plan(kernel, *dims, args, pointers, access, len(runtime.devices), mode))
+                 cached_plan(runtime.launch_shapes, kernel, *dims, args, pointers, access, len(runtime.devices),
+                             mode))
     if key is not None:
         if len(_SITES) >= _SITE_LIMIT:
             _SITES.clear()
@@ -235,9 +292,41 @@ def _remember(states, plan: Plan, copies) -> None:
     large for a snapshot (None) keeps the launch from being remembered."""
     after = tuple(map(_snapshot, plan.trackers))
     if None not in states and None not in after:
-        if len(plan.transitions) >= _TRANSITION_LIMIT:
-            plan.transitions.clear()
-        plan.transitions[states] = (copies, after)
+        _store(plan.transitions, states, _transition(plan, states, copies, after))
+        if plan.shape is not None:          # for every launch of the shape (``_shape_transition``)
+            slot = {buf: k for k, buf in enumerate(plan.buffers)}
+            _store(plan.shape.transitions, states,
+                   ([(type(c), slot[c.buffer], c.src, c.dst, c.lo, c.hi) for c in copies], after))
+
+
+def _transition(plan: Plan, states: tuple, copies: list, after: tuple) -> tuple:
+    """(copies, states after, (tracker, state) for each tracker the launch changes): a replay sets
+    only the trackers whose state it changes (not the read-only or own-box ones)."""
+    changes = tuple((tracker, state) for tracker, before, state in zip(plan.trackers, states, after, strict=True)
+                    if state is not before)
+    return copies, after, changes
+
+
+def _store(transitions: dict, states: tuple, entry: tuple) -> None:
+    if len(transitions) >= _TRANSITION_LIMIT:
+        transitions.clear()
+    transitions[states] = entry
+
+
+def _shape_transition(plan: Plan, states: tuple):
+    """The copies and states after a launch from ``states``, learnt by another launch of the same
+    shape (over other buffers: a pointer-swapped step from the states its twin left), bound to this
+    plan's buffers and remembered in the plan; None where the shape has not seen these states. The
+    trackers of a plan and of its shape's other plans are in the same order (the slots' order), so
+    equal state tuples mean equal states slot by slot."""
+    found = plan.shape.transitions.get(states)
+    if found is None:
+        return None
+    buffers = plan.buffers
+    entry = _transition(plan, states, [kind(buffers[k], src, dst, lo, hi) for kind, k, src, dst, lo, hi in found[0]],
+                        found[1])
+    _store(plan.transitions, states, entry)
+    return entry
 
 
 def run(runtime, kernel, grid, block, args, shared: int = 0, access=None, mode: str = "auto") -> LaunchStats:
@@ -246,7 +335,7 @@ def run(runtime, kernel, grid, block, args, shared: int = 0, access=None, mode: 
     The steady-state path (a launch repeated with the same arguments, from tracker states seen before)
     is kept short on purpose: one dictionary lookup for the site, one for the transition, a pointer
     store per tracker (``_site``, ``_remember``)."""
-    start = time.perf_counter()
+    start = _clock()
     try:
         key = (kernel, id(access), grid, block, mode, runtime.space.generation, *args)
         site = _SITES.get(key)
@@ -259,11 +348,12 @@ def run(runtime, kernel, grid, block, args, shared: int = 0, access=None, mode: 
     if None in states:                     # not known since the trackers last changed (or too large)
         states = tuple(map(_snapshot, trackers))
     replay = site.transitions.get(states)
+    if replay is None and site.plan.shape is not None:
+        replay = _shape_transition(site.plan, states)
     if replay is not None:                 # the trackers' states after this launch, known from before
-        for tracker, state in zip(trackers, replay[1], strict=True):
-            if tracker.state is not state:  # read-only and own-box buffers keep their state
-                tracker.restore(state)
-        bookkeeping = time.perf_counter() - start
+        for tracker, state in replay[2]:
+            tracker.restore(state)
+        bookkeeping = _clock() - start
         plan, devices = site.plan, runtime.devices
         transfers = execute(replay[0], devices, record=False)
     else:

@@ -114,6 +114,24 @@ def programs_table(work: Path, counts, quick: bool) -> None:
                   f"{'-' if minimal is None else minimal} | {ratio} | {book} | {first:.1f} ms |")
 
 
+def bookkeeping_table(work: Path, runs: int = 3) -> None:
+    """Issue 30 item 5: median bookkeeping per launch (after the first) of the rewritten hotspot and
+    n-body at 2 and 4 devices, ``runs`` runs each (the machine's noise shows in the spread)."""
+    print("\n## Bookkeeping per partitioned launch (median after the first launch; one value per run)\n")
+    print("| program | P | launches | bookkeeping us / launch, per run | replayed launches after the first |")
+    print("|---|---|---|---|---|")
+    for name, args in (("hotspot", (500, 300, 30)), ("nbody", (2000, 6))):
+        exe = build(name, work)
+        for p in (2, 4):
+            medians, replayed = [], []
+            for _ in range(runs):
+                launches = run_program(exe, p, args, work)[0]["launches"]
+                medians.append(statistics.median(launch["bookkeeping_s"] for launch in launches[1:]) * 1e6)
+                replayed.append(sum(launch.get("replayed", False) for launch in launches[1:]))
+            print(f"| {name} | {p} | {len(launches)} | {' / '.join(f'{m:.0f}' for m in medians)} | "
+                  f"{' / '.join(map(str, replayed))} of {len(launches) - 1} |")
+
+
 def corpus_table() -> None:
     sys.path.insert(0, str(REPO / "testsuite" / "mgpu"))       # the corpus test's own imports
     import test_cuda_corpus as corpus
@@ -219,6 +237,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer iterations and device counts")
     parser.add_argument("--corpus-only", action="store_true", help="only the CUDA corpus table")
+    parser.add_argument("--bookkeeping", action="store_true",
+                        help="only the bookkeeping per launch of hotspot and n-body at 2 and 4 devices")
     args = parser.parse_args()
     if shutil.which("nvcc") is None:
         print("nvcc not found: the rewritten programs cannot be built", file=sys.stderr)
@@ -228,6 +248,10 @@ def main() -> int:
     print(f"# bench_mgpu ({os.cpu_count()} cores, cpu backend)")
     if args.corpus_only:
         corpus_table()
+        return 0
+    if args.bookkeeping:
+        with tempfile.TemporaryDirectory() as tmp:
+            bookkeeping_table(Path(tmp))
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

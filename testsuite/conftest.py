@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
 import subprocess
@@ -77,11 +79,39 @@ WHEEL_IGNORED = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-
                                        "__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis", "*.o", "*.so")
 
 
+@contextlib.contextmanager
+def run_wide_directory(tmp_path_factory, name: str):
+    """A folder shared by every worker process of this pytest run, held under an exclusive lock
+    (yields (folder, whether it holds a finished build)): under pytest-xdist each worker has its
+    own base temp folder, whose parent is the run's, so what one worker builds there the others
+    reuse instead of building it again (or racing it). Without xdist: a folder of this session."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = shared / name
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield folder, (folder / ".done").exists()
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="session")
 def built_wheel(tmp_path_factory) -> tuple[Path, Path]:
-    """(wheel path, the copy of the source tree it was built from): built once per session
-    from a copy of the tree (pip builds in the source folder; the checkout stays clean)."""
-    root = tmp_path_factory.mktemp("wheel")
+    """(wheel path, the copy of the source tree it was built from): built once per pytest run
+    (shared by the xdist workers) from a copy of the tree (pip builds in the source folder; the
+    checkout stays clean)."""
+    with run_wide_directory(tmp_path_factory, "wheel") as (root, done):
+        if not done:
+            shutil.rmtree(root, ignore_errors=True)     # a worker that failed half way
+            _build_wheel(root)
+            (root / ".done").touch()
+        (wheel,) = (root / "wheels").glob("s2s-*.whl")
+        return wheel, root / "src"
+
+
+def _build_wheel(root: Path) -> None:
+    root.mkdir(parents=True)
     source = root / "src"
     shutil.copytree(REPO, source, ignore=WHEEL_IGNORED)
     wheels = root / "wheels"
@@ -91,5 +121,3 @@ def built_wheel(tmp_path_factory) -> tuple[Path, Path]:
     if build.returncode != 0 and "No module named 'wheel'" in build.stderr:
         pytest.skip("the 'wheel' package is not installed (pip install -e '.[dev]' brings it)")
     assert build.returncode == 0, build.stderr
-    (wheel,) = wheels.glob("s2s-*.whl")
-    return wheel, source

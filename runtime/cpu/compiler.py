@@ -49,6 +49,28 @@ def cache_dir() -> Path:
     return cache_trust.own_directory(root, "the runtime cache (S2S_CPU_CACHE)")
 
 
+def tool_output(path: str, *args: str) -> str:
+    """Standard output of ``path args`` (a compiler's ``--version``), remembered in the cache per the
+    program file it runs (resolved path, inode, size, modification and change times): a compiler's
+    identity is part of every compiled kernel's cache key, and asking the compiler costs a process
+    start (20-50 ms) at every program start. A replaced or updated compiler is a new file (new
+    times), so it is asked again; a failed run is not remembered."""
+    real = os.path.realpath(path)
+    info = os.stat(real)
+    key = hashlib.sha256("\0".join([real, *args, *map(str, (info.st_ino, info.st_size, info.st_mtime_ns,
+                                                                info.st_ctime_ns))]).encode()).hexdigest()[:24]
+    entry = cache_dir() / f"tool-{key}.txt"
+    if cache_trust.usable(entry):
+        return entry.read_text()
+    proc = subprocess.run([path, *args], capture_output=True, text=True, errors="replace")
+    if proc.returncode == 0:
+        fd, tmp = tempfile.mkstemp(suffix=".txt", dir=cache_dir())
+        with os.fdopen(fd, "w") as handle:
+            handle.write(proc.stdout)
+        cache_trust.publish(tmp, entry)
+    return proc.stdout
+
+
 @functools.cache
 def find_compiler() -> tuple[str, str]:
     """(compiler path, identity string) of the host C++ compiler."""
@@ -57,8 +79,7 @@ def find_compiler() -> tuple[str, str]:
         path = shutil.which(name)
         if not path:
             continue
-        version = subprocess.run([path, "--version"], capture_output=True, text=True).stdout
-        machine = subprocess.run([path, "-dumpmachine"], capture_output=True, text=True).stdout
+        version, machine = tool_output(path, "--version"), tool_output(path, "-dumpmachine")
         return path, version.strip() + "\n" + machine.strip()
     raise BackendUnavailable("cpu backend: no host C++ compiler found (tried " + ", ".join(candidates)
                              + "; set S2S_CXX)")

@@ -30,7 +30,7 @@ import tempfile
 from pathlib import Path
 
 from runtime import cache_trust
-from runtime.cpu.compiler import cache_dir
+from runtime.cpu.compiler import cache_dir, tool_output
 from runtime.cpu.source import prepare
 from runtime.errors import BackendUnavailable, CompileError, ConfigError, LaunchError, OutOfMemory
 
@@ -82,7 +82,7 @@ def build_cubin(text: str, name: str, instantiate: list[str], include_dirs: list
                 flags: tuple[str, ...] = ()) -> bytes:
     """nvcc -cubin of the prelude + host-blanked source, cached by text, arch and nvcc version."""
     nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+    version = tool_output(nvcc, "--version")
     forced = ", ".join(f"(void *)&{k}" for k in instantiate)
     unit = (PRELUDE + define_lines(flags) + f'#line 1 "{c_string(name)}"\n' + text
             + (f'\nvoid *s2s_instantiations[] = {{{forced}}};\n' if instantiate else "\n"))

@@ -127,3 +127,98 @@ def test_a_freed_buffer_is_not_reached_through_a_remembered_launch():
     out = np.empty(n, f32)
     rt.memcpy_dtoh(out, y)
     assert (out == 1 + 2 + 2 + 2 + 6).all()
+
+
+# ---- plans per launch shape (runtime/launch.py: ``cached_plan``, ``_shape_transition``) ----
+def _no_replay(patch) -> None:
+    """Every launch plans its copies against the trackers (nothing remembered, nothing replayed)."""
+    patch.setattr(launch_mod, "_remember", lambda states, plan, copies: None)
+    patch.setattr(launch_mod, "_shape_transition", lambda plan, states: None)
+
+
+def _saxpy_program(rt: Runtime, case: str):
+    """Repeated saxpy launches, then the change ``case`` names, then the launches again; yields
+    (label, tracker segments, copies, bytes per link, replayed) after every operation and the
+    data at the end. Every case must plan from scratch where the change makes a remembered plan
+    or transition stale."""
+    sax = rt.load_module(source=HOTSPOT_SRC, name="steady.cu")["saxpy"]
+    n = 1000
+    x, y, z = rt.malloc(4 * n + 64), rt.malloc(4 * n), rt.malloc(4 * n)
+    rt.memcpy_htod(x, np.arange(n + 16, dtype=f32))
+    rt.memcpy_htod(y, np.ones(n, f32))
+    rt.memcpy_htod(z, np.full(n, 2, f32))
+    live = [x, y, z]
+
+    def launch(label, xp, yp, count=n):
+        stats = rt.launch(sax, (count + 255) // 256, 256, [count, 0.5, xp, yp], access=SAXPY)
+        return (label, [b.tracker.segments() for b in live if not b.freed], stats.transfers.copies,
+                dict(stats.transfers.link_bytes), stats.replayed)
+
+    for step in range(4):
+        yield launch(f"y {step}", x.addr + 16, y.addr)
+    if case == "host write":         # the host rewrites part of x: its tracker changes under the plan
+        rt.memcpy_htod(x.addr + 400, np.full(100, 7, f32))
+    elif case == "other pointer":     # the same shape over another output buffer of the same size
+        pass
+    elif case == "other size":        # a launch of another size over the same buffers
+        yield launch("y short", x.addr + 16, y.addr, n - 300)
+    elif case == "other offset":
+        yield launch("y shifted", x.addr + 32, y.addr)
+    elif case == "freed and reallocated":
+        rt.free(y.addr)
+        y = rt.malloc(4 * n)
+        live[1] = y
+        rt.memcpy_htod(y, np.full(n, 5, f32))
+    elif case == "reallocated larger":   # same arguments' values but a buffer of another size
+        rt.free(z.addr)
+        z = rt.malloc(4 * n + 1024)
+        live[2] = z
+        rt.memcpy_htod(z, np.full(n + 256, 3, f32))
+    for step in range(4):
+        yield launch(f"z {step}", x.addr + 16, z.addr)
+        yield launch(f"y again {step}", x.addr + 16, y.addr)
+    for buf in live:
+        out = np.empty(buf.nbytes // 4, f32)
+        rt.memcpy_dtoh(out, buf)
+        yield "data", out.tolist(), 0, {}, False
+
+
+@pytest.mark.parametrize("case", ["host write", "other pointer", "other size", "other offset",
+                                  "freed and reallocated", "reallocated larger"])
+def test_plans_per_launch_shape_replay_only_what_is_still_true(case, monkeypatch):
+    with monkeypatch.context() as patch:
+        _no_replay(patch)
+        planned = list(_saxpy_program(Runtime("cpu", 3, threads=1), case))
+    rt = Runtime("cpu", 3, threads=1)
+    replayed = list(_saxpy_program(rt, case))
+    assert [row[:4] for row in replayed] == [row[:4] for row in planned]
+    assert not any(row[4] for row in planned)
+    by_label = {row[0]: row[4] for row in replayed}
+    assert by_label["y 3"]                        # the steady state replays
+    # z's first launch starts from states no launch has seen (z as the host copy left it); its
+    # second from the states y's second launch started from: replayed from what the shape learnt
+    # over y, with the copies bound to z (a larger z is a shape of its own: it replays its own)
+    assert not by_label["z 0"] and by_label["z 1"] == (case != "reallocated larger") and by_label["z 3"]
+    sizes_and_offsets = {key[4] for key in rt.launch_shapes}
+    assert len(sizes_and_offsets) == (2 if case in ("other size", "other offset", "reallocated larger") else 1)
+
+
+def test_a_launch_shape_is_planned_once_for_every_buffer_it_meets():
+    rt = Runtime("cpu", 2, threads=1)
+    sax = rt.load_module(source=HOTSPOT_SRC, name="steady.cu")["saxpy"]
+    model = FakeAccess("saxpy", ["n", "a", "x", "y"],
+                       {"x": FakeArray(4, linear_1d("n")), "y": FakeArray(4, linear_1d("n"), linear_1d("n"))})
+    n = 512
+    x = rt.malloc(4 * n)
+    rt.memcpy_htod(x, np.ones(n, f32))
+    outputs = [rt.malloc(4 * n) for _ in range(4)]
+    for out in outputs:
+        rt.memcpy_htod(out, np.zeros(n, f32))
+        rt.launch(sax, 2, 256, [n, 1.0, x, out], access=model)
+    assert model.calls == 2 * 3          # one plan: 2 boxes x (read x, read y, write y)
+    rt.launch(sax, 2, 256, [n, 1.0, x, x], access=model)     # x aliased: another shape
+    assert model.calls == 4 * 3
+    for out in outputs:
+        got = np.empty(n, f32)
+        rt.memcpy_dtoh(got, out)
+        assert (got == 1).all()
