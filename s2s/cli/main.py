@@ -29,7 +29,7 @@ from s2s.cli.settings import apply_config, config_start, load_config
 from s2s.cli.signals import Terminated, terminate_on_signals
 from s2s.cli.verify_cmd import add_verify_options, run_verify
 from s2s.diagnostics import DiagnosticPrinter, S2SError, UsageError, silenced_from_env
-from s2s.frontend.allowed_flags import allowed_flags, dropped_note
+from s2s.frontend.core.allowed_flags import allowed_flags, dropped_note
 from s2s.output import PENDING
 from s2s.transform import fuse as _fuse_pass  # noqa: F401  (registers the pass)
 from s2s.transform import mgpu as _mgpu_pass  # noqa: F401  (registers the pass)

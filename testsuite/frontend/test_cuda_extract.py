@@ -12,16 +12,16 @@ from pathlib import Path
 import pytest
 from conftest import sample_dirs, sample_meta
 
-from s2s.frontend.context import ExtractContext
-from s2s.frontend.cuda import (
+from s2s.frontend.core.context import ExtractContext
+from s2s.frontend.core.parse import ParseOptions, parse_source
+from s2s.frontend.core.toolchain import SHIM_DIR, Toolchain
+from s2s.frontend.cuda.constructs import (
     api_category,
     device_call_category,
     extract_api_calls,
     extract_kernels,
     extract_launches,
 )
-from s2s.frontend.parse import ParseOptions, parse_source
-from s2s.frontend.toolchain import SHIM_DIR, Toolchain
 
 KERNELS = r"""
 #include <cuda_runtime.h>

@@ -4,7 +4,7 @@ copies with one side the rewrite does not follow).
 
 A mixin of ``host_code._Extractor``: the methods read its ``space``, ``sizes``,
 ``size_trees``, ``has_value``, ``index`` and ``source``. Every fact comes from the AST's
-mentions (``VarUse``) and lowered arguments (``HostArg``) of ``s2s.frontend.host_facts``.
+mentions (``VarUse``) and lowered arguments (``HostArg``) of ``s2s.frontend.host.facts``.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class CallArgs:
         return _norm(call.args[2].text) == _norm(self.sizes[name])
 
     def _uses(self, span: SourceSpan) -> list[VarUse]:
-        """The variable mentions inside ``span`` (from the AST, ``s2s.frontend.host_facts``)."""
+        """The variable mentions inside ``span`` (from the AST, ``s2s.frontend.host.facts``)."""
         return self.index.var_uses.inside(span)
 
     def _arg_uses(self, site: SourceSpan, callee: str, position: int) -> list[VarUse]:
