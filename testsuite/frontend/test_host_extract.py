@@ -9,7 +9,8 @@ from conftest import sample_dirs, sample_meta
 from s2s.frontend.core.context import ExtractContext
 from s2s.frontend.core.parse import parse_source
 from s2s.frontend.core.toolchain import default_toolchain
-from s2s.frontend.host.functions import extract_allocations, extract_functions
+from s2s.frontend.host.allocators import extract_allocations
+from s2s.frontend.host.functions import extract_functions
 from s2s.model.openmp import OmpDirective
 
 

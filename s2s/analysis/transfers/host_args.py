@@ -19,7 +19,7 @@ from s2s.model.cuda import ApiCall
 from s2s.model.host_facts import HostArg, VarUse
 
 
-def _norm(text: str) -> str:
+def normalized_text(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
@@ -56,7 +56,7 @@ class CallArgs:
         arg = self._host_arg(call.span, call.name, 2)
         if arg is not None and name in self.size_trees and same_size(arg.value, self.size_trees[name]):
             return True
-        return _norm(call.args[2].text) == _norm(self.sizes[name])
+        return normalized_text(call.args[2].text) == normalized_text(self.sizes[name])
 
     def _uses(self, span: SourceSpan) -> list[VarUse]:
         """The variable mentions inside ``span`` (from the AST, ``s2s.frontend.host.facts``)."""

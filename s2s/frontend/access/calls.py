@@ -15,7 +15,8 @@ from s2s.frontend.access.chains import ADDR_OF, StorageChains
 from s2s.frontend.core.context import FUNCTION_KINDS
 from s2s.frontend.host import containers
 from s2s.frontend.host.callees import pointer_callee
-from s2s.frontend.host.functions import ARRAY_TYPE_KINDS, LAUNCH_CONFIG, _callee_name
+from s2s.frontend.host.calls import callee_name
+from s2s.frontend.host.tree import ARRAY_TYPE_KINDS, LAUNCH_CONFIG
 
 CHAR_TYPES = frozenset({"CHAR_S", "CHAR_U", "SCHAR", "UCHAR", "WCHAR", "CHAR16", "CHAR32"})
 RECORD_TYPES = frozenset({"RECORD", "ELABORATED"})
@@ -92,7 +93,7 @@ class CallArguments(StorageChains):
             name = ref.spelling if ref is not None else ""
         name = pointer_callee(self.tree, i) or name
         if (not name or name == "operator()") and self.children[i]:
-            name = _callee_name(self.tree.ctx.index.text(*self.tree.extent(self.children[i][0]))) or name
+            name = callee_name(self.tree.ctx.index.text(*self.tree.extent(self.children[i][0]))) or name
         for prefix in ("__builtin___", "__builtin_"):
             if name.startswith(prefix):
                 name = name[len(prefix):].removesuffix("_chk")

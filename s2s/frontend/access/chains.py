@@ -2,7 +2,7 @@
 denotes (the name, its root node, the subscripts), read from the main-file tree.
 
 The questions :mod:`s2s.frontend.access.refs` asks of every node before it classifies it; kept
-apart because the call and pointer-copy rules (``access_calls``, ``access_copies``) ask them
+apart because the call and pointer-copy rules (``access.calls``, ``access.copies``) ask them
 too. :class:`StorageChains` is a mixin of the access scanner: it reads the scanner's tree
 arrays (``nodes``, ``kinds``, ``parent``, ``children``) and its memo dictionaries, which the
 scanner's ``__init__`` sets up. Node facts are memoised because each costs libclang calls.
@@ -18,7 +18,8 @@ from s2s.frontend.core import token_text
 from s2s.frontend.core.fast_cursor import canonical_type, type_kind
 from s2s.frontend.core.toolchain import configure_libclang
 from s2s.frontend.host import containers
-from s2s.frontend.host.functions import ARRAY_TYPE_KINDS, _factor
+from s2s.frontend.host.alloc import size_factor
+from s2s.frontend.host.tree import ARRAY_TYPE_KINDS
 from s2s.model.span import Expr
 
 #: Nodes whose value is the operand's storage or value (casts, parentheses, implicit casts).
@@ -259,7 +260,7 @@ class StorageChains:
                 if not subs:
                     expr = self._expr(offset)
                     if op == SUB:
-                        expr = Expr("-" + _factor(expr.text), expr.span)
+                        expr = Expr("-" + size_factor(expr.text), expr.span)
                     subs.append(expr)
                 x = self._strip(pointer)
             elif kind == "MEMBER_REF_EXPR":

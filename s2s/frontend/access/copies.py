@@ -12,7 +12,7 @@ from __future__ import annotations
 from s2s.frontend.access.calls import CallArguments
 from s2s.frontend.access.chains import ADDR_OF, ASSIGN
 from s2s.frontend.host import containers
-from s2s.frontend.host.functions import ARRAY_TYPE_KINDS
+from s2s.frontend.host.tree import ARRAY_TYPE_KINDS
 from s2s.model.access import PointerCopy
 
 

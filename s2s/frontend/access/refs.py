@@ -45,8 +45,8 @@ Choices (documented in the tests too):
   names (variables, members); ``pp[i] = q`` is not a copy (it is a write of ``pp``).
 
 The scanner is one class assembled from mixins along the seams of these rules: what a
-storage expression denotes (``access_chains``), call arguments (``access_calls``), pointer
-copies and vector uses (``access_copies``); this module holds the walk, the accesses
+storage expression denotes (``access.chains``), call arguments (``access.calls``), pointer
+copies and vector uses (``access.copies``); this module holds the walk, the accesses
 themselves and where they run (target region, under a branch).
 """
 
@@ -69,14 +69,8 @@ from s2s.frontend.access.chains import (
 from s2s.frontend.access.copies import PointerCopies
 from s2s.frontend.core.context import FUNCTION_KINDS, ExtractContext
 from s2s.frontend.host import containers
-from s2s.frontend.host.functions import (
-    ARRAY_TYPE_KINDS,
-    _header,
-    _is_host_code,
-    _Tree,
-    _tree,
-    cuda_role,
-)
+from s2s.frontend.host.scan import statement_header
+from s2s.frontend.host.tree import ARRAY_TYPE_KINDS, HostTree, cuda_role, host_tree, is_host_code
 from s2s.model.access import ArrayRef, PointerCopy
 
 #: Subtrees that are never evaluated (``sizeof``, ``alignof``) or never hold accesses.
@@ -91,7 +85,7 @@ def extract_accesses(ctx: ExtractContext, directives=()) -> tuple[tuple[ArrayRef
     ``directives`` is the file's OmpDirective tuple (``ArrayRef.directive`` indexes it).
     Code in ``__global__`` and ``__device__``-only functions is skipped (CUDA host code only).
     """
-    scanner = _Scanner(_tree(ctx), directives)
+    scanner = _Scanner(host_tree(ctx), directives)
     scanner.run()
     return (tuple(sorted(scanner.refs, key=_source_order)),
             tuple(sorted(scanner.copies, key=_source_order)))
@@ -105,7 +99,7 @@ def _source_order(item) -> tuple[int, int]:
 class _Scanner(PointerCopies):
     """The walk: classifies storage expressions, calls and pointer assignments."""
 
-    def __init__(self, tree: _Tree, directives):
+    def __init__(self, tree: HostTree, directives):
         self.tree = tree
         self.nodes = tree.nodes
         self.kinds = tree.kinds
@@ -145,7 +139,7 @@ class _Scanner(PointerCopies):
             if kind in SKIP_SUBTREE:
                 i = end[i]
                 continue
-            if kind in FUNCTION_KINDS and not _is_host_code(cuda_role(nodes[i].cursor)):
+            if kind in FUNCTION_KINDS and not is_host_code(cuda_role(nodes[i].cursor)):
                 i = end[i]  # a kernel or __device__ function: device code, not ours
                 continue
             if kind == "ARRAY_SUBSCRIPT_EXPR" or kind == "MEMBER_REF_EXPR":
@@ -296,7 +290,7 @@ class _Scanner(PointerCopies):
 
     def _header_close(self, i: int, keyword: bytes) -> int | None:
         if i not in self._headers:
-            marks = _header(self.src, self.tree.extent(i)[0], keyword)
+            marks = statement_header(self.src, self.tree.extent(i)[0], keyword)
             self._headers[i] = None if marks is None else marks[0]
         return self._headers[i]
 

@@ -75,7 +75,7 @@ def _lib():
     return lib
 
 
-def _evaluate(cursor):
+def evaluate_cursor(cursor):
     """The value clang folds ``cursor`` to (int or float), or None when it is not constant."""
     lib = _lib()
     result = lib.clang_Cursor_Evaluate(cursor)
@@ -270,7 +270,7 @@ class _Lowering:
     def expr(self, cursor):
         kind = cursor.kind.name
         if kind in FOLDABLE or (kind in TRANSPARENT and type_kind(cursor.type) == "int"):
-            value = _evaluate(cursor) if self._foldable(cursor, kind) else None
+            value = evaluate_cursor(cursor) if self._foldable(cursor, kind) else None
             if isinstance(value, int):
                 return ir.IntConst(value)
         children = list(cursor.get_children())
@@ -281,7 +281,7 @@ class _Lowering:
         if kind == "INTEGER_LITERAL":
             return ir.IntConst(0)  # unreachable: literals always fold
         if kind == "FLOATING_LITERAL":
-            value = _evaluate(cursor)
+            value = evaluate_cursor(cursor)
             return ir.FloatConst(value if isinstance(value, float) else 0.0)
         if kind == "DECL_REF_EXPR":
             name = cursor.spelling

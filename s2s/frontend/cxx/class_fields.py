@@ -20,8 +20,8 @@ read here from the cursors of classes with at least one pointer member:
 from __future__ import annotations
 
 from s2s.frontend.core.context import FUNCTION_KINDS, ExtractContext
-from s2s.frontend.host.facts import ASSIGNMENTS, THROUGH, UNARY_ROLES, _unary_kind
-from s2s.frontend.host.tree import _Tree, _tree
+from s2s.frontend.host.facts import ASSIGNMENTS, THROUGH, UNARY_ROLES, unary_kind
+from s2s.frontend.host.tree import HostTree, host_tree
 from s2s.model.host import ClassFact
 
 _CLASS_KINDS = frozenset({"CLASS_DECL", "STRUCT_DECL", "CLASS_TEMPLATE"})
@@ -39,7 +39,7 @@ def has_pointer_fields(ctx: ExtractContext) -> bool:
 
 def pointer_field_facts(ctx: ExtractContext) -> list[ClassFact]:
     """The facts of the module doc for every class with a pointer member."""
-    tree = _tree(ctx)
+    tree = host_tree(ctx)
     fields: dict[str, dict[str, str]] = {}  # class -> field -> kind
     out: list[ClassFact] = []
     for i, node in enumerate(tree.nodes):
@@ -85,7 +85,7 @@ def _kind(cursor) -> str:
     return "other"
 
 
-def _fields(tree: _Tree, i: int) -> list[tuple[str, str, str]]:
+def _fields(tree: HostTree, i: int) -> list[tuple[str, str, str]]:
     default_public = tree.kinds[i] == "STRUCT_DECL"
     out = []
     for k in tree.children[i]:
@@ -97,11 +97,11 @@ def _fields(tree: _Tree, i: int) -> list[tuple[str, str, str]]:
     return out
 
 
-def _field_spans(tree: _Tree, i: int) -> list:
+def _field_spans(tree: HostTree, i: int) -> list:
     return [tree.span(k) for k in tree.children[i] if tree.kinds[k] == "FIELD_DECL"]
 
 
-def _initializers(tree: _Tree, c: int, cls: str) -> list[ClassFact]:
+def _initializers(tree: HostTree, c: int, cls: str) -> list[ClassFact]:
     """``init`` facts of the constructor at node ``c``: each ``MEMBER_REF`` child is followed
     by its initializer expression."""
     kids = tree.children[c]
@@ -123,7 +123,7 @@ def _initializers(tree: _Tree, c: int, cls: str) -> list[ClassFact]:
     return out
 
 
-def _parameter_written(tree: _Tree, c: int, param) -> bool:
+def _parameter_written(tree: HostTree, c: int, param) -> bool:
     for k in range(c + 1, tree.end[c]):
         if tree.kinds[k] == "DECL_REF_EXPR" and tree.nodes[k].cursor.referenced == param and \
                 _written(tree, k):
@@ -131,7 +131,7 @@ def _parameter_written(tree: _Tree, c: int, param) -> bool:
     return False
 
 
-def _up(tree: _Tree, i: int, through) -> tuple[int, int]:
+def _up(tree: HostTree, i: int, through) -> tuple[int, int]:
     """(the node below, the first enclosing node not of a kind in ``through``)."""
     j, p = i, tree.parent[i]
     while p >= 0 and tree.kinds[p] in through:
@@ -139,7 +139,7 @@ def _up(tree: _Tree, i: int, through) -> tuple[int, int]:
     return j, p
 
 
-def _written(tree: _Tree, i: int) -> bool:
+def _written(tree: HostTree, i: int) -> bool:
     """The mention at node ``i`` is assigned, stepped, has its address taken or is bound to
     a non-const reference parameter."""
     j, p = _up(tree, i, THROUGH)
@@ -147,7 +147,7 @@ def _written(tree: _Tree, i: int) -> bool:
         return False
     kind, kids = tree.kinds[p], tree.children[p]
     if kind == "UNARY_OPERATOR":
-        return UNARY_ROLES.get(_unary_kind(tree.nodes[p].cursor)) in ("assign", "address")
+        return UNARY_ROLES.get(unary_kind(tree.nodes[p].cursor)) in ("assign", "address")
     if kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR"):
         return tree.nodes[p].cursor.binary_operator.name in ASSIGNMENTS and kids[:1] == [j]
     if kind == "CALL_EXPR" and kids[:1] != [j]:
@@ -155,7 +155,7 @@ def _written(tree: _Tree, i: int) -> bool:
     return False
 
 
-def _reference_argument(tree: _Tree, call: int, j: int) -> bool:
+def _reference_argument(tree: HostTree, call: int, j: int) -> bool:
     callee = tree.nodes[call].cursor.referenced
     if callee is None:
         return True  # not known: assume it may write
@@ -170,7 +170,7 @@ def _reference_argument(tree: _Tree, call: int, j: int) -> bool:
         not canon.get_pointee().is_const_qualified()
 
 
-def _freed(tree: _Tree, i: int) -> bool:
+def _freed(tree: HostTree, i: int) -> bool:
     """The pointer member at node ``i`` is deleted or given to ``free``."""
     j, p = _up(tree, i, THROUGH)
     if p < 0:
@@ -181,7 +181,7 @@ def _freed(tree: _Tree, i: int) -> bool:
         tree.nodes[p].cursor.spelling in ("free", "std::free")
 
 
-def _escapes(tree: _Tree, i: int) -> bool:
+def _escapes(tree: HostTree, i: int) -> bool:
     """The pointer member at node ``i`` (or an element's address or reference) is returned
     from a function returning a pointer or reference (any mention in such a function counts:
     ``double *p = u_; return p;``), or stored but to a local variable."""
@@ -213,17 +213,17 @@ def _writable_reference(cursor) -> bool:
         not canon.get_pointee().is_const_qualified()
 
 
-def _address_or_offset(tree: _Tree, p: int) -> bool:
+def _address_or_offset(tree: HostTree, p: int) -> bool:
     """``&u_[k]`` and ``u_ + k`` still carry the pointer."""
     kind = tree.kinds[p]
     if kind == "UNARY_OPERATOR":
-        return UNARY_ROLES.get(_unary_kind(tree.nodes[p].cursor)) == "address"
+        return UNARY_ROLES.get(unary_kind(tree.nodes[p].cursor)) == "address"
     if kind == "BINARY_OPERATOR":
         return tree.nodes[p].cursor.binary_operator.name in ("Add", "Sub")
     return False
 
 
-def _local_variable(tree: _Tree, k: int) -> bool:
+def _local_variable(tree: HostTree, k: int) -> bool:
     while tree.kinds[k] in THROUGH and tree.children[k]:
         k = tree.children[k][0]
     if tree.kinds[k] != "DECL_REF_EXPR":
@@ -234,7 +234,7 @@ def _local_variable(tree: _Tree, k: int) -> bool:
         and ref.storage_class.name != "STATIC"
 
 
-def _enclosing_function(tree: _Tree, p: int):
+def _enclosing_function(tree: HostTree, p: int):
     while p >= 0 and tree.kinds[p] not in FUNCTION_KINDS:
         p = tree.parent[p]
     return tree.nodes[p].cursor if p >= 0 else None

@@ -1,78 +1,31 @@
 """Host array allocations and their byte sizes: the malloc family, ``new T[n]``, fixed-size
 arrays and variable-length arrays, from the tree of :mod:`s2s.frontend.host.tree`.
+
+Each recognizer reads one node; :func:`s2s.frontend.host.allocators.extract_allocations` walks
+the file with them (and with the helpers that return allocations, which use them too).
 """
 
 from __future__ import annotations
 
-from s2s.frontend.core.context import FUNCTION_KINDS, ExtractContext
-from s2s.frontend.host.scan import _balanced, _skip_space
+from s2s.frontend.core.context import ExtractContext
+from s2s.frontend.host.byte_counts import single_definition
+from s2s.frontend.host.scan import balanced_group, skip_space
 from s2s.frontend.host.tree import (
-    ALLOC_FUNCS,
     ARRAY_TYPE_KINDS,
     MALLOC_SIZE_ARG,
     RECORD_KINDS,
     WRAPPER_KINDS,
-    _expr,
-    _is_host_code,
-    _offsets,
-    _Tree,
-    _tree,
-    cuda_role,
+    HostTree,
+    binary_operator_name,
+    cursor_expr,
+    cursor_offsets,
+    unwrap_conversions,
 )
 from s2s.model.host import HostAllocation
 from s2s.model.span import Expr
 
-# --------------------------------------------------------------------------------------------
-# Allocations.
 
-def extract_allocations(ctx: ExtractContext) -> tuple[HostAllocation, ...]:
-    """Host arrays and their sizes: malloc family, ``new T[n]``, fixed-size arrays and VLAs.
-
-    Code inside ``__global__`` and ``__device__``-only functions is skipped, and so are CUDA
-    allocation calls (the CUDA extractor reports those). A heap allocation is reported only
-    when it initialises or is assigned to a variable or member (``name``).
-    """
-    from s2s.frontend.host.allocators import helper_allocation, returned_allocations
-    from s2s.frontend.host.containers import vector_allocation
-
-    tree = _tree(ctx)
-    out: list[HostAllocation] = []
-    helpers = ctx.memo("allocating_helpers", lambda c: returned_allocations(_tree(c)))
-    device_until = -1  # nodes before this index lie in a device function
-    for i, node in enumerate(tree.nodes):
-        if i < device_until:
-            continue
-        kind = node.kind
-        if kind in FUNCTION_KINDS:
-            if not _is_host_code(cuda_role(node.cursor)):
-                device_until = tree.end[i]
-            continue
-        found = None
-        if kind == "VAR_DECL":
-            found = _array_decl(tree, i) or vector_allocation(tree, i)
-        elif kind == "FIELD_DECL" or (kind == "PARM_DECL" and node.function is not None):
-            found = vector_allocation(tree, i)  # a by-value vector parameter is a copy
-        elif kind == "CALL_EXPR" and node.cursor.spelling in ALLOC_FUNCS:
-            found = _malloc(tree, i)
-        elif kind == "CALL_EXPR" and helpers and node.cursor.spelling in helpers:
-            found = helper_allocation(tree, i, helpers)
-        elif kind == "CXX_NEW_EXPR":
-            found = _new_array(tree, i)
-        if found is not None:
-            out.append(found)
-    return tuple(out)
-
-
-def extract_helper_facts(ctx: ExtractContext) -> tuple[tuple, tuple]:
-    """The file's allocating helpers and its calls to helpers defined elsewhere
-    (frontend.host.allocators), for the program to join."""
-    from s2s.frontend.host.allocators import helper_calls, returned_allocations
-
-    helpers = ctx.memo("allocating_helpers", lambda c: returned_allocations(_tree(c)))
-    return tuple(helpers.values()), helper_calls(_tree(ctx), helpers)
-
-
-def _array_decl(tree: _Tree, i: int) -> HostAllocation | None:
+def array_declaration(tree: HostTree, i: int) -> HostAllocation | None:
     cursor = tree.nodes[i].cursor
     vtype = cursor.type
     canon = vtype.get_canonical()
@@ -108,7 +61,7 @@ def _array_decl(tree: _Tree, i: int) -> HostAllocation | None:
     if len(dims) == 1:
         count = dims[0]
     elif dims:
-        text = " * ".join(_factor(d.text) for d in dims)
+        text = " * ".join(size_factor(d.text) for d in dims)
         first, last = dims[0].span, dims[-1].span
         count = Expr(text, tree.ctx.index.span(first.start, max(first.start, last.end), tree.templates[i]))
     # The declared spelling keeps typedefs (``cudaStream_t[4]``, not ``CUstream_st *[4]``).
@@ -118,7 +71,7 @@ def _array_decl(tree: _Tree, i: int) -> HostAllocation | None:
                           span, node.function, count, None, dims)
 
 
-def _written_dims(tree: _Tree, i: int, count: int) -> tuple[Expr, ...] | None:
+def _written_dims(tree: HostTree, i: int, count: int) -> tuple[Expr, ...] | None:
     """The bracketed dimensions after the declared name, as written (None if not plain text)."""
     cursor = tree.nodes[i].cursor
     src = tree.ctx.source
@@ -131,10 +84,10 @@ def _written_dims(tree: _Tree, i: int, count: int) -> tuple[Expr, ...] | None:
     dims = []
     template = tree.templates[i]
     for _ in range(count):
-        pos = _skip_space(src, pos)
+        pos = skip_space(src, pos)
         if src[pos : pos + 1] != b"[":
             return None
-        match = _balanced(src, pos, end + 1)
+        match = balanced_group(src, pos, end + 1)
         if match is None:
             return None
         close = match[0]
@@ -148,7 +101,7 @@ def _written_dims(tree: _Tree, i: int, count: int) -> tuple[Expr, ...] | None:
     return tuple(dims)
 
 
-def _factor(text: str) -> str:
+def size_factor(text: str) -> str:
     """Parenthesise ``text`` unless it is a plain operand (for building products)."""
     depth = 0
     for ch in text:
@@ -161,7 +114,7 @@ def _factor(text: str) -> str:
     return text
 
 
-def _target(tree: _Tree, i: int):
+def allocation_target(tree: HostTree, i: int):
     """The variable or member that the allocation at node ``i`` initialises or is assigned
     to (a constructor's member initializer too): (name, type of the target) or None."""
     child, p = i, tree.parent[i]
@@ -181,27 +134,10 @@ def _target(tree: _Tree, i: int):
         field = member.referenced if member is not None else None
         return (member.spelling, field.type) if field is not None else None
     if pkind == "BINARY_OPERATOR" and tree.children[p] and tree.children[p][0] != child:
-        if cursor.spelling == "=" or _binop(cursor) == "Assign":
+        if cursor.spelling == "=" or binary_operator_name(cursor) == "Assign":
             lhs = tree.children[p][0]
             return tree.expr(lhs).text, tree.nodes[lhs].cursor.type
     return None
-
-
-def _binop(cursor) -> str:
-    try:
-        return cursor.binary_operator.name
-    except Exception:  # older bindings
-        return ""
-
-
-def _unwrap(cursor):
-    """Strip implicit conversions (same extent, one child) and nothing else."""
-    while cursor.kind.name == "UNEXPOSED_EXPR":
-        kids = list(cursor.get_children())
-        if len(kids) != 1:
-            break
-        cursor = kids[0]
-    return cursor
 
 
 def _sizeof_type(ctx: ExtractContext, cursor) -> str | None:
@@ -223,8 +159,8 @@ def _size_parts(ctx: ExtractContext, size, template):
     factors = []
     stack = [size]
     while stack:
-        cur = _unwrap(stack.pop())
-        if cur.kind.name == "BINARY_OPERATOR" and (cur.spelling == "*" or _binop(cur) == "Mul"):
+        cur = unwrap_conversions(stack.pop())
+        if cur.kind.name == "BINARY_OPERATOR" and (cur.spelling == "*" or binary_operator_name(cur) == "Mul"):
             stack.extend(reversed(list(cur.get_children())))
         else:
             factors.append(cur)
@@ -235,13 +171,13 @@ def _size_parts(ctx: ExtractContext, size, template):
     elem = _sizeof_type(ctx, factors[sizeofs[0]])
     others = [f for k, f in enumerate(factors) if k != sizeofs[0]]
     if not others:  # malloc(sizeof(T)): one element
-        return Expr("1", _expr(ctx, factors[sizeofs[0]], template).span), elem
+        return Expr("1", cursor_expr(ctx, factors[sizeofs[0]], template).span), elem
     if sizeofs[0] in (0, len(factors) - 1):
-        start, end = _offsets(others[0])[0], _offsets(others[-1])[1]
+        start, end = cursor_offsets(others[0])[0], cursor_offsets(others[-1])[1]
         if start < end:
             return Expr(ctx.index.text(start, end), ctx.index.span(start, end, template)), elem
-    text = " * ".join(_factor(ctx.text(f)) for f in others)
-    return Expr(text, _expr(ctx, size, template).span), elem
+    text = " * ".join(size_factor(ctx.text(f)) for f in others)
+    return Expr(text, cursor_expr(ctx, size, template).span), elem
 
 
 def _pointee(ptype) -> str | None:
@@ -254,7 +190,7 @@ def _pointee(ptype) -> str | None:
     return pointee.spelling
 
 
-def _malloc(tree: _Tree, i: int, target=None) -> HostAllocation | None:
+def malloc_allocation(tree: HostTree, i: int, target=None) -> HostAllocation | None:
     """The allocation a malloc-family call at node ``i`` makes for its target (the variable
     it initializes or is assigned to; ``target`` when given: a helper's return value)."""
     ctx = tree.ctx
@@ -267,7 +203,7 @@ def _malloc(tree: _Tree, i: int, target=None) -> HostAllocation | None:
     elif func == "posix_memalign":
         target = _address_target(ctx, args[0], template) if args else None
     else:
-        target = _target(tree, i)
+        target = allocation_target(tree, i)
     if target is None:
         return None
     name, ttype = target
@@ -275,21 +211,19 @@ def _malloc(tree: _Tree, i: int, target=None) -> HostAllocation | None:
     if func == "calloc":
         if len(args) < 2:
             return None
-        count = _expr(ctx, args[0], template)
-        sizeof_elem = _sizeof_type(ctx, _unwrap(args[1]))
+        count = cursor_expr(ctx, args[0], template)
+        sizeof_elem = _sizeof_type(ctx, unwrap_conversions(args[1]))
         elem = elem or sizeof_elem
-        start, end = _offsets(args[0])[0], _offsets(args[1])[1]
-        size = Expr(f"{_factor(count.text)} * {_factor(ctx.text(args[1]))}",
+        start, end = cursor_offsets(args[0])[0], cursor_offsets(args[1])[1]
+        size = Expr(f"{size_factor(count.text)} * {size_factor(ctx.text(args[1]))}",
                     ctx.index.span(start, max(start, end), template))
     else:
         index = MALLOC_SIZE_ARG[func]
         if len(args) <= index:
             return None
-        size = _expr(ctx, args[index], template)
+        size = cursor_expr(ctx, args[index], template)
         count, sizeof_elem = _size_parts(ctx, args[index], template)
         if count is None and sizeof_elem is None:  # malloc(bytes): bytes = n * sizeof(T)
-            from s2s.frontend.host.allocators import single_definition
-
             definition = single_definition(tree, i, args[index])
             if definition is not None:
                 count, sizeof_elem = _size_parts(ctx, definition, template)
@@ -342,22 +276,22 @@ def _address_target(ctx: ExtractContext, arg, template):
     kids = list(cur.get_children())
     if not kids:
         return None
-    return _expr(ctx, kids[0], template).text, kids[0].type
+    return cursor_expr(ctx, kids[0], template).text, kids[0].type
 
 
-def _new_array(tree: _Tree, i: int, target=None) -> HostAllocation | None:
+def new_array_allocation(tree: HostTree, i: int, target=None) -> HostAllocation | None:
     """``new T[n]`` (placement and initialisers allowed); scalar ``new T`` is not an array.
     ``target``: what it is stored to, when not the variable it initializes or is assigned to."""
     ctx = tree.ctx
     node = tree.nodes[i]
     start, end = tree.extent(i)
     src = ctx.source
-    pos = _skip_space(src, start + 2 if src.startswith(b"::", start) else start)
+    pos = skip_space(src, start + 2 if src.startswith(b"::", start) else start)
     if not src.startswith(b"new", pos):
         return None
-    pos = _skip_space(src, pos + 3)
+    pos = skip_space(src, pos + 3)
     if src[pos : pos + 1] == b"(":  # placement arguments, or a parenthesised type
-        match = _balanced(src, pos, end)
+        match = balanced_group(src, pos, end)
         if match is None:
             return None
         pos = match[0] + 1
@@ -375,7 +309,7 @@ def _new_array(tree: _Tree, i: int, target=None) -> HostAllocation | None:
         pos += 1
     else:
         return None
-    match = _balanced(src, pos, end)
+    match = balanced_group(src, pos, end)
     if match is None:
         return None
     lo, hi = pos + 1, match[0]
@@ -383,7 +317,7 @@ def _new_array(tree: _Tree, i: int, target=None) -> HostAllocation | None:
     lo += len(text) - len(text.lstrip())
     hi -= len(text) - len(text.rstrip())
     count = Expr(ctx.index.text(lo, hi), ctx.index.span(lo, hi, tree.templates[i]))
-    target = target or _target(tree, i)
+    target = target or allocation_target(tree, i)
     if target is None:
         return None
     ntype = node.cursor.type

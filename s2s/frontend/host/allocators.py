@@ -1,16 +1,13 @@
-"""Element counts of heap arrays that real programs do not spell in the allocation call.
+"""The heap arrays of a file: every allocation the host code stores, including those that
+real programs make through a helper (issue 17, item 2).
 
-``malloc(n * sizeof(double))`` gives its count on the spot; code written by others often does
-not (issue 17, item 2):
-
-* the byte size is held in a variable first: ``size_t bytes = n * sizeof(double); double *a =
-  malloc(bytes);`` -- the count comes from the variable's only definition, its initializer,
-  when nothing in the function assigns the variable again (:func:`single_definition`);
-* a helper returns the allocation: ``static float *make(int n) { return malloc(n *
-  sizeof(float)); }`` and ``float *c = make(n);`` -- a return-value summary of the helper (its
-  one ``return`` is an allocation whose count uses only its parameters and globals) is
-  instantiated at each call with the call's arguments (:func:`returned_allocations`,
-  :func:`helper_allocation`).
+``malloc(n * sizeof(double))`` gives its count on the spot (:mod:`s2s.frontend.host.alloc`;
+a byte size held in a variable first: :mod:`s2s.frontend.host.byte_counts`). A helper may return
+the allocation: ``static float *make(int n) { return malloc(n * sizeof(float)); }`` and ``float
+*c = make(n);`` -- a return-value summary of the helper (its one ``return`` is an allocation whose
+count uses only its parameters and globals) is instantiated at each call with the call's
+arguments (:func:`returned_allocations`, :func:`helper_allocation`). :func:`extract_allocations`
+and :func:`extract_helper_facts` are the package's entry points for allocations.
 
 Facts come from libclang's cursors (declarations, references, parents), not from the text.
 """
@@ -19,107 +16,71 @@ from __future__ import annotations
 
 import re
 
-from s2s.model import HostAllocation
-from s2s.model.host import AllocatingHelper, HelperCall
+from s2s.frontend.core.context import FUNCTION_KINDS, ExtractContext
+from s2s.frontend.host.alloc import (
+    allocation_target,
+    array_declaration,
+    malloc_allocation,
+    new_array_allocation,
+)
+from s2s.frontend.host.byte_counts import changed_in, declared_within
+from s2s.frontend.host.containers import vector_allocation
+from s2s.frontend.host.tree import (
+    ALLOC_FUNCS,
+    WRAPPER_KINDS,
+    cuda_role,
+    host_tree,
+    is_host_code,
+)
+from s2s.model.host import AllocatingHelper, HelperCall, HostAllocation
 
 _IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
-_ASSIGN_OPS = ("Assign", "MulAssign", "DivAssign", "RemAssign", "AddAssign", "SubAssign",
-               "ShlAssign", "ShrAssign", "AndAssign", "XorAssign", "OrAssign")
 
 
-def single_definition(tree, at: int, cursor):
-    """The initializer of the local variable ``cursor`` (an argument of the call at node
-    ``at``) names, when that is its only value in the function (no assignment, increment or
-    address taken); else None."""
-    from s2s.frontend.host.functions import _unwrap
+def extract_allocations(ctx: ExtractContext) -> tuple[HostAllocation, ...]:
+    """Host arrays and their sizes: malloc family, ``new T[n]``, fixed-size arrays and VLAs.
 
-    ref = _unwrap(cursor)
-    if ref.kind.name != "DECL_REF_EXPR":
-        return None
-    declaration = ref.referenced
-    if declaration is None or declaration.kind.name != "VAR_DECL":
-        return None
-    inits = [c for c in declaration.get_children() if c.kind.is_expression()]
-    function = _enclosing_function(tree, at)
-    if len(inits) > 1 or function is None or not _within(tree, function, declaration):
-        return None
-    if not inits:       # ``size_t bytes;`` then ``bytes = n * sizeof(double);`` once
-        return _assigned_once(tree, function, declaration, at)
-    if _changed_in(tree, function, declaration):
-        return None
-    return inits[0]
-
-
-def _assigned_once(tree, function: int, declaration, at: int):
-    """The value of the one plain assignment to the variable declared without a value, when
-    it is a statement of a block that holds the call at node ``at``, before it, and nothing
-    else in the function changes the variable; else None."""
-    from s2s.frontend.host.functions import _binop
-
-    found = []
-    for j in range(function, tree.end[function]):
-        if tree.kinds[j] != "DECL_REF_EXPR" or tree.nodes[j].cursor.referenced != declaration:
+    Code inside ``__global__`` and ``__device__``-only functions is skipped, and so are CUDA
+    allocation calls (the CUDA extractor reports those). A heap allocation is reported only
+    when it initialises or is assigned to a variable or member (``name``).
+    """
+    tree = host_tree(ctx)
+    out: list[HostAllocation] = []
+    helpers = ctx.memo("allocating_helpers", lambda c: returned_allocations(host_tree(c)))
+    device_until = -1  # nodes before this index lie in a device function
+    for i, node in enumerate(tree.nodes):
+        if i < device_until:
             continue
-        p = tree.parent[j]
-        if p >= 0 and tree.kinds[p] == "BINARY_OPERATOR" and tree.children[p][0] == j and \
-                _binop(tree.nodes[p].cursor) == "Assign":
-            found.append(p)
-    if len(found) != 1 or _changed_in(tree, function, declaration, ignore=found[0]):
-        return None
-    assign = found[0]
-    block = tree.parent[assign]
-    if block < 0 or tree.kinds[block] != "COMPOUND_STMT" or \
-            not tree.extent(assign)[1] <= tree.extent(at)[0] or \
-            not tree.extent(block)[0] <= tree.extent(at)[0] < tree.extent(block)[1]:
-        return None
-    return tree.nodes[tree.children[assign][1]].cursor
-
-
-def _enclosing_function(tree, at: int) -> int | None:
-    """Index of the tree node of the function whose body holds node ``at`` (up its parents)."""
-    from s2s.frontend.host.functions import FUNCTION_KINDS
-
-    node = tree.parent[at]
-    while node >= 0 and tree.kinds[node] not in FUNCTION_KINDS:
-        node = tree.parent[node]
-    return node if node >= 0 else None
-
-
-def _within(tree, function: int, declaration) -> bool:
-    """The declaration is one of the function's own (a local, not a global)."""
-    start, end = tree.extent(function)
-    return start <= declaration.extent.start.offset < end
-
-
-def _changed_in(tree, function: int, declaration, ignore: int = -1) -> bool:
-    """Whether any statement of the function assigns, increments or takes the address of
-    the variable after its declaration (the assignment at node ``ignore`` aside)."""
-    from s2s.frontend.host.functions import _binop
-
-    name = declaration.spelling
-    for j in range(function, tree.end[function]):
-        if tree.kinds[j] != "DECL_REF_EXPR" or tree.nodes[j].cursor.spelling != name:
+        kind = node.kind
+        if kind in FUNCTION_KINDS:
+            if not is_host_code(cuda_role(node.cursor)):
+                device_until = tree.end[i]
             continue
-        if tree.nodes[j].cursor.referenced != declaration:
-            continue
-        p = tree.parent[j]
-        if p < 0 or p == ignore or not tree.children[p] or tree.children[p][0] != j:
-            continue
-        kind, cursor = tree.kinds[p], tree.nodes[p].cursor
-        if kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR") and \
-                (_binop(cursor) in _ASSIGN_OPS or kind == "COMPOUND_ASSIGNMENT_OPERATOR"):
-            return True
-        if kind == "UNARY_OPERATOR":
-            text = tree.ctx.text(cursor)
-            if text.startswith(("++", "--", "&")) or text.endswith(("++", "--")):
-                return True
-    return False
+        found = None
+        if kind == "VAR_DECL":
+            found = array_declaration(tree, i) or vector_allocation(tree, i)
+        elif kind == "FIELD_DECL" or (kind == "PARM_DECL" and node.function is not None):
+            found = vector_allocation(tree, i)  # a by-value vector parameter is a copy
+        elif kind == "CALL_EXPR" and node.cursor.spelling in ALLOC_FUNCS:
+            found = malloc_allocation(tree, i)
+        elif kind == "CALL_EXPR" and helpers and node.cursor.spelling in helpers:
+            found = helper_allocation(tree, i, helpers)
+        elif kind == "CXX_NEW_EXPR":
+            found = new_array_allocation(tree, i)
+        if found is not None:
+            out.append(found)
+    return tuple(out)
+
+
+def extract_helper_facts(ctx: ExtractContext) -> tuple[tuple, tuple]:
+    """The file's allocating helpers and its calls to helpers defined elsewhere
+    (frontend.host.allocators), for the program to join."""
+    helpers = ctx.memo("allocating_helpers", lambda c: returned_allocations(host_tree(c)))
+    return tuple(helpers.values()), helper_calls(host_tree(ctx), helpers)
 
 
 def returned_allocations(tree) -> dict[str, AllocatingHelper]:
     """Summaries of the file's functions whose one ``return`` hands back an allocation."""
-    from s2s.frontend.host.functions import FUNCTION_KINDS
-
     summaries = {}
     for i, kind in enumerate(tree.kinds):
         if kind not in FUNCTION_KINDS or not tree.nodes[i].cursor.is_definition():
@@ -131,8 +92,6 @@ def returned_allocations(tree) -> dict[str, AllocatingHelper]:
 
 
 def _summary(tree, function: int) -> AllocatingHelper | None:
-    from s2s.frontend.host.functions import _malloc, _new_array
-
     returns = [j for j in range(function, tree.end[function]) if tree.kinds[j] == "RETURN_STMT"]
     values = [_unwrapped(tree, tree.children[j][0]) for j in returns if tree.children[j]]
     if len(values) != len(returns):
@@ -150,9 +109,9 @@ def _summary(tree, function: int) -> AllocatingHelper | None:
     target = ("<returned>", cursor.result_type)
     if tree.kinds[value] == "CALL_EXPR" and tree.nodes[value].cursor.spelling in (
             "malloc", "calloc", "aligned_alloc"):
-        found = _malloc(tree, value, target)
+        found = malloc_allocation(tree, value, target)
     elif tree.kinds[value] == "CXX_NEW_EXPR":
-        found = _new_array(tree, value, target)
+        found = new_array_allocation(tree, value, target)
     else:
         return None
     if found is None or found.count is None:
@@ -162,7 +121,7 @@ def _summary(tree, function: int) -> AllocatingHelper | None:
                    if tree.kinds[j] == "VAR_DECL"} - set(params)
     if any(name in local_names for name in _IDENT.findall(found.count.text)):
         return None  # the count uses the helper's own locals: not expressible at the call
-    if any(_changed_in(tree, function, a) for a in cursor.get_arguments()
+    if any(changed_in(tree, function, a) for a in cursor.get_arguments()
            if a.spelling and a.spelling in found.count.text):
         return None  # ``n`` reassigned before the allocation: the call's argument is not it
     return AllocatingHelper(cursor.spelling, params, found.count.text, found.element_type,
@@ -170,8 +129,6 @@ def _summary(tree, function: int) -> AllocatingHelper | None:
 
 
 def _unwrapped(tree, node: int) -> int:
-    from s2s.frontend.host.functions import WRAPPER_KINDS
-
     while tree.kinds[node] in WRAPPER_KINDS and tree.children[node]:
         node = tree.children[node][-1]
     return node
@@ -195,8 +152,8 @@ def _allocation_held(tree, function: int, value: int) -> int | None:
         return value
     declaration = tree.nodes[value].cursor.referenced
     if declaration is None or declaration.kind.name != "VAR_DECL" or \
-            not _within(tree, function, declaration) or \
-            _changed_in(tree, function, declaration):
+            not declared_within(tree, function, declaration) or \
+            changed_in(tree, function, declaration):
         return None
     for j in range(function, tree.end[function]):
         if tree.kinds[j] == "VAR_DECL" and tree.nodes[j].cursor == declaration:
@@ -208,11 +165,9 @@ def _allocation_held(tree, function: int, value: int) -> int | None:
 def helper_allocation(tree, i: int, summaries: dict[str, AllocatingHelper]
                       ) -> HostAllocation | None:
     """The allocation a call to a summarized helper makes, with the call's arguments."""
-    from s2s.frontend.host.functions import _target
-
     cursor = tree.nodes[i].cursor
     summary = summaries.get(cursor.spelling)
-    target = _target(tree, i) if summary is not None else None
+    target = allocation_target(tree, i) if summary is not None else None
     if target is None:
         return None
     args = tuple(tree.ctx.text(a) for a in cursor.get_arguments())
@@ -223,9 +178,6 @@ def helper_calls(tree, summaries: dict[str, AllocatingHelper]) -> tuple[HelperCa
     """The file's stored calls to functions returning a pointer that it declares but does
     not define: allocations once the program holds an :class:`AllocatingHelper` of that
     name (the helper in ``util.c``, its call in ``main.c``)."""
-    from s2s.frontend.host.functions import _target
-    from s2s.frontend.host.tree import ALLOC_FUNCS
-
     out = []
     for i, kind in enumerate(tree.kinds):
         if kind != "CALL_EXPR" or tree.nodes[i].function is None:
@@ -236,7 +188,7 @@ def helper_calls(tree, summaries: dict[str, AllocatingHelper]) -> tuple[HelperCa
                 callee.kind.name != "FUNCTION_DECL" or callee.get_definition() is not None or \
                 cursor.type.get_canonical().kind.name != "POINTER":
             continue
-        target = _target(tree, i)
+        target = allocation_target(tree, i)
         if target is not None:
             out.append(HelperCall(cursor.spelling, tuple(tree.ctx.text(a) for a in
                                                          cursor.get_arguments()),

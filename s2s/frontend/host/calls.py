@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 from s2s.frontend.host.callees import pointer_callee
-from s2s.frontend.host.tree import CALL_SCAN_SKIP, LAUNCH_CONFIG, _expr, _Tree
+from s2s.frontend.host.tree import CALL_SCAN_SKIP, LAUNCH_CONFIG, HostTree, cursor_expr
 from s2s.model.host import CallSite
 
 # --------------------------------------------------------------------------------------------
 # Calls.
 
-def _call_site(tree: _Tree, i: int) -> CallSite | None:
+def _call_site(tree: HostTree, i: int) -> CallSite | None:
     cursor = tree.nodes[i].cursor
     name = cursor.spelling
     if name == LAUNCH_CONFIG:
@@ -30,7 +30,7 @@ def _call_site(tree: _Tree, i: int) -> CallSite | None:
         # its object (``l(3)``), not ``operator()``, and the object is not an argument.
         if not name and tree.kinds[kids[0]] == "TYPE_REF":
             return None  # ``T(1.5)`` in a template: a functional cast, not a call
-        callee = _callee_name(tree.ctx.index.text(*tree.extent(kids[0])))
+        callee = callee_name(tree.ctx.index.text(*tree.extent(kids[0])))
         if not callee:
             # Inside a macro expansion the callee has no text of its own: use what it names.
             target = tree.nodes[kids[0]].cursor.referenced
@@ -42,14 +42,14 @@ def _call_site(tree: _Tree, i: int) -> CallSite | None:
     args = []
     template = tree.templates[i]
     for arg in list(cursor.get_arguments())[skip:]:
-        expr = _expr(tree.ctx, arg, template)
+        expr = cursor_expr(tree.ctx, arg, template)
         if expr.span.start == expr.span.end == 0:
             continue  # a default argument: it has no location at the call
         args.append(expr)
     return CallSite(name, tuple(args), tree.span(i))
 
 
-def _implicit_call(tree: _Tree, i: int) -> bool:
+def _implicit_call(tree: HostTree, i: int) -> bool:
     """An implicit constructor or conversion: default construction, copy, conversion.
 
     Such a call either has no argument list of its own (``C c;``) or shares its extent with
@@ -62,7 +62,7 @@ def _implicit_call(tree: _Tree, i: int) -> bool:
     return any(tree.extent(k) == (start, end) for k in tree.children[i])
 
 
-def _callee_name(text: str) -> str:
+def callee_name(text: str) -> str:
     """``tk`` from ``tk``, ``ns::f<T>`` -> ``f``, ``obj.m`` -> ``m`` (dependent calls)."""
     text = text.split("<", 1)[0].strip()
     for sep in ("->", ".", "::"):
@@ -70,7 +70,7 @@ def _callee_name(text: str) -> str:
     return text.strip()
 
 
-def _calls(tree: _Tree, roots) -> tuple[CallSite, ...]:
+def call_sites(tree: HostTree, roots) -> tuple[CallSite, ...]:
     """Calls in the expression subtrees ``roots``, in pre-order; lambda bodies and local
     classes are skipped (their calls do not run here)."""
     out = []

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from s2s.frontend.core.parse import ParseOptions, parse_source
-from s2s.frontend.cuda.kernel_body import _evaluate as evaluate_cursor
+from s2s.frontend.cuda.kernel_body import evaluate_cursor
 
 PROBE = "__s2s_probe_"
 _FUNCTIONS = ("FUNCTION_DECL", "CXX_METHOD", "CONSTRUCTOR", "DESTRUCTOR", "FUNCTION_TEMPLATE")

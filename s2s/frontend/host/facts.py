@@ -20,7 +20,14 @@ import ctypes
 
 from s2s.frontend.core.context import FUNCTION_KINDS, ExtractContext
 from s2s.frontend.core.toolchain import configure_libclang
-from s2s.frontend.host.tree import ARRAY_TYPE_KINDS, LAUNCH_CONFIG, _is_host_code, _Tree, _tree, cuda_role
+from s2s.frontend.host.tree import (
+    ARRAY_TYPE_KINDS,
+    LAUNCH_CONFIG,
+    HostTree,
+    cuda_role,
+    host_tree,
+    is_host_code,
+)
 from s2s.model.host_facts import HostArg, HostDecl, VarUse
 
 #: Expressions looked through when finding a mention's role.
@@ -40,12 +47,12 @@ STATEMENT_KINDS = FUNCTION_KINDS | {"COMPOUND_STMT", "DECL_STMT", "LAMBDA_EXPR"}
 
 def extract_var_uses(ctx: ExtractContext) -> tuple[VarUse, ...]:
     """Every variable mention and local declarator in the file's host functions, in order."""
-    tree = _tree(ctx)
+    tree = host_tree(ctx)
     out: list[VarUse] = []
     i, count = 0, len(tree.nodes)
     while i < count:
         node = tree.nodes[i]
-        if tree.kinds[i] in FUNCTION_KINDS and _is_host_code(cuda_role(node.cursor)):
+        if tree.kinds[i] in FUNCTION_KINDS and is_host_code(cuda_role(node.cursor)):
             _uses_in(tree, i, node.cursor.spelling, out)
             i = tree.end[i]
         else:
@@ -53,7 +60,7 @@ def extract_var_uses(ctx: ExtractContext) -> tuple[VarUse, ...]:
     return tuple(out)
 
 
-def _uses_in(tree: _Tree, f: int, function: str, out: list[VarUse]) -> None:
+def _uses_in(tree: HostTree, f: int, function: str, out: list[VarUse]) -> None:
     variables: dict[int, tuple | None] = {}   # cursor hash -> (name, decl offset, pointer)
     for i in range(f + 1, tree.end[f]):
         kind = tree.kinds[i]
@@ -84,7 +91,7 @@ def _is_pointer(cursor) -> bool:
     return kind == "POINTER" or kind in ARRAY_TYPE_KINDS
 
 
-def _role(tree: _Tree, i: int) -> str:
+def _role(tree: HostTree, i: int) -> str:
     j, p = i, tree.parent[i]
     while p >= 0 and tree.kinds[p] in THROUGH:
         j, p = p, tree.parent[p]
@@ -92,7 +99,7 @@ def _role(tree: _Tree, i: int) -> str:
         return "read"
     kind, kids = tree.kinds[p], tree.children[p]
     if kind == "UNARY_OPERATOR":
-        return UNARY_ROLES.get(_unary_kind(tree.nodes[p].cursor), "read")
+        return UNARY_ROLES.get(unary_kind(tree.nodes[p].cursor), "read")
     if kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR"):
         op = tree.nodes[p].cursor.binary_operator.name
         if op in ASSIGNMENTS and kids and kids[0] == j:
@@ -116,7 +123,7 @@ def _role(tree: _Tree, i: int) -> str:
 _UNARY: list = []
 
 
-def _unary_kind(cursor) -> int:
+def unary_kind(cursor) -> int:
     if not _UNARY:
         function = configure_libclang().conf.lib.clang_getCursorUnaryOperatorKind
         function.argtypes, function.restype = [type(cursor)], ctypes.c_int
@@ -124,7 +131,7 @@ def _unary_kind(cursor) -> int:
     return _UNARY[0](cursor)
 
 
-def _enclosing_argument(tree: _Tree, i: int) -> tuple[str | None, int | None]:
+def _enclosing_argument(tree: HostTree, i: int) -> tuple[str | None, int | None]:
     """(callee, argument index) of the innermost call argument holding node ``i``."""
     j, p = i, tree.parent[i]
     while p >= 0 and tree.kinds[p] not in STATEMENT_KINDS:
@@ -139,7 +146,7 @@ def _enclosing_argument(tree: _Tree, i: int) -> tuple[str | None, int | None]:
     return None, None
 
 
-def _is_null(tree: _Tree, k: int) -> bool:
+def _is_null(tree: HostTree, k: int) -> bool:
     while tree.kinds[k] in THROUGH and tree.children[k]:
         k = tree.children[k][-1]
     if tree.kinds[k] in NULL_KINDS:
@@ -150,7 +157,7 @@ def _is_null(tree: _Tree, k: int) -> bool:
     return False
 
 
-def _declarator_role(tree: _Tree, i: int) -> str:
+def _declarator_role(tree: HostTree, i: int) -> str:
     """``declare``, ``null-init`` or ``init``: the initializer is the child expression after
     the ``=`` that follows the declarator (array bounds are children too, inside ``[]``), or a
     constructor call / braced list."""
@@ -181,7 +188,7 @@ def extract_host_args(ctx: ExtractContext) -> tuple[HostArg, ...]:
     to the kernel IR (see :class:`~s2s.model.host_facts.HostArg`)."""
     from s2s.frontend.cuda.kernel_body import lowering
 
-    tree = _tree(ctx)
+    tree = host_tree(ctx)
     out: list[HostArg] = []
     for function, j in _host_nodes(tree, "CALL_EXPR"):
         cursor = tree.nodes[j].cursor
@@ -206,12 +213,12 @@ def extract_host_args(ctx: ExtractContext) -> tuple[HostArg, ...]:
     return tuple(out)
 
 
-def _host_nodes(tree: _Tree, kind: str):
+def _host_nodes(tree: HostTree, kind: str):
     """(host function name, node index) of every node of ``kind`` inside a host function."""
     i, count = 0, len(tree.nodes)
     while i < count:
         node = tree.nodes[i]
-        if tree.kinds[i] in FUNCTION_KINDS and _is_host_code(cuda_role(node.cursor)):
+        if tree.kinds[i] in FUNCTION_KINDS and is_host_code(cuda_role(node.cursor)):
             for j in range(i + 1, tree.end[i]):
                 if tree.kinds[j] == kind:
                     yield node.cursor.spelling, j
@@ -231,7 +238,7 @@ def extract_host_decls(ctx: ExtractContext) -> tuple[HostDecl, ...]:
     shapes with (:func:`s2s.analysis.host_eval.evaluate_tree`)."""
     from s2s.frontend.cuda.kernel_body import lowering
 
-    tree = _tree(ctx)
+    tree = host_tree(ctx)
     out: list[HostDecl] = []
     for function, j in _host_nodes(tree, "VAR_DECL"):
         found = _declared_value(tree, j)
@@ -248,7 +255,7 @@ def extract_host_decls(ctx: ExtractContext) -> tuple[HostDecl, ...]:
     return tuple(out)
 
 
-def _declared_value(tree: _Tree, j: int):
+def _declared_value(tree: HostTree, j: int):
     """(kind, initializer cursor) of a scalar or ``dim3`` declarator with a value, or None."""
     cursor = tree.nodes[j].cursor
     canonical = cursor.type.get_canonical()

@@ -1,12 +1,11 @@
-"""Host code: function bodies as structured statement trees, and (re-exported) array
-allocations.
+"""Host code: function bodies as structured statement trees, with their parameters.
 
 The extractors work from the context's cached pre-order walk (``ctx.nodes()``), rebuilt as a
 tree once per context (:mod:`s2s.frontend.host.tree`), so no extractor walks libclang's
-cursors a second time. The parts: the tree and shared cursor kinds (``host_tree``), raw-byte
-scanning of statement headers (``host_scan``), call sites (``host_calls``), statements
-(``host_stmts``), allocations (``host_alloc``), and here the functions with their
-parameters.
+cursors a second time. The parts: the tree and shared cursor kinds (``host.tree``), raw-byte
+scanning of statement headers (``host.scan``), call sites (``host.calls``), statements
+(``host.stmts``), and here the functions with their parameters. Allocations are
+:mod:`s2s.frontend.host.allocators`'.
 """
 
 from __future__ import annotations
@@ -16,29 +15,13 @@ import re
 from s2s.frontend.core import fast_cursor
 from s2s.frontend.core.context import FUNCTION_KINDS, ExtractContext
 from s2s.frontend.core.fast_cursor import cursor_type, spelling
-from s2s.frontend.host.alloc import (  # noqa: F401  (re-exported: allocators, accesses)
-    _binop,
-    _factor,
-    _malloc,
-    _new_array,
-    _target,
-    _unwrap,
-    extract_allocations,
-)
-from s2s.frontend.host.calls import _callee_name  # noqa: F401  (re-exported)
 from s2s.frontend.host.containers import vector_reference
-from s2s.frontend.host.scan import _header  # noqa: F401  (re-exported)
-from s2s.frontend.host.stmts import _StmtBuilder
-from s2s.frontend.host.tree import (  # noqa: F401  (re-exported)
+from s2s.frontend.host.stmts import StmtBuilder
+from s2s.frontend.host.tree import (
     ARRAY_TYPE_KINDS,
-    LAUNCH_CONFIG,
     MEMBER_KINDS,
-    WRAPPER_KINDS,
-    _is_host_code,
-    _offsets,
-    _Tree,
-    _tree,
-    cuda_role,
+    cursor_offsets,
+    host_tree,
 )
 from s2s.model.cuda import Param
 from s2s.model.host import HostFunction
@@ -67,7 +50,7 @@ def _is_static(ctx: ExtractContext, cursor) -> bool:
     if storage != "INVALID":
         return storage == "STATIC"
     # Templates have no storage class in libclang: look at the text before the name.
-    start, name_at = _offsets(cursor)[0], cursor.location.offset
+    start, name_at = cursor_offsets(cursor)[0], cursor.location.offset
     return re.search(rb"\bstatic\b", ctx.source[start:max(start, name_at)]) is not None
 
 
@@ -78,8 +61,8 @@ def extract_functions(ctx: ExtractContext, directives=()) -> tuple[HostFunction,
     __device__`` functions are host code too. ``directives`` (the file's OmpDirective tuple)
     lets a statement record which directive governs it.
     """
-    tree = _tree(ctx)
-    builder = _StmtBuilder(tree, directives)
+    tree = host_tree(ctx)
+    builder = StmtBuilder(tree, directives)
     out = []
     for i, node in enumerate(tree.nodes):
         if node.kind not in FUNCTION_KINDS:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 
 
-def _skip_space(src: bytes, i: int) -> int:
+def skip_space(src: bytes, i: int) -> int:
     """Skip whitespace and comments from ``i``."""
     n = len(src)
     while i < n:
@@ -58,7 +58,7 @@ def _in_number(src: bytes, i: int) -> bool:
     return j < i and chr(src[j]).isdigit()
 
 
-def _balanced(src: bytes, i: int, limit: int | None = None) -> tuple[int, list[int]] | None:
+def balanced_group(src: bytes, i: int, limit: int | None = None) -> tuple[int, list[int]] | None:
     """``src[i]`` is an opening bracket: its matching closer and the ``;`` at depth one."""
     depth = 0
     semis: list[int] = []
@@ -77,13 +77,13 @@ def _balanced(src: bytes, i: int, limit: int | None = None) -> tuple[int, list[i
             i = _skip_literal(src, i)
             continue
         elif c == ord("/") and src[i + 1 : i + 2] in (b"/", b"*"):
-            i = _skip_space(src, i)
+            i = skip_space(src, i)
             continue
         i += 1
     return None
 
 
-def _header(src: bytes, start: int, keyword: bytes) -> tuple[int, list[int]] | None:
+def statement_header(src: bytes, start: int, keyword: bytes) -> tuple[int, list[int]] | None:
     """The ``)`` closing a ``for``/``if``/``while``/``switch`` header and its top-level ``;``.
 
     None when the statement's text does not start with the keyword (it came from a macro) or
@@ -91,9 +91,9 @@ def _header(src: bytes, start: int, keyword: bytes) -> tuple[int, list[int]] | N
     """
     if not src.startswith(keyword, start):
         return None
-    i = _skip_space(src, start + len(keyword))
+    i = skip_space(src, start + len(keyword))
     if keyword == b"if" and src.startswith(b"constexpr", i):
-        i = _skip_space(src, i + len(b"constexpr"))
+        i = skip_space(src, i + len(b"constexpr"))
     if src[i : i + 1] != b"(":
         return None
-    return _balanced(src, i)
+    return balanced_group(src, i)

@@ -8,9 +8,9 @@ directive extractor may include the ``;``); the outermost statement at that offs
 
 from __future__ import annotations
 
-from s2s.frontend.host.calls import _calls
-from s2s.frontend.host.scan import _header, _skip_space
-from s2s.frontend.host.tree import STMT_KINDS, _Tree
+from s2s.frontend.host.calls import call_sites
+from s2s.frontend.host.scan import skip_space, statement_header
+from s2s.frontend.host.tree import STMT_KINDS, HostTree
 from s2s.model.host import Stmt
 from s2s.model.span import Expr
 
@@ -41,10 +41,10 @@ class _Plan:
             self.roles.append(role)
 
 
-class _StmtBuilder:
+class StmtBuilder:
     """Builds the Stmt tree of one function body with an explicit stack (post-order)."""
 
-    def __init__(self, tree: _Tree, directives):
+    def __init__(self, tree: HostTree, directives):
         self.tree = tree
         self.src = tree.ctx.source
         self.by_start: dict[int, int] = {}
@@ -78,7 +78,7 @@ class _StmtBuilder:
             else:
                 parts[role] = stmt
         return Stmt(plan.kind, self.tree.span(plan.node), children=tuple(children),
-                    calls=_calls(self.tree, plan.call_roots), directive=plan.directive, **parts)
+                    calls=call_sites(self.tree, plan.call_roots), directive=plan.directive, **parts)
 
     # -- planning: which children are nested statements, which are header expressions ------
 
@@ -161,7 +161,7 @@ class _StmtBuilder:
     def _split(self, plan, kids, keyword: bytes):
         """(init children, condition children, rest) of a statement with a ``(...)`` header."""
         tree = self.tree
-        marks = _header(self.src, tree.extent(plan.node)[0], keyword)
+        marks = statement_header(self.src, tree.extent(plan.node)[0], keyword)
         if marks is None:
             return None
         close, semis = marks
@@ -224,7 +224,7 @@ class _StmtBuilder:
     def _plan_if(self, plan, kids):
         tree = self.tree
         src, start = self.src, tree.extent(plan.node)[0]
-        after = _skip_space(src, start + 2)
+        after = skip_space(src, start + 2)
         if src.startswith(b"if", start) and src.startswith((b"consteval", b"!"), after):
             head, semis, rest = [], [], kids  # if consteval { } else { }: no condition
         else:

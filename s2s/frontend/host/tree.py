@@ -40,19 +40,19 @@ ALLOC_FUNCS = frozenset(MALLOC_SIZE_ARG) | {"calloc"}
 # --------------------------------------------------------------------------------------------
 # The main-file tree, rebuilt once per context from the cached pre-order walk.
 
-def _offsets(cursor) -> tuple[int, int]:
+def cursor_offsets(cursor) -> tuple[int, int]:
     """``(start, end)`` byte offsets of a cursor's extent (:func:`fast_cursor.offsets`:
     ``cursor.extent.start.offset`` also builds the file, line and column, and dominated the
     profile of a 1000-line file)."""
     return offsets(cursor)
 
 
-def _expr(ctx: ExtractContext, cursor, template: str | None) -> Expr:
-    start, end = _offsets(cursor)
+def cursor_expr(ctx: ExtractContext, cursor, template: str | None) -> Expr:
+    start, end = cursor_offsets(cursor)
     return Expr(ctx.index.text(start, end), ctx.index.span(start, end, template))
 
 
-class _Tree:
+class HostTree:
     """Children, parent and subtree end of every node of ``ctx.nodes()``."""
 
     def __init__(self, ctx: ExtractContext):
@@ -91,7 +91,7 @@ class _Tree:
     def extent(self, i: int) -> tuple[int, int]:
         got = self._extents.get(i)
         if got is None:
-            got = self._extents[i] = _offsets(self.nodes[i].cursor)
+            got = self._extents[i] = cursor_offsets(self.nodes[i].cursor)
         return got
 
     def span(self, i: int):
@@ -103,8 +103,8 @@ class _Tree:
         return Expr(self.ctx.index.text(start, end), self.span(i))
 
 
-def _tree(ctx: ExtractContext) -> _Tree:
-    return ctx.memo("host.tree", _Tree)
+def host_tree(ctx: ExtractContext) -> HostTree:
+    return ctx.memo("host.tree", HostTree)
 
 
 def cuda_role(cursor) -> str:
@@ -121,5 +121,22 @@ def cuda_role(cursor) -> str:
     return "host"
 
 
-def _is_host_code(role: str) -> bool:
+def is_host_code(role: str) -> bool:
     return role in ("host", "host_device")
+
+
+def binary_operator_name(cursor) -> str:
+    try:
+        return cursor.binary_operator.name
+    except Exception:  # older bindings
+        return ""
+
+
+def unwrap_conversions(cursor):
+    """Strip implicit conversions (same extent, one child) and nothing else."""
+    while cursor.kind.name == "UNEXPOSED_EXPR":
+        kids = list(cursor.get_children())
+        if len(kids) != 1:
+            break
+        cursor = kids[0]
+    return cursor
