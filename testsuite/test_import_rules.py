@@ -259,3 +259,21 @@ def test_checkers_find_what_they_look_for():
     assert _private("_binop") and not _private("__future__") and not _private("binop")
     assert _resolve("s2s.frontend.extract", ast.ImportFrom(module="parse", names=[], level=1)) \
         == "s2s.frontend.parse"
+
+
+#: The front end's layers (docs/ARCHITECTURE-brief.md): a module imports only from its own
+#: package or from a lower layer.
+FRONTEND_LAYERS = {"core": 0, "cuda": 1, "openmp": 1, "host": 2, "access": 3, "cxx": 3,
+                   "extract": 4, "headers": 5}
+
+
+def test_front_end_packages_import_forward_only():
+    def part(module: str) -> str:
+        return module.split(".")[2]
+
+    graph = import_graph("s2s.frontend.")
+    unplaced = sorted({part(m) for m in graph} - set(FRONTEND_LAYERS))
+    assert not unplaced, f"front-end modules in no layer (move them into a package): {unplaced}"
+    backward = sorted(f"{a} -> {b}" for a, targets in graph.items() for b in targets
+                      if part(a) != part(b) and FRONTEND_LAYERS[part(b)] >= FRONTEND_LAYERS[part(a)])
+    assert not backward, "front-end imports against the layers:\n" + "\n".join(backward)

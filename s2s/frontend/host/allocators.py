@@ -1,15 +1,21 @@
-"""The heap arrays of a file: every allocation the host code stores, including those that
-real programs make through a helper (issue 17, item 2).
+"""Element counts of heap arrays that real programs do not spell in the allocation call.
 
-``malloc(n * sizeof(double))`` gives its count on the spot (:mod:`s2s.frontend.host.alloc`;
-a byte size held in a variable first: :mod:`s2s.frontend.host.byte_counts`). A helper may return
-the allocation: ``static float *make(int n) { return malloc(n * sizeof(float)); }`` and ``float
-*c = make(n);`` -- a return-value summary of the helper (its one ``return`` is an allocation whose
-count uses only its parameters and globals) is instantiated at each call with the call's
-arguments (:func:`returned_allocations`, :func:`helper_allocation`). :func:`extract_allocations`
-and :func:`extract_helper_facts` are the package's entry points for allocations.
+``malloc(n * sizeof(double))`` gives its count on the spot; code written by others often does
+not (issue 17, item 2):
+
+* the byte size is held in a variable first: ``size_t bytes = n * sizeof(double); double *a =
+  malloc(bytes);`` -- the count comes from the variable's only definition, its initializer,
+  when nothing in the function assigns the variable again
+  (:func:`s2s.frontend.host.byte_counts.single_definition`);
+* a helper returns the allocation: ``static float *make(int n) { return malloc(n *
+  sizeof(float)); }`` and ``float *c = make(n);`` -- a return-value summary of the helper (its
+  one ``return`` is an allocation whose count uses only its parameters and globals) is
+  instantiated at each call with the call's arguments (:func:`returned_allocations`,
+  :func:`helper_allocation`).
 
 Facts come from libclang's cursors (declarations, references, parents), not from the text.
+:func:`extract_allocations` and :func:`extract_helper_facts`, the file's allocations with the
+recognizers of :mod:`s2s.frontend.host.alloc`, are the entry points.
 """
 
 from __future__ import annotations
