@@ -28,7 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from s2s import isl_helpers
-from s2s.analysis.kernel.interp import GRID_PARAMS, THREAD_DIMS, AccessRecord, interpret
+from s2s.analysis.kernel.interp import GRID_PARAMS, THREAD_DIMS, interpret
+from s2s.analysis.kernel.values import AccessRecord
 from s2s.model.kernel_ir import KernelBody
 
 ISL_WORDS = frozenset({"exists", "and", "or", "not", "implies", "mod", "floor", "ceil", "min",
