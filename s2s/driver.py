@@ -18,10 +18,10 @@ from dataclasses import dataclass, field, replace
 from s2s import deep_stack, gc_pause, parallel
 from s2s.diagnostics import Diagnostic, InputError, InternalError, Location, S2SError
 from s2s.edits import EditSet
-from s2s.frontend import clang_check
+from s2s.frontend.core.parse import ParseOptions, detect_language, parse_source
 from s2s.frontend.extract import Loaded
 from s2s.frontend.fact_cache import cached_load, parse_errors
-from s2s.frontend.parse import ParseOptions, detect_language, parse_source
+from s2s.frontend.openmp import clang_check
 from s2s.output import FileChange
 from s2s.transform.check import CheckedEdits, EditGroup, checked_edits, introduced
 from s2s.transform.nvcc_check import enabled_by_environment, find_nvcc, nvcc_errors
@@ -297,7 +297,7 @@ def _errors_in_context(path: str, includers: tuple[tuple[str, bytes], ...],
 
 def _clang_errors(data: bytes, source: bytes, path: str, options: ParseOptions
                   ) -> list[Diagnostic]:
-    """clang-16's errors on a rewrite libclang accepts (:mod:`s2s.frontend.clang_check`),
+    """clang-16's errors on a rewrite libclang accepts (:mod:`s2s.frontend.openmp.clang_check`),
     for C and C++ only; none when clang-16 rejects the original too (then its errors say
     nothing about the rewrite: a missing flag, an extension of the newer libclang)."""
     language = options.language or detect_language(path)

@@ -6,7 +6,7 @@ states). CPython's cycle collector is triggered by allocation counts, and each o
 collections traverses the whole live heap: on a generated 50,000-line program (10 files, 2,000
 target regions) 29 full collections took 5.7 of 17 s of CPU and freed nothing, since the one
 large cycle of the front end (a unit's cached walk and the context holding it) is broken
-explicitly (:meth:`s2s.frontend.context.ExtractContext.release`) and the rest is freed by
+explicitly (:meth:`s2s.frontend.core.context.ExtractContext.release`) and the rest is freed by
 reference counting. So automatic collection is off during a run and back on afterwards (as
 the caller had it); what a run leaves in cycles is collected then, as usual.
 """

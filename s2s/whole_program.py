@@ -39,8 +39,8 @@ from s2s.driver import (
     run_on_loaded,
 )
 from s2s.edits import Edit
+from s2s.frontend.core.parse import ParseOptions
 from s2s.frontend.extract import OMP_WORDS, Loaded
-from s2s.frontend.parse import ParseOptions
 from s2s.model.program import NameClash, Program, merge_units
 from s2s.transform import registry
 from s2s.transform.check import CheckedEdits

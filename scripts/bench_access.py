@@ -34,8 +34,8 @@ sys.path.insert(0, str(REPO))
 
 from runtime.access import Box, KernelAccess, Launch, clear_cache  # noqa: E402
 from s2s.analysis.kernel.access import analyze_kernel  # noqa: E402
+from s2s.frontend.core.parse import ParseOptions  # noqa: E402
 from s2s.frontend.extract import load  # noqa: E402
-from s2s.frontend.parse import ParseOptions  # noqa: E402
 
 STENCIL5 = b"""#include <cuda_runtime.h>
 __global__ void stencil5(const float *in, float *out, int n, int m) {

@@ -21,8 +21,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from s2s.driver import RunOptions, process_file  # noqa: E402
+from s2s.frontend.core.parse import ParseOptions  # noqa: E402
 from s2s.frontend.extract import load  # noqa: E402
-from s2s.frontend.parse import ParseOptions  # noqa: E402
 from s2s.transform.fuse import run_fuse  # noqa: E402
 from s2s.transform.transfers import run_transfers  # noqa: E402
 

@@ -47,8 +47,8 @@ MODES = ("parse", "load")  # load = parse + extract
 
 def options_for(headers: str):
     """ParseOptions for ``real`` headers (toolkit search) or the ``shim``; raises LookupError."""
-    from s2s.frontend.parse import ParseOptions
-    from s2s.frontend.toolchain import Toolchain, default_toolchain
+    from s2s.frontend.core.parse import ParseOptions
+    from s2s.frontend.core.toolchain import Toolchain, default_toolchain
 
     if headers == "shim":
         return ParseOptions(toolchain=Toolchain(cuda_path=None, omp_include=None))
@@ -62,7 +62,7 @@ def measure(mode: str, path: str, headers: str) -> dict:
     try:
         options = options_for(headers)
         if mode == "parse":
-            from s2s.frontend.parse import parse_file
+            from s2s.frontend.core.parse import parse_file
 
             result = parse_file(path, options)
         else:
@@ -161,7 +161,7 @@ def _accept(cell: Cell, result: dict, mode: str) -> bool:
 
 def headers_available(language: str, headers: str) -> str | None:
     """None when the headers exist, else the reason the case is n/a."""
-    from s2s.frontend.toolchain import SHIM_DIR, default_toolchain
+    from s2s.frontend.core.toolchain import SHIM_DIR, default_toolchain
 
     if headers == "shim":
         needed = SHIM_DIR / ("cuda_runtime.h" if language == "cuda" else "omp/omp.h")
@@ -175,7 +175,7 @@ def headers_available(language: str, headers: str) -> str | None:
 
 
 def header_label(language: str, headers: str) -> str:
-    from s2s.frontend.toolchain import default_toolchain
+    from s2s.frontend.core.toolchain import default_toolchain
 
     if headers == "shim":
         return "s2s shim"
@@ -252,7 +252,7 @@ def load_average() -> str:
 
 def libclang_version() -> str:
     try:
-        from s2s.frontend.toolchain import configure_libclang
+        from s2s.frontend.core.toolchain import configure_libclang
 
         cindex = configure_libclang()
         fn = cindex.conf.lib.clang_getClangVersion

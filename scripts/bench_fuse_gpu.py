@@ -40,8 +40,8 @@ sys.path.insert(0, str(REPO))
 from s2s.analysis.fuse.graph import find_runs  # noqa: E402
 from s2s.analysis.fuse.kernels import kernel_facts  # noqa: E402
 from s2s.driver import RunOptions, Success, process_file  # noqa: E402
+from s2s.frontend.core.parse import ParseOptions  # noqa: E402
 from s2s.frontend.extract import load  # noqa: E402
-from s2s.frontend.parse import ParseOptions  # noqa: E402
 from s2s.transform.fuse import run_fuse  # noqa: E402
 from s2s.verify.fuse_replay import replay  # noqa: E402
 

@@ -41,8 +41,8 @@ except ImportError:  # a Python without s2s installed: use this checkout
     sys.path.insert(0, str(REPO_ROOT))
 
 from s2s.driver import RunOptions, Success, process_file  # noqa: E402
+from s2s.frontend.core.parse import ParseOptions  # noqa: E402
 from s2s.frontend.extract import load  # noqa: E402
-from s2s.frontend.parse import ParseOptions  # noqa: E402
 from s2s.transform.fuse import run_fuse  # noqa: E402
 from s2s.transform.transfers import run_transfers  # noqa: E402
 

@@ -23,15 +23,16 @@ import re
 import subprocess
 import sys
 import tempfile
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from s2s.edits import Edit, EditSet  # noqa: E402
+from s2s.frontend.core.parse import ParseOptions  # noqa: E402
 from s2s.frontend.extract import load  # noqa: E402
-from s2s.frontend.parse import ParseOptions  # noqa: E402
 from s2s.verify import omp_harness as harness  # noqa: E402
 
 DIRS = sorted([*(REPO / "testsuite" / "corpus" / "omp").glob("*/sample.toml"),

@@ -239,7 +239,7 @@ def write_inputs(directory: Path, size: int, names) -> dict[str, Path]:
 # --- measuring ---------------------------------------------------------------------------------
 
 #: pseudo-command: libclang's parse of the file through s2s's front end, no extraction
-PARSE_ONLY = "from s2s.frontend.parse import parse_file; import sys; parse_file(sys.argv[1])"
+PARSE_ONLY = "from s2s.frontend.core.parse import parse_file; import sys; parse_file(sys.argv[1])"
 
 
 def run_once(root: Path, command: str, path: Path, timeout: float, env: dict) -> dict:

@@ -151,8 +151,8 @@ def omp_rows(work: Path, runs: int) -> list[Row]:
 
 def clang_cuda_args(path: str) -> list[str]:
     """clang-16's command line for the host-side parse s2s makes of ``path`` (its headers)."""
-    from s2s.frontend.parse import clang_args
-    from s2s.frontend.toolchain import default_toolchain
+    from s2s.frontend.core.parse import clang_args
+    from s2s.frontend.core.toolchain import default_toolchain
 
     return [CLANG, "-fsyntax-only", *clang_args("cuda", default_toolchain()), path]
 

@@ -9,7 +9,7 @@ tree's members, also from ``wait4``):
   target regions): ``s2s omp FILES -o DIR`` against ``clang-16 -fsyntax-only -fopenmp FILES``;
 * ``cuda1mb``: a 1 MB CUDA file (``gen_big_cu.py --lines 30000``): ``s2s inspect FILE``
   (and ``--format json``, which skips rich's tables) against libclang's parse of it with the
-  same headers and flags (``s2s.frontend.parse.parse_file``, in a process of its own);
+  same headers and flags (``s2s.frontend.core.parse.parse_file``, in a process of its own);
 * ``notarget``: a 4,400-line OpenMP C file with no target region (the first kernel file of
   omp50k without its pragmas, ``omp.h`` still included): ``s2s omp FILE`` against
   ``clang-16 -fsyntax-only -fopenmp FILE``;
@@ -49,7 +49,7 @@ PARSE_ONLY = """\
 import sys
 sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
 sys.path.insert(0, sys.argv[1])
-from s2s.frontend.parse import parse_file
+from s2s.frontend.core.parse import parse_file
 parse_file(sys.argv[2])
 """
 

@@ -24,7 +24,7 @@ os.environ.setdefault("S2S_CUDA_PATH", "shim")     # the bundled CUDA headers: a
 
 from s2s.cli import main as _registers_the_passes  # noqa: E402,F401
 from s2s.driver import RunOptions  # noqa: E402
-from s2s.frontend.parse import ParseOptions  # noqa: E402
+from s2s.frontend.core.parse import ParseOptions  # noqa: E402
 from s2s.verify.differential import DEFAULT_PASSES  # noqa: E402
 from s2s.verify.pass_orders import order_counts  # noqa: E402
 

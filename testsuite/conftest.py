@@ -56,7 +56,7 @@ def load_source():
     from s2s.frontend.extract import load
 
     def _load(text: str, name: str = "input.cu", **options):
-        from s2s.frontend.parse import ParseOptions
+        from s2s.frontend.core.parse import ParseOptions
 
         return load(name, ParseOptions(**options), source=text.encode())
 

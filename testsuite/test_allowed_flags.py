@@ -19,9 +19,10 @@ import pytest
 from s2s.cli.main import main
 from s2s.driver import PassOutput
 from s2s.edits import Edit
-from s2s.frontend import clang_check, parse
-from s2s.frontend.allowed_flags import allowed_flags
-from s2s.frontend.toolchain import default_toolchain
+from s2s.frontend.core import parse
+from s2s.frontend.core.allowed_flags import allowed_flags
+from s2s.frontend.core.toolchain import default_toolchain
+from s2s.frontend.openmp import clang_check
 from s2s.transform import nvcc_check, registry
 from s2s.transform.check import EditGroup
 from s2s.verify import cuda_host, omp_harness

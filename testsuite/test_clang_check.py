@@ -16,7 +16,7 @@ import pytest
 from s2s.cli.main import main
 from s2s.driver import PassOutput
 from s2s.edits import Edit
-from s2s.frontend import clang_check
+from s2s.frontend.openmp import clang_check
 from s2s.transform import registry
 from s2s.transform.check import EditGroup
 

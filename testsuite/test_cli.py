@@ -267,7 +267,7 @@ def test_no_libclang_noise_at_interpreter_exit(tmp_path):
     src = write(tmp_path, "k.cu", SAXPY)
     (tmp_path / "test_keep.py").write_text(
         "import pytest\n"
-        "from s2s.frontend.parse import parse_file\n"
+        "from s2s.frontend.core.parse import parse_file\n"
         "def test_keep():\n"
         f"    pytest.kept = parse_file({str(src)!r})\n")
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",

@@ -15,7 +15,7 @@ import os
 import pytest
 
 from s2s.cli.main import main
-from s2s.frontend import flags
+from s2s.frontend.core import flags
 
 SOURCE = "int twice(int x) { return 2 * x; }\n"
 

@@ -1,5 +1,5 @@
 """Diagnostics: the printer's format, carets, silencing and counts; the input checks and libclang
-diagnostics of the front end (s2s/diagnostics.py, s2s/frontend/parse.py)."""
+diagnostics of the front end (s2s/diagnostics.py, s2s/frontend/core/parse.py)."""
 
 from __future__ import annotations
 
@@ -206,7 +206,7 @@ def test_error_classes_carry_diagnostics():
 @pytest.fixture(scope="module")
 def parse():
     pytest.importorskip("clang.cindex")
-    from s2s.frontend import parse
+    from s2s.frontend.core import parse
 
     return parse
 

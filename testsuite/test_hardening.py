@@ -105,7 +105,7 @@ def test_fifo_and_devices_are_refused_at_once(tmp_path):
 
 
 def test_size_limit(tmp_path, capsys, monkeypatch):
-    from s2s.frontend import parse
+    from s2s.frontend.core import parse
 
     monkeypatch.setattr(parse, "MAX_SOURCE_BYTES", 1000)
     src = write(tmp_path / "big.c", KERNEL * 100)

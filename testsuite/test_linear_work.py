@@ -15,9 +15,9 @@ from __future__ import annotations
 import cProfile
 import pstats
 
+from s2s.frontend.core.parse import ParseOptions
+from s2s.frontend.core.toolchain import Toolchain
 from s2s.frontend.extract import load
-from s2s.frontend.parse import ParseOptions
-from s2s.frontend.toolchain import Toolchain
 
 #: allowed growth of a call count when the input doubles (linear: 2, quadratic: 4)
 GROWTH = 2.6
@@ -148,7 +148,7 @@ def _long_sum(n: int) -> str:
 
 def _location_lookups(source: str) -> dict[str, int]:
     """libclang location lookups per cursor kind while ``source`` is loaded."""
-    from s2s.frontend.toolchain import configure_libclang
+    from s2s.frontend.core.toolchain import configure_libclang
 
     cindex = configure_libclang()
     lib, counts = cindex.conf.lib, {}

@@ -11,7 +11,7 @@ import pytest
 from s2s.diagnostics import Diagnostic, Location
 from s2s.driver import RunOptions, process_file
 from s2s.edits import Edit, EditSet, original_lines
-from s2s.frontend.parse import ParseOptions
+from s2s.frontend.core.parse import ParseOptions
 from s2s.model.cuda_legacy import LEGACY_CALLS, legacy_defines
 from s2s.transform import nvcc_check
 from s2s.transform.check import introduced

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from s2s import parallel
 from s2s.diagnostics import DiagnosticPrinter, UsageError
-from s2s.frontend.parse import DEFAULT_GPU_ARCH, ParseOptions
-from s2s.frontend.toolchain import default_toolchain
+from s2s.frontend.core.parse import DEFAULT_GPU_ARCH, ParseOptions
+from s2s.frontend.core.toolchain import default_toolchain
 
 if TYPE_CHECKING:   # the driver (and the front end it loads) comes with the first file
     from s2s.driver import FileResult, RunOptions
@@ -108,7 +108,7 @@ def language_flag(flags: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
 def database_files(build_dir: str) -> list[str]:
     """The source files of ``BUILD_DIR/compile_commands.json`` in its order, each once, as
     paths relative to the current directory when below it."""
-    from s2s.frontend.flags import load_compile_commands
+    from s2s.frontend.core.flags import load_compile_commands
 
     files = []
     for entry in load_compile_commands(build_dir).entries:
@@ -147,8 +147,8 @@ def make_run_options(args: argparse.Namespace, extra_flags: tuple[str, ...],
 
 def _database_lookup(build_dir: str, printer: DiagnosticPrinter):
     from s2s.diagnostics import Diagnostic
-    from s2s.frontend.allowed_flags import allowed_flags, dropped_note
-    from s2s.frontend.flags import filter_flags, load_compile_commands
+    from s2s.frontend.core.allowed_flags import allowed_flags, dropped_note
+    from s2s.frontend.core.flags import filter_flags, load_compile_commands
 
     database = load_compile_commands(build_dir)
     warned: set[str] = set()

@@ -27,7 +27,7 @@ from s2s.cli.inputs import STDIN, expand_inputs
 from s2s.cli.settings import apply_config, config_start, load_config
 from s2s.cli.signals import Terminated, terminate_on_signals
 from s2s.diagnostics import DiagnosticPrinter, S2SError, UsageError, silenced_from_env
-from s2s.frontend.allowed_flags import allowed_flags, dropped_note
+from s2s.frontend.core.allowed_flags import allowed_flags, dropped_note
 from s2s.output import PENDING
 from s2s.transform import registry
 from s2s.wrapper.compilers import is_compiler_command, table_for

@@ -19,8 +19,8 @@ from s2s.cli.common import Console, report_results, verbose_line
 from s2s.cli.verify_cmd import program_args
 from s2s.diagnostics import DiagnosticPrinter, UsageError
 from s2s.driver import FileResult, RunOptions, Success, exit_code, parse_options_for, process_each
+from s2s.frontend.core.parse import detect_language
 from s2s.frontend.extract import load
-from s2s.frontend.parse import detect_language
 from s2s.output import write_output
 from s2s.printers import figures as draw
 from s2s.printers.html import Section, render

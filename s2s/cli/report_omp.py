@@ -3,7 +3,7 @@
 Statically (always): the program's plan is computed once more over the files analysed
 together, its transfer sites and those of the naive per-construct baseline are listed per
 file (:mod:`s2s.analysis.omp.traffic`), and their bytes are numbers where the sizes are
-compile-time constants of the file (:mod:`s2s.frontend.constants`), expressions otherwise.
+compile-time constants of the file (:mod:`s2s.frontend.host.constants`), expressions otherwise.
 With ``--run``: the original and the rewrite are built and run on clang-16's host device by
 ``s2s verify``'s machinery, and the copies ``LIBOMPTARGET_INFO`` reports are shown beside.
 """
@@ -16,8 +16,8 @@ from s2s.analysis.omp.plan import plan_file
 from s2s.analysis.omp.traffic import ByteTotal, Traffic, Transfer, program_traffic, total_bytes
 from s2s.diagnostics import Diagnostic, S2SError
 from s2s.driver import FileResult, RunOptions, Success
-from s2s.frontend.constants import Constants, file_constants
-from s2s.frontend.parse import ParseOptions
+from s2s.frontend.core.parse import ParseOptions
+from s2s.frontend.host.constants import Constants, file_constants
 from s2s.model.program import NameClash, merge_units
 from s2s.printers.figures import copy_timeline
 from s2s.printers.html import Section, Table

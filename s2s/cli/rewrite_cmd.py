@@ -28,7 +28,7 @@ from s2s.driver import (
     exit_code,
     process_files,
 )
-from s2s.frontend.parse import read_stream
+from s2s.frontend.core.parse import read_stream
 from s2s.output import (
     FileChange,
     colored_diff,

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from s2s.diagnostics import Diagnostic, UsageError
-from s2s.frontend.parse import DEFAULT_GPU_ARCH
+from s2s.frontend.core.parse import DEFAULT_GPU_ARCH
 from s2s.wrapper.config import (
     ALL_CONFIG_KEYS,
     ConfigProblem,

@@ -11,19 +11,19 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from s2s.diagnostics import Diagnostic
-from s2s.frontend.accesses import extract_accesses
-from s2s.frontend.callees import function_refs
-from s2s.frontend.classes import extract_class_facts
-from s2s.frontend.context import ExtractContext, project_headers_of
-from s2s.frontend.cuda import extract_api_calls, extract_kernels, extract_launches
-from s2s.frontend.host import extract_allocations, extract_functions
-from s2s.frontend.host_alloc import extract_helper_facts
-from s2s.frontend.host_facts import extract_host_args, extract_host_decls, extract_var_uses
-from s2s.frontend.host_tree import _tree
-from s2s.frontend.kernel_body import extract_kernel_bodies
-from s2s.frontend.omp_macros import extract_macro_directives
-from s2s.frontend.openmp import extract_directives
-from s2s.frontend.parse import ParsedFile, ParseOptions, parse_file, parse_source
+from s2s.frontend.access.refs import extract_accesses
+from s2s.frontend.core.context import ExtractContext, project_headers_of
+from s2s.frontend.core.parse import ParsedFile, ParseOptions, parse_file, parse_source
+from s2s.frontend.cuda.constructs import extract_api_calls, extract_kernels, extract_launches
+from s2s.frontend.cuda.kernel_body import extract_kernel_bodies
+from s2s.frontend.cxx.classes import extract_class_facts
+from s2s.frontend.host.allocators import extract_allocations, extract_helper_facts
+from s2s.frontend.host.callees import function_refs
+from s2s.frontend.host.facts import extract_host_args, extract_host_decls, extract_var_uses
+from s2s.frontend.host.functions import extract_functions
+from s2s.frontend.host.tree import host_tree
+from s2s.frontend.openmp.directives import extract_directives
+from s2s.frontend.openmp.macros import extract_macro_directives
 from s2s.model.unit import TranslationUnit
 
 
@@ -118,7 +118,7 @@ def _extract(parsed: ParsedFile, contexts: list[ExtractContext], header: _Header
         var_uses=extract_var_uses(host) if parsed.language == "cuda" else (),
         classes=extract_class_facts(host) if parsed.language == "c++" else (),
         # (a function reached through a pointer runs its kernels where no region may be)
-        function_refs=function_refs(_tree(host)) if parsed.language != "cuda" and any(
+        function_refs=function_refs(host_tree(host)) if parsed.language != "cuda" and any(
             d.is_target_region for d in directives) else (),
         host_args=extract_host_args(host) if parsed.language == "cuda" else (),
         host_decls=extract_host_decls(host) if parsed.language == "cuda" else (),

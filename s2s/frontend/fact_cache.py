@@ -49,9 +49,9 @@ from pathlib import Path
 
 from runtime import cache_trust
 from s2s.diagnostics import Diagnostic
+from s2s.frontend.core.parse import ParseOptions, parse_source, read_source
+from s2s.frontend.core.toolchain import configure_libclang, default_toolchain
 from s2s.frontend.extract import Loaded, included_files, load
-from s2s.frontend.parse import ParseOptions, parse_source, read_source
-from s2s.frontend.toolchain import configure_libclang, default_toolchain
 
 #: bump when the entry layout changes (the key changes with it)
 FORMAT = b"s2s-facts 1\n"

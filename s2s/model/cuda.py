@@ -116,7 +116,7 @@ class Launch:
     #: out, not a template, or dependent (inside a template)
     deduced_args: str | None = None
     #: inside a function template: the kernel instantiations the file's instantiations of that
-    #: template make this launch run ('double', 'float'), s2s/frontend/cuda_templates.py;
+    #: template make this launch run ('double', 'float'), s2s/frontend/cuda/templates.py;
     #: ``deduced_args`` is then the deduced arguments in the template's terms ('T')
     instances: tuple[str, ...] = ()
     #: the arguments of the specialization libclang resolved the launch to, written out or

@@ -202,7 +202,7 @@ class ClassFact:
 @dataclass(frozen=True)
 class FunctionRef:
     """A mention of a function of the file other than as the callee of a direct call, nor
-    as the initializer of a local pointer that is only ever called (frontend.callees): its
+    as the initializer of a local pointer that is only ever called (frontend.host.callees): its
     address is taken. ``call``/``arg_index`` when it is an argument of a call (``bench(20,
     scal, ...)``): a wrapper the analysis follows, or a library call it does not."""
 

@@ -1,7 +1,7 @@
 """A small frozen expression/statement IR of CUDA kernel and ``__device__`` function bodies.
 
 Access analysis needs the *meaning* of index expressions (``blockIdx.x * blockDim.x +
-threadIdx.x``, guards, loops), not their text. The front end (``s2s/frontend/kernel_body.py``)
+threadIdx.x``, guards, loops), not their text. The front end (``s2s/frontend/cuda/kernel_body.py``)
 lowers libclang cursors to these nodes once; analyses interpret them without libclang.
 The IR is deliberately small: integer arithmetic, comparisons, assignments, subscripts,
 calls, structured control flow. Anything else becomes :class:`Opaque` (its sub-expressions are

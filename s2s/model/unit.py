@@ -53,7 +53,7 @@ class TranslationUnit:
     #: C++ classes defined, copied, derived from ... in the file (C++ files that include
     #: ``<vector>`` only): what the OpenMP pass needs to map a class's vectors per object
     classes: tuple[ClassFact, ...] = field(default=(), metadata={"json": False})
-    #: functions whose address is taken (frontend.callees), for OpenMP files
+    #: functions whose address is taken (frontend.host.callees), for OpenMP files
     function_refs: tuple[FunctionRef, ...] = field(default=(), metadata={"json": False})
     #: Arguments of CUDA, allocator and launch calls in host functions, lowered to the kernel
     #: IR (``s2s.model.host_facts.HostArg``); left out of the JSON form.

@@ -36,7 +36,7 @@ from pathlib import Path
 from runtime import cache_trust
 from s2s import shell_safe
 from s2s.diagnostics import Diagnostic, Location
-from s2s.frontend.allowed_flags import allowed_flags
+from s2s.frontend.core.allowed_flags import allowed_flags
 from s2s.model.cuda_legacy import legacy_defines
 from s2s.runtime_files import RUNTIME_INCLUDE
 

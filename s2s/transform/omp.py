@@ -35,7 +35,7 @@ MAPPED_COUNT = "target regions mapped"
 PER_CONSTRUCT_COUNT = "mapped per construct"
 #: the count ``--strict`` fails on
 LEFT_COUNT = "left unmapped"
-#: target constructs written through macros (s2s.frontend.omp_macros); ``--strict`` fails on it
+#: target constructs written through macros (s2s.frontend.openmp.macros); ``--strict`` fails on it
 MACRO_COUNT = "left in macros"
 
 

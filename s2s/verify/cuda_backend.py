@@ -31,7 +31,7 @@ from runtime.capi_build import build_library
 from runtime.errors import BackendUnavailable, CompileError
 from s2s import shell_safe
 from s2s.diagnostics import Diagnostic, ToolchainError
-from s2s.frontend.parse import detect_language
+from s2s.frontend.core.parse import detect_language
 from s2s.verify import cuda_host, mpi_job
 from s2s.verify.bounded_run import run_process
 from s2s.verify.differential import (

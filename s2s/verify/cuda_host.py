@@ -31,10 +31,10 @@ from runtime.cpu.compiler import INCLUDE_DIR as RUNTIME_CPU_HEADERS
 from s2s.analysis.mgpu.sites import mask
 from s2s.diagnostics import ToolchainError
 from s2s.edits import Edit, EditSet
-from s2s.frontend.allowed_flags import allowed_flags
+from s2s.frontend.core.allowed_flags import allowed_flags
+from s2s.frontend.core.parse import ParseOptions
 from s2s.frontend.extract import load
 from s2s.frontend.headers import device_headers
-from s2s.frontend.parse import ParseOptions
 from s2s.model.cuda_legacy import legacy_defines
 from s2s.verify.bounded_run import run_process
 from s2s.verify.shim_macros import macro_launch_edit
@@ -330,7 +330,7 @@ def user_flags(flags: Sequence[str]) -> list[tuple[str, str]]:
     made absolute, an ``-include`` file absolute where it exists from here (the compiler looks
     in its working directory first) and as written otherwise (``-include math.h`` is found on
     the include path). The one place that says which user flags reach verify's builds (after the allow-list
-    every tool s2s runs applies: s2s.frontend.allowed_flags)."""
+    every tool s2s runs applies: s2s.frontend.core.allowed_flags)."""
     found, items, at = [], list(allowed_flags(flags)[0]), 0
     while at < len(items):
         option = next((o for o in _BUILD_OPTIONS if items[at].startswith(o)), None)

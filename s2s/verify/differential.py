@@ -24,7 +24,7 @@ from pathlib import Path
 
 from s2s.diagnostics import Diagnostic, S2SError, ToolchainError
 from s2s.driver import Failed, Pass, RunOptions, Success
-from s2s.frontend.parse import detect_language
+from s2s.frontend.core.parse import detect_language
 from s2s.transform import registry
 from s2s.verify import omp_harness
 from s2s.verify.bounded_run import OUTPUT_LIMIT

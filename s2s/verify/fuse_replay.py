@@ -42,8 +42,8 @@ from runtime.api import Runtime
 from s2s.analysis.fuse.kernels import facts_key, kernel_facts
 from s2s.analysis.fuse.types import element_type
 from s2s.analysis.host_eval import EvalError, as_dim3, declare, evaluate, numeric_macros
+from s2s.frontend.core.parse import ParseOptions
 from s2s.frontend.extract import load
-from s2s.frontend.parse import ParseOptions
 from s2s.isl_helpers import GRID_PARAMS, access_scope
 
 

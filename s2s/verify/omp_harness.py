@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from s2s.frontend.allowed_flags import allowed_flags
+from s2s.frontend.core.allowed_flags import allowed_flags
 from s2s.verify.bounded_run import kill_group, run_process  # noqa: F401  (re-exported)
 
 __all__ = [

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from s2s.diagnostics import Diagnostic
 from s2s.driver import Failed, Pass, RunOptions, Success, process_file, process_loaded
-from s2s.frontend.parse import DEFAULT_GPU_ARCH, ParseOptions, read_source
+from s2s.frontend.core.parse import DEFAULT_GPU_ARCH, ParseOptions, read_source
 from s2s.wrapper.args import FORWARDED, Arg, Classified, Role, Source, Value, classify
 from s2s.wrapper.cc_args import CC
 

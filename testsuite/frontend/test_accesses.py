@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from s2s.frontend.accesses import extract_accesses
-from s2s.frontend.context import ExtractContext
-from s2s.frontend.openmp import extract_directives
-from s2s.frontend.parse import parse_file
+from s2s.frontend.access.refs import extract_accesses
+from s2s.frontend.core.context import ExtractContext
+from s2s.frontend.core.parse import parse_file
+from s2s.frontend.openmp.directives import extract_directives
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "samples" / "openmp"
@@ -312,7 +312,7 @@ def test_extract_accesses_without_directives():
     """Called directly without directives, everything is host code."""
     source = b"void f(double *a) {\n#pragma omp target\n a[0] = 1;\n}\n"
     path = "direct.c"
-    from s2s.frontend.parse import parse_source
+    from s2s.frontend.core.parse import parse_source
 
     parsed = parse_source(source, path)
     ctx = ExtractContext(path, parsed.source, parsed.primary)

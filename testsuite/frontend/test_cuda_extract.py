@@ -12,16 +12,16 @@ from pathlib import Path
 import pytest
 from conftest import sample_dirs, sample_meta
 
-from s2s.frontend.context import ExtractContext
-from s2s.frontend.cuda import (
+from s2s.frontend.core.context import ExtractContext
+from s2s.frontend.core.parse import ParseOptions, parse_source
+from s2s.frontend.core.toolchain import SHIM_DIR, Toolchain
+from s2s.frontend.cuda.constructs import (
     api_category,
     device_call_category,
     extract_api_calls,
     extract_kernels,
     extract_launches,
 )
-from s2s.frontend.parse import ParseOptions, parse_source
-from s2s.frontend.toolchain import SHIM_DIR, Toolchain
 
 KERNELS = r"""
 #include <cuda_runtime.h>
@@ -579,7 +579,7 @@ def test_launch_in_template_follows_the_call_chain_to_concrete_calls(load_source
     """axpy<T> and square<T> are instantiated only by other templates (run<T>, twice<T>),
     which main-like code calls with float (written out) and double (deduced): the chain gives
     each launch its kernel instantiations (issue 29 item 4)."""
-    launches = {l.kernel: l for l in load_source(CHAIN).model.launches}
+    launches = {one.kernel: one for one in load_source(CHAIN).model.launches}
     assert launches["axpy_kernel"].instances == ("float", "double")
     assert launches["square_kernel"].deduced_args == "T"
     assert launches["square_kernel"].instances == ("float", "double")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from s2s.frontend import fact_cache
-from s2s.frontend.parse import ParseOptions
+from s2s.frontend.core.parse import ParseOptions
 
 MAIN = b'#include "sizes.h"\nvoid scale(float *a) {\n#pragma omp target teams distribute parallel for\n  for (int i = 0; i < N; ++i) a[i] *= 2.0f;\n}\n'
 
@@ -143,7 +143,7 @@ def test_the_bound_holds_for_a_run(program, fact_cache_on, monkeypatch):
 WRITER = textwrap.dedent("""\
     import hashlib, sys
     from s2s.frontend import fact_cache
-    from s2s.frontend.parse import ParseOptions
+    from s2s.frontend.core.parse import ParseOptions
     seen = set()
     for n in range(12):
         if n % 3 == 0:      # entries disappear under the other writer: it must not matter

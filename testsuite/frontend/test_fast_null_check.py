@@ -1,4 +1,4 @@
-"""``Cursor.is_null`` answered in Python (s2s.frontend.toolchain, issue 30 item 1) says what
+"""``Cursor.is_null`` answered in Python (s2s.frontend.core.toolchain, issue 30 item 1) says what
 libclang's ``clang_equalCursors`` with the null cursor says, for every cursor of a unit
 (declarations, references, statements, expressions, a macro expansion), the null cursor
 itself and the cursors the bindings return where there is none (a lexical parent of the
@@ -6,8 +6,8 @@ unit, a definition that is not there)."""
 
 from __future__ import annotations
 
-from s2s.frontend.parse import ParseOptions, parse_source
-from s2s.frontend.toolchain import configure_libclang
+from s2s.frontend.core.parse import ParseOptions, parse_source
+from s2s.frontend.core.toolchain import configure_libclang
 
 SOURCE = rb"""
 #include <stdlib.h>

@@ -1,11 +1,11 @@
-"""compile_commands.json reading and the flag table (s2s/frontend/flags.py)."""
+"""compile_commands.json reading and the flag table (s2s/frontend/core/flags.py)."""
 
 import json
 
 import pytest
 
 from s2s.diagnostics import UsageError
-from s2s.frontend.flags import filter_flags, load_compile_commands
+from s2s.frontend.core.flags import filter_flags, load_compile_commands
 
 
 def test_nvcc_command_keeps_what_the_parse_needs(tmp_path):

@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 from conftest import sample_dirs, sample_meta
 
-from s2s.frontend.context import ExtractContext
-from s2s.frontend.host import extract_allocations, extract_functions
-from s2s.frontend.parse import parse_source
-from s2s.frontend.toolchain import default_toolchain
+from s2s.frontend.core.context import ExtractContext
+from s2s.frontend.core.parse import parse_source
+from s2s.frontend.core.toolchain import default_toolchain
+from s2s.frontend.host.allocators import extract_allocations
+from s2s.frontend.host.functions import extract_functions
 from s2s.model.openmp import OmpDirective
 
 
@@ -128,7 +129,7 @@ void g(int n, P &p) {
 }
 """
     found = allocs(model(src, "x.cpp"))
-    # a std::vector is its own kind, counted by its size() (frontend.containers)
+    # a std::vector is its own kind, counted by its size() (frontend.host.containers)
     assert set(found) == {("a", "new[]"), ("b", "new[]"), ("p.w", "new[]"), ("v", "vector")}
     assert found[("v", "vector")].count.text == "v.size()"
     assert found[("a", "new[]")].count.text == "n"

@@ -32,8 +32,8 @@ int main(int argc, char **argv)
 
 @pytest.fixture(scope="module")
 def model():
+    from s2s.frontend.core.parse import ParseOptions
     from s2s.frontend.extract import load
-    from s2s.frontend.parse import ParseOptions
 
     return load("values.cu", ParseOptions(), source=SOURCE.encode()).model
 

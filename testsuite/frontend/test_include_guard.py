@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from s2s.frontend.include_guard import _search_dirs
+from s2s.frontend.core.include_guard import _search_dirs
 
 ADDRESS_SPACE = 6 << 30
 

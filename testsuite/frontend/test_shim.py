@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 from conftest import REPO, sample_dirs, sample_meta
 
+from s2s.frontend.core.parse import ParseOptions
+from s2s.frontend.core.toolchain import Toolchain, default_toolchain
 from s2s.frontend.extract import load
-from s2s.frontend.parse import ParseOptions
-from s2s.frontend.toolchain import Toolchain, default_toolchain
 
 SHIM_ONLY = Toolchain(cuda_path=None, omp_include=None)
 

@@ -16,7 +16,7 @@ import io
 import pytest
 
 from s2s.cli.main import main
-from s2s.frontend import token_text
+from s2s.frontend.core import token_text
 
 CASES = {
     "macro_literal.c": b"#define N 4\nvoid f(double *a) {\n  for (int k = 0;\n/* \xff */\n"
@@ -48,9 +48,9 @@ def test_bad_utf8_in_a_token_is_no_internal_error(tmp_path, name, command):
 
 
 def test_kernels_are_read_through_the_bad_comment():
+    from s2s.frontend.core.parse import ParseOptions
+    from s2s.frontend.core.toolchain import default_toolchain
     from s2s.frontend.extract import load
-    from s2s.frontend.parse import ParseOptions
-    from s2s.frontend.toolchain import default_toolchain
 
     options = ParseOptions(toolchain=default_toolchain(None))
     for name in ("for_header.cu", "member.cu"):
@@ -63,7 +63,7 @@ def test_kernels_are_read_through_the_bad_comment():
 def test_spelling_keeps_the_bytes(tmp_path):
     from clang import cindex
 
-    from s2s.frontend.toolchain import configure_libclang
+    from s2s.frontend.core.toolchain import configure_libclang
 
     configure_libclang()
     path = tmp_path / "t.c"

@@ -1,4 +1,4 @@
-"""The main-file walk (s2s.frontend.walk): one libclang traversal that must keep exactly the
+"""The main-file walk (s2s.frontend.core.walk): one libclang traversal that must keep exactly the
 cursors, order, depths and template/function context of the plain recursive walk over the
 bindings (``get_children`` + ``in_main_file``), on code with macros, templates, lambdas, a
 file included inside a function body, and on every OpenMP sample."""
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from s2s.frontend import walk
-from s2s.frontend.context import FUNCTION_KINDS, TEMPLATE_KINDS, ExtractContext
-from s2s.frontend.parse import parse_file
-from s2s.frontend.toolchain import configure_libclang
+from s2s.frontend.core import walk
+from s2s.frontend.core.context import FUNCTION_KINDS, TEMPLATE_KINDS, ExtractContext
+from s2s.frontend.core.parse import parse_file
+from s2s.frontend.core.toolchain import configure_libclang
 
 REPO = Path(__file__).resolve().parents[2]
 

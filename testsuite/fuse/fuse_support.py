@@ -5,8 +5,8 @@ from __future__ import annotations
 from s2s.analysis.fuse import plan as fuse_plan
 from s2s.analysis.fuse.graph import find_runs
 from s2s.analysis.fuse.kernels import kernel_facts
+from s2s.frontend.core.parse import ParseOptions
 from s2s.frontend.extract import load
-from s2s.frontend.parse import ParseOptions
 from s2s.transform.fuse import context
 
 HEAD = "#include <cuda_runtime.h>\n"

@@ -37,7 +37,7 @@ if str(REPO) not in sys.path:
 
 from mgpu_support import NVCC  # noqa: E402
 
-from s2s.frontend.parse import ParseOptions  # noqa: E402
+from s2s.frontend.core.parse import ParseOptions  # noqa: E402
 from s2s.verify import cuda_host  # noqa: E402
 from s2s.verify.cuda_backend import traffic_of  # noqa: E402
 from s2s.verify.omp_harness import output_differences, run_process  # noqa: E402

@@ -8,8 +8,8 @@ from dataclasses import replace
 from mgpu_support import table_text, write_rewrite
 
 from s2s.driver import RunOptions, process_file
+from s2s.frontend.core.parse import ParseOptions
 from s2s.frontend.extract import load
-from s2s.frontend.parse import ParseOptions
 from s2s.transform.mgpu import run_mgpu
 
 MAIN = """\

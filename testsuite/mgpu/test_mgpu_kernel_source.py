@@ -12,7 +12,7 @@ import pytest
 from mgpu_support import NVCC, build, run, write_rewrite
 
 from s2s.driver import RunOptions, process_file
-from s2s.frontend.parse import ParseOptions
+from s2s.frontend.core.parse import ParseOptions
 from s2s.transform.mgpu import run_mgpu
 from s2s.wrapper.runtime_flags import mgpu_runtime_flags
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from s2s.cli.main import main
-from s2s.frontend.flags import without_openmp_flags
+from s2s.frontend.core.flags import without_openmp_flags
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "openmp" / "matmul" / "matmul.c"
 BUILD_FLAGS = ["-fopenmp", "-fopenmp-targets=nvptx64-nvidia-cuda", "-Xopenmp-target=nvptx64",

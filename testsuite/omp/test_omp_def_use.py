@@ -9,7 +9,7 @@ implicit zero-length section (wrong on a GPU).
 from __future__ import annotations
 
 from s2s.edits import EditSet
-from s2s.frontend.parse import ParseOptions, parse_source
+from s2s.frontend.core.parse import ParseOptions, parse_source
 from s2s.transform.omp import run_omp
 from testsuite.omp.omp_runs import run_both
 from testsuite.omp.test_omp_plan import HEAD

@@ -15,8 +15,8 @@ import pytest
 from s2s.cli.main import main
 from s2s.driver import PassOutput, RunOptions, Success
 from s2s.edits import Edit
+from s2s.frontend.core.parse import ParseOptions
 from s2s.frontend.extract import load
-from s2s.frontend.parse import ParseOptions
 from s2s.transform.check import EditGroup
 from s2s.verify import omp_harness
 from s2s.whole_program import HEADER_CONTEXTS, process_program

@@ -11,7 +11,7 @@ from __future__ import annotations
 from s2s.cli.main import main
 from s2s.driver import PassOutput
 from s2s.edits import Edit, EditSet
-from s2s.frontend.parse import ParseOptions, parse_source
+from s2s.frontend.core.parse import ParseOptions, parse_source
 from s2s.transform import omp as omp_pass
 from s2s.transform import registry
 from s2s.transform.check import EditGroup

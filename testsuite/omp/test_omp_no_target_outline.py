@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from s2s.driver import RunOptions, Success
-from s2s.frontend.parse import ParseOptions
+from s2s.frontend.core.parse import ParseOptions
 from s2s.transform import registry
 from s2s.transform.omp import run_omp
 from s2s.whole_program import process_program

@@ -18,8 +18,8 @@ from s2s.cli.main import main
 from s2s.diagnostics import Severity
 from s2s.driver import Failed, PassOutput, RunOptions, Success
 from s2s.edits import Edit
+from s2s.frontend.core.parse import ParseOptions
 from s2s.frontend.extract import load
-from s2s.frontend.parse import ParseOptions
 from s2s.model.program import NameClash, merge_units
 from s2s.transform.check import EditGroup
 from s2s.verify import omp_harness

@@ -1,4 +1,4 @@
-"""``std::vector`` storage (issue 17, item 2; frontend.containers): a vector is the array, its
+"""``std::vector`` storage (issue 17, item 2; frontend.host.containers): a vector is the array, its
 count ``v.size()``, ``v.data()`` and ``&v[k]`` are pointers to it, ``v[i]`` an access, and any
 other use a whole-vector access. Clauses name a vector through a ``s2s_v = v.data()`` handle.
 Each program is run before and after on clang-16 host offload: same output, no unmapped

@@ -13,8 +13,8 @@ import re
 import pytest
 
 from s2s.analysis.omp.traffic import Transfer, section_length, total_bytes
-from s2s.frontend.constants import file_constants
-from s2s.frontend.parse import ParseOptions
+from s2s.frontend.core.parse import ParseOptions
+from s2s.frontend.host.constants import file_constants
 from s2s.model import SourceSpan
 from testsuite.printers.program import write_program
 from testsuite.printers.test_report import make_report

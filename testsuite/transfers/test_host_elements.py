@@ -69,7 +69,7 @@ def test_a_data_member_is_refused_with_where_it_lives():
     """Members allocated in a constructor and freed in the destructor: no function holds
     their whole lifetime (and their host sides are std::vector storage), so nothing merges;
     the warning says so, and the copies of another member function are counted as staying."""
-    from s2s.frontend.parse import ParseOptions
+    from s2s.frontend.core.parse import ParseOptions
 
     sample = REPO / "testsuite" / "corpus" / "cuda" / "particles_project"
     path = sample / "src" / "main.cu"

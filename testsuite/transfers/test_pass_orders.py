@@ -16,8 +16,8 @@ import pytest
 
 from s2s.driver import RunOptions
 from s2s.edits import EditSet
-from s2s.frontend.parse import ParseOptions
-from s2s.frontend.toolchain import Toolchain
+from s2s.frontend.core.parse import ParseOptions
+from s2s.frontend.core.toolchain import Toolchain
 from s2s.transform import registry
 from s2s.transform.transfers import run_transfers
 from s2s.verify.differential import DEFAULT_PASSES

@@ -6,7 +6,7 @@ change device data); declarations such as ``dim3 grid2(...)``, launch-error chec
 (``CHECK(cudaGetLastError())``, which then check the fused launch) and synchronizations of the
 default stream may sit between. Each launch becomes a node: its kernel's facts, the host
 buffer bound to every pointer parameter (an argument that is exactly one variable, from the
-AST's mentions, ``s2s/frontend/host_facts.py``) and the text of its scalar arguments.
+AST's mentions, ``s2s/frontend/host/facts.py``) and the text of its scalar arguments.
 
 Dependences are per buffer (RAW, WAR, WAW); the legality module refines them with the access
 maps. Span layering follows FusionStitching (paper 004, section 3.1): a node without
@@ -376,7 +376,7 @@ def live_after(unit: TranslationUnit, run: Run, buffer: str, offset: int, source
                facts: dict) -> bool:
     """Whether ``buffer`` may be read after byte ``offset`` (by host code or a later launch):
     it is not when the function allocated it, the run is not in a loop, and every later
-    mention of the variable (the AST's mentions, ``s2s/frontend/host_facts.py``: comments,
+    mention of the variable (the AST's mentions, ``s2s/frontend/host/facts.py``: comments,
     strings and members of the same name are no mentions) is the pointer passed to a free
     call or a write-only pointer argument of a launch. ``source`` is unused (the signature
     is the planner's)."""

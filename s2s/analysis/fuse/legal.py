@@ -27,7 +27,7 @@ from dataclasses import dataclass, fields, is_dataclass
 from s2s import isl_helpers
 from s2s.analysis.fuse.graph import LaunchNode, Run
 from s2s.analysis.host_eval import EvalError, evaluate_tree
-from s2s.analysis.kernel.access import _sample_overrides
+from s2s.analysis.kernel.access import sample_overrides
 from s2s.model import kernel_ir as ir
 
 
@@ -52,7 +52,7 @@ def sample_values(nodes: list[LaunchNode]) -> list[list[dict]] | None:
     """Per sample launch, one value dict per node (by that kernel's own parameter names);
     None when a scalar argument cannot be given a consistent value."""
     records = [r for node in nodes for r in node.facts.records]
-    fixed = _sample_overrides(records)
+    fixed = sample_overrides(records)
     panels = []
     for grid, block, primes in isl_helpers.SAMPLE_LAUNCHES:
         env: dict[str, int] = {}

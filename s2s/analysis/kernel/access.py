@@ -28,7 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from s2s import isl_helpers
-from s2s.analysis.kernel.interp import GRID_PARAMS, THREAD_DIMS, AccessRecord, interpret
+from s2s.analysis.kernel.interp import GRID_PARAMS, THREAD_DIMS, interpret
+from s2s.analysis.kernel.values import AccessRecord
 from s2s.model.kernel_ir import KernelBody
 
 ISL_WORDS = frozenset({"exists", "and", "or", "not", "implies", "mod", "floor", "ceil", "min",
@@ -97,7 +98,7 @@ def analyze_kernel(kernel: KernelBody, functions: dict[str, KernelBody]) -> Kern
         reasons.append(f"parameter {clashes[0]} clashes with a name of the access maps")
     out_dim = "_i" if "i" in scalars else "i"
     builder = _MapBuilder(map_params, out_dim, outcome.data_vars)
-    fixed = _sample_overrides(outcome.records)
+    fixed = sample_overrides(outcome.records)
     arrays, notes, cross_block = [], [], 0
     for param in kernel.pointer_params:
         records = [r for r in outcome.records if r.array == param.name]
@@ -116,7 +117,7 @@ def analyze_kernel(kernel: KernelBody, functions: dict[str, KernelBody]) -> Kern
                              bool(reasons) and cross_block == len(reasons))
 
 
-def _sample_overrides(records: list[AccessRecord]) -> dict[str, int]:
+def sample_overrides(records: list[AccessRecord]) -> dict[str, int]:
     """Launch values the sample launches must respect: extent 1 in dimensions no access
     depends on (except the grid's x extent), and ``blockDim.x = c`` when the kernel scales ``blockIdx.x`` by a constant
     ``c`` (``blockIdx.x * TILE + threadIdx.x`` assumes blocks of TILE threads)."""

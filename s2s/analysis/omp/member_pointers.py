@@ -20,7 +20,7 @@ beyond the conditions it checks for vectors,
 Storage the constructors never touch on the host after allocating it uninitialised
 (``malloc``, ``new double[n]`` without an initializer) is entered with ``alloc``, the rest
 with ``to``. Facts come from the front end
-(frontend.class_fields: ``field``, ``init``, ``write``, ``escape``; the allocations).
+(frontend.cxx.class_fields: ``field``, ``init``, ``write``, ``escape``; the allocations).
 """
 
 from __future__ import annotations

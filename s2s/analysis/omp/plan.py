@@ -103,7 +103,7 @@ class RegionPlan:
     #: parameter ``u`` bound to the region's ``grid`` is mapped under that name
     device_names: tuple[tuple[str, str], ...] = ()
     #: mapped labels that are ``std::vector``s: their handle (in ``handles``) holds
-    #: ``v.data()``, and every clause names the handle (frontend.containers)
+    #: ``v.data()``, and every clause names the handle (frontend.host.containers)
     vectors: tuple[str, ...] = ()
     #: (kernel directive, its map clauses the region makes moot): deleted
     redundant: tuple[tuple[SourceSpan, tuple[SourceSpan, ...]], ...] = ()

@@ -13,7 +13,7 @@ host reader; the kernels of its member functions find them present.
 A *transfer site* is one copy of one array in one direction at one place of the code; a
 site inside a loop runs once per iteration, which only a run measures (``s2s report --run``).
 Element counts are the plan's and the program's expressions; :func:`total_bytes` turns them
-into numbers with the compile-time constants of :mod:`s2s.frontend.constants` and keeps
+into numbers with the compile-time constants of :mod:`s2s.frontend.host.constants` and keeps
 the rest symbolic.
 """
 

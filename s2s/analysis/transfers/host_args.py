@@ -4,7 +4,7 @@ copies with one side the rewrite does not follow).
 
 A mixin of ``host_code._Extractor``: the methods read its ``space``, ``sizes``,
 ``size_trees``, ``has_value``, ``index`` and ``source``. Every fact comes from the AST's
-mentions (``VarUse``) and lowered arguments (``HostArg``) of ``s2s.frontend.host_facts``.
+mentions (``VarUse``) and lowered arguments (``HostArg``) of ``s2s.frontend.host.facts``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from s2s.model.cuda import ApiCall
 from s2s.model.host_facts import HostArg, VarUse
 
 
-def _norm(text: str) -> str:
+def normalized_text(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
@@ -56,10 +56,10 @@ class CallArgs:
         arg = self._host_arg(call.span, call.name, 2)
         if arg is not None and name in self.size_trees and same_size(arg.value, self.size_trees[name]):
             return True
-        return _norm(call.args[2].text) == _norm(self.sizes[name])
+        return normalized_text(call.args[2].text) == normalized_text(self.sizes[name])
 
     def _uses(self, span: SourceSpan) -> list[VarUse]:
-        """The variable mentions inside ``span`` (from the AST, ``s2s.frontend.host_facts``)."""
+        """The variable mentions inside ``span`` (from the AST, ``s2s.frontend.host.facts``)."""
         return self.index.var_uses.inside(span)
 
     def _arg_uses(self, site: SourceSpan, callee: str, position: int) -> list[VarUse]:

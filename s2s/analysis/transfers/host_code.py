@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass, field
 
 from s2s.analysis.kernel.access import KernelAccessModel, analyze_unit
-from s2s.analysis.transfers.host_args import CallArgs, _norm
+from s2s.analysis.transfers.host_args import CallArgs, normalized_text
 from s2s.analysis.transfers.host_body import (
     LOOPS,
     LoopBody,
@@ -328,12 +328,12 @@ class _Extractor(BufferChecks, CallArgs):
         its shape is read from the statement's text; this decides nothing about variables.)"""
         text = stmt.span.text(self.source).strip().rstrip(";").strip()
         if call.span.macro is None:
-            if stmt.kind == "expr" and _norm(text) == _norm(call.span.text(self.source)):
+            if stmt.kind == "expr" and normalized_text(text) == normalized_text(call.span.text(self.source)):
                 return None
             self._refuse(f"'{call.name}' is part of a larger statement", call.span, "transfers-unsupported-call")
         match = re.match(r"^([A-Za-z_]\w*)\s*\((.*)\)$", text, re.S)
         if match and re.match(rf"^\s*{call.name}\s*\(", match.group(2)) and call.args and \
-                all(_norm(a.text) in _norm(match.group(2)) for a in call.args):
+                all(normalized_text(a.text) in normalized_text(match.group(2)) for a in call.args):
             return match.group(1)
         if call.name not in text:
             self._refuse(f"'{call.name}' comes from the body of macro '{call.span.macro}'", call.span,

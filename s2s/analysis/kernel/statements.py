@@ -1,0 +1,211 @@
+"""Statements of a kernel body for the access interpreter: blocks, declarations, ``if``,
+``return``/``break``/``continue`` and loops (mixed into
+:class:`s2s.analysis.kernel.interp.Interpreter`).
+
+A loop is run once at a symbolic iteration: induction variables with a loop-invariant step
+become ``v0 + s*_tN`` (``_tN >= 0``), the condition is required at ``_tN`` and at ``0``, and the
+other variables the body assigns are unknown inside and after it (see the interpreter's
+docstring for why this is exact for grid-stride loops).
+"""
+
+from __future__ import annotations
+
+from s2s.analysis.affine import ZERO, Poly
+from s2s.analysis.kernel.loops import assigned_names, escapes, induction_steps
+from s2s.analysis.kernel.values import LOCAL, UNKNOWN, Constraint, Flow, Ptr, State
+from s2s.model import kernel_ir as ir
+
+
+class StatementRules:
+    """The statement rules of the interpreter; ``self`` is the Interpreter."""
+
+    # --- statements ---------------------------------------------------------------------
+
+    def stmt(self, node, states: list[State]) -> Flow:
+        flow = Flow()
+        if not states:
+            return flow
+        method = getattr(self, "stmt_" + type(node).__name__, None)
+        if method is None:
+            flow.normal = [s for s, _ in self.eval_all(node, states)]
+            return flow
+        return method(node, states)
+
+    def stmt_Block(self, node: ir.Block, states):
+        flow = Flow(normal=states)
+        for child in node.stmts:
+            inner = self.stmt(child, flow.normal)
+            flow.absorb(inner)
+            flow.normal = self.check(inner.normal)
+        return flow
+
+    def stmt_Decl(self, node: ir.Decl, states):
+        flow = Flow()
+        for state in states:
+            if node.kind == "array":
+                state.env[node.name] = Ptr(LOCAL, ZERO)
+                flow.normal.append(state)
+                continue
+            if node.init is None:
+                state.env[node.name] = self.fresh("d") if node.kind == "int" else UNKNOWN
+                flow.normal.append(state)
+                continue
+            for out, value in self.eval(node.init, state):
+                out.env[node.name] = self.convert(node.kind, value)
+                flow.normal.append(out)
+        return flow
+
+    def convert(self, kind: str, value):
+        if kind == "int":
+            return self.as_poly(value) if not isinstance(value, Ptr) else self.fresh("d")
+        if kind == "pointer":
+            return value if isinstance(value, Ptr) else Ptr(None, None)
+        return UNKNOWN if not isinstance(value, Ptr) else value
+
+    def stmt_ExprStmt(self, node: ir.ExprStmt, states):
+        return Flow(normal=[s for s, _ in self.eval_all(node.expr, states)])
+
+    def stmt_OpaqueStmt(self, node: ir.OpaqueStmt, states):
+        flow = Flow()
+        for state in states:
+            state.may = True
+        current = states
+        for child in node.children:
+            if isinstance(child, (ir.Block, ir.If, ir.For, ir.While, ir.Decl, ir.ExprStmt,
+                                  ir.Return, ir.Break, ir.Continue, ir.OpaqueStmt)):
+                inner = self.stmt(child, current)
+                flow.absorb(inner)
+                current = inner.normal
+            else:
+                current = [s for s, _ in self.eval_all(child, current)]
+        flow.normal = current
+        return flow
+
+    def stmt_If(self, node: ir.If, states):
+        flow = Flow()
+        for state in states:
+            yes, no = self.branch(node.cond, state)
+            branch_flow = Flow()
+            then = self.stmt(node.then, yes)
+            branch_flow.absorb(then)
+            normal = then.normal
+            if node.other is not None:
+                other = self.stmt(node.other, no)
+                branch_flow.absorb(other)
+                normal = normal + other.normal
+            else:
+                normal = normal + no
+            flow.absorb(branch_flow)
+            flow.normal += self.join(state, normal, branch_flow)
+        flow.normal = self.check(flow.normal)
+        return flow
+
+    def join(self, before: State, after: list[State], escaped: Flow) -> list[State]:
+        """Merge the paths of an ``if`` back into ``before`` when that is exact: no path left
+        early and none changed a variable visible after the statement. Otherwise conditions
+        that steer no access would multiply paths (``if (lane == 0) scratch[w] = v;``)."""
+        if escaped.returned or escaped.broke or escaped.continued or len(after) < 2:
+            return after
+        keys = before.env.keys()
+        for state in after:
+            if any(state.env.get(k) is not v and state.env.get(k) != v
+                   for k, v in before.env.items()):
+                return after
+        for state in after:
+            for extra in [k for k in state.env if k not in keys]:
+                del state.env[extra]
+        return [before]
+
+    def stmt_Return(self, node: ir.Return, states):
+        flow = Flow()
+        for state in states:
+            if node.value is None:
+                flow.returned.append((state, UNKNOWN))
+            else:
+                flow.returned += self.eval(node.value, state)
+        return flow
+
+    def stmt_Break(self, node, states):
+        return Flow(broke=list(states))
+
+    def stmt_Continue(self, node, states):
+        return Flow(continued=list(states))
+
+    def stmt_For(self, node: ir.For, states):
+        if node.init is not None:
+            init = self.stmt(node.init, states)
+            states = init.normal
+        return self.loop(node.cond, node.body, node.step, states, do_while=False)
+
+    def stmt_While(self, node: ir.While, states):
+        return self.loop(node.cond, node.body, None, states, do_while=node.do_while)
+
+    def loop(self, cond, body, step, states: list[State], do_while: bool) -> Flow:
+        """One symbolic iteration at a fresh counter ``_t >= 0`` (see the module docstring)."""
+        modified = assigned_names(body) | assigned_names(step)
+        steps = induction_steps(body, step, modified)
+        leaves = escapes(body)
+        flow = Flow()
+        for state in states:
+            entry = state.fork()
+            counter = self.fresh("t")
+            entry.cons += (Constraint(counter),)
+            first: dict[str, object] = {}
+            for name in modified:
+                if name not in entry.env:
+                    continue
+                old = entry.env[name]
+                delta = self.step_value(steps.get(name), state)
+                if delta is not None and isinstance(old, Poly):
+                    entry.env[name] = old + delta * counter
+                    first[name] = old
+                elif delta is not None and isinstance(old, Ptr) and old.offset is not None:
+                    entry.env[name] = Ptr(old.base, old.offset + delta * counter)
+                else:
+                    entry.env[name] = self.havoc(old)
+            entry.may = entry.may or leaves or do_while
+            runs = [entry] if do_while or cond is None else self.loop_condition(cond, entry, counter)
+            inner = self.stmt(body, runs)
+            flow.returned += inner.returned
+            if step is not None:
+                after = self.eval_all(step, inner.normal + inner.continued)
+                del after
+            exit_state = state.fork()
+            for name in modified:
+                if name in exit_state.env:
+                    exit_state.env[name] = self.havoc(exit_state.env[name])
+            flow.normal.append(exit_state)
+        return flow
+
+    def loop_condition(self, cond, entry: State, counter: Poly) -> list[State]:
+        """States in which iteration ``_t`` runs: the condition at ``_t`` and at ``_t = 0``."""
+        name = next(iter(counter.atoms()))
+        yes, _ = self.branch(cond, entry)
+        out = []
+        for state in yes:
+            added = state.cons[len(entry.cons):]
+            at_zero = tuple(Constraint(c.poly.substitute(name, ZERO), c.eq) for c in added)
+            state.cons = state.cons + at_zero
+            out.append(state)
+        return out
+
+    def step_value(self, expr, state: State) -> Poly | None:
+        """A loop step as a launch-parameter polynomial (None: not an induction step)."""
+        if expr is None:
+            return None
+        if isinstance(expr, Poly):
+            return expr
+        results = self.eval(expr, state.fork())
+        if len(results) != 1:
+            return None
+        value = results[0][1]
+        if isinstance(value, Poly) and value.is_param_only(self.param_set):
+            return value
+        return None
+
+    def havoc(self, value):
+        if isinstance(value, Poly):
+            return self.fresh("d")
+        if isinstance(value, Ptr):
+            return Ptr(value.base, None)
+        return UNKNOWN

@@ -1,0 +1,91 @@
+"""Calls in host code: the call sites of a statement (callee, arguments, spans) from the tree.
+"""
+
+from __future__ import annotations
+
+from s2s.frontend.host.callees import pointer_callee
+from s2s.frontend.host.tree import CALL_SCAN_SKIP, LAUNCH_CONFIG, HostTree, cursor_expr
+from s2s.model.host import CallSite
+
+# --------------------------------------------------------------------------------------------
+# Calls.
+
+def _call_site(tree: HostTree, i: int) -> CallSite | None:
+    cursor = tree.nodes[i].cursor
+    name = cursor.spelling
+    if name == LAUNCH_CONFIG:
+        return None
+    ref = cursor.referenced
+    ref_kind = ref.kind.name if ref is not None else None
+    if ref_kind in ("CONSTRUCTOR", "CONVERSION_FUNCTION") and _implicit_call(tree, i):
+        return None
+    if not name and ref is not None:
+        name = ref.spelling
+    if ref_kind == "VAR_DECL":
+        name = pointer_callee(tree, i) or name
+    kids = tree.children[i]
+    skip = 0
+    if (not name or name == "operator()") and kids:
+        # Dependent calls (templates) have no name; a functor or lambda call is named by
+        # its object (``l(3)``), not ``operator()``, and the object is not an argument.
+        if not name and tree.kinds[kids[0]] == "TYPE_REF":
+            return None  # ``T(1.5)`` in a template: a functional cast, not a call
+        callee = callee_name(tree.ctx.index.text(*tree.extent(kids[0])))
+        if not callee:
+            # Inside a macro expansion the callee has no text of its own: use what it names.
+            target = tree.nodes[kids[0]].cursor.referenced
+            callee = target.spelling if target is not None else ""
+        skip = 1 if name else 0
+        name = callee or name
+    if not name:
+        return None
+    args = []
+    template = tree.templates[i]
+    for arg in list(cursor.get_arguments())[skip:]:
+        expr = cursor_expr(tree.ctx, arg, template)
+        if expr.span.start == expr.span.end == 0:
+            continue  # a default argument: it has no location at the call
+        args.append(expr)
+    return CallSite(name, tuple(args), tree.span(i))
+
+
+def _implicit_call(tree: HostTree, i: int) -> bool:
+    """An implicit constructor or conversion: default construction, copy, conversion.
+
+    Such a call either has no argument list of its own (``C c;``) or shares its extent with
+    the expression it converts (``D d = 3;``, a by-value argument).
+    """
+    start, end = tree.extent(i)
+    text = tree.ctx.source[start:end]
+    if not text or (b"(" not in text and b"{" not in text):
+        return True
+    return any(tree.extent(k) == (start, end) for k in tree.children[i])
+
+
+def callee_name(text: str) -> str:
+    """``tk`` from ``tk``, ``ns::f<T>`` -> ``f``, ``obj.m`` -> ``m`` (dependent calls)."""
+    text = text.split("<", 1)[0].strip()
+    for sep in ("->", ".", "::"):
+        text = text.rsplit(sep, 1)[-1]
+    return text.strip()
+
+
+def call_sites(tree: HostTree, roots) -> tuple[CallSite, ...]:
+    """Calls in the expression subtrees ``roots``, in pre-order; lambda bodies and local
+    classes are skipped (their calls do not run here)."""
+    out = []
+    kinds, end = tree.kinds, tree.end
+    for root in roots:
+        j = root
+        stop = end[root]
+        while j < stop:
+            kind = kinds[j]
+            if kind in CALL_SCAN_SKIP:
+                j = end[j]
+                continue
+            if kind == "CALL_EXPR":
+                site = _call_site(tree, j)
+                if site is not None:
+                    out.append(site)
+            j += 1
+    return tuple(out)

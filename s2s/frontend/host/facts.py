@@ -1,0 +1,273 @@
+"""Host variable facts from the libclang AST: every mention of a variable in a host function
+with its role (:class:`s2s.model.host_facts.VarUse`).
+
+A mention is a ``DECL_REF_EXPR`` whose referenced cursor is a variable or parameter, or a
+local ``VAR_DECL`` (every declarator of a declaration is its own cursor). Its role comes from
+the nearest enclosing expression that is not a cast or parentheses: the operator of a unary
+or binary operator (libclang's operator kinds, so this works inside macro arguments too,
+where every extent is the macro call's), the operand position of a subscript, member access
+or call, or the condition of a branch. Member names are never variables (``block.x``
+mentions ``block``), and an assignment inside a condition (``if ((p = malloc(n)) == 0)``)
+is an assignment like any other. Each mention also records the call argument it sits in
+(innermost call, argument index; kernel launches count their arguments after the
+``<<<...>>>``), so ``CHECK(cudaMalloc((void **)&d, n * sizeof(float)))`` is read right even
+though the macro gives every node one extent.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+from s2s.frontend.core.context import FUNCTION_KINDS, ExtractContext
+from s2s.frontend.core.toolchain import configure_libclang
+from s2s.frontend.host.tree import (
+    ARRAY_TYPE_KINDS,
+    LAUNCH_CONFIG,
+    HostTree,
+    cuda_role,
+    host_tree,
+    is_host_code,
+)
+from s2s.model.host_facts import HostArg, HostDecl, VarUse
+
+#: Expressions looked through when finding a mention's role.
+THROUGH = frozenset({"UNEXPOSED_EXPR", "PAREN_EXPR", "CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR",
+                     "CXX_REINTERPRET_CAST_EXPR", "CXX_CONST_CAST_EXPR", "CXX_FUNCTIONAL_CAST_EXPR"})
+ASSIGNMENTS = frozenset({"Assign", "MulAssign", "DivAssign", "RemAssign", "AddAssign", "SubAssign",
+                         "ShlAssign", "ShrAssign", "AndAssign", "XorAssign", "OrAssign"})
+CONDITIONS = frozenset({"IF_STMT", "WHILE_STMT", "DO_STMT", "CONDITIONAL_OPERATOR"})
+NULL_KINDS = frozenset({"GNU_NULL_EXPR", "CXX_NULL_PTR_LITERAL_EXPR"})
+VARIABLE_KINDS = frozenset({"VAR_DECL", "PARM_DECL"})
+#: CXUnaryOperatorKind (clang-c/Index.h) -> role of the operand
+UNARY_ROLES = {1: "assign", 2: "assign", 3: "assign", 4: "assign", 5: "address", 6: "deref",
+               10: "null-test"}
+#: where the search for the call argument holding a mention stops
+STATEMENT_KINDS = FUNCTION_KINDS | {"COMPOUND_STMT", "DECL_STMT", "LAMBDA_EXPR"}
+
+
+def extract_var_uses(ctx: ExtractContext) -> tuple[VarUse, ...]:
+    """Every variable mention and local declarator in the file's host functions, in order."""
+    tree = host_tree(ctx)
+    out: list[VarUse] = []
+    i, count = 0, len(tree.nodes)
+    while i < count:
+        node = tree.nodes[i]
+        if tree.kinds[i] in FUNCTION_KINDS and is_host_code(cuda_role(node.cursor)):
+            _uses_in(tree, i, node.cursor.spelling, out)
+            i = tree.end[i]
+        else:
+            i += 1
+    return tuple(out)
+
+
+def _uses_in(tree: HostTree, f: int, function: str, out: list[VarUse]) -> None:
+    variables: dict[int, tuple | None] = {}   # cursor hash -> (name, decl offset, pointer)
+    for i in range(f + 1, tree.end[f]):
+        kind = tree.kinds[i]
+        if kind == "DECL_REF_EXPR":
+            ref = tree.nodes[i].cursor.referenced
+            if ref is None:
+                continue
+            key = ref.hash
+            if key not in variables:
+                variables[key] = (ref.spelling, ref.location.offset, _is_pointer(ref)) \
+                    if ref.kind.name in VARIABLE_KINDS else None
+            variable = variables[key]
+            if variable is None:
+                continue
+            call, position = _enclosing_argument(tree, i)
+            out.append(VarUse(variable[0], _role(tree, i), tree.span(i), function, variable[1],
+                              variable[2], call, position))
+        elif kind == "VAR_DECL":
+            cursor = tree.nodes[i].cursor
+            at = cursor.location.offset
+            span = tree.ctx.index.span(at, at + len(cursor.spelling.encode()), tree.templates[i])
+            out.append(VarUse(cursor.spelling, _declarator_role(tree, i), span, function, at,
+                              _is_pointer(cursor)))
+
+
+def _is_pointer(cursor) -> bool:
+    kind = cursor.type.get_canonical().kind.name
+    return kind == "POINTER" or kind in ARRAY_TYPE_KINDS
+
+
+def _role(tree: HostTree, i: int) -> str:
+    j, p = i, tree.parent[i]
+    while p >= 0 and tree.kinds[p] in THROUGH:
+        j, p = p, tree.parent[p]
+    if p < 0:
+        return "read"
+    kind, kids = tree.kinds[p], tree.children[p]
+    if kind == "UNARY_OPERATOR":
+        return UNARY_ROLES.get(unary_kind(tree.nodes[p].cursor), "read")
+    if kind in ("BINARY_OPERATOR", "COMPOUND_ASSIGNMENT_OPERATOR"):
+        op = tree.nodes[p].cursor.binary_operator.name
+        if op in ASSIGNMENTS and kids and kids[0] == j:
+            return "assign"
+        if op in ("EQ", "NE") and len(kids) == 2 and _is_null(tree, kids[1] if kids[0] == j else kids[0]):
+            return "null-test"
+        return "null-test" if op in ("LAnd", "LOr") else "read"
+    if kind == "ARRAY_SUBSCRIPT_EXPR":
+        return "subscript" if kids and kids[0] == j else "read"
+    if kind == "MEMBER_REF_EXPR":
+        return "member"
+    if kind == "CXX_DELETE_EXPR":
+        return "delete"
+    if kind == "CALL_EXPR":
+        return "read" if kids and kids[0] == j else "argument"
+    if kind in CONDITIONS and kids and kids[0] == j:
+        return "null-test"
+    return "read"
+
+
+_UNARY: list = []
+
+
+def unary_kind(cursor) -> int:
+    if not _UNARY:
+        function = configure_libclang().conf.lib.clang_getCursorUnaryOperatorKind
+        function.argtypes, function.restype = [type(cursor)], ctypes.c_int
+        _UNARY.append(function)
+    return _UNARY[0](cursor)
+
+
+def _enclosing_argument(tree: HostTree, i: int) -> tuple[str | None, int | None]:
+    """(callee, argument index) of the innermost call argument holding node ``i``."""
+    j, p = i, tree.parent[i]
+    while p >= 0 and tree.kinds[p] not in STATEMENT_KINDS:
+        if tree.kinds[p] == "CALL_EXPR":
+            kids = tree.children[p]
+            if kids and kids[0] != j:
+                args = [k for k in kids[1:] if not (tree.kinds[k] == "CALL_EXPR" and
+                                                    tree.nodes[k].cursor.spelling == LAUNCH_CONFIG)]
+                if j in args:
+                    return tree.nodes[p].cursor.spelling, args.index(j)
+        j, p = p, tree.parent[p]
+    return None, None
+
+
+def _is_null(tree: HostTree, k: int) -> bool:
+    while tree.kinds[k] in THROUGH and tree.children[k]:
+        k = tree.children[k][-1]
+    if tree.kinds[k] in NULL_KINDS:
+        return True
+    if tree.kinds[k] == "INTEGER_LITERAL":
+        start, end = tree.extent(k)
+        return tree.ctx.source[start:end].strip() in (b"0", b"0L", b"0UL", b"0u")
+    return False
+
+
+def _declarator_role(tree: HostTree, i: int) -> str:
+    """``declare``, ``null-init`` or ``init``: the initializer is the child expression after
+    the ``=`` that follows the declarator (array bounds are children too, inside ``[]``), or a
+    constructor call / braced list."""
+    src = tree.ctx.source
+    cursor = tree.nodes[i].cursor
+    prev = cursor.location.offset + len(cursor.spelling.encode())
+    init = None
+    for k in tree.children[i]:
+        start, end = tree.extent(k)
+        if start < prev:
+            continue
+        between = src[prev:start].strip()
+        if between.endswith(b"=") or (not between and tree.kinds[k] in (
+                "CALL_EXPR", "INIT_LIST_EXPR", "CXX_CONSTRUCT_EXPR")):
+            init = k
+        prev = end
+    if init is None:
+        return "declare"
+    return "null-init" if _is_null(tree, init) else "init"
+
+
+#: calls whose arguments :func:`extract_host_args` lowers (besides ``cuda*`` and launches)
+ALLOCATORS = frozenset({"malloc", "calloc", "realloc", "aligned_alloc", "memset", "memcpy"})
+
+
+def extract_host_args(ctx: ExtractContext) -> tuple[HostArg, ...]:
+    """The arguments of CUDA API calls, allocator calls and launches in host functions, lowered
+    to the kernel IR (see :class:`~s2s.model.host_facts.HostArg`)."""
+    from s2s.frontend.cuda.kernel_body import lowering
+
+    tree = host_tree(ctx)
+    out: list[HostArg] = []
+    for function, j in _host_nodes(tree, "CALL_EXPR"):
+        cursor = tree.nodes[j].cursor
+        name = cursor.spelling
+        kids = tree.children[j]
+        launch = any(tree.kinds[k] == "CALL_EXPR" and tree.nodes[k].cursor.spelling == LAUNCH_CONFIG
+                     for k in kids)
+        if not (launch or name.startswith("cuda") or name in ALLOCATORS) or name == LAUNCH_CONFIG:
+            continue
+        lower = lowering(ctx, tree.templates[j])
+        config = [k for k in kids[1:] if tree.kinds[k] == "CALL_EXPR" and
+                  tree.nodes[k].cursor.spelling == LAUNCH_CONFIG]
+        args = [k for k in kids[1:] if k not in config]
+        for position, k in enumerate(args):
+            out.append(HostArg(name, position, tree.span(k), function, lower.expr(tree.nodes[k].cursor)))
+        for k in config:  # grid, block, shared bytes, stream (omitted ones have no extent)
+            for position, c in enumerate(tree.children[k][1:]):
+                start, end = tree.extent(c)
+                if end > start:
+                    out.append(HostArg(LAUNCH_CONFIG, position, tree.span(c), function,
+                                       lower.expr(tree.nodes[c].cursor)))
+    return tuple(out)
+
+
+def _host_nodes(tree: HostTree, kind: str):
+    """(host function name, node index) of every node of ``kind`` inside a host function."""
+    i, count = 0, len(tree.nodes)
+    while i < count:
+        node = tree.nodes[i]
+        if tree.kinds[i] in FUNCTION_KINDS and is_host_code(cuda_role(node.cursor)):
+            for j in range(i + 1, tree.end[i]):
+                if tree.kinds[j] == kind:
+                    yield node.cursor.spelling, j
+            i = tree.end[i]
+        else:
+            i += 1
+
+
+#: host local types whose values :func:`extract_host_decls` records
+DECL_KINDS = {"INT": "int", "UINT": "int", "LONG": "int", "ULONG": "int", "LONGLONG": "int",
+              "ULONGLONG": "int", "SHORT": "int", "USHORT": "int", "FLOAT": "float", "DOUBLE": "float"}
+
+
+def extract_host_decls(ctx: ExtractContext) -> tuple[HostDecl, ...]:
+    """Locals of host functions declared with a value (integers, floats, ``dim3``), the value
+    lowered to the kernel IR: what the fusion planner and replay evaluate sizes and launch
+    shapes with (:func:`s2s.analysis.host_eval.evaluate_tree`)."""
+    from s2s.frontend.cuda.kernel_body import lowering
+
+    tree = host_tree(ctx)
+    out: list[HostDecl] = []
+    for function, j in _host_nodes(tree, "VAR_DECL"):
+        found = _declared_value(tree, j)
+        if found is None:
+            continue
+        kind, value = found
+        p = tree.parent[j]
+        statement = tree.extent(p)[0] if p >= 0 and tree.kinds[p] == "DECL_STMT" else tree.extent(j)[0]
+        cursor = tree.nodes[j].cursor
+        at = cursor.location.offset
+        span = tree.ctx.index.span(at, at + len(cursor.spelling.encode()), tree.templates[j])
+        out.append(HostDecl(cursor.spelling, kind, span, function, statement,
+                            lowering(ctx, tree.templates[j]).expr(value)))
+    return tuple(out)
+
+
+def _declared_value(tree: HostTree, j: int):
+    """(kind, initializer cursor) of a scalar or ``dim3`` declarator with a value, or None."""
+    cursor = tree.nodes[j].cursor
+    canonical = cursor.type.get_canonical()
+    kind = DECL_KINDS.get(canonical.kind.name)
+    if kind is None and canonical.kind.name == "RECORD" and canonical.spelling.split("::")[-1] == "dim3":
+        kind = "dim3"
+    if kind is None:
+        return None
+    expressions = [k for k in tree.children[j] if tree.nodes[k].cursor.kind.is_expression()]
+    if not expressions:
+        return None
+    # ``dim3 g(a, b)``: the constructor call's extent starts at the name, so it is no "init"
+    if kind != "dim3" and _declarator_role(tree, j) != "init":
+        return None
+    return kind, tree.nodes[expressions[-1]].cursor

@@ -1,0 +1,85 @@
+"""A second opinion on a rewritten OpenMP file: ``clang-16 -fsyntax-only`` with offloading.
+
+libclang (libclang-ng, a newer clang) accepts some clauses that the clang the user builds
+with rejects: ``map(to: v.data()[0:n])`` parses there, while clang 16 says "expected
+addressable lvalue in 'map' clause". So when ``clang-16`` is on PATH, a rewrite that parses
+is also compiled with ``-fsyntax-only -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu`` and the
+user's flags (``--`` or compile_commands.json); its errors drop the edits as libclang's would
+(:func:`s2s.driver.checked_output`). The rewritten bytes go in on stdin (nothing is written
+next to the user's file), with the file's directory first on the quote-include path so its
+``#include "x.h"`` still resolves. An argv list, never a shell. Results are cached by the
+bytes and flags: the whole-program check asks again for files whose part did not change.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+
+from s2s.diagnostics import Diagnostic, Location
+from s2s.frontend.core.allowed_flags import allowed_flags
+from s2s.frontend.core.flags import without_openmp_flags
+
+CLANG = "clang-16"
+OFFLOAD = ("-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu")
+#: seconds one check may take before it is given up (the rewrite is then kept)
+TIMEOUT_S = 120
+_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?:fatal )?error: (?P<msg>.*)$",
+                    re.M)
+
+
+def available() -> str | None:
+    """The clang-16 to run, or None (absent, or ``S2S_CLANG_CHECK=0``)."""
+    if os.environ.get("S2S_CLANG_CHECK", "1") == "0":
+        return None
+    return shutil.which(CLANG)
+
+
+def command(clang: str, path: str, language: str, user_flags: tuple[str, ...]) -> list[str]:
+    """The argv of the check of ``path``'s rewrite (read from stdin)."""
+    argv = [clang, "-fsyntax-only", *OFFLOAD, "-x", language]
+    if language == "c++" and not any(f.startswith(("-std=", "--std=")) for f in user_flags):
+        argv.append("-std=c++17")
+    directory = os.path.dirname(os.path.abspath(path))
+    kept = without_openmp_flags(allowed_flags(user_flags)[0])
+    return argv + ["-iquote", directory, *kept, "-w", "-"]
+
+
+def syntax_errors(data: bytes, path: str, language: str, user_flags: tuple[str, ...]
+                  ) -> list[Diagnostic]:
+    """clang-16's errors on ``data`` (the rewrite of ``path``); [] when it compiles, when
+    clang-16 is not there, or when it could not be run (the libclang check still stands)."""
+    clang = available()
+    if clang is None or language not in ("c", "c++"):
+        return []
+    return list(_errors(data, path, language, tuple(user_flags), clang))
+
+
+@functools.lru_cache(maxsize=256)
+def _errors(data: bytes, path: str, language: str, user_flags: tuple[str, ...], clang: str
+            ) -> tuple[Diagnostic, ...]:
+    try:
+        done = subprocess.run(command(clang, path, language, user_flags), input=data,
+                              capture_output=True, timeout=TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    if done.returncode == 0:
+        return ()
+    text = done.stderr.decode("utf-8", "replace")
+    out = []
+    for match in _ERROR.finditer(text):
+        where = match["file"]
+        message = f"clang-16: {match['msg']}"
+        if where == "<stdin>":
+            at = Location(path, int(match["line"]), int(match["col"]))
+        else:
+            at, message = None, f"{message} (in {where}:{match['line']})"
+        out.append(Diagnostic.error(message, "clang-syntax", at))
+    if not out:
+        first = text.strip().splitlines()[:1]
+        out.append(Diagnostic.error(f"clang-16 -fsyntax-only failed: "
+                                    f"{first[0] if first else done.returncode}", "clang-syntax"))
+    return tuple(out)
