@@ -116,12 +116,14 @@ def load_and_run(path: str, options: RunOptions, run_pass: Pass | None,
         parse_options = parse_options_for(options, path)
         start = time.perf_counter()
         loaded = load(path, parse_options, source=source)
+        deep_stack.check_walks()
         if loaded.model is None:
             return Failed(path, loaded.diagnostics)
         parsed = (("parse", time.perf_counter() - start),)
         if run_pass is None:
             return Success(path, loaded, None, loaded.diagnostics, timings=parsed)
         result = run_on_loaded(loaded, parse_options, run_pass)
+        deep_stack.check_walks()
         return replace(result, timings=parsed + result.timings)
     except Exception as error:  # (KeyboardInterrupt and SystemExit are no Exception: they go on)
         return failed_by(path, error)

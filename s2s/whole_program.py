@@ -103,9 +103,9 @@ def _program(paths: list[str], options: RunOptions, run_pass: Pass,
         return [results[path] for path in dict.fromkeys(order)]
     try:
         results.update(_run_program(program, units, flags, includers, run_pass))
-    except S2SError as error:
+    except (S2SError, RecursionError) as error:
         for one in units:
-            results[one.path] = Failed(one.path, (error.diagnostic,))
+            results[one.path] = failed_by(one.path, error)
     except Exception as error:  # a bug in s2s: every file of the program fails, none is touched
         internal = InternalError(f"internal error while processing the program: "
                                  f"{type(error).__name__}: {error}").diagnostic
@@ -120,6 +120,7 @@ def _run_program(program: Program, units: list[Loaded], flags: dict[str, ParseOp
     """One run of the pass over the program, its output checked and applied per file."""
     start = time.perf_counter()
     output = run_pass(Loaded(units[0].path, program.source, program.unit, ()))
+    deep_stack.check_walks()
     planned = time.perf_counter()
     checked = _checked_program(program, output, units, flags, includers)
     timings = (("pass (whole program)", planned - start),
@@ -138,7 +139,9 @@ def _guarded(one: Loaded, parse: ParseOptions, run_pass: Pass,
              includers: tuple[tuple[str, bytes], ...] = ()) -> FileResult:
     """``run_on_loaded`` that turns a failure into this file's Failed (as load_and_run)."""
     try:
-        return run_on_loaded(one, parse, run_pass, includers)
+        result = run_on_loaded(one, parse, run_pass, includers)
+        deep_stack.check_walks()
+        return result
     except Exception as error:
         return failed_by(one.path, error)
 

@@ -91,6 +91,24 @@ def test_thousand_nested_blocks_are_analysed(tmp_path, capsys):
     assert "Traceback" not in err and "RecursionError" not in err
 
 
+def test_recursion_in_libclangs_callbacks_is_the_one_diagnostic(tmp_path, capfd, monkeypatch):
+    """A 40,000-term sum in a CUDA kernel exceeded the recursion limit inside libclang's
+    ``get_children`` visitor (a ctypes callback): Python printed each RecursionError's traceback
+    on stderr and the walk went on with children missing. Here the limit is lowered so a
+    3,000-term sum meets it the same way: the file ends in the one ``nesting-too-deep`` error."""
+    from s2s import deep_stack
+
+    monkeypatch.setattr(deep_stack, "RECURSION_LIMIT", 2500)
+    src = write(tmp_path / "sum.cu", "__global__ void k(float *x, float *y) { y[threadIdx.x] = "
+                + "+".join(["x[threadIdx.x]"] * 3000) + "; }\n")
+    for command in (["inspect"], ["fuse", "--diff"]):
+        code = main([*command, str(src)])
+        out, err = capfd.readouterr()
+        assert code == 1, err
+        assert "[nesting-too-deep]" in err, err[-2000:]
+        assert "Traceback" not in err and "Exception ignored" not in err, err[-2000:]
+
+
 # --- 6. special files and size --------------------------------------------------------------
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
