@@ -242,6 +242,20 @@ def test_worker_crash_and_hang_are_failures():
     assert "SIGSEGV" in crash.detail and crash.step == "selftest segv"
 
 
+def test_a_hang_is_a_cpu_limit_or_no_progress_never_load():
+    """A case on a loaded machine (seed 78224700: fuse on horner.cu took 352 s wall at load 25
+    for bounded work) is no hang: the limit is on CPU time; a case that works without end is
+    one (``spin``), and so is one that waits without progress (``hang``, above)."""
+    config = fuzz.FuzzConfig(case_timeout=2.0)
+    results = list(fuzz.Pool(config, jobs=2).run([{"selftest": "spin", "seconds": 60.0},
+                                                  {"selftest": "crawl", "seconds": 5.0}]))
+    crawl = [r for r in results if r.sample == "selftest crawl"]
+    assert len(crawl) == 1 and crawl[0].failures == [], results  # 5 s wall, under 2 s of CPU
+    spin = [f for r in results for f in r.failures]
+    assert [(f.kind, f.step) for f in spin] == [("hang", "selftest spin")], spin
+    assert "more than 2 s of CPU" in spin[0].detail, spin
+
+
 def test_subprocess_runner_reports_exit_status(tmp_path):
     bad = tmp_path / "bad.c"
     bad.write_bytes(b"int main(void) { return ; \n")

@@ -29,8 +29,9 @@ that parses, diffs that apply to the mutant exactly.
 Runs are in-process (``s2s.cli.main.main(argv)`` with ``sys.stdout``/``sys.stderr`` and file
 descriptors 1 and 2 captured) inside worker processes (``python -m s2s.verify.fuzz worker``),
 so a segfault of libclang kills only the worker (reported as ``crash`` with the step it was
-in) and a case over its time limit is reported as ``hang`` (the worker's process group is
-killed). A fraction of the cases (``subprocess_rate``, or ``force_subprocess``) runs every
+in) and a case over its limit is reported as ``hang`` (the worker's process group is
+killed): a limit of CPU seconds of the worker and its children, or no progress at all,
+never wall time alone (a loaded machine slows bounded work; ``_Watchdog``). A fraction of the cases (``subprocess_rate``, or ``force_subprocess``) runs every
 step as a real ``python -m s2s`` process instead, as users run it.
 
 :func:`known_defect` names the failures of the defects that are being fixed elsewhere (deep
@@ -80,7 +81,7 @@ SOURCE_SUFFIXES = (".c", ".cu", ".cpp", ".cc", ".cxx")
 HEADER_SUFFIXES = (".h", ".cuh", ".hpp")
 
 #: Defaults of one fuzzing run (the CI test and the benchmark script use these unless told).
-DEFAULT_CASE_TIMEOUT = 180.0  # `fuse` alone takes 10 s on horner.cu, more on a busy machine
+DEFAULT_CASE_TIMEOUT = 180.0  # CPU seconds (_Watchdog); `fuse` alone takes 10 s on horner.cu
 DEFAULT_VERIFY_RATE = 0.02
 DEFAULT_SUBPROCESS_RATE = 0.03
 DEFAULT_TOOLKIT_RATE = 0.08  # cases parsed against the real CUDA toolkit instead of the shim
@@ -1586,7 +1587,9 @@ def execute(request: dict, config: FuzzConfig, on_step: Callable[[str], None]) -
             setattr(case, key, value)
     env = _case_env(case)
     if case.subprocess or request.get("subprocess"):
-        runner = lambda argv: run_subprocess(argv, config.case_timeout, env)  # noqa: E731
+        # wall limit far off: the watchdog judges the run by its CPU time (_Watchdog)
+        runner = lambda argv: run_subprocess(  # noqa: E731
+            argv, config.case_timeout * _Watchdog.WALL_FACTOR, env)
     else:
         os.environ.clear()
         os.environ.update(env)
@@ -1622,19 +1625,36 @@ def worker_main(config_json: str) -> int:
     say({"ready": True})
     for line in sys.stdin:
         request = json.loads(line)
-        if "selftest" in request:  # the pool's own tests: crash or hang on purpose
+        if "selftest" in request:  # the pool's own tests: crash, hang or crawl on purpose
             say({"step": f"selftest {request['selftest']}"})
-            if request["selftest"] == "segv":
-                import ctypes
-
-                ctypes.string_at(0)
-            time.sleep(3600)
+            _selftest(request, say)
+            continue
         try:
             result = execute(request, config, lambda step: say({"step": step}))
             say({"result": result.to_json()})
         except Exception:  # noqa: BLE001 - a bug of the fuzzer: report it, keep going
             say({"error": traceback.format_exc()})
     return 0
+
+
+def _selftest(request: dict, say: Callable[[dict], None]) -> None:
+    """The pool's own tests: ``segv`` crashes, ``hang`` waits forever (no CPU), ``spin`` works
+    forever, ``crawl`` runs ``seconds`` of wall time on a sliver of CPU (a loaded machine) and
+    then answers."""
+    kind = request["selftest"]
+    if kind == "segv":
+        import ctypes
+
+        ctypes.string_at(0)
+    end = time.monotonic() + request.get("seconds", 3600.0)
+    while time.monotonic() < end:
+        if kind == "spin":
+            continue
+        busy = time.process_time() + 0.01
+        while kind == "crawl" and time.process_time() < busy:
+            pass
+        time.sleep(0.2 if kind == "crawl" else 1.0)
+    say({"result": CaseResult(-1, f"selftest {kind}", []).to_json()})
 
 
 class _Worker:
@@ -1667,10 +1687,13 @@ class _Worker:
         return _tail(self.log.read().decode("utf-8", errors="replace"), 300)
 
     def request(self, request: dict, timeout: float) -> tuple[CaseResult | None, str, str]:
-        """(result, last step, problem): problem is "", "hang", "crash" or "error:..."."""
+        """(result, last step, problem): problem is "", "hang", "crash" or "error:...";
+        ``self.expired`` says why a hang was called (:class:`_Watchdog`)."""
         fired = threading.Event()
+        self.expired = ""
 
-        def expire() -> None:
+        def expire(reason: str = "") -> None:
+            self.expired = reason or f"the worker did not start in {max(timeout, 120.0):.0f} s"
             fired.set()
             self.kill()
 
@@ -1686,7 +1709,7 @@ class _Worker:
                 self.proc.wait()
                 return None, step, "hang" if fired.is_set() else "crash"
             self.ready = True
-        timer = threading.Timer(timeout, expire)
+        timer = _Watchdog(self.proc.pid, timeout, expire)
         timer.start()
         try:
             self.proc.stdin.write(json.dumps(request) + "\n")
@@ -1708,6 +1731,80 @@ class _Worker:
             timer.cancel()
         self.proc.wait()
         return None, step, "hang" if fired.is_set() else "crash"
+
+
+class _Watchdog(threading.Thread):
+    """Calls ``expire(reason)`` when a case's worker hangs: a limit on the CPU time of the
+    worker and its children, not on wall time. Why: on a machine loaded 20 times over, cases
+    that do bounded work (``fuse`` on horner.cu: 50 s of CPU for its four runs) took more than
+    their wall limit and were reported as hangs. A case is a hang when its process tree used
+    more than ``limit`` CPU seconds (work without end), when it made no CPU progress for
+    ``stall`` seconds after ``limit`` of wall time (a blocked wait: a FIFO, a lock), or after
+    ``WALL_FACTOR`` times ``limit`` of wall time whatever the load."""
+
+    WALL_FACTOR = 10.0
+    POLL = 0.5
+
+    def __init__(self, pid: int, limit: float, expire: Callable[[str], None]):
+        super().__init__(daemon=True)
+        self.pid, self.limit, self.expire = pid, limit, expire
+        self.stall = max(2.0, min(30.0, limit / 4))
+        self.done = threading.Event()
+
+    def cancel(self) -> None:
+        self.done.set()
+
+    def run(self) -> None:
+        start = time.monotonic()
+        base = tree_cpu_seconds(self.pid)
+        progress_at, last = start, 0.0
+        while not self.done.wait(self.POLL):
+            now = time.monotonic()
+            used = tree_cpu_seconds(self.pid) - base
+            if used > last + 0.05:
+                progress_at, last = now, used
+            wall = now - start
+            if used > self.limit:
+                reason = f"the case used more than {self.limit:.0f} s of CPU ({wall:.0f} s wall)"
+            elif wall > self.limit and now - progress_at > self.stall:
+                reason = (f"the case made no progress for {now - progress_at:.0f} s "
+                          f"({wall:.0f} s wall, {used:.0f} s of CPU)")
+            elif wall > self.limit * self.WALL_FACTOR:
+                reason = f"the case did not finish in {wall:.0f} s wall ({used:.0f} s of CPU)"
+            else:
+                continue
+            self.expire(reason)
+            return
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system) of ``pid``, its waited-for children and its live
+    descendants, from /proc (0.0 where /proc cannot be read)."""
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    stats: dict[int, tuple[int, float]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return 0.0
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        # after the command's ")": state, ppid, ... utime (12th), stime, cutime, cstime
+        stats[int(entry)] = (int(fields[1]), sum(int(v) for v in fields[11:15]) / ticks)
+    children: dict[int, list[int]] = {}
+    for child, (parent, _) in stats.items():
+        children.setdefault(parent, []).append(child)
+    total, todo = 0.0, [pid]
+    while todo:
+        current = todo.pop()
+        total += stats.get(current, (0, 0.0))[1]
+        todo.extend(children.get(current, ()))
+    return total
 
 
 class Pool:
@@ -1770,8 +1867,7 @@ class Pool:
                             nesting=dict(case.mutant.nesting) if case else {})
         result.seconds = seconds
         if problem == "hang":
-            failure = Failure("hang", step, f"the case did not finish in "
-                              f"{request.get('timeout', self.config.case_timeout):.0f} s")
+            failure = Failure("hang", step, worker.expired)
         elif problem.startswith("error:"):
             failure = Failure("fuzzer-error", step, _last_line(problem[6:]))
         else:
