@@ -16,8 +16,8 @@ import struct
 from collections import Counter
 
 from runtime.api import Runtime
-from runtime.cpu.source import source_text
 from runtime.buffers import check_host_range, is_virtual
+from runtime.cpu.source import source_text
 from runtime.errors import (
     CUDA_MEMORY_ALLOCATION,
     CUDA_UNKNOWN,

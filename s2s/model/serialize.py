@@ -6,7 +6,6 @@ import dataclasses
 import enum
 from typing import Any
 
-
 #: JSON levels a model's document may nest: Python's ``json`` (and other recursive readers)
 #: stop near 1000 levels, and a statement costs two (an object and its ``children`` list).
 MAX_JSON_DEPTH = 400
