@@ -92,6 +92,12 @@ def check_walks() -> None:
         raise RecursionError("nesting too deep for a walk of libclang's cursors")
 
 
+def forget_walks() -> None:
+    """Start a unit of work with no lost walk noted (one noted outside any unit, e.g. while
+    printing, must not fail the next file)."""
+    _worker.lost_recursion = False
+
+
 def _quiet_recursion(previous: Callable) -> Callable:
     """An unraisable-exception hook for the worker's run. Why: a RecursionError inside a ctypes
     callback (libclang's ``get_children`` visitor) cannot propagate; Python prints its traceback

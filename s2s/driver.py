@@ -112,6 +112,7 @@ def process_file(path: str, options: RunOptions, run_pass: Pass | None = None,
 
 def load_and_run(path: str, options: RunOptions, run_pass: Pass | None,
                   source: bytes | None) -> FileResult:
+    deep_stack.forget_walks()
     try:
         parse_options = parse_options_for(options, path)
         start = time.perf_counter()
