@@ -75,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", default=None, help="seeds: A-B (inclusive), or a list A,B,C")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--timeout", type=float, default=fuzz.DEFAULT_CASE_TIMEOUT,
-                        help="seconds per case before it counts as a hang")
+                        help="CPU seconds per case (its worker and children) before it counts as a "
+                        "hang; a case with no CPU progress for a while past it is one too")
     parser.add_argument("--verify-rate", type=float, default=fuzz.DEFAULT_VERIFY_RATE)
     parser.add_argument("--subprocess-rate", type=float, default=fuzz.DEFAULT_SUBPROCESS_RATE)
     parser.add_argument("--toolkit-rate", type=float, default=fuzz.DEFAULT_TOOLKIT_RATE)
