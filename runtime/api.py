@@ -27,6 +27,7 @@ from runtime.coherence import TransferStats, location_name
 from runtime.cpu import module as cpu_module
 from runtime.cpu.compiler import kernel_flags
 from runtime.cpu.device import CpuDevice
+from runtime.cpu.source import source_text
 from runtime.errors import AddressError, BackendUnavailable, ConfigError, SourceFileError
 from runtime.partition import dim3
 from runtime.placement import PendingCopies
@@ -423,7 +424,4 @@ def read_source_file(path: str | os.PathLike, limit: int = MAX_SOURCE_BYTES) -> 
         os.close(fd)
     if len(data) > limit:
         raise SourceFileError(f"kernel source {os.fspath(path)!r} is larger than {limit} bytes")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise SourceFileError(f"kernel source {os.fspath(path)!r} is not UTF-8: {error}") from None
+    return source_text(data)

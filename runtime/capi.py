@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from runtime.api import Runtime
 from runtime.buffers import check_host_range, is_virtual
+from runtime.cpu.source import source_text
 from runtime.errors import (
     CUDA_MEMORY_ALLOCATION,
     CUDA_UNKNOWN,
@@ -237,8 +238,11 @@ def module_load(path: str, instantiate: str | None) -> int:
     return _register(runtime().load_module(path=path, instantiate=_instantiations(instantiate)))
 
 
-def module_load_source(name: str, source: str, instantiate: str | None, include_dirs: str | None = None,
+def module_load_source(name: str, source: bytes | str, instantiate: str | None, include_dirs: str | None = None,
                        flags: str | None = None) -> int:
+    """The C side hands the source over as bytes: a byte that is not UTF-8 (in a comment, a string
+    literal) is legal for the compilers and must reach them unchanged (``source_text``)."""
+    source = source_text(source) if isinstance(source, bytes) else source
     dirs = [d for d in (include_dirs or "").split(":") if d]
     return _register(runtime().load_module(source=source, name=name, instantiate=_instantiations(instantiate),
                                            include_dirs=dirs, flags=[f for f in (flags or "").split("\n") if f]))

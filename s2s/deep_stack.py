@@ -49,12 +49,15 @@ def call(function: Callable[..., T], *args, **kwargs) -> T:
 
     def work() -> None:
         _worker.deep = True
+        _worker.lost_recursion = False
         try:
             outcome["value"] = function(*args, **kwargs)
         except BaseException as error:  # handed to the caller's thread below
             outcome["error"] = error
 
     previous_stack = threading.stack_size(STACK_BYTES)
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = _quiet_recursion(previous_hook)
     previous_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(previous_limit, RECURSION_LIMIT))
     try:
@@ -74,6 +77,47 @@ def call(function: Callable[..., T], *args, **kwargs) -> T:
         raise
     finally:
         sys.setrecursionlimit(previous_limit)
+        sys.unraisablehook = previous_hook
     if "error" in outcome:
         raise outcome["error"]  # type: ignore[misc]
     return outcome["value"]  # type: ignore[return-value]
+
+
+def check_walks() -> None:
+    """Raise RecursionError if a walk of libclang's cursors on this thread lost one since the
+    last check (see :func:`_quiet_recursion`): its result is missing children, so the unit
+    of work that called it (a file, a program) ends as too deeply nested, never half-walked."""
+    if getattr(_worker, "lost_recursion", False):
+        _worker.lost_recursion = False
+        raise RecursionError("nesting too deep for a walk of libclang's cursors")
+
+
+def forget_walks() -> None:
+    """Start a unit of work with no lost walk noted (one noted outside any unit, e.g. while
+    printing, must not fail the next file)."""
+    _worker.lost_recursion = False
+
+
+def _quiet_recursion(previous: Callable) -> Callable:
+    """An unraisable-exception hook for the worker's run. Why: a RecursionError inside a ctypes
+    callback (libclang's ``get_children`` visitor) cannot propagate; Python prints its traceback
+    on stderr ("Exception ignored on calling ctypes callback function") and the walk goes on
+    with children missing. On the worker it is noted instead, silently, and :func:`check_walks`
+    turns it into a RecursionError of the file (the one ``nesting-too-deep`` diagnostic);
+    anything else goes to ``previous``."""
+
+    def hook(unraisable) -> None:
+        if _is_recursion(unraisable.exc_type, unraisable.exc_value) and getattr(_worker, "deep", False):
+            _worker.lost_recursion = True
+            return
+        previous(unraisable)
+
+    return hook
+
+
+def _is_recursion(kind: type, value: BaseException | None) -> bool:
+    """A RecursionError, also as ctypes reports one met while converting a callback's argument
+    (``ctypes.ArgumentError: argument 1: RecursionError``)."""
+    if issubclass(kind, RecursionError):
+        return True
+    return kind.__name__ == "ArgumentError" and "RecursionError" in str(value)

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from s2s.bounded_read import read_at_most
 from s2s.model.span import SourceSpan
 
 #: Longest stretch of a source line shown under a diagnostic (keeps 100k-char lines readable).
@@ -315,7 +316,7 @@ class DiagnosticPrinter:
                     info = os.fstat(fd)
                     if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_EXCERPT_FILE_BYTES:
                         return None
-                    data = handle.read(MAX_EXCERPT_FILE_BYTES + 1)
+                    data = read_at_most(handle, MAX_EXCERPT_FILE_BYTES)
                 if len(data) > MAX_EXCERPT_FILE_BYTES:
                     return None
                 self.sources[path] = data

@@ -143,16 +143,19 @@ def _run_loaded(loaded: Loaded, options: RunOptions, run_pass: Pass) -> FileResu
 def load_and_run(path: str, options: RunOptions, run_pass: Pass | None,
                   source: bytes | None, skip_without: bytes | None = None) -> FileResult:
     """(``skip_without``: see :func:`s2s.frontend.extract.load`.)"""
+    deep_stack.forget_walks()
     try:
         parse_options = parse_options_for(options, path)
         start = time.perf_counter()
         loaded = cached_load(path, parse_options, source, skip_without=skip_without)
+        deep_stack.check_walks()
         if loaded.model is None:
             return Failed(path, loaded.diagnostics)
         parsed = (("parse", time.perf_counter() - start),)
         if run_pass is None:
             return Success(path, loaded, None, loaded.diagnostics, timings=parsed)
         result = run_on_loaded(loaded, parse_options, run_pass)
+        deep_stack.check_walks()
         return replace(result, timings=parsed + result.timings)
     except Exception as error:  # (KeyboardInterrupt and SystemExit are no Exception: they go on)
         return failed_by(path, error)

@@ -305,8 +305,8 @@ def unified_diff(change: FileChange, root: str | None = None, context: int = 3) 
     if not change.changed:
         return ""
     rel = os.path.relpath(os.path.abspath(change.path), root or os.getcwd()).replace(os.sep, "/")
-    old = _lines(change.before)
-    new = _lines(change.after)
+    old = diff_lines(change.before)
+    new = diff_lines(change.after)
     # A name with a space ends with a tab, as git writes it, or `patch` stops at the space.
     end = "\t\n" if " " in rel else "\n"
     out = []
@@ -345,7 +345,7 @@ def quote_path(path: str) -> str:
     return '"' + "".join(parts) + '"'
 
 
-def _lines(data: bytes) -> list[str]:
+def diff_lines(data: bytes) -> list[str]:
     """Split on ``\\n`` only (str.splitlines would also split on \\r, \\f and others)."""
     text = data.decode("utf-8", errors="surrogateescape")
     parts = text.split("\n")

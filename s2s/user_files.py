@@ -16,6 +16,7 @@ import os
 import stat
 import threading
 
+from s2s.bounded_read import read_at_most
 from s2s.diagnostics import InputError
 
 _LOCK = threading.Lock()
@@ -82,7 +83,7 @@ def read_regular(path: str, limit: int) -> bytes:
             raise NotRegular(0, f"{info.st_size:,} bytes, more than the {limit:,} s2s reads",
                              path)
         os.set_blocking(fd, True)
-        data = handle.read(limit + 1)
+        data = read_at_most(handle, limit)
     if len(data) > limit:
         raise NotRegular(0, f"grew past the {limit:,} bytes s2s reads", path)
     return data

@@ -119,9 +119,9 @@ def _program(paths: list[str], options: RunOptions, run_pass: Pass,
         return [results[path] for path in dict.fromkeys(order)]
     try:
         results.update(_run_program(program, units, flags, includers, run_pass))
-    except S2SError as error:
+    except (S2SError, RecursionError) as error:
         for one in units:
-            results[one.path] = Failed(one.path, (error.diagnostic,))
+            results[one.path] = failed_by(one.path, error)
     except Exception as error:  # a bug in s2s: every file of the program fails, none is touched
         internal = InternalError(f"internal error while processing the program: "
                                  f"{type(error).__name__}: {error}").diagnostic
@@ -164,6 +164,7 @@ def _run_program(program: Program, units: list[Loaded], flags: dict[str, ParseOp
     """One run of the pass over the program, its output checked and applied per file."""
     start = time.perf_counter()
     output = run_pass(Loaded(units[0].path, program.source, program.unit, ()))
+    deep_stack.check_walks()
     planned = time.perf_counter()
     checked = _checked_program(program, output, units, flags, includers)
     timings = (("pass (whole program)", planned - start),
@@ -182,7 +183,9 @@ def _guarded(one: Loaded, parse: ParseOptions, run_pass: Pass,
              includers: tuple[tuple[str, bytes], ...] = ()) -> FileResult:
     """``run_on_loaded`` that turns a failure into this file's Failed (as load_and_run)."""
     try:
-        return run_on_loaded(one, parse, run_pass, includers)
+        result = run_on_loaded(one, parse, run_pass, includers)
+        deep_stack.check_walks()
+        return result
     except Exception as error:
         return failed_by(one.path, error)
 
@@ -234,20 +237,28 @@ def _checked_program(program: Program, output: PassOutput, units: list[Loaded],
     not parse, its parts in the others are dropped too, with a warning there."""
     dropped: dict[int, str] = {}
     said: dict[str, tuple[Diagnostic, ...]] = {}     # why a file's part was dropped
-    # each group's edits in each file's offsets
-    parts = [{one.path: set(program_part(program, PassOutput(group.edits), one.path, False).edits)
-              for one in units} for group in output.groups]
+    paths = [one.path for one in units]
+    # each group's edits in each file it touches, in that file's offsets (only those files:
+    # a table of every group by every file grew with the square of the number of files)
+    parts = [{path: set(part.edits) for path, part in
+              program_parts(program, PassOutput(group.edits), paths).items() if part.edits}
+             for group in output.groups]
+    touching: dict[str, list[int]] = {}
+    for number, local in enumerate(parts):
+        for path in local:
+            touching.setdefault(path, []).append(number)
     while True:
         out = {}
-        for index, one in enumerate(units):
-            part = program_part(program, output, one.path, counts=index == 0, skip=dropped)
+        split = program_parts(program, output, paths, skip=dropped)
+        for one in units:
+            part = split[one.path]
             out[one.path] = (part, checked_output(one.path, one.source, part, flags[one.path],
                                                   includers.get(one.path, ())))
         newly = {}
         for path, (_part, check) in out.items():
             kept = set(check.edits)
-            for number, local in enumerate(parts):
-                if number not in dropped and local[path] and not local[path] <= kept:
+            for number in touching.get(path, ()):
+                if number not in dropped and not parts[number][path] <= kept:
                     newly[number] = path
                     said[path] = check.diagnostics
         if not newly:
@@ -259,8 +270,9 @@ def _checked_program(program: Program, output: PassOutput, units: list[Loaded],
             d for d in check.diagnostics if d not in diagnostics), incomplete=True))
     for number, failed_in in dropped.items():
         group = output.groups[number]
-        for path, (part, check) in out.items():
-            if path != failed_in and parts[number][path]:
+        for path in parts[number]:
+            if path != failed_in:
+                part, check = out[path]
                 note = Diagnostic.warning(f"{group.label} is left as written: its edits in "
                                           f"{failed_in} do not compile", group.invalid_id)
                 out[path] = (part, replace(check, diagnostics=check.diagnostics + (note,),
@@ -268,25 +280,24 @@ def _checked_program(program: Program, output: PassOutput, units: list[Loaded],
     return out
 
 
-def program_part(program: Program, output: PassOutput, path: str, counts: bool,
-                 skip: dict[int, str] | None = None) -> PassOutput:
-    """The part of a whole-program pass's output that belongs to ``path``, in that file's
-    offsets: its edits and groups (less the groups numbered in ``skip``), the diagnostics
-    located in it (those located nowhere go with the first file, as do the counts)."""
+def program_parts(program: Program, output: PassOutput, paths: list[str],
+                  skip: dict[int, str] | None = None) -> dict[str, PassOutput]:
+    """The part of a whole-program pass's output that belongs to each of ``paths``, in that
+    file's offsets: its edits and groups (less the groups numbered in ``skip``), the
+    diagnostics located in it (those located nowhere go with the first file, as do the
+    counts). One pass over the output for all files: a pass per file made a run over many
+    files quadratic."""
     skip = skip or {}
     skipped = {e for number in skip for e in output.groups[number].edits}
 
-    def local(edits) -> tuple[Edit, ...]:
-        out = []
+    def split(edits) -> dict[str, list[Edit]]:
+        out: dict[str, list[Edit]] = {}
         for edit in edits:
+            if edit in skipped:
+                continue
             where, offset = program.locate(edit.offset)
-            if where == path and edit not in skipped:
-                out.append(replace(edit, path=path, offset=offset))
-        return tuple(out)
-
-    def mine(diagnostic: Diagnostic) -> bool:
-        location = diagnostic.location
-        return location.file == path if location is not None else counts
+            out.setdefault(where, []).append(replace(edit, path=where, offset=offset))
+        return out
 
     def moved(diagnostic: Diagnostic) -> Diagnostic:
         location = diagnostic.location
@@ -294,8 +305,22 @@ def program_part(program: Program, output: PassOutput, path: str, counts: bool,
             location = replace(location, offset=program.locate(location.offset)[1])
         return replace(diagnostic, location=location, notes=tuple(map(moved, diagnostic.notes)))
 
-    groups = tuple(replace(g, edits=local(g.edits), at=program.local_span(g.at))
-                   for number, g in enumerate(output.groups) if number not in skip)
-    return PassOutput(local(output.edits), tuple(moved(d) for d in output.diagnostics if mine(d)),
-                      tuple(g for g in groups if g.edits), output.check_compiles,
-                      output.counts if counts else ())
+    edits = split(output.edits)
+    groups: dict[str, list] = {path: [] for path in paths}
+    for number, group in enumerate(output.groups):
+        if number in skip:
+            continue
+        at = program.local_span(group.at)
+        for where, local in split(group.edits).items():
+            if where in groups:
+                groups[where].append(replace(group, edits=tuple(local), at=at))
+    diagnostics: dict[str, list[Diagnostic]] = {path: [] for path in paths}
+    for diagnostic in output.diagnostics:
+        location = diagnostic.location
+        where = location.file if location is not None else paths[0] if paths else None
+        if where in diagnostics:
+            diagnostics[where].append(moved(diagnostic))
+    return {path: PassOutput(tuple(edits.get(path, ())), tuple(diagnostics[path]),
+                             tuple(groups[path]), output.check_compiles,
+                             output.counts if index == 0 else ())
+            for index, path in enumerate(paths)}

@@ -75,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", default=None, help="seeds: A-B (inclusive), or a list A,B,C")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--timeout", type=float, default=fuzz.DEFAULT_CASE_TIMEOUT,
-                        help="seconds per case before it counts as a hang")
+                        help="CPU seconds per case (its worker and children) before it counts as a "
+                        "hang; a case with no CPU progress for a while past it is one too")
     parser.add_argument("--verify-rate", type=float, default=fuzz.DEFAULT_VERIFY_RATE)
     parser.add_argument("--subprocess-rate", type=float, default=fuzz.DEFAULT_SUBPROCESS_RATE)
     parser.add_argument("--toolkit-rate", type=float, default=fuzz.DEFAULT_TOOLKIT_RATE)
@@ -114,16 +115,22 @@ def main(argv: list[str] | None = None) -> int:
 
     start = time.perf_counter()
     results = []
-    for number, result in enumerate(fuzz.fuzz(seeds, config, jobs=args.jobs), 1):
-        results.append(result)
-        for failure in result.failures:
-            tag = f"known: {failure.known}" if failure.known else "NEW"
-            print(f"seed {result.seed} [{tag}] {failure.kind} in `{failure.step}`: "
-                  f"{failure.detail[:300]}  ({result.sample}: {'; '.join(result.mutations)})",
-                  file=sys.stderr, flush=True)
-        if number % 50 == 0:
-            print(f"... {number}/{len(seeds)} cases, {time.perf_counter() - start:.0f} s",
-                  file=sys.stderr, flush=True)
+    try:
+        for number, result in enumerate(fuzz.fuzz(seeds, config, jobs=args.jobs), 1):
+            results.append(result)
+            for failure in result.failures:
+                tag = f"known: {failure.known}" if failure.known else "NEW"
+                print(f"seed {result.seed} [{tag}] {failure.kind} in `{failure.step}`: "
+                      f"{failure.detail[:300]}  ({result.sample}: {'; '.join(result.mutations)})",
+                      file=sys.stderr, flush=True)
+            if number % 10 == 0:
+                print(f"... {number}/{len(seeds)} cases, {time.perf_counter() - start:.0f} s, "
+                      f"{sum(bool(r.failures) for r in results)} with failures",
+                      file=sys.stderr, flush=True)
+    except KeyboardInterrupt:  # SIGINT: the table of the cases finished so far
+        print(f"interrupted after {len(results)} of {len(seeds)} cases", file=sys.stderr,
+              flush=True)
+        seeds = sorted(r.seed for r in results) or seeds
     wall = time.perf_counter() - start
     results.sort(key=lambda r: r.seed)
 

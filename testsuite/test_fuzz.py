@@ -140,12 +140,12 @@ def test_every_mutator_mutates(name):
 def test_pragma_damage_hits_omp_directives():
     sample = next(s for s in fuzz.corpus() if s.path.name == "matmul.c")
     data = sample.path.read_bytes()
-    pragmas = set(fuzz._PRAGMA.findall(data))
+    pragmas = set(fuzz.PRAGMA_LINE.findall(data))
     hit = 0
     for seed in range(40):
         mutant = fuzz.Mutant(data)
         out = fuzz.m_pragma(random.Random(seed), data, mutant)
-        hit += set(fuzz._PRAGMA.findall(out)) != pragmas or b"_Pragma" in out
+        hit += set(fuzz.PRAGMA_LINE.findall(out)) != pragmas or b"_Pragma" in out
     assert hit >= 35
 
 
@@ -240,6 +240,20 @@ def test_worker_crash_and_hang_are_failures():
     assert kinds == ["crash", "hang"], [r.failures for r in results]
     crash = next(f for r in results for f in r.failures if f.kind == "crash")
     assert "SIGSEGV" in crash.detail and crash.step == "selftest segv"
+
+
+def test_a_hang_is_a_cpu_limit_or_no_progress_never_load():
+    """A case on a loaded machine (seed 78224700: fuse on horner.cu took 352 s wall at load 25
+    for bounded work) is no hang: the limit is on CPU time; a case that works without end is
+    one (``spin``), and so is one that waits without progress (``hang``, above)."""
+    config = fuzz.FuzzConfig(case_timeout=2.0)
+    results = list(fuzz.Pool(config, jobs=2).run([{"selftest": "spin", "seconds": 60.0},
+                                                  {"selftest": "crawl", "seconds": 5.0}]))
+    crawl = [r for r in results if r.sample == "selftest crawl"]
+    assert len(crawl) == 1 and crawl[0].failures == [], results  # 5 s wall, under 2 s of CPU
+    spin = [f for r in results for f in r.failures]
+    assert [(f.kind, f.step) for f in spin] == [("hang", "selftest spin")], spin
+    assert "more than 2 s of CPU" in spin[0].detail, spin
 
 
 def test_subprocess_runner_reports_exit_status(tmp_path):

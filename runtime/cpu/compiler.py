@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from runtime import cache_trust
-from runtime.cpu.source import KernelSource
+from runtime.cpu.source import KernelSource, source_bytes
 from runtime.errors import BackendUnavailable, CompileError
 
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
@@ -184,13 +184,13 @@ def compile_module(source: KernelSource, instantiate: list[str] | None = None,
     flags = list(BASE_FLAGS) + list(user_flags) + shlex.split(os.environ.get("S2S_CPU_CXXFLAGS", ""))
     text, exported = translation_unit(source, instantiate)
     dirs += [Path(f[2:]) for f in user_flags if f.startswith("-I")]
-    key = hashlib.sha256("\0".join([ABI_VERSION, identity, " ".join(flags), text,
-                                    _header_digest(dirs, source.quoted_includes)]).encode()).hexdigest()[:32]
+    key = hashlib.sha256(source_bytes("\0".join([ABI_VERSION, identity, " ".join(flags), text,
+                                    _header_digest(dirs, source.quoted_includes)]))).hexdigest()[:32]
     out_dir = cache_dir()
     target = out_dir / f"{key}.so"
     if cache_trust.usable(target):
         return Compiled(target, exported, True)
-    (out_dir / f"{key}.cpp").write_text(text)
+    (out_dir / f"{key}.cpp").write_bytes(source_bytes(text))
     fd, tmp = tempfile.mkstemp(suffix=".so", dir=out_dir)
     os.close(fd)
     state = state_library(compiler, identity)

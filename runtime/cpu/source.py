@@ -366,8 +366,25 @@ def _fiber_kernels(functions: list[Function], macros: dict[str, frozenset[str]])
     return result
 
 
+def source_text(data: bytes) -> str:
+    """Kernel source bytes as text. A byte that is not UTF-8 (in a comment, a string literal) is
+    legal for g++ and nvcc: it is kept as a lone surrogate (``surrogateescape``) and written back
+    unchanged by :func:`source_bytes`, never a UnicodeDecodeError."""
+    return data.decode("utf-8", "surrogateescape")
+
+
+def source_bytes(text: str) -> bytes:
+    """The bytes of kernel source text made by :func:`source_text` (or any str)."""
+    return text.encode("utf-8", "surrogateescape")
+
+
 def prepare(text: str, name: str = "kernels.cu") -> KernelSource:
-    """Preprocess CUDA source (a whole .cu file or just its device code) for the host compiler."""
+    """Preprocess CUDA source (a whole .cu file or just its device code) for the host compiler.
+
+    Line ends are made ``\n`` first (CRLF and lone CR, as the compilers read them: one line
+    each, so line numbers stay): the scanners below know only ``\n``, and a CRLF file was
+    read as having no kernel at all."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     masked = mask_text(text)
     macros = _macros(text)
     functions = scan_functions(masked, macros=macros)

@@ -226,7 +226,7 @@ int s2s_module_load_source(s2s_module_t *module, const char *name, const char *s
 {
     REQUIRE(module && name && source, "s2s_module_load_source", !module ? "module" : !name ? "name" : "source");
     long long handle = 0;
-    int rc = call("module_load_source", &handle, "(ssz)", name, source, instantiate);
+    int rc = call("module_load_source", &handle, "(syz)", name, source, instantiate);
     if (rc == 0)
         *module = (s2s_module_t)handle;
     return rc;
@@ -238,7 +238,7 @@ int s2s_module_load_source_dirs(s2s_module_t *module, const char *name, const ch
     REQUIRE(module && name && source, "s2s_module_load_source_dirs",
             !module ? "module" : !name ? "name" : "source");
     long long handle = 0;
-    int rc = call("module_load_source", &handle, "(sszz)", name, source, instantiate, include_dirs);
+    int rc = call("module_load_source", &handle, "(syzz)", name, source, instantiate, include_dirs);
     if (rc == 0)
         *module = (s2s_module_t)handle;
     return rc;
@@ -250,7 +250,7 @@ int s2s_module_load_source_flags(s2s_module_t *module, const char *name, const c
     REQUIRE(module && name && source, "s2s_module_load_source_flags",
             !module ? "module" : !name ? "name" : "source");
     long long handle = 0;
-    int rc = call("module_load_source", &handle, "(sszzz)", name, source, instantiate, include_dirs, flags);
+    int rc = call("module_load_source", &handle, "(syzzz)", name, source, instantiate, include_dirs, flags);
     if (rc == 0)
         *module = (s2s_module_t)handle;
     return rc;

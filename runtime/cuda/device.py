@@ -31,7 +31,7 @@ from pathlib import Path
 
 from runtime import cache_trust
 from runtime.cpu.compiler import cache_dir, tool_output
-from runtime.cpu.source import prepare
+from runtime.cpu.source import prepare, source_bytes
 from runtime.errors import BackendUnavailable, CompileError, ConfigError, LaunchError, OutOfMemory
 
 PRELUDE = r"""#include <cuda_runtime.h>
@@ -86,8 +86,8 @@ def build_cubin(text: str, name: str, instantiate: list[str], include_dirs: list
     forced = ", ".join(f"(void *)&{k}" for k in instantiate)
     unit = (PRELUDE + define_lines(flags) + f'#line 1 "{c_string(name)}"\n' + text
             + (f'\nvoid *s2s_instantiations[] = {{{forced}}};\n' if instantiate else "\n"))
-    key = hashlib.sha256("\0".join([unit, arch, version, *map(str, include_dirs), *flags])
-                         .encode()).hexdigest()[:32]
+    key = hashlib.sha256(source_bytes("\0".join([unit, arch, version, *map(str, include_dirs), *flags])
+                                      )).hexdigest()[:32]
     target = cache_dir() / f"{key}-{arch}.cubin"
     if cache_trust.usable(target):
         return target.read_bytes()
@@ -95,7 +95,7 @@ def build_cubin(text: str, name: str, instantiate: list[str], include_dirs: list
         raise CompileError(f"{name}: unusable GPU architecture {arch!r}", [nvcc], "")
     with tempfile.TemporaryDirectory(prefix="s2s-cubin-", dir=_safe_temp_root()) as work:
         source, out = os.path.join(work, "kernel.cu"), os.path.join(work, "kernel.cubin")
-        Path(source).write_text(unit)
+        Path(source).write_bytes(source_bytes(unit))
         includes = [_safe_dir(str(d), work, f"inc{k}") for k, d in enumerate(include_dirs)]
         user = [f for f in flags if f.startswith("-std=")]    # -D/-U are #define lines (no shell)
         user += [f"-I{_safe_dir(f[2:], work, f'user{k}')}" for k, f in enumerate(flags) if f.startswith("-I")]

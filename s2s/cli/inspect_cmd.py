@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 
 from s2s.analysis.kernel.access import analyze_unit
 from s2s.cli.common import Console, plural, report_results, verbose_line
-from s2s.diagnostics import DiagnosticPrinter
+from s2s.diagnostics import Diagnostic, DiagnosticPrinter, Location
 from s2s.driver import Failed, FileResult, RunOptions, Success, exit_code, process_files
 from s2s.model import TranslationUnit, to_json
+from s2s.model.serialize import MAX_JSON_DEPTH, Cut
 from s2s.model.span import SourceSpan
 from s2s.printers.json_doc import envelope, file_entry
 
@@ -31,26 +33,39 @@ def run_inspect(args, options: RunOptions, printer: DiagnosticPrinter, console: 
                     if getattr(args, "access", False):
                         print_access(result.loaded.model, console)
     if args.format == "json":
+        document, results = json_report(results, getattr(args, "access", False))
         report_results(results, printer, console)
-        json.dump(json_report(results, getattr(args, "access", False)), sys.stdout, indent=1)
+        json.dump(document, sys.stdout, indent=1)
         sys.stdout.write("\n")
     elif not console.quiet:
         _print_summary(results, printer, console)
     return exit_code(results)
 
 
-def json_report(results: list[FileResult], access: bool = False) -> dict:
-    """The versioned envelope of :mod:`s2s.printers.json_doc` with each file's model."""
-    files = []
+def json_report(results: list[FileResult], access: bool = False
+                ) -> tuple[dict, list[FileResult]]:
+    """The versioned envelope of :mod:`s2s.printers.json_doc` with each file's model, and the
+    results with a ``json-depth`` warning on each file whose model nests too deeply for JSON
+    readers (the deepest parts are left out of the document)."""
+    files, warned = [], []
     for result in results:
-        entry = file_entry(result, lambda d: True)
+        model, cut = None, Cut()
         if isinstance(result, Success):
-            entry["model"] = to_json(result.loaded.model)
+            model = to_json(result.loaded.model, cut)
+            if cut.count:
+                result = replace(result, diagnostics=result.diagnostics + (Diagnostic.warning(
+                    f"the model nests deeper than {MAX_JSON_DEPTH} levels; {plural(cut.count, 'part')} "
+                    "left out of the JSON document", "json-depth",
+                    Location(result.path, 1, 1, 0)),))
+        entry = file_entry(result, lambda d: True)
+        if model is not None:
+            entry["model"] = model
             if access:
                 entry["access"] = [m.to_dict() for m in analyze_unit(
                     result.loaded.model.kernel_bodies)]
         files.append(entry)
-    return envelope("inspect", files)
+        warned.append(result)
+    return envelope("inspect", files), warned
 
 
 def _found(result: FileResult) -> str:

@@ -197,6 +197,13 @@ RULES: tuple[Rule, ...] = (
          "Nothing to do, or simplify the nesting.",
          "gen.c:1:1: error: code nested too deeply for s2s (more than about 20000 levels); "
          "the file is left as it is [nesting-too-deep]"),
+        ("json-depth", "the model nests too deeply for JSON",
+         "`inspect --format json`: the file's model nests deeper than JSON readers follow "
+         "(Python's json stops near 1000 levels); the parts below 400 levels are left out of "
+         "the document as {\"type\": \"Omitted\"}.",
+         "Nothing to do, or simplify the nesting.",
+         "a.c:1:1: warning: the model nests deeper than 400 levels; 1 part left out of the "
+         "JSON document [json-depth]"),
         ("header-contexts-differ", "a header means something else in two includers",
          "A project header is analysed in the context of the first file that includes it; "
          "another includer defines a macro or type it uses differently, so the header's "

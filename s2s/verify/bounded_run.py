@@ -6,6 +6,10 @@ output pipes has closed them, so a daemon that keeps stdout open makes verify wa
 timeout and then report a slow program; and it keeps all output in memory (1 GB printed, 4.5
 GB of memory). Here:
 
+- the program runs under a reaper (:mod:`s2s.verify.reaper`), a child subreaper: whatever
+  the program started is re-parented to it, whatever session or environment it made for
+  itself, and killed when the program ends or the run is stopped (a daemon that calls
+  ``setsid`` and clears its environment escaped the two means below);
 - the program starts in a new session (its own process group), and the whole group is killed
   with SIGKILL when the run ends for any reason: it exited, it timed out, or verify itself was
   interrupted (SIGTERM, SIGHUP and Ctrl-C reach verify as exceptions, see
@@ -21,15 +25,19 @@ GB of memory). Here:
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import selectors
+import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 import weakref
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from s2s import deep_stack
 
@@ -48,6 +56,10 @@ _TOKEN = secrets.token_hex(8)
 
 def _token() -> str:
     return f"{_TOKEN}-{threading.get_ident():x}"
+#: the program's parent: a child subreaper that kills its descendants when it ends
+REAPER = str(Path(__file__).resolve().with_name("reaper.py"))
+#: seconds the reaper is given to kill and reap the program's descendants
+REAPER_GRACE = 5.0
 #: how often the child's exit is checked while its pipes are quiet
 _POLL = 0.05
 
@@ -73,8 +85,14 @@ def run_process(argv: Sequence[str], *, executable: str | os.PathLike | None = N
     marked = dict(os.environ if env is None else env)
     marked[_MARK] = value
     here = threading.current_thread()
-    proc = subprocess.Popen(list(argv), executable=executable, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=marked,
+    program = os.fspath(executable) if executable is not None else argv[0]
+    relative = os.sep in program and not os.path.isabs(program) and cwd is not None
+    found = os.path.join(cwd, program) if relative else program
+    if shutil.which(found, path=marked.get("PATH", os.defpath)) is None:  # as Popen would
+        raise FileNotFoundError(errno.ENOENT, "no such program", program)
+    proc = subprocess.Popen([sys.executable, "-I", "-S", REAPER, program, *argv],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=marked,
                             cwd=None if cwd is None else str(cwd), start_new_session=True)
     _live[proc.pid] = (here, token.encode())
     kept = {"stdout": bytearray(), "stderr": bytearray()}
@@ -83,6 +101,7 @@ def run_process(argv: Sequence[str], *, executable: str | os.PathLike | None = N
         _raise_if_stopped(here)
         _collect(proc, kept, dropped, limit, timeout, list(argv))
     finally:
+        end_reaper(proc)  # it kills what the program started, daemons that left included
         kill_group(proc.pid)  # the leader is not reaped yet: the group's number is still its
         kill_marked(token.encode())
         _live.pop(proc.pid, None)
@@ -92,6 +111,21 @@ def run_process(argv: Sequence[str], *, executable: str | os.PathLike | None = N
     _raise_if_stopped(here)
     text = {name: data.decode("utf-8", errors="replace") for name, data in kept.items()}
     return BoundedProcess(list(argv), proc.returncode, text["stdout"], text["stderr"], dropped)
+
+
+def end_reaper(proc: subprocess.Popen) -> None:
+    """Have the reaper (:mod:`s2s.verify.reaper`) kill and reap the program's descendants, if
+    it has not done so already (the program exited: it did), waiting for it at most
+    ``REAPER_GRACE`` seconds; what it leaves, the process group and the mark kill after."""
+    if _exited(proc.pid):
+        return
+    try:
+        os.kill(proc.pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return
+    deadline = time.monotonic() + REAPER_GRACE
+    while not _exited(proc.pid) and time.monotonic() < deadline:
+        time.sleep(_POLL / 5)
 
 
 class Stopped(BaseException):

@@ -37,18 +37,24 @@ DAEMON = """\
 #include <unistd.h>
 /* forks a daemon that leaves the process group and keeps stdout open */
 int main(int argc, char **argv) {
+  int ready[2];
+  char byte = 0;
   printf("result 42\\n");
   fflush(stdout);
+  if (pipe(ready) != 0) return 2;
   if (fork() == 0) {
     setsid();
     if (fork() == 0) {
       FILE *out = fopen(argv[1], "a");
       fprintf(out, "%d\\n", (int)getpid());
       fclose(out);
+      if (write(ready[1], "x", 1) != 1) return 2;
       sleep(100);
     }
     return 0;
   }
+  /* the daemon runs (and has said its pid) before the program exits */
+  if (read(ready[0], &byte, 1) != 1) return 2;
   return 0;
 }
 """
@@ -224,3 +230,37 @@ def test_runs_on_other_threads_are_not_killed_as_leftovers():
         waiting = pool.submit(slow)
         assert pool.submit(quick).result().stdout.strip() == "quick"
         assert waiting.result().stdout.strip() == "done"
+
+
+DAEMON_WITHOUT_ENVIRONMENT = """\
+import os, sys, time
+# a daemon of the careful kind: double fork, its own session, an empty environment
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        with open(sys.argv[1] + ".tmp", "w") as out:
+            out.write(f"{os.getpid()}\\n")
+        os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+        os.execve("/bin/sleep", ["sleep", "300"], {})
+    os._exit(0)
+while not os.path.exists(sys.argv[1]):  # the daemon runs before the program exits
+    time.sleep(0.01)
+print("started", flush=True)
+"""
+
+
+def test_a_daemon_that_sheds_session_and_environment_dies_with_the_run(tmp_path):
+    """Verify's run mark was an environment variable: a daemon that calls ``setsid`` and
+    clears its environment escaped both the process group and the mark, and ran on after
+    verify. The program now runs under a child subreaper (s2s/verify/reaper.py): the daemon
+    is re-parented to it, whatever it did to itself, and killed when the program ends."""
+    pid_file = tmp_path / "pid"
+    script = tmp_path / "daemon.py"
+    script.write_text(DAEMON_WITHOUT_ENVIRONMENT)
+    proc = bounded_run.run_process([sys.executable, str(script), str(pid_file)], timeout=60)
+    assert proc.returncode == 0 and proc.stdout == "started\n", proc.stderr
+    pid = int(pid_file.read_text())
+    try:
+        assert survivors([pid]) == [], f"daemon {pid} outlived the run"
+    finally:
+        kill_all([pid])

@@ -23,6 +23,7 @@ import re
 import stat
 from collections.abc import Iterable, Sequence
 
+from s2s.bounded_read import read_at_most
 from s2s.diagnostics import InputError, Location
 
 #: project headers scanned per source at most (a tree deeper than this is left to libclang)
@@ -122,4 +123,4 @@ def _read_header(path: str) -> bytes | None:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_HEADER_BYTES:
             return None
-        return handle.read(MAX_HEADER_BYTES)
+        return read_at_most(handle, MAX_HEADER_BYTES - 1)

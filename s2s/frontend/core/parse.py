@@ -17,6 +17,7 @@ import stat
 from dataclasses import dataclass, field
 
 from s2s import deep_stack, user_files
+from s2s.bounded_read import read_at_most
 from s2s.diagnostics import Diagnostic, InputError, Location, ParseError, Severity
 from s2s.frontend.core.allowed_flags import allowed_flags
 from s2s.frontend.core.flags import without_openmp_flags
@@ -159,7 +160,7 @@ def read_source(path: str) -> bytes:
     with os.fdopen(fd, "rb") as handle:
         os.set_blocking(fd, True)
         try:
-            data = handle.read(MAX_SOURCE_BYTES + 1)
+            data = read_at_most(handle, MAX_SOURCE_BYTES)
         except OSError as exc:
             raise InputError(f"cannot read {path}: {exc.strerror}", id="unreadable") from exc
     data = _checked_text(path, data)
@@ -171,7 +172,7 @@ def read_stream(handle, name: str) -> bytes:
     """Read a source from a binary stream (stdin) under the name ``name``, with the checks of
     :func:`read_source`: at most :data:`MAX_SOURCE_BYTES`, no NUL byte."""
     try:
-        data = handle.read(MAX_SOURCE_BYTES + 1)
+        data = read_at_most(handle, MAX_SOURCE_BYTES)
     except OSError as exc:
         raise InputError(f"cannot read stdin: {exc.strerror}", id="unreadable") from exc
     return _checked_text(name, data)

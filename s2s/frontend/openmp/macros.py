@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from s2s.bounded_read import read_at_most
 from s2s.frontend.core.context import ExtractContext
 from s2s.frontend.core.toolchain import configure_libclang
 from s2s.model.openmp import MacroDirective
@@ -71,7 +72,7 @@ def _spells_pragma(source: bytes, headers: tuple[str, ...]) -> bool:
     for header in headers:
         try:
             with open(header, "rb") as file:
-                if b"_Pragma" in file.read(MAX_HEADER_BYTES):
+                if b"_Pragma" in read_at_most(file, MAX_HEADER_BYTES - 1):
                     return True
         except OSError:
             continue

@@ -104,6 +104,9 @@ static int null_argument(const char *name, float *d, const char *source)
         return s2s_module_load(&mod, NULL, NULL);
     if (!strcmp(name, "null_module_source"))
         return s2s_module_load_source(&mod, "k.cu", NULL, NULL);
+    if (!strcmp(name, "null_free_crlf_latin1_source")) /* not a NULL: CRLF ends and a byte that is not UTF-8, legal for nvcc */
+        return s2s_module_load_source(&mod, "k.cu", "/* caf\xe9 */\r\n__global__ void k(int *p)\r\n"
+                                      "{ p[threadIdx.x] = 1; }\r\n", NULL);
     if (!strcmp(name, "null_symbol"))
         return s2s_memcpy_symbol(0, NULL, host, sizeof host, 0, 1);
     if (!strcmp(name, "null_access"))
