@@ -269,7 +269,7 @@ class Runtime:
         split, on its one device otherwise; runtime/placement.py) or a dict {device: [(lo, hi), ...]} of
         byte ranges relative to ``dst`` (e.g. the next kernel's reads).
         """
-        src_addr, nbytes = _host_span(src, nbytes)
+        src_addr, nbytes = host_span(src, nbytes)
         ptr = self.space.resolve(dst, nbytes)
         mode = distribute or self.distribute
         stats = TransferStats()
@@ -302,7 +302,7 @@ class Runtime:
 
     def memcpy_dtoh(self, dst, src, nbytes: int | None = None) -> TransferStats:
         """Virtual buffer -> host memory, gathered from whichever copies hold each segment."""
-        dst_addr, nbytes = _host_span(dst, nbytes, writable=True)
+        dst_addr, nbytes = host_span(dst, nbytes, writable=True)
         ptr = self.space.resolve(src, nbytes)
         stats = TransferStats()
         start = time.perf_counter()
@@ -378,7 +378,7 @@ def _linear_cuts(nbytes: int, parts: int, grain: int = 256) -> list[int]:
     return cuts + [nbytes]
 
 
-def _host_span(obj, nbytes: int | None, writable: bool = False) -> tuple[int, int]:
+def host_span(obj, nbytes: int | None, writable: bool = False) -> tuple[int, int]:
     """(address, byte count) of host memory: a numpy array, a buffer object or a raw address."""
     if isinstance(obj, (int, np.integer)):
         if nbytes is None:

@@ -24,7 +24,7 @@ import ctypes.util
 import os
 import pickle
 
-from runtime.api import Runtime, _host_span, device_memory
+from runtime.api import Runtime, device_memory, host_span
 from runtime.buffers import HOST, AddressSpace, DevicePointer, VirtualBuffer
 from runtime.coherence import Copy
 from runtime.errors import ConfigError, RuntimeFailure
@@ -116,12 +116,12 @@ class MpiRuntime(Runtime):
         return self._mirrored("free", (addr,), lambda: Runtime.free(self, addr))
 
     def memcpy_htod(self, dst, src, nbytes=None, distribute=None):
-        src_addr, nbytes = _host_span(src, nbytes) if self.is_root else (src, nbytes)
+        src_addr, nbytes = host_span(src, nbytes) if self.is_root else (src, nbytes)
         payload = (_address(dst), src_addr, nbytes, distribute)
         return self._mirrored("memcpy_htod", payload, lambda: Runtime.memcpy_htod(self, *payload))
 
     def memcpy_dtoh(self, dst, src, nbytes=None):
-        dst_addr, nbytes = _host_span(dst, nbytes, writable=True) if self.is_root else (dst, nbytes)
+        dst_addr, nbytes = host_span(dst, nbytes, writable=True) if self.is_root else (dst, nbytes)
         payload = (dst_addr, _address(src), nbytes)
         return self._mirrored("memcpy_dtoh", payload, lambda: Runtime.memcpy_dtoh(self, *payload))
 
