@@ -30,7 +30,7 @@ def check_cache(tmp_path, monkeypatch):
     monkeypatch.setattr(nvcc_check, "nvcc_version", lambda nvcc: "nvcc 13.0 (test)")
     compiles = []
 
-    def compile_(data, flags, directories, arch, nvcc):
+    def compile_(data, flags, directories, arch, nvcc, beside=()):
         compiles.append(data)
         return [(3, "identifier \"x\" is undefined")]
 
