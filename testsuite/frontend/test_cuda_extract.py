@@ -583,3 +583,21 @@ def test_launch_in_template_follows_the_call_chain_to_concrete_calls(load_source
     assert launches["axpy_kernel"].instances == ("float", "double")
     assert launches["square_kernel"].deduced_args == "T"
     assert launches["square_kernel"].instances == ("float", "double")
+
+
+def test_an_if_whose_branch_is_a_declaration_keeps_its_branch(load_source):
+    """``if (c) int unused;`` (a fuzz case: a preprocessor nest left a declaration as the
+    branch) is an if with a declaration for its branch; ``if (int k = f())`` keeps its
+    condition variable out of the branches. Both used to end in an IndexError."""
+    from s2s.model import kernel_ir as ir
+
+    loaded = load_source(
+        "__device__ int f(int i) { return i; }\n"
+        "__global__ void k(int *p) {\n"
+        "    if (threadIdx.x == 0)\n        int unused;\n"
+        "    if (int v = f(threadIdx.x)) p[0] = v; else p[1] = 0;\n"
+        "}\n")
+    body = next(b for b in loaded.model.kernel_bodies if b.name == "k")
+    first, second = [s for s in body.body.stmts if isinstance(s, ir.If)]
+    assert isinstance(first.then, ir.Decl) and first.other is None
+    assert isinstance(second.then, ir.ExprStmt) and isinstance(second.other, ir.ExprStmt)

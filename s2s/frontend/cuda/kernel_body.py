@@ -214,7 +214,11 @@ class _Lowering:
             decls = [self.decl(c) for c in children if c.kind.name == "VAR_DECL"]
             return decls[0] if len(decls) == 1 else ir.Block(tuple(decls))
         if kind == "IF_STMT":
-            exprs = [c for c in children if c.kind.name != "DECL_STMT"]
+            exprs = list(children)
+            while len(exprs) > 2 and exprs[0].kind.name == "DECL_STMT":
+                exprs.pop(0)    # ``if (int k = f())``: the condition's variable, not a branch
+            if len(exprs) < 2:          # (an if libclang gives without its parts: opaque)
+                return ir.OpaqueStmt(kind, (), self.span(cursor))
             cond, then = self.expr(exprs[0]), self.stmt(exprs[1])
             other = self.stmt(exprs[2]) if len(exprs) > 2 else None
             return ir.If(cond, then, other)
