@@ -12,6 +12,7 @@ the prologue defines and where it goes, which is harmless for a name the header 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from s2s.analysis.mgpu.sites import mask
 
@@ -28,10 +29,10 @@ def header_api_names(texts: dict[str, bytes]) -> dict[str, str]:
     return found
 
 
-def before_project_includes(masked: bytes, limit: int) -> int:
-    """Offset of the first ``#include "..."`` line before ``limit`` outside every ``#if``
-    block, or ``limit`` when there is none: the prologue goes there so that it precedes the
-    headers' calls."""
+def top_level_includes(masked: bytes, limit: int) -> Iterator[re.Match]:
+    """The ``#include`` lines before ``limit`` outside every ``#if`` block, in order (group 2
+    of a match is set for a quoted, project include): a place there is active whatever the
+    configuration, unlike one inside ``#ifdef TIMING ... #endif``."""
     depth = 0
     for match in _INCLUDE.finditer(masked, 0, limit):
         word = match.group(1)
@@ -39,6 +40,13 @@ def before_project_includes(masked: bytes, limit: int) -> int:
             depth += 1
         elif word == b"endif":
             depth = max(depth - 1, 0)
-        elif word == b"include" and match.group(2) and depth == 0:
-            return match.start()
-    return limit
+        elif depth == 0:
+            yield match
+
+
+def before_project_includes(masked: bytes, limit: int) -> int:
+    """Offset of the first ``#include "..."`` line before ``limit`` outside every ``#if``
+    block, or ``limit`` when there is none: the prologue goes there so that it precedes the
+    headers' calls."""
+    return next((match.start() for match in top_level_includes(masked, limit)
+                 if match.group(2)), limit)

@@ -23,12 +23,15 @@ Warnings name each launched kernel that runs on one device and why.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 
 from s2s.analysis.kernel.access import analyze_unit
 from s2s.analysis.mgpu.globals import global_write
-from s2s.analysis.mgpu.header_calls import before_project_includes, header_api_names
+from s2s.analysis.mgpu.header_calls import (
+    before_project_includes,
+    header_api_names,
+    top_level_includes,
+)
 from s2s.analysis.mgpu.sites import LaunchTokens, forwarded_tokens, launch_tokens, mask
 from s2s.analysis.mgpu.templates import instantiation_access
 from s2s.model import SourceSpan
@@ -70,7 +73,6 @@ UNSUPPORTED_WHY = {
     "cudaLaunchKernel": "launches through cudaLaunchKernel are not rewritten",
 }
 
-_CONDITIONAL_OR_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|endif|include)\b", re.M)
 #: why an instantiation has no access model
 TEMPLATE_ONE_DEVICE = ("template kernel: its template arguments are not integer literals or "
                        "arithmetic types, so its instantiation has no access model")
@@ -333,16 +335,11 @@ def _after_includes(masked: bytes, before: int) -> int:
     precede every call, and an ``#include`` of a local file after the CUDA code stays where it
     is. An include inside ``#ifdef TIMING ... #endif`` (Rodinia's needle.cu) is no place for
     it: the block may be inactive, and the runtime's header with it."""
-    depth, last_end = 0, None
-    for match in _CONDITIONAL_OR_INCLUDE.finditer(masked, 0, before):
-        word = match.group(1)
-        if word in (b"if", b"ifdef", b"ifndef"):
-            depth += 1
-        elif word == b"endif":
-            depth = max(depth - 1, 0)
-        elif word == b"include" and depth == 0 and match.end() <= before:
-            last_end = masked.find(b"\n", match.end())
-            last_end = len(masked) if last_end < 0 else last_end
-    if last_end is None:
+    last = None
+    for match in top_level_includes(masked, before):
+        last = match
+    if last is None:
         return 0
+    last_end = masked.find(b"\n", last.end())
+    last_end = len(masked) if last_end < 0 else last_end
     return last_end + 1 if masked[last_end:last_end + 1] == b"\n" else last_end
