@@ -67,6 +67,18 @@ def member_count(model: TranslationUnit, source: bytes, root: str, sep: str,
     return counts.pop() if len(counts) == 1 else None
 
 
+def member_section(model: TranslationUnit, source: bytes, label: str) -> str | None:
+    """``[0:count]`` of a member path label (``t.mu``, ``m->u``) from its allocations
+    (:func:`member_count`), for the whole-program plan: the same count the safety net maps
+    per construct, so the plan holds the storage over the data region on the first run
+    (a second run would otherwise read it off the first run's per-construct clauses)."""
+    path = MEMBER.fullmatch(label)
+    if path is None:
+        return None
+    count = member_count(model, source, path.group(1), path.group(2), path.group(3))
+    return None if count is None else f"[0:{count}]"
+
+
 def _written_only_in(model: TranslationUnit, source: bytes, field: str,
                      functions: set) -> bool:
     """Whether every write of a member named ``field`` (``x.field = ``, ``p->field += ``,

@@ -53,6 +53,7 @@ from s2s.analysis.omp.guards import (
 from s2s.analysis.omp.ir import FunctionIR, IRBuilder, Node
 from s2s.analysis.omp.lifetime import ObjectMapping, object_mappings
 from s2s.analysis.omp.locals import LocalMap, StaticEntry, local_maps, static_table_entry
+from s2s.analysis.omp.member_counts import member_section
 from s2s.analysis.omp.place import PlannedUpdate, insertion_span, source_texts
 from s2s.analysis.omp.region import (
     DATA_WORDS,
@@ -215,6 +216,8 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
             section = dict(callee_maps.lengths).get(label)
         if section is None:
             section = helper_section(model, function, label)
+        if section is None:
+            section = member_section(model, source, label)
         if section is not None and skipped[label].startswith("its element count"):
             lengths[label] = section
             del skipped[label]

@@ -60,7 +60,7 @@ def construct_report(model: TranslationUnit, plan: OmpPlan) -> ConstructReport:
             mapped += 1
             continue
         left.append(LeftConstruct(directive.span, missing,
-                                  escaped or _reason(plan, directive.function, missing)))
+                                  escaped or _reason(model, plan, directive.function, missing)))
     return ConstructReport(mapped, tuple(left))
 
 
@@ -149,10 +149,37 @@ def _unmapped_pointers(model: TranslationUnit, index: int, plan: OmpPlan,
     if function not in named_in:
         named_in[function] = _region_names(plan, function, by_region)
     from_regions, explicit = named_in[function]
+    if (function, "copied") not in named_in:
+        named_in[function, "copied"] = not any(
+            r.function == function for r in _covering(plan, function))
+    if named_in[function, "copied"]:
+        # a region of a caller holds the storage, but this kernel sees a copy of the struct
+        from_regions = from_regions - by_value_members(model, function, used)
     named |= from_regions
     for clauses in explicit:
         named |= clauses.get(model.directives[index].span, set())
     return tuple(name for name in used if norm_text(name) not in named)
+
+
+def by_value_members(model: TranslationUnit, function: str | None, names) -> set[str]:
+    """The member paths among ``names`` (``t.mu``) whose struct is a parameter of
+    ``function`` passed by value. A kernel captures such a struct as a copy of its bits:
+    the member pointers it holds are host addresses, translated only by a map clause of
+    the kernel itself that names the member (the data region of a caller maps the caller's
+    struct, another object; a clause of the kernel then finds the storage present and
+    moves nothing but attaches the device address). LIBOMPTARGET_INFO does not show these
+    pointers: without the clause a GPU reads host addresses while the host device works."""
+    host = model.function(function) if function else None
+    if host is None:
+        return set()
+    copies = {p.name for p in host.params if not p.is_pointer and "&" not in p.type
+              and "[" not in p.type}
+    out = set()
+    for name in names:
+        root, dot, _member = norm_text(name).partition(".")
+        if dot and root in copies and "->" not in root:
+            out.add(norm_text(name))
+    return out
 
 
 def _region_names(plan: OmpPlan, function: str | None, by_region: dict) -> tuple[set[str], list]:
@@ -201,11 +228,18 @@ def _covering(plan: OmpPlan, function: str | None) -> list[RegionPlan]:
     return [r for r in plan.regions if function in plan.reach.get(r.function, ())]
 
 
-def _reason(plan: OmpPlan, function: str | None, missing: tuple[str, ...]) -> str:
+def _reason(model: TranslationUnit, plan: OmpPlan, function: str | None,
+            missing: tuple[str, ...]) -> str:
     roots = sorted(root for root, reach in plan.reach.items() if function in reach)
     for root in roots:
         if root in plan.left:
             return f"the data mapping of '{root}' was left as written ({plan.left[root]})"
+    if roots and any(r.function in roots for r in plan.regions) and all(
+            by_value_members(model, function, [name]) for name in missing):
+        return (f"the data region planned in '{roots[0]}' holds the storage of "
+                f"{', '.join(repr(m) for m in missing)}, but the kernel reaches it through a "
+                "struct passed by value (a copy of host addresses): its own clause attaches "
+                "the device copies (and moves nothing there)")
     for message, ident, _span in plan.warnings:
         if ident == "omp-not-mapped" and any(f"'{name}'" in message for name in missing):
             return message
