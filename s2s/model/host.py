@@ -35,6 +35,9 @@ class HostAllocation:
     #: ``new T[n]`` only: it has an initializer (``()``, ``{...}``), so its elements start
     #: defined (without one, as after ``malloc``, they hold nothing to copy)
     initialised: bool = False
+    #: fixed-size arrays: each dimension's element count as the type gives it (``double
+    #: *y[NS]`` with ``#define NS 4``: ``(4,)``; None for a variable dimension)
+    extents: tuple[int | None, ...] = ()
 
 
 _NAME = re.compile(r"\b[A-Za-z_]\w*\b")

@@ -188,12 +188,33 @@ def _clauses(region: RegionPlan, kind: str) -> str:
         parts = [(a.enter, a) for a in region.arrays]
     else:
         parts = [(a.exit, a) for a in region.arrays]
+    pointer_arrays = dict(region.pointer_arrays)
     by_type: dict[str, list[str]] = {}
     for map_type, array in parts:
+        if array.name in pointer_arrays:
+            for part_type, items in _pointer_array_items(map_type, array.name,
+                                                         pointer_arrays[array.name]):
+                by_type.setdefault(part_type, []).append(items)
+            continue
         by_type.setdefault(map_type, []).append(
             f"{names.get(array.name, array.name)}{array.section}")
     order = ("to", "tofrom", "from", "alloc", "release")
     return " ".join(f"map({t}: {', '.join(by_type[t])})" for t in order if t in by_type)
+
+
+def _pointer_array_items(map_type: str, name: str,
+                         elements: tuple[tuple[str, ...], tuple[str, ...]]
+                         ) -> list[tuple[str, str]]:
+    """(map type, items) for an array of pointers (omp.pointer_arrays): the array and its
+    element sections in one list, the array first, so the elements are attached to its
+    device copy; of a type that copies back, only the elements a kernel may write come back
+    (the others go in, or are only allocated, with the array)."""
+    every, written = elements
+    if map_type not in ("tofrom", "from"):
+        return [(map_type, ", ".join((name, *every)))]
+    staying = {"tofrom": "to", "from": "alloc"}[map_type]
+    out = [(staying, ", ".join((name, *(e for e in every if e not in written))))]
+    return out + [(map_type, ", ".join(written))]
 
 
 def _region_edits(region: RegionPlan, source: bytes, path: str, language: str
@@ -217,8 +238,9 @@ def _region_edits(region: RegionPlan, source: bytes, path: str, language: str
         edits.append(_line_before(region.at, source,
                                   f"#pragma omp target enter data {_clauses(region, 'enter')}"))
         edits += [_line_before(region.at, source, line) for line in _update_lines(
-            [("to", _named(region, item)) for item in region.entry_updates])]
-        lines = _update_lines([("from", _named(region, item)) for item in region.exit_updates])
+            [pair for item in region.entry_updates for pair in _motions(region, "to", item)])]
+        lines = _update_lines([pair for item in region.exit_updates
+                               for pair in _motions(region, "from", item)])
         lines.append(f"#pragma omp target exit data {_clauses(region, 'exit')}")
         edits.append(_line_after(region.last, source, lines))
     by_place: dict[int, list[PlannedUpdate]] = {}
@@ -235,7 +257,8 @@ def _region_edits(region: RegionPlan, source: bytes, path: str, language: str
     for group in by_place.values():
         edits += _update_edits(group, source, region, unit)
     for group in after.values():
-        lines = _update_lines([(u.motion, _named(region, u.item)) for u in group])
+        lines = _update_lines([pair for u in group
+                               for pair in _motions(region, u.motion, u.item)])
         if group[0].wrap:
             edits += _wrapped_after(group[0].anchor, lines, source, unit)
         else:
@@ -304,6 +327,19 @@ def _wrapped_after(stmt: Stmt, lines: list[str], source: bytes, unit: str) -> li
             Edit(stmt.span.file, end, 0, closing)]
 
 
+def _motions(region: RegionPlan, motion: str, item: str) -> list[tuple[str, str]]:
+    """(motion, item) pairs of a ``target update`` for one planned item: an array of
+    pointers moves through its elements' sections (``y`` -> ``y[0][0:n]``, ``y[1][0:n]``:
+    a copy of the array itself would overwrite the device addresses its elements were
+    attached to; clang takes one element of an array per update directive), ``from`` only
+    those a kernel may write (omp.pointer_arrays)."""
+    pointer_arrays = dict(region.pointer_arrays)
+    if item not in pointer_arrays:
+        return [(motion, _named(region, item))]
+    every, written = pointer_arrays[item]
+    return [(motion, element) for element in (every if motion == "to" else written)]
+
+
 def _named(region: RegionPlan, item: str) -> str:
     """A clause item as written in a directive: a ``std::vector`` through its handle
     (``v[0:n]`` -> ``s2s_v[0:n]``)."""
@@ -320,7 +356,7 @@ def _update_edits(group: list[PlannedUpdate], source: bytes, region: RegionPlan,
                   unit: str) -> list[Edit]:
     """The ``target update`` lines before one statement (braces added around it when it is
     the body of a control statement: a stand-alone directive cannot be one)."""
-    lines = _update_lines([(u.motion, _named(region, u.item)) for u in group])
+    lines = _update_lines([pair for u in group for pair in _motions(region, u.motion, u.item)])
     first = group[0]
     span = first.at
     if not any(u.wrap for u in group):

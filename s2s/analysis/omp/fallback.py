@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 from s2s.analysis.omp.loops import loop_range, must_write_extent, write_extent
 from s2s.analysis.omp.member_counts import MEMBER, companion_members, member_count
+from s2s.analysis.omp.pointer_arrays import element_clauses, is_array_of_pointers
 from s2s.analysis.omp.state import norm_text
 from s2s.analysis.polynomial import NotPoly, add, hull, mul, poly, render, scale, within
 from s2s.model import SourceSpan, Stmt, TranslationUnit
@@ -94,6 +95,12 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
         mine = [r for r in refs if norm_text(r.array) == norm_text(pointer)]
         if span.template is not None and not all(r.pointer for r in mine):
             found = f"'{pointer}' is not declared a pointer in template '{span.template}'"
+        elif is_array_of_pointers(model, model.directives[directive].function, pointer):
+            found = element_clauses(model, source, model.directives[directive].function,
+                                    pointer, mine)
+            if isinstance(found, list):
+                clauses += found
+                continue
         elif _PLAIN.fullmatch(pointer):
             found = _clause(kernel, mine, refs, pointer, text, copied)
         else:

@@ -130,8 +130,13 @@ class Interpreter(CallHandling):
             return self._loop(node, state, frame)
         if kind == "if":
             state = self.events(node.cond, state, frame, node)
-            then = self.run(node.children[0], state.copy(), frame)
-            orelse = self.run(node.children[1], state.copy(), frame)
+            equal = _pointer_test(node)
+            then_state, else_state = state.copy(), state.copy()
+            if equal is not None:
+                same_storage(then_state if equal[2] else else_state,
+                             frame.resolve(equal[0]), frame.resolve(equal[1]))
+            then = self.run(node.children[0], then_state, frame)
+            orelse = self.run(node.children[1], else_state, frame)
             return meet(then, orelse)
         if kind == "switch":
             return self._switch(node, state, frame)
@@ -510,3 +515,33 @@ def _trim_stale(state: State, name: str, element: str) -> State:
     for other in state.same_storage(name):
         state.dirty[other] = trimmed
     return state
+
+
+_POINTER_TEST = re.compile(r"^\s*\(?\s*([A-Za-z_]\w*)\s*(==|!=)\s*([A-Za-z_]\w*)\s*\)?\s*$")
+
+
+def _pointer_test(node: Node) -> tuple[str, str, bool] | None:
+    """(a, b, whether the then-branch is where they are equal) for an ``if (a != b)`` or
+    ``if (a == b)`` of two names (pointers, in a swap loop's epilogue)."""
+    cond = node.stmt.cond if node.stmt is not None else None
+    found = _POINTER_TEST.match(cond.text) if cond is not None else None
+    if found is None:
+        return None
+    return found.group(1), found.group(3), found.group(2) == "=="
+
+
+def same_storage(state: State, a: str, b: str) -> None:
+    """On a path where pointers ``a`` and ``b`` are equal (``if (t != result) memcpy(result,
+    t, ...)``: the else-branch, after a swap loop): both point to what both may point to,
+    and a side fresh for either is fresh for that storage. Names the state does not track
+    as pointers are left alone."""
+    if a not in state.pts and b not in state.pts:
+        return
+    common = state.get_pts(a) & state.get_pts(b)
+    if not common:
+        return
+    valid = state.get_valid(a) | state.get_valid(b)
+    for name in (a, b):
+        state.pts[name] = common
+        state.valid[name] = valid
+        state.dirty[name] = None

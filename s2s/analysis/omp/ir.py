@@ -413,7 +413,8 @@ class IRBuilder:
             if inside_span(ref.span, within):
                 if ref.directive is not None or (ref.call and ref.call in self.bodies):
                     continue  # device accesses belong to kernels; user calls are inlined
-                events.append((ref.span.start, Access(ref.array, "H", ref.mode, ref)))
+                events.append((_event_position(stmt, ref), Access(
+                    ref.array, "H", ref.mode, ref, _block_copy_count(stmt, ref))))
         for copy in self._copies_of.get(id(stmt), ()):
             if inside_span(copy.span, within):
                 events.append((copy.span.start, Copy(copy.target, copy.source, copy.offset,
@@ -518,3 +519,37 @@ def _innermost_owner(body: Stmt, offsets: list[int]) -> dict[int, Stmt]:
 
     visit(body)
     return owner
+
+
+def _event_position(stmt: Stmt, ref) -> int:
+    """Where a host access happens, for ordering a statement's events: its place in the
+    text, but a library call's output argument at the call's end (``memcpy(result, t, n)``
+    reads ``t`` before it writes ``result``: in a swap loop where ``t`` may point to
+    ``result``, the write first would make ``t`` look stale on both sides)."""
+    if ref.call and ref.mode == "write":
+        for call in stmt.calls:
+            if call.name == ref.call and call.span.start <= ref.span.start < call.span.end:
+                return call.span.end - 1
+    return ref.span.start
+
+
+#: library calls that overwrite ``count`` bytes of their first argument from its start
+_BLOCK_WRITES = ("memcpy", "memmove", "memset")
+_BYTES = re.compile(r"^\s*(?:\(\s*size_t\s*\)\s*)?(?P<a>.+?)\s*\*\s*sizeof\s*\(\s*[^()]+\)\s*$|"
+                    r"^\s*sizeof\s*\(\s*[^()]+\)\s*\*\s*(?P<b>.+?)\s*$")
+
+
+def _block_copy_count(stmt: Stmt, ref) -> str | None:
+    """The element count a ``memcpy(p, q, n * sizeof(double))`` (or memmove, memset)
+    overwrites from the start of its destination ``p``: a full write of ``p`` when it is
+    the array's length (omp.flow compares), which spares copying ``p`` to the host first."""
+    if ref.call not in _BLOCK_WRITES or ref.arg_index != 0 or ref.mode != "write" or \
+            ref.subscripts:
+        return None
+    for call in stmt.calls:
+        if call.name == ref.call and call.span.start <= ref.span.start < call.span.end and \
+                len(call.args) == 3:
+            found = _BYTES.match(call.args[2].text)
+            if found is not None:
+                return (found.group("a") or found.group("b")).strip()
+    return None

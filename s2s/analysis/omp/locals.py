@@ -61,8 +61,8 @@ def local_maps(model: TranslationUnit, irs: dict[str, FunctionIR], source: bytes
             arrays.setdefault(array.function, []).append(array)
     for name, ir in irs.items():
         for array in arrays.get(name, ()):
-            if (name, array.name) in planned:
-                continue
+            if (name, array.name) in planned or array.element_type.rstrip().endswith("*"):
+                continue  # (an array of pointers is mapped with its elements: omp.fallback)
             kernels = [n for n in ir.root.walk() if n.kind == "kernel" and
                        any(_mine(e, array.name) for e in n.events)]
             if not kernels or _escapes(ir, array.name) or _data_mapped(model, name, array.name):

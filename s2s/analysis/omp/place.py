@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from s2s.analysis.omp.callee_counts import section_in_callee
 from s2s.analysis.omp.ir import Access, CallEvent, Copy, Node, Update
 from s2s.analysis.omp.probe import cheapest_anchor, element_parts, items_cost
 from s2s.analysis.omp.sections import host_sections
@@ -59,9 +60,10 @@ def source_texts(source: bytes):
 
 
 def place_copy(failure, irs, region_nodes, lengths, model, root: str, text,
-               tops: set[int] | None = None) -> list[PlannedUpdate]:
+               tops: set[int] | None = None, branches: bool = False) -> list[PlannedUpdate]:
     """The ``target update``s that fix ``failure``, placed and recorded in the IR.
-    ``tops``: the ids of ``region_nodes`` (a solver asking once per copy passes them)."""
+    ``tops``: the ids of ``region_nodes`` (a solver asking once per copy passes them);
+    ``branches``: a copy may go before a branch holding the access (see hoist_path)."""
     if failure.access is None:
         return _place_join(failure, irs, lengths, model, root)
     failure = _lift_out_of_calls(failure, irs, root)
@@ -70,7 +72,7 @@ def place_copy(failure, irs, region_nodes, lengths, model, root: str, text,
         if placed is not None:
             return placed
     other = "D" if failure.side == "H" else "H"
-    path = hoist_path(failure.node, other, failure.local, region_nodes, irs, tops)
+    path = hoist_path(failure.node, other, failure.local, region_nodes, irs, tops, branches)
     anchor = path[-1]
     motion = "from" if failure.side == "H" else "to"
     group = frozenset(alias_groups(model, irs[failure.function].function, 0, 0)
@@ -106,7 +108,7 @@ def _hoisted_items(anchor, failure, irs, lengths, model, root: str, text, group
     if failure.side == "D" and failure.dirty and "H" in failure.valid:
         # Only the elements the host wrote since both copies were fresh are stale there.
         parts = sorted(failure.dirty)
-    whole = _item(failure, irs, lengths, model, root)
+    whole = _item(failure, irs, lengths, model, root, text)
     if parts is not None and any(same_section(failure.local + p, whole) for p in parts):
         parts = None
     scoped = parts is not None and failure.side == "H"
@@ -303,16 +305,23 @@ def same_section(a: str, b: str) -> bool:
 
 
 def hoist_path(node: Node, other: str, name: str, region_nodes: list[Node], irs,
-               tops: set[int] | None = None) -> list[Node]:
+               tops: set[int] | None = None, branches: bool = False) -> list[Node]:
     """The statements a copy for an access in ``node`` may go before, innermost first:
     ``node``, then each loop around it that does not write ``name`` on the ``other`` side,
-    up to the region's top statements, never out of a branch."""
+    up to the region's top statements, never out of a branch (that would copy on paths
+    that do not need it), unless ``branches``: then before the branch, when it does not
+    write ``name`` on the ``other`` side. (The plan asks for that only where copies inside
+    branches leave an array fresh on neither side on some path: ``if (t != result)
+    memcpy(result, t, ...)`` after a swap loop needs ``t`` on the host on both paths.)"""
     tops = tops if tops is not None else {id(n) for n in region_nodes}
     path = [node]
     parent = node.parent
     while parent is not None and id(path[-1]) not in tops:
-        if parent.kind in ("if", "switch"):
+        if parent.kind in ("if", "switch") and (
+                not branches or writes_in(parent, other, name, irs, set())):
             break
+        if parent.kind in ("if", "switch"):
+            path.append(parent)
         if parent.kind == "loop":
             if writes_in(parent, other, name, irs, set()):
                 break
@@ -358,14 +367,30 @@ def _copy_group(loop: Node, name: str) -> set[str]:
     return group
 
 
-def _item(failure, irs, lengths, model, root: str) -> str:
+def _item(failure, irs, lengths, model, root: str, text=None) -> str:
     """``name[0:len]`` in the names of the function where the copy goes."""
     labels = [label for label in failure.labels if label in lengths]
     section = lengths[labels[0]] if labels else ""
     if section and failure.function != root:
         section = _by_parameter(section, failure.scalars) or \
+            _from_call(section, failure, irs, root, text) or \
             _translate(section, irs[failure.function].function, model, failure.local)
     return f"{failure.local}{section}"
+
+
+def _from_call(section: str, failure, irs, root: str, text) -> str | None:
+    """The section in the callee's own names, through the call's arguments
+    (omp.callee_counts), for a callee the planned function calls directly."""
+    if text is None or len(failure.chain) != 1:
+        return None
+    call_node = failure.chain[0][0]
+    calls = [e for e in call_node.events + call_node.cond + call_node.step
+             if isinstance(e, CallEvent) and e.callee == failure.function]
+    if len(calls) != 1:
+        return None
+    caller, callee = irs[root].function, irs[failure.function].function
+    return section_in_callee(section, caller, text(caller.body), callee, text(callee.body),
+                             calls[0].args)
 
 
 def _by_parameter(section: str, scalars: tuple) -> str | None:

@@ -55,6 +55,7 @@ from s2s.analysis.omp.lifetime import ObjectMapping, object_mappings
 from s2s.analysis.omp.locals import LocalMap, StaticEntry, local_maps, static_table_entry
 from s2s.analysis.omp.member_counts import member_section
 from s2s.analysis.omp.place import PlannedUpdate, insertion_span, source_texts
+from s2s.analysis.omp.pointer_arrays import pointer_array_maps, whole_copies
 from s2s.analysis.omp.region import (
     DATA_WORDS,
     allocated,
@@ -108,6 +109,9 @@ class RegionPlan:
     vectors: tuple[str, ...] = ()
     #: (kernel directive, its map clauses the region makes moot): deleted
     redundant: tuple[tuple[SourceSpan, tuple[SourceSpan, ...]], ...] = ()
+    #: mapped arrays of pointers (omp.pointer_arrays): label -> (its elements' sections
+    #: ``y[0][0:n], ...``, those of the elements kernels may write: all ``from`` names)
+    pointer_arrays: tuple[tuple[str, tuple[tuple[str, ...], tuple[str, ...]]], ...] = ()
 
 
 @dataclass
@@ -166,7 +170,7 @@ def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
 def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionIR,
                plan: OmpPlan, source: bytes, extend: bool = True,
                members: frozenset = frozenset(), skip: frozenset = frozenset(),
-               exact: frozenset = frozenset()) -> RegionPlan | None:
+               exact: frozenset = frozenset(), branches: bool = False) -> RegionPlan | None:
     function = ir.function
     warned = len(plan.warnings)
     if any(node.jump in ("goto", "label") for node in ir.root.walk()):
@@ -224,6 +228,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     text = source_texts(source)
     vectors = vector_labels(model, function, lengths)
     drop_changing_counts(lengths, skipped, nodes, irs, text, vectors)
+    pointer_arrays = pointer_array_maps(model, source, function.name, lengths, skipped, start)
     unmapped = sorted(label for label in set(skipped) |
                       (survey.device_labels - set(lengths) - elsewhere)
                       if not local_array(model, label)
@@ -260,10 +265,11 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     swapped = reassigned(nodes, tracked)
     texts = region_texts(nodes, irs, text)
     hulls = device_hulls(ir, nodes, tracked, survey.device_uses, text, bool(swapped), texts)
+    hulls = {label: hull for label, hull in hulls.items() if label not in pointer_arrays}
     ignored, written = host_outside({k: v for k, v in hulls.items() if k not in exact},
                                     ir, nodes, text, texts)
     solver = Solver(model, irs, function, nodes, tracked, lengths, locals_of, frame, source,
-                    tracked if swapped else frozenset(), ignored)
+                    tracked if swapped else frozenset(), ignored, branches)
     seed: set[str] = set()
     for _ in range(len(tracked) + 1):
         to_labels, updates, exit_state = solver.solve(seed)
@@ -271,6 +277,12 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         # (a kernel under a branch overwrote it on one path only) must be copied in.
         stale = {label for label in live if exit_state is not None
                  and not exit_state.get_valid(label)}
+        if stale & to_labels and not branches:
+            # a copy inside a branch served one path only (``if (t != result) memcpy(...)``
+            # after a swap loop): again, with copies allowed before branches
+            del plan.warnings[warned:]
+            return _plan_root(model, irs, ir, plan, source, extend=extend, members=members,
+                              skip=skip, exact=exact, branches=True)
         if stale & to_labels:
             raise Unsupported(f"'{sorted(stale & to_labels)[0]}' may be stale on both sides "
                               "where the region ends")
@@ -307,6 +319,9 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     # construct; C does not even allow it there), nothing that returns out of it.
     structured = len(nodes) == 1 and not swapped and not exit_updates and not entry_updates \
         and nodes[0].stmt.kind != "decl" and not any(n.jump == "return" for n in nodes[0].walk())
+    if pointer_arrays:
+        updates, exit_updates, entry_updates = whole_copies(
+            pointer_arrays, model, function.name, updates, exit_updates, entry_updates)
     explicit = explicit_sections(model, nodes, lengths, exit_state)
     handles = () if swapped else member_handles(irs, nodes, survey.device_uses, tracked, source)
     vectors = tuple(label for label in vectors if label in tracked)
@@ -317,7 +332,8 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
                       tuple(entry_updates), tuple(entry_reasons), handles,
                       tuple(sorted({(use[0], use[1]) for label in tracked
                                     for use in survey.device_uses.get(label, ())})),
-                      vectors, redundant_maps(model, nodes, arrays, explicit, bool(swapped)))
+                      vectors, redundant_maps(model, nodes, arrays, explicit, bool(swapped)),
+                      tuple(pointer_arrays.items()))
 
 
 def _shown(label: str) -> str:

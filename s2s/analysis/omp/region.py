@@ -26,6 +26,7 @@ from s2s.analysis.omp.ir import (
     handed_functions,
 )
 from s2s.analysis.omp.place import element_anchor, hoist_path, source_texts
+from s2s.analysis.omp.pointer_arrays import is_array_of_pointers
 from s2s.analysis.omp.probe import probe_tail
 from s2s.analysis.omp.sections import host_sections
 from s2s.analysis.omp.sizes import alias_groups, root_name
@@ -65,7 +66,12 @@ def owner_functions(model: TranslationUnit, irs: dict[str, FunctionIR], roots: l
     heap: dict[str, set[str]] = {}      # per function (one scan: thousands of functions)
     for allocation in model.allocations:
         if allocation.kind not in ("vla", "static_array"):
-            heap.setdefault(allocation.function, set()).add(allocation.name)
+            # (an element of a local array of pointers, ``y[k] = malloc(...)``: the array
+            # holds storage of the function's own, omp.pointer_arrays)
+            root = allocation.name.split("[")[0]
+            heap.setdefault(allocation.function, set()).add(
+                root if root != allocation.name and
+                is_array_of_pointers(model, allocation.function, root) else allocation.name)
     out = []
     for name in sorted(irs):
         ir = irs[name]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from s2s.analysis.omp.guards import directive_chain
 from s2s.analysis.omp.plan import OmpPlan, RegionPlan
+from s2s.analysis.omp.pointer_arrays import is_array_of_pointers
 from s2s.analysis.omp.state import norm_text
 from s2s.model import SourceSpan, TranslationUnit
 
@@ -137,11 +138,13 @@ def _unmapped_pointers(model: TranslationUnit, index: int, plan: OmpPlan,
     """The pointers the construct uses that no clause maps: its own clauses, and where
     ``planned`` the regions and objects of the plan that cover its function."""
     by_directive = model.cached("omp report refs", lambda: _refs_by_directive(model))
+    function = model.directives[index].function
     used = sorted({ref.array for ref in by_directive.get(index, ())
-                   if (ref.pointer or ref.dependent) and not ref.region_local})
+                   if (ref.pointer or ref.dependent or
+                       is_array_of_pointers(model, function, ref.array))
+                   and not ref.region_local})
     named = {norm_text(item.base) for d in directive_chain(model, index)
              for clause in d.clauses for item in clause.items}
-    function = model.directives[index].function
     if not planned:
         return tuple(name for name in used if norm_text(name) not in named)
     for mapping in plan.objects:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from s2s.analysis.omp.pointer_arrays import is_array_of_pointers
 from s2s.analysis.omp.state import norm_text
 from s2s.analysis.polynomial import NotPoly, assigned_in, poly, render, same_value
 from s2s.model import HostAllocation, TranslationUnit
@@ -195,6 +196,13 @@ def live_after(model: TranslationUnit, function, start: int, end: int, tracked) 
     escapes = function.name != "main"
     params = {p.name for p in function.params}
     freed = _freed_names(function)
+    # an array of pointers whose elements are freed (``free(y[k])``) holds storage of the
+    # function's own, and ``y[k]`` in that call reads no element (omp.pointer_arrays)
+    element_frees = {name.split("[", 1)[0] for name in freed if "[" in name and
+                     is_array_of_pointers(model, function.name, name.split("[", 1)[0])}
+    freed |= element_frees
+    freeing = {call.args[0].span.start for call in function.calls
+               if call.name == "free" and len(call.args) == 1} if element_frees else set()
     passed = returned_from_calls(model, function, end)
     for label in tracked:
         group = groups.get(label, {label})
@@ -208,7 +216,8 @@ def live_after(model: TranslationUnit, function, start: int, end: int, tracked) 
             continue
         for ref in model.array_refs:
             if ref.function == function.name and ref.span.start >= end and \
-                    ref.directive is None and ref.array in group:
+                    ref.directive is None and ref.array in group and not (
+                        ref.array in element_frees and ref.span.start in freeing):
                 live.add(label)
                 break
     return live

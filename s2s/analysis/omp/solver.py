@@ -34,11 +34,12 @@ class Solver:
     """Entry copies and ``target update`` placements for one region, by repeated dataflow."""
 
     def __init__(self, model, irs, function, nodes, tracked, lengths, locals_of, frame,
-                 source, distinct, ignored: frozenset = frozenset()):
+                 source, distinct, ignored: frozenset = frozenset(), branches: bool = False):
         self.model, self.irs, self.function, self.nodes = model, irs, function, nodes
         self.tracked, self.lengths, self.locals_of, self.frame = tracked, lengths, locals_of, \
             frame
         self.source, self.distinct, self.ignored = source, distinct, ignored
+        self.branches = branches  # copies may go before branches (omp.place.hoist_path)
         self.start = nodes[0].stmt.span.start
         self.top_ids = {id(n) for n in nodes}
         self._tops = None  # (starts, spans, in order) of the top-level statements
@@ -117,6 +118,14 @@ class Solver:
                 to_labels |= fresh_entry
                 interp, exit_state = self._run(to_labels)
                 continue
+            missing = {label for label in failure.labels if label in tracked} - to_labels
+            if not failure.valid and missing:
+                # fresh on neither side: a kernel wrote part of an array whose device copy
+                # never got the rest (double buffers swapped each step write the interior of
+                # either one): copied in at entry, the device copy stays whole
+                to_labels |= missing
+                interp, exit_state = self._run(to_labels)
+                continue
             if not failure.valid:
                 where = failure.access.ref.span.location() if failure.access.ref else \
                     function.name
@@ -124,7 +133,7 @@ class Solver:
                                   f"'{failure.local}' is known to be fresh at {where}")
             for item in _fixed_together(failure, joins, pending):
                 updates += place_copy(item, irs, nodes, lengths, model, function.name, text,
-                                      self.top_ids)
+                                      self.top_ids, self.branches)
             interp, exit_state = self._run(to_labels)
             if interp.clobbers:
                 update, where, _ = interp.clobbers[0]
@@ -195,7 +204,8 @@ class Solver:
             back = i
             for item in _fixed_together(failure, joins, pending):
                 for update in place_copy(item, irs, nodes, self.lengths, self.model,
-                                         self.function.name, text, self.top_ids):
+                                         self.function.name, text, self.top_ids,
+                                         self.branches):
                     updates.append(update)
                     placed += 1
                     back = min(back, self._first_affected(update, first_call))

@@ -68,7 +68,7 @@ def array_declaration(tree: HostTree, i: int) -> HostAllocation | None:
     written = vtype.spelling
     element_type = written.split("[", 1)[0].strip() if "[" in written else element.spelling
     return HostAllocation(cursor.spelling, "vla" if is_vla else "static_array", element_type,
-                          span, node.function, count, None, dims)
+                          span, node.function, count, None, dims, extents=tuple(counts))
 
 
 def _written_dims(tree: HostTree, i: int, count: int) -> tuple[Expr, ...] | None:
