@@ -108,3 +108,13 @@ def test_a_read_of_t_under_the_branch_alone_stays_planned_inside_it(load_source)
     branch = next(i for i, line in enumerate(lines) if "if (step > 1)" in line)
     assert "target update" not in lines[branch - 1]
     assert any("target update from(t[1:1])" in line for line in lines[branch:branch + 4])
+
+
+def test_a_memcpy_of_other_elements_is_no_full_write(load_source):
+    """``n * sizeof(float)`` into doubles overwrites half of ``result``: the rest must come
+    from the device too, so ``result`` is copied back with ``t``."""
+    program = RELAX.replace("STEPS", "3").replace("(size_t)n * sizeof(double))",
+                                                   "(size_t)n * sizeof(float))")
+    rewritten, _ = rewrite_source(load_source, program, name="prog.c")
+    before_branch = rewritten.split("    if (t != result)")[0].rstrip().splitlines()[-1]
+    assert before_branch.strip() == "#pragma omp target update from(t[0:n], result[0:n])"

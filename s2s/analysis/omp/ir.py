@@ -208,6 +208,18 @@ class IRBuilder:
         for copy in model.pointer_copies:
             self.copies_by_function.setdefault(copy.function, []).append(copy)
 
+    def _element_types(self, ref) -> set[str]:
+        """The element types ``ref``'s array is declared or allocated with in its function
+        (a pointer parameter's pointee, an allocation's element type)."""
+        function = self.bodies.get(ref.function)
+        types = {a.element_type for a in self.model.allocations
+                 if a.name == ref.array and a.function == ref.function}
+        for param in function.params if function is not None else ():
+            if param.name == ref.array and param.type.rstrip().endswith("*"):
+                types.add(param.type.rstrip()[:-1])
+        return {re.sub(r"\b(?:const|volatile|restrict|__restrict__)\b|\s+", "", t)
+                for t in types}
+
     def text(self, stmt_or_expr) -> str:
         span = stmt_or_expr.span
         return self.source[span.start:span.end].decode("utf-8", "replace")
@@ -414,7 +426,8 @@ class IRBuilder:
                 if ref.directive is not None or (ref.call and ref.call in self.bodies):
                     continue  # device accesses belong to kernels; user calls are inlined
                 events.append((_event_position(stmt, ref), Access(
-                    ref.array, "H", ref.mode, ref, _block_copy_count(stmt, ref))))
+                    ref.array, "H", ref.mode, ref,
+                    _block_copy_count(stmt, ref, self._element_types(ref)))))
         for copy in self._copies_of.get(id(stmt), ()):
             if inside_span(copy.span, within):
                 events.append((copy.span.start, Copy(copy.target, copy.source, copy.offset,
@@ -535,14 +548,17 @@ def _event_position(stmt: Stmt, ref) -> int:
 
 #: library calls that overwrite ``count`` bytes of their first argument from its start
 _BLOCK_WRITES = ("memcpy", "memmove", "memset")
-_BYTES = re.compile(r"^\s*(?:\(\s*size_t\s*\)\s*)?(?P<a>.+?)\s*\*\s*sizeof\s*\(\s*[^()]+\)\s*$|"
-                    r"^\s*sizeof\s*\(\s*[^()]+\)\s*\*\s*(?P<b>.+?)\s*$")
+_BYTES = re.compile(r"^\s*(?:\(\s*size_t\s*\)\s*)?(?P<a>.+?)\s*\*\s*sizeof\s*\(\s*(?P<t>[^()]+)\)\s*$|"
+                    r"^\s*sizeof\s*\(\s*(?P<u>[^()]+)\)\s*\*\s*(?P<b>.+?)\s*$")
 
 
-def _block_copy_count(stmt: Stmt, ref) -> str | None:
+def _block_copy_count(stmt: Stmt, ref, element_types: set[str]) -> str | None:
     """The element count a ``memcpy(p, q, n * sizeof(double))`` (or memmove, memset)
     overwrites from the start of its destination ``p``: a full write of ``p`` when it is
-    the array's length (omp.flow compares), which spares copying ``p`` to the host first."""
+    the array's length (omp.flow compares), which spares copying ``p`` to the host first.
+    Only where ``sizeof`` measures ``p``'s element (``*p``, ``p[0]``, or the type ``p`` is
+    declared or allocated with, ``element_types``): ``n * sizeof(float)`` into doubles
+    writes half of what ``n`` elements are."""
     if ref.call not in _BLOCK_WRITES or ref.arg_index != 0 or ref.mode != "write" or \
             ref.subscripts:
         return None
@@ -550,6 +566,11 @@ def _block_copy_count(stmt: Stmt, ref) -> str | None:
         if call.name == ref.call and call.span.start <= ref.span.start < call.span.end and \
                 len(call.args) == 3:
             found = _BYTES.match(call.args[2].text)
-            if found is not None:
+            if found is None:
+                return None
+            measured = re.sub(r"\b(?:const|volatile)\b|\s+", "", found.group("t") or
+                              found.group("u"))
+            if measured in (f"*{ref.array}", f"{ref.array}[0]") or measured in element_types:
                 return (found.group("a") or found.group("b")).strip()
+            return None
     return None
