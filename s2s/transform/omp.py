@@ -58,6 +58,9 @@ def run_omp(loaded: Loaded) -> PassOutput:
     from s2s.analysis.omp.report import construct_report
     from s2s.transform.omp_objects import object_edits, object_notes
 
+    from s2s.analysis.omp.out_members import with_callee_members
+
+    model = with_callee_members(model, source)   # ``init(&mesh)`` allocating mesh.u
     plan = plan_file(model, source)
     groups, notes = [], []
     warnings = list(plan.warnings)
@@ -94,7 +97,7 @@ def run_omp(loaded: Loaded) -> PassOutput:
               for m in plan.local_maps]
     notes += [Diagnostic.note(f"target enter data map(always, to: {e.name}) once: {e.reason}",
                               EXPLAIN_ID, e.last.span) for e in plan.static_entries]
-    report = construct_report(model, plan)
+    report = _with_struct_copies(model, construct_report(model, plan))
     per_construct, still_left = _safety_net(model, source, report.left)
     for construct in per_construct:
         groups.append(EditGroup(f"the map clauses of the target region at line "
@@ -120,6 +123,28 @@ def run_omp(loaded: Loaded) -> PassOutput:
         counts += ((MACRO_COUNT, in_macros),)
     return PassOutput(edits, tuple(diagnostics + notes), tuple(groups), check_compiles=True,
                       counts=counts)
+
+
+def _with_struct_copies(model, report):
+    """``report`` with the constructs it counts mapped that use member pointers of a struct
+    passed by value moved to the left ones (s2s.analysis.omp.struct_copies): the safety
+    net's clauses attach the copy's members to the storage the region made present."""
+    from s2s.analysis.omp.report import ConstructReport, LeftConstruct
+    from s2s.analysis.omp.struct_copies import struct_copy_members
+
+    left = {c.span for c in report.left}
+    moved = []
+    for index, directive in enumerate(model.directives):
+        if not directive.is_target_region or directive.span in left:
+            continue
+        members = struct_copy_members(model, index)
+        if members:
+            moved.append(LeftConstruct(directive.span, members, (
+                f"'{members[0].split('.')[0].strip()}' is a copy of a struct (passed by "
+                "value): the construct attaches its member pointers to the present storage")))
+    if not moved:
+        return report
+    return ConstructReport(report.mapped - len(moved), report.left + tuple(moved))
 
 
 def _counts(mapped: int, per_construct: int, left: int) -> tuple[tuple[str, int], ...]:
