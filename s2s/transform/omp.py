@@ -19,7 +19,12 @@ from s2s.frontend.extract import Loaded
 from s2s.model import SourceSpan, Stmt
 from s2s.transform import registry
 from s2s.transform.check import EditGroup
-from s2s.transform.omp_macro import enter_exit_edits, stands_alone, without_macro_clauses
+from s2s.transform.omp_macro import (
+    enter_exit_edits,
+    stands_alone,
+    without_macro_clauses,
+    without_member_clauses,
+)
 
 if TYPE_CHECKING:   # the analysis is imported by the first program with OpenMP directives
     from s2s.analysis.omp.place import PlannedUpdate
@@ -67,7 +72,13 @@ def run_omp(loaded: Loaded) -> PassOutput:
     macro = macro_spans(model)
     kept = []
     for region in plan.regions:
-        region = without_macro_clauses(region, macro)
+        region = without_member_clauses(without_macro_clauses(region, macro))
+        region, refused = _with_companions(model, source, region)
+        if refused is not None:
+            warnings.append((f"the data mapping of '{region.function}' is left to each "
+                             f"construct: {refused}", "omp-not-mapped", region.first.span))
+            plan.left.setdefault(region.function, refused)
+            continue
         blocked = _not_editable(region, macro)
         if blocked is not None:
             origin = f"macro '{blocked.macro}'" if blocked.macro else \
@@ -123,6 +134,19 @@ def run_omp(loaded: Loaded) -> PassOutput:
         counts += ((MACRO_COUNT, in_macros),)
     return PassOutput(edits, tuple(diagnostics + notes), tuple(groups), check_compiles=True,
                       counts=counts)
+
+
+def _with_companions(model, source: bytes, region):
+    """``region`` mapping also the scalar members (``w.dt``) its kernels read beside the
+    member arrays it maps (s2s.analysis.omp.region_companions), and why it cannot stand."""
+    from dataclasses import replace
+
+    from s2s.analysis.omp.region_companions import region_companions
+
+    added, refused = region_companions(model, source, region)
+    if refused is not None or not added:
+        return region, refused
+    return replace(region, arrays=region.arrays + tuple(added)), None
 
 
 def _with_struct_copies(model, report):

@@ -40,6 +40,19 @@ def without_macro_clauses(region, spans: frozenset[SourceSpan]):
     return region if len(kept) == len(region.explicit) else replace(region, explicit=kept)
 
 
+def without_member_clauses(region):
+    """``region`` less the clauses it appends to its kernels for struct members it maps
+    itself under the same name and section (``map(tofrom: w.p[0:w.npts])`` inside a region
+    mapping ``w.p[0:w.npts]``): the kernel's implicit map of ``w`` finds the struct present
+    with its members attached, and a second run would take the clauses for moot ones and
+    delete them (no fixed point)."""
+    mapped = {f"{a.name}{a.section}".replace(" ", "") for a in region.arrays
+              if "." in a.name or "->" in a.name}
+    kept = tuple((span, clause) for span, clause in region.explicit
+                 if clause.split(":", 1)[-1].strip(" )").replace(" ", "") not in mapped)
+    return region if len(kept) == len(region.explicit) else replace(region, explicit=kept)
+
+
 def stands_alone(span: SourceSpan, source: bytes) -> bool:
     """Whether a line may go before the macro use at ``span``: the code before it (blank and
     comment lines aside) ends a statement, opens or closes a block, or is a preprocessing

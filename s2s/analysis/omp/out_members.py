@@ -64,7 +64,8 @@ def with_callee_members(model: TranslationUnit, source: bytes) -> TranslationUni
                     continue
                 name = f"{root}{sep}{member}"
                 known.add((caller.name, name))
-                added.append(HostAllocation(name, allocation.kind, allocation.element_type,
+                # kind ``helper``: the callee may have filled it (its elements are data)
+                added.append(HostAllocation(name, "helper", allocation.element_type,
                                             call.span, caller.name, Expr(count, call.span)))
     if not added:
         return model
