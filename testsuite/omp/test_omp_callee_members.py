@@ -78,3 +78,47 @@ def test_the_callers_region_holds_and_the_copy_is_attached(load_source, tmp_path
     assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()
     # u in and back, f in: once each, and the scalars (before: every kernel copied them)
     assert new.copies.total_bytes < 4 * 2000 * 8
+
+
+CREATED = """#include <stdlib.h>
+typedef struct { int n; double *x; double *w; } Cloud;
+static double *doubles(int count) { return malloc(sizeof(double) * (size_t)count); }
+static Cloud *cloud_create(int n)
+{
+    Cloud *c = malloc(sizeof(Cloud));
+    c->n = n;
+    c->x = doubles(n);
+    c->w = malloc(sizeof(double) * (size_t)(2 * n));
+    return c;
+}
+static Cloud *cloud_other(int n)
+{
+    Cloud *c = malloc(sizeof(Cloud));
+    n = n + 1;
+    c->x = doubles(n);
+    return c;
+}
+int main(void)
+{
+    int m = 100;
+    Cloud *C = cloud_create(m + 1);
+    Cloud *D = cloud_other(m);
+    #pragma omp target teams distribute parallel for
+    for (int i = 0; i < m; i++) C->x[i] = D->x[i] + C->w[2 * i];
+    return 0;
+}
+"""
+
+
+def test_members_of_a_struct_a_callee_creates_are_counted_at_the_call(load_source):
+    """``Cloud *C = cloud_create(m + 1)``: the callee's counts in its parameters, bound to
+    the call's arguments; a callee that assigns its parameter gives none."""
+    from s2s.analysis.omp.out_members import with_callee_members
+
+    loaded = load_source(CREATED.replace("static Cloud *cloud_create", "Cloud *cloud_create")
+                         .replace("static Cloud *cloud_other", "Cloud *cloud_other"),
+                         name="prog.c")
+    model = with_callee_members(loaded.model, loaded.source)
+    added = {(a.name, a.count.text) for a in model.allocations if a.function == "main"}
+    assert ("C->x", "(size_t)(m + 1)") in added and ("C->w", "(size_t)(2 * (m + 1))") in added, added
+    assert not any(name.startswith("D->") for name, _ in added), added
