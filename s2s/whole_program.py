@@ -203,7 +203,8 @@ def _headers(loaded: list[Loaded], paths: list[str], flags: dict[str, ParseOptio
     differ: dict[str, Diagnostic] = {}
     for one in loaded:
         for header in one.headers:
-            if not any(word in header.source for word in OMP_WORDS):
+            if not any(word in header.source for word in OMP_WORDS) and \
+                    not header.model.directives:
                 continue                # (a CUDA file's headers of device code)
             real = os.path.realpath(header.path)
             if real in seen and header.path not in units:

@@ -23,7 +23,7 @@ from s2s.frontend.host.facts import extract_host_args, extract_host_decls, extra
 from s2s.frontend.host.functions import extract_functions
 from s2s.frontend.host.tree import host_tree
 from s2s.frontend.openmp.directives import extract_directives
-from s2s.frontend.openmp.macros import extract_macro_directives
+from s2s.frontend.openmp.macros import directive_macro_names, extract_macro_directives
 from s2s.model.unit import TranslationUnit
 
 
@@ -92,7 +92,8 @@ def _extract(parsed: ParsedFile, contexts: list[ExtractContext], header: _Header
         api_calls = extract_api_calls(host)
     directives = extract_directives(host)
     project_headers = host.project_headers()
-    macro_directives = (extract_macro_directives(host, project_headers)
+    macro_directives = (extract_macro_directives(host, project_headers, frozenset(
+        d.span for d in directives if d.span.macro is not None))
                         if parsed.language != "cuda" else ())
     array_refs, pointer_copies = extract_accesses(host, directives)
     # Everything in source order, whichever order the extractors found it in.
@@ -159,7 +160,8 @@ def load(path: str, options: ParseOptions | None = None, source: bytes | None = 
         model = outline(parsed)
         flags = (options or ParseOptions()).user_flags
         # (a header that included_headers would model is a unit of the run's output: whole)
-        words = (skip_without, *(DEVICE_WORDS if parsed.language == "cuda" else OMP_WORDS))
+        words = (skip_without, *(DEVICE_WORDS if parsed.language == "cuda" else
+                                 (*OMP_WORDS, b"_Pragma")))
         if not _mentions(parsed.source, model.project_headers, skip_without, words) and \
                 not any(skip_without in flag.encode("utf-8", "surrogateescape") for flag in flags):
             return Loaded(path, parsed.source, model, tuple(diagnostics), options, outlined=True)
@@ -240,6 +242,8 @@ def included_headers(parsed: ParsedFile, model: TranslationUnit,
                 texts[name] = handle.read()
         except OSError:
             continue
+    if parsed.language != "cuda":   # directives written through _Pragma macros, too
+        words = words + directive_macro_names(parsed.primary, tuple(texts))
     chosen = [name for name, text in texts.items() if any(word in text for word in words)]
     found = [_included(parsed, name, texts[name], options) for name in chosen]
     if parsed.language == "cuda" and _kernels_missing(model, found):

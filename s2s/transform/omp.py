@@ -19,6 +19,12 @@ from s2s.frontend.extract import Loaded
 from s2s.model import SourceSpan, Stmt
 from s2s.transform import registry
 from s2s.transform.check import EditGroup
+from s2s.transform.omp_macro import (
+    enter_exit_edits,
+    stands_alone,
+    without_macro_clauses,
+    without_member_clauses,
+)
 
 if TYPE_CHECKING:   # the analysis is imported by the first program with OpenMP directives
     from s2s.analysis.omp.place import PlannedUpdate
@@ -52,25 +58,42 @@ def run_omp(loaded: Loaded) -> PassOutput:
         # program without OpenMP gives, without importing the analysis (issue 30, item 4)
         return PassOutput((), (), (EditGroup(LOCAL_MAPS, (), None, INVALID_ID),),
                           check_compiles=True, counts=_counts(0, 0, 0))
+    from s2s.analysis.omp.macro_constructs import macro_spans
     from s2s.analysis.omp.plan import plan_file
     from s2s.analysis.omp.report import construct_report
     from s2s.transform.omp_objects import object_edits, object_notes
 
+    from s2s.analysis.omp.out_members import with_callee_members
+
+    model = with_callee_members(model, source)   # ``init(&mesh)`` allocating mesh.u
     plan = plan_file(model, source)
     groups, notes = [], []
     warnings = list(plan.warnings)
+    macro = macro_spans(model)
+    kept = []
     for region in plan.regions:
-        blocked = _not_editable(region)
+        region = without_member_clauses(without_macro_clauses(region, macro))
+        region, refused = _with_companions(model, source, region)
+        if refused is not None:
+            warnings.append((f"the data mapping of '{region.function}' is left to each "
+                             f"construct: {refused}", "omp-not-mapped", region.first.span))
+            plan.left.setdefault(region.function, refused)
+            continue
+        blocked = _not_editable(region, macro)
         if blocked is not None:
             origin = f"macro '{blocked.macro}'" if blocked.macro else \
                 f"template '{blocked.template}'"
             warnings.append((f"the data mapping of '{region.function}' would have to be edited "
                              f"inside {origin}; left as written", "omp-in-macro", blocked))
+            # its constructs are not mapped by it: the report and the safety net see that
+            plan.left.setdefault(region.function, f"its edits would land inside {origin}")
             continue
+        kept.append(region)
         groups.append(EditGroup(f"the data mapping of '{region.function}'",
                                 tuple(_region_edits(region, source, loaded.path, model.language)),
                                 region.first.span, INVALID_ID))
         notes += _explain(region)
+    plan.regions = kept
     for mapping in plan.objects:
         if mapping.hand_written:
             continue
@@ -85,11 +108,11 @@ def run_omp(loaded: Loaded) -> PassOutput:
               for m in plan.local_maps]
     notes += [Diagnostic.note(f"target enter data map(always, to: {e.name}) once: {e.reason}",
                               EXPLAIN_ID, e.last.span) for e in plan.static_entries]
-    report = construct_report(model, plan)
+    report = _with_struct_copies(model, construct_report(model, plan))
     per_construct, still_left = _safety_net(model, source, report.left)
     for construct in per_construct:
         groups.append(EditGroup(f"the map clauses of the target region at line "
-                                f"{construct.span.line}", (Edit(
+                                f"{construct.span.line}", construct.edits or (Edit(
                                     loaded.path, _pragma_end(source, construct.span.end), 0,
                                     " " + " ".join(construct.clauses)),),
                                 construct.span, INVALID_ID))
@@ -113,6 +136,41 @@ def run_omp(loaded: Loaded) -> PassOutput:
                       counts=counts)
 
 
+def _with_companions(model, source: bytes, region):
+    """``region`` mapping also the scalar members (``w.dt``) its kernels read beside the
+    member arrays it maps (s2s.analysis.omp.region_companions), and why it cannot stand."""
+    from dataclasses import replace
+
+    from s2s.analysis.omp.region_companions import region_companions
+
+    added, refused = region_companions(model, source, region)
+    if refused is not None or not added:
+        return region, refused
+    return replace(region, arrays=region.arrays + tuple(added)), None
+
+
+def _with_struct_copies(model, report):
+    """``report`` with the constructs it counts mapped that use member pointers of a struct
+    passed by value moved to the left ones (s2s.analysis.omp.struct_copies): the safety
+    net's clauses attach the copy's members to the storage the region made present."""
+    from s2s.analysis.omp.report import ConstructReport, LeftConstruct
+    from s2s.analysis.omp.struct_copies import struct_copy_members
+
+    left = {c.span for c in report.left}
+    moved = []
+    for index, directive in enumerate(model.directives):
+        if not directive.is_target_region or directive.span in left:
+            continue
+        members = struct_copy_members(model, index)
+        if members:
+            moved.append(LeftConstruct(directive.span, members, (
+                f"'{members[0].split('.')[0].strip()}' is a copy of a struct (passed by "
+                "value): the construct attaches its member pointers to the present storage")))
+    if not moved:
+        return report
+    return ConstructReport(report.mapped - len(moved), report.left + tuple(moved))
+
+
 def _counts(mapped: int, per_construct: int, left: int) -> tuple[tuple[str, int], ...]:
     return ((MAPPED_COUNT, mapped), (PER_CONSTRUCT_COUNT, per_construct), (LEFT_COUNT, left))
 
@@ -124,6 +182,9 @@ class _PerConstruct:
     reason: str
     #: every pointer of the construct is mapped now (else it is still counted as left)
     complete: bool
+    #: a construct written through a macro: the clauses as ``target enter/exit data``
+    #: around it (s2s.transform.omp_macro), not appended to it
+    edits: tuple[Edit, ...] = ()
 
 
 def _safety_net(model, source: bytes, left: tuple[LeftConstruct, ...]
@@ -131,21 +192,46 @@ def _safety_net(model, source: bytes, left: tuple[LeftConstruct, ...]
     """Clauses of their own for the target constructs the plan leaves with unmapped
     pointers (omp.fallback), and the constructs that still keep one (with the reason)."""
     from s2s.analysis.omp.fallback import construct_maps
+    from s2s.analysis.omp.macro_constructs import macro_spans
     from s2s.analysis.omp.report import LeftConstruct
 
     index_of = {d.span: k for k, d in enumerate(model.directives) if d.is_target_region}
+    macro = macro_spans(model)
     mapped, still = [], []
     for construct in left:
         found, unbounded = construct_maps(model, source, index_of[construct.span],
                                           construct.pointers)
+        edits: tuple[Edit, ...] = ()
+        if found is not None and construct.span in macro:
+            edits, why = _around_macro(model.directives[index_of[construct.span]], found,
+                                       source)
+            if not edits:
+                still.append(LeftConstruct(construct.span, construct.pointers,
+                                           f"{construct.reason}; {why}"))
+                continue
         if found is not None:   # (also the bounded pointers of a construct left)
             mapped.append(_PerConstruct(construct.span, found.clauses, construct.reason,
-                                        unbounded is None))
+                                        unbounded is None, edits))
         if unbounded is not None:
             still.append(LeftConstruct(construct.span, unbounded.pointers,
                                        f"{construct.reason}; the range its kernel touches "
                                        f"cannot be bounded: {unbounded.reason}"))
     return mapped, still
+
+
+def _around_macro(directive, found, source: bytes) -> tuple[tuple[Edit, ...], str]:
+    """The per-construct clauses of a construct written through a macro as ``target
+    enter/exit data`` lines around its use (s2s.transform.omp_macro), or why they cannot go
+    there."""
+    if directive.span.template is not None:
+        return (), f"the construct is written through macro '{directive.span.macro}' in a template"
+    if not stands_alone(directive.span, source):
+        return (), (f"the construct is written through macro '{directive.span.macro}' as the "
+                    "body of a statement without braces: no line can go before it")
+    edits = enter_exit_edits(directive.span, directive.stmt_span.end, found.clauses, source)
+    if edits is None:
+        return (), f"the construct is written through macro '{directive.span.macro}'"
+    return tuple(edits), ""
 
 
 def _local_edits(plan: OmpPlan, source: bytes, path: str) -> list[Edit]:
@@ -165,7 +251,8 @@ def _local_edits(plan: OmpPlan, source: bytes, path: str) -> list[Edit]:
     return edits
 
 
-def _not_editable(region: RegionPlan) -> SourceSpan | None:
+def _not_editable(region: RegionPlan, macro: frozenset[SourceSpan] = frozenset()
+                  ) -> SourceSpan | None:
     """The first place the region's edits would land in a macro expansion, or in a template
     other than the one the region's function belongs to. A function template that owns its
     arrays (``template <class T> void run(int n)`` mallocs, maps, frees) is planned on its
@@ -173,9 +260,12 @@ def _not_editable(region: RegionPlan) -> SourceSpan | None:
     own text may take them. Another template's text may not: the edit would reach its
     instantiations that the plan never saw."""
     own = region.first.span.template
-    spans = [region.at, region.last.span, *region.removed, *(s for s, _ in region.explicit),
+    spans = [region.last.span, *region.removed, *(s for s, _ in region.explicit),
              *(directive for directive, _ in region.redundant)]
-    spans += [u.at for u in region.updates] + [u.anchor.span for u in region.updates]
+    spans += [u.anchor.span for u in region.updates]
+    # a line before a construct written through a macro lies outside the macro's use
+    spans += [span for span in [region.at, *(u.at for u in region.updates)]
+              if span not in macro]
     return next((span for span in spans if span.macro is not None or
                  span.template not in (None, own)), None)
 

@@ -72,13 +72,15 @@ def measure(directory: Path, work: Path, expert: bool = False) -> dict:
     out: dict = {"name": directory.name, "tolerance": float(meta.get("tolerance", 0.0))}
     sources = [str(s) for s in meta["sources"]]
     given = directory
+    macros = tuple(meta.get("map_macros", ()))
     if meta.get("input") == "no-maps":
         given = work / "input"
         given.mkdir()
         for path in directory.iterdir():
             if path.is_file():
                 text = path.read_text()
-                (given / path.name).write_text(without_maps(text) if path.name in sources
+                stripped = path.name in sources or (macros and path.suffix == ".h")
+                (given / path.name).write_text(without_maps(text, macros) if stripped
                                                else text)
     cmd = [sys.executable, "-m", "s2s", "omp", "-o", str(work / "s2s_out")]
     if meta.get("build_dir"):
@@ -104,7 +106,9 @@ def measure(directory: Path, work: Path, expert: bool = False) -> dict:
                      for s in sources]
         out["rewritten_files"] = sum((work / "s2s_out" / s).is_file() for s in sources)
         try:
-            out["s2s"] = _build_run(directory, meta, rewritten, work / "s2s")
+            # (maps written in macros of headers: the stripped headers, not the naive ones)
+            out["s2s"] = _build_run(given if macros else directory, meta, rewritten,
+                                    work / "s2s")
         except harness.BuildError as error:
             out["s2s_build_error"] = error.stderr[-2000:]
         if expert:
@@ -132,15 +136,18 @@ def _second_run(given: Path, work: Path, sources: list[str], project: list[str],
 _MAP_CLAUSE = re.compile(r"\s*\bmap\s*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)")
 
 
-def without_maps(text: str) -> str:
+def without_maps(text: str, macros: tuple[str, ...] = ()) -> str:
     """``text`` with the map clauses of its ``#pragma omp target`` lines removed (a program
     whose data directives were taken out, as in the issue's trial of public programs;
-    sample.toml ``input = "no-maps"``). Continuation lines are joined first."""
+    sample.toml ``input = "no-maps"``), and of the lines that start with a use of one of
+    ``macros`` (sample.toml ``map_macros``: directives written through ``_Pragma`` macros).
+    Continuation lines are joined first."""
     out, lines = [], text.split("\n")
     i = 0
     while i < len(lines):
         line = lines[i]
-        if line.lstrip().startswith("#pragma omp target"):
+        if line.lstrip().startswith("#pragma omp target") or \
+                any(line.lstrip().startswith(m + "(") for m in macros):
             while line.rstrip().endswith("\\") and i + 1 < len(lines):
                 i += 1
                 line = line.rstrip()[:-1] + " " + lines[i].strip()

@@ -42,6 +42,7 @@ import re
 from dataclasses import dataclass
 
 from s2s.analysis.omp.loops import loop_range, must_write_extent, write_extent
+from s2s.analysis.omp.macro_constructs import written_through_macro
 from s2s.analysis.omp.member_counts import MEMBER, companion_members, member_count
 from s2s.analysis.omp.pointer_arrays import element_clauses, is_array_of_pointers
 from s2s.analysis.omp.state import norm_text
@@ -74,7 +75,7 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
     """Clauses mapping ``pointers`` on the target construct ``directive`` (module doc), and
     the pointers among them it cannot map."""
     span = model.directives[directive].span
-    if span.macro is not None:
+    if span.macro is not None and not written_through_macro(model.directives[directive]):
         return None, Unbounded(directive, pointers,
                                f"the construct is inside macro '{span.macro}'")
     kernel = _kernel_stmt(model, directive)

@@ -34,6 +34,7 @@ from s2s.frontend.host.alloc import (
 )
 from s2s.frontend.host.byte_counts import changed_in, declared_within, single_definition
 from s2s.frontend.host.containers import vector_allocation
+from s2s.frontend.host.header_helpers import header_allocating_helpers
 from s2s.frontend.host.tree import (
     ALLOC_FUNCS,
     WRAPPER_KINDS,
@@ -57,7 +58,7 @@ def extract_allocations(ctx: ExtractContext) -> tuple[HostAllocation, ...]:
     """
     tree = host_tree(ctx)
     out: list[HostAllocation] = []
-    helpers = ctx.memo("allocating_helpers", lambda c: returned_allocations(host_tree(c)))
+    helpers = ctx.memo("allocating_helpers", _allocating_helpers)
     device_until = -1  # nodes before this index lie in a device function
     for i, node in enumerate(tree.nodes):
         if i < device_until:
@@ -86,8 +87,15 @@ def extract_allocations(ctx: ExtractContext) -> tuple[HostAllocation, ...]:
 def extract_helper_facts(ctx: ExtractContext) -> tuple[tuple, tuple]:
     """The file's allocating helpers and its calls to helpers defined elsewhere
     (frontend.host.allocators), for the program to join."""
-    helpers = ctx.memo("allocating_helpers", lambda c: returned_allocations(host_tree(c)))
+    helpers = ctx.memo("allocating_helpers", _allocating_helpers)
     return tuple(helpers.values()), helper_calls(host_tree(ctx), helpers)
+
+
+def _allocating_helpers(ctx: ExtractContext) -> dict[str, AllocatingHelper]:
+    """The helpers the file defines, and those it calls from project headers
+    (:mod:`s2s.frontend.host.header_helpers`); a helper of the file's own wins."""
+    return {**header_allocating_helpers(ctx, returned_allocations),
+            **returned_allocations(host_tree(ctx))}
 
 
 def returned_allocations(tree) -> dict[str, AllocatingHelper]:

@@ -37,6 +37,7 @@ from s2s.frontend.openmp.clauses import (
     match_directive,
 )
 from s2s.frontend.openmp.file_tokens import FileTokens
+from s2s.frontend.openmp.macros import directive_uses
 from s2s.model.openmp import DECLARATIVE, STANDALONE, OmpClause, OmpDirective
 from s2s.model.span import SourceSpan
 
@@ -61,12 +62,16 @@ _STRING_PREFIX = re.compile(r'^(?:u8|u|U|L)?"')
 
 def extract_directives(ctx: ExtractContext) -> tuple[OmpDirective, ...]:
     """Every ``#pragma omp`` directive of the main file, in source order."""
-    if not _OMP_WORD.search(ctx.source):  # 'omp' alone also matches 'compute', 'complex'...
+    uses = directive_uses(ctx)
+    if not _OMP_WORD.search(ctx.source) and not uses:  # 'omp' also matches 'compute'...
         return ()
     tokens = FileTokens.of(ctx)
     if tokens is None:
         return ()
     pragmas = [p for p in _find_pragmas(ctx, tokens) if _known(ctx, p)]
+    macro = [p for p in macro_pragmas(ctx, tokens, uses) if _known(ctx, p)]
+    if macro:
+        pragmas = sorted(pragmas + macro, key=lambda p: p.start)
     if not pragmas:
         return ()
     by_first = {p.first: p for p in pragmas}
@@ -109,6 +114,9 @@ class _Pragma:
     stmt: tuple[int, int] | None = None
     next_code: int | None = None
     needs_stmt: bool = False
+    #: a directive written through a macro (s2s.frontend.openmp.macro_pragmas): the text its
+    #: ``body`` tokens index (their offsets are not the file's)
+    text: str | None = None
 
 
 def _find_pragmas(ctx: ExtractContext, tokens: FileTokens) -> list[_Pragma]:
@@ -180,6 +188,47 @@ def _defined_macro(tokens: FileTokens, i: int) -> str | None:
     return None
 
 
+# -- directives written through macros -----------------------------------------------------
+
+
+def macro_pragmas(ctx: ExtractContext, tokens: FileTokens, uses) -> list[_Pragma]:
+    """The target directives written through ``_Pragma`` macros (PRK's ``OMP_TARGET( teams
+    distribute parallel for )``; ``uses`` from :func:`s2s.frontend.openmp.macros.
+    directive_uses`), as directives of their own: planned like any other, their span (the
+    macro use) flagged as a macro expansion, so nothing is ever edited inside it; a data
+    directive may go on a line before the use or after its statement. The clauses are read
+    from the expansion's tokens, spelled anew (``text``). A use inside another macro's
+    arguments, or in an inactive ``#if`` branch, is not one."""
+    out = []
+    for use, operand in uses:
+        if operand[0] != "target":
+            continue                # host directives (parallel, simd): only said (macros)
+        start, end = offsets(use)
+        if ctx.index.span(start, end).macro != use.spelling or tokens.is_skipped(start):
+            continue
+        first, last = tokens.index_at(start), tokens.index_at(max(start, end - 1))
+        if first is None or last is None:
+            continue
+        text, body = _spelled(operand)
+        out.append(_Pragma(first, last + 1, start, end, body, text=text))
+    return out
+
+
+def _spelled(operand: list[str]) -> tuple[str, list[Tok]]:
+    """The directive's tokens as one text (a blank only between two names or numbers) and
+    as tokens whose offsets index that text."""
+    text, body = "", []
+    for token in operand:
+        if text and (token[0].isalnum() or token[0] == "_") and \
+                (text[-1].isalnum() or text[-1] == "_"):
+            text += " "
+        kind = IDENT if token[0].isalpha() or token[0] == "_" else \
+            LITERAL if token[0].isdigit() or token[0] in "'\"" else PUNCT
+        body.append(Tok(kind, token, len(text), len(text) + len(token)))
+        text += token
+    return text, body
+
+
 # -- parsing one pragma ---------------------------------------------------------------------
 
 
@@ -205,7 +254,14 @@ def _parse_pragma(ctx: ExtractContext, pragma: _Pragma) -> None:
     def span_of(start: int, end: int) -> SourceSpan:
         return _span(ctx, pragma, start, end)
 
-    parser = ClauseParser(span_of, ctx.index.text, ctx.warn)
+    text_of = ctx.index.text
+    if pragma.text is not None:     # through a macro: each clause is the macro use
+        def span_of(start: int, end: int) -> SourceSpan:
+            return _span(ctx, pragma, pragma.start, pragma.end)
+
+        def text_of(start: int, end: int) -> str:
+            return pragma.text[start:end]
+    parser = ClauseParser(span_of, text_of, ctx.warn)
     clauses = parser.parse(pragma.body[len(words) :], words)
     pragma.clauses = tuple(clauses)
     pragma.maps = map_clauses(clauses, words, ctx.warn)

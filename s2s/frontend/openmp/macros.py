@@ -21,6 +21,7 @@ from s2s.bounded_read import read_at_most
 from s2s.frontend.core.context import ExtractContext
 from s2s.frontend.core.toolchain import configure_libclang
 from s2s.model.openmp import MacroDirective
+from s2s.model.span import SourceSpan
 
 #: How many macro definitions deep a use is expanded to reach ``_Pragma``.
 MAX_DEPTH = 6
@@ -33,19 +34,18 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 WARNING_ID = "omp-pragma-operator"
 
 
-def extract_macro_directives(ctx: ExtractContext,
-                             project_headers: tuple[str, ...]) -> tuple[MacroDirective, ...]:
-    """Every use, in the main file, of a macro that expands to an OpenMP directive."""
-    uses = [c for c in ctx.top_level if c.kind.name == "MACRO_INSTANTIATION"]
-    if not uses or not _spells_pragma(ctx.source, project_headers):
-        return ()
-    expander = _Expander(ctx)
+def extract_macro_directives(ctx: ExtractContext, project_headers: tuple[str, ...],
+                             modelled: frozenset[SourceSpan] = frozenset()
+                             ) -> tuple[MacroDirective, ...]:
+    """Every use, in the main file, of a macro that expands to an OpenMP directive, but those
+    the directive extractor made directives of (``modelled``, their spans: a target construct
+    or data directive standing as a statement of a function, :func:`target_uses`)."""
     found = []
-    for use in uses:
-        words = expander.directive_words(use)
-        if not words:
-            continue
+    for use, operand in directive_uses(ctx, project_headers):
+        words = [t for t in operand if _WORD.fullmatch(t)]
         span = ctx.span(use)
+        if span in modelled:
+            continue
         said = f"macro '{use.spelling}' expands to 'omp {' '.join(words[:4])}' through _Pragma"
         if words[0] != "target":  # moves no data (parallel, simd, ...): only said
             ctx.warn(f"{said}, which s2s does not read: left as written", WARNING_ID, span)
@@ -58,6 +58,51 @@ def extract_macro_directives(ctx: ExtractContext,
         ctx.warn(f"{said}, a target {'construct' if is_target else 'data directive'} that s2s "
                  f"neither analyses nor rewrites: left as written{tail}", WARNING_ID, span)
     return tuple(found)
+
+
+def directive_uses(ctx: ExtractContext, project_headers: tuple[str, ...] | None = None
+                   ) -> list[tuple[object, list[str]]]:
+    """(macro use, tokens after ``omp``) of every use in the main file of a macro that
+    expands to an OpenMP directive through ``_Pragma``, in source order (once per context)."""
+    def build(c: ExtractContext) -> list[tuple[object, list[str]]]:
+        uses = [u for u in c.top_level if u.kind.name == "MACRO_INSTANTIATION"]
+        headers = c.project_headers() if project_headers is None else project_headers
+        if not uses or not _spells_pragma(c.source, headers):
+            return []
+        expander = _Expander(c)
+        found = []
+        for use in uses:
+            operand = expander.directive_tokens(use)
+            if operand and _WORD.fullmatch(operand[0]):
+                found.append((use, operand))
+        return found
+    return ctx.memo("openmp.macro_directive_uses", build)
+
+
+def directive_macro_names(unit, headers: tuple[str, ...]) -> tuple[bytes, ...]:
+    """Names of the macros the project ``headers`` define that reach ``_Pragma`` (directly
+    or through another such macro): a header using one of them may hold directives written
+    through macros (stencil_target.h's ``OMP_TARGET`` kernels, with ``OMP_TARGET`` defined in
+    prk_openmp.h), so it is modelled like a header with ``#pragma omp``. Empty when no
+    project header spells ``_Pragma``."""
+    if not _spells_pragma(b"", headers):
+        return ()
+    wanted = set(headers)
+    bodies: dict[str, set[str]] = {}
+    for cursor in unit.cursor.get_children():
+        if cursor.kind.name != "MACRO_DEFINITION":
+            continue
+        file = cursor.location.file
+        if file is None or file.name not in wanted:
+            continue
+        bodies[cursor.spelling] = {t.spelling for t in cursor.get_tokens()} - {cursor.spelling}
+    found = {name for name, body in bodies.items() if "_Pragma" in body}
+    grew = True
+    while grew:
+        more = {name for name, body in bodies.items() if name not in found and body & found}
+        found |= more
+        grew = bool(more)
+    return tuple(name.encode() for name in sorted(found))
 
 
 def is_kernel(words: list[str]) -> bool:
@@ -93,11 +138,16 @@ class _Expander:
 
     def directive_words(self, use) -> list[str] | None:
         """The directive words after ``omp`` that ``use`` expands to, or None."""
+        operand = self.directive_tokens(use)
+        return None if operand is None else [t for t in operand if _WORD.fullmatch(t)]
+
+    def directive_tokens(self, use) -> list[str] | None:
+        """Every token after ``omp`` (names, clauses and their punctuation) of the directive
+        ``use`` expands to, or None."""
         tokens = [t.spelling for t in use.get_tokens()]
         if not tokens:
             return None
-        expanded = self._expand(tokens, MAX_DEPTH, frozenset())
-        return _pragma_words(expanded)
+        return _pragma_operand(self._expand(tokens, MAX_DEPTH, frozenset()))
 
     def _definition(self, name: str) -> tuple[list[str] | None, list[str]] | None:
         """(parameters or None for an object-like macro, replacement tokens) of ``name``."""
@@ -193,16 +243,20 @@ def _literal_text(token: str) -> str:
     return token
 
 
-def _pragma_words(tokens: list[str]) -> list[str] | None:
-    """Words after ``omp`` of the first ``_Pragma( ... )`` operand in ``tokens`` that is an
-    OpenMP directive."""
+#: one token of a directive's text: a name, a number, a two-character operator, any other mark
+_TOKEN = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|->|::|\S")
+
+
+def _pragma_operand(tokens: list[str]) -> list[str] | None:
+    """The tokens after ``omp`` of the first ``_Pragma( ... )`` operand in ``tokens`` that is
+    an OpenMP directive (a string literal operand read as the tokens it spells)."""
     for i, token in enumerate(tokens):
         if token != "_Pragma":
             continue
         args, _after = _arguments(tokens, i + 1)
         if not args:
             continue
-        words = _WORD.findall(" ".join(_literal_text(t) for t in args[0]))
-        if words and words[0] == "omp":
-            return words[1:]
+        found = _TOKEN.findall(" ".join(_literal_text(t) for t in args[0]))
+        if found and found[0] == "omp":
+            return found[1:]
     return None
