@@ -21,7 +21,7 @@ import time
 import traceback
 from dataclasses import replace
 
-from s2s import deep_stack, gc_pause, parallel
+from s2s import deep_stack, gc_pause, parallel, run_cache
 from s2s.diagnostics import Diagnostic, InternalError, Location, S2SError
 from s2s.driver import (
     Failed,
@@ -50,14 +50,22 @@ HEADER_CONTEXTS = "header-contexts-differ"
 
 
 def process_program(paths: list[str], options: RunOptions, run_pass: Pass,
-                    sources: dict[str, bytes] | None = None) -> list[FileResult]:
+                    sources: dict[str, bytes] | None = None, models: bool = True
+                    ) -> list[FileResult]:
     """Results of ``run_pass`` over the program of ``paths``: one per file given (in order),
     then one per project header analysed with them. Files that fail to load are Failed and
     the others form the program; when their function names clash, every file is processed on
     its own (the clash is reported on each). ``sources`` stands in for the bytes of some
-    files (the text an editor sends on stdin)."""
-    return gc_pause.call(deep_stack.call, _process_program, paths, options, run_pass,
-                         sources or {})
+    files (the text an editor sends on stdin). A run over files that did not change since a
+    kept one replays its results (:mod:`s2s.run_cache`); ``models=False`` (a caller that
+    reads no model: the text printers) lets a replay leave each ``loaded.model`` None."""
+    key = run_cache.run_key(paths, options, run_pass, sources or {})
+    results = run_cache.replayed(key, options, models)
+    if results is None:
+        results = gc_pause.call(deep_stack.call, _process_program, paths, options, run_pass,
+                                sources or {})
+        run_cache.keep(key, paths, options, run_pass, results)
+    return results
 
 
 def _process_program(paths: list[str], options: RunOptions, run_pass: Pass,
