@@ -115,7 +115,7 @@ def keep(key: str | None, paths: list[str], options: RunOptions, run_pass: Pass,
             return
         owners.append(owner)
     loaded = tuple(_with_options(r.loaded, None) for r in results)
-    stripped = tuple(replace(r, loaded=_without_model(one)) for r, one in zip(results, loaded))
+    stripped = tuple(replace(r, loaded=_without_model(one)) for r, one in zip(results, loaded, strict=True))
     kept = list(dependencies.values())
     fact_cache.write_entry(_models_key(key), loaded, kept, roots or ())
     fact_cache.write_entry(key, (stripped, tuple(owners)), kept, roots or ())
