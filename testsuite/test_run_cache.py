@@ -86,3 +86,26 @@ def test_a_run_with_a_failed_file_is_not_kept(program, runs, fact_cache_on, caps
     first = _run(argv, capsys)
     assert first[0] == 1
     assert _run(argv, capsys) == first and len(runs) == 2
+
+
+def test_clang16_verdicts_on_unchanged_rewrites_are_kept(program, fact_cache_on, capsys,
+                                                        monkeypatch):
+    from s2s.frontend.openmp import clang_check
+
+    if clang_check.available() is None:
+        pytest.skip("clang-16 is not installed: no second opinion to keep")
+    checked: list[str] = []
+    real = clang_check._errors.__wrapped__      # (not the in-process memo: each run asks)
+
+    def counting(*args):
+        checked.append(args[1])
+        return real(*args)
+
+    monkeypatch.setattr(clang_check, "_errors", counting)
+    argv = ["omp", "--diff", *program]
+    _run(argv, capsys)
+    assert sorted(checked) == sorted(program)
+    Path("main.c").write_text(Path("main.c").read_text() + "\n/* edited */\n")
+    edited = _run(argv, capsys)
+    assert checked[len(program):] == ["main.c"]   # the kernel files' rewrites are as before
+    assert _run([*argv, "--no-cache"], capsys) == edited

@@ -44,6 +44,7 @@ import pickle
 import stat
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -117,6 +118,28 @@ def parse_errors(data: bytes, path: str, options: ParseOptions,
     if not errors:
         _write(key, (), included_files(parsed), options)
     return errors
+
+
+def second_opinion(data: bytes, path: str, options: ParseOptions, tool: str,
+                   run: Callable[[], list[Diagnostic] | None]) -> list[Diagnostic]:
+    """``run()``: the errors another compiler (``tool``: its name and identity) finds in
+    ``data``, the rewrite of ``path`` that libclang accepted; "none" from the cache when a
+    run on this text with this tool and these options found none and the files libclang's
+    parse of it included are as they were (the dependencies of its :func:`parse_errors`
+    entry: the other compiler reads the same project headers). A warm run over a program
+    whose rewrite of a file is the same as before then runs clang-16 on it no more.
+    (``run`` returns None when it could not check: nothing is kept, no error said.)"""
+    if not (enabled() and options.cache):
+        return run() or []
+    key = entry_key(path, options, data, "second-opinion " + tool)
+    if _read(key, tuple) == ():
+        return []
+    errors = run()
+    if errors == []:
+        found = entry_dependencies(entry_key(path, options, data, "check"))
+        if found is not None:
+            _store(key, (), *found)
+    return errors or []
 
 
 def entry_key(path: str, options: ParseOptions, source: bytes, kind: str) -> str:
