@@ -18,8 +18,11 @@ in the fact cache's folder (the same trust, size bound and ``--no-cache``), unde
 The entry lists, as a fact-cache entry does, every file the loads included (project headers
 by their bytes, toolchain headers by size and time), taken from the files' own load entries;
 one changed is a miss. A run with a file that failed, with stdin's text or with the cache off
-keeps nothing. The printers then show the replayed results as they would the computed ones:
-the same bytes (``scripts/bench_speed.py`` and ``testsuite/test_run_cache.py`` check it).
+keeps nothing. The models are not kept (pickling them cost a cold run more than it saved a
+warm one), so only a caller that reads none replays: the rewriting commands' text printers
+(``--diff``, ``--check``, ``--in-place``, ``-o``), which show the replayed results as they
+would the computed ones, the same bytes (``scripts/bench_speed.py`` and
+``testsuite/test_run_cache.py`` check it); JSON, SARIF and ``s2s report`` run the pass.
 
 :func:`cached_diff` keeps the unified diff of a change the same way (keyed by both texts and
 the names shown): ``difflib`` on a large file with many repeated lines costs seconds.
@@ -74,19 +77,15 @@ def run_key(paths: list[str], options: RunOptions, run_pass: Pass,
 def replayed(key: str | None, options: RunOptions, models: bool = True
              ) -> list[FileResult] | None:
     """The results kept under ``key`` (each loaded file's parse options set back), or None.
-    ``models=False``: the caller reads no model, and each ``loaded.model`` is None (the
-    models, most of an entry, are not read)."""
-    if key is None:
+    Only for a caller that reads no model (``models=False``: each ``loaded.model`` is None):
+    the models are not kept, as pickling them cost a cold run more than a warm fact cache
+    costs a run that wants them."""
+    if key is None or models:
         return None
     stored = fact_cache.read_entry(key, tuple, ALLOWED)
     if stored is None or len(stored) != 2:
         return None
     results, owners = stored
-    if models:
-        loaded = fact_cache.read_entry(_models_key(key), tuple, ALLOWED)
-        if loaded is None or len(loaded) != len(results):
-            return None
-        results = [replace(r, loaded=one) for r, one in zip(results, loaded, strict=True)]
     return [replace(result, loaded=_with_options(result.loaded, parse_options_for(options, owner)))
             for result, owner in zip(results, owners, strict=True)]
 
@@ -95,7 +94,7 @@ def keep(key: str | None, paths: list[str], options: RunOptions, run_pass: Pass,
          results: list[FileResult]) -> None:
     """Keep ``results`` under ``key`` when every file succeeded and its load entry (whose
     dependencies the run's entry takes) is in the cache; best effort, as every entry. The
-    models go in an entry of their own (read only by callers that want them)."""
+    models are left out (see :func:`replayed`)."""
     if key is None or not all(isinstance(r, Success) for r in results):
         return
     unique = list(dict.fromkeys(paths))
@@ -114,15 +113,10 @@ def keep(key: str | None, paths: list[str], options: RunOptions, run_pass: Pass,
         if owner is None:
             return
         owners.append(owner)
-    loaded = tuple(_with_options(r.loaded, None) for r in results)
-    stripped = tuple(replace(r, loaded=_without_model(one)) for r, one in zip(results, loaded, strict=True))
-    kept = list(dependencies.values())
-    fact_cache.write_entry(_models_key(key), loaded, kept, roots or ())
-    fact_cache.write_entry(key, (stripped, tuple(owners)), kept, roots or ())
-
-
-def _models_key(key: str) -> str:
-    return hashlib.sha256(FORMAT + b"models\0" + key.encode()).hexdigest()
+    stripped = tuple(replace(r, loaded=_without_model(_with_options(r.loaded, None)))
+                     for r in results)
+    fact_cache.write_entry(key, (stripped, tuple(owners)), list(dependencies.values()),
+                           roots or ())
 
 
 def _without_model(loaded):

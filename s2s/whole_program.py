@@ -57,8 +57,8 @@ def process_program(paths: list[str], options: RunOptions, run_pass: Pass,
     the others form the program; when their function names clash, every file is processed on
     its own (the clash is reported on each). ``sources`` stands in for the bytes of some
     files (the text an editor sends on stdin). A run over files that did not change since a
-    kept one replays its results (:mod:`s2s.run_cache`); ``models=False`` (a caller that
-    reads no model: the text printers) lets a replay leave each ``loaded.model`` None."""
+    kept one replays its results (:mod:`s2s.run_cache`) when the caller reads no model
+    (``models=False``: the text printers; each ``loaded.model`` is then None)."""
     key = run_cache.run_key(paths, options, run_pass, sources or {})
     results = run_cache.replayed(key, options, models)
     if results is None:

@@ -1,6 +1,7 @@
 """A whole-program run replayed from the cache (s2s.run_cache, issue 30's warm runs).
 
-A second run over unchanged files prints the same bytes without running the pass; any input
+A second run over unchanged files prints the same bytes without running the pass (the text
+printers; JSON reads the models, which are not kept, and runs it again); any input
 of the run changed (a file, a header it includes, an ``S2S_`` variable, the file order) runs
 it again; a run with a failed file keeps nothing.
 """
@@ -56,9 +57,9 @@ def test_a_second_run_replays_the_same_bytes(program, runs, fact_cache_on, capsy
     cold = _run(argv, capsys)
     warm = _run(argv, capsys)
     assert warm == cold and "omp target" in cold[1]
-    assert len(runs) == 1                       # the second run replayed the first
+    # the text printers replay the first run; JSON (it prints the models' facts) runs again
+    assert len(runs) == (1 if form == "text" else 2)
     assert _run([*argv, "--no-cache"], capsys) == cold
-    assert len(runs) == 2
 
 
 def test_a_changed_input_runs_the_pass_again(program, runs, fact_cache_on, capsys,
