@@ -46,9 +46,11 @@ def runs(monkeypatch) -> list[int]:
     return counted
 
 
-def _run(argv: list[str], capsys) -> tuple[int, str]:
+def _run(argv: list[str], capsys) -> tuple[int, str, str]:
+    """Exit status, stdout and stderr (the diagnostics and the summary are replayed too)."""
     code = main(argv)
-    return code, capsys.readouterr().out
+    said = capsys.readouterr()
+    return code, said.out, said.err
 
 
 @pytest.mark.parametrize("form", ["text", "json"])
