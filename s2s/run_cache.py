@@ -50,9 +50,10 @@ _CODE: list[str] = []
 
 
 def run_key(paths: list[str], options: RunOptions, run_pass: Pass,
-            sources: dict[str, bytes]) -> str | None:
+            sources: dict[str, bytes], texts: dict[str, bytes] | None = None) -> str | None:
     """The key of a run of ``run_pass`` over ``paths``, or None when it is not kept (the
-    cache off, stdin's text, a file that cannot be read)."""
+    cache off, stdin's text, a file that cannot be read). ``texts``: the files' bytes as a
+    run read them (else they are read now)."""
     if sources or not (fact_cache.enabled() and options.parse.cache):
         return None
     digest = hashlib.sha256(FORMAT)
@@ -63,10 +64,8 @@ def run_key(paths: list[str], options: RunOptions, run_pass: Pass,
              *(f"{k}={v}" for k, v in sorted(os.environ.items())
                if k.startswith("S2S_") and k != "S2S_JOBS")]
     for path in paths:
-        try:
-            with open(path, "rb") as handle:
-                source = handle.read()
-        except OSError:
+        source = texts.get(path) if texts is not None else _read_bytes(path)
+        if source is None:
             return None
         parts.append(fact_cache.load_key(path, parse_options_for(options, path), source))
     for part in parts:
@@ -97,11 +96,15 @@ def keep(key: str | None, paths: list[str], options: RunOptions, run_pass: Pass,
     models are left out (see :func:`replayed`)."""
     if key is None or not all(isinstance(r, Success) for r in results):
         return
+    # the bytes the run read: a file edited while it ran is kept under neither text
+    texts = {r.path: r.loaded.source for r in results}
+    if run_key(paths, options, run_pass, {}, texts) != key:
+        return
     unique = list(dict.fromkeys(paths))
     dependencies: dict[str, tuple] = {}
     roots = None
     for path in unique:
-        found = _load_dependencies(path, options, run_pass)
+        found = _load_dependencies(path, texts[path], options, run_pass)
         if found is None or (roots is not None and found[1] != roots):
             return
         roots = found[1]
@@ -144,13 +147,16 @@ def cached_diff(change: FileChange, compute: Callable[[FileChange], str] = unifi
     return text
 
 
-def _load_dependencies(path: str, options: RunOptions, run_pass: Pass):
-    """(dependencies, roots) of ``path``'s load entry (the whole model's or the outline's)."""
+def _read_bytes(path: str) -> bytes | None:
     try:
         with open(path, "rb") as handle:
-            source = handle.read()
+            return handle.read()
     except OSError:
         return None
+
+
+def _load_dependencies(path: str, source: bytes, options: RunOptions, run_pass: Pass):
+    """(dependencies, roots) of ``path``'s load entry (the whole model's or the outline's)."""
     parse = parse_options_for(options, path)
     for skip in (None, registry.needs_word(run_pass)):
         found = fact_cache.entry_dependencies(fact_cache.load_key(path, parse, source, skip))

@@ -112,3 +112,25 @@ def test_clang16_verdicts_on_unchanged_rewrites_are_kept(program, fact_cache_on,
     edited = _run(argv, capsys)
     assert checked[len(program):] == ["main.c"]   # the kernel files' rewrites are as before
     assert _run([*argv, "--no-cache"], capsys) == edited
+
+
+def test_a_file_edited_during_the_run_is_not_kept(program, fact_cache_on, capsys, monkeypatch):
+    real = whole_program._process_program
+    original = Path("main.c").read_text()
+    counted: list[int] = []
+
+    def edited_meanwhile(*args):       # the run reads another text than its key was made of
+        counted.append(1)
+        if len(counted) == 1:
+            Path("main.c").write_text(original.replace("int main", "int  main"))
+        try:
+            return real(*args)
+        finally:
+            Path("main.c").write_text(original)
+
+    monkeypatch.setattr(whole_program, "_process_program", edited_meanwhile)
+    argv = ["omp", "--diff", *program]
+    _run(argv, capsys)
+    second = _run(argv, capsys)
+    assert len(counted) == 2                  # nothing was kept under the first key
+    assert _run([*argv, "--no-cache"], capsys) == second
