@@ -20,7 +20,7 @@ from s2s.diagnostics import Diagnostic, InputError, InternalError, Location, S2S
 from s2s.edits import EditSet
 from s2s.frontend.core.parse import ParseOptions, detect_language, parse_source
 from s2s.frontend.extract import Loaded
-from s2s.frontend.fact_cache import cached_load, parse_errors
+from s2s.frontend.fact_cache import cached_load, parse_errors, second_opinion
 from s2s.frontend.openmp import clang_check
 from s2s.output import FileChange
 from s2s.transform.check import CheckedEdits, EditGroup, checked_edits, introduced
@@ -304,7 +304,11 @@ def _clang_errors(data: bytes, source: bytes, path: str, options: ParseOptions
     for C and C++ only; none when clang-16 rejects the original too (then its errors say
     nothing about the rewrite: a missing flag, an extension of the newer libclang)."""
     language = options.language or detect_language(path)
-    found = clang_check.syntax_errors(data, path, language, options.user_flags)
+    tool = clang_check.identity()
+    if tool is None:
+        return []
+    found = second_opinion(data, path, options, tool, functools.partial(
+        clang_check.checked, data, path, language, options.user_flags))
     if found and clang_check.syntax_errors(source, path, language, options.user_flags):
         return []
     return found

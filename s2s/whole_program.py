@@ -21,7 +21,7 @@ import time
 import traceback
 from dataclasses import replace
 
-from s2s import deep_stack, gc_pause, parallel
+from s2s import deep_stack, gc_pause, parallel, run_cache
 from s2s.diagnostics import Diagnostic, InternalError, Location, S2SError
 from s2s.driver import (
     Failed,
@@ -50,14 +50,22 @@ HEADER_CONTEXTS = "header-contexts-differ"
 
 
 def process_program(paths: list[str], options: RunOptions, run_pass: Pass,
-                    sources: dict[str, bytes] | None = None) -> list[FileResult]:
+                    sources: dict[str, bytes] | None = None, models: bool = True
+                    ) -> list[FileResult]:
     """Results of ``run_pass`` over the program of ``paths``: one per file given (in order),
     then one per project header analysed with them. Files that fail to load are Failed and
     the others form the program; when their function names clash, every file is processed on
     its own (the clash is reported on each). ``sources`` stands in for the bytes of some
-    files (the text an editor sends on stdin)."""
-    return gc_pause.call(deep_stack.call, _process_program, paths, options, run_pass,
-                         sources or {})
+    files (the text an editor sends on stdin). A run over files that did not change since a
+    kept one replays its results (:mod:`s2s.run_cache`) when the caller reads no model
+    (``models=False``: the text printers; each ``loaded.model`` is then None)."""
+    key = run_cache.run_key(paths, options, run_pass, sources or {})
+    results = run_cache.replayed(key, options, models)
+    if results is None:
+        results = gc_pause.call(deep_stack.call, _process_program, paths, options, run_pass,
+                                sources or {})
+        run_cache.keep(key, paths, options, run_pass, results)
+    return results
 
 
 def _process_program(paths: list[str], options: RunOptions, run_pass: Pass,
@@ -118,7 +126,7 @@ def _program(paths: list[str], options: RunOptions, run_pass: Pass,
             results[one.path] = result
         return [results[path] for path in dict.fromkeys(order)]
     try:
-        results.update(_run_program(program, units, flags, includers, run_pass))
+        results.update(_run_program(program, units, flags, includers, run_pass, options.jobs))
     except (S2SError, RecursionError) as error:
         for one in units:
             results[one.path] = failed_by(one.path, error)
@@ -159,14 +167,15 @@ def _bytes_of(path: str, sources: dict[str, bytes]) -> bytes:
 
 
 def _run_program(program: Program, units: list[Loaded], flags: dict[str, ParseOptions],
-                 includers: dict[str, tuple[tuple[str, bytes], ...]], run_pass: Pass
-                 ) -> dict[str, FileResult]:
-    """One run of the pass over the program, its output checked and applied per file."""
+                 includers: dict[str, tuple[tuple[str, bytes], ...]], run_pass: Pass,
+                 jobs: int = 1) -> dict[str, FileResult]:
+    """One run of the pass over the program, its output checked and applied per file (the
+    files' checks on ``jobs`` workers)."""
     start = time.perf_counter()
     output = run_pass(Loaded(units[0].path, program.source, program.unit, ()))
     deep_stack.check_walks()
     planned = time.perf_counter()
-    checked = _checked_program(program, output, units, flags, includers)
+    checked = _checked_program(program, output, units, flags, includers, jobs)
     timings = (("pass (whole program)", planned - start),
                ("check (whole program)", time.perf_counter() - planned))
     results: dict[str, FileResult] = {}
@@ -231,11 +240,13 @@ def _same_meaning(one, other) -> bool:
 
 def _checked_program(program: Program, output: PassOutput, units: list[Loaded],
                      flags: dict[str, ParseOptions],
-                     includers: dict[str, tuple[tuple[str, bytes], ...]]
+                     includers: dict[str, tuple[tuple[str, bytes], ...]], jobs: int = 1
                      ) -> dict[str, tuple[PassOutput, CheckedEdits]]:
     """Each file's part of the output and its checked edits. A group (one data region and
     the clauses it relies on) may have edits in several files: when its part in one file does
-    not parse, its parts in the others are dropped too, with a warning there."""
+    not parse, its parts in the others are dropped too, with a warning there. The files are
+    checked on ``jobs`` forked workers (each check is a parse and a clang-16 run of its own;
+    the results, in file order, are those of one job)."""
     dropped: dict[int, str] = {}
     said: dict[str, tuple[Diagnostic, ...]] = {}     # why a file's part was dropped
     paths = [one.path for one in units]
@@ -251,10 +262,10 @@ def _checked_program(program: Program, output: PassOutput, units: list[Loaded],
     while True:
         out = {}
         split = program_parts(program, output, paths, skip=dropped)
-        for one in units:
-            part = split[one.path]
-            out[one.path] = (part, checked_output(one.path, one.source, part, flags[one.path],
-                                                  includers.get(one.path, ())))
+        work = [(one.path, one.source, split[one.path], flags[one.path],
+                 includers.get(one.path, ())) for one in units]
+        for item, check in zip(work, parallel.ordered_map(_check_one, work, jobs), strict=True):
+            out[item[0]] = (item[2], check)
         newly = {}
         for path, (_part, check) in out.items():
             kept = set(check.edits)
@@ -279,6 +290,10 @@ def _checked_program(program: Program, output: PassOutput, units: list[Loaded],
                 out[path] = (part, replace(check, diagnostics=check.diagnostics + (note,),
                                            incomplete=True))
     return out
+
+
+def _check_one(item: tuple) -> CheckedEdits:
+    return checked_output(*item)
 
 
 def program_parts(program: Program, output: PassOutput, paths: list[str],

@@ -27,7 +27,13 @@ The issue's goals (<= 3x cold, <= 1x warm, ...) are printed beside each ratio; t
 measures (no goal fails it), and exits 1 when an s2s command printed different bytes in its
 cold, warm or ``-j`` runs. ``--markdown`` prints the table for docs/benchmarks.md.
 
-Usage: ``python scripts/bench_speed.py [--runs 3] [--markdown] [--only omp,cuda,nvcc,start]``
+``--baseline DIR`` (a checkout of another commit, e.g. ``git archive main | tar -x -C DIR``)
+adds the OpenMP rows of that tree's s2s, measured in the same run (its commands alternate with
+this tree's), so a change is measured before and after under the same load. ``--edited`` adds
+a row: a warm run after a comment was appended to one of the program's files.
+
+Usage: ``python scripts/bench_speed.py [--runs 3] [--markdown] [--only omp,cuda,nvcc,start]
+[--baseline DIR]``
 """
 
 from __future__ import annotations
@@ -86,9 +92,15 @@ def median(runs: list[Timing]) -> Timing:
                   statistics.median(r.peak_mb for r in runs))
 
 
+#: the source tree whose s2s runs (None: this one; ``--baseline``: another, on PYTHONPATH)
+TREE: list[str | None] = [None]
+
+
 def s2s_env(cache: str | None) -> dict:
     """The environment of an s2s run: its fact cache in ``cache`` (None: off)."""
     env = dict(os.environ)
+    if TREE[0] is not None:
+        env["PYTHONPATH"] = TREE[0]
     env.pop("S2S_NO_CACHE", None)
     if cache is None:
         env["S2S_NO_CACHE"] = "1"
@@ -139,14 +151,46 @@ def omp_rows(work: Path, runs: int) -> list[Row]:
     clang = median([timed([CLANG, "-fsyntax-only", "-fopenmp", *files], cwd=str(folder))
                     for _ in range(runs)])
     argv = [*S2S, "omp", "--diff", *files]
-    cold, warm = cold_and_warm(argv, runs, str(folder), ["-j", "1"])
-    cold2, _ = cold_and_warm(argv, runs, str(folder), ["-j", "2"], warm_too=False)
-    what = f"{lines:,}-line OpenMP program, {len(files)} files: s2s omp"
     ref = f"clang -fsyntax-only -fopenmp: {_s(clang)}"
-    return [Row(f"{what}, cold cache", _s(cold), ref, cold.cpu / clang.cpu, "<= 3x (CPU)"),
-            Row(f"{what}, warm cache", _s(warm), ref, warm.cpu / clang.cpu, "<= 1x (CPU)"),
-            Row(f"{what}, cold, -j 2 vs -j 1 (speed-up)", _s(cold2, False),
-                f"-j 1: {_s(cold, False)}", cold.wall / cold2.wall, ">= 1.7x (wall)")]
+    trees = [None, BASELINE[0]] if BASELINE[0] else [None]
+    seen: dict = {tree: ([], [], [], []) for tree in trees}
+    for _ in range(runs):               # the trees' runs alternate: the same load on both
+        for tree in trees:
+            TREE[0] = tree
+            try:
+                cold, warm = cold_and_warm(argv, 1, str(folder), ["-j", "1"])
+                cold2, _ = cold_and_warm(argv, 1, str(folder), ["-j", "2"], warm_too=False)
+                edited = edited_run(argv, folder / files[0]) if EDITED[0] else cold
+            finally:
+                TREE[0] = None
+            for kept, one in zip(seen[tree], (cold, warm, cold2, edited), strict=True):
+                kept.append(one)
+    rows = []
+    for tree in trees:
+        cold, warm, cold2, edited = (median(kept) for kept in seen[tree])
+        what = f"{lines:,}-line OpenMP program, {len(files)} files: s2s omp" + \
+            (f" (baseline {os.path.basename(tree)})" if tree else "")
+        rows += [Row(f"{what}, cold cache", _s(cold), ref, cold.cpu / clang.cpu, "<= 3x (CPU)"),
+                 Row(f"{what}, warm cache", _s(warm), ref, warm.cpu / clang.cpu, "<= 1x (CPU)"),
+                 Row(f"{what}, cold, -j 2 vs -j 1 (speed-up)", _s(cold2, False),
+                     f"-j 1: {_s(cold, False)}", cold.wall / cold2.wall, ">= 1.7x (wall)")]
+        if EDITED[0]:
+            rows.append(Row(f"{what}, warm cache, then {files[0]} edited (a comment appended)",
+                            _s(edited), ref, edited.cpu / clang.cpu, "(none)"))
+    return rows
+
+
+def edited_run(argv: list[str], target: Path) -> Timing:
+    """A run after one file of a warm program was edited (a comment appended): what a
+    developer's next run costs. The cache is filled by a run first; the file is restored."""
+    original = target.read_bytes()
+    with tempfile.TemporaryDirectory(prefix="s2s-bench-cache-") as cache:
+        timed([*argv, "-j", "1"], s2s_env(cache), str(target.parent))
+        try:
+            target.write_bytes(original + b"\n/* edited */\n")
+            return timed([*argv, "-j", "1"], s2s_env(cache), str(target.parent))
+        finally:
+            target.write_bytes(original)
 
 
 def clang_cuda_args(path: str) -> list[str]:
@@ -221,6 +265,10 @@ def start_rows(work: Path, runs: int) -> list[Row]:
                 _s(warm), ref, warm.cpu / clang.cpu, "< 1.5x")]
 
 
+#: ``--edited``: also time a warm run after one file was edited
+EDITED: list[bool] = [False]
+#: ``--baseline``: the other tree measured beside this one
+BASELINE: list[str | None] = [None]
 #: the printers of the 1 MB file's tables: text (rich tables, most of a warm run) and JSON
 INSPECT_FORMATS = ["text", "json"]
 SECTIONS = {"omp": omp_rows, "cuda": cuda_rows, "nvcc": nvcc_rows, "start": start_rows}
@@ -241,8 +289,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--inspect-formats", default="text,json",
                         help="the 1 MB file's inspect output formats to time (text, json)")
+    parser.add_argument("--baseline", default=None,
+                        help="another source tree of s2s whose OpenMP rows to measure too")
+    parser.add_argument("--edited", action="store_true",
+                        help="OpenMP rows: also a warm run after one file was edited")
     args = parser.parse_args(argv)
     INSPECT_FORMATS[:] = args.inspect_formats.split(",")
+    BASELINE[0] = os.path.abspath(args.baseline) if args.baseline else None
+    EDITED[0] = args.edited
     if CLANG is None:
         print("clang-16 not found: no reference to compare with", file=sys.stderr)
         return 2

@@ -34,13 +34,13 @@ from s2s.output import (
     colored_diff,
     output_copies,
     quote_path,
-    unified_diff,
     write_generated,
     write_in_place,
     write_output,
 )
 from s2s.printers import json_doc, sarif
 from s2s.printers.json_doc import rewrite_entry, rewrite_summary
+from s2s.run_cache import cached_diff
 from s2s.transform import registry
 from s2s.whole_program import process_program
 
@@ -66,7 +66,9 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
     tally = _Tally(args.check)
     if registry.is_whole_program(run_pass):
         # one analysis of the whole program (files and their project headers), then per file
-        program = process_program(list(args.files), options, run_pass, sources)
+        # (the text printers read no model: a replayed run need not load them)
+        program = process_program(list(args.files), options, run_pass, sources,
+                                  models=args.format != "text")
         if sources:         # stdin: the editor's buffer is the output; headers are not touched
             program = [r for r in program if r.path in sources] + \
                 [_untouched_header(r) for r in program if r.path not in sources]
@@ -256,7 +258,7 @@ def _emitted_to_stdout(result: FileResult, args, source: bytes, console: Console
 
 
 def _write_diff(change: FileChange, console: Console) -> None:
-    diff = unified_diff(change)
+    diff = cached_diff(change)
     sys.stdout.write(colored_diff(diff) if console.out_color else diff)
     sys.stdout.flush()
 

@@ -44,6 +44,7 @@ import pickle
 import stat
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -54,7 +55,7 @@ from s2s.frontend.core.toolchain import configure_libclang, default_toolchain
 from s2s.frontend.extract import Loaded, included_files, load
 
 #: bump when the entry layout changes (the key changes with it)
-FORMAT = b"s2s-facts 1\n"
+FORMAT = b"s2s-facts 2\n"
 DEFAULT_MAX_MB = 512
 #: environment variables that change what the parse includes
 _INCLUDE_ENV = ("CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "LIBCLANG_DISABLE_CRASH_RECOVERY")
@@ -81,9 +82,7 @@ def cached_load(path: str, options: ParseOptions | None = None, source: bytes | 
         return load(path, options, source, skip_without=skip_without)
     if source is None:
         source = read_source(path)            # InputError as load would raise it
-    # an outline (``skip_without``) is never served to a run that needs the whole model
-    kind = "load" if skip_without is None else "load-without-" + skip_without.hex()
-    key = entry_key(path, options, source, kind)
+    key = load_key(path, options, source, skip_without)
     found = _read(key, Loaded)
     if found is not None:
         return _with_options(found, options)
@@ -93,6 +92,14 @@ def cached_load(path: str, options: ParseOptions | None = None, source: bytes | 
         _write(key, replace(loaded, options=None, headers=tuple(
             replace(h, options=None) for h in loaded.headers)), seen, options)
     return loaded
+
+
+def load_key(path: str, options: ParseOptions, source: bytes,
+             skip_without: bytes | None = None) -> str:
+    """The key of the entry of :func:`cached_load` (``path``, ``source``, ``options``)."""
+    # an outline (``skip_without``) is never served to a run that needs the whole model
+    kind = "load" if skip_without is None else "load-without-" + skip_without.hex()
+    return entry_key(path, options, source, kind)
 
 
 def parse_errors(data: bytes, path: str, options: ParseOptions,
@@ -111,6 +118,28 @@ def parse_errors(data: bytes, path: str, options: ParseOptions,
     if not errors:
         _write(key, (), included_files(parsed), options)
     return errors
+
+
+def second_opinion(data: bytes, path: str, options: ParseOptions, tool: str,
+                   run: Callable[[], list[Diagnostic] | None]) -> list[Diagnostic]:
+    """``run()``: the errors another compiler (``tool``: its name and identity) finds in
+    ``data``, the rewrite of ``path`` that libclang accepted; "none" from the cache when a
+    run on this text with this tool and these options found none and the files libclang's
+    parse of it included are as they were (the dependencies of its :func:`parse_errors`
+    entry: the other compiler reads the same project headers). A warm run over a program
+    whose rewrite of a file is the same as before then runs clang-16 on it no more.
+    (``run`` returns None when it could not check: nothing is kept, no error said.)"""
+    if not (enabled() and options.cache):
+        return run() or []
+    key = entry_key(path, options, data, "second-opinion " + tool)
+    if _read(key, tuple) == ():
+        return []
+    errors = run()
+    if errors == []:
+        found = entry_dependencies(entry_key(path, options, data, "check"))
+        if found is not None:
+            _store(key, (), *found)
+    return errors or []
 
 
 def entry_key(path: str, options: ParseOptions, source: bytes, kind: str) -> str:
@@ -212,16 +241,42 @@ def _unchanged(dependency, roots: tuple[str, ...]) -> bool:
 class _ModelUnpickler(pickle.Unpickler):
     """Builds only s2s's model and diagnostics classes (and plain containers)."""
 
+    allowed = _ALLOWED_MODULES
+
     def find_class(self, module: str, name: str):
         if module == "builtins" and name in _ALLOWED_BUILTINS or \
-                any(module == m.rstrip(".") or module.startswith(m) for m in _ALLOWED_MODULES):
+                any(module == m.rstrip(".") or module.startswith(m) for m in self.allowed):
             return super().find_class(module, name)
         raise pickle.UnpicklingError(f"{module}.{name} is not part of the model")
 
 
-def _read(key: str, kind: type):
+def _read(key: str, kind: type, allowed: tuple[str, ...] = ()):
     """The value stored for ``key`` (a ``kind``) when its entry is whole, trusted and its
-    includes unchanged; else None."""
+    includes unchanged; else None. (``allowed``: modules besides the model's whose classes
+    the value may hold.)"""
+    stream = _entry_stream(key)
+    if stream is None:
+        return None
+    try:
+        stored_key, dependencies, roots = _ModelUnpickler(stream).load()
+        if stored_key != key or not all(_unchanged(d, tuple(roots)) for d in dependencies):
+            return None
+        unpickler = _ModelUnpickler(stream)     # (a pickle of its own: its own memo)
+        unpickler.allowed = _ALLOWED_MODULES + allowed
+        value = unpickler.load()
+    except Exception:  # noqa: BLE001 - any damage is a miss: the file is loaded again
+        return None
+    if not isinstance(value, kind):
+        return None
+    try:
+        os.utime(cache_dir() / key)         # recently used: evicted last
+    except OSError:
+        pass
+    return value
+
+
+def _entry_stream(key: str) -> io.BytesIO | None:
+    """The payload of ``key``'s entry when it is trusted and whole (its hash matches)."""
     try:
         entry = cache_dir() / key
         if not cache_trust.usable(entry):
@@ -233,19 +288,35 @@ def _read(key: str, kind: type):
     payload = data[head + 32:]
     if data[:head] != FORMAT or hashlib.sha256(payload).digest() != data[head:head + 32]:
         return None                         # truncated, corrupt or another version's
-    try:
-        stored = _ModelUnpickler(io.BytesIO(payload)).load()
-        stored_key, dependencies, roots, value = stored
-    except Exception:  # noqa: BLE001 - any damage is a miss: the file is loaded again
+    return io.BytesIO(payload)
+
+
+def entry_dependencies(key: str) -> tuple[list, tuple[str, ...]] | None:
+    """(dependencies, system roots) of ``key``'s entry when it is whole, trusted and they are
+    unchanged (its value is not read): what a result built from the entry's value depends on
+    (:mod:`s2s.run_cache`)."""
+    stream = _entry_stream(key)
+    if stream is None:
         return None
-    if stored_key != key or not isinstance(value, kind) or \
-            not all(_unchanged(d, tuple(roots)) for d in dependencies):
-        return None
     try:
-        os.utime(entry)                     # recently used: evicted last
-    except OSError:
-        pass
-    return value
+        stored_key, dependencies, roots = _ModelUnpickler(stream).load()
+    except Exception:  # noqa: BLE001 - a damaged entry: no dependencies known
+        return None
+    if stored_key != key or not all(_unchanged(d, tuple(roots)) for d in dependencies):
+        return None
+    return list(dependencies), tuple(roots)
+
+
+def read_entry(key: str, kind: type, allowed: tuple[str, ...]):
+    """:func:`_read` for another module's entries (a replayed run): the value for ``key``,
+    built from the model's classes and those of the ``allowed`` modules only, or None."""
+    return _read(key, kind, allowed)
+
+
+def write_entry(key: str, value, dependencies: list, roots: tuple[str, ...]) -> None:
+    """Store ``value`` under ``key``, valid while ``dependencies`` (as
+    :func:`entry_dependencies` gives them) are unchanged."""
+    _store(key, value, dependencies, roots)
 
 
 def _write(key: str, value, seen: list[str], options: ParseOptions) -> None:
@@ -255,8 +326,14 @@ def _write(key: str, value, seen: list[str], options: ParseOptions) -> None:
     dependencies = [_dependency(name, roots) for name in dict.fromkeys(seen)]
     if any(d is None for d in dependencies):
         return                              # an include that is no regular file: not kept
+    _store(key, value, dependencies, roots)
+
+
+def _store(key: str, value, dependencies: list, roots: tuple[str, ...]) -> None:
+    # two pickles: (key, dependencies, roots), then the value (read only when they match)
     try:
-        payload = pickle.dumps((key, dependencies, roots, value), protocol=pickle.HIGHEST_PROTOCOL)
+        payload = pickle.dumps((key, dependencies, roots), protocol=pickle.HIGHEST_PROTOCOL) \
+            + pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         return
     try:

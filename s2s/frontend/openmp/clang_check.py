@@ -38,6 +38,19 @@ def available() -> str | None:
     return shutil.which(CLANG)
 
 
+def identity() -> str | None:
+    """The clang-16 that checks, as the fact cache keys its verdicts: its path, size and
+    modification time (None: no check is made)."""
+    clang = available()
+    if clang is None:
+        return None
+    try:
+        info = os.stat(clang)
+    except OSError:
+        return None
+    return f"{clang}:{info.st_size}:{info.st_mtime_ns}"
+
+
 def command(clang: str, path: str, language: str, user_flags: tuple[str, ...]) -> list[str]:
     """The argv of the check of ``path``'s rewrite (read from stdin)."""
     argv = [clang, "-fsyntax-only", *OFFLOAD, "-x", language]
@@ -52,20 +65,28 @@ def syntax_errors(data: bytes, path: str, language: str, user_flags: tuple[str, 
                   ) -> list[Diagnostic]:
     """clang-16's errors on ``data`` (the rewrite of ``path``); [] when it compiles, when
     clang-16 is not there, or when it could not be run (the libclang check still stands)."""
+    return list(checked(data, path, language, user_flags) or ())
+
+
+def checked(data: bytes, path: str, language: str, user_flags: tuple[str, ...]
+            ) -> list[Diagnostic] | None:
+    """:func:`syntax_errors`, but None when no check was made (no clang-16, another
+    language, a run that failed or timed out): a verdict worth keeping is a list."""
     clang = available()
     if clang is None or language not in ("c", "c++"):
-        return []
-    return list(_errors(data, path, language, tuple(user_flags), clang))
+        return None
+    found = _errors(data, path, language, tuple(user_flags), clang)
+    return None if found is None else list(found)
 
 
 @functools.lru_cache(maxsize=256)
 def _errors(data: bytes, path: str, language: str, user_flags: tuple[str, ...], clang: str
-            ) -> tuple[Diagnostic, ...]:
+            ) -> tuple[Diagnostic, ...] | None:
     try:
         done = subprocess.run(command(clang, path, language, user_flags), input=data,
                               capture_output=True, timeout=TIMEOUT_S, check=False)
     except (OSError, subprocess.TimeoutExpired):
-        return ()
+        return None
     if done.returncode == 0:
         return ()
     text = done.stderr.decode("utf-8", "replace")
