@@ -235,7 +235,10 @@ RULES: tuple[Rule, ...] = (
         ("launch-in-macro", "kernel launch inside a macro",
          "A launch written in the body of a macro that is more than the launch (it also "
          "checks the error, or holds several statements) cannot be rewritten at its call: "
-         "fuse leaves it out. A macro that is only the launch (`#define LAUNCH(k, g, b, ...) "
+         "fuse leaves it out. s2s mgpu rewrites it: in the `#define` when the file defines "
+         "the macro, else (a project header's macro) by replacing the call with the macro's "
+         "text around the rewritten launch, when the body's launch names only the macro's "
+         "parameters. A macro that is only the launch (`#define LAUNCH(k, g, b, ...) "
          "k<<<g, b>>>(__VA_ARGS__)`) is no such case: its calls are rewritten as launches.",
          "Launch through a macro that only forwards `<<<...>>>` and check the error after it, "
          "or write the launch out.",
