@@ -115,6 +115,20 @@ class Run:
         return {d.second for d in self.deps if d.first == a}
 
 
+def error_check_helpers(unit) -> frozenset[str]:
+    """Host functions of the file whose body only checks the last launch error and reports
+    it (``after_kernel(name)``: ``cudaGetLastError``, ``fprintf``, ``exit``): a call of one
+    touches no device data."""
+    found = set()
+    for function in unit.functions:
+        if function.body is None or unit.in_function("launches", function.name):
+            continue
+        names = {c.name for s in function.body.walk() for c in s.calls}
+        if names & ERROR_CHECK and names <= ERROR_CHECK | SYNC | REPORTING:
+            found.add(function.name)
+    return frozenset(found)
+
+
 def find_runs(unit: TranslationUnit, source: bytes, facts: dict,
               lone: list | None = None) -> list[Run]:
     """The launch runs of every function; ``lone`` (when given) receives (launch, why) for
@@ -155,6 +169,8 @@ def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Lau
         names = {c.name for c in calls}
         if not inside and names & (ERROR_CHECK | SYNC) and names <= ERROR_CHECK | SYNC | REPORTING:
             continue
+        if not inside and names and names <= _checks(unit):    # after_kernel("step")
+            continue
         if child.kind == "expr" and inside:
             lone += [(launch, _separation(child, names, inside)) for launch in inside]
         if calls or inside:
@@ -168,6 +184,17 @@ def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Lau
     for run in runs:
         run.deps = dependences(run.nodes)
     return runs
+
+
+def _checks(unit: TranslationUnit) -> frozenset[str]:
+    own = unit.cached(("fuse.graph.checks",), lambda: error_check_helpers(unit))
+    return own | unit.cached(("fuse.graph.other_checks",), set)
+
+
+def add_checks(unit: TranslationUnit, names: frozenset[str]) -> None:
+    """Error-check helpers defined outside ``unit`` (a project header's ``after_kernel``),
+    that a run of launches in ``unit`` goes on past, as past the file's own."""
+    unit.cached(("fuse.graph.other_checks",), set).update(names)
 
 
 def _argument_uses(unit: TranslationUnit, launch: Launch) -> dict[int, list]:
