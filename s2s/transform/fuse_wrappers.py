@@ -57,6 +57,18 @@ class CallSite:
     caller: str = ""
 
 
+@dataclass(frozen=True)
+class Work:
+    """What a wrapper's statement does for its caller: a launch or a runtime copy."""
+
+    name: str                   # the kernel, or the runtime function
+    args: tuple                 # its arguments (model Expr)
+    span: object
+    #: the kernel's parameter types (a launch), else None
+    param_types: tuple | None = None
+    problem: str = ""
+
+
 def launch_wrappers(unit, source: bytes, helpers: tuple = ()
                     ) -> tuple[dict[str, Wrapper], dict[str, str]]:
     """The file's launch wrappers, and for each other function with launches why it is not
@@ -68,15 +80,32 @@ def launch_wrappers(unit, source: bytes, helpers: tuple = ()
         launches = unit.in_function("launches", function.name)
         if function.body is None or not launches or function.span.file != unit.path:
             continue
-        wrapper, why = _wrapper(unit, source, function, launches, checks)
+        works = [_launch_work(unit, launch) for launch in launches]
+        wrapper, why = wrapper_of(unit, source, function, works, checks)
         if wrapper is not None:
             wrappers[function.name] = wrapper
-        elif why:
+        elif why and _called(unit, function.name):
             refused[function.name] = why
     return wrappers, refused
 
 
-def _wrapper(unit, source: bytes, function, launches, checks) -> tuple[Wrapper | None, str]:
+def _called(unit, name: str) -> bool:
+    return any(c.name == name for f in unit.functions if f.name != name for c in f.calls)
+
+
+def _launch_work(unit, launch) -> Work:
+    kernel = unit.kernel(launch.kernel)
+    problem = ""
+    if launch.span.macro is not None or launch.span.template is not None or \
+            launch.stream is not None:
+        problem = f"its launch at line {launch.span.line} is in a macro, a template or on a stream"
+    types = None if kernel is None else tuple(p.type for p in kernel.params)
+    return Work(launch.kernel, launch.args, launch.span, types, problem)
+
+
+def wrapper_of(unit, source: bytes, function, works: list[Work], checks) -> tuple[Wrapper | None, str]:
+    """``function`` as a wrapper of ``works`` (its launches or copies), or why it is not one:
+    a void function whose body's statements each do one of them or check errors."""
     if function.is_template or function.member_of is not None:
         return None, "it is a template or a member function"
     if function.return_type.strip() != "void":
@@ -86,58 +115,62 @@ def _wrapper(unit, source: bytes, function, launches, checks) -> tuple[Wrapper |
     names = tuple(p.name for p in function.params)
     if len(set(names)) != len(names) or not all(names):
         return None, "a parameter has no name"
-    by_start = {launch.span.start: launch for launch in launches}
     body_start = function.body.span.start
     uses = [u for u in unit.in_function("var_uses", function.name) if u.name in names
             and u.decl < body_start]
     statements, count = [], 0
     for stmt in function.body.children:
-        inside = [la for s, la in by_start.items() if stmt.span.start <= s < stmt.span.end]
+        inside = [w for w in works if stmt.span.start <= w.span.start < stmt.span.end]
         called = {c.name for c in stmt.calls}
+        more = f"its statement at line {stmt.span.line} is more than a {_what(works)} or a check"
         if stmt.kind != "expr" or len(inside) > 1:
-            return None, f"its statement at line {stmt.span.line} is more than a launch or a check"
-        if inside:
-            launch = inside[0]
-            if launch.span.macro is not None or launch.span.template is not None or \
-                    launch.stream is not None or called - {launch.kernel}:
-                return None, (f"its launch at line {stmt.span.line} is in a macro, on a stream "
-                              "or calls a function in its configuration")
-            count += 1
-        elif not (called and called <= ERROR_CHECK | SYNC | REPORTING | checks):
-            return None, f"its statement at line {stmt.span.line} is more than a launch or a check"
+            return None, more
+        if inside and inside[0].problem:
+            return None, inside[0].problem
+        if inside and called - {inside[0].name}:
+            return None, more
+        if not inside and not (called and called <= ERROR_CHECK | SYNC | REPORTING | checks):
+            return None, more
+        count += bool(inside)
         mine = [u for u in uses if stmt.span.start <= u.span.start < stmt.span.end]
-        bound, why = _bindings(unit, function, inside[0] if inside else None, mine, stmt)
+        bound, why = _bindings(function, inside[0] if inside else None, mine, stmt)
         if why:
             return None, why
         text = source[stmt.span.start:stmt.span.end].decode("utf-8", "surrogateescape")
         statements.append((text, bound))
+    if not count:
+        return None, ""
     return Wrapper(function.name, names, tuple(statements), count), ""
 
 
-def _bindings(unit, function, launch, uses, stmt) -> tuple[tuple, str]:
+def _what(works: list[Work]) -> str:
+    return "launch" if works and works[0].param_types is not None else "copy"
+
+
+def _bindings(function, work: Work | None, uses, stmt) -> tuple[tuple, str]:
     """Where each parameter is mentioned in ``stmt`` (offsets in its text) and whether as a
-    launch argument (bound to any argument text) or elsewhere (integral parameters only)."""
+    whole argument of the launch or copy (bound to any argument text) or elsewhere (integral
+    parameters only, bound to a plain variable or integer literal)."""
     params = {p.name: (i, p) for i, p in enumerate(function.params)}
-    kernel = None if launch is None else unit.kernel(launch.kernel)
     bound = []
     for use in uses:
         if use.span.macro is not None or use.span.template is not None:
             return (), f"parameter '{use.name}' is mentioned in a macro's argument"
         index, param = params[use.name]
-        as_argument = launch is not None and use.call == launch.kernel and \
-            use.position is not None and use.role == "argument" and \
-            (use.span.start, use.span.end) == (launch.args[use.position].span.start,
-                                               launch.args[use.position].span.end)
-        if as_argument and not param.is_pointer and kernel is not None and \
-                use.position < len(kernel.params) and \
-                _bare(kernel.params[use.position].type) != _bare(param.type):
+        whole = work is not None and use.call == work.name and use.position is not None and \
+            use.position < len(work.args) and use.role in ("argument", "address") and \
+            (use.span.start, use.span.end) == (work.args[use.position].span.start,
+                                               work.args[use.position].span.end)
+        types = work.param_types if work is not None else None
+        if whole and not param.is_pointer and types is not None and \
+                use.position < len(types) and _bare(types[use.position]) != _bare(param.type):
             return (), (f"parameter '{param.name}' ({param.type}) is passed to the kernel's "
-                        f"'{kernel.params[use.position].type}' (a second conversion)")
-        if not as_argument and not _INTEGRAL.fullmatch(_bare(param.type)):
-            return (), (f"parameter '{param.name}' ({param.type}) is used outside the launch's "
-                        "arguments and is not integral")
+                        f"'{types[use.position]}' (a second conversion)")
+        if not whole and not _INTEGRAL.fullmatch(_bare(param.type)):
+            return (), (f"parameter '{param.name}' ({param.type}) is used outside the "
+                        f"{_what([work] if work else [])}'s arguments and is not integral")
         bound.append((use.span.start - stmt.span.start, use.span.end - stmt.span.start, index,
-                      as_argument))
+                      whole))
     return tuple(sorted(bound)), ""
 
 

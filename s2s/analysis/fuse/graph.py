@@ -141,6 +141,8 @@ def find_runs(unit: TranslationUnit, source: bytes, facts: dict,
             continue
         by_span = SpanIndex(launches)
         for block, in_loop in _blocks(function.body, False):
+            if block.span.macro is not None:    # a macro's body: every statement has its span
+                continue
             runs += _runs_in_block(unit, function, block, in_loop, by_span, facts,
                                    [] if lone is None else lone)
     return runs
@@ -173,6 +175,9 @@ def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Lau
             continue
         if child.kind == "expr" and inside:
             lone += [(launch, _separation(child, names, inside)) for launch in inside]
+        elif inside and child.span.macro is not None:       # do { k<<<...>>>(); check(); } ...
+            lone += [(launch, f"it is inside macro '{child.span.macro}', which is more than the "
+                      "launch (its call cannot be replaced by a fused launch)") for launch in inside]
         if calls or inside:
             if current or inside:  # the first statement after launches ends their run
                 if current:
