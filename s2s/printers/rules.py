@@ -359,6 +359,16 @@ RULES: tuple[Rule, ...] = (
          "Nothing to do; keep the buffer's uses in the function if you want them optimised.",
          "m.cu:20:5: warning: cannot follow the pointer allocated by 'cudaMalloc(&d, n)' "
          "[transfers-escape]"),
+        ("transfers-wrapper", "copies behind a wrapper left as written",
+         "A host function whose statements each make one cudaMemcpy/cudaMemset (or check an "
+         "error), in the file or a project header, is followed to its calls: each call is the "
+         "copy at the call site. This warning says the followed copies still stay as written "
+         "(with the reasons the pass gave at the calls), or why the wrapper is not followed "
+         "(it returns a value, takes a reference, does more than copy).",
+         "Nothing to do; the reasons name what keeps the copies apart.",
+         "m.cu:47:5: warning: the copies of 'copy_to_device' (io.h:19) are followed to its "
+         "calls (line 47, 48) and left as written there: 'd_u' is aliased or reassigned "
+         "[transfers-wrapper]"),
         ("transfers-member", "buffer is a class member",
          "The buffer is a data member whose storage lives across member functions; only "
          "buffers one function allocates and frees are pooled and merged.",
