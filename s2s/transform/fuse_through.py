@@ -42,9 +42,8 @@ def through_wrappers(loaded, out, fuse_file, unfused_id: str, explain_id: str,
             wrapped = fuse_file(copy)
             edits, fused = edits_back(loaded.path, source, sites, wrapped.edits)
             reasons = _reasons_at_calls(wrapped.diagnostics, unfused_id, sites)
-    done = {name for name in wrappers
-            if all(site in fused for site in sites if site.wrapper == name)
-            and any(site.wrapper == name for site in sites)}
+    done = {name for name in wrappers                 # every call of it fused
+            if sum(site in fused for site in sites if site.wrapper == name) == _calls(model, name)}
     kept, dropped = [], 0
     for diagnostic in out.diagnostics:
         name = _wrapper_of(model, diagnostic, set(wrappers) | set(refused)) \
@@ -60,6 +59,16 @@ def through_wrappers(loaded, out, fuse_file, unfused_id: str, explain_id: str,
         elif name in reasons:
             diagnostic = replace(diagnostic, message=f"{head}: followed to its calls, not fused "
                                  f"there: {'; '.join(dict.fromkeys(reasons[name]))}")
+        elif name in wrappers and any(site.wrapper == name for site in fused):
+            done_at = {site.start for site in fused}
+            rest = sorted({c.span.line for f in model.functions for c in f.calls
+                           if c.name == name and c.span.start not in done_at})
+            diagnostic = replace(diagnostic, message=(
+                f"{head}: its calls are followed and fused at line "
+                f"{', '.join(str(s.line) for s in fused if s.wrapper == name)}; the call at line "
+                f"{', '.join(map(str, rest))} is left as written (an argument used in the launch "
+                "configuration that is not a plain variable or integer literal is not bound, and "
+                "a lone launch has nothing to fuse with)"))
         kept.append(diagnostic)
     for site in fused:
         kept.append(Diagnostic.note(
@@ -103,6 +112,10 @@ def _candidates(model) -> bool:
     worth following: then the headers' helpers are worth a second parse)."""
     return any(model.in_function("launches", f.name) and _called(model, f.name)
                for f in model.functions)
+
+
+def _calls(model, name: str) -> int:
+    return sum(c.name == name for f in model.functions for c in f.calls)
 
 
 def _called(model, name: str) -> bool:
