@@ -31,7 +31,10 @@ def through_wrappers(loaded, out, fuse_file, unfused_id: str, explain_id: str,
     model, source = loaded.model, loaded.source
     if not _candidates(model):
         return out
-    helpers = tuple(h.model for h in host_helper_headers(loaded))
+    defined = {f.name for f in model.functions}
+    elsewhere = frozenset(c.name for f in model.functions if model.in_function("launches", f.name)
+                          for c in f.calls if c.name not in defined)
+    helpers = tuple(h.model for h in host_helper_headers(loaded, elsewhere)) if elsewhere else ()
     wrappers, refused = launch_wrappers(model, source, helpers)
     sites = call_sites(model, source, wrappers)
     edits, fused, reasons = [], [], {}

@@ -28,6 +28,8 @@ from s2s.edits import Edit, EditSet
 
 #: an argument written as is where a parameter is named (else in parentheses)
 _SIMPLE = re.compile(r"[A-Za-z_]\w*|\d+[uUlL]*|\d*\.\d*(?:[eE][-+]?\d+)?[fF]?|\"[^\"]*\"")
+#: an argument with a side effect (``i++``, ``x = y``): not copied into the statements
+_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
 _INTEGER = re.compile(r"[A-Za-z_]\w*|\d+[uUlL]*")
 _INTEGRAL = re.compile(r"(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long long|short|"
                        r"size_t|unsigned|int64_t|int32_t|uint32_t|uint64_t)")
@@ -43,6 +45,11 @@ class Wrapper:
     #: per statement: (text, ((start, end, param index, as launch argument), ...))
     statements: tuple[tuple[str, tuple[tuple[int, int, int, bool], ...]], ...]
     launches: int
+    #: the other variables its statements name (globals), with their declarations' offsets:
+    #: a caller that declares one of these names would capture the inlined mention
+    others: frozenset = frozenset()
+    #: where it is defined in the file that calls it (-1: in a project header, included first)
+    defined_at: int = -1
 
 
 @dataclass(frozen=True)
@@ -81,7 +88,7 @@ def launch_wrappers(unit, source: bytes, helpers: tuple = ()
         if function.body is None or not launches or function.span.file != unit.path:
             continue
         works = [_launch_work(unit, launch) for launch in launches]
-        wrapper, why = wrapper_of(unit, source, function, works, checks)
+        wrapper, why = wrapper_of(unit, source, function, works, checks, unit.path)
         if wrapper is not None:
             wrappers[function.name] = wrapper
         elif why and _called(unit, function.name):
@@ -103,9 +110,11 @@ def _launch_work(unit, launch) -> Work:
     return Work(launch.kernel, launch.args, launch.span, types, problem)
 
 
-def wrapper_of(unit, source: bytes, function, works: list[Work], checks) -> tuple[Wrapper | None, str]:
+def wrapper_of(unit, source: bytes, function, works: list[Work], checks, caller_path: str
+               ) -> tuple[Wrapper | None, str]:
     """``function`` as a wrapper of ``works`` (its launches or copies), or why it is not one:
-    a void function whose body's statements each do one of them or check errors."""
+    a void function whose body's statements each do one of them or check errors;
+    ``caller_path``: the file whose calls of it are followed."""
     if function.is_template or function.member_of is not None:
         return None, "it is a template or a member function"
     if function.return_type.strip() != "void":
@@ -140,7 +149,10 @@ def wrapper_of(unit, source: bytes, function, works: list[Work], checks) -> tupl
         statements.append((text, bound))
     if not count:
         return None, ""
-    return Wrapper(function.name, names, tuple(statements), count), ""
+    others = frozenset((u.name, u.decl) for u in unit.in_function("var_uses", function.name)
+                       if u.name not in names)
+    here = function.span.start if function.span.file == caller_path else -1
+    return Wrapper(function.name, names, tuple(statements), count, others, here), ""
 
 
 def _what(works: list[Work]) -> str:
@@ -189,7 +201,7 @@ def call_sites(unit, source: bytes, wrappers: dict[str, Wrapper]) -> list[CallSi
                 continue
             for stmt in block.children:
                 site = _site(source, stmt, wrappers)
-                if site is not None:
+                if site is not None and _unshadowed(unit, function, wrappers[site.wrapper], site):
                     sites.append(replace(site, caller=function.name))
     return sorted(sites, key=lambda s: s.start)
 
@@ -212,6 +224,8 @@ def _site(source: bytes, stmt, wrappers: dict[str, Wrapper]) -> CallSite | None:
     if any(a.span.macro is not None for a in call.args):
         return None
     texts = [a.text.strip() for a in call.args]
+    if any(_EFFECT.search(text) for text in texts):   # evaluated once per mention, or never
+        return None
     for _text, bound in wrapper.statements:
         for _s, _e, index, as_argument in bound:
             if not as_argument and not _INTEGER.fullmatch(texts[index]):
@@ -223,6 +237,16 @@ def _site(source: bytes, stmt, wrappers: dict[str, Wrapper]) -> CallSite | None:
     parts = [_bound_text(text, bound, texts) for text, bound in wrapper.statements]
     return CallSite(wrapper.name, stmt.span.start, end, ("\n" + indent).join(parts),
                     stmt.span.line)
+
+
+def _unshadowed(unit, caller, wrapper: Wrapper, site: CallSite) -> bool:
+    """The wrapper is defined before the call (its macros and names are those of the call
+    site too), and the caller declares none of the other variables the wrapper names."""
+    if wrapper.defined_at > site.start:
+        return False
+    mine = {name: decl for name, decl in wrapper.others}
+    return not any(use.name in mine and use.decl != mine[use.name]
+                   for use in unit.in_function("var_uses", caller.name))
 
 
 def _bound_text(text: str, bound, args: list[str]) -> str:

@@ -47,7 +47,7 @@ def copy_wrappers(units: list[tuple[object, bytes]]) -> tuple[dict, dict]:
             works = [Work(c.name, c.args, c.span, None,
                           f"its copy at line {c.span.line} is written in a macro"
                           if c.span.macro is not None else "") for c in calls]
-            wrapper, why = wrapper_of(unit, text, function, works, checks)
+            wrapper, why = wrapper_of(unit, text, function, works, checks, units[0][0].path)
             if wrapper is not None:
                 wrappers[function.name] = (wrapper, function.span)
             elif why:
@@ -61,8 +61,10 @@ def through_copy_wrappers(loaded, out, transfers_file, explain_id: str):
     model, source = loaded.model, loaded.source
     called = {c.name for f in model.functions for c in f.calls}
     units = [(model, source)]
-    if called - {f.name for f in model.functions}:
-        units += [(h.model, h.source) for h in host_helper_headers(loaded)]
+    elsewhere = frozenset(n for n in called - {f.name for f in model.functions}
+                          if not n.startswith("cuda"))
+    if elsewhere:
+        units += [(h.model, h.source) for h in host_helper_headers(loaded, elsewhere)]
     wrappers, refused = copy_wrappers(units)
     said = [_refusal(name, why, span, model, source, loaded.path)
             for name, (why, span) in refused.items() if name in called]
