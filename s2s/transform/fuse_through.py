@@ -29,13 +29,17 @@ def through_wrappers(loaded, out, fuse_file, unfused_id: str, explain_id: str,
     fused is warned about with the reasons the planner gave at its calls, one not followed
     with why."""
     model, source = loaded.model, loaded.source
-    if not _candidates(model):
+    if not _candidates(model, loaded.headers):
         return out
     defined = {f.name for f in model.functions}
     elsewhere = frozenset(c.name for f in model.functions if model.in_function("launches", f.name)
                           for c in f.calls if c.name not in defined)
     helpers = tuple(h.model for h in host_helper_headers(loaded, elsewhere)) if elsewhere else ()
     wrappers, refused = launch_wrappers(model, source, helpers)
+    for header in loaded.headers:                # launch wrappers of a .cuh with the kernels
+        found, _why = launch_wrappers(header.model, header.source, (*helpers, model),
+                                      loaded.path)
+        wrappers.update({name: w for name, w in found.items() if name not in wrappers})
     sites = call_sites(model, source, wrappers)
     edits, fused, reasons = [], [], {}
     if sites:
@@ -110,11 +114,15 @@ def _reasons_at_calls(diagnostics, unfused_id: str, sites) -> dict[str, list[str
     return found
 
 
-def _candidates(model) -> bool:
-    """Whether a function of the file with launches is called by another one (a wrapper
-    worth following: then the headers' helpers are worth a second parse)."""
+def _candidates(model, headers) -> bool:
+    """Whether a function of the file with launches is called by another one, or the file
+    calls one of a project header's (a wrapper worth following: then the headers' helpers
+    are worth a second parse)."""
+    called = {c.name for f in model.functions for c in f.calls}
     return any(model.in_function("launches", f.name) and _called(model, f.name)
-               for f in model.functions)
+               for f in model.functions) or \
+        any(h.model.in_function("launches", f.name) and f.name in called
+            for h in headers for f in h.model.functions)
 
 
 def _calls(model, name: str) -> int:

@@ -76,11 +76,12 @@ class Work:
     problem: str = ""
 
 
-def launch_wrappers(unit, source: bytes, helpers: tuple = ()
+def launch_wrappers(unit, source: bytes, helpers: tuple = (), caller: str | None = None
                     ) -> tuple[dict[str, Wrapper], dict[str, str]]:
-    """The file's launch wrappers, and for each other function with launches why it is not
-    one; ``helpers``: models of the project headers with host helpers (an error-check helper
-    such as ``after_kernel`` defined there)."""
+    """The launch wrappers of ``unit`` (the file, or a project header with device code), and
+    for each other function with launches why it is not one; ``helpers``: models of the
+    project headers with host helpers (an error-check helper such as ``after_kernel``
+    defined there); ``caller``: the file whose calls are followed (default: ``unit``'s)."""
     checks = error_check_helpers(unit).union(*(error_check_helpers(h) for h in helpers))
     wrappers, refused = {}, {}
     for function in unit.functions:
@@ -88,7 +89,7 @@ def launch_wrappers(unit, source: bytes, helpers: tuple = ()
         if function.body is None or not launches or function.span.file != unit.path:
             continue
         works = [_launch_work(unit, launch) for launch in launches]
-        wrapper, why = wrapper_of(unit, source, function, works, checks, unit.path)
+        wrapper, why = wrapper_of(unit, source, function, works, checks, caller or unit.path)
         if wrapper is not None:
             wrappers[function.name] = wrapper
         elif why and _called(unit, function.name):

@@ -97,3 +97,23 @@ def test_a_wrapper_not_followed_says_why(tmp_path, signature, why):
     assert said and all("its calls are not followed" in m and why in m for m in said), said
     assert "scale_k" not in result.change.after.decode().split("int main")[1] \
         if result.change and result.change.changed else True
+
+
+def test_wrappers_of_a_kernel_header_are_followed_too(tmp_path):
+    """``launch_axpy`` defined next to its kernel in a .cuh: its calls are its launch."""
+    (tmp_path / "ops.cuh").write_text(
+        SOURCE.split("static SCALE_SIGNATURE")[0].replace('#include "util.h"\n', "")
+        .replace('    check_kernel("axpy");\n', "")
+        + "static void launch_scale(float *d_z, const float *d_y, float s, int n)\n"
+          "{\n    scale_k<<<(n + TPB - 1) / TPB, TPB>>>(d_z, d_y, s, n);\n}\n")
+    path = tmp_path / "main.cu"
+    path.write_text('#include "ops.cuh"\nint main()\n{\n    int n = 64;\n    float *x, *y, *z;\n'
+                    "    cudaMalloc((void **)&x, n * sizeof(float));\n"
+                    "    cudaMalloc((void **)&y, n * sizeof(float));\n"
+                    "    cudaMalloc((void **)&z, n * sizeof(float));\n"
+                    "    axpy(y, x, 0.5f, n);\n    launch_scale(z, y, 2.0f, n);\n"
+                    "    return 0;\n}\n")
+    result = process_file(str(path), RunOptions(), run_fuse)
+    after = result.change.after.decode()
+    assert "    s2s_fused_0<<<(n + TPB - 1) / TPB, TPB>>>(y, x, 0.5f, n, z, 2.0f);\n    return" \
+        in after
