@@ -16,6 +16,11 @@ fused launch; every other call stays as written. Binding is textual and exact wh
 wrapper's parameter has the kernel parameter's type (a launch argument converts to the kernel
 parameter either way) or is integral and used in the launch configuration with a plain
 variable or integer literal; other wrappers are not followed, with the reason.
+
+The same model serves ``s2s transfers`` for *copy wrappers* (statements that each make one
+``cudaMemcpy``/``cudaMemset``, :mod:`s2s.transform.transfers_through`); a call is followed
+only when the wrapper is defined before it, the caller declares none of the other variables
+the wrapper names, and no argument has a side effect (each is copied once per mention).
 """
 
 from __future__ import annotations
