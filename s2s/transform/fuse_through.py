@@ -29,6 +29,7 @@ def through_wrappers(loaded, out, fuse_file, unfused_id: str, explain_id: str,
     fused is warned about with the reasons the planner gave at its calls, one not followed
     with why."""
     model, source = loaded.model, loaded.source
+    out = _uncalled_said(model, out, unfused_id)
     if not _candidates(model, loaded.headers):
         return out
     defined = {f.name for f in model.functions}
@@ -90,6 +91,25 @@ def through_wrappers(loaded, out, fuse_file, unfused_id: str, explain_id: str,
                       None, invalid_id)
     return replace(out, edits=tuple(edits), diagnostics=tuple(kept), groups=(group,),
                    check_compiles=True, counts=counts)
+
+
+def _uncalled_said(model, out, unfused_id: str):
+    """The "only launch" warning of a function this file never calls (a wrapper whose calls a
+    fusion replaced, or one called from another file) says so, not that its calls are not
+    followed."""
+    uncalled = {f.name for f in model.functions if f.name != "main"
+                and model.in_function("launches", f.name) and not _called(model, f.name)}
+    if not uncalled:
+        return out
+    said = []
+    for diagnostic in out.diagnostics:
+        name = _wrapper_of(model, diagnostic, uncalled) if diagnostic.id == unfused_id else None
+        if name is not None and "is the only launch of" in diagnostic.message:
+            diagnostic = replace(diagnostic, message=(
+                f"{diagnostic.message.split(': ')[0]}: this file does not call '{name}' "
+                "(launches of different host functions are not fused)"))
+        said.append(diagnostic)
+    return replace(out, diagnostics=tuple(said))
 
 
 def _reasons_at_calls(diagnostics, unfused_id: str, sites) -> dict[str, list[str]]:
