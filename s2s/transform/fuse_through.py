@@ -158,8 +158,10 @@ def _wrapper_of(model, diagnostic, names: set[str]) -> str | None:
     if location is None or location.offset is None:
         return None
     for name in names:
-        span = model.function(name).span
-        if location.file == span.file and span.start <= location.offset < span.end:
+        function = model.function(name)       # None: a project header's wrapper
+        span = function.span if function is not None else None
+        if span is not None and location.file == span.file and \
+                span.start <= location.offset < span.end:
             return name
     return None
 

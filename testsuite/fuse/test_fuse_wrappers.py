@@ -112,8 +112,11 @@ def test_wrappers_of_a_kernel_header_are_followed_too(tmp_path):
                     "    cudaMalloc((void **)&y, n * sizeof(float));\n"
                     "    cudaMalloc((void **)&z, n * sizeof(float));\n"
                     "    axpy(y, x, 0.5f, n);\n    launch_scale(z, y, 2.0f, n);\n"
+                    "    cudaMemcpy(x, y, n * sizeof(float), cudaMemcpyDeviceToDevice);\n"
+                    "    launch_scale(y, x, 2.0f, n);\n"      # alone after a copy: unfused
                     "    return 0;\n}\n")
     result = process_file(str(path), RunOptions(), run_fuse)
     after = result.change.after.decode()
-    assert "    s2s_fused_0<<<(n + TPB - 1) / TPB, TPB>>>(y, x, 0.5f, n, z, 2.0f);\n    return" \
+    assert "    s2s_fused_0<<<(n + TPB - 1) / TPB, TPB>>>(y, x, 0.5f, n, z, 2.0f);\n    cudaMemcpy" \
         in after
+    assert "    launch_scale(y, x, 2.0f, n);\n" in after
