@@ -170,6 +170,39 @@ def load(path: str, options: ParseOptions | None = None, source: bytes | None = 
                   included_headers(parsed, model, options))
 
 
+def host_helper_headers(loaded: Loaded, names: frozenset[str] | None = None
+                        ) -> tuple[Loaded, ...]:
+    """The project headers of a CUDA file that call the CUDA runtime from host code but hold
+    no device code (``copy_to_device``, ``after_kernel`` in a ``device_io.h``), each extracted
+    in the context of the file from a second parse of it, as :func:`included_headers` does
+    for headers with device code: the passes follow the calls of those host helpers (issue
+    29, item 4). ``names``: only headers whose text names one of these functions (what the
+    caller looks for; the text only decides which headers are worth the parse). Empty when
+    there are none or the file does not parse."""
+    model = loaded.model
+    if model is None or model.language != "cuda":
+        return ()
+    modelled = {h.path for h in loaded.headers}
+    tool = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # s2s's own stubs
+    texts = {}
+    for name in model.project_headers:
+        if os.path.normpath(name) in modelled or os.path.abspath(name).startswith(tool + os.sep):
+            continue
+        try:
+            with open(name, "rb") as handle:
+                text = handle.read()
+        except OSError:
+            continue
+        if b"cuda" in text and (names is None or any(n.encode() in text for n in names)):
+            texts[name] = text
+    if not texts:
+        return ()
+    parsed = parse_source(loaded.source, loaded.path, loaded.options)
+    if parsed.has_errors:
+        return ()
+    return tuple(_included(parsed, name, text, loaded.options) for name, text in texts.items())
+
+
 def included_files(parsed: ParsedFile) -> list[str]:
     """The names of every file the parse of ``parsed`` included (each side's, in order)."""
     return [inclusion.include.name for unit in parsed.units.values()

@@ -130,6 +130,15 @@ class Launch:
     #: k<<<g, b>>>(__VA_ARGS__)``): its texts come from the expansion, and a rewrite may replace
     #: the call's text (``span``) by the rewritten launch
     forwarded: bool = False
+    #: the whole call of a function-like macro that does more than the launch and whose
+    #: body's launch names only the macro's parameters (``#define LAUNCH_CHECK(k, g, b, ...)
+    #: do { k<<<g, b>>>(__VA_ARGS__); check(#k); } while (0)``): the body's text before and
+    #: after the launch with the call's arguments in place of the parameters
+    #: (s2s/frontend/cuda/macro_frame.py); a rewrite may replace the call's text (``span``)
+    #: by these around the rewritten launch. None otherwise.
+    macro_frame: tuple[str, str] | None = None
+    #: for such a macro call without a frame: why the call cannot be replaced ('' otherwise)
+    macro_why: str = ""
 
 
 @dataclass(frozen=True)

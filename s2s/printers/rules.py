@@ -235,7 +235,10 @@ RULES: tuple[Rule, ...] = (
         ("launch-in-macro", "kernel launch inside a macro",
          "A launch written in the body of a macro that is more than the launch (it also "
          "checks the error, or holds several statements) cannot be rewritten at its call: "
-         "fuse leaves it out. A macro that is only the launch (`#define LAUNCH(k, g, b, ...) "
+         "fuse leaves it out. s2s mgpu rewrites it: in the `#define` when the file defines "
+         "the macro, else (a project header's macro) by replacing the call with the macro's "
+         "text around the rewritten launch, when the body's launch names only the macro's "
+         "parameters. A macro that is only the launch (`#define LAUNCH(k, g, b, ...) "
          "k<<<g, b>>>(__VA_ARGS__)`) is no such case: its calls are rewritten as launches.",
          "Launch through a macro that only forwards `<<<...>>>` and check the error after it, "
          "or write the launch out.",
@@ -356,6 +359,16 @@ RULES: tuple[Rule, ...] = (
          "Nothing to do; keep the buffer's uses in the function if you want them optimised.",
          "m.cu:20:5: warning: cannot follow the pointer allocated by 'cudaMalloc(&d, n)' "
          "[transfers-escape]"),
+        ("transfers-wrapper", "copies behind a wrapper left as written",
+         "A host function whose statements each make one cudaMemcpy/cudaMemset (or check an "
+         "error), in the file or a project header, is followed to its calls: each call is the "
+         "copy at the call site. This warning says the followed copies still stay as written "
+         "(with the reasons the pass gave at the calls), or why the wrapper is not followed "
+         "(it returns a value, takes a reference, does more than copy).",
+         "Nothing to do; the reasons name what keeps the copies apart.",
+         "m.cu:47:5: warning: the copies of 'copy_to_device' (io.h:19) are followed to its "
+         "calls (line 47, 48) and left as written there: 'd_u' is aliased or reassigned "
+         "[transfers-wrapper]"),
         ("transfers-member", "buffer is a class member",
          "The buffer is a data member whose storage lives across member functions; only "
          "buffers one function allocates and frees are pooled and merged.",

@@ -24,6 +24,7 @@ from s2s.frontend.extract import Loaded
 from s2s.frontend.headers import device_headers
 from s2s.model import kernel_ir as ir
 from s2s.transform import fuse_codegen, registry
+from s2s.transform.fuse_through import through_wrappers
 from s2s.transform.check import EditGroup
 
 EXPLAIN_ID = "fuse-explain"
@@ -36,6 +37,15 @@ RECOMPUTE = "recomputation: "
 
 
 def run_fuse(loaded: Loaded) -> PassOutput:
+    """The fusions of the file's launch runs, also through calls of launch wrappers
+    (:mod:`s2s.transform.fuse_wrappers`)."""
+    out = _fuse_file(loaded)
+    if loaded.model is None or loaded.model.language != "cuda":
+        return out
+    return through_wrappers(loaded, out, _fuse_file, UNFUSED_ID, EXPLAIN_ID, INVALID_ID)
+
+
+def _fuse_file(loaded: Loaded) -> PassOutput:
     model, source = loaded.model, loaded.source
     if model.language != "cuda":
         return PassOutput()

@@ -108,9 +108,10 @@ def launch_edit(path: str, source: bytes, launch: LaunchTokens) -> Edit:
         return source[a:b].decode("utf-8", errors="surrogateescape")
 
     if launch.call_end >= 0:                  # the call of a macro that is only the launch
+        before, after = launch.frame           # (or the text around it in the macro's body)
         return Edit(path, launch.kernel_start, launch.call_end - launch.kernel_start,
-                    f"{LAUNCH_FUNCTION}({launch.kernel_text}{launch.deduced}, "
-                    f"{launch.config_text})({launch.args_text})")
+                    f"{before}{LAUNCH_FUNCTION}({launch.kernel_text}{launch.deduced}, "
+                    f"{launch.config_text})({launch.args_text}){after}")
     end = launch.close + 3
     return Edit(path, launch.kernel_start, end - launch.kernel_start,
                 f"{LAUNCH_FUNCTION}({text(launch.kernel_start, launch.open)}{launch.deduced}, "

@@ -33,6 +33,7 @@ from s2s.edits import Edit
 from s2s.frontend.extract import Loaded
 from s2s.model import SourceSpan
 from s2s.transform import registry
+from s2s.transform.transfers_through import through_copy_wrappers
 
 EXPLAIN_ID = "transfers-explain"
 ALIGNMENT = 256
@@ -40,6 +41,15 @@ HOST_POOL, DEVICE_POOL = "s2s_host_pool", "s2s_device_pool"
 
 
 def run_transfers(loaded: Loaded) -> PassOutput:
+    """The plan of the file's copies and allocations, also through calls of copy wrappers
+    (:mod:`s2s.transform.transfers_through`)."""
+    out = _transfers_file(loaded)
+    if loaded.model is None or loaded.model.language != "cuda":
+        return out
+    return through_copy_wrappers(loaded, out, _transfers_file, EXPLAIN_ID)
+
+
+def _transfers_file(loaded: Loaded) -> PassOutput:
     model, source = loaded.model, loaded.source
     if model.language != "cuda":
         return PassOutput()

@@ -167,6 +167,8 @@ def _macro_launch(edits: EditSet, path: str, text: bytes, masked: bytes, launch,
         raise ShimUnsupported(f"{launch.span.location()}: '{launch.kernel}' is neither defined "
                               "nor declared as a kernel here")
     edit, problem = macro_launch_edit(text, masked, launch.span, launch.kernel, foreign, templated)
+    if problem and launch.macro_frame is not None and not (foreign or templated):
+        edit, problem = _framed_launch(launch), None       # a header's macro: at the call
     if problem or foreign or templated:
         raise ShimUnsupported(f"{launch.span.location()}: the host shim cannot run this launch "
                               f"through macro '{launch.span.macro}': "
@@ -174,6 +176,17 @@ def _macro_launch(edits: EditSet, path: str, text: bytes, masked: bytes, launch,
     if not own:
         instantiate.append(launch.kernel)            # defined in a header: exported by name
     edits.add(Edit(path, *edit))
+
+
+def _framed_launch(launch) -> tuple[int, int, str]:
+    """The call of a macro that does more than the launch (``Launch.macro_frame``), replaced by
+    the macro's text around the shim's launcher call, as s2s mgpu rewrites it."""
+    before, after = launch.macro_frame
+    shared = launch.shared_bytes.text if launch.shared_bytes is not None else "0"
+    head = (f"s2s_shim::launcher<decltype({launch.kernel})>::launch(\"{launch.kernel}\", "
+            f"dim3({launch.grid.text}), dim3({launch.block.text}), (size_t)({shared})")
+    args = "".join(f", {a.text}" for a in launch.args)
+    return launch.span.start, launch.span.length, f"{before}{head}{args}){after}"
 
 
 def _device_bodies_blanked(model, text: bytes, path: str) -> EditSet:

@@ -115,6 +115,20 @@ class Run:
         return {d.second for d in self.deps if d.first == a}
 
 
+def error_check_helpers(unit) -> frozenset[str]:
+    """Host functions of the file whose body only checks the last launch error and reports
+    it (``after_kernel(name)``: ``cudaGetLastError``, ``fprintf``, ``exit``): a call of one
+    touches no device data."""
+    found = set()
+    for function in unit.functions:
+        if function.body is None or unit.in_function("launches", function.name):
+            continue
+        names = {c.name for s in function.body.walk() for c in s.calls}
+        if names & ERROR_CHECK and names <= ERROR_CHECK | SYNC | REPORTING:
+            found.add(function.name)
+    return frozenset(found)
+
+
 def find_runs(unit: TranslationUnit, source: bytes, facts: dict,
               lone: list | None = None) -> list[Run]:
     """The launch runs of every function; ``lone`` (when given) receives (launch, why) for
@@ -127,6 +141,8 @@ def find_runs(unit: TranslationUnit, source: bytes, facts: dict,
             continue
         by_span = SpanIndex(launches)
         for block, in_loop in _blocks(function.body, False):
+            if block.span.macro is not None:    # a macro's body: every statement has its span
+                continue
             runs += _runs_in_block(unit, function, block, in_loop, by_span, facts,
                                    [] if lone is None else lone)
     return runs
@@ -155,8 +171,13 @@ def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Lau
         names = {c.name for c in calls}
         if not inside and names & (ERROR_CHECK | SYNC) and names <= ERROR_CHECK | SYNC | REPORTING:
             continue
+        if not inside and names and names <= _checks(unit):    # after_kernel("step")
+            continue
         if child.kind == "expr" and inside:
             lone += [(launch, _separation(child, names, inside)) for launch in inside]
+        elif inside and child.span.macro is not None:       # do { k<<<...>>>(); check(); } ...
+            lone += [(launch, f"it is inside macro '{child.span.macro}', which is more than the "
+                      "launch (its call cannot be replaced by a fused launch)") for launch in inside]
         if calls or inside:
             if current or inside:  # the first statement after launches ends their run
                 if current:
@@ -168,6 +189,17 @@ def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Lau
     for run in runs:
         run.deps = dependences(run.nodes)
     return runs
+
+
+def _checks(unit: TranslationUnit) -> frozenset[str]:
+    own = unit.cached(("fuse.graph.checks",), lambda: error_check_helpers(unit))
+    return own | unit.cached(("fuse.graph.other_checks",), set)
+
+
+def add_checks(unit: TranslationUnit, names: frozenset[str]) -> None:
+    """Error-check helpers defined outside ``unit`` (a project header's ``after_kernel``),
+    that a run of launches in ``unit`` goes on past, as past the file's own."""
+    unit.cached(("fuse.graph.other_checks",), set).update(names)
 
 
 def _argument_uses(unit: TranslationUnit, launch: Launch) -> dict[int, list]:

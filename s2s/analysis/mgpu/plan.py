@@ -32,7 +32,13 @@ from s2s.analysis.mgpu.header_calls import (
     header_api_names,
     top_level_includes,
 )
-from s2s.analysis.mgpu.sites import LaunchTokens, forwarded_tokens, launch_tokens, mask
+from s2s.analysis.mgpu.sites import (
+    LaunchTokens,
+    forwarded_tokens,
+    framed_tokens,
+    launch_tokens,
+    mask,
+)
 from s2s.analysis.mgpu.templates import instantiation_access
 from s2s.model import SourceSpan
 from s2s.model.cuda_legacy import LEGACY_CALLS
@@ -143,6 +149,11 @@ def plan_file(model: TranslationUnit, source: bytes,
         if problem is None:
             found, problem = ([forwarded_tokens(launch)], None) if launch.forwarded else \
                 launch_tokens(masked, launch.span, launch.kernel, bool(launch.template_args))
+            if problem is not None and launch.macro_frame is not None:
+                found, problem = [framed_tokens(launch)], None    # a header's macro
+            elif problem is not None and launch.macro_why:
+                problem = (f"the macro '{launch.span.macro}' is more than the launch and its "
+                           f"call cannot be replaced by its text: {launch.macro_why}")
             if launch.deduced_args and not launch.template_args and problem is None:
                 if launch.span.macro is not None and not launch.forwarded:
                     problem = ("a template kernel launched in a macro with deduced template "

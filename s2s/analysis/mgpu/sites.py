@@ -14,7 +14,7 @@ literals blanked, and says why when it cannot.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from s2s.model import SourceSpan
 
@@ -36,6 +36,9 @@ class LaunchTokens:
     call_end: int = -1
     config_text: str = ""
     args_text: str = ""
+    #: a call of a macro that does more than the launch (``Launch.macro_frame``): the macro's
+    #: text before and after the launch, written around the rewritten launch at the call
+    frame: tuple[str, str] = ("", "")
 
 
 def forwarded_tokens(launch) -> LaunchTokens:
@@ -51,6 +54,13 @@ def forwarded_tokens(launch) -> LaunchTokens:
     return LaunchTokens(launch.span.start, launch.span.start, launch.span.start, kernel,
                         call_end=launch.span.end, config_text=", ".join(config),
                         args_text=", ".join(a.text for a in launch.args))
+
+
+def framed_tokens(launch) -> LaunchTokens:
+    """The edit points of a launch in a macro that does more than the launch, defined where
+    the rewrite cannot edit it (a project header): the whole call, replaced by the macro's text
+    with the launch rewritten (``Launch.macro_frame``)."""
+    return replace(forwarded_tokens(launch), frame=launch.macro_frame)
 
 
 def mask(source: bytes) -> bytes:

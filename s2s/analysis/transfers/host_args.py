@@ -13,6 +13,7 @@ import re
 
 from s2s.analysis.host_eval import same_size
 from s2s.analysis.transfers.region import DEVICE, HostCode, Launch, Op
+from s2s.analysis.transfers.struct_members import struct_member_reason
 from s2s.model import SourceSpan
 from s2s.model import kernel_ir as ir
 from s2s.model.cuda import ApiCall
@@ -122,6 +123,8 @@ class CallArgs:
             return (f"'{member}' is a data member allocated in '{self.function.name}'{where}: its storage "
                     "lives across the class's member functions, and the rewrite pools and merges only "
                     "buffers one function allocates and frees", call.span, "transfers-member")
+        if isinstance(target, ir.Member) and not isinstance(target.base, ir.Unary):   # s.m
+            return struct_member_reason(self.model, self.function, target), call.span, "transfers-member"
         return f"cannot follow the pointer allocated by '{call.span.text(self.source)}'", call.span, "transfers-escape"
 
     def _candidates(self, site: SourceSpan, callee: str, position: int) -> list[str]:

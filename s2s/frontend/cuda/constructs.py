@@ -27,6 +27,7 @@ import os
 import re
 
 from s2s.frontend.core.context import FUNCTION_KINDS, ExtractContext
+from s2s.frontend.cuda.macro_frame import launch_frame
 from s2s.frontend.cuda.names import (
     API_CATEGORY,
     ARRAY_KINDS,
@@ -319,9 +320,18 @@ def _launch(unit: Unit, index: int, config_index: int) -> Launch:
         exprs, args, callee = _launch_from_macro(unit, index, config_index, span, exprs, args,
                                                  callee)
     forwarded = span.macro is not None and _forwarded(unit, span, exprs, args)
+    frame, why = None, ""
     if span.macro is not None and not forwarded:
-        unit.ctx.warn(f"launch inside macro '{span.macro}' cannot be rewritten (the macro is more "
-                      "than the launch); it will be left as is", "launch-in-macro", span)
+        frame, why = _framed(unit, span, exprs, args)
+        if frame is None:
+            unit.ctx.warn(f"launch inside macro '{span.macro}' cannot be rewritten (the macro is "
+                          f"more than the launch; {why}); it will be left as is",
+                          "launch-in-macro", span)
+        else:
+            unit.ctx.warn(f"launch inside macro '{span.macro}': the macro is more than the "
+                          "launch; s2s mgpu rewrites it (in the #define when this file has it, "
+                          "else by the macro's text at the call), the other passes leave it as "
+                          "is", "launch-in-macro", span)
     kernel, template_args = _kernel_name(cursor, callee)
     grid, block, shared_bytes, stream = exprs
     empty = Expr("", span)
@@ -336,7 +346,8 @@ def _launch(unit: Unit, index: int, config_index: int) -> Launch:
                   block=block or empty, shared_bytes=shared_bytes, stream=stream,
                   args=tuple(args), function=unit.function_name(index),
                   template_args=template_args, deduced_args=deduced, instances=instances,
-                  resolved_args=resolved, instance_types=types, forwarded=forwarded)
+                  resolved_args=resolved, instance_types=types, forwarded=forwarded,
+                  macro_frame=frame, macro_why="" if frame else why)
 
 
 def _forwarded(unit: Unit, span: SourceSpan, exprs, args) -> bool:
@@ -346,6 +357,19 @@ def _forwarded(unit: Unit, span: SourceSpan, exprs, args) -> bool:
         return False
     known = all(e is not None and e.text for e in exprs[:2]) and all(a.text for a in args)
     return known and unit.macros.forwards_launch(call)
+
+
+def _framed(unit: Unit, span: SourceSpan, exprs, args) -> tuple[tuple[str, str] | None, str]:
+    """The frame of a launch in a macro that does more than the launch (Launch.macro_frame),
+    or None and why not, when the launch is the whole call and its texts are all known."""
+    call = unit.macros.call_at(span.start)
+    if call is None or (call.start, call.end) != (span.start, span.end):
+        return None, "the launch is not the whole macro call"
+    frame, why = launch_frame(unit.macros, call, span.macro)
+    if frame is not None and not (all(e is not None and e.text for e in exprs[:2])
+                                  and all(a.text for a in args)):
+        return None, "the launch's texts are not known from the call"
+    return frame, why
 
 
 def _in_template(unit: Unit, index: int, cursor, kernel: str, written: str | None

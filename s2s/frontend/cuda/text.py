@@ -286,6 +286,11 @@ class Macros:
         open_ = match.start(1)
         return group_end(body, open_) == len(body)
 
+    def definition_of(self, call: MacroCall):
+        """(params or None for an object-like macro, body) of the macro ``call`` expands, defined
+        in this file or in a project header; None when neither defines it."""
+        return self._definition(call.name, call.start) or self._included_definition(call)
+
     def _definition(self, name: str, before: int):
         """(params or None for an object-like macro, body) of the last ``#define`` before."""
         spans = self._defs.get(name)
@@ -373,3 +378,10 @@ def _substitute(body: str, params: list[str], args: list[str]) -> str:
         return values.get(token, token)
 
     return re.sub(r"\s*##\s*", "", _TOKEN.sub(replace, body))
+
+
+def substitute_parameters(body: str, params: list[str], args: list[str]) -> str:
+    """``body`` with the macro's parameters replaced by the call's argument texts (``#p``
+    stringizes, ``##`` pastes), as the preprocessor does for one level."""
+    return _substitute(body, params, args)
+

@@ -1,0 +1,334 @@
+"""``s2s fuse`` through host wrapper functions (issue 29, item 4 (b)).
+
+``static void step(const float *u, float *v, float r, int n) { diffuse<<<g, B>>>(u, v, r, n);
+after_kernel("diffuse"); }`` called as ``step(d_u, d_v, 0.2f, n);`` in a time loop: the call is
+the launch at the call site, across the wrapper's parameters. A *launch wrapper* is a host
+function of this file returning ``void`` whose body is nothing but launch statements and
+launch-error checks (``cudaGetLastError``, an error-check helper such as ``after_kernel``), with
+no declaration, no branch and no reference parameter. Its call, a statement of its own in a
+block, *is* its body with each parameter replaced by the call's argument.
+
+The pass inlines every such call in a copy of the text (the launches of the copy are plain
+launches of the caller, each parameter's mentions bound to the call's argument texts), runs
+the fuse planner on the copy, and keeps the inlined text only at the calls whose launches the
+planner fused: there the call statement is replaced by the wrapper's statements with the
+fused launch; every other call stays as written. Binding is textual and exact where the
+wrapper's parameter has the kernel parameter's type (a launch argument converts to the kernel
+parameter either way) or is integral and used in the launch configuration with a plain
+variable or integer literal; other wrappers are not followed, with the reason.
+
+The same model serves ``s2s transfers`` for *copy wrappers* (statements that each make one
+``cudaMemcpy``/``cudaMemset``, :mod:`s2s.transform.transfers_through`); a call is followed
+only when the wrapper is defined before it, the caller declares none of the other variables
+the wrapper names, and no argument has a side effect (each is copied once per mention).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from s2s.analysis.fuse.graph import ERROR_CHECK, REPORTING, SYNC, error_check_helpers
+from s2s.edits import Edit, EditSet
+
+#: an argument written as is where a parameter is named (else in parentheses)
+_SIMPLE = re.compile(r"[A-Za-z_]\w*|\d+[uUlL]*|\d*\.\d*(?:[eE][-+]?\d+)?[fF]?|\"[^\"]*\"")
+#: an argument with a side effect (``i++``, ``x = y``): not copied into the statements
+_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
+_INTEGER = re.compile(r"[A-Za-z_]\w*|\d+[uUlL]*")
+_INTEGRAL = re.compile(r"(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long long|short|"
+                       r"size_t|unsigned|int64_t|int32_t|uint32_t|uint64_t)")
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """A launch wrapper: its parameters and, per body statement, its text with the byte
+    offsets (in that text) of each mention of a parameter and how it is bound."""
+
+    name: str
+    params: tuple[str, ...]
+    #: per statement: (text, ((start, end, param index, as launch argument), ...))
+    statements: tuple[tuple[str, tuple[tuple[int, int, int, bool], ...]], ...]
+    launches: int
+    #: the other variables its statements name (globals), with their declarations' offsets:
+    #: a caller that declares one of these names would capture the inlined mention
+    others: frozenset = frozenset()
+    #: where it is defined in the file that calls it (-1: in a project header, included first)
+    defined_at: int = -1
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A statement that is one call of a launch wrapper, and its inlined text."""
+
+    wrapper: str
+    start: int                  # the statement's first byte (the callee's name)
+    end: int                    # after its ';'
+    text: str                   # the wrapper's statements, bound to the call's arguments
+    line: int
+    caller: str = ""
+
+
+@dataclass(frozen=True)
+class Work:
+    """What a wrapper's statement does for its caller: a launch or a runtime copy."""
+
+    name: str                   # the kernel, or the runtime function
+    args: tuple                 # its arguments (model Expr)
+    span: object
+    #: the kernel's parameter types (a launch), else None
+    param_types: tuple | None = None
+    problem: str = ""
+
+
+def launch_wrappers(unit, source: bytes, helpers: tuple = (), caller: str | None = None
+                    ) -> tuple[dict[str, Wrapper], dict[str, str]]:
+    """The launch wrappers of ``unit`` (the file, or a project header with device code), and
+    for each other function with launches why it is not one; ``helpers``: models of the
+    project headers with host helpers (an error-check helper such as ``after_kernel``
+    defined there); ``caller``: the file whose calls are followed (default: ``unit``'s)."""
+    checks = error_check_helpers(unit).union(*(error_check_helpers(h) for h in helpers))
+    wrappers, refused = {}, {}
+    for function in unit.functions:
+        launches = unit.in_function("launches", function.name)
+        if function.body is None or not launches or function.span.file != unit.path:
+            continue
+        works = [_launch_work(unit, launch) for launch in launches]
+        wrapper, why = wrapper_of(unit, source, function, works, checks, caller or unit.path)
+        if wrapper is not None:
+            wrappers[function.name] = wrapper
+        elif why and _called(unit, function.name):
+            refused[function.name] = why
+    return wrappers, refused
+
+
+def _called(unit, name: str) -> bool:
+    return any(c.name == name for f in unit.functions if f.name != name for c in f.calls)
+
+
+def _launch_work(unit, launch) -> Work:
+    kernel = unit.kernel(launch.kernel)
+    problem = ""
+    if launch.span.macro is not None or launch.span.template is not None or \
+            launch.stream is not None:
+        problem = f"its launch at line {launch.span.line} is in a macro, a template or on a stream"
+    types = None if kernel is None else tuple(p.type for p in kernel.params)
+    return Work(launch.kernel, launch.args, launch.span, types, problem)
+
+
+def wrapper_of(unit, source: bytes, function, works: list[Work], checks, caller_path: str
+               ) -> tuple[Wrapper | None, str]:
+    """``function`` as a wrapper of ``works`` (its launches or copies), or why it is not one:
+    a void function whose body's statements each do one of them or check errors;
+    ``caller_path``: the file whose calls of it are followed."""
+    if function.is_template or function.member_of is not None:
+        return None, "it is a template or a member function"
+    if function.return_type.strip() != "void":
+        return None, f"it returns '{function.return_type}'"
+    if any("&" in p.type for p in function.params):
+        return None, "a parameter is a reference"
+    names = tuple(p.name for p in function.params)
+    if len(set(names)) != len(names) or not all(names):
+        return None, "a parameter has no name"
+    body_start = function.body.span.start
+    uses = [u for u in unit.in_function("var_uses", function.name) if u.name in names
+            and u.decl < body_start]
+    statements, count = [], 0
+    for stmt in function.body.children:
+        inside = [w for w in works if stmt.span.start <= w.span.start < stmt.span.end]
+        called = {c.name for c in stmt.calls}
+        more = f"its statement at line {stmt.span.line} is more than a {_what(works)} or a check"
+        if stmt.kind != "expr" or len(inside) > 1:
+            return None, more
+        if inside and inside[0].problem:
+            return None, inside[0].problem
+        if inside and called - {inside[0].name}:
+            return None, more
+        if not inside and not (called and called <= ERROR_CHECK | SYNC | REPORTING | checks):
+            return None, more
+        count += bool(inside)
+        mine = [u for u in uses if stmt.span.start <= u.span.start < stmt.span.end]
+        bound, why = _bindings(function, inside[0] if inside else None, mine, stmt)
+        if why:
+            return None, why
+        text = source[stmt.span.start:stmt.span.end].decode("utf-8", "surrogateescape")
+        statements.append((text, bound))
+    if not count:
+        return None, ""
+    others = frozenset((u.name, u.decl) for u in unit.in_function("var_uses", function.name)
+                       if u.name not in names)
+    here = function.span.start if function.span.file == caller_path else -1
+    return Wrapper(function.name, names, tuple(statements), count, others, here), ""
+
+
+def _what(works: list[Work]) -> str:
+    return "launch" if works and works[0].param_types is not None else "copy"
+
+
+def _bindings(function, work: Work | None, uses, stmt) -> tuple[tuple, str]:
+    """Where each parameter is mentioned in ``stmt`` (offsets in its text) and whether as a
+    whole argument of the launch or copy (bound to any argument text) or elsewhere (integral
+    parameters only, bound to a plain variable or integer literal)."""
+    params = {p.name: (i, p) for i, p in enumerate(function.params)}
+    bound = []
+    for use in uses:
+        if use.span.macro is not None or use.span.template is not None:
+            return (), f"parameter '{use.name}' is mentioned in a macro's argument"
+        index, param = params[use.name]
+        whole = work is not None and use.call == work.name and use.position is not None and \
+            use.position < len(work.args) and use.role in ("argument", "address") and \
+            (use.span.start, use.span.end) == (work.args[use.position].span.start,
+                                               work.args[use.position].span.end)
+        types = work.param_types if work is not None else None
+        if whole and not param.is_pointer and types is not None and \
+                use.position < len(types) and _bare(types[use.position]) != _bare(param.type):
+            return (), (f"parameter '{param.name}' ({param.type}) is passed to the kernel's "
+                        f"'{types[use.position]}' (a second conversion)")
+        if not whole and not _INTEGRAL.fullmatch(_bare(param.type)):
+            return (), (f"parameter '{param.name}' ({param.type}) is used outside the "
+                        f"{_what([work] if work else [])}'s arguments and is not integral")
+        bound.append((use.span.start - stmt.span.start, use.span.end - stmt.span.start, index,
+                      whole))
+    return tuple(sorted(bound)), ""
+
+
+def _bare(spelling: str) -> str:
+    return re.sub(r"\s+", " ", spelling.replace("const ", "").strip())
+
+
+def call_sites(unit, source: bytes, wrappers: dict[str, Wrapper]) -> list[CallSite]:
+    """Every statement of a block that is exactly one call of a launch wrapper."""
+    sites = []
+    for function in unit.functions:
+        if function.body is None or function.name in wrappers:
+            continue
+        for block in function.body.walk():
+            if block.kind != "block":
+                continue
+            for stmt in block.children:
+                site = _site(source, stmt, wrappers)
+                if site is not None and _unshadowed(unit, function, wrappers[site.wrapper], site):
+                    sites.append(replace(site, caller=function.name))
+    return sorted(sites, key=lambda s: s.start)
+
+
+def _site(source: bytes, stmt, wrappers: dict[str, Wrapper]) -> CallSite | None:
+    if stmt.kind != "expr" or len(stmt.calls) != 1 or stmt.calls[0].name not in wrappers:
+        return None
+    call, wrapper = stmt.calls[0], wrappers[stmt.calls[0].name]
+    if (call.span.start, call.span.macro) != (stmt.span.start, None) or \
+            len(call.args) != len(wrapper.params):
+        return None
+    end = stmt.span.end
+    while end < len(source) and source[end:end + 1] in (b" ", b"\t"):
+        end += 1
+    if source[end:end + 1] != b";":
+        if source[end - 1:end] != b";":
+            return None
+    else:
+        end += 1
+    if any(a.span.macro is not None for a in call.args):
+        return None
+    texts = [a.text.strip() for a in call.args]
+    if any(_EFFECT.search(text) for text in texts):   # evaluated once per mention, or never
+        return None
+    for _text, bound in wrapper.statements:
+        for _s, _e, index, as_argument in bound:
+            if not as_argument and not _INTEGER.fullmatch(texts[index]):
+                return None
+    line_start = source.rfind(b"\n", 0, stmt.span.start) + 1
+    indent = source[line_start:stmt.span.start].decode("utf-8", "surrogateescape")
+    if indent.strip():
+        return None
+    parts = [_bound_text(text, bound, texts) for text, bound in wrapper.statements]
+    return CallSite(wrapper.name, stmt.span.start, end, ("\n" + indent).join(parts),
+                    stmt.span.line)
+
+
+def _unshadowed(unit, caller, wrapper: Wrapper, site: CallSite) -> bool:
+    """The wrapper is defined before the call (its macros and names are those of the call
+    site too), and the caller declares none of the other variables the wrapper names."""
+    if wrapper.defined_at > site.start:
+        return False
+    mine = {name: decl for name, decl in wrapper.others}
+    return not any(use.name in mine and use.decl != mine[use.name]
+                   for use in unit.in_function("var_uses", caller.name))
+
+
+def _bound_text(text: str, bound, args: list[str]) -> str:
+    out, pos = [], 0
+    for start, end, index, _argument in bound:
+        arg = args[index]
+        out.append(text[pos:start] + (arg if _SIMPLE.fullmatch(arg) else f"({arg})"))
+        pos = end
+    out.append(text[pos:])
+    statement = "".join(out).rstrip()
+    return statement if statement.endswith(";") else statement + ";"
+
+
+def inlined(source: bytes, sites: list[CallSite]) -> bytes:
+    """``source`` with every call site replaced by its inlined text."""
+    out, pos = [], 0
+    for site in sites:
+        out += [source[pos:site.start], site.text.encode("utf-8", "surrogateescape")]
+        pos = site.end
+    out.append(source[pos:])
+    return b"".join(out)
+
+
+def edits_back(path: str, source: bytes, sites: list[CallSite], edits) -> tuple[list[Edit],
+                                                                                  list[CallSite]]:
+    """The edits of a rewrite of the inlined text as edits of ``source``, and the call sites
+    they fuse: a call whose inlined text an edit touches is replaced by that text rewritten
+    (with the blanks around it an edit also takes); the other calls stay as written; an edit
+    outside every inlined text moves back by the length the inlining added before it. Empty
+    when an edit spans two calls (they are then not followed)."""
+    regions = inlined_regions(sites)
+    touched: dict[int, list] = {}
+    out = []
+    for edit in sorted(edits, key=lambda e: (e.offset, e.length)):
+        hits = [i for i, (s, e, _site) in enumerate(regions)
+                if edit.offset < e and edit.offset + edit.length > s or
+                (edit.length == 0 and s < edit.offset < e)]
+        if len(hits) > 1:
+            return [], []
+        if hits:
+            touched.setdefault(hits[0], []).append(edit)
+            continue
+        out.append(Edit(path, _back(edit.offset, regions), edit.length, edit.text))
+    fused = []
+    inline_text = inlined(source, sites)
+    for index, mine in sorted(touched.items()):
+        s, e, site = regions[index]
+        start = min([s] + [x.offset for x in mine])
+        end = max([e] + [x.offset + x.length for x in mine])
+        if any(a < end and b > start for k, (a, b, _o) in enumerate(regions) if k != index):
+            return [], []
+        local = EditSet(Edit(path, x.offset - start, x.length, x.text) for x in mine)
+        text = local.apply(path, inline_text[start:end])
+        first = site.start - (s - start)
+        last = site.end + (end - e)
+        out.append(Edit(path, first, last - first, text.decode("utf-8", "surrogateescape")))
+        fused.append(site)
+    return out, fused
+
+
+def inlined_regions(sites: list[CallSite]) -> list[tuple[int, int, CallSite]]:
+    """(start, end, site) of each call's inlined text in the inlined source."""
+    regions, shift = [], 0
+    for site in sites:
+        start = site.start + shift
+        length = len(site.text.encode("utf-8", "surrogateescape"))
+        regions.append((start, start + length, site))
+        shift += length - (site.end - site.start)
+    return regions
+
+
+def _back(offset: int, regions) -> int:
+    """An offset of the inlined text outside every inlined region, in the original."""
+    shift = 0
+    for start, end, site in regions:
+        if offset < end:
+            break
+        shift += (end - start) - (site.end - site.start)
+    return offset - shift

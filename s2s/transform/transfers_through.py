@@ -1,0 +1,132 @@
+"""``s2s transfers`` through calls of copy wrappers (issue 29, items 4 (b) and 6).
+
+``static void upload(float *dst, const float *src, int count) { cudaMemcpy(dst, src, count *
+sizeof(float), cudaMemcpyHostToDevice); }``, in the file or a project header: its call, a
+statement of its own, is the copy at the call site, across the wrapper's parameters
+(:mod:`s2s.transform.fuse_wrappers` binds them). The pass runs again on the file with those
+calls inlined; where that rewrite changes the inlined copies (merged, moved), it is the pass's
+output, the rewritten calls replaced by their copies' new text. Where it does not, the file's
+own output stands and each wrapper gets a warning saying that its copies were followed to its
+calls and why they stay (the reasons the pass gave on the inlined file), so a copy behind a
+wrapper is never passed over in silence."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from s2s.analysis.fuse.graph import error_check_helpers
+from s2s.diagnostics import Diagnostic, Location, Severity
+from s2s.edits import line_col
+from s2s.frontend.extract import host_helper_headers, load
+from s2s.transform.fuse_wrappers import (
+    Work,
+    call_sites,
+    edits_back,
+    inlined,
+    inlined_regions,
+    launch_wrappers,
+    wrapper_of,
+)
+
+WRAPPER_ID = "transfers-wrapper"
+COPIES = ("memcpy", "memset")
+
+
+def copy_wrappers(units: list[tuple[object, bytes]]) -> tuple[dict, dict]:
+    """The copy wrappers of ``units`` (the file's model and its project headers', with their
+    texts): void functions whose statements each make one runtime copy or check an error;
+    and, for the other functions that copy, why they are not followed."""
+    checks = frozenset().union(*(error_check_helpers(unit) for unit, _text in units))
+    wrappers, refused = {}, {}
+    for unit, text in units:
+        for function in unit.functions:
+            calls = [c for c in unit.in_function("api_calls", function.name)
+                     if c.category in COPIES]
+            if function.body is None or not calls or function.name == "main":
+                continue
+            works = [Work(c.name, c.args, c.span, None,
+                          f"its copy at line {c.span.line} is written in a macro"
+                          if c.span.macro is not None else "") for c in calls]
+            wrapper, why = wrapper_of(unit, text, function, works, checks, units[0][0].path)
+            if wrapper is not None:
+                wrappers[function.name] = (wrapper, function.span)
+            elif why:
+                refused[function.name] = (why, function.span)
+    return wrappers, refused
+
+
+def through_copy_wrappers(loaded, out, transfers_file, explain_id: str):
+    """``out``, or the pass's output on the file with its copy wrappers' calls inlined where
+    that changes their copies; warnings for the wrappers whose copies stay (see the module)."""
+    model, source = loaded.model, loaded.source
+    called = {c.name for f in model.functions for c in f.calls}
+    units = [(model, source)]
+    elsewhere = frozenset(n for n in called - {f.name for f in model.functions}
+                          if not n.startswith("cuda"))
+    if elsewhere:
+        units += [(h.model, h.source) for h in host_helper_headers(loaded, elsewhere)]
+    wrappers, refused = copy_wrappers(units)
+    said = [_refusal(name, why, span, model, source, loaded.path)
+            for name, (why, span) in refused.items() if name in called]
+    if not wrappers:
+        return replace(out, diagnostics=out.diagnostics + tuple(said))
+    launching, _refused = launch_wrappers(model, source, tuple(u for u, _t in units[1:]))
+    sites = call_sites(model, source, {**launching, **{n: w for n, (w, _s) in wrappers.items()}})
+    if not any(s.wrapper in wrappers for s in sites):
+        sites = []
+    if not sites:
+        return replace(out, diagnostics=out.diagnostics + tuple(said))
+    copy = load(loaded.path, loaded.options, source=inlined(source, sites))
+    if copy.model is None:
+        return replace(out, diagnostics=out.diagnostics + tuple(said))
+    wrapped = transfers_file(copy)
+    edits, followed = edits_back(loaded.path, source, sites, wrapped.edits)
+    if followed:
+        notes = [Diagnostic.note(f"the call of copy wrapper '{s.wrapper}' at line {s.line} is "
+                                 "followed: its copies take part in the plan",
+                                 explain_id, _location(loaded.path, source, s.start))
+                 for s in followed if s.wrapper in wrappers]
+        moved = tuple(_moved(d, sites, source, loaded.path) for d in wrapped.diagnostics)
+        return replace(out, edits=tuple(edits), diagnostics=moved + tuple(notes) + tuple(said),
+                       groups=(), check_compiles=True)
+    reasons = [d.message for d in wrapped.diagnostics if d.severity == Severity.WARNING]
+    why = "; ".join(dict.fromkeys(reasons)) or ("nothing merges: the copies move at different "
+                                                "points or their buffers stay out of the pools")
+    for name in dict.fromkeys(s.wrapper for s in sites if s.wrapper in wrappers):
+        mine = [s for s in sites if s.wrapper == name]
+        lines = ", ".join(str(s.line) for s in mine)
+        where = wrappers[name][1]
+        said.append(Diagnostic.warning(
+            f"the copies of '{name}' ({where.file}:{where.line}) are followed to its calls "
+            f"(line {lines}) and left as written there: {why}", WRAPPER_ID,
+            _location(loaded.path, source, mine[0].start)))
+    return replace(out, diagnostics=out.diagnostics + tuple(said))
+
+
+def _refusal(name, why, span, model, source, path) -> Diagnostic:
+    first = next((c.span for f in model.functions for c in f.calls if c.name == name), None)
+    at = _location(path, source, first.start) if first is not None else None
+    return Diagnostic.warning(f"the copies of '{name}' ({span.file}:{span.line}) are not "
+                              f"followed to its calls: {why}; they are left as written",
+                              WRAPPER_ID, at)
+
+
+def _moved(diagnostic: Diagnostic, sites, source: bytes, path: str) -> Diagnostic:
+    """A diagnostic of the inlined file placed in the file as written: inside an inlined call,
+    at the call; elsewhere, back by what the inlining added before it."""
+    at = diagnostic.location
+    if at is None or at.offset is None or at.file != path:
+        return diagnostic
+    shift = 0
+    for start, end, site in inlined_regions(sites):
+        if at.offset < start:
+            break
+        if at.offset < end:
+            return replace(diagnostic, location=_location(path, source, site.start))
+        shift += (end - start) - (site.end - site.start)
+    return replace(diagnostic, location=_location(path, source, at.offset - shift))
+
+
+def _location(path: str, source: bytes, offset: int) -> Location:
+    line, column = line_col(source, offset)
+    return Location(path, line, column, offset)

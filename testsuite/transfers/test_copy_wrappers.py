@@ -1,0 +1,106 @@
+"""``s2s transfers`` through copy wrappers and device buffers in structs (issue 29, item 4
+(b), (d); item 6): a call of a void function whose statements each copy is the copy at the
+call site; where the plan through the calls changes nothing, a warning says why; a buffer in
+a struct a helper fills is refused with the precise reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from s2s.driver import RunOptions, process_file
+from s2s.transform.transfers import run_transfers
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "cuda"
+HEADER = """\
+#pragma once
+static void upload(float *dst, const float *src, int count)
+{
+    cudaMemcpy(dst, src, count * sizeof(float), cudaMemcpyHostToDevice);
+}
+static void download(float *dst, const float *src, int count)
+{
+    cudaMemcpy(dst, src, count * sizeof(float), cudaMemcpyDeviceToHost);
+}
+static int upload_checked(float *dst, const float *src, int count)
+{
+    return (int)cudaMemcpy(dst, src, count * sizeof(float), cudaMemcpyHostToDevice);
+}
+"""
+SOURCE = """\
+#include <cstdio>
+#include <cstdlib>
+#include "io.h"
+__global__ void add(float *c, const float *a, const float *b, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+int main()
+{
+    int n = 4096;
+    float *h_a = (float *)malloc(n * sizeof(float));
+    float *h_b = (float *)malloc(n * sizeof(float));
+    for (int i = 0; i < n; i++) { h_a[i] = i; h_b[i] = 1; }
+    float *d_a, *d_b, *d_c;
+    cudaMalloc((void **)&d_a, n * sizeof(float));
+    cudaMalloc((void **)&d_b, n * sizeof(float));
+    cudaMalloc((void **)&d_c, n * sizeof(float));
+    upload(d_a, h_a, n);
+    UPLOAD_B;
+    add<<<(n + 255) / 256, 256>>>(d_c, d_a, d_b, n);
+    download(h_a, d_c, n);
+    printf("%f\\n", h_a[7]);
+    cudaFree(d_a);
+    cudaFree(d_b);
+    cudaFree(d_c);
+    free(h_a);
+    free(h_b);
+    return 0;
+}
+"""
+
+
+def _transfers(tmp_path, upload_b: str = "upload(d_b, h_b, n)"):
+    (tmp_path / "io.h").write_text(HEADER)
+    path = tmp_path / "add.cu"
+    path.write_text(SOURCE.replace("UPLOAD_B", upload_b))
+    return process_file(str(path), RunOptions(), run_transfers)
+
+
+def test_copies_behind_wrappers_are_merged_at_their_calls(tmp_path):
+    result = _transfers(tmp_path)
+    after = result.change.after.decode()
+    main = after.split("int main()")[1]
+    # before: 3 cudaMemcpy through 3 wrapper calls and 3 cudaMalloc; after: the two uploads
+    # are one copy of the pooled host buffers, the download stays one copy
+    assert "upload(" not in main and main.count("cudaMemcpy(") == 2
+    assert main.count("cudaMalloc(") == 1
+    assert not [d for d in result.diagnostics if d.id == "transfers-wrapper"]
+    assert (tmp_path / "io.h").read_text() == HEADER
+
+
+def test_a_wrapper_returning_a_value_is_not_followed_with_the_reason(tmp_path):
+    result = _transfers(tmp_path, "if (upload_checked(d_b, h_b, n)) return 1")
+    said = [d.message for d in result.diagnostics if d.id == "transfers-wrapper"]
+    assert any("the copies of 'upload_checked'" in m and "it returns 'int'" in m
+               for m in said), said
+
+
+def test_wrapped_copies_left_as_written_are_never_silent():
+    """wrapper_copies: the pointer swap keeps main's copies as they are; each wrapper says
+    its copies were followed to its calls and why they stay."""
+    path = CORPUS / "wrapper_copies" / "heat1d.cu"
+    result = process_file(str(path), RunOptions(), run_transfers)
+    said = {d.message.split("'")[1]: d for d in result.diagnostics if d.id == "transfers-wrapper"}
+    assert set(said) == {"copy_to_device", "copy_to_host"}
+    assert said["copy_to_device"].location.line == 47
+    assert "followed to its calls (line 47, 48) and left as written there: 'd_u' is aliased or " \
+           "reassigned" in said["copy_to_device"].message
+
+
+def test_buffers_of_a_struct_a_helper_fills_are_refused_with_the_reason():
+    path = CORPUS / "struct_buffers" / "particles.cu"
+    result = process_file(str(path), RunOptions(), run_transfers)
+    [said] = [d.message for d in result.diagnostics if d.id == "transfers-member"]
+    assert said.startswith("'b.pos' is a member of the struct 'b' that 'make_buffers' fills and "
+                           "returns (copied in 'main'; freed in 'free_buffers')")
