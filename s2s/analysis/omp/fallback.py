@@ -42,6 +42,7 @@ import re
 from dataclasses import dataclass
 
 from s2s.analysis.omp.loops import loop_range, must_write_extent, write_extent
+from s2s.analysis.omp.member_agree import agreed_count
 from s2s.analysis.omp.member_counts import MEMBER, companion_members, member_count
 from s2s.analysis.omp.state import norm_text
 from s2s.analysis.polynomial import NotPoly, add, hull, mul, poly, render, scale, within
@@ -184,7 +185,8 @@ def _member_clause(model: TranslationUnit, source: bytes, kernel: Stmt, mine: li
     found = _clause(kernel, mine, refs, pointer, text, copied)
     if isinstance(found, tuple) or not mine:
         return found
-    count = member_count(model, source, path.group(1), path.group(2), path.group(3))
+    count = member_count(model, source, path.group(1), path.group(2), path.group(3)) or \
+        agreed_count(model, source, path.group(1), path.group(2), path.group(3))
     if count is None:
         return (f"{found}, and the count of the storage of '{pointer}' is not known from "
                 "its allocations")
