@@ -98,7 +98,8 @@ def test_counts_equal_by_assignments_map_the_member_whole(load_source, tmp_path)
     counts = dict(out.counts)
     assert counts["mapped per construct"] == 1 and counts["left unmapped"] == 0, \
         [d.message for d in out.diagnostics]
-    assert "t.w[0:t.len_w]" in rewritten and "t.counts[0:t.len_counts]" in rewritten, \
+    # row_sum takes plain pointers but only reads them (omp.callee_reads): to, not tofrom
+    assert "map(to: t.counts[0:t.len_counts], t.w[0:t.len_w], t.widest)" in rewritten, \
         rewritten
     original, new = run_both(tmp_path, AGREE, rewritten)
     assert original.unmapped
@@ -167,4 +168,14 @@ def test_a_struct_element_assigned_in_cxx_is_written_back(load_source, tmp_path)
     assert dict(out.counts)["left unmapped"] == 0, [d.message for d in out.diagnostics]
     original, new = run_both(tmp_path, STRUCT_ELEMENT, rewritten, suffix=".cpp")
     assert original.unmapped
+    assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()
+
+
+def test_a_callee_that_writes_through_the_member_maps_it_tofrom(load_source, tmp_path):
+    program = AGREE.replace("    return s;\n}\n#pragma omp end declare target",
+                            "    w[r * widest] = s;\n    return s;\n}\n#pragma omp end declare target")
+    rewritten, out = rewrite_source(load_source, program, name="prog.c")
+    assert "map(tofrom: t.w[0:t.len_w])" in rewritten, rewritten
+    assert "t.counts[0:t.len_counts]" in rewritten.split("map(tofrom")[0], rewritten
+    original, new = run_both(tmp_path, program, rewritten)
     assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()

@@ -42,6 +42,7 @@ import re
 from dataclasses import dataclass
 
 from s2s.analysis.omp.loops import loop_range, must_write_extent, write_extent
+from s2s.analysis.omp.callee_reads import written_through_calls
 from s2s.analysis.omp.member_agree import agreed_count
 from s2s.analysis.omp.member_counts import MEMBER, companion_members, member_count
 from s2s.analysis.omp.state import norm_text
@@ -190,7 +191,8 @@ def _member_clause(model: TranslationUnit, source: bytes, kernel: Stmt, mine: li
     if count is None:
         return (f"{found}, and the count of the storage of '{pointer}' is not known from "
                 "its allocations")
-    return ("tofrom" if any(r.writes for r in mine) else "to"), f"{pointer}[0:{count}]"
+    # ``tofrom`` only where the kernel, or a function it passes the member to, may write it
+    return ("tofrom" if written_through_calls(model, mine) else "to"), f"{pointer}[0:{count}]"
 
 
 def _nonnegative_hull(extents: list[str], floors: dict[str, int]) -> str | None:
