@@ -41,8 +41,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from s2s.analysis.omp.loops import loop_range, must_write_extent, write_extent
 from s2s.analysis.omp.callee_reads import written_through_calls
+from s2s.analysis.omp.loops import loop_range, must_write_extent, write_extent
 from s2s.analysis.omp.member_agree import agreed_count
 from s2s.analysis.omp.member_counts import MEMBER, companion_members, member_count
 from s2s.analysis.omp.state import norm_text
