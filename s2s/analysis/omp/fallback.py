@@ -42,6 +42,7 @@ import re
 from dataclasses import dataclass
 
 from s2s.analysis.omp.callee_reads import written_through_calls
+from s2s.analysis.omp.index_locals import expanded_ref
 from s2s.analysis.omp.loops import loop_range, must_write_extent, write_extent
 from s2s.analysis.omp.member_agree import agreed_count
 from s2s.analysis.omp.member_counts import MEMBER, companion_members, member_count
@@ -127,7 +128,8 @@ def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text,
         if ref.call is not None or len(ref.subscripts) != 1:
             return (f"'{pointer}' is passed to '{ref.call}' in the kernel" if ref.call else
                     f"'{pointer}' is accessed with {len(ref.subscripts)} subscripts")
-        extent = write_extent(kernel, ref, text)
+        # ``AU[id]`` with ``const int id = (i + 1) + (j + 1) * stride;`` in the kernel
+        extent = write_extent(kernel, expanded_ref(kernel, ref, text), text)
         if extent is None or _declared_inside(kernel, extent, text):
             return (f"the subscript '{ref.subscripts[0].text}' of '{pointer}' is not bounded "
                     "by the kernel's counting loops")
