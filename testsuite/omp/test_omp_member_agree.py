@@ -179,3 +179,32 @@ def test_a_callee_that_writes_through_the_member_maps_it_tofrom(load_source, tmp
     assert "t.counts[0:t.len_counts]" in rewritten.split("map(tofrom")[0], rewritten
     original, new = run_both(tmp_path, program, rewritten)
     assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()
+
+
+# RSBench's shape: the helper sizes the array by a local it also stores to the caller's
+# variable (``*widest = most; malloc(rows * most * ...)``): the count is the caller's variable
+STORED = AGREE.replace("""    int rows = 6;
+    *widest = 0;
+    for (int r = 0; r < rows; r++)
+        if (counts[r] > *widest) *widest = counts[r];
+    double *w = (double *)malloc(rows * (*widest) * sizeof(double));""", """    int rows = 6;
+    int most = -1;
+    for (int r = 0; r < rows; r++)
+        if (counts[r] > most) most = counts[r];
+    *widest = most;
+    double *w = (double *)malloc(rows * most * sizeof(double));""")
+
+
+def test_a_local_stored_to_an_out_parameter_is_the_callers_count(load_source, tmp_path):
+    assert STORED != AGREE
+    rewritten, out = rewrite_source(load_source, STORED, name="prog.c")
+    assert dict(out.counts)["left unmapped"] == 0, [d.message for d in out.diagnostics]
+    assert "t.w[0:t.len_w]" in rewritten, rewritten
+    original, new = run_both(tmp_path, STORED, rewritten)
+    assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()
+
+
+def test_a_local_changed_after_its_store_is_no_count(load_source):
+    program = STORED.replace("    *widest = most;\n", "    *widest = most;\n    most += 1;\n")
+    _rewritten, out = rewrite_source(load_source, program, name="prog.c")
+    assert dict(out.counts)["left unmapped"] == 1, [d.message for d in out.diagnostics]

@@ -193,6 +193,9 @@ def _member_clause(model: TranslationUnit, source: bytes, kernel: Stmt, mine: li
     if count is None:
         return (f"{found}, and the count of the storage of '{pointer}' is not known from "
                 "its allocations")
+    # an out-parameter of the allocating helper (``*(&SD.max_num_nucs)``): the member itself
+    count = re.sub(r"\*\s*\(\s*&\s*([A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*)\s*\)",
+                   r"\1", count)
     # ``tofrom`` only where the kernel, or a function it passes the member to, may write it
     return ("tofrom" if written_through_calls(model, mine) else "to"), f"{pointer}[0:{count}]"
 
