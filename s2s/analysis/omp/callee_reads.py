@@ -59,3 +59,39 @@ def _param_writes(model, functions: dict, callee: str, index: int, depth: int) -
         elif ref.writes:
             return True
     return False
+
+
+def element_calls_as_accesses(model: TranslationUnit, refs: list) -> list:
+    """``refs`` with each call that passes one element's address (``compute(c, &x[k])``)
+    to a function of the program touching only ``*p`` / ``p[0]`` through that parameter
+    replaced by an access of ``x[k]`` itself: ``read`` where the callee only reads it, else
+    ``readwrite`` (AMD's device-routine examples). Other refs are kept as they are."""
+    from dataclasses import replace
+
+    functions = {f.name: f for f in model.functions}
+    out = []
+    for ref in refs:
+        mode = None
+        if ref.call is not None and ref.arg_index is not None and len(ref.subscripts) == 1:
+            mode = _element_mode(model, functions, ref.call, ref.arg_index)
+        out.append(ref if mode is None else
+                   replace(ref, call=None, arg_index=None, mode=mode))
+    return out
+
+
+def _element_mode(model, functions: dict, callee: str, index: int) -> str | None:
+    """``read`` / ``readwrite`` when ``callee`` touches its parameter ``index`` only as
+    ``*p`` or ``p[0]`` (no copy, no call, no other subscript); None otherwise."""
+    function = functions.get(callee)
+    if function is None or function.body is None or index >= len(function.params):
+        return None
+    name = function.params[index].name
+    if any(c.function == callee and (c.target == name or name in {c.source, *c.choices})
+           for c in model.pointer_copies):
+        return None
+    mine = [r for r in model.array_refs if r.function == callee and norm_text(r.array) == name]
+    if not mine or any(r.call is not None or
+                       [s.text.strip() for s in r.subscripts] not in ([], ["0"])
+                       for r in mine):
+        return None
+    return "readwrite" if any(r.writes for r in mine) else "read"

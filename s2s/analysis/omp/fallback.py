@@ -41,7 +41,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from s2s.analysis.omp.callee_reads import written_through_calls
+from s2s.analysis.omp.callee_reads import element_calls_as_accesses, written_through_calls
 from s2s.analysis.omp.index_locals import expanded_ref
 from s2s.analysis.omp.loops import loop_range, must_write_extent, write_extent
 from s2s.analysis.omp.member_agree import agreed_count
@@ -98,7 +98,8 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
         if span.template is not None and not all(r.pointer for r in mine):
             found = f"'{pointer}' is not declared a pointer in template '{span.template}'"
         elif _PLAIN.fullmatch(pointer):
-            found = _clause(kernel, mine, refs, pointer, text, copied)
+            found = _clause(kernel, element_calls_as_accesses(model, mine), refs, pointer,
+                            text, copied)
         else:
             found = _member_clause(model, source, kernel, mine, refs, pointer, text, copied)
         if isinstance(found, tuple):
