@@ -208,3 +208,19 @@ def test_a_local_changed_after_its_store_is_no_count(load_source):
     program = STORED.replace("    *widest = most;\n", "    *widest = most;\n    most += 1;\n")
     _rewritten, out = rewrite_source(load_source, program, name="prog.c")
     assert dict(out.counts)["left unmapped"] == 1, [d.message for d in out.diagnostics]
+
+
+def test_a_product_of_parameters_is_no_dereference(load_source):
+    # ``width * height`` multiplies; only ``(*widest)`` reads an out-parameter (a product
+    # taken for one lost blur_pipeline's helper summary: its src went unmapped)
+    loaded = load_source("""#include <cstdio>
+#include <cstddef>
+float *make_image(int width, int height)
+{
+    float *img = new float[(std::size_t)width * height];
+    std::fprintf(stderr, "%d x %d\\n", width, height);
+    return img;
+}
+""", name="image.cpp")
+    helpers = {h.name: h.count for h in loaded.model.allocating_helpers}
+    assert helpers == {"make_image": "(std::size_t)width * height"}, helpers

@@ -42,11 +42,19 @@ def count_at_call(tree, function: int, count: str, allocation: int,
         constants[name] = literal
     count = _IDENT.sub(lambda m: constants.get(m.group(0), m.group(0)), count)
     for name in set(_IDENT.findall(count)) & set(by_name):
-        if re.search(rf"\*\s*{name}\b", count) and (
+        if _dereferenced(count, name, by_name[name]) and (
                 changed_in(tree, function, by_name[name]) or
                 _written_through_after(tree, function, by_name[name], allocation)):
             return None
     return count
+
+
+def _dereferenced(count: str, name: str, param) -> bool:
+    """Whether ``count`` reads ``*name`` of a pointer parameter (``rows * (*widest)``), not
+    a product (``width * height``): the ``*`` follows an operator, ``(`` or nothing."""
+    if param.type.get_canonical().kind.name != "POINTER":
+        return False
+    return re.search(rf"(?:^|[-+*/%(,])\s*\*\s*{re.escape(name)}\b", count.strip()) is not None
 
 
 def _stored_to_out_param(tree, function: int, name: str, allocation: int,
