@@ -41,8 +41,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from s2s.analysis.omp.callee_reads import element_calls_as_accesses, written_through_calls
+from s2s.analysis.omp.index_locals import expanded_ref
 from s2s.analysis.omp.loops import loop_range, must_write_extent, write_extent
 from s2s.analysis.omp.macro_constructs import written_through_macro
+from s2s.analysis.omp.member_agree import agreed_count
 from s2s.analysis.omp.member_counts import MEMBER, companion_members, member_count
 from s2s.analysis.omp.pointer_arrays import element_clauses, is_array_of_pointers
 from s2s.analysis.omp.state import norm_text
@@ -103,7 +106,8 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
                 clauses += found
                 continue
         elif _PLAIN.fullmatch(pointer):
-            found = _clause(kernel, mine, refs, pointer, text, copied)
+            found = _clause(kernel, element_calls_as_accesses(model, mine), refs, pointer,
+                            text, copied)
         else:
             found = _member_clause(model, source, kernel, mine, refs, pointer, text, copied)
         if isinstance(found, tuple):
@@ -133,7 +137,8 @@ def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text,
         if ref.call is not None or len(ref.subscripts) != 1:
             return (f"'{pointer}' is passed to '{ref.call}' in the kernel" if ref.call else
                     f"'{pointer}' is accessed with {len(ref.subscripts)} subscripts")
-        extent = write_extent(kernel, ref, text)
+        # ``AU[id]`` with ``const int id = (i + 1) + (j + 1) * stride;`` in the kernel
+        extent = write_extent(kernel, expanded_ref(kernel, ref, text), text)
         if extent is None or _declared_inside(kernel, extent, text):
             return (f"the subscript '{ref.subscripts[0].text}' of '{pointer}' is not bounded "
                     "by the kernel's counting loops")
@@ -192,11 +197,16 @@ def _member_clause(model: TranslationUnit, source: bytes, kernel: Stmt, mine: li
     found = _clause(kernel, mine, refs, pointer, text, copied)
     if isinstance(found, tuple) or not mine:
         return found
-    count = member_count(model, source, path.group(1), path.group(2), path.group(3))
+    count = member_count(model, source, path.group(1), path.group(2), path.group(3)) or \
+        agreed_count(model, source, path.group(1), path.group(2), path.group(3))
     if count is None:
         return (f"{found}, and the count of the storage of '{pointer}' is not known from "
                 "its allocations")
-    return ("tofrom" if any(r.writes for r in mine) else "to"), f"{pointer}[0:{count}]"
+    # an out-parameter of the allocating helper (``*(&SD.max_num_nucs)``): the member itself
+    count = re.sub(r"\*\s*\(\s*&\s*([A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*)\s*\)",
+                   r"\1", count)
+    # ``tofrom`` only where the kernel, or a function it passes the member to, may write it
+    return ("tofrom" if written_through_calls(model, mine) else "to"), f"{pointer}[0:{count}]"
 
 
 def _nonnegative_hull(extents: list[str], floors: dict[str, int]) -> str | None:

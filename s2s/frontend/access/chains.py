@@ -269,6 +269,9 @@ class StorageChains:
                     return name, x, subs
                 if not children[x]:
                     return None
+                # ``d_a[i].link[j].e[k]``: the subscripts after a member index the
+                # member's own array, not the storage behind the pointer (only ``i`` does)
+                subs = []
                 x = self._strip(children[x][0])
             else:
                 name = self._name(x)

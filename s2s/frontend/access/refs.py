@@ -205,12 +205,30 @@ class _Scanner(PointerCopies):
             if op in INC_DEC:
                 return "readwrite"
             return None if op == ADDR_OF else "read"
+        if kind == "CALL_EXPR" and (assigned := self._operator_assignment(up, child)):
+            return assigned
         if child == i and kind in ("CALL_EXPR", "VAR_DECL"):
             # Bound to a reference (C++): a const one only reads.
             target = self._reference_target(up, child)
             if target is not None:
                 return "read" if target.is_const_qualified() else "readwrite"
         return "read"
+
+    def _operator_assignment(self, up: int, child: int) -> str | None:
+        """``write`` (``readwrite``) when the call ``up`` is a class's ``operator=`` (a
+        compound ``operator+=`` ...) and ``child`` its left operand: in C++ ``d_c[i].e[k] =
+        cc;`` of a struct element is such a call (the implicit copy assignment), not a
+        binary operator. None otherwise."""
+        cursor = self.nodes[up].cursor
+        name = cursor.spelling or ""
+        if not name.startswith("operator") or not name.endswith("=") or \
+                name in ("operator==", "operator!=", "operator<=", "operator>="):
+            return None
+        if self.nodes[child].cursor.extent.start.offset != cursor.extent.start.offset or \
+                self.kinds[child] == "DECL_REF_EXPR" and \
+                self.nodes[child].cursor.spelling == name:
+            return None
+        return "write" if name == "operator=" else "readwrite"
 
     def _emit(self, i: int, name: str, mode: str, subs, call: str | None = None,
               arg_index: int | None = None, root: int | None = None) -> None:

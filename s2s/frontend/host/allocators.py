@@ -20,8 +20,6 @@ recognizers of :mod:`s2s.frontend.host.alloc`, are the entry points.
 
 from __future__ import annotations
 
-import re
-
 from s2s.frontend.core.context import FUNCTION_KINDS, ExtractContext
 from s2s.frontend.host.alloc import (
     allocation_target,
@@ -35,6 +33,7 @@ from s2s.frontend.host.alloc import (
 from s2s.frontend.host.byte_counts import changed_in, declared_within, single_definition
 from s2s.frontend.host.containers import vector_allocation
 from s2s.frontend.host.header_helpers import header_allocating_helpers
+from s2s.frontend.host.helper_counts import count_at_call
 from s2s.frontend.host.tree import (
     ALLOC_FUNCS,
     WRAPPER_KINDS,
@@ -45,8 +44,6 @@ from s2s.frontend.host.tree import (
 )
 from s2s.model.host import AllocatingHelper, HelperCall, HostAllocation
 from s2s.model.span import Expr
-
-_IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
 
 
 def extract_allocations(ctx: ExtractContext) -> tuple[HostAllocation, ...]:
@@ -145,12 +142,16 @@ def _summary(tree, function: int) -> AllocatingHelper | None:
         return None
     local_names = {tree.nodes[j].cursor.spelling for j in range(function, tree.end[function])
                    if tree.kinds[j] == "VAR_DECL"} - set(params)
-    if any(name in local_names for name in _IDENT.findall(found.count.text)):
-        return None  # the count uses the helper's own locals: not expressible at the call
+    # the helper's constant locals by their literals; other locals are not expressible
+    # at the call (frontend.host.helper_counts)
+    count = count_at_call(tree, function, found.count.text, value, local_names,
+                          list(cursor.get_arguments()))
+    if count is None:
+        return None
     if any(changed_in(tree, function, a) for a in cursor.get_arguments()
            if a.spelling and a.spelling in found.count.text):
         return None  # ``n`` reassigned before the allocation: the call's argument is not it
-    return AllocatingHelper(cursor.spelling, params, found.count.text, found.element_type,
+    return AllocatingHelper(cursor.spelling, params, count, found.element_type,
                             "helper" if through_local else found.kind)
 
 
