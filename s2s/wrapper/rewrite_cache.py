@@ -18,7 +18,8 @@ it used (:func:`s2s.frontend.core.parse_reuse.recording_inputs`), checked as the
 checks its own (project headers by their bytes): a changed header misses. A run whose result
 cannot be keyed this way (the cache off, a pass that failed) is not kept. Entries are read
 and written by the fact cache's functions: trusted only when the user's own, whole, and built
-of s2s's model and diagnostics classes only.
+of s2s's model and diagnostics classes only. Only chains of s2s's own passes are kept (a pass
+registered from elsewhere may read what no key holds).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from s2s.diagnostics import Diagnostic
 from s2s.frontend import fact_cache
 from s2s.frontend.core import parse_reuse
 from s2s.frontend.core.parse import ParseOptions, read_source
+from s2s.transform.registry import BUILTIN
 
 #: bump when the entry's value changes shape
 FORMAT = "s2s-rewrite 1"
@@ -49,8 +51,9 @@ def cached_chain(path: str, options: ParseOptions, passes: Sequence[tuple[str, o
     """``chain()`` (the passes run over ``path``: an object with before, after, diagnostics,
     generated) as (before, after, diagnostics, generated), from the cache when ``path``, what
     it includes, the options, the passes and s2s are as they were."""
-    if not (fact_cache.enabled() and options.cache):
-        return _fields(chain())
+    if not (fact_cache.enabled() and options.cache) or not all(
+            getattr(run_pass, "__module__", None) in BUILTIN.values() for _, run_pass in passes):
+        return _fields(chain())             # (another pass may read what no key holds)
     before = read_source(path)
     key = fact_cache.entry_key(path, options, before, _kind(passes, options))
     found = fact_cache.read_entry(key, tuple)

@@ -132,3 +132,15 @@ def test_the_key_holds_the_passes_and_the_switches(monkeypatch):
     monkeypatch.setenv("S2S_JOBS", "4")                 # how many run: not a result
     assert rewrite_cache._kind([("fuse", registry.get("fuse"))], options) == \
         rewrite_cache._kind([("fuse", registry.get("fuse"))], options)
+
+
+def test_a_deferred_pass_is_the_pass_once_resolved(program):
+    """The launcher names the built-in passes without importing them (a replayed rewrite
+    needs none); a rewrite that runs resolves each to the registered pass itself."""
+    deferred = registry.Deferred("fuse")
+    assert registry.resolved(deferred) is registry.get("fuse")
+    assert registry.resolved(registry.get("fuse")) is registry.get("fuse")
+    runs, passes = program
+    first = _rewrite([("fuse", deferred)])
+    assert first.changed and runs == []          # (the real pass ran, not the counted one)
+    assert _rewrite([("fuse", deferred)]) == first
