@@ -17,18 +17,24 @@ from __future__ import annotations
 
 import re
 
-#: characters rich prints one cell wide and never reads as markup (``[``) or an emoji (``:x:``)
-_PLAIN = re.compile(r"[ -Z\\\]^-~]*")
+#: characters rich prints one cell wide (printable ASCII)
+_PLAIN = re.compile(r"[ -~]*")
 _EMOJI = re.compile(r":(\S*?):")
 #: columns' padding (rich's default ``(0, 1)``) and the borders between and around them
 PAD = 2
 
 
 def plain(text: str) -> bool:
-    """Whether rich renders ``text`` as it is: printable ASCII with no ``[`` (markup) and no
-    ``:name:`` emoji code (a pair of colons is checked against rich's table of names)."""
+    """Whether rich renders ``text`` as it is: printable ASCII with no markup tag (a ``[``
+    that rich's own pattern reads as one: ``a[i]`` is, ``tile[16]`` is not) and no ``:name:``
+    emoji code (a pair of colons is checked against rich's table of names)."""
     if not _PLAIN.fullmatch(text):
         return False
+    if "[" in text:
+        from rich.markup import RE_TAGS
+
+        if "\\" in text or RE_TAGS.search(text):     # (a backslash may escape a bracket)
+            return False
     if text.count(":") >= 2:
         from rich._emoji_codes import EMOJI
 

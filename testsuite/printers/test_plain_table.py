@@ -16,7 +16,7 @@ from rich.table import Table
 
 from s2s.printers.plain_table import plain, render
 
-_WORD = st.text(alphabet="abcdefghij_/:,.*()<>0123456789-", min_size=0, max_size=30)
+_WORD = st.text(alphabet="abcdefghij_/:,.*()<>0123456789-[]\\", min_size=0, max_size=30)
 _CELL = st.lists(_WORD, min_size=0, max_size=6).map(" ".join) | \
     st.sampled_from(["", " ", "a  b", " lead", "trail ", "x" * 90, "sync/atomic/warp"])
 
@@ -54,6 +54,7 @@ def test_the_plain_printer_prints_what_rich_prints(table):
 def test_it_leaves_markup_emoji_and_wide_text_to_rich():
     assert not plain("a[i]") and not plain(":smile:") and not plain("é") and not plain("a\tb")
     assert plain("12:5 (macro M)") and plain("a::b") and plain("x:1:y")
+    assert plain("tile[16][16]") and plain("a[0:n]") and not plain("x[b]") and plain("d_a[2 * i]")
     assert render("t", ["a"], [["a[i]"]], 80) is None
     assert render("t", ["a", "b"], [["x", "y"]], 80) == rich_text("t", ["a", "b"], [["x", "y"]], 80)
 
