@@ -14,13 +14,14 @@ and each worker holds a copy of the run's memory; ``-j 0`` means one worker per 
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from s2s.diagnostics import UsageError
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -44,7 +45,15 @@ def ordered_map(function: Callable[[T], R], items: Sequence[T], jobs: int) -> It
     """``function(item)`` for each item, in order: in this process for one job or one item,
     else on ``jobs`` forked workers (yielding each result as soon as it and those before it
     are known)."""
-    if jobs <= 1 or len(items) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+    if jobs <= 1 or len(items) <= 1:
+        for item in items:
+            yield function(item)
+        return
+    # (imported here: a run of one job, the usual one, starts without multiprocessing)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    if "fork" not in multiprocessing.get_all_start_methods():
         for item in items:
             yield function(item)
         return

@@ -27,10 +27,13 @@ The issue's goals (<= 3x cold, <= 1x warm, ...) are printed beside each ratio; t
 measures (no goal fails it), and exits 1 when an s2s command printed different bytes in its
 cold, warm or ``-j`` runs. ``--markdown`` prints the table for docs/benchmarks.md.
 
-``--baseline DIR`` (a checkout of another commit, e.g. ``git archive main | tar -x -C DIR``)
-adds the OpenMP rows of that tree's s2s, measured in the same run (its commands alternate with
-this tree's), so a change is measured before and after under the same load. ``--edited`` adds
-a row: a warm run after a comment was appended to one of the program's files.
+``--baseline DIR``: every row is measured twice in the same run, for the tree of ``DIR`` (a
+``git archive`` of an older commit, run through ``PYTHONPATH``) and for this one, so a change is
+measured before and after under the same load: section by section, and in the OpenMP section
+run by run (the two trees' commands alternate). Both trees are byte-compiled first
+(``compileall``), as an installed wheel is: on machines that set ``PYTHONDONTWRITEBYTECODE=1``
+a source tree otherwise recompiles its modules on every run. ``--edited`` adds an OpenMP row: a
+warm run after a comment was appended to one of the program's files.
 
 Usage: ``python scripts/bench_speed.py [--runs 3] [--markdown] [--only omp,cuda,nvcc,start]
 [--baseline DIR]``
@@ -47,7 +50,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -97,7 +100,8 @@ TREE: list[str | None] = [None]
 
 
 def s2s_env(cache: str | None) -> dict:
-    """The environment of an s2s run: its fact cache in ``cache`` (None: off)."""
+    """The environment of an s2s run: its fact cache in ``cache`` (None: off); the tree
+    measured first on PYTHONPATH."""
     env = dict(os.environ)
     if TREE[0] is not None:
         env["PYTHONPATH"] = TREE[0]
@@ -246,13 +250,12 @@ def nvcc_rows(work: Path, runs: int) -> list[Row]:
 def start_rows(work: Path, runs: int) -> list[Row]:
     from gen_big_cu import generate_openmp
 
-    version = median([timed([*S2S, "--version"]) for _ in range(runs)])
+    version = median([timed([*S2S, "--version"], s2s_env(None)) for _ in range(runs)])
     entry = shutil.which("s2s", path=str(Path(sys.executable).parent))
-    if entry:                       # the console script (its --version imports nothing)
+    if entry and TREE[0] is None:   # the console script (its --version imports nothing)
         version = median([timed([entry, "--version"]) for _ in range(runs)])
     plain = work / "no_target.c"
-    plain.write_text("\n".join(line for line in generate_openmp(1000).splitlines()
-                               if "#pragma omp" not in line) + "\n")
+    plain.write_text(without_directives(generate_openmp(1000)))
     clang = median([timed([CLANG, "-fsyntax-only", "-fopenmp", str(plain)])
                     for _ in range(runs)])
     cold, warm = cold_and_warm([*S2S, "omp", "--diff", str(plain)], runs)
@@ -269,6 +272,26 @@ def start_rows(work: Path, runs: int) -> list[Row]:
 EDITED: list[bool] = [False]
 #: ``--baseline``: the other tree measured beside this one
 BASELINE: list[str | None] = [None]
+
+
+def without_directives(text: str) -> str:
+    """``text`` without its OpenMP directives, their continuation lines included (a clause
+    left on a line of its own is no C: the file would fail to parse, not be outlined)."""
+    kept, continued = [], False
+    for line in text.splitlines():
+        if continued or "#pragma omp" in line:
+            continued = line.rstrip().endswith("\\")
+            continue
+        kept.append(line)
+    return "\n".join(kept) + "\n"
+
+
+def byte_compile(tree: Path) -> None:
+    """Write the bytecode of s2s and its runtime in ``tree``, as a wheel's install does."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "s2s"),
+                    str(tree / "runtime")], capture_output=True, check=False)
+
+
 #: the printers of the 1 MB file's tables: text (rich tables, most of a warm run) and JSON
 INSPECT_FORMATS = ["text", "json"]
 SECTIONS = {"omp": omp_rows, "cuda": cuda_rows, "nvcc": nvcc_rows, "start": start_rows}
@@ -290,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--inspect-formats", default="text,json",
                         help="the 1 MB file's inspect output formats to time (text, json)")
     parser.add_argument("--baseline", default=None,
-                        help="another source tree of s2s whose OpenMP rows to measure too")
+                        help="a source tree of s2s to measure beside this one, row by row")
     parser.add_argument("--edited", action="store_true",
                         help="OpenMP rows: also a warm run after one file was edited")
     args = parser.parse_args(argv)
@@ -304,12 +327,28 @@ def main(argv: list[str] | None = None) -> int:
 
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     rows: list[Row] = []
+    trees = [("", None)]
+    if args.baseline:
+        trees = [("before: ", str(Path(args.baseline).resolve())), ("after: ", None)]
+    for _, tree in trees:
+        byte_compile(Path(tree) if tree else REPO)
     with tempfile.TemporaryDirectory(prefix="s2s-bench-speed-") as work:
         for name in args.only.split(","):
-            section = Path(work) / name
-            section.mkdir()
-            rows += SECTIONS[name](section, args.runs)
-            print(f"({name} done)", file=sys.stderr)
+            if name == "omp" and args.baseline:     # (its runs alternate between the trees)
+                section = Path(work) / name
+                section.mkdir()
+                rows += omp_rows(section, args.runs)
+                print("(omp done)", file=sys.stderr)
+                continue
+            for label, tree in trees:
+                TREE[0] = tree
+                section = Path(work) / name     # (the same paths: outputs compared too)
+                shutil.rmtree(section, ignore_errors=True)
+                section.mkdir()
+                rows += [replace(row, figure=label + row.figure)
+                         for row in SECTIONS[name](section, args.runs)]
+                print(f"({label}{name} done)", file=sys.stderr)
+            TREE[0] = None
     info = machine_info()
     info["load average (end)"] = info.pop("load average")
     print(f"Run {started}, median of {args.runs} runs each; "
@@ -318,7 +357,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{r.figure}\n    s2s {r.s2s} | {r.reference} | {r.ratio:.2f}x (goal {r.goal})"
         for r in rows))
     differ = [command for command, seen in OUTPUTS.items() if len(seen) > 1]
-    print(f"\nOutputs of every s2s command the same bytes cold, warm and with -j 2: "
+    print(f"\nOutputs of every s2s command the same bytes cold, warm and with -j 2"
+          f"{' (and before and after)' if args.baseline else ''}: "
           f"{'no: ' + '; '.join(differ) if differ else 'yes'} ({len(OUTPUTS)} commands)")
     return 1 if differ else 0
 

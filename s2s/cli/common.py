@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import sys
 import time
@@ -214,23 +215,38 @@ class Console:
     """stdout/stderr consoles (rich) and a progress display for multi-file runs."""
 
     def __init__(self, quiet: bool = False, verbose: int = 0, color: str = "auto"):
-        from rich.console import Console as RichConsole
-
         self.quiet = quiet
         self.verbose = verbose
         self._started = time.perf_counter()
         self.out_color = use_color(color, sys.stdout)
         self.err_color = use_color(color, sys.stderr)
-        # Tables fit the terminal, or COLUMNS, or 80 columns when piped: long cells fold
-        # inside their column instead of making rows hundreds of columns wide.
-        self.out = RichConsole(file=sys.stdout, highlight=False, soft_wrap=False,
-                               width=table_width(sys.stdout),
-                               force_terminal=True if self.out_color else None,
-                               color_system="standard" if self.out_color else None)
-        # the progress display is for a person at a terminal, whatever FORCE_COLOR says
-        self.err = RichConsole(file=sys.stderr, highlight=False,
-                               force_terminal=_isatty(sys.stderr),
-                               color_system="standard" if self.err_color else None)
+        # (the streams of now; rich's consoles are built on first use: a run that prints
+        # no table and no bar starts without importing rich)
+        self._stdout, self._stderr = sys.stdout, sys.stderr
+        self._out_width = table_width(sys.stdout)
+        self._err_terminal = _isatty(sys.stderr)
+
+    @functools.cached_property
+    def out(self):
+        """stdout's rich console. Tables fit the terminal, or COLUMNS, or 80 columns when
+        piped: long cells fold inside their column instead of making rows hundreds of
+        columns wide."""
+        from rich.console import Console as RichConsole
+
+        return RichConsole(file=self._stdout, highlight=False, soft_wrap=False,
+                           width=self._out_width,
+                           force_terminal=True if self.out_color else None,
+                           color_system="standard" if self.out_color else None)
+
+    @functools.cached_property
+    def err(self):
+        """stderr's rich console: the progress display is for a person at a terminal,
+        whatever FORCE_COLOR says."""
+        from rich.console import Console as RichConsole
+
+        return RichConsole(file=self._stderr, highlight=False,
+                           force_terminal=self._err_terminal,
+                           color_system="standard" if self.err_color else None)
 
     def status(self, text: str) -> None:
         """A plain line on stderr (no wrapping or markup: tools and people both read it)."""
@@ -239,7 +255,7 @@ class Console:
     def step(self, command: str, text: str) -> None:
         """A progress line on stderr for a long step (a build, a run, a pass over a large
         file): on a terminal or with -v, never with -q, never on stdout."""
-        if self.quiet or not (self.verbose or self.err.is_terminal):
+        if self.quiet or not (self.verbose or self._err_terminal):
             return
         elapsed = time.perf_counter() - self._started
         sys.stderr.write(f"s2s {command}: [{elapsed:5.1f} s] {text}...\n")
@@ -248,7 +264,7 @@ class Console:
     @contextlib.contextmanager
     def progress(self, total: int) -> Iterator[callable]:
         """Yield ``advance(path)``; shows a transient bar on a terminal with several files."""
-        if total < 2 or self.quiet or not self.err.is_terminal:
+        if total < 2 or self.quiet or not self._err_terminal:
             yield lambda path: None
             return
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn

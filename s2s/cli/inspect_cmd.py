@@ -13,6 +13,7 @@ from s2s.driver import Failed, FileResult, RunOptions, Success, exit_code, proce
 from s2s.model import TranslationUnit, to_json
 from s2s.model.serialize import MAX_JSON_DEPTH, Cut
 from s2s.model.span import SourceSpan
+from s2s.printers import plain_table
 from s2s.printers.json_doc import envelope, file_entry
 
 TABLES = ("kernels", "launches", "api", "allocations", "directives", "functions")
@@ -105,75 +106,92 @@ def _count(items, name: str) -> str:
 
 
 def print_tables(model: TranslationUnit, console: Console, only) -> None:
-    from rich.table import Table
-
-    def table(title: str, *columns: str) -> Table:
-        t = Table(title=f"{model.path}: {title}", title_justify="left", expand=False)
-        for column in columns:
-            t.add_column(column, overflow="fold")
-        return t
-
-    shown = []
-    if "kernels" in only and (model.kernels or model.device_functions):
-        t = table("kernels", "kernel", "params", "uses", "shared", "sync/atomic/warp",
-                  "calls", "at")
-        for k in model.kernels + model.device_functions:
-            params = ", ".join(_param(p) for p in k.params)
-            uses = " ".join(sorted({f"{b.var}.{b.component}" if b.component else b.var
-                                    for b in k.builtins}))
-            shared = ", ".join(("extern " if s.extern else "") + s.name
-                               + "".join(f"[{d}]" for d in s.dims) for s in k.shared_arrays)
-            counts = f"{len(k.syncthreads)}/{len(k.atomics)}/{len(k.warp_intrinsics)}"
-            name = k.name if k.is_global else f"{k.name} (__device__)"
-            t.add_row(name, params, uses, shared, counts, ", ".join(k.device_functions_called),
-                      _where(k.span))
-        shown.append(t)
-    if "launches" in only and model.launches:
-        t = table("launches", "kernel", "grid", "block", "shared", "stream", "args", "in", "at")
-        for launch in model.launches:
-            t.add_row(launch.kernel + (f"<{launch.template_args}>" if launch.template_args else ""),
-                      launch.grid.text, launch.block.text,
-                      launch.shared_bytes.text if launch.shared_bytes else "",
-                      launch.stream.text if launch.stream else "",
-                      ", ".join(a.text for a in launch.args), launch.function, _where(launch.span))
-        shown.append(t)
-    if "api" in only and model.api_calls:
-        t = table("CUDA API calls", "call", "category", "args", "in", "at")
-        for call in model.api_calls:
-            t.add_row(call.name, call.category, ", ".join(a.text for a in call.args),
-                      call.function, _where(call.span))
-        shown.append(t)
-    if "allocations" in only and model.allocations:
-        t = table("host allocations", "array", "kind", "element", "count", "bytes", "in", "at")
-        for a in model.allocations:
-            count = a.count.text if a.count else " x ".join(d.text for d in a.dims)
-            t.add_row(a.name, a.kind, a.element_type, count,
-                      a.size_bytes.text if a.size_bytes else "", a.function or "(global)",
-                      _where(a.span))
-        shown.append(t)
-    if "directives" in only and model.directives:
-        t = table("OpenMP directives", "#", "directive", "maps", "other clauses", "statement",
-                  "inside", "in", "at")
-        for i, d in enumerate(model.directives):
-            maps = "; ".join(_map(m) for m in d.maps)
-            others = " ".join(c.name for c in d.clauses if c.name not in ("map", "to", "from"))
-            stmt = f"lines {d.stmt_span.line}-{d.stmt_span.end_line}" if d.stmt_span else ""
-            inside = f"#{d.parent}" if d.parent is not None else ""
-            t.add_row(str(i), d.name, maps, others, stmt, inside, d.function or "", _where(d.span))
-        shown.append(t)
-    if "functions" in only and model.functions:
-        t = table("host functions", "function", "params", "loops", "branches", "calls", "at")
-        for f in model.functions:
-            callees = list(dict.fromkeys(c.name for c in f.calls))
-            t.add_row(f.name, str(len(f.params)), str(len(f.loops)), str(len(f.branches)),
-                      ", ".join(callees[:12]) + (" ..." if len(callees) > 12 else ""),
-                      _where(f.span))
-        shown.append(t)
-    for t in shown:
-        console.out.print(t)
+    shown = [(f"{model.path}: {title}", headers, rows)
+             for title, headers, rows in _tables(model, only) if rows]
+    for title, headers, rows in shown:
+        _print_table(console, title, headers, rows)
     if not shown:
         console.out.print(f"{model.path}: no kernels, launches, allocations or directives found",
                           markup=False)
+
+
+def _print_table(console: Console, title: str, headers: tuple[str, ...], rows: list) -> None:
+    """One table as rich lays it out; on a console without colour, by the plain printer
+    (the same text, without rich's cost per cell: issue 30) unless a cell needs rich."""
+    out = console.out
+    if out.color_system is None and not out.legacy_windows and \
+            out.encoding.lower().startswith("utf"):
+        text = plain_table.render(title, list(headers), rows, out.width)
+        if text is not None:
+            out.file.write(text)
+            out.file.flush()
+            return
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", expand=False)
+    for column in headers:
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    out.print(table)
+
+
+def _tables(model: TranslationUnit, only):
+    """(title, column headers, rows of cell texts) of each table ``only`` asks for."""
+    if "kernels" in only:
+        yield "kernels", ("kernel", "params", "uses", "shared", "sync/atomic/warp", "calls",
+                          "at"), [_kernel_row(k) for k in model.kernels + model.device_functions]
+    if "launches" in only:
+        yield "launches", ("kernel", "grid", "block", "shared", "stream", "args", "in", "at"), [
+            [launch.kernel + (f"<{launch.template_args}>" if launch.template_args else ""),
+             launch.grid.text, launch.block.text,
+             launch.shared_bytes.text if launch.shared_bytes else "",
+             launch.stream.text if launch.stream else "",
+             ", ".join(a.text for a in launch.args), launch.function, _where(launch.span)]
+            for launch in model.launches]
+    if "api" in only:
+        yield "CUDA API calls", ("call", "category", "args", "in", "at"), [
+            [call.name, call.category, ", ".join(a.text for a in call.args), call.function,
+             _where(call.span)] for call in model.api_calls]
+    if "allocations" in only:
+        yield "host allocations", ("array", "kind", "element", "count", "bytes", "in", "at"), [
+            [a.name, a.kind, a.element_type,
+             a.count.text if a.count else " x ".join(d.text for d in a.dims),
+             a.size_bytes.text if a.size_bytes else "", a.function or "(global)", _where(a.span)]
+            for a in model.allocations]
+    if "directives" in only:
+        yield "OpenMP directives", ("#", "directive", "maps", "other clauses", "statement",
+                                    "inside", "in", "at"), [
+            _directive_row(i, d) for i, d in enumerate(model.directives)]
+    if "functions" in only:
+        yield "host functions", ("function", "params", "loops", "branches", "calls", "at"), [
+            _function_row(f) for f in model.functions]
+
+
+def _kernel_row(k) -> list[str]:
+    params = ", ".join(_param(p) for p in k.params)
+    uses = " ".join(sorted({f"{b.var}.{b.component}" if b.component else b.var
+                            for b in k.builtins}))
+    shared = ", ".join(("extern " if s.extern else "") + s.name
+                       + "".join(f"[{d}]" for d in s.dims) for s in k.shared_arrays)
+    counts = f"{len(k.syncthreads)}/{len(k.atomics)}/{len(k.warp_intrinsics)}"
+    name = k.name if k.is_global else f"{k.name} (__device__)"
+    return [name, params, uses, shared, counts, ", ".join(k.device_functions_called),
+            _where(k.span)]
+
+
+def _directive_row(i: int, d) -> list[str]:
+    maps = "; ".join(_map(m) for m in d.maps)
+    others = " ".join(c.name for c in d.clauses if c.name not in ("map", "to", "from"))
+    stmt = f"lines {d.stmt_span.line}-{d.stmt_span.end_line}" if d.stmt_span else ""
+    inside = f"#{d.parent}" if d.parent is not None else ""
+    return [str(i), d.name, maps, others, stmt, inside, d.function or "", _where(d.span)]
+
+
+def _function_row(f) -> list[str]:
+    callees = list(dict.fromkeys(c.name for c in f.calls))
+    return [f.name, str(len(f.params)), str(len(f.loops)), str(len(f.branches)),
+            ", ".join(callees[:12]) + (" ..." if len(callees) > 12 else ""), _where(f.span)]
 
 
 def _param(p) -> str:

@@ -38,7 +38,7 @@ from s2s.output import (
     write_in_place,
     write_output,
 )
-from s2s.printers import json_doc, sarif
+from s2s.printers import json_doc
 from s2s.printers.json_doc import rewrite_entry, rewrite_summary
 from s2s.run_cache import cached_diff
 from s2s.transform import registry
@@ -149,6 +149,8 @@ def _print_document(args, results: list[FileResult], counts: dict[str, int],
                                      summary=rewrite_summary(results, counts))
         sys.stdout.write(json_doc.dumps(document))
     elif args.format == "sarif":
+        from s2s.printers import sarif
+
         sys.stdout.write(sarif.dumps(sarif.sarif_log(args.command, results, shown, code)))
     sys.stdout.flush()
 

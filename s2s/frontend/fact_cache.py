@@ -50,6 +50,7 @@ from pathlib import Path
 
 from runtime import cache_trust
 from s2s.diagnostics import Diagnostic
+from s2s.frontend.core import parse_reuse
 from s2s.frontend.core.parse import ParseOptions, parse_source, read_source
 from s2s.frontend.core.toolchain import configure_libclang, default_toolchain
 from s2s.frontend.extract import Loaded, included_files, load
@@ -109,7 +110,11 @@ def parse_errors(data: bytes, path: str, options: ParseOptions,
     of a parse that had none (a parse with errors is not kept: a header created since could
     mend it)."""
     if unsaved or not (enabled() and options.cache):   # (files not written yet: never kept)
-        return [d for d in parse_source(data, path, options, unsaved).diagnostics if d.is_error]
+        parsed = parse_source(data, path, options, unsaved)
+        errors = [d for d in parsed.diagnostics if d.is_error]
+        if not errors and not unsaved:
+            parse_reuse.keep_checked(parsed, options)
+        return errors
     key = entry_key(path, options, data, "check")
     if _read(key, tuple) == ():
         return []
@@ -117,6 +122,7 @@ def parse_errors(data: bytes, path: str, options: ParseOptions,
     errors = [d for d in parsed.diagnostics if d.is_error]
     if not errors:
         _write(key, (), included_files(parsed), options)
+        parse_reuse.keep_checked(parsed, options)   # (the next pass of a chain loads it)
     return errors
 
 
@@ -298,6 +304,7 @@ def entry_dependencies(key: str) -> tuple[list, tuple[str, ...]] | None:
     stream = _entry_stream(key)
     if stream is None:
         return None
+    parse_reuse.record(d[0] for d in dependencies)
     try:
         stored_key, dependencies, roots = _ModelUnpickler(stream).load()
     except Exception:  # noqa: BLE001 - a damaged entry: no dependencies known
@@ -345,6 +352,17 @@ def _store(key: str, value, dependencies: list, roots: tuple[str, ...]) -> None:
         evict(directory, max_bytes())
     except OSError:
         pass
+
+
+def read_entry(key: str, kind: type):
+    """The value of another cache of s2s kept in this folder under ``key`` (built by
+    :func:`entry_key` with a kind of its own), as :func:`_read` reads the fact cache's own."""
+    return _read(key, kind)
+
+
+def write_entry(key: str, value, seen: list[str], options: ParseOptions) -> None:
+    """Keep ``value`` under ``key``, valid while the files named in ``seen`` are as now."""
+    _write(key, value, seen, options)
 
 
 def max_bytes() -> int:

@@ -12,7 +12,6 @@ import fnmatch
 import functools
 import os
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 import tomllib
@@ -767,6 +766,8 @@ def project_docs_url() -> str | None:
             return project.get("urls", {}).get(DOCS_LABEL)
     except (OSError, ValueError):
         pass
+    from importlib import metadata  # (a wheel only: a run that needs no URL skips it)
+
     try:
         meta = metadata.metadata("s2s")
     except metadata.PackageNotFoundError:

@@ -108,6 +108,36 @@ def get(name: str) -> Pass | None:
     return dict.get(PASSES, name)
 
 
+def deferred(name: str) -> Pass | None:
+    """As :func:`get`, but a built-in pass not imported yet comes as a :class:`Deferred`
+    that imports it when it first runs: the compiler launcher replays a cached rewrite
+    (:mod:`s2s.wrapper.rewrite_cache`) without importing the passes (isl among them)."""
+    if not dict.__contains__(PASSES, name) and name in BUILTIN and name not in _imported:
+        return Deferred(name)
+    return get(name)
+
+
+class Deferred:
+    """A built-in pass by name, imported on its first call (:func:`resolved` gives the
+    pass itself, for whoever compares passes by identity)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.__module__ = BUILTIN[name]
+        self.__qualname__ = f"<built-in pass {name}>"
+
+    def __call__(self, loaded):
+        return resolved(self)(loaded)
+
+    def __repr__(self) -> str:
+        return f"Deferred({self.name!r})"
+
+
+def resolved(run_pass: Pass | Deferred | None) -> Pass | None:
+    """The pass a :class:`Deferred` stands for (imported now); any other pass as it is."""
+    return get(run_pass.name) if isinstance(run_pass, Deferred) else run_pass
+
+
 _imported: set[str] = set()
 
 

@@ -208,7 +208,7 @@ class _Wrapper:
         missing, passes = [], []
         for name in order:
             if name in selected and name not in unknown:
-                run_pass = registry.get(name)
+                run_pass = registry.deferred(name)      # (imported when a rewrite runs)
                 (passes if run_pass is not None else missing).append((name, run_pass))
         flags = RuntimeFlags()
         try:

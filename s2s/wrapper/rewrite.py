@@ -14,7 +14,10 @@ from dataclasses import dataclass, replace
 
 from s2s.diagnostics import Diagnostic
 from s2s.driver import Failed, Pass, RunOptions, Success, process_file, process_loaded
+from s2s.frontend.core import parse_reuse
 from s2s.frontend.core.parse import DEFAULT_GPU_ARCH, ParseOptions, read_source
+from s2s.transform import registry
+from s2s.wrapper import rewrite_cache
 from s2s.wrapper.args import FORWARDED, Arg, Classified, Role, Source, Value, classify
 from s2s.wrapper.cc_args import CC
 
@@ -95,8 +98,11 @@ def _clang_flags(arg: Arg, nvcc_style: bool) -> list[str]:
 def rewrite_source(source: Source, options: ParseOptions,
                    passes: Sequence[tuple[str, Pass]]) -> Rewrite:
     """Run ``passes`` in order over ``source``; raises RewriteFailed, InputError."""
-    chained = chain_passes(source.path, RunOptions(parse=options), passes)
-    return Rewrite(source, chained.before, chained.after, chained.diagnostics, chained.generated)
+    before, after, diagnostics, generated = rewrite_cache.cached_chain(
+        source.path, options, passes, lambda: chain_passes(
+            source.path, RunOptions(parse=options),
+            [(name, registry.resolved(run_pass)) for name, run_pass in passes]))
+    return Rewrite(source, before, after, diagnostics, generated)
 
 
 def _in_intermediate(diagnostic: Diagnostic, path: str) -> Diagnostic:
@@ -137,24 +143,25 @@ def chain_passes(path: str, options: RunOptions, passes: Sequence[tuple[str, Pas
     said: list[Diagnostic] = []
     loaded = None                   # the last load, reused while a pass leaves the bytes as they are
     generated: dict[str, bytes] = {}
-    for name, run_pass in passes:
-        if loaded is not None and loaded.source == current:
-            result = process_loaded(loaded, options, run_pass)
-        else:
-            result = process_file(path, options, run_pass, source=current)
-        if isinstance(result, Failed):
-            errors = [d for d in result.diagnostics if d.is_error] or list(result.diagnostics)
-            raise RewriteFailed(path, errors[0] if errors else
-                                Diagnostic.error("the pass failed", "internal"))
-        if isinstance(result, Success):
-            loaded = result.loaded
-            own = result.diagnostics[len(result.loaded.diagnostics):]
-            said += own if current == before else [_in_intermediate(d, path) for d in own]
-            if result.change is not None:
-                current = result.change.after
-            generated.update((c.path, c.after) for c in result.generated)
-            if result.incomplete and incomplete_is_error:
-                said.append(incomplete_rewrite(name, path))
+    with parse_reuse.reusing_checked_parses():   # (a checked rewrite is the next pass's input)
+        for name, run_pass in passes:
+            if loaded is not None and loaded.source == current:
+                result = process_loaded(loaded, options, run_pass)
+            else:
+                result = process_file(path, options, run_pass, source=current)
+            if isinstance(result, Failed):
+                errors = [d for d in result.diagnostics if d.is_error] or list(result.diagnostics)
+                raise RewriteFailed(path, errors[0] if errors else
+                                    Diagnostic.error("the pass failed", "internal"))
+            if isinstance(result, Success):
+                loaded = result.loaded
+                own = result.diagnostics[len(result.loaded.diagnostics):]
+                said += own if current == before else [_in_intermediate(d, path) for d in own]
+                if result.change is not None:
+                    current = result.change.after
+                generated.update((c.path, c.after) for c in result.generated)
+                if result.incomplete and incomplete_is_error:
+                    said.append(incomplete_rewrite(name, path))
     return Chained(before, current, tuple(said), tuple(generated.items()))
 
 

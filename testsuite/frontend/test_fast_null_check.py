@@ -53,3 +53,15 @@ def test_python_null_check_agrees_with_libclang_on_every_cursor():
     assert unit.cursor.semantic_parent is None     # the bindings' null result is still None
     declared = next(c for c in unit.cursor.get_children() if c.spelling == "declared_only")
     assert declared.get_definition() is None
+
+
+def test_kinds_come_from_the_enumerations_table_as_enum_gives_them():
+    """``from_id`` read from the enumeration's table (issue 30) gives each member itself,
+    and an id no member has still raises ValueError, as ``Enum.__call__`` does."""
+    import pytest
+
+    cindex = configure_libclang()
+    for kinds in (cindex.CursorKind, cindex.TypeKind, cindex.TokenKind):
+        assert all(kinds.from_id(member.value) is member for member in kinds)
+        with pytest.raises(ValueError):
+            kinds.from_id(987654)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from s2s import deep_stack, user_files
 from s2s.bounded_read import read_at_most
 from s2s.diagnostics import Diagnostic, InputError, Location, ParseError, Severity
+from s2s.frontend.core import parse_reuse
 from s2s.frontend.core.allowed_flags import allowed_flags
 from s2s.frontend.core.flags import without_openmp_flags
 from s2s.frontend.core.include_guard import check_includes
@@ -242,6 +243,9 @@ def parse_source(source: str | bytes, name: str = "input.cu",
     toolchain = options.toolchain or default_toolchain()
     if isinstance(source, str):
         source = source.encode("utf-8", errors="surrogateescape")
+    kept = None if unsaved else parse_reuse.take_kept(name, source, options)
+    if kept is not None:                # (a chain's checked rewrite, loaded by the next pass)
+        return kept
     language = options.language or detect_language(name)
     parsed = ParsedFile(name, source, language, {}, input_warnings(name, source))
     sides = _sides(language, options.cuda_side, source)
@@ -257,6 +261,11 @@ def parse_source(source: str | bytes, name: str = "input.cu",
         parsed.diagnostics.extend(convert_diagnostics(_parse(name, args, source, detailed=False,
                                                              unsaved=unsaved)))
     parsed.diagnostics = _dedupe(parsed.diagnostics)
+    if parse_reuse.recording():
+        memory = {path for path, _ in unsaved}
+        parse_reuse.record(inclusion.include.name for unit in parsed.units.values()
+                           for inclusion in unit.get_includes()
+                           if inclusion.include.name not in memory)
     return parsed
 
 
