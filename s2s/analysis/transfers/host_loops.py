@@ -41,7 +41,8 @@ from s2s.model.span import SourceSpan
 def rotated_buffers(extractor, stmt: Stmt) -> tuple[set[str], list[SourceSpan]]:
     """The device buffers the pointer copies inside ``stmt`` rotate, and the spans of those
     copies; a refusal when the copies are anything but a rotation of region device buffers."""
-    copies = extractor.index.pointer_copies.inside(stmt.span)
+    aliases = extractor.aliases()   # choices among buffers are no rotation (host_choices)
+    copies = [c for c in extractor.index.pointer_copies.inside(stmt.span) if c.target not in aliases]
     if not copies:
         return set(), []
     space = extractor.space
@@ -66,7 +67,7 @@ def loop_op(extractor, stmt: Stmt, launches: list[LaunchSite], number: int) -> L
     """The barrier operation of a loop (or branch) that launches ``launches`` (see the module
     docstring); updates the extractor's ``has_value`` and ``unfused``."""
     rotated, copy_spans = rotated_buffers(extractor, stmt)
-    allowed = [launch.span for launch in launches] + copy_spans
+    allowed = [launch.span for launch in launches] + copy_spans + extractor.alias_spans(stmt.span)
     for use in extractor.index.var_uses.inside(stmt.span):
         if use.name in extractor.space and not any(s.contains(use.span) for s in allowed):
             extractor.refuse_loop(f"'{use.name}' is used next to the launches of a loop; only launches and "
