@@ -54,6 +54,10 @@ class BufferChecks:
                 continue  # if ((h = malloc(n)) == NULL): its first storage
             if copy.target in self.aliases():
                 continue  # one of several device buffers, followed at its uses (host_choices)
+            renamed = self.renamed_alias(copy.target)
+            if renamed is not None:
+                self._refuse(f"'{copy.target}' holds a device buffer that the pointer assignment at line "
+                             f"{renamed.line} renames before '{copy.target}' is used", copy.span, "transfers-escape")
             if copy.source in self.space or (copy.target in self.space and copy.target not in allowed):
                 self._refuse(f"'{copy.source or copy.target}' is aliased or reassigned", copy.span,
                              "transfers-escape")

@@ -57,6 +57,9 @@ class Choices:
     """Choices and aliases among region device buffers (see the module docstring)."""
 
     _aliases: dict[str, Alias] | None = None
+    #: local pointers that would be aliases but for a rotation between their assignment and
+    #: a use -> that rotation's place (for the refusal's message)
+    _renamed: dict[str, SourceSpan] | None = None
 
     def aliases(self) -> dict[str, Alias]:
         """The function's aliases (computed once the device buffers are known: after the
@@ -65,7 +68,13 @@ class Choices:
             self._aliases = self._find_aliases()
         return self._aliases
 
+    def renamed_alias(self, name: str) -> SourceSpan | None:
+        """Where a rotation renames the buffers local pointer ``name`` holds before its use."""
+        self.aliases()
+        return (self._renamed or {}).get(name)
+
     def _find_aliases(self) -> dict[str, Alias]:
+        self._renamed = {}
         copies: dict[str, list[PointerCopy]] = {}
         for copy in self.index.pointer_copies.inside(self.function.span):
             copies.setdefault(copy.target, []).append(copy)
@@ -81,9 +90,13 @@ class Choices:
             mentions = uses.get(name, ())
             if not candidates or not mentions or not self._is_local(mentions):
                 continue
-            if all(self._alias_use(u, assigned, launched) for u in mentions) and \
-                    self._no_rotation_between(assigned, mentions):
+            if not all(self._alias_use(u, assigned, launched) for u in mentions):
+                continue
+            rotation = self._rotation_between(assigned, mentions)
+            if rotation is None:
                 found[name] = Alias(name, candidates, tuple(c.span for c in assigned))
+            else:
+                self._renamed[name] = rotation
         return found
 
     def _alias_candidates(self, assigned: list[PointerCopy], uses) -> tuple[str, ...]:
@@ -116,19 +129,19 @@ class Choices:
             return False
         return use.call in launched or use.call in _COPY_CALLS and use.position in (0, 1)
 
-    def _no_rotation_between(self, assigned: list[PointerCopy], mentions) -> bool:
-        """No region buffer is renamed between the alias's first assignment and last use,
-        or all of them lie in one top-level loop (see the module docstring)."""
+    def _rotation_between(self, assigned: list[PointerCopy], mentions) -> SourceSpan | None:
+        """The first renaming of a region buffer between the alias's first assignment and its
+        last use, unless all of them lie in one top-level loop (see the module docstring)."""
         start = min(c.span.start for c in assigned)
         end = max(u.span.end for u in mentions)
         renames = [c for c in self.index.pointer_copies.inside(self.function.span)
                    if c.target in self.space and start <= c.span.start < end]
         if not renames:
-            return True
+            return None
         for stmt in self.function.body.children:
             if stmt.kind in ("for", "while", "do") and stmt.span.start <= start and end <= stmt.span.end:
-                return True
-        return False
+                return None
+        return renames[0].span
 
     # -- what an argument names ---------------------------------------------------------
 

@@ -57,8 +57,14 @@ def rotated_buffers(extractor, stmt: Stmt) -> tuple[set[str], list[SourceSpan]]:
     if {values[b] for b in buffers} != buffers:
         extractor.refuse_loop("the pointer copies of a loop that launches kernels do not rotate its "
                               "device buffers (two names would share one buffer)", copies[0].span)
+    # a temporary may be declared before the loop without a value (``float *tmp;`` at the top
+    # of the function) and serve other loops' rotations (each of which is checked on its own:
+    # it must assign the temporary before reading it, or its copies rotate nothing)
+    rotations = [c.span for c in extractor.index.pointer_copies.inside(extractor.function.span)
+                 if not stmt.span.contains(c.span)]
     for use in extractor.index.var_uses.inside(extractor.function.span):
-        if use.name in temps and not stmt.span.contains(use.span):
+        if use.name in temps and not stmt.span.contains(use.span) and use.role not in ("declare", "null-init") \
+                and not any(span.contains(use.span) for span in rotations):
             extractor.refuse_loop(f"'{use.name}' holds a device buffer after the loop", use.span)
     return buffers, [c.span for c in copies]
 

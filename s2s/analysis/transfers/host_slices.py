@@ -65,11 +65,8 @@ class Slices:
         arg = self._host_arg(site, callee, position)
         value = _strip(arg.value) if arg is not None else None
         base = None
-        if isinstance(value, ir.Binary) and value.op == "+":
-            sides = [_strip(value.lhs), _strip(value.rhs)]
-            named = [s for s in sides if isinstance(s, ir.Var) and s.name in self.space]
-            if len(named) == 1:
-                base = named[0].name
+        if isinstance(value, ir.Binary):
+            base = self._offset_base(value)
         elif isinstance(value, ir.Unary) and value.op == "&":
             inner = _strip(value.operand)
             if isinstance(inner, ir.Index) and isinstance(_strip(inner.base), ir.Var):
@@ -81,6 +78,19 @@ class Slices:
         if [u.name for u in mentioned] != [base]:
             return ""
         return base
+
+    def _offset_base(self, value) -> str | None:
+        """``d`` for ``d + a + b``, ``a + d``, ``d + a - b`` (pointer arithmetic on one region
+        buffer), else None."""
+        value = _strip(value)
+        if isinstance(value, ir.Var):
+            return value.name if value.name in self.space else None
+        if not isinstance(value, ir.Binary) or value.op not in ("+", "-"):
+            return None
+        left, right = self._offset_base(value.lhs), self._offset_base(value.rhs)
+        if value.op == "-":
+            return left if right is None else None
+        return left if right is None else right if left is None else None
 
     def _side(self, call: ApiCall, position: int) -> tuple[str, bool] | None:
         """(buffer, whole) for a copy's pointer argument: the buffer itself or a slice."""
