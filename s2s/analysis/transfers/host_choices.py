@@ -130,18 +130,22 @@ class Choices:
         return use.call in launched or use.call in _COPY_CALLS and use.position in (0, 1)
 
     def _rotation_between(self, assigned: list[PointerCopy], mentions) -> SourceSpan | None:
-        """The first renaming of a region buffer between the alias's first assignment and its
-        last use, unless all of them lie in one top-level loop (see the module docstring)."""
-        start = min(c.span.start for c in assigned)
-        end = max(u.span.end for u in mentions)
-        renames = [c for c in self.index.pointer_copies.inside(self.function.span)
-                   if c.target in self.space and start <= c.span.start < end]
-        if not renames:
+        """A renaming of a region buffer that may come between an assignment of the alias
+        and a use: one placed between them in the text, or one in a loop that holds some of
+        them but not all (its next iteration renames after them). None when there is none,
+        or when all of them lie in one top-level loop (see the module docstring)."""
+        spans = [c.span for c in assigned] + [u.span for u in mentions]
+        renames = [c.span for c in self.index.pointer_copies.inside(self.function.span) if c.target in self.space]
+        loops = [s for s in self.function.body.children if s.kind in ("for", "while", "do")]
+        if not renames or any(all(loop.span.contains(s) for s in spans) for loop in loops):
             return None
-        for stmt in self.function.body.children:
-            if stmt.kind in ("for", "while", "do") and stmt.span.start <= start and end <= stmt.span.end:
-                return None
-        return renames[0].span
+        for loop in loops:
+            if any(loop.span.contains(s) for s in spans):
+                inside = [r for r in renames if loop.span.contains(r)]
+                if inside:
+                    return inside[0]
+        start, end = min(s.start for s in spans), max(s.end for s in spans)
+        return next((r for r in renames if start <= r.start < end), None)
 
     # -- what an argument names ---------------------------------------------------------
 
