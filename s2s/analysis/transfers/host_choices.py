@@ -11,10 +11,15 @@ through a choice reads every candidate it may read and updates every one it may 
 copy through a choice stays where it is written (``host_args._chosen_copy``), as for an
 element ``d[i]`` of an array of device pointers with a variable index.
 
+Aliases may be assigned from one another (``float *d_src = d_temp_a;`` before a time loop
+that rotates ``d_src``/``d_dst`` through ``tmp``): each may hold any device buffer that flows
+into the set, and a rotation among aliases renames no buffer.
+
 An alias is followed only when the AST says all of this holds (else the uses are refused as
 before, with the place): it is a local of the function, never a region buffer; every
-assignment gives it a region device buffer or a choice among them (or null); every other
-mention is a whole launch argument, a copy's pointer argument or a null test; and no
+assignment gives it a region device buffer, a choice among them, another alias or null; every
+other mention is a whole launch argument, a copy's pointer argument, a null test or the source
+of another alias's assignment; and no
 pointer copy that renames a region buffer (a rotation ``t = a; a = b; b = t;``) lies between
 its first assignment and its last use, unless all of them sit in one top-level loop: a loop
 that launches is one operation of the region that reads and writes every buffer it touches
@@ -74,6 +79,10 @@ class Choices:
         return (self._renamed or {}).get(name)
 
     def _find_aliases(self) -> dict[str, Alias]:
+        """The largest set of local pointers each assigned only region device buffers, choices
+        among them, null or another pointer of the set (``d_src = d_temp_a;`` then ``tmp =
+        d_src; d_src = d_dst; d_dst = tmp;`` in a time loop), and used only as the module
+        docstring says; each may hold any device buffer that flows into it."""
         self._renamed = {}
         copies: dict[str, list[PointerCopy]] = {}
         for copy in self.index.pointer_copies.inside(self.function.span):
@@ -82,37 +91,55 @@ class Choices:
         for use in self.index.var_uses.inside(self.function.span):
             uses.setdefault(use.name, []).append(use)
         launched = {launch.kernel for launch in self.model.in_function("launches", self.function.name)}
-        found = {}
-        for name, assigned in copies.items():
-            if name in self.space or name in self.arrays or name.startswith("s2s_swap@"):
-                continue
-            candidates = self._alias_candidates(assigned, uses.get(name, ()))
-            mentions = uses.get(name, ())
-            if not candidates or not mentions or not self._is_local(mentions):
-                continue
-            if not all(self._alias_use(u, assigned, launched) for u in mentions):
-                continue
-            rotation = self._rotation_between(assigned, mentions)
-            if rotation is None:
-                found[name] = Alias(name, candidates, tuple(c.span for c in assigned))
-            else:
-                self._renamed[name] = rotation
-        return found
+        pool = {name for name in copies if name not in self.space and name not in self.arrays and
+                not name.startswith("s2s_swap@") and uses.get(name) and self._is_local(uses[name])}
+        while True:
+            spans = [c.span for name in pool for c in copies[name]]
+            dropped = set()
+            for name in pool:
+                assigned, mentions = copies[name], uses[name]
+                if not self._alias_sources(assigned, mentions, pool) or \
+                        not all(self._alias_use(u, assigned, launched, spans) for u in mentions):
+                    dropped.add(name)
+                    continue
+                rotation = self._rotation_between(assigned, mentions)
+                if rotation is not None:
+                    self._renamed[name] = rotation
+                    dropped.add(name)
+            if not dropped:
+                break
+            pool -= dropped
+        flows = {name: set(self._alias_sources(copies[name], uses[name], pool)) for name in pool}
+        while True:
+            grown = False
+            for name in pool:
+                inflow = set().union(*(flows[c.source] for c in copies[name] if c.source in pool))
+                if not inflow <= flows[name]:
+                    flows[name] |= inflow
+                    grown = True
+            if not grown:
+                break
+        return {name: Alias(name, tuple(sorted(flows[name] - pool - {""})), tuple(c.span for c in copies[name]))
+                for name in pool if flows[name] - pool - {""}}
 
-    def _alias_candidates(self, assigned: list[PointerCopy], uses) -> tuple[str, ...]:
+    def _alias_sources(self, assigned: list[PointerCopy], uses, pool: set[str]) -> tuple[str, ...]:
+        """What the assignments of a would-be alias give it (device buffers, members of
+        ``pool``), or () when one gives it anything else."""
         names: dict[str, None] = {}
         for copy in assigned:
-            if copy.source is not None and not copy.offset and self.space.get(copy.source) == DEVICE:
+            if copy.source is not None and not copy.offset and \
+                    (self.space.get(copy.source) == DEVICE or copy.source in pool):
                 names[copy.source] = None
             elif copy.source is None and copy.choices and \
                     all(self.space.get(c) == DEVICE for c in copy.choices):
                 names.update(dict.fromkeys(copy.choices))
             elif copy.source is None and not copy.choices and any(
                     u.role == "null-init" and copy.span.contains(u.span) for u in uses):
-                continue          # float *p = NULL: nothing yet
+                names.setdefault("", None)  # float *p = NULL: nothing yet
             else:
                 return ()
-        return tuple(names)
+        names.pop("", None)
+        return tuple(names) or (("",) if assigned else ())
 
     def _is_local(self, mentions) -> bool:
         """Declared in this function (a parameter or global has its declaration elsewhere)."""
@@ -120,9 +147,12 @@ class Choices:
         return bool(declared) and all(self.function.span.start <= u.decl < self.function.span.end
                                       for u in mentions)
 
-    def _alias_use(self, use, assigned: list[PointerCopy], launched: set[str]) -> bool:
+    def _alias_use(self, use, assigned: list[PointerCopy], launched: set[str], spans) -> bool:
         if any(c.span.contains(use.span) for c in assigned) and use.role in _ASSIGNING:
             return True
+        if use.role in ("read", "argument") and any(s.contains(use.span) for s in spans) and \
+                not any(c.span.contains(use.span) for c in assigned):
+            return True                            # the source of another alias's assignment
         if use.role == "null-test":
             return True
         if use.role != "argument" or use.call is None:

@@ -21,8 +21,9 @@ What cannot be followed is refused with an :class:`UnsupportedConstruct` (span, 
 CUDA memory calls under control flow, or host code next to launches in a loop
 (``transfers-control-flow``; a loop or branch that only launches kernels is one operation, see
 :mod:`~s2s.analysis.transfers.host_loops`), buffers used through
-expressions (``d + k``, ``&h``, aliases, returns: ``transfers-escape``), ``realloc``
-(``transfers-realloc``), copies of part of a buffer (``transfers-partial-copy``), streams and
+expressions (``&h``, host aliases, returns: ``transfers-escape``; slices ``d + k``, copies of
+part of a buffer, pointer choices and aliases of device buffers are followed: ``host_slices``,
+``host_choices``), ``realloc`` (``transfers-realloc``), streams and
 other memory calls on region buffers (``transfers-unsupported-call``), API calls produced by a
 macro body (``transfers-in-macro``). Buffers that cannot go into a pool (allocated by other
 means, not freed in the region, sizes not known where the pool is made) stay as they are;
