@@ -314,9 +314,10 @@ def entry_dependencies(key: str) -> tuple[list, tuple[str, ...]] | None:
     return list(dependencies), tuple(roots)
 
 
-def read_entry(key: str, kind: type, allowed: tuple[str, ...]):
-    """:func:`_read` for another module's entries (a replayed run): the value for ``key``,
-    built from the model's classes and those of the ``allowed`` modules only, or None."""
+def read_entry(key: str, kind: type, allowed: tuple[str, ...] = ()):
+    """:func:`_read` for another module's entries (a replayed run, a replayed rewrite): the
+    value for ``key``, built from the model's classes and those of the ``allowed`` modules
+    only, or None."""
     return _read(key, kind, allowed)
 
 
@@ -354,14 +355,9 @@ def _store(key: str, value, dependencies: list, roots: tuple[str, ...]) -> None:
         pass
 
 
-def read_entry(key: str, kind: type):
-    """The value of another cache of s2s kept in this folder under ``key`` (built by
-    :func:`entry_key` with a kind of its own), as :func:`_read` reads the fact cache's own."""
-    return _read(key, kind)
-
-
-def write_entry(key: str, value, seen: list[str], options: ParseOptions) -> None:
-    """Keep ``value`` under ``key``, valid while the files named in ``seen`` are as now."""
+def write_entry_of_files(key: str, value, seen: list[str], options: ParseOptions) -> None:
+    """Keep ``value`` (another cache of s2s: its ``key`` built by :func:`entry_key` with a kind
+    of its own) under ``key``, valid while the files named in ``seen`` are as now."""
     _write(key, value, seen, options)
 
 

@@ -74,6 +74,9 @@ def _fuse_file(loaded: Loaded) -> PassOutput:
                 notes.append(Diagnostic.warning(f"launch of {run.nodes[0].launch.kernel} in "
                                                 f"'{run.function}' {why}", UNFUSED_ID,
                                                 run.nodes[0].launch.span))
+        elif several and len(run.nodes) == 1 and len(model.in_function("launches", run.function)) > 1:
+            left += 1
+            notes.append(_lone_run_warning(run))
         elif several and len(model.in_function("launches", run.function)) == 1:
             left += 1
             notes.append(Diagnostic.warning(
@@ -122,6 +125,16 @@ def _fuse_file(loaded: Loaded) -> PassOutput:
     edits, groups = _checked_groups(loaded.path, planned, source)
     return PassOutput(edits, tuple(notes), groups, check_compiles=True,
                       counts=(("left unfused", left),) if several else ())
+
+
+def _lone_run_warning(run) -> Diagnostic:
+    """The warning for a launch alone in its run that nothing before it ended (issue 29, item
+    6: no silent pass): what ends the run after it, or its block."""
+    launch = run.nodes[0].launch
+    why = f"{run.ended} ends its launch run" if run.ended else \
+        "it is the only launch of its block (a loop or branch body, or a block of its own)"
+    return Diagnostic.warning(f"launch of {launch.kernel} in '{run.function}' is not fused with another "
+                              f"launch: {why}", UNFUSED_ID, launch.span)
 
 
 def _outside_runs(model, runs, lone: list) -> list[Diagnostic]:

@@ -176,7 +176,7 @@ def _offset_lines(plan: HostPlan) -> list[str]:
     if plan.region.device_pooled:
         lines.append(f"const size_t s2s_device_bytes = {device_end};")
         lines.append(f"char *{DEVICE_POOL} = NULL;")
-    return lines
+    return lines + _element_offsets(plan)
 
 
 def _message_text(plan: HostPlan, message: Message, wrapper: str | None) -> str:
@@ -237,9 +237,64 @@ def region_edits(plan: HostPlan, source: bytes) -> list[Edit]:
             text = "" if index != last_device_free else _wrap(entry.wrapper, f"cudaFree({DEVICE_POOL})")
         elif entry.role == "host-free" and entry.buffer in region.host_pooled:
             text = "" if index != last_host_free else f"free({HOST_POOL});"
+        elif entry.role == "element-loop":
+            edits += element_loop_edits(plan, index, source, (first_device, last_device_free), inserts)
         if text is not None:
             edits.append(_replace_statement(entry, source, text))
     return _copy_edits(plan, source, statements, inserts, edits)
+
+
+def _pooled_arrays(plan: HostPlan) -> dict[str, list[str]]:
+    """Arrays of device pointers allocated in an element loop and pooled -> their elements'
+    offset variables, in index order (``host_slices``)."""
+    region = plan.region
+    found: dict[str, list[str]] = {}
+    for entry in region.statements:
+        for _child, call, array, *_ in entry.parts if entry.role == "element-loop" else ():
+            if call.name == "cudaMalloc" and f"{array}[0]" in region.device_pooled:
+                count = sum(name.startswith(array + "[") for name in region.sizes)
+                found[array] = [f"s2s_off_{array}_{k}" for k in range(count)]
+    return found
+
+
+def _element_offsets(plan: HostPlan) -> list[str]:
+    """``const size_t s2s_off_d[3] = {s2s_off_d_0, ...};``: the slot of ``d[k]`` for the
+    assignments inside an element loop."""
+    return [f"const size_t s2s_off_{array}[{len(names)}] = {{{', '.join(names)}}};"
+            for array, names in _pooled_arrays(plan).items()]
+
+
+def element_loop_edits(plan: HostPlan, index: int, source: bytes, device_ends: tuple,
+                       inserts: dict[int, list[str]]) -> list[Edit]:
+    """An element loop's pooled ``cudaMalloc(&d[k], ..)`` become ``d[k] = <its slot>`` (the
+    pool is made before the loop when it is the first pooled allocation), its pooled
+    ``cudaFree(d[k])`` go (the pool is freed after the loop when it is the last pooled free;
+    a loop left with nothing to do goes whole). Copies and fills in it stay."""
+    entry = plan.region.statements[index]
+    first_device, last_device_free = device_ends
+    pooled = _pooled_arrays(plan)
+    edits, removed, pool_free = [], 0, None
+    for child, call, array, element, wrapper in entry.parts:
+        if array not in pooled or call.name not in ("cudaMalloc", "cudaFree"):
+            continue
+        if call.name == "cudaMalloc":
+            if index == first_device:
+                inserts.setdefault(index, []).append(
+                    _wrap(wrapper, f"cudaMalloc((void **)&{DEVICE_POOL}, s2s_device_bytes)"))
+            slot = element[len(array):]
+            text = f"{element} = reinterpret_cast<decltype(+{element})>({DEVICE_POOL} + s2s_off_{array}{slot});"
+            edits.append(_replace_statement(RegionStatement(child, "device-alloc"), source, text))
+            continue
+        if index == last_device_free and pool_free is None:
+            pool_free = _wrap(wrapper, f"cudaFree({DEVICE_POOL})")
+        edits.append(_replace_statement(RegionStatement(child, "device-free"), source, ""))
+        removed += 1
+    body = entry.stmt.body
+    if removed and removed == len(body.children if body.kind == "block" else (body,)):
+        return [_replace_statement(entry, source, pool_free or "")]   # nothing left to loop over
+    if pool_free is not None:
+        inserts.setdefault(index + 1, []).append(pool_free)
+    return edits
 
 
 def moves_copies(plan: HostPlan) -> bool:

@@ -63,7 +63,7 @@ def cached_chain(path: str, options: ParseOptions, passes: Sequence[tuple[str, o
     with parse_reuse.recording_inputs() as read:
         result = _fields(chain())
     if result[0] == before:
-        fact_cache.write_entry(key, result[1:], read, options)
+        fact_cache.write_entry_of_files(key, result[1:], read, options)
     return result
 
 

@@ -69,11 +69,13 @@ def test_a_dependence_between_launches_is_a_warning_naming_it(tmp_path, capsys):
 
 def test_a_call_that_ends_the_run_is_the_reason(tmp_path):
     _, result = _fuse(tmp_path, "cudaMemcpy(h, y, sizeof h, cudaMemcpyDeviceToHost);")
-    (said,) = _warnings(result)
-    assert said.id == "fuse-unfused" and said.location.line == 23
+    before, after = _warnings(result)       # one per launch run: rev's ends at the call too
+    assert before.id == after.id == "fuse-unfused" and (before.location.line, after.location.line) == (21, 23)
+    assert "launch of rev in 'main' is not fused with another launch: a call to cudaMemcpy at line 22 " \
+           "ends its launch run" in before.message
     assert "launch of add in 'main' not fused with the launches before it: a call to " \
-           "cudaMemcpy" in said.message
-    assert dict(result.counts) == {"left unfused": 1}
+           "cudaMemcpy" in after.message
+    assert dict(result.counts) == {"left unfused": 2}
 
 
 def test_a_fused_run_says_nothing(tmp_path):
@@ -107,3 +109,29 @@ int main()
     (said,) = _warnings(result)
     assert said.id == "mgpu-one-device" and said.location.line == 10
     assert "element size of 'tag' unknown to the model" in said.message
+
+
+ROTATING = KERNELS + MAIN.replace("        BETWEEN\n", "        float *tmp = x;\n        x = y;\n        y = tmp;\n")
+
+
+def test_a_pointer_rotation_between_launches_ends_the_run(tmp_path):
+    # fusing rev and add across `x = y` would pass the rotated pointers to both stages (the
+    # fused launch sits after the rotation): each launch is left, with the assignment named
+    path = tmp_path / "rotating.cu"
+    path.write_text(ROTATING)
+    result = process_file(str(path), RunOptions(), run_fuse)
+    assert not result.change.changed
+    said = _warnings(result)
+    assert [w.location.line for w in said] == [21, 25]
+    assert all("'x' assigned at line 23, between launches that pass it" in w.message for w in said)
+    assert "launch of rev in 'main' is not fused with another launch" in said[0].message
+    assert dict(result.counts) == {"left unfused": 2}
+
+
+def test_a_launch_alone_in_its_block_is_named(tmp_path):
+    path = tmp_path / "branch.cu"
+    path.write_text(KERNELS + MAIN.replace("        BETWEEN\n", "        if (t > 0) {\n"
+                                           "            add<<<n / 64, 64>>>(y, x, n);\n        }\n"))
+    result = process_file(str(path), RunOptions(), run_fuse)
+    lone = [w for w in _warnings(result) if "only launch of its block" in w.message]
+    assert [w.location.line for w in lone] == [23]

@@ -143,7 +143,7 @@ def test_what_a_loop_does_besides_launching_is_refused(load_source, inside, need
         text = text.replace("        float *keep = d_a;\n", "").replace(
             "    for (int t = 0; t < steps; ++t) {\n", "    float *keep;\n    for (int t = 0; t < steps; ++t) {\n"
             "        keep = d_a;\n")
-        needle = "float *keep;"  # the first mention outside the loop
+        needle = "(void *)keep"  # its use after the loop (its declaration before it holds nothing)
     after, warnings = rewrite(load_source, text)
     assert after == text
     assert [w.id for w in warnings] == ["transfers-control-flow"]

@@ -103,16 +103,24 @@ def test_memory_call_in_branch_points_at_the_call(load_source):
     assert refused(load_source, body) == ("transfers-control-flow", line_of(body, "(d_b, h_b"), 9)
 
 
-def test_partial_copy(load_source):
+def test_partial_copy_stays_as_written_and_the_rest_is_pooled(load_source):
+    # issue 29 item 5: a copy of part of a buffer is no refusal; it stays where it is
     body = PLAIN.replace("cudaMemcpy(d_b, h_b, bytes,", "cudaMemcpy(d_b, h_b, bytes / 2,")
-    id, line, _ = refused(load_source, body)
-    assert (id, line) == ("transfers-partial-copy", line_of(body, "bytes / 2"))
+    after, warnings = transfers(load_source, program(body))
+    assert not warnings
+    assert "    cudaMemcpy(d_b, h_b, bytes / 2, cudaMemcpyHostToDevice);\n    scale<<<1, 64>>>(n, d_a, d_c);" \
+        in after
+    assert after.count("cudaMemcpy(") == 3 and after.count("cudaMalloc(") == 1
 
 
-def test_pointer_arithmetic_in_a_launch(load_source):
+def test_pointer_arithmetic_in_a_launch_is_a_slice_of_the_buffer(load_source):
+    # issue 29 item 5: d_b + 32 reads part of d_b, whose slot holds all of it: pooled, and
+    # its upload still merges with d_a's
     body = PLAIN.replace("scale<<<1, 64>>>(n, d_b, d_c)", "scale<<<1, 32>>>(n, d_b + 32, d_c)")
-    id, line, column = refused(load_source, body)
-    assert (id, line, column) == ("transfers-escape", line_of(body, "d_b + 32"), 25)
+    after, warnings = transfers(load_source, program(body))
+    assert not warnings
+    assert "cudaMemcpy(d_a, h_a, s2s_off_h_b + (bytes) - s2s_off_h_a, cudaMemcpyHostToDevice);" in after
+    assert "scale<<<1, 32>>>(n, d_b + 32, d_c);" in after and after.count("cudaMalloc(") == 1
 
 
 def test_stream_launch(load_source):

@@ -106,6 +106,8 @@ class Run:
     #: what ended the previous run of the same block ("" when nothing did): a call, or a
     #: launch nested in a loop or branch, between the two runs
     after: str = ""
+    #: what ended this run ("" when its block did): the statement after its last launch
+    ended: str = ""
 
     def edges(self, a: int, b: int) -> list[Dependence]:
         lo, hi = min(a, b), max(a, b)
@@ -173,6 +175,11 @@ def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Lau
             continue
         if not inside and names and names <= _checks(unit):    # after_kernel("step")
             continue
+        changed = _changes_launch_values(unit, child, current) if not calls and not inside else None
+        if changed:                   # t = a; a = b; b = t; between launches: the run ends there
+            runs.append(Run(function.name, current, in_loop, function.span, after=after, ended=changed))
+            after, current = changed, []
+            continue
         if child.kind == "expr" and inside:
             lone += [(launch, _separation(child, names, inside)) for launch in inside]
         elif inside and child.span.macro is not None:       # do { k<<<...>>>(); check(); } ...
@@ -181,7 +188,8 @@ def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Lau
         if calls or inside:
             if current or inside:  # the first statement after launches ends their run
                 if current:
-                    runs.append(Run(function.name, current, in_loop, function.span, after=after))
+                    runs.append(Run(function.name, current, in_loop, function.span, after=after,
+                                    ended=_separation(child, names, inside)))
                 after = _separation(child, names, inside)
             current = []
     if current:
@@ -200,6 +208,26 @@ def add_checks(unit: TranslationUnit, names: frozenset[str]) -> None:
     """Error-check helpers defined outside ``unit`` (a project header's ``after_kernel``),
     that a run of launches in ``unit`` goes on past, as past the file's own."""
     unit.cached(("fuse.graph.other_checks",), set).update(names)
+
+
+#: roles of a mention that give the variable a new value (``s2s.model.host_facts``)
+_CHANGING = frozenset({"declare", "null-init", "init", "assign", "address"})
+
+
+def _changes_launch_values(unit: TranslationUnit, stmt: Stmt, nodes: list) -> str:
+    """Why ``stmt`` ends the run of ``nodes``: it assigns a variable their launches read (a
+    pointer rotation ``t = a; a = b; b = t;``, ``n /= 2``): a fused launch would pass one
+    value where the launches before and after the statement saw two. "" when it does not."""
+    if not nodes:
+        return ""
+    uses = unit.cached(("fuse.graph.var_uses", nodes[0].launch.function), lambda: SpanIndex(
+        unit.in_function("var_uses", nodes[0].launch.function)))
+    read = {use.name for node in nodes for use in uses.inside(node.launch.span)}
+    changed = sorted({use.name for use in uses.inside(stmt.span) if use.role in _CHANGING} & read)
+    if not changed:
+        return ""
+    return (f"{', '.join(repr(n) for n in changed)} assigned at line {stmt.span.line}, between "
+            "launches that pass it")
 
 
 def _argument_uses(unit: TranslationUnit, launch: Launch) -> dict[int, list]:

@@ -131,6 +131,9 @@ class CallArgs:
         """The elements ``a[i]`` may be, for an index ``i`` that is not a constant into an
         array of device buffers: every element allocated here (``check_arrays`` made sure
         there are no others the program could index)."""
+        chosen = self.chosen_buffers(site, callee, position)   # c ? a : b, an alias (host_choices)
+        if chosen:
+            return chosen
         arg = self._host_arg(site, callee, position)
         found = _indexed(arg.value) if arg is not None else None
         if found is None or found[0] not in self.arrays or isinstance(found[1], ir.IntConst):
@@ -156,7 +159,7 @@ class CallArgs:
             constant = found is not None and found[0] == use.name and isinstance(found[1], ir.IntConst)
             chosen = found is not None and found[0] == use.name and use.call != "cudaMalloc" and \
                 (use.call in launched or use.call in ("cudaMemcpy", "cudaMemcpyAsync"))
-            if not constant and not chosen:
+            if not constant and not chosen and not self.element_use(use):
                 self._refuse(f"'{use.name}' holds device buffers and is used in a way the transfer rewrite "
                              "cannot follow (only its elements in CUDA calls and launches are: constant "
                              "indices, and variable ones in launches and copies)", use.span, "transfers-escape")
@@ -192,7 +195,9 @@ class CallArgs:
         held = tuple(n for n in names if n in self.has_value)
         if position == 1:  # device to host
             device = Launch(label, held, (), call.span) if held else None
-            host = HostCode(label, (), (other,), call.span) if other else None
+            # a copy shorter than the host buffer updates it: the rest keeps its value
+            update = (other,) if other in self.has_value and not self._same_size(call, other) else ()
+            host = HostCode(label, update, (other,), call.span) if other else None
             if other:
                 self.has_value.add(other)
             return tuple(op for op in (device, host) if op is not None)

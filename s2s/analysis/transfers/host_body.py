@@ -152,7 +152,7 @@ def clip_barriers(region_graph: RegionGraph, statements) -> RegionGraph:
     graph = region_graph.graph
     kernel_of = {op: k for k, op in enumerate(region_graph.op_of_kernel)}
     inside = [kernel_of[k] for s in statements if s.op is not None and s.last_op != s.op
-              for k in range(s.op + 1, s.last_op + 1)]
+              for k in range(s.op + 1, s.last_op + 1) if k in kernel_of]   # (an Alloc is no kernel)
     if not inside:
         return region_graph
     vectors = list(graph.vectors)

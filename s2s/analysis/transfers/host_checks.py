@@ -52,6 +52,12 @@ class BufferChecks:
                 continue  # T *d = NULL: no storage yet, nothing aliased
             if copy.source is None and copy.target in fresh:
                 continue  # if ((h = malloc(n)) == NULL): its first storage
+            if copy.target in self.aliases():
+                continue  # one of several device buffers, followed at its uses (host_choices)
+            renamed = self.renamed_alias(copy.target)
+            if renamed is not None:
+                self._refuse(f"'{copy.target}' holds a device buffer that the pointer assignment at line "
+                             f"{renamed.line} renames before '{copy.target}' is used", copy.span, "transfers-escape")
             if copy.source in self.space or (copy.target in self.space and copy.target not in allowed):
                 self._refuse(f"'{copy.source or copy.target}' is aliased or reassigned", copy.span,
                              "transfers-escape")
@@ -63,7 +69,8 @@ class BufferChecks:
                 self._refuse(f"device buffer '{ref.root}' is used in host code", ref.span, "transfers-escape")
         in_refs = _covering(r.span for r in refs)
         for use in self._uses(stmt.span):
-            if use.name not in self.space or use.name in allowed or _covered(in_refs, use.span.start):
+            if use.name not in self.space or use.name in allowed or _covered(in_refs, use.span.start) \
+                    or self.alias_assignment(use.span):
                 continue
             if use.role in HARMLESS or (use.role in ("assign", "init") and use.name in fresh):
                 continue  # declared without a value (a cudaMalloc target), a null test, a first allocation

@@ -21,8 +21,9 @@ What cannot be followed is refused with an :class:`UnsupportedConstruct` (span, 
 CUDA memory calls under control flow, or host code next to launches in a loop
 (``transfers-control-flow``; a loop or branch that only launches kernels is one operation, see
 :mod:`~s2s.analysis.transfers.host_loops`), buffers used through
-expressions (``d + k``, ``&h``, aliases, returns: ``transfers-escape``), ``realloc``
-(``transfers-realloc``), copies of part of a buffer (``transfers-partial-copy``), streams and
+expressions (``&h``, host aliases, returns: ``transfers-escape``; slices ``d + k``, copies of
+part of a buffer, pointer choices and aliases of device buffers are followed: ``host_slices``,
+``host_choices``), ``realloc`` (``transfers-realloc``), streams and
 other memory calls on region buffers (``transfers-unsupported-call``), API calls produced by a
 macro body (``transfers-in-macro``). Buffers that cannot go into a pool (allocated by other
 means, not freed in the region, sizes not known where the pool is made) stay as they are;
@@ -46,7 +47,9 @@ from s2s.analysis.transfers.host_body import (
     read_loop_body,
 )
 from s2s.analysis.transfers.host_checks import BufferChecks
+from s2s.analysis.transfers.host_choices import Choices
 from s2s.analysis.transfers.host_loops import loop_op
+from s2s.analysis.transfers.host_slices import Slices
 from s2s.analysis.transfers.region import (
     DEVICE,
     HOST,
@@ -116,6 +119,8 @@ class RegionStatement:
     #: the last of the statement's operations when it has several (``op`` the first): a loop
     #: whose body copies is a host and a device operation (``host_body``)
     last_op: int | None = None
+    #: an ``element-loop``: (body statement, memory call, array) for each call (``host_slices``)
+    parts: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -178,7 +183,7 @@ class _UnitIndex:
 
 
 @dataclass
-class _Extractor(BufferChecks, CallArgs):
+class _Extractor(BufferChecks, CallArgs, Choices, Slices):
     model: TranslationUnit
     source: bytes
     function: HostFunction
@@ -222,8 +227,8 @@ class _Extractor(BufferChecks, CallArgs):
             if self.space[name] == HOST:
                 self.host_alloc_at.setdefault(index, []).append(name)
         statements, ops = self.statements_of(top, calls, launches)
-        buffers = [Buffer(name, self.space[name], 1, name in self.local, self._poolable(name, statements))
-                   for name in self.space]
+        buffers = self.whole_arrays([Buffer(name, self.space[name], 1, name in self.local,
+                                            self._poolable(name, statements)) for name in self.space])
         pairs = [op for body in self.bodies for op in body.ops if isinstance(op, Copy)]
         graph = build_region_graph(buffers, ops, shared_device=True, pairs=pairs)
         kernel_of = {op: k for k, op in enumerate(graph.op_of_kernel)}
@@ -260,7 +265,8 @@ class _Extractor(BufferChecks, CallArgs):
                 # a copy the plan does not move (one side not followed) stays as written
                 role = "opaque-copy" if entry.role == "copy" and not isinstance(new[0], Copy) else entry.role
                 entry = RegionStatement(entry.stmt, role, entry.buffer, entry.wrapper, entry.call,
-                                        entry.launch, len(ops) - len(new), entry.launches, len(ops) - 1)
+                                        entry.launch, len(ops) - len(new), entry.launches, len(ops) - 1,
+                                        entry.parts)
             elif entry.role == "copy":  # neither side followed (members, parameters): it stays too
                 entry = dataclasses.replace(entry, role="opaque-copy")
             statements.append(entry)
@@ -278,17 +284,13 @@ class _Extractor(BufferChecks, CallArgs):
             for call in calls.inside(stmt.span):
                 if call.name == "cudaMalloc":
                     name = self._address_of(call) if len(call.args) == 2 else None
-                    if name is None:
+                    # &d[k] in a loop over an array of device pointers: every element (host_slices)
+                    names = [name] if name is not None else \
+                        self.element_allocation(call, index) if len(call.args) == 2 else []
+                    if not names:
                         self._refuse(*self._unfollowed_allocation(call))
-                    if name in self.space:
-                        self._refuse(f"'{name}' is allocated twice", call.span, "transfers-realloc")
-                    if "[" in name:
-                        self.arrays.setdefault(name.split("[")[0], []).append(name)
-                    self.space[name], self.sizes[name] = DEVICE, call.args[1].text
-                    self._size_tree(name, call.span, call.name, 1)
-                    self.size_words[name] = {u.name for u in self._arg_uses(call.span, call.name, 1)}
-                    self.local.add(name)
-                    self.alloc_at[name] = index
+                    for name in names:
+                        self._device_buffer(name, call, index)
         if self.arrays:
             self.check_arrays({launch.kernel for launch in self.model.in_function("launches", self.function.name)})
         allocations = [a for a in self.model.in_function("allocations", self.function.name)
@@ -313,7 +315,7 @@ class _Extractor(BufferChecks, CallArgs):
                 continue
             for position, arg in enumerate(call.args[:2]):
                 name = self._variable(call.span, call.name, position)
-                if name and name not in self.space:
+                if name and name not in self.space and name not in self.aliases():
                     kind_spaces = _KIND_SPACES.get(call.args[3].text.strip())
                     if kind_spaces is None:
                         self._refuse(f"'{arg.text}' is not allocated here and the copy kind does not say "
@@ -321,6 +323,18 @@ class _Extractor(BufferChecks, CallArgs):
                     self.space[name] = kind_spaces[call.args.index(arg)]
                     self.sizes[name] = call.args[2].text
                     self._size_tree(name, call.span, call.name, 2)
+
+    def _device_buffer(self, name: str, call: ApiCall, index: int) -> None:
+        """Record ``name``, allocated by ``cudaMalloc`` call ``call`` in statement ``index``."""
+        if name in self.space:
+            self._refuse(f"'{name}' is allocated twice", call.span, "transfers-realloc")
+        if "[" in name:
+            self.arrays.setdefault(name.split("[")[0], []).append(name)
+        self.space[name], self.sizes[name] = DEVICE, call.args[1].text
+        self._size_tree(name, call.span, call.name, 1)
+        self.size_words[name] = {u.name for u in self._arg_uses(call.span, call.name, 1)}
+        self.local.add(name)
+        self.alloc_at[name] = index
 
     def _api_statement(self, stmt: Stmt, call: ApiCall) -> str | None:
         """The wrapper macro's name (or None) when ``stmt`` is just ``call`` or ``M(call)``
@@ -345,6 +359,10 @@ class _Extractor(BufferChecks, CallArgs):
         memory = [c for c in calls if c.name in MEMORY_CALLS or is_copy(c) or
                   c.name in DEVICE_FILLS and self._mentions(c)]
         control = stmt.kind not in ("expr", "decl") and stmt.span.macro is None
+        parts = self.element_loop_calls(stmt, memory) if control and memory and self.bodies is not None \
+            and not launches else None
+        if parts is not None:
+            return RegionStatement(stmt, "element-loop", parts=tuple(parts))
         if control and memory:
             if self.bodies is None:
                 self.refuse_loop(f"'{memory[0].name}' in a loop or branch nested in a loop that copies (only "
@@ -426,6 +444,9 @@ class _Extractor(BufferChecks, CallArgs):
                 chosen = self._candidates(call.span, call.name, position)
                 if chosen:
                     return self._chosen_copy(call, position, chosen) or None
+            sliced = self.slice_copy(call)     # part of a buffer: stays as written (host_slices)
+            if sliced is not None:
+                return sliced
             dst, src = (self._plain(call.span, call.name, k, call.args[k].text) for k in (0, 1))
             if not dst or not src:
                 return self._opaque_copy(call, dst, src)
@@ -448,6 +469,8 @@ class _Extractor(BufferChecks, CallArgs):
             return self._launch_op(entry.launch)
         if entry.role == "loop":
             return loop_op(self, entry.stmt, list(entry.launches), number)
+        if entry.role == "element-loop":
+            return self.element_loop_ops(entry.stmt, index, entry.parts)
         if entry.role == "host":
             return self._host_op(entry.stmt)
         return None
@@ -474,7 +497,8 @@ class _Extractor(BufferChecks, CallArgs):
         kernel = self.model.kernel(launch.kernel)
         for position, arg in enumerate(launch.args):
             for name in self._candidates(launch.span, launch.kernel, position) or \
-                    [self._plain(launch.span, launch.kernel, position, arg.text, arg.span)]:
+                    [self.sliced_buffer(launch.span, launch.kernel, position) or
+                     self._plain(launch.span, launch.kernel, position, arg.text, arg.span)]:
                 if name:
                     yield from self._argument_access(launch, model, kernel, has_value, name, position, arg)
 

@@ -41,7 +41,8 @@ from s2s.model.span import SourceSpan
 def rotated_buffers(extractor, stmt: Stmt) -> tuple[set[str], list[SourceSpan]]:
     """The device buffers the pointer copies inside ``stmt`` rotate, and the spans of those
     copies; a refusal when the copies are anything but a rotation of region device buffers."""
-    copies = extractor.index.pointer_copies.inside(stmt.span)
+    aliases = extractor.aliases()   # choices among buffers are no rotation (host_choices)
+    copies = [c for c in extractor.index.pointer_copies.inside(stmt.span) if c.target not in aliases]
     if not copies:
         return set(), []
     space = extractor.space
@@ -56,8 +57,14 @@ def rotated_buffers(extractor, stmt: Stmt) -> tuple[set[str], list[SourceSpan]]:
     if {values[b] for b in buffers} != buffers:
         extractor.refuse_loop("the pointer copies of a loop that launches kernels do not rotate its "
                               "device buffers (two names would share one buffer)", copies[0].span)
+    # a temporary may be declared before the loop without a value (``float *tmp;`` at the top
+    # of the function) and serve other loops' rotations (each of which is checked on its own:
+    # it must assign the temporary before reading it, or its copies rotate nothing)
+    rotations = [c.span for c in extractor.index.pointer_copies.inside(extractor.function.span)
+                 if not stmt.span.contains(c.span)]
     for use in extractor.index.var_uses.inside(extractor.function.span):
-        if use.name in temps and not stmt.span.contains(use.span):
+        if use.name in temps and not stmt.span.contains(use.span) and use.role not in ("declare", "null-init") \
+                and not any(span.contains(use.span) for span in rotations):
             extractor.refuse_loop(f"'{use.name}' holds a device buffer after the loop", use.span)
     return buffers, [c.span for c in copies]
 
@@ -66,7 +73,7 @@ def loop_op(extractor, stmt: Stmt, launches: list[LaunchSite], number: int) -> L
     """The barrier operation of a loop (or branch) that launches ``launches`` (see the module
     docstring); updates the extractor's ``has_value`` and ``unfused``."""
     rotated, copy_spans = rotated_buffers(extractor, stmt)
-    allowed = [launch.span for launch in launches] + copy_spans
+    allowed = [launch.span for launch in launches] + copy_spans + extractor.alias_spans(stmt.span)
     for use in extractor.index.var_uses.inside(stmt.span):
         if use.name in extractor.space and not any(s.contains(use.span) for s in allowed):
             extractor.refuse_loop(f"'{use.name}' is used next to the launches of a loop; only launches and "

@@ -67,24 +67,36 @@ class HostPlan:
         pool = self.region.host_pooled if space == HOST else self.region.device_pooled
         return name is not None and name in pool
 
+    def _loop_calls(self, name: str) -> list:
+        """The ``name`` calls of the region's element loops (``host_slices``), as written."""
+        return [call for s in self.region.statements if s.role == "element-loop"
+                for _child, call, _array, *_ in s.parts if call.name.startswith(name)]
+
     @property
     def copies_before(self) -> int:
-        return sum(s.role in ("copy", "opaque-copy") for s in self.region.statements)
+        return sum(s.role in ("copy", "opaque-copy") for s in self.region.statements) + \
+            len(self._loop_calls("cudaMemcpy"))
 
     @property
     def copies_after(self) -> int:
         """The planned messages plus the copies left as written (one side not followed)."""
-        return len(self.messages) + sum(s.role == "opaque-copy" for s in self.region.statements)
+        return len(self.messages) + sum(s.role == "opaque-copy" for s in self.region.statements) + \
+            len(self._loop_calls("cudaMemcpy"))
 
     @property
     def device_allocs_before(self) -> int:
-        return sum(s.role == "device-alloc" for s in self.region.statements)
+        """``cudaMalloc`` calls as written (one in an element loop counts once)."""
+        return sum(s.role == "device-alloc" for s in self.region.statements) + len(self._loop_calls("cudaMalloc"))
 
     @property
     def device_allocs_after(self) -> int:
         if self.region.body_of is not None:  # a loop's body allocates nothing
             return self.device_allocs_before
-        return self.device_allocs_before - len(self.region.device_pooled) + bool(self.region.device_pooled)
+        pooled = self.region.device_pooled
+        calls = sum(s.role == "device-alloc" and s.buffer in pooled for s in self.region.statements) + \
+            sum(s.role == "element-loop" and call.name == "cudaMalloc" and f"{array}[0]" in pooled
+                for s in self.region.statements for _child, call, array, *_ in s.parts)
+        return self.device_allocs_before - calls + bool(pooled)
 
     @property
     def host_allocs_before(self) -> int:
