@@ -24,7 +24,8 @@ ID_SHAPE = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9*]+)+$")
 #: id-shaped strings in id positions that are no diagnostic id: configuration keys and the
 #: transfers analysis's event kinds
 NOT_IDS = {"cuda-path", "gpu-arch", "nvcc-check", "copy-loop", "device-alloc", "device-free",
-           "host-alloc", "host-free", "exact-path", "null-init", "null-test", "opaque-copy"}
+           "host-alloc", "host-free", "exact-path", "null-init", "null-test", "opaque-copy",
+           "element-loop"}
 
 
 def _literal(node: ast.AST) -> str | None:
