@@ -56,6 +56,30 @@ def write_conflicts(text: str, fixed: dict[str, int] | None = None
     return within
 
 
+#: scalar values of the large-size launches: distinct, and larger than any sample grid extent
+_LARGE_SCALARS = tuple(4096 + 64 * k + p for k, p in enumerate(_PRIMES))
+
+
+def injective_at_large_sizes(text: str, fixed: dict[str, int] | None = None) -> bool:
+    """Whether the write map ``text`` gives no element to threads of two blocks on every
+    sample grid when its integer parameters (sizes, row widths, plane strides) are large:
+    then a conflict found on the sample launches comes from sizes too small for their grids
+    (``out[y * width + x]`` with ``width`` below the grid's threads in x), and only the
+    launch's own sizes decide, which the runtime checks at each launch
+    (``KernelAccess.launch_conflict``). False when a map has no integer parameter (its
+    sample conflicts hold for any size) or conflicts there too."""
+    names = split_header(text)[0]
+    scalars = [n for n in names if n not in GRID_PARAMS]
+    if not scalars:
+        return False
+    for values in sample_values(text, fixed):
+        values.update(zip(scalars, _LARGE_SCALARS, strict=False))
+        found = write_conflict(instantiate_map(text, values))
+        if found is not None and found[0] == "blocks":
+            return False
+    return True
+
+
 def maps_equal(first: str, second: str, values: dict[str, int]) -> bool:
     """Whether two map texts denote the same relation for the given launch values."""
     a, b = instantiate_map(first, values), instantiate_map(second, values)

@@ -64,6 +64,11 @@ class KernelAccessModel:
     #: of a single block is still well defined (``s2s fuse`` completes such a kernel in the
     #: last block of a fused grid)
     cross_block_only: bool = False
+    #: set when every reason holds on the sample launches only (threads of different blocks
+    #: write one element there, not when the integer parameters are large:
+    #: ``isl_helpers.injective_at_large_sizes``): those reasons, which the launch's own sizes
+    #: decide (the runtime checks each launch, ``KernelAccess.launch_conflict``)
+    sizes_decide: tuple[str, ...] = ()
 
     def array(self, name: str) -> ArrayAccess | None:
         for array in self.arrays:
@@ -99,7 +104,7 @@ def analyze_kernel(kernel: KernelBody, functions: dict[str, KernelBody]) -> Kern
     out_dim = "_i" if "i" in scalars else "i"
     builder = _MapBuilder(map_params, out_dim, outcome.data_vars)
     fixed = sample_overrides(outcome.records)
-    arrays, notes, cross_block = [], [], 0
+    arrays, notes, cross_block, sizes_decide = [], [], 0, []
     for param in kernel.pointer_params:
         records = [r for r in outcome.records if r.array == param.name]
         array, why = builder.array(param.name, param.elem_size, records)
@@ -110,11 +115,15 @@ def analyze_kernel(kernel: KernelBody, functions: dict[str, KernelBody]) -> Kern
                 message = _conflict_message(param.name, conflict, records)
                 (reasons if conflict[0] == "blocks" else notes).append(message)
                 cross_block += conflict[0] == "blocks"
+                if conflict[0] == "blocks" and \
+                        isl_helpers.injective_at_large_sizes(array.write, fixed):
+                    sizes_decide.append(message)
         arrays.append(array)
     return KernelAccessModel(kernel.name, tuple(p.name for p in kernel.params), map_params,
                              tuple(arrays), not reasons, reasons[0] if reasons else None,
                              tuple(reasons[1:] + notes),
-                             bool(reasons) and cross_block == len(reasons))
+                             bool(reasons) and cross_block == len(reasons),
+                             tuple(sizes_decide) if set(reasons) <= set(sizes_decide) else ())
 
 
 def sample_overrides(records: list[AccessRecord]) -> dict[str, int]:

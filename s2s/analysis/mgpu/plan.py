@@ -85,6 +85,9 @@ class TableKernel:
     #                         None: no model, every launch runs whole on one device
     stub: str = ""          # the host expression naming it (default: the name)
     exported: bool = True   # the runtime exports it by itself (defined in the file, no template)
+    #: partitionable only where a launch's sizes make its writes injective: the sample-launch
+    #: conflict the runtime checks at each launch (else the launch runs whole on one device)
+    checked_at_launch: str = ""
 
     @property
     def stub_text(self) -> str:
@@ -200,6 +203,13 @@ def _launch_warnings(name: str, by_name: dict, warned: set[str], launch) -> list
                         "that file's table at run time, so that file must be rewritten by s2s "
                         "mgpu too (else the program stops at this launch)", "mgpu-other-file",
                         launch.span)]
+    if by_name[name].checked_at_launch:
+        warned.add(name)
+        return [Refusal(f"kernel '{name}' runs on one device at a launch whose sizes make two "
+                        f"blocks write one element: on a sample launch "
+                        f"{by_name[name].checked_at_launch}; the runtime checks each launch's "
+                        "grid, block and integer arguments and splits the launches whose "
+                        "writes are injective", "mgpu-run-time-check", launch.span)]
     access = by_name[name].access
     why = TEMPLATE_ONE_DEVICE if access is None else access["reason"] \
         if not access["partitionable"] else run_time_fallback(access)
@@ -299,7 +309,11 @@ def _kernel_table(model: TranslationUnit, headers: tuple[TranslationUnit, ...] =
         why = global_write(body, functions) if body is not None else None
         if why and data["partitionable"]:
             data = {**data, "partitionable": False, "reason": why}
-        table.append(TableKernel(access.kernel, data, exported=access.kernel in own))
+        checked = ""
+        if access.sizes_decide and not why:
+            data, checked = {**data, "partitionable": True, "reason": None}, access.sizes_decide[0]
+        table.append(TableKernel(access.kernel, data, exported=access.kernel in own,
+                                 checked_at_launch=checked))
     return table, {k.name: k for k in table}
 
 
