@@ -13,6 +13,7 @@ from typing import NamedTuple
 from s2s.diagnostics import Diagnostic
 from s2s.frontend.access.refs import extract_accesses
 from s2s.frontend.core.context import ExtractContext, project_headers_of
+from s2s.model.launch_syntax import OPEN
 from s2s.frontend.core.parse import ParsedFile, ParseOptions, parse_file, parse_source
 from s2s.frontend.cuda.constructs import extract_api_calls, extract_kernels, extract_launches
 from s2s.frontend.cuda.kernel_body import extract_kernel_bodies
@@ -229,7 +230,8 @@ def included_headers(parsed: ParsedFile, model: TranslationUnit,
     the header; whichever includer loads a header first, its model is the one a program
     uses (:mod:`s2s.whole_program` compares the others with it).
 
-    Which headers: those naming the words of such code (a cheap filter); in CUDA, when the
+    Which headers: those naming the words of such code (a cheap filter), in CUDA also those
+    with a launch (a host driver included as text, ``#include "driver.cu"``); when the
     file launches a kernel defined neither in it nor in those (``__global__`` behind a macro
     of another header), every project header."""
     words = DEVICE_WORDS if parsed.language == "cuda" else OMP_WORDS
@@ -240,7 +242,9 @@ def included_headers(parsed: ParsedFile, model: TranslationUnit,
                 texts[name] = handle.read()
         except OSError:
             continue
-    chosen = [name for name, text in texts.items() if any(word in text for word in words)]
+    launches = parsed.language == "cuda"        # a header with launches only: its launches
+    chosen = [name for name, text in texts.items() if any(word in text for word in words)
+              or (launches and OPEN.search(text))]
     found = [_included(parsed, name, texts[name], options) for name in chosen]
     if parsed.language == "cuda" and _kernels_missing(model, found):
         others = (_included(parsed, name, text, options) for name, text in texts.items()

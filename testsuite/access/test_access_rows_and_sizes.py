@@ -62,7 +62,7 @@ __global__ void k(const float *in, float *out, int width) {
     out[blockIdx.y * width + x] = in[blockIdx.y * width + x];
 }""")
     assert not model.partitionable
-    assert model.sizes_decide == (model.reason,)
+    assert model.sizes_decide == (f"on a sample launch {model.reason}",)
     access = KernelAccess.from_dict(model.to_dict())
     assert access.launch_conflict(Launch((4, 3, 1), (16, 1, 1), {"width": 64})) is None
     assert access.launch_conflict(Launch((4, 3, 1), (16, 1, 1), {"width": 32})) is not None
@@ -80,6 +80,23 @@ __global__ void k(const float *in, float *out, int nx, int ny, int nz) {
     exact = Launch((2, 2, 1), (8, 4, 1), {"nx": 16, "ny": 8, "nz": 3})
     assert access.launch_conflict(exact) is None
     assert access.launch_conflict(Launch((2, 2, 1), (8, 4, 1), {"nx": 8, "ny": 8, "nz": 3}))
+
+
+def test_sizes_decide_a_flag_only_block_zero_writes_on_the_samples(load_source):
+    """Rodinia bfs's Kernel2: ``*g_over = true`` under ``tid < n`` with 512-thread blocks;
+    on the sample launches (n small) only block 0 writes it, with large n every block does:
+    partitionable, but the sizes decide (the runtime runs such a launch whole)."""
+    model, _, _ = analyse(load_source, """
+__global__ void k(bool *mask, bool *over, int n) {
+    int tid = blockIdx.x * 512 + threadIdx.x;
+    if (tid < n && mask[tid]) { mask[tid] = false; *over = true; }
+}""")
+    assert model.partitionable
+    assert model.sizes_decide == ("on a launch with large sizes threads of different blocks "
+                                  "write over[0]",)
+    access = KernelAccess.from_dict(model.to_dict())
+    assert access.launch_conflict(Launch((1, 1, 1), (512, 1, 1), {"n": 256})) is None
+    assert access.launch_conflict(Launch((2, 1, 1), (512, 1, 1), {"n": 1000})) is not None
 
 
 def test_sizes_do_not_decide_a_write_every_block_makes(load_source):
