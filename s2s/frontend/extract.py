@@ -13,7 +13,6 @@ from typing import NamedTuple
 from s2s.diagnostics import Diagnostic
 from s2s.frontend.access.refs import extract_accesses
 from s2s.frontend.core.context import ExtractContext, project_headers_of
-from s2s.model.launch_syntax import OPEN
 from s2s.frontend.core.parse import ParsedFile, ParseOptions, parse_file, parse_source
 from s2s.frontend.cuda.constructs import extract_api_calls, extract_kernels, extract_launches
 from s2s.frontend.cuda.kernel_body import extract_kernel_bodies
@@ -25,6 +24,7 @@ from s2s.frontend.host.functions import extract_functions
 from s2s.frontend.host.tree import host_tree
 from s2s.frontend.openmp.directives import extract_directives
 from s2s.frontend.openmp.macros import extract_macro_directives
+from s2s.model.launch_syntax import OPEN
 from s2s.model.unit import TranslationUnit
 
 

@@ -356,6 +356,12 @@ RULES: tuple[Rule, ...] = (
          "Nothing to do; keep the buffer's uses in the function if you want them optimised.",
          "m.cu:20:5: warning: cannot follow the pointer allocated by 'cudaMalloc(&d, n)' "
          "[transfers-escape]"),
+        ("transfers-included-source", "copies in a .cu file included as text",
+         "A .cu file the file includes as text (#include \"driver.cu\") holds CUDA copies or "
+         "allocations; s2s transfers edits the file given only, so they stay as written.",
+         "Nothing to do; move the host code into the file given if you want it optimised.",
+         "main.cu:3:1: warning: 12 CUDA copies and allocations in driver.cu, a .cu file "
+         "included as text, are left as written [transfers-included-source]"),
         ("transfers-member", "buffer is a class member",
          "The buffer is a data member whose storage lives across member functions; only "
          "buffers one function allocates and frees are pooled and merged.",

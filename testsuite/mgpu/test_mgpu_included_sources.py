@@ -7,6 +7,7 @@ before: now refused with the reason). Source-level checks; the corpus program
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from mgpu_support import write_rewrite
@@ -14,7 +15,9 @@ from mgpu_support import write_rewrite
 from runtime.cpu.source import inline_included_sources, prepare
 from s2s.driver import RunOptions, process_file
 from s2s.model.launch_syntax import closed_up, spaced_brackets
+from s2s.transform.fuse import run_fuse
 from s2s.transform.mgpu import run_mgpu
+from s2s.transform.transfers import run_transfers
 
 KERNEL = """\
 __global__ void twice(float *x, int n)
@@ -120,3 +123,18 @@ def test_the_runtime_blanks_the_host_code_of_an_included_cu_file(tmp_path):
     source = prepare(inlined, "main.cu")
     assert source.kernels == ["twice"]
     assert "cudaMalloc" not in source.text and "<< <" not in source.text
+
+
+def test_fuse_and_transfers_say_what_they_leave_in_an_included_cu_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = _program(tmp_path)
+    fused = process_file(str(path), RunOptions(), run_fuse)
+    moved = process_file(str(path), RunOptions(), run_transfers)
+    for result, wanted in ((fused, "fuse-unfused"), (moved, "transfers-included-source")):
+        said = [d for d in result.diagnostics if d.id == wanted]
+        assert not result.changed and len(said) == 1, [d.headline() for d in result.diagnostics]
+        assert said[0].location.file.endswith("driver.cu")
+        assert "a .cu file included as text, are left as written" in said[0].message
+    assert any(re.match(r"1 launches in \S*driver\.cu,", d.message) for d in fused.diagnostics)
+    assert any(re.match(r"4 CUDA copies and allocations in \S*driver\.cu,", d.message)
+               for d in moved.diagnostics)

@@ -32,8 +32,8 @@ from s2s.analysis.mgpu.header_calls import (
     header_api_names,
     top_level_includes,
 )
-from s2s.analysis.mgpu.sites import LaunchTokens, forwarded_tokens, launch_tokens, mask
 from s2s.analysis.mgpu.included import included_sources
+from s2s.analysis.mgpu.sites import LaunchTokens, forwarded_tokens, launch_tokens, mask
 from s2s.analysis.mgpu.templates import instantiation_access
 from s2s.model import SourceSpan
 from s2s.model.cuda_legacy import LEGACY_CALLS

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from s2s.model import SourceSpan
-from s2s.model.launch_syntax import OPEN, closing_bracket, mask
+from s2s.model.launch_syntax import OPEN, closing_bracket, mask  # noqa: F401 (sites.mask: kept for its importers)
 
 _IDENT = re.compile(rb"[A-Za-z_][A-Za-z_0-9]*")
 
