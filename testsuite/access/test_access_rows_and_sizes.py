@@ -104,3 +104,27 @@ def test_sizes_do_not_decide_a_write_every_block_makes(load_source):
         model, _, _ = analyse(load_source, f"""
 __global__ void k(float *out, int n) {{ out[{index}] = 1.0f; }}""")
         assert not model.partitionable and model.sizes_decide == (), index
+
+
+def test_no_exit_value_when_the_body_moves_the_bound(load_source):
+    model, _, _ = analyse(load_source, """
+__global__ void k(float *out, int n, int stride) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int m = n;
+    for (int j = 0; j < m; ++j) { c += stride; m = m - 1; }
+    out[c] = 1.0f;
+}""")
+    assert not model.partitionable and "data-dependent" in model.reason
+
+
+def test_a_write_after_a_counted_loop_keeps_its_exact_offset(load_source):
+    model, body, functions = analyse(load_source, """
+__global__ void k(const float *in, float *out, int n, int planes) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int z = 1; z < planes - 1; ++z)
+        c += n;
+    out[c] = in[c];
+}""")
+    assert model.partitionable and model.array("out").write_exact, model.reason
+    check_brute_force(model, body, functions, {"n": 20, "planes": 4}, jit=True)
+    check_brute_force(model, body, functions, {"n": 20, "planes": 1}, jit=True)

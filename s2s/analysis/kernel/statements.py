@@ -11,9 +11,17 @@ docstring for why this is exact for grid-stride loops).
 from __future__ import annotations
 
 from s2s.analysis.affine import ONE, ZERO, Poly
-from s2s.analysis.kernel.loops import assigned_names, escapes, induction_steps
+from s2s.analysis.kernel.loops import assigned_names, escapes, induction_steps, used_names
 from s2s.analysis.kernel.values import LOCAL, UNKNOWN, Constraint, Flow, Ptr, State
 from s2s.model import kernel_ir as ir
+
+
+def _bound_changes(cond, modified: set[str]) -> bool:
+    """Whether the loop's body assigns a variable its condition reads besides the counter
+    (``k < n`` with ``n`` changed in the body: no trip count from the entry values)."""
+    if not isinstance(cond, ir.Binary) or not isinstance(cond.lhs, ir.Var):
+        return True
+    return bool(used_names(cond.rhs) & modified)
 
 
 class StatementRules:
@@ -170,7 +178,8 @@ class StatementRules:
             if step is not None:
                 after = self.eval_all(step, inner.normal + inner.continued)
                 del after
-            counted = None if leaves or do_while else self.trip_count(cond, steps, first, state)
+            counted = None if leaves or do_while or _bound_changes(cond, modified) \
+                else self.trip_count(cond, steps, first, state)
             if counted is not None:
                 flow.normal += self.counted_exits(state, counted, steps, first, modified)
                 continue
