@@ -56,6 +56,39 @@ def write_conflicts(text: str, fixed: dict[str, int] | None = None
     return within
 
 
+#: scalar values of the large-size launches: distinct, and larger than any sample grid extent
+_LARGE_SCALARS = tuple(4096 + 64 * k + p for k, p in enumerate(_PRIMES))
+
+
+def large_size_conflict(text: str, fixed: dict[str, int] | None = None
+                        ) -> tuple[str, int, dict] | None:
+    """The first sample grid where threads of two blocks write one element of the map
+    ``text`` when its integer parameters (sizes, row widths, plane strides) are large, as
+    ``write_conflicts`` gives it; None when there is none, or when the map has no integer
+    parameter (then the sample launches alone decide).
+
+    Sizes decide both ways: a conflict on the small sample launches may vanish with large
+    sizes (``out[y * width + x]`` with ``width`` below the grid's threads in x), and a write
+    that only block 0's threads reach on them (``if (tid < n) *flag = 1`` with ``blockDim.x``
+    fixed at 512) is made by every block when ``n`` is large. Only the launch's own sizes
+    settle it; the runtime checks each launch (``KernelAccess.launch_conflict``)."""
+    names = split_header(text)[0]
+    scalars = [n for n in names if n not in GRID_PARAMS]
+    if not scalars:
+        return None
+    for values in sample_values(text, fixed):
+        values.update(zip(scalars, _LARGE_SCALARS, strict=False))
+        found = write_conflict(instantiate_map(text, values))
+        if found is not None and found[0] == "blocks":
+            return found[0], found[1], values
+    return None
+
+
+def has_size_parameters(text: str) -> bool:
+    """Whether the map ``text`` has an integer parameter besides the grid's."""
+    return any(n not in GRID_PARAMS for n in split_header(text)[0])
+
+
 def maps_equal(first: str, second: str, values: dict[str, int]) -> bool:
     """Whether two map texts denote the same relation for the given launch values."""
     a, b = instantiate_map(first, values), instantiate_map(second, values)

@@ -18,6 +18,7 @@ sees only code; it handles namespaces and ``extern "C"`` blocks by recursion.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -376,6 +377,36 @@ def source_text(data: bytes) -> str:
 def source_bytes(text: str) -> bytes:
     """The bytes of kernel source text made by :func:`source_text` (or any str)."""
     return text.encode("utf-8", "surrogateescape")
+
+
+_INCLUDED_SOURCE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+\.cu)"[^\n]*$', re.M)
+
+
+def inline_included_sources(text: str, name: str, include_dirs, depth: int = 0) -> str:
+    """``text`` with each ``#include "x.cu"`` replaced by the text of ``x.cu`` (found in
+    ``include_dirs``), between ``#line`` directives that keep both files' line numbers: a
+    ``.cu`` file included as text (Rodinia's ``#include "opt1.cu"``) holds host functions with
+    launches and CUDA calls, which ``prepare`` must blank like the includer's own (the host
+    compiler would otherwise compile them against the emulator). Includes nested 8 deep stay."""
+    if depth > 8 or ".cu\"" not in text:
+        return text
+    out, at = [], 0
+    for match in _INCLUDED_SOURCE.finditer(text):
+        found = next((os.path.join(d, match.group(1)) for d in include_dirs
+                      if os.path.isfile(os.path.join(d, match.group(1)))), None)
+        if found is None:
+            continue
+        with open(found, encoding="utf-8", errors="surrogateescape") as handle:
+            inner = inline_included_sources(handle.read(), found, include_dirs, depth + 1)
+        line = text.count("\n", 0, match.end()) + 2
+        out += [text[at:match.start()], f'#line 1 "{_quoted(found)}"\n', inner,
+                "" if inner.endswith("\n") else "\n", f'#line {line} "{_quoted(name)}"']
+        at = match.end()
+    return "".join(out) + text[at:]
+
+
+def _quoted(path: str) -> str:
+    return path.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def prepare(text: str, name: str = "kernels.cu") -> KernelSource:

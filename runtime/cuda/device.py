@@ -31,7 +31,7 @@ from pathlib import Path
 
 from runtime import cache_trust
 from runtime.cpu.compiler import cache_dir, tool_output
-from runtime.cpu.source import prepare, source_bytes
+from runtime.cpu.source import inline_included_sources, prepare, source_bytes
 from runtime.errors import BackendUnavailable, CompileError, ConfigError, LaunchError, OutOfMemory
 
 PRELUDE = r"""#include <cuda_runtime.h>
@@ -272,7 +272,8 @@ class CudaDevice:
             self.drv.memset_d8_async(addr, value, nbytes, self.stream)
 
     def load(self, text: str, name: str, instantiate, include_dirs, described, flags=()) -> CudaModule:
-        source = prepare(text, name)
+        source = prepare(inline_included_sources(text, name, [str(d) for d in include_dirs or []]),
+                         name)
         cubin = build_cubin(source.device_text, name, list(instantiate or []), list(include_dirs or []),
                             self.arch, tuple(flags))
         return CudaModule(self, cubin, described)

@@ -233,6 +233,18 @@ inline cudaError_t StreamDestroy(cudaStream_t stream)
 
 inline cudaError_t StreamSynchronize(cudaStream_t) { return check(s2s_synchronize(), "cudaStreamSynchronize"); }
 
+/* L1/shared-memory preferences are hints a device may ignore (CUDA says so); the runtime's
+   devices take none, and the program goes on as with any device that ignores them */
+template <class F>
+inline cudaError_t FuncSetCacheConfig(F *, cudaFuncCache) { return cudaSuccess; }
+inline cudaError_t FuncSetCacheConfig(const void *, cudaFuncCache) { return cudaSuccess; }
+inline cudaError_t DeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
+inline cudaError_t DeviceGetCacheConfig(cudaFuncCache *config)
+{
+    *config = cudaFuncCachePreferNone;
+    return cudaSuccess;
+}
+
 inline cudaError_t EventCreate(cudaEvent_t *event)
 {
     *event = reinterpret_cast<cudaEvent_t>(new event_state());

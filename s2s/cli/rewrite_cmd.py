@@ -119,8 +119,10 @@ def _with_header_copies(result: Success, output_dir: str, copies: dict[str, str]
     rewrite names the original source's directory only through ``__FILE__``, so the runtime
     compiles the kernels of a header from the copy's directory (before: the program built
     with -I and failed at run time unless ``-- -I.`` was given). A header this run writes
-    anyway (an input, or copied for another file) is written once."""
+    anyway (an input, or copied for another file) is written once, and a ``.cu`` file the
+    rewrite changed (included as text: its launches are rewritten) is its rewrite."""
     written = {os.path.realpath(p) for p in copies}
+    written |= {os.path.realpath(c.path) for c in result.generated}
     headers = [h for h in result.loaded.model.project_headers
                if not os.path.relpath(os.path.abspath(h)).startswith("..")
                and os.path.isfile(h) and os.path.realpath(h) not in written]

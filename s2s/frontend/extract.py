@@ -24,6 +24,7 @@ from s2s.frontend.host.functions import extract_functions
 from s2s.frontend.host.tree import host_tree
 from s2s.frontend.openmp.directives import extract_directives
 from s2s.frontend.openmp.macros import directive_macro_names, extract_macro_directives
+from s2s.model.launch_syntax import OPEN
 from s2s.model.unit import TranslationUnit
 
 
@@ -264,7 +265,8 @@ def included_headers(parsed: ParsedFile, model: TranslationUnit,
     the header; whichever includer loads a header first, its model is the one a program
     uses (:mod:`s2s.whole_program` compares the others with it).
 
-    Which headers: those naming the words of such code (a cheap filter); in CUDA, when the
+    Which headers: those naming the words of such code (a cheap filter), in CUDA also those
+    with a launch (a host driver included as text, ``#include "driver.cu"``); when the
     file launches a kernel defined neither in it nor in those (``__global__`` behind a macro
     of another header), every project header."""
     words = DEVICE_WORDS if parsed.language == "cuda" else OMP_WORDS
@@ -277,7 +279,9 @@ def included_headers(parsed: ParsedFile, model: TranslationUnit,
             continue
     if parsed.language != "cuda":   # directives written through _Pragma macros, too
         words = words + directive_macro_names(parsed.primary, tuple(texts))
-    chosen = [name for name, text in texts.items() if any(word in text for word in words)]
+    launches = parsed.language == "cuda"        # a header with launches only: its launches
+    chosen = [name for name, text in texts.items() if any(word in text for word in words)
+              or (launches and OPEN.search(text))]
     found = [_included(parsed, name, texts[name], options) for name in chosen]
     if parsed.language == "cuda" and _kernels_missing(model, found):
         others = (_included(parsed, name, text, options) for name, text in texts.items()

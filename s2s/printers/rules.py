@@ -368,6 +368,12 @@ RULES: tuple[Rule, ...] = (
          "m.cu:47:5: warning: the copies of 'copy_to_device' (io.h:19) are followed to its "
          "calls (line 47, 48) and left as written there: 'd_u' is aliased or reassigned "
          "[transfers-wrapper]"),
+        ("transfers-included-source", "copies in a .cu file included as text",
+         "A .cu file the file includes as text (#include \"driver.cu\") holds CUDA copies or "
+         "allocations; s2s transfers edits the file given only, so they stay as written.",
+         "Nothing to do; move the host code into the file given if you want it optimised.",
+         "main.cu:3:1: warning: 12 CUDA copies and allocations in driver.cu, a .cu file "
+         "included as text, are left as written [transfers-included-source]"),
         ("transfers-member", "buffer is a class member",
          "The buffer is a data member whose storage lives across member functions; only "
          "buffers one function allocates and frees are pooled and merged.",
@@ -504,6 +510,15 @@ RULES: tuple[Rule, ...] = (
          "Nothing to do; the message says why.",
          "k.cu:60:5: note: kernel 'scan' runs on one device (not partitioned): its writes "
          "depend on other blocks [mgpu-one-device]"),
+        ("mgpu-run-time-check", "the runtime decides whether a launch is split",
+         "The kernel's writes are injective for some sizes and not for others (on a sample "
+         "launch two blocks write one element; with large sizes none do, as in "
+         "out[y * width + x] launched with width threads per row). The runtime checks each "
+         "launch's own grid, block and integer arguments: a launch whose writes are injective "
+         "is split, one that is not runs whole on one device.",
+         "Nothing to do; launches whose sizes cover the grid exactly are split.",
+         "k.cu:40:5: warning: kernel 'k' runs on one device at a launch whose sizes make two "
+         "blocks write one element: ... [mgpu-run-time-check]"),
         ("mgpu-other-file", "kernel defined in another file",
          "The launched kernel is defined in another .cu file, which must be rewritten by s2s "
          "mgpu too, or the program stops at this launch.",

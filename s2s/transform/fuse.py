@@ -26,6 +26,7 @@ from s2s.model import kernel_ir as ir
 from s2s.transform import fuse_codegen, registry
 from s2s.transform.fuse_through import through_wrappers
 from s2s.transform.check import EditGroup
+from s2s.transform.included_sources import left_in_included_sources
 
 EXPLAIN_ID = "fuse-explain"
 #: a run's rewrite that does not compile (not emitted)
@@ -55,6 +56,7 @@ def _fuse_file(loaded: Loaded) -> PassOutput:
     notes = [
         Diagnostic.note(f"kernel {name}: {f.kind} ({f.detail})", EXPLAIN_ID, f.kernel.span)
         for name, f in facts.items() if f.kernel.span.file == loaded.path or f.name in launched]
+    notes += left_in_included_sources(loaded, "fuse", UNFUSED_ID)
     sources = {h.path: h.source for h in headers}
     lone: list = []
     runs = find_runs(model, source, facts, lone)

@@ -72,6 +72,10 @@ def run_mgpu(loaded: Loaded) -> PassOutput:
     for launch in plan.launches:
         edits.append(launch_edit(path, source, launch))
         notes.append(_note(path, source, launch.kernel_start, _launch_reason(launch)))
+    texts = _header_texts(sorted({where for where, _ in plan.included_launches}))
+    for where, launch in plan.included_launches:      # in a .cu file included as text
+        edits.append(launch_edit(where, texts[where], launch))
+        notes.append(_note(where, texts[where], launch.kernel_start, _launch_reason(launch)))
     tail = "" if source.endswith(b"\n") or not source else "\n"
     flags = kernel_flags(loaded.options.user_flags if loaded.options else ())
     table = mgpu_table.table_path(path)
@@ -112,10 +116,10 @@ def launch_edit(path: str, source: bytes, launch: LaunchTokens) -> Edit:
         return Edit(path, launch.kernel_start, launch.call_end - launch.kernel_start,
                     f"{before}{LAUNCH_FUNCTION}({launch.kernel_text}{launch.deduced}, "
                     f"{launch.config_text})({launch.args_text}){after}")
-    end = launch.close + 3
+    end = launch.close + launch.close_len
     return Edit(path, launch.kernel_start, end - launch.kernel_start,
                 f"{LAUNCH_FUNCTION}({text(launch.kernel_start, launch.open)}{launch.deduced}, "
-                f"{text(launch.open + 3, launch.close)})")
+                f"{text(launch.open + launch.open_len, launch.close)})")
 
 
 def _note(path: str, source: bytes, offset: int, message: str) -> Diagnostic:

@@ -33,11 +33,16 @@ from s2s.edits import Edit
 from s2s.frontend.extract import Loaded
 from s2s.model import SourceSpan
 from s2s.transform import registry
+from s2s.transform.included_sources import TRANSFERS_ID, left_in_included_sources
 from s2s.transform.transfers_through import through_copy_wrappers
 
 EXPLAIN_ID = "transfers-explain"
 ALIGNMENT = 256
 HOST_POOL, DEVICE_POOL = "s2s_host_pool", "s2s_device_pool"
+
+
+#: the calls of a .cu file included as text that transfers would have merged
+INCLUDED_COPY_CALLS = frozenset({"cudaMemcpy", "cudaMalloc", "cudaFree"})
 
 
 def run_transfers(loaded: Loaded) -> PassOutput:
@@ -55,6 +60,8 @@ def _transfers_file(loaded: Loaded) -> PassOutput:
         return PassOutput()
     regions, refusals = find_regions(model, source)
     diagnostics = [_warning(r) for r in refusals]
+    diagnostics += left_in_included_sources(loaded, "transfers", TRANSFERS_ID,
+                                            INCLUDED_COPY_CALLS)
     edits: list[Edit] = []
     for region in regions:
         try:

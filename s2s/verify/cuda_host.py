@@ -28,6 +28,7 @@ from pathlib import Path
 
 from runtime.capi_build import program_flags
 from runtime.cpu.compiler import INCLUDE_DIR as RUNTIME_CPU_HEADERS
+from s2s.analysis.mgpu.included import is_included_source
 from s2s.analysis.mgpu.sites import mask
 from s2s.diagnostics import ToolchainError
 from s2s.edits import Edit, EditSet
@@ -110,22 +111,42 @@ def _host_unit(path: str, source: bytes | None, options: ParseOptions | None
         if launch.template_args or launch.deduced_args:
             kernel = f"{launch.kernel}<{launch.template_args or launch.deduced_args}>"
             instantiate.append(kernel)
-        grid, block = launch.grid.text, launch.block.text
-        shared = launch.shared_bytes.text if launch.shared_bytes is not None else "0"
-        where = f"launch_in(s2s_shim::owner(\"{kernel}\"), " if foreign else "launch("
-        head = (f"s2s_shim::launcher<decltype({kernel})>::{where}\"{kernel}\", "
-                f"dim3({grid}), dim3({block}), (size_t)({shared})")
-        if launch.forwarded:         # the call of a macro that is only the launch: the call
-            edits.add(Edit(path, launch.span.start, launch.span.length, head + "".join(
-                f", {a.text}" for a in launch.args) + ")"))
-            continue
-        open_paren = text.index(b"(", launch.config_span.end)
-        edits.add(Edit(path, launch.span.start, open_paren + 1 - launch.span.start,
-                       head + (", " if launch.args else "")))
+        edits.add(_launch_edit(path, text, launch, kernel, foreign))
     own_kernels = [k.name for k in model.kernels if k.body_span is not None and not k.is_template]
     if registrations:
         edits.add(Edit(path, len(text), 0, "\n" + "".join(dict.fromkeys(registrations))))
     return edits.apply(path, text), list(dict.fromkeys(instantiate)), own_kernels
+
+
+def _launch_edit(path: str, text: bytes, launch, kernel: str, foreign: bool) -> Edit:
+    """The shim's launcher call in place of a plain launch of ``kernel`` (a name, or an
+    instantiation ``k<float>``); ``foreign``: defined in another file of the program."""
+    grid, block = launch.grid.text, launch.block.text
+    shared = launch.shared_bytes.text if launch.shared_bytes is not None else "0"
+    where = f"launch_in(s2s_shim::owner(\"{kernel}\"), " if foreign else "launch("
+    head = (f"s2s_shim::launcher<decltype({kernel})>::{where}\"{kernel}\", "
+            f"dim3({grid}), dim3({block}), (size_t)({shared})")
+    if launch.forwarded:         # the call of a macro that is only the launch: the call
+        return Edit(path, launch.span.start, launch.span.length, head + "".join(
+            f", {a.text}" for a in launch.args) + ")")
+    open_paren = text.index(b"(", launch.config_span.end)
+    return Edit(path, launch.span.start, open_paren + 1 - launch.span.start,
+                head + (", " if launch.args else ""))
+
+
+def _included_launches(header, includer: str, edits: EditSet, instantiate: list[str]) -> None:
+    """The launches of a ``.cu`` file included as text (``#include "opt1.cu"``), as the
+    shim's launcher calls in its host copy; each kernel (defined in the program's text, which
+    the runtime compiles whole) exported by name."""
+    if not is_included_source(header.path, includer):
+        return
+    for launch in header.model.launches:
+        if launch.span.macro is not None or launch.span.template is not None or \
+                launch.template_args or launch.deduced_args or launch.instances:
+            raise ShimUnsupported(f"{launch.span.location()}: the host shim runs plain launches "
+                                  "only in a .cu file included as text")
+        instantiate.append(launch.kernel)
+        edits.add(_launch_edit(header.path, header.source, launch, launch.kernel, False))
 
 
 def _template_launch(edits: EditSet, path: str, text: bytes, launch, instantiate: list[str],
@@ -206,12 +227,14 @@ def _device_bodies_blanked(model, text: bytes, path: str) -> EditSet:
 
 
 def host_headers(path: str, workdir: Path, options: ParseOptions | None,
-                 include_dirs: Sequence[str]) -> list[str]:
+                 include_dirs: Sequence[str], instantiate: list[str] | None = None) -> list[str]:
     """Host copies of the project headers with device code that ``path`` includes, their
     device bodies blanked, written under ``workdir`` where the host compile finds them before
     the originals: a header under the program's directory at the same relative path (quoted
     includes look next to the including file first, the host unit is in ``workdir``), one
-    under an ``-I`` directory below a directory returned here, for ``-I`` ahead of the user's."""
+    under an ``-I`` directory below a directory returned here, for ``-I`` ahead of the user's.
+    A ``.cu`` file included as text gets its launches translated too, their kernels added to
+    ``instantiate``."""
     loaded = load(path, options)
     if loaded.model is None:
         return []
@@ -224,9 +247,10 @@ def host_headers(path: str, workdir: Path, options: ParseOptions | None,
                 base = workdir if number == 0 else workdir / f"inc{number}"
                 target = base / os.path.relpath(real, root)
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(_device_bodies_blanked(header.model, header.source,
-                                                          header.path).apply(header.path,
-                                                                             header.source))
+                edits = _device_bodies_blanked(header.model, header.source, header.path)
+                _included_launches(header, path, edits, instantiate if instantiate is not None
+                                   else [])
+                target.write_bytes(edits.apply(header.path, header.source))
                 if number and str(base) not in extra:
                     extra.append(str(base))
                 break
@@ -280,7 +304,8 @@ def _compile_unit(path: str, workdir: Path, source: bytes | None, compiler: str,
     host_text, instantiate, own_kernels = _host_unit(path, text, options)
     # named as the user names the file: __FILE__ prints the same in both builds, not a temp path
     host.write_bytes(directive(1, path) + host_text)
-    mirrors = host_headers(path, workdir, options, include_dirs)
+    mirrors = host_headers(path, workdir, options, include_dirs, instantiate)
+    instantiate = list(dict.fromkeys(instantiate))
     obj = workdir / (Path(path).stem + ".o")
     dirs = ":".join([directory, *include_dirs])
     # nvcc includes cuda_runtime.h before any source: files that include no CUDA header build

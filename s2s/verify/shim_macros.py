@@ -35,11 +35,11 @@ def macro_launch_edit(text: bytes, masked: bytes, span, kernel: str, foreign: bo
         return None, (f"the kernel launched in the body of macro '{span.macro}' is a template or "
                       "another file's kernel (its name cannot be written once for every use)")
     name = _kernel_name(masked, span.macro, tokens, kernel, in_body)
-    config = _split_top(text[tokens.open + 3:tokens.close].decode("utf-8", "surrogateescape"))
+    config = _split_top(text[tokens.open + tokens.open_len:tokens.close].decode("utf-8", "surrogateescape"))
     if len(config) < 2:
         return None, f"the launch configuration in macro '{span.macro}' has no block size"
     shared = config[2].strip() if len(config) > 2 and config[2].strip() else "0"
-    after = tokens.close + 3
+    after = tokens.close + tokens.close_len
     while masked[after:after + 1] in (b" ", b"\t", b"\\", b"\n", b"\r"):
         after += 1
     if masked[after:after + 1] != b"(":

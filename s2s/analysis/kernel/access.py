@@ -64,6 +64,11 @@ class KernelAccessModel:
     #: of a single block is still well defined (``s2s fuse`` completes such a kernel in the
     #: last block of a fused grid)
     cross_block_only: bool = False
+    #: set when the launch's own sizes decide whether the kernel's writes are injective
+    #: across blocks (``isl_helpers.large_size_conflict``): every reason is a conflict of the
+    #: sample launches that large sizes do not have, or (no reason) large sizes bring one;
+    #: why, per array. The runtime checks each launch (``KernelAccess.launch_conflict``).
+    sizes_decide: tuple[str, ...] = ()
 
     def array(self, name: str) -> ArrayAccess | None:
         for array in self.arrays:
@@ -99,7 +104,7 @@ def analyze_kernel(kernel: KernelBody, functions: dict[str, KernelBody]) -> Kern
     out_dim = "_i" if "i" in scalars else "i"
     builder = _MapBuilder(map_params, out_dim, outcome.data_vars)
     fixed = sample_overrides(outcome.records)
-    arrays, notes, cross_block = [], [], 0
+    arrays, notes, cross_block, sizes_decide, deferred = [], [], 0, [], 0
     for param in kernel.pointer_params:
         records = [r for r in outcome.records if r.array == param.name]
         array, why = builder.array(param.name, param.elem_size, records)
@@ -110,11 +115,32 @@ def analyze_kernel(kernel: KernelBody, functions: dict[str, KernelBody]) -> Kern
                 message = _conflict_message(param.name, conflict, records)
                 (reasons if conflict[0] == "blocks" else notes).append(message)
                 cross_block += conflict[0] == "blocks"
+            why_sizes = _sizes_decide(param.name, array.write, conflict, fixed, records)
+            sizes_decide += why_sizes
+            deferred += bool(why_sizes) and conflict is not None and conflict[0] == "blocks"
         arrays.append(array)
     return KernelAccessModel(kernel.name, tuple(p.name for p in kernel.params), map_params,
                              tuple(arrays), not reasons, reasons[0] if reasons else None,
                              tuple(reasons[1:] + notes),
-                             bool(reasons) and cross_block == len(reasons))
+                             bool(reasons) and cross_block == len(reasons),
+                             tuple(sizes_decide) if deferred == cross_block == len(reasons)
+                             else ())
+
+
+def _sizes_decide(name: str, write: str, conflict, fixed: dict[str, int],
+                  records: list[AccessRecord]) -> list[str]:
+    """Why the launch's sizes decide whether threads of different blocks write one element
+    of ``name`` (``isl_helpers.large_size_conflict``), [] when the sample launches decide:
+    the sample launches' conflict gone with large sizes (the message of the conflict), or a
+    conflict only large sizes show."""
+    large = isl_helpers.large_size_conflict(write, fixed)
+    if conflict is not None and conflict[0] == "blocks":
+        if large is None and isl_helpers.has_size_parameters(write):
+            return [f"on a sample launch {_conflict_message(name, conflict, records)}"]
+        return []
+    if large is not None:
+        return [f"on a launch with large sizes {_conflict_message(name, large, records)}"]
+    return []
 
 
 def sample_overrides(records: list[AccessRecord]) -> dict[str, int]:

@@ -10,10 +10,18 @@ docstring for why this is exact for grid-stride loops).
 
 from __future__ import annotations
 
-from s2s.analysis.affine import ZERO, Poly
-from s2s.analysis.kernel.loops import assigned_names, escapes, induction_steps
+from s2s.analysis.affine import ONE, ZERO, Poly
+from s2s.analysis.kernel.loops import assigned_names, escapes, induction_steps, used_names
 from s2s.analysis.kernel.values import LOCAL, UNKNOWN, Constraint, Flow, Ptr, State
 from s2s.model import kernel_ir as ir
+
+
+def _bound_changes(cond, modified: set[str]) -> bool:
+    """Whether the loop's body assigns a variable its condition reads besides the counter
+    (``k < n`` with ``n`` changed in the body: no trip count from the entry values)."""
+    if not isinstance(cond, ir.Binary) or not isinstance(cond.lhs, ir.Var):
+        return True
+    return bool(used_names(cond.rhs) & modified)
 
 
 class StatementRules:
@@ -170,12 +178,57 @@ class StatementRules:
             if step is not None:
                 after = self.eval_all(step, inner.normal + inner.continued)
                 del after
+            counted = None if leaves or do_while or _bound_changes(cond, modified) \
+                else self.trip_count(cond, steps, first, state)
+            if counted is not None:
+                flow.normal += self.counted_exits(state, counted, steps, first, modified)
+                continue
             exit_state = state.fork()
             for name in modified:
                 if name in exit_state.env:
                     exit_state.env[name] = self.havoc(exit_state.env[name])
             flow.normal.append(exit_state)
         return flow
+
+    def trip_count(self, cond, steps: dict, first: dict, state: State) -> Poly | None:
+        """The iterations of a counted loop, ``for (k = a; k < b; ++k)`` (``<=``: one more)
+        with ``b`` a launch-parameter polynomial, as ``b - a`` (which may be <= 0: no
+        iteration); None for any other loop."""
+        if not isinstance(cond, ir.Binary) or cond.op not in ("<", "<=") or \
+                not isinstance(cond.lhs, ir.Var) or cond.lhs.name not in first:
+            return None
+        if self.step_value(steps.get(cond.lhs.name), state) != ONE:
+            return None
+        bound = self.step_value(cond.rhs, state)     # a launch-parameter polynomial, or None
+        if bound is None:
+            return None
+        return bound - first[cond.lhs.name] + (ONE if cond.op == "<=" else ZERO)
+
+    def counted_exits(self, state: State, trips: Poly, steps: dict, first: dict,
+                      modified: set[str]) -> list[State]:
+        """The states after a counted loop: each induction variable at ``v0 + step * trips``
+        when it ran (``trips >= 1``: a plane offset ``c += nx * ny`` after ``nz - 2``
+        iterations is ``c0 + nx * ny * (nz - 2)``), as before it when it did not; the other
+        variables the body assigns are unknown."""
+        exits = []
+        for ran in (True, False):
+            if trips.is_const and (trips.const_value >= 1) != ran:
+                continue
+            out = state.fork()
+            if not trips.is_const:
+                out.cons += (Constraint(trips - ONE if ran else -trips),)
+            for name in modified:
+                if name not in out.env:
+                    continue
+                delta = self.step_value(steps.get(name), state)
+                if not ran:
+                    continue
+                if delta is not None and name in first:
+                    out.env[name] = first[name] + delta * trips
+                else:
+                    out.env[name] = self.havoc(out.env[name])
+            exits.append(out)
+        return exits
 
     def loop_condition(self, cond, entry: State, counter: Poly) -> list[State]:
         """States in which iteration ``_t`` runs: the condition at ``_t`` and at ``_t = 0``."""

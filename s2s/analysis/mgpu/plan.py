@@ -32,6 +32,7 @@ from s2s.analysis.mgpu.header_calls import (
     header_api_names,
     top_level_includes,
 )
+from s2s.analysis.mgpu.included import included_sources
 from s2s.analysis.mgpu.sites import (
     LaunchTokens,
     forwarded_tokens,
@@ -61,6 +62,9 @@ SUPPORTED_API = {
     "cudaEventRecord": "EventRecord", "cudaEventSynchronize": "EventSynchronize",
     "cudaEventElapsedTime": "EventElapsedTime", "cudaEventDestroy": "EventDestroy",
     "cudaGetDeviceProperties": "GetDeviceProperties",
+    "cudaFuncSetCacheConfig": "FuncSetCacheConfig",
+    "cudaDeviceSetCacheConfig": "DeviceSetCacheConfig",
+    "cudaDeviceGetCacheConfig": "DeviceGetCacheConfig",
     "cudaMemcpyToSymbol": "MemcpyToSymbol", "cudaMemcpyFromSymbol": "MemcpyFromSymbol",
     "cudaMemcpyToSymbolAsync": "MemcpyToSymbolAsync",
     "cudaMemcpyFromSymbolAsync": "MemcpyFromSymbolAsync",
@@ -91,6 +95,9 @@ class TableKernel:
     #                         None: no model, every launch runs whole on one device
     stub: str = ""          # the host expression naming it (default: the name)
     exported: bool = True   # the runtime exports it by itself (defined in the file, no template)
+    #: partitionable only where a launch's sizes make its writes injective: the sample-launch
+    #: conflict the runtime checks at each launch (else the launch runs whole on one device)
+    checked_at_launch: str = ""
 
     @property
     def stub_text(self) -> str:
@@ -113,6 +120,9 @@ class MgpuPlan:
     warnings: tuple[Refusal, ...]
     refusals: tuple[Refusal, ...]
     symbols: tuple[str, ...] = ()           # variables named by cudaMemcpyTo/FromSymbol
+    #: launches in the ``.cu`` files the file includes as text (``#include "opt1.cu"``): the
+    #: included file's path and the launch's edit points in it
+    included_launches: tuple[tuple[str, LaunchTokens], ...] = ()
 
     @property
     def instantiations(self) -> tuple[str, ...]:
@@ -133,40 +143,24 @@ def plan_file(model: TranslationUnit, source: bytes,
     as ``copy_to_device``, call the CUDA runtime, which the prologue must redirect too)."""
     masked = mask(source)
     kernels, by_name = _kernel_table(model, headers)
-    refusals: list[Refusal] = list(_header_refusals(headers))
+    sources = {h.path for h, _ in included_sources(model.path, headers, header_texts or {})}
+    refusals: list[Refusal] = list(_header_refusals(h for h in headers if h.path not in sources))
     warnings: list[Refusal] = []
     launches: dict[int, LaunchTokens] = {}
     warned: set[str] = set()
     for launch in model.launches:
-        problem = _launch_problem(model, headers, launch, by_name)
-        names = _table_names(launch)
-        for name, arguments in names.items():
-            if problem is None and arguments and name not in by_name:   # instantiation
-                entry = TableKernel(name, _instance_access(model, headers, launch, arguments),
-                                    name, False)
-                kernels.append(entry)
-                by_name[name] = entry
-        if problem is None:
-            found, problem = ([forwarded_tokens(launch)], None) if launch.forwarded else \
-                launch_tokens(masked, launch.span, launch.kernel, bool(launch.template_args))
-            if problem is not None and launch.macro_frame is not None:
-                found, problem = [framed_tokens(launch)], None    # a header's macro
-            elif problem is not None and launch.macro_why:
-                problem = (f"the macro '{launch.span.macro}' is more than the launch and its "
-                           f"call cannot be replaced by its text: {launch.macro_why}")
-            if launch.deduced_args and not launch.template_args and problem is None:
-                if launch.span.macro is not None and not launch.forwarded:
-                    problem = ("a template kernel launched in a macro with deduced template "
-                               "arguments (each use of the macro may deduce others); write "
-                               "them out, 'k<float><<<...>>>'")
-                found = [replace(t, deduced=f"<{launch.deduced_args}>") for t in found]
-            launches.update((t.open, t) for t in found)
-        if problem is not None:
-            refusals.append(Refusal(f"launch of '{launch.kernel}' cannot be rewritten: {problem}",
-                                    "mgpu-launch", launch.span))
-            continue
-        for name in names:
+        found = _plan_launch(model, headers, launch, masked, kernels, by_name, refusals)
+        launches.update((t.open, t) for t in found)
+        for name in (_table_names(launch) if found else ()):
             warnings += _launch_warnings(name, by_name, warned, launch)
+    in_sources: list[tuple[str, LaunchTokens]] = []
+    for header, text in included_sources(model.path, headers, header_texts or {}):
+        others = tuple(h for h in (model, *headers) if h is not header)
+        for launch in header.launches:
+            found = _plan_launch(header, others, launch, mask(text), kernels, by_name, refusals)
+            in_sources += [(header.path, t) for t in found]
+            for name in (_table_names(launch) if found else ()):
+                warnings += _launch_warnings(name, by_name, warned, launch)
     api_names, symbols = [], []
     for call in model.api_calls:
         if call.name in SYMBOL_ARG:
@@ -193,11 +187,46 @@ def plan_file(model: TranslationUnit, source: bytes,
             refusals.append(Refusal(f"'{name}', called in the project header {header}, cannot "
                                     f"be rewritten: {why}", "mgpu-api",
                                     SourceSpan(model.path, 0, 0, 1, 1)))
-    if any(name in SUPPORTED_API for name in in_headers):
+    if in_sources or any(name in SUPPORTED_API for name in in_headers):
         prologue_at = min(prologue_at, before_project_includes(masked, prologue_at))
     return MgpuPlan(tuple(kernels), tuple(sorted(launches.values(), key=lambda t: t.open)),
                     tuple(sorted(set(api_names))), prologue_at, tuple(warnings), tuple(refusals),
-                    tuple(dict.fromkeys(symbols)))
+                    tuple(dict.fromkeys(symbols)), tuple(in_sources))
+
+
+def _plan_launch(unit: TranslationUnit, others: tuple[TranslationUnit, ...], launch,
+                 masked: bytes, kernels: list[TableKernel], by_name: dict[str, TableKernel],
+                 refusals: list[Refusal]) -> list[LaunchTokens]:
+    """The edit points of one launch written in ``unit`` (the file, or a ``.cu`` file it
+    includes) whose masked text is ``masked``, the table entries of the instantiations it
+    names added; [] with a refusal when it cannot be rewritten."""
+    problem = _launch_problem(unit, others, launch, by_name)
+    for name, arguments in _table_names(launch).items():
+        if problem is None and arguments and name not in by_name:   # instantiation
+            entry = TableKernel(name, _instance_access(unit, others, launch, arguments),
+                                name, False)
+            kernels.append(entry)
+            by_name[name] = entry
+    found: list[LaunchTokens] = []
+    if problem is None:
+        found, problem = ([forwarded_tokens(launch)], None) if launch.forwarded else \
+            launch_tokens(masked, launch.span, launch.kernel, bool(launch.template_args))
+        if problem is not None and launch.macro_frame is not None:
+            found, problem = [framed_tokens(launch)], None    # a header's macro
+        elif problem is not None and launch.macro_why:
+            problem = (f"the macro '{launch.span.macro}' is more than the launch and its "
+                       f"call cannot be replaced by its text: {launch.macro_why}")
+        if launch.deduced_args and not launch.template_args and problem is None:
+            if launch.span.macro is not None and not launch.forwarded:
+                problem = ("a template kernel launched in a macro with deduced template "
+                           "arguments (each use of the macro may deduce others); write "
+                           "them out, 'k<float><<<...>>>'")
+            found = [replace(t, deduced=f"<{launch.deduced_args}>") for t in found]
+    if problem is not None:
+        refusals.append(Refusal(f"launch of '{launch.kernel}' cannot be rewritten: {problem}",
+                                "mgpu-launch", launch.span))
+        return []
+    return found
 
 
 def _launch_warnings(name: str, by_name: dict, warned: set[str], launch) -> list[Refusal]:
@@ -211,6 +240,13 @@ def _launch_warnings(name: str, by_name: dict, warned: set[str], launch) -> list
                         "that file's table at run time, so that file must be rewritten by s2s "
                         "mgpu too (else the program stops at this launch)", "mgpu-other-file",
                         launch.span)]
+    if by_name[name].checked_at_launch:
+        warned.add(name)
+        return [Refusal(f"kernel '{name}' runs on one device at a launch whose sizes make two "
+                        f"blocks write one element ({by_name[name].checked_at_launch}); the "
+                        "runtime checks each launch's "
+                        "grid, block and integer arguments and splits the launches whose "
+                        "writes are injective", "mgpu-run-time-check", launch.span)]
     access = by_name[name].access
     why = TEMPLATE_ONE_DEVICE if access is None else access["reason"] \
         if not access["partitionable"] else run_time_fallback(access)
@@ -277,14 +313,15 @@ def _symbol(call, host_args) -> str | None:
     return None
 
 
-def _header_refusals(headers: tuple[TranslationUnit, ...]):
+def _header_refusals(headers):
     """Host CUDA code in a project header is not rewritten (only the file's own text is): a
     launch there, or a call that allocates, copies or synchronises, would reach CUDA with the
     runtime's addresses."""
     for header in headers:
         for launch in header.launches:
             yield Refusal(f"launch of '{launch.kernel}' in a project header cannot be rewritten "
-                          "(the rewrite edits the file given, not the headers it includes)",
+                          "(the rewrite edits the file given and the .cu files it includes from "
+                          "its own directory, not other headers)",
                           "mgpu-launch", launch.span)
         for call in header.api_calls:
             if call.category != "error":
@@ -310,7 +347,11 @@ def _kernel_table(model: TranslationUnit, headers: tuple[TranslationUnit, ...] =
         why = global_write(body, functions) if body is not None else None
         if why and data["partitionable"]:
             data = {**data, "partitionable": False, "reason": why}
-        table.append(TableKernel(access.kernel, data, exported=access.kernel in own))
+        checked = ""
+        if access.sizes_decide and not why:
+            data, checked = {**data, "partitionable": True, "reason": None}, access.sizes_decide[0]
+        table.append(TableKernel(access.kernel, data, exported=access.kernel in own,
+                                 checked_at_launch=checked))
     return table, {k.name: k for k in table}
 
 

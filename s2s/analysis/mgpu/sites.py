@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, replace
 
 from s2s.model import SourceSpan
+from s2s.model.launch_syntax import OPEN, closing_bracket, mask  # noqa: F401 (sites.mask: kept for its importers)
 
 _IDENT = re.compile(rb"[A-Za-z_][A-Za-z_0-9]*")
 
@@ -39,6 +40,9 @@ class LaunchTokens:
     #: a call of a macro that does more than the launch (``Launch.macro_frame``): the macro's
     #: text before and after the launch, written around the rewritten launch at the call
     frame: tuple[str, str] = ("", "")
+    #: the brackets' lengths as written (``<< <`` and ``>> >`` are nvcc's too: 4 bytes)
+    open_len: int = 3
+    close_len: int = 3
 
 
 def forwarded_tokens(launch) -> LaunchTokens:
@@ -63,72 +67,23 @@ def framed_tokens(launch) -> LaunchTokens:
     return replace(forwarded_tokens(launch), frame=launch.macro_frame)
 
 
-def mask(source: bytes) -> bytes:
-    """``source`` with the insides of comments, string and character literals replaced by
-    spaces (newlines kept), so token searches see code only."""
-    out = bytearray(source)
-
-    def blank(a: int, b: int) -> None:
-        for k in range(a, b):
-            if out[k] != 0x0A:
-                out[k] = 0x20
-
-    i, n = 0, len(source)
-    while i < n:
-        two = source[i:i + 2]
-        if two == b"//":
-            end = source.find(b"\n", i)
-            end = n if end < 0 else end
-            blank(i, end)
-            i = end
-        elif two == b"/*":
-            end = source.find(b"*/", i + 2)
-            end = n if end < 0 else end + 2
-            blank(i, end)
-            i = end
-        elif source[i] in (0x22, 0x27):                  # " or '
-            j = i + 1
-            while j < n and source[j] not in (source[i], 0x0A):
-                j += 2 if source[j] == 0x5C else 1
-            blank(i + 1, min(j, n))
-            i = j + 1
-        else:
-            i += 1
-    return bytes(out)
-
-
 def tokens_in(masked: bytes, start: int, end: int) -> tuple[list[LaunchTokens], str | None]:
-    """The launches whose ``<<<`` lies in ``masked[start:end]``, or a reason why one cannot be
-    rewritten."""
+    """The launches whose ``<<<`` (or ``<< <``) lies in ``masked[start:end]``, or a reason
+    why one cannot be rewritten."""
     found = []
-    at = masked.find(b"<<<", start, end)
-    while at >= 0:
-        close = _matching_close(masked, at + 3, end)
+    at = OPEN.search(masked, start, end)
+    while at is not None:
+        close = closing_bracket(masked, at.end(), end)
         if close is None:
             return [], "no '>>>' closing the launch configuration"
-        kernel_start, problem = _kernel_start(masked, at)
+        kernel_start, problem = _kernel_start(masked, at.start())
         if problem:
             return [], problem
-        text = masked[kernel_start:at].decode("utf-8", "replace").strip()
-        found.append(LaunchTokens(kernel_start, at, close, text))
-        at = masked.find(b"<<<", close + 3, end)
+        text = masked[kernel_start:at.start()].decode("utf-8", "replace").strip()
+        found.append(LaunchTokens(kernel_start, at.start(), close[0], text,
+                                  open_len=at.end() - at.start(), close_len=close[1] - close[0]))
+        at = OPEN.search(masked, close[1], end)
     return found, None
-
-
-def _matching_close(masked: bytes, pos: int, end: int) -> int | None:
-    depth = 0
-    while pos < end:
-        ch = masked[pos:pos + 1]
-        if ch in (b"(", b"[", b"{"):
-            depth += 1
-        elif ch in (b")", b"]", b"}"):
-            depth -= 1
-            if depth < 0:
-                return None
-        elif depth == 0 and masked[pos:pos + 3] == b">>>":
-            return pos
-        pos += 1
-    return None
 
 
 def _kernel_start(masked: bytes, at: int) -> tuple[int, str | None]:

@@ -24,6 +24,7 @@ from s2s.frontend.core.allowed_flags import allowed_flags
 from s2s.frontend.core.flags import without_openmp_flags
 from s2s.frontend.core.include_guard import check_includes
 from s2s.frontend.core.toolchain import Toolchain, configure_libclang, default_toolchain
+from s2s.model.launch_syntax import closed_up
 from s2s.runtime_files import RUNTIME_INCLUDE
 from s2s.user_files import file_kind
 
@@ -291,15 +292,47 @@ def _sides(language: str, cuda_side: str, source: bytes) -> tuple[str, ...]:
     return ("host",)
 
 
+def _spaced_includes(path: str, unit, unsaved) -> tuple[tuple[str, bytes], ...]:
+    """When a CUDA parse has errors: the files it included from the directory of ``path``
+    (or below) whose launches are written with spaced brackets (``<< <``, as a ``.cu`` file
+    included as text may be), closed up for a second parse (same lengths, so every offset
+    holds); () when there is none."""
+    if not any(d.severity >= 3 for d in unit.diagnostics):
+        return ()
+    given = {name for name, _ in unsaved}
+    project = os.path.dirname(os.path.abspath(path)) + os.sep
+    out = []
+    for inclusion in unit.get_includes():
+        name = inclusion.include.name
+        if not os.path.abspath(name).startswith(project) or name in given:
+            continue
+        try:
+            with open(name, "rb") as handle:
+                text = handle.read(MAX_SOURCE_BYTES)
+        except OSError:
+            continue
+        if closed_up(text) is not text:
+            out.append((name, closed_up(text)))
+            given.add(name)
+    return tuple(out)
+
+
 def _parse(path: str, args: list[str], source: bytes, detailed: bool = True,
            unsaved: tuple[tuple[str, bytes], ...] = ()):
     cindex = configure_libclang()
     flags = cindex.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD if detailed else 0
     # The file's bytes go in as an unsaved file: libclang then never re-reads a file that
     # changed under us, and tests can parse in-memory sources.
+    if "cuda" in args:                      # nvcc's '<< <' launches, closed up for clang
+        source = closed_up(source)
     try:
-        return deep_stack.call(_index().parse, path, args=args, unsaved_files=[(path, source), *unsaved],
-                               options=flags)
+        unit = deep_stack.call(_index().parse, path, args=args,
+                               unsaved_files=[(path, source), *unsaved], options=flags)
+        spaced = _spaced_includes(path, unit, unsaved) if "cuda" in args else ()
+        if spaced:
+            unit = deep_stack.call(_index().parse, path, args=args,
+                                   unsaved_files=[(path, source), *unsaved, *spaced], options=flags)
+        return unit
     except cindex.TranslationUnitLoadError as error:
         # libclang gives no reason; the usual one is a flag the parser cannot use.
         raise ParseError(f"libclang could not parse {path} with these flags ({error}); check "

@@ -109,11 +109,34 @@ def type_kind(ctype) -> str:
     return "other"
 
 
-def _pointee_size(ctype) -> int | None:
+def _pointee_size(ctype, scalar: bool = True) -> int | None:
+    """Bytes of what a pointer (or an array parameter) points to. ``scalar``: for a pointer to
+    rows (``float (*c)[NY][NX]``, ``float c[][NY][NX]``) the size of one scalar element, the
+    unit of the flat index ``flat_rows`` gives its subscripts."""
     canonical = ctype.get_canonical()
     pointee = canonical.get_pointee() if canonical.kind.name == "POINTER" else canonical.element_type
+    while scalar and pointee.get_canonical().kind.name == "CONSTANTARRAY":
+        pointee = pointee.get_canonical().element_type
     size = pointee.get_size()
     return size if size and size > 0 else None
+
+
+def row_extents(ctype, parameter: bool = False) -> tuple[int, ...] | None:
+    """The extents of the rows a pointer points to (``float (*)[NY][NX]``: ``(NY, NX)``), or
+    an array ``parameter`` (``float c[][NY][NX]``, which is such a pointer); None for any other
+    type (local and shared arrays are not memory the access model records)."""
+    canonical = ctype.get_canonical()
+    if canonical.kind.name == "POINTER":
+        row = canonical.get_pointee().get_canonical()
+    elif parameter and canonical.kind.name in ("INCOMPLETEARRAY", "CONSTANTARRAY"):
+        row = canonical.element_type.get_canonical()
+    else:
+        return None
+    extents = []
+    while row.kind.name == "CONSTANTARRAY":
+        extents.append(row.element_count)
+        row = row.element_type.get_canonical()
+    return tuple(extents) or None
 
 
 _FILE_SCOPES = frozenset({"TRANSLATION_UNIT", "NAMESPACE", "LINKAGE_SPEC"})
@@ -251,7 +274,8 @@ class _Lowering:
         if kind != "array":
             exprs = [c for c in cursor.get_children() if c.kind.is_expression()]
             init = self.expr(exprs[-1]) if exprs else None
-        size = _pointee_size(cursor.type) if kind in ("pointer", "array") else None
+        size = (_pointee_size(cursor.type, kind == "pointer") if kind in ("pointer", "array")
+                else None)
         return ir.Decl(cursor.spelling, kind, init, size, self.span(cursor))
 
     def for_stmt(self, cursor, children) -> ir.For:
@@ -295,6 +319,9 @@ class _Lowering:
         if kind == "MEMBER_REF_EXPR":
             return self.member(cursor, children)
         if kind == "ARRAY_SUBSCRIPT_EXPR":
+            flat = self.flat_rows(cursor)
+            if flat is not None:
+                return flat
             return ir.Index(self.expr(children[0]), self.expr(children[1]), self.span(cursor))
         if kind == "UNARY_OPERATOR":
             op = UNARY_OPS.get(_lib().clang_getCursorUnaryOperatorKind(cursor))
@@ -316,6 +343,33 @@ class _Lowering:
                            size)
         return ir.Opaque(kind, tuple(self.expr(c) for c in children if c.kind.is_expression()),
                          self.span(cursor))
+
+    def flat_rows(self, cursor):
+        """``c[z][y][x]`` on a pointer to rows (``float c[][NY][NX]``) as the flat element
+        ``c[(z * NY + y) * NX + x]`` (the parameter's element size is one scalar's); a row
+        ``c[z]`` used as a value is the address ``c + z * NY * NX``. None for subscripts of
+        anything else (plain pointers, local and shared arrays keep their own rules)."""
+        chain, node = [], cursor
+        while node is not None and node.kind.name == "ARRAY_SUBSCRIPT_EXPR":
+            base, index = list(node.get_children())[:2]
+            chain.append(index)
+            node = base
+            while node.kind.name in TRANSPARENT and len(list(node.get_children())) == 1:
+                node = next(node.get_children())
+        ref = node.referenced if node.kind.name == "DECL_REF_EXPR" else None
+        extents = row_extents(node.type, ref is not None and ref.kind.name == "PARM_DECL")
+        if extents is None or len(chain) > len(extents) + 1:
+            return None
+        chain.reverse()
+        flat = self.expr(chain[0])
+        for extent, index in zip(extents, chain[1:], strict=False):
+            flat = ir.Binary("+", ir.Binary("*", flat, ir.IntConst(extent)), self.expr(index))
+        rest = 1
+        for extent in extents[len(chain) - 1:]:
+            rest *= extent
+        if rest != 1:                               # a row, not a scalar: its address
+            return ir.Binary("+", self.expr(node), ir.Binary("*", flat, ir.IntConst(rest)))
+        return ir.Index(self.expr(node), flat, self.span(cursor))
 
     def _foldable(self, cursor, kind: str) -> bool:
         if kind != "DECL_REF_EXPR":

@@ -9,9 +9,16 @@
  *  - min()/max() on the host: nvcc declares them __host__ __device__; clang's headers (and the
  *    toolkit's, as clang includes them) only give device versions, so `min(a, b)` in host code
  *    fails.  Host versions of nvcc's overload set are added here.
+ *  - <stdio.h> and <time.h>: nvcc's crt/common_functions.h includes them, so time(0) and
+ *    printf compile in a .cu file that includes neither (Rodinia's particlefilter).
  */
 #ifndef __S2S_NVCC_COMPAT_H__
 #define __S2S_NVCC_COMPAT_H__
+
+#if defined(__CUDA__)
+#include <stdio.h>
+#include <time.h>
+#endif
 
 #if defined(__CUDA__) && defined(__cplusplus)
 

@@ -57,6 +57,8 @@ enum cudaError { cudaSuccess = 0, cudaErrorMemoryAllocation = 2, cudaErrorInvali
 typedef enum cudaError cudaError_t;
 enum cudaMemcpyKind { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
                       cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4 };
+enum cudaFuncCache { cudaFuncCachePreferNone = 0, cudaFuncCachePreferShared = 1,
+                     cudaFuncCachePreferL1 = 2, cudaFuncCachePreferEqual = 3 };
 typedef struct s2s_shim_stream *cudaStream_t;
 typedef struct s2s_shim_event *cudaEvent_t;
 struct s2s_shim_stream { int unused; };
@@ -322,6 +324,15 @@ inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_
 }
 inline cudaError_t cudaEventDestroy(cudaEvent_t event) { delete event; return cudaSuccess; }
 inline cudaError_t cudaDeviceReset() { return cudaSuccess; }
+/* cache preferences are hints a device may ignore; the emulated device does */
+template <class F>
+inline cudaError_t cudaFuncSetCacheConfig(F *, cudaFuncCache) { return cudaSuccess; }
+inline cudaError_t cudaFuncSetCacheConfig(const void *, cudaFuncCache) { return cudaSuccess; }
+inline cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
+inline cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache *config) {
+  *config = cudaFuncCachePreferNone;
+  return cudaSuccess;
+}
 inline cudaError_t cudaGetLastError() {
     cudaError_t e = s2s_shim::last_error();
     s2s_shim::last_error() = cudaSuccess;

@@ -5,6 +5,9 @@
  * implement them. A name the user maps with their own -D is left to their macro. */
 #ifndef S2S_CUDA_LEGACY_H
 #define S2S_CUDA_LEGACY_H
+/* nvcc's crt/common_functions.h includes these: time(0) and printf compile without them */
+#include <stdio.h>
+#include <time.h>
 #if defined(CUDART_VERSION) && CUDART_VERSION >= 13000
 #ifndef cudaThreadSynchronize
 extern __host__ cudaError_t cudaThreadSynchronize(void);
