@@ -274,6 +274,7 @@ def _read(key: str, kind: type, allowed: tuple[str, ...] = ()):
         return None
     if not isinstance(value, kind):
         return None
+    parse_reuse.record(d[0] for d in dependencies)     # (what a replayed rewrite read)
     try:
         os.utime(cache_dir() / key)         # recently used: evicted last
     except OSError:
@@ -304,7 +305,6 @@ def entry_dependencies(key: str) -> tuple[list, tuple[str, ...]] | None:
     stream = _entry_stream(key)
     if stream is None:
         return None
-    parse_reuse.record(d[0] for d in dependencies)
     try:
         stored_key, dependencies, roots = _ModelUnpickler(stream).load()
     except Exception:  # noqa: BLE001 - a damaged entry: no dependencies known
