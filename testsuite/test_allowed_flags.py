@@ -157,3 +157,14 @@ def test_plugin_in_compile_commands_is_never_loaded(plugin, capsys, tmp_path):
     assert not mark.exists(), "the plugin's code ran"
     assert not Path("db.d").exists()
     assert "[flags-dropped]" in err and f"'-fplugin={built}'" in err
+
+
+def test_relative_paths_are_anchored_where_they_were_given(tmp_path):
+    from s2s.frontend.core.allowed_flags import anchored
+
+    (tmp_path / "pre.h").write_text("")
+    got = anchored(("-Iinc", "-I", "../up", "-isystem", "/abs", "-include", "pre.h",
+                    "-include", "stdio.h", "-DX=inc", "--sysroot=sr"), str(tmp_path))
+    assert got == (f"-I{tmp_path}/inc", "-I", str(tmp_path.parent / "up"), "-isystem", "/abs",
+                   "-include", f"{tmp_path}/pre.h", "-include", "stdio.h", "-DX=inc",
+                   f"--sysroot={tmp_path}/sr")

@@ -98,3 +98,20 @@ def test_the_flags_of_compile_commands_reach_clang16(program, tmp_path, capsys):
     code = main(["omp", "--in-place", "-p", str(tmp_path), str(program)])
     _, err = capsys.readouterr()
     assert code == 1 and "incorrect map type modifier" in err
+
+
+def test_the_check_finds_the_files_own_header_not_the_working_directorys(tmp_path, monkeypatch):
+    """The rewrite goes in on stdin, whose quoted includes clang searches first in the working
+    directory: run from a folder with a header of the same name, the check read that one (an
+    ``#error`` here) and blamed the rewrite. It runs in the file's folder, the user's relative
+    ``-I`` anchored where it was given."""
+    project, elsewhere = tmp_path / "proj", tmp_path / "run"
+    (project / "inc").mkdir(parents=True)
+    elsewhere.mkdir()
+    (project / "x.h").write_text("#include \"y.h\"\n")
+    (project / "inc" / "y.h").write_text("#define N 16\n")
+    (elsewhere / "x.h").write_text("#error the working directory's header\n")
+    source = b'#include "x.h"\nint a[N];\n'
+    monkeypatch.chdir(elsewhere)
+    assert clang_check.syntax_errors(source, "../proj/a.c", "c", ("-I../proj/inc",)) == []
+    assert clang_check.syntax_errors(source, "../proj/a.c", "c", ())   # the control: no -I

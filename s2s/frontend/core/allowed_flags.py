@@ -16,6 +16,7 @@ what s2s runs on its own account. The one function to call is :func:`allowed_fla
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 
@@ -102,6 +103,42 @@ def allowed_flags(flags: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...
             dropped.append(" ".join(flags[at:at + width]))
         at += width
     return tuple(kept), tuple(dropped)
+
+
+#: kept flags whose value is a path (joined or the next argument), for :func:`anchored`
+_PATH_FLAGS = ("-isystem", "-iquote", "-idirafter", "-include", "-imacros", "-isysroot",
+               "--sysroot=", "--sysroot", "-I")
+
+
+def anchored(flags: Sequence[str], base: str) -> tuple[str, ...]:
+    """``flags`` (kept ones) with every relative path value made absolute against ``base``:
+    the same flags for a tool run in another working directory. A relative ``-include`` or
+    ``-imacros`` file is anchored only where it exists under ``base`` (else the tool searches
+    the include path for it, as it would have)."""
+    out: list[str] = []
+    at = 0
+    while at < len(flags):
+        flag = flags[at]
+        option = next((o for o in _PATH_FLAGS if flag.startswith(o)), None)
+        if option is None:
+            out.append(flag)
+            at += 1
+            continue
+        joined = flag != option
+        value = flag[len(option):] if joined else (flags[at + 1] if at + 1 < len(flags) else "")
+        value = _anchor(value, base, option in ("-include", "-imacros"))
+        out += [option + value] if joined else [option, value]
+        at += 1 if joined else 2
+    return tuple(out)
+
+
+def _anchor(value: str, base: str, file_only_if_there: bool) -> str:
+    if not value or os.path.isabs(value):
+        return value
+    absolute = os.path.normpath(os.path.join(base, value))
+    if file_only_if_there and not os.path.exists(absolute):
+        return value
+    return absolute
 
 
 def _kept_width(flag: str, nxt: str | None) -> int:

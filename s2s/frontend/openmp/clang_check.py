@@ -20,7 +20,7 @@ import shutil
 import subprocess
 
 from s2s.diagnostics import Diagnostic, Location
-from s2s.frontend.core.allowed_flags import allowed_flags
+from s2s.frontend.core.allowed_flags import allowed_flags, anchored
 from s2s.frontend.core.flags import without_openmp_flags
 
 CLANG = "clang-16"
@@ -52,12 +52,15 @@ def identity() -> str | None:
 
 
 def command(clang: str, path: str, language: str, user_flags: tuple[str, ...]) -> list[str]:
-    """The argv of the check of ``path``'s rewrite (read from stdin)."""
+    """The argv of the check of ``path``'s rewrite (read from stdin), to run in ``path``'s
+    folder (:func:`_errors`): a quoted include of stdin is searched first in the working
+    directory, where the file's own is searched first in its folder; relative paths of the
+    user's flags are anchored to this process's working directory, where they were given."""
     argv = [clang, "-fsyntax-only", *OFFLOAD, "-x", language]
     if language == "c++" and not any(f.startswith(("-std=", "--std=")) for f in user_flags):
         argv.append("-std=c++17")
     directory = os.path.dirname(os.path.abspath(path))
-    kept = without_openmp_flags(allowed_flags(user_flags)[0])
+    kept = anchored(without_openmp_flags(allowed_flags(user_flags)[0]), os.getcwd())
     return argv + ["-iquote", directory, *kept, "-w", "-"]
 
 
@@ -75,16 +78,17 @@ def checked(data: bytes, path: str, language: str, user_flags: tuple[str, ...]
     clang = available()
     if clang is None or language not in ("c", "c++"):
         return None
-    found = _errors(data, path, language, tuple(user_flags), clang)
+    found = _errors(data, path, language, tuple(user_flags), clang, os.getcwd())
     return None if found is None else list(found)
 
 
 @functools.lru_cache(maxsize=256)
-def _errors(data: bytes, path: str, language: str, user_flags: tuple[str, ...], clang: str
-            ) -> tuple[Diagnostic, ...] | None:
-    try:
+def _errors(data: bytes, path: str, language: str, user_flags: tuple[str, ...], clang: str,
+            working_directory: str) -> tuple[Diagnostic, ...] | None:
+    try:        # (working_directory: the flags' relative paths are anchored there)
         done = subprocess.run(command(clang, path, language, user_flags), input=data,
-                              capture_output=True, timeout=TIMEOUT_S, check=False)
+                              capture_output=True, timeout=TIMEOUT_S, check=False,
+                              cwd=os.path.dirname(os.path.join(working_directory, path)))
     except (OSError, subprocess.TimeoutExpired):
         return None
     if done.returncode == 0:
