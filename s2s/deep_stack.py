@@ -115,6 +115,12 @@ def _quiet_recursion(previous: Callable) -> Callable:
     return hook
 
 
+def is_recursion(error: BaseException) -> bool:
+    """``error`` is a RecursionError, also one ctypes met converting the arguments of a call
+    into libclang (``ArgumentError: argument 3: RecursionError``, raised where the call was)."""
+    return _is_recursion(type(error), error)
+
+
 def _is_recursion(kind: type, value: BaseException | None) -> bool:
     """A RecursionError, also as ctypes reports one met while converting a callback's argument
     (``ctypes.ArgumentError: argument 1: RecursionError``)."""

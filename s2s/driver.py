@@ -178,7 +178,7 @@ def failed_by(path: str, error: Exception) -> Failed:
     a bug in s2s keeps its traceback); the run goes on with the other files."""
     if isinstance(error, S2SError):
         return Failed(path, (error.diagnostic,))
-    if isinstance(error, RecursionError):
+    if deep_stack.is_recursion(error):
         return Failed(path, (InputError(
             f"code nested too deeply for s2s (more than about {deep_stack.RECURSION_LIMIT} "
             "levels); the file is left as it is", Location(path, 1, 1, 0),

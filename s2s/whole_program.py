@@ -127,10 +127,11 @@ def _program(paths: list[str], options: RunOptions, run_pass: Pass,
         return [results[path] for path in dict.fromkeys(order)]
     try:
         results.update(_run_program(program, units, flags, includers, run_pass, options.jobs))
-    except (S2SError, RecursionError) as error:
-        for one in units:
-            results[one.path] = failed_by(one.path, error)
-    except Exception as error:  # a bug in s2s: every file of the program fails, none is touched
+    except Exception as error:  # noqa: BLE001 - else a bug in s2s: every file of it fails
+        if isinstance(error, S2SError) or deep_stack.is_recursion(error):
+            for one in units:
+                results[one.path] = failed_by(one.path, error)
+            return [results[path] for path in dict.fromkeys(order)]
         internal = InternalError(f"internal error while processing the program: "
                                  f"{type(error).__name__}: {error}").diagnostic
         for one in units:

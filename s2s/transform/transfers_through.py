@@ -18,6 +18,7 @@ from s2s.analysis.fuse.graph import error_check_helpers
 from s2s.diagnostics import Diagnostic, Location, Severity
 from s2s.edits import line_col
 from s2s.frontend.extract import host_helper_headers, load
+from s2s.model.span import SpanIndex
 from s2s.transform.fuse_wrappers import (
     Work,
     call_sites,
@@ -50,9 +51,21 @@ def copy_wrappers(units: list[tuple[object, bytes]]) -> tuple[dict, dict]:
             wrapper, why = wrapper_of(unit, text, function, works, checks, units[0][0].path)
             if wrapper is not None:
                 wrappers[function.name] = (wrapper, function.span)
-            elif why:
+            elif why and _copies_a_callers_buffer(unit, function, calls):
                 refused[function.name] = (why, function.span)
     return wrappers, refused
+
+
+def _copies_a_callers_buffer(unit, function, calls) -> bool:
+    """``function`` allocates no device buffer and a copy of it names one of its parameters:
+    it copies the caller's buffers, which only a wrapper followed to its calls could pool (a
+    function with device buffers of its own, as gemm_cuda allocating A_gpu, is planned in its
+    own body: nothing to say about its calls)."""
+    if any(c.category == "alloc" for c in unit.in_function("api_calls", function.name)):
+        return False
+    params = {p.name for p in function.params if p.name}
+    uses = SpanIndex(unit.in_function("var_uses", function.name))
+    return any(use.name in params for c in calls for a in c.args[:2] for use in uses.inside(a.span))
 
 
 def through_copy_wrappers(loaded, out, transfers_file, explain_id: str):

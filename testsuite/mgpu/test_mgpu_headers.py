@@ -84,7 +84,9 @@ def test_host_cuda_code_in_a_header_is_refused(tmp_path, monkeypatch):
     said = [result.diagnostics[0], *result.diagnostics[0].notes]
     assert said[0].id == "mgpu-launch" and "in a project header" in said[0].message
     assert said[0].location.file.endswith("kernels.cuh")
-    assert any(d.id == "mgpu-api" and "'cudaFree' in a project header" in d.message for d in said)
+    # the header's cudaFree is redirected by the prologue as in every project header (issue
+    # 29): only the launch, which the rewrite cannot edit there, refuses the file
+    assert not any(d.id == "mgpu-api" for d in said), [d.message for d in said]
 
 
 def test_device_properties_construction_is_not_an_api_call(tmp_path):

@@ -23,6 +23,8 @@ Warnings name each launched kernel that runs on one device and why.
 
 from __future__ import annotations
 
+import os
+
 from dataclasses import dataclass, replace
 
 from s2s.analysis.kernel.access import analyze_unit
@@ -144,7 +146,9 @@ def plan_file(model: TranslationUnit, source: bytes,
     masked = mask(source)
     kernels, by_name = _kernel_table(model, headers)
     sources = {h.path for h, _ in included_sources(model.path, headers, header_texts or {})}
-    refusals: list[Refusal] = list(_header_refusals(h for h in headers if h.path not in sources))
+    redirected = {os.path.abspath(p) for p in header_texts or {}}
+    refusals: list[Refusal] = list(_header_refusals(
+        (h for h in headers if h.path not in sources), redirected))
     warnings: list[Refusal] = []
     launches: dict[int, LaunchTokens] = {}
     warned: set[str] = set()
@@ -313,10 +317,11 @@ def _symbol(call, host_args) -> str | None:
     return None
 
 
-def _header_refusals(headers):
+def _header_refusals(headers, redirected: set[str]):
     """Host CUDA code in a project header is not rewritten (only the file's own text is): a
     launch there, or a call that allocates, copies or synchronises, would reach CUDA with the
-    runtime's addresses."""
+    runtime's addresses; unless the header is one whose calls the prologue redirects
+    (``redirected``: the headers whose texts the plan has, :func:`header_api_names`)."""
     for header in headers:
         for launch in header.launches:
             yield Refusal(f"launch of '{launch.kernel}' in a project header cannot be rewritten "
@@ -324,7 +329,7 @@ def _header_refusals(headers):
                           "its own directory, not other headers)",
                           "mgpu-launch", launch.span)
         for call in header.api_calls:
-            if call.category != "error":
+            if call.category != "error" and os.path.abspath(header.path) not in redirected:
                 yield Refusal(f"'{call.name}' in a project header is not redirected to the s2s "
                               "runtime (the rewrite edits the file given, not its headers)",
                               "mgpu-api", call.span)

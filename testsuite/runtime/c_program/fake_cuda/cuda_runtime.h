@@ -42,6 +42,13 @@ struct cudaDeviceProp {
     int memoryBusWidth, concurrentKernels, unifiedAddressing;
 };
 
+enum cudaFuncCache {
+    cudaFuncCachePreferNone = 0,
+    cudaFuncCachePreferShared = 1,
+    cudaFuncCachePreferL1 = 2,
+    cudaFuncCachePreferEqual = 3
+};
+
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
 
