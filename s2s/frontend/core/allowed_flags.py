@@ -21,6 +21,7 @@ import re
 from collections.abc import Sequence
 
 from s2s.diagnostics import Diagnostic
+from s2s.frontend.core.flags import absolute_path
 
 #: flags whose value may be the next argument (``-I dir``) or joined (``-Idir``)
 _PATH_OR_VALUE = ("-isystem", "-iquote", "-idirafter", "-include", "-imacros", "-isysroot",
@@ -133,9 +134,9 @@ def anchored(flags: Sequence[str], base: str) -> tuple[str, ...]:
 
 
 def _anchor(value: str, base: str, file_only_if_there: bool) -> str:
-    if not value or os.path.isabs(value):
+    if not value:
         return value
-    absolute = os.path.normpath(os.path.join(base, value))
+    absolute = absolute_path(value, base)
     if file_only_if_there and not os.path.exists(absolute):
         return value
     return absolute

@@ -238,10 +238,10 @@ def _classify(arg: str, nxt: str | None, directory: str, kept: list[str],
             if nxt is None:
                 unknown.append(arg)
                 return 1
-            kept.extend([flag, _absolute(nxt, directory)])
+            kept.extend([flag, absolute_path(nxt, directory)])
             return 2
         if spelled.startswith(flag) and flag in ("-I", "-isystem", "-iquote", "-idirafter"):
-            kept.append(flag + _absolute(spelled[len(flag):], directory))
+            kept.append(flag + absolute_path(spelled[len(flag):], directory))
             return 1
     if spelled in ("-D", "-U") and nxt is not None:
         kept.extend([spelled, nxt])
@@ -257,5 +257,6 @@ def _classify(arg: str, nxt: str | None, directory: str, kept: list[str],
     return 1
 
 
-def _absolute(path: str, directory: str) -> str:
+def absolute_path(path: str, directory: str) -> str:
+    """``path`` as given, if absolute, else anchored at ``directory`` (normalised)."""
     return path if os.path.isabs(path) else os.path.normpath(os.path.join(directory, path))
