@@ -43,6 +43,10 @@ class PassOutput:
     check_compiles: bool = False
     #: (what, how many) for the run's summary line: ("left unmapped", 2)
     counts: tuple[tuple[str, int], ...] = ()
+    #: the pass again, told which of these ``groups`` (their indices) the check dropped: an
+    #: output whose plan leaves their subjects to a fallback and whose counts say so
+    #: (:func:`settled`); None: the counts do not depend on the check
+    replan: Callable[[tuple[int, ...]], PassOutput] | None = field(default=None, compare=False)
 
 
 #: A pass maps a successfully loaded file to its output.
@@ -195,13 +199,59 @@ def run_on_loaded(loaded: Loaded, parse_options: ParseOptions, run_pass: Pass,
     start = time.perf_counter()
     output = run_pass(loaded)
     planned = time.perf_counter()
-    checked = checked_output(loaded.path, loaded.source, output, parse_options, includers)
+
+    def check(out: PassOutput) -> tuple[CheckedEdits, tuple[int, ...]]:
+        checked = checked_output(loaded.path, loaded.source, out, parse_options, includers)
+        return checked, dropped_groups(out, checked)
+    output, checked, rounds = settled(output, check)
+    checked = with_earlier(checked, rounds)
     change = apply_edits(loaded.path, loaded.source, checked.edits)
     generated = generated_changes(loaded.path, checked.edits)
     timings = (("pass", planned - start), ("check", time.perf_counter() - planned))
     return Success(loaded.path, loaded, change, loaded.diagnostics + tuple(output.diagnostics)
                    + checked.diagnostics, checked.incomplete, output.counts, output.groups,
                    timings, generated)
+
+
+#: rounds of replanning after dropped groups (each refuses one subject more; a bound all the same)
+REPLAN_ROUNDS = 8
+
+
+def settled(output: PassOutput, check: Callable[[PassOutput], tuple[object, tuple[int, ...]]]
+            ) -> tuple[PassOutput, object, tuple[object, ...]]:
+    """The pass's output and its check once no group the check drops changes what the
+    output claims: while the check (``check(output)``: its result and the indices of the
+    groups it dropped) drops groups, the pass replans without them (``PassOutput.replan``: a
+    data region whose rewrite does not compile leaves its constructs to the safety net, so
+    the summary counts what is left after the check, never what was planned before it;
+    issue 28). Also the checks of the earlier rounds (their warnings say why the plan
+    changed)."""
+    checked, gone = check(output)
+    rounds = []
+    while output.replan is not None and gone and len(rounds) < REPLAN_ROUNDS:
+        rounds.append(checked)
+        output = output.replan(gone)
+        checked, gone = check(output)
+    return output, checked, tuple(rounds)
+
+
+def dropped_groups(output: PassOutput, checked: CheckedEdits) -> tuple[int, ...]:
+    """Indices of the output's groups that the check of one file dropped (some edit not
+    kept)."""
+    kept = set(checked.edits)
+    return tuple(number for number, group in enumerate(output.groups)
+                 if group.edits and not set(group.edits) <= kept)
+
+
+def with_earlier(checked: CheckedEdits, rounds) -> CheckedEdits:
+    """``checked`` with the warnings of the earlier rounds' checks in front (once each), and
+    incomplete when a round dropped something."""
+    if not rounds:
+        return checked
+    said: list[Diagnostic] = []
+    for one in (*rounds, checked):
+        said += [d for d in one.diagnostics if d not in said]
+    return replace(checked, diagnostics=tuple(said), incomplete=True)
 
 
 def generated_changes(path: str, edits: Iterable) -> tuple[FileChange, ...]:

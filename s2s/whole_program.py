@@ -37,6 +37,8 @@ from s2s.driver import (
     load_and_run,
     parse_options_for,
     run_on_loaded,
+    settled,
+    with_earlier,
 )
 from s2s.edits import Edit
 from s2s.frontend.core.parse import ParseOptions
@@ -176,7 +178,10 @@ def _run_program(program: Program, units: list[Loaded], flags: dict[str, ParseOp
     output = run_pass(Loaded(units[0].path, program.source, program.unit, ()))
     deep_stack.check_walks()
     planned = time.perf_counter()
-    checked = _checked_program(program, output, units, flags, includers, jobs)
+    output, checked, rounds = settled(output, lambda out: _checked_program(
+        program, out, units, flags, includers, jobs))
+    for path, (part, check) in checked.items():
+        checked[path] = (part, with_earlier(check, [earlier[path][1] for earlier in rounds]))
     timings = (("pass (whole program)", planned - start),
                ("check (whole program)", time.perf_counter() - planned))
     results: dict[str, FileResult] = {}
@@ -242,8 +247,9 @@ def _same_meaning(one, other) -> bool:
 def _checked_program(program: Program, output: PassOutput, units: list[Loaded],
                      flags: dict[str, ParseOptions],
                      includers: dict[str, tuple[tuple[str, bytes], ...]], jobs: int = 1
-                     ) -> dict[str, tuple[PassOutput, CheckedEdits]]:
-    """Each file's part of the output and its checked edits. A group (one data region and
+                     ) -> tuple[dict[str, tuple[PassOutput, CheckedEdits]], tuple[int, ...]]:
+    """Each file's part of the output and its checked edits, and the numbers of the groups
+    dropped (in some file). A group (one data region and
     the clauses it relies on) may have edits in several files: when its part in one file does
     not parse, its parts in the others are dropped too, with a warning there. The files are
     checked on ``jobs`` forked workers (each check is a parse and a clang-16 run of its own;
@@ -290,7 +296,7 @@ def _checked_program(program: Program, output: PassOutput, units: list[Loaded],
                                           f"{failed_in} do not compile", group.invalid_id)
                 out[path] = (part, replace(check, diagnostics=check.diagnostics + (note,),
                                            incomplete=True))
-    return out
+    return out, tuple(sorted(dropped))
 
 
 def _check_one(item: tuple) -> CheckedEdits:

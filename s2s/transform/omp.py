@@ -9,7 +9,8 @@ data`` pair. Explanations (``--explain``) are notes with id ``omp-explain``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from s2s.diagnostics import Diagnostic
@@ -49,7 +50,12 @@ MACRO_COUNT = "left in macros"
 LOCAL_MAPS = "the map clauses of function-local arrays and static tables"
 
 
-def run_omp(loaded: Loaded) -> PassOutput:
+def run_omp(loaded: Loaded, not_compiling: dict[tuple, str] | None = None) -> PassOutput:
+    """The plan's edits in groups, its diagnostics and counts. ``not_compiling``: subjects of
+    groups (a function's data region, a class's objects, a construct's own clauses) whose
+    rewrite an earlier check dropped, each with the reason (:func:`_replan`): they are
+    planned as refused, so the counts are those of the rewrite that is emitted."""
+    not_compiling = not_compiling or {}
     model, source = loaded.model, loaded.source
     if model.language == "cuda":
         return PassOutput()
@@ -68,10 +74,14 @@ def run_omp(loaded: Loaded) -> PassOutput:
     model = with_callee_members(model, source)   # ``init(&mesh)`` allocating mesh.u
     plan = plan_file(model, source)
     groups, notes = [], []
+    subjects: list[tuple] = []      # what each group maps (the key of ``not_compiling``)
     warnings = list(plan.warnings)
     macro = macro_spans(model)
     kept = []
     for region in plan.regions:
+        if ("region", region.function) in not_compiling:
+            plan.left.setdefault(region.function, not_compiling["region", region.function])
+            continue
         region = without_member_clauses(without_macro_clauses(region, macro))
         region, refused = _with_companions(model, source, region)
         if refused is not None:
@@ -89,20 +99,24 @@ def run_omp(loaded: Loaded) -> PassOutput:
             plan.left.setdefault(region.function, f"its edits would land inside {origin}")
             continue
         kept.append(region)
+        subjects.append(("region", region.function))
         groups.append(EditGroup(f"the data mapping of '{region.function}'",
                                 tuple(_region_edits(region, source, loaded.path, model.language)),
                                 region.first.span, INVALID_ID))
         notes += _explain(region)
     plan.regions = kept
+    plan.objects = [m for m in plan.objects if ("object", m.cls) not in not_compiling]
     for mapping in plan.objects:
         if mapping.hand_written:
             continue
+        subjects.append(("object", mapping.cls))
         groups.append(EditGroup(f"the mapping of the vectors of '{mapping.cls}' per object",
                                 tuple(object_edits(mapping, source)), mapping.class_span,
                                 INVALID_ID))
         notes += object_notes(mapping, EXPLAIN_ID)
     notes += [Diagnostic.note(why, EXPLAIN_ID, span) for why, span in plan.per_call]
-    groups.append(EditGroup(LOCAL_MAPS,
+    subjects.append(("locals",))
+    groups.append(EditGroup(LOCAL_MAPS, () if ("locals",) in not_compiling else
                             tuple(_local_edits(plan, source, loaded.path)), None, INVALID_ID))
     notes += [Diagnostic.note(f"{m.clause}: {m.reason}", EXPLAIN_ID, m.directive)
               for m in plan.local_maps]
@@ -110,7 +124,10 @@ def run_omp(loaded: Loaded) -> PassOutput:
                               EXPLAIN_ID, e.last.span) for e in plan.static_entries]
     report = _with_struct_copies(model, construct_report(model, plan))
     per_construct, still_left = _safety_net(model, source, report.left)
+    per_construct, still_left = _without_refused(per_construct, still_left, report.left,
+                                                 not_compiling)
     for construct in per_construct:
+        subjects.append(("construct", construct.span))
         groups.append(EditGroup(f"the map clauses of the target region at line "
                                 f"{construct.span.line}", construct.edits or (Edit(
                                     loaded.path, _pragma_end(source, construct.span.end), 0,
@@ -133,7 +150,50 @@ def run_omp(loaded: Loaded) -> PassOutput:
     if in_macros:  # written through _Pragma macros: unseen, so never called mapped
         counts += ((MACRO_COUNT, in_macros),)
     return PassOutput(edits, tuple(diagnostics + notes), tuple(groups), check_compiles=True,
-                      counts=counts)
+                      counts=counts, replan=functools.partial(_replan, loaded, not_compiling,
+                                                              tuple(subjects)))
+
+
+#: why a subject is refused once the check dropped its group's edits
+NOT_COMPILING = "its rewrite does not compile"
+
+
+def _replan(loaded: Loaded, refused: dict[tuple, str], subjects: tuple[tuple, ...],
+            dropped: tuple[int, ...]) -> PassOutput:
+    """The pass's output once the groups numbered ``dropped`` (of the output that
+    ``subjects`` describes, group by group) failed the compile check: their subjects are
+    refused, so their constructs go to the safety net (or are counted left) and the summary
+    counts the rewrite that is emitted (s2s.driver.settled). Nothing new refused: the same
+    output, without a further round."""
+    more = dict(refused)
+    for number in dropped:
+        if number < len(subjects):
+            more.setdefault(subjects[number], NOT_COMPILING)
+    output = run_omp(loaded, more)
+    return output if len(more) > len(refused) else replace(output, replan=None)
+
+
+def _without_refused(per_construct: list[_PerConstruct], still_left: list[LeftConstruct],
+                     left: tuple[LeftConstruct, ...], refused: dict[tuple, str]
+                     ) -> tuple[list[_PerConstruct], list[LeftConstruct]]:
+    """The safety net's results less the constructs whose own clauses failed the compile
+    check: those are left, with their pointers and the reason."""
+    from s2s.analysis.omp.report import LeftConstruct
+
+    if not any(key[0] == "construct" for key in refused):
+        return per_construct, still_left
+    pointers = {c.span: c for c in left}
+    kept, still = [], list(still_left)
+    for construct in per_construct:
+        if ("construct", construct.span) not in refused:
+            kept.append(construct)
+            continue
+        still = [c for c in still if c.span != construct.span]
+        origin = pointers[construct.span]
+        still.append(LeftConstruct(construct.span, origin.pointers, (
+            f"{origin.reason}; its clauses of its own ({' '.join(construct.clauses)}): "
+            f"{refused['construct', construct.span]}")))
+    return kept, still
 
 
 def _with_companions(model, source: bytes, region):

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from s2s.analysis.omp.guards import directive_chain
+from s2s.analysis.omp.hidden_uses import copied_sources, partly_mapped_scalars
 from s2s.analysis.omp.plan import OmpPlan, RegionPlan
 from s2s.analysis.omp.pointer_arrays import is_array_of_pointers
 from s2s.analysis.omp.state import norm_text
@@ -139,10 +140,11 @@ def _unmapped_pointers(model: TranslationUnit, index: int, plan: OmpPlan,
     ``planned`` the regions and objects of the plan that cover its function."""
     by_directive = model.cached("omp report refs", lambda: _refs_by_directive(model))
     function = model.directives[index].function
-    used = sorted({ref.array for ref in by_directive.get(index, ())
+    refs = by_directive.get(index, ())
+    used = sorted({ref.array for ref in refs
                    if (ref.pointer or ref.dependent or
                        is_array_of_pointers(model, function, ref.array))
-                   and not ref.region_local})
+                   and not ref.region_local} | copied_sources(model, index, refs))
     named = {norm_text(item.base) for d in directive_chain(model, index)
              for clause in d.clauses for item in clause.items}
     if not planned:
@@ -161,6 +163,7 @@ def _unmapped_pointers(model: TranslationUnit, index: int, plan: OmpPlan,
     named |= from_regions
     for clauses in explicit:
         named |= clauses.get(model.directives[index].span, set())
+    used += sorted(partly_mapped_scalars(refs, named))
     return tuple(name for name in used if norm_text(name) not in named)
 
 

@@ -1,0 +1,76 @@
+"""Storage a target construct uses that its array references do not name (the report's count).
+
+The report (omp.report) counts a construct mapped when every pointer its array references
+dereference is named by a clause. Two uses escape that list, and either one left a construct
+counted mapped while its kernel read storage no clause had copied (issue 28, "the summary
+never lies"):
+
+- a pointer reached only through a copy declared in the kernel (``const float *row = src +
+  y * width;`` then ``row[x]``): the reference is to ``row``, declared in the region (so not
+  a mapping of its own), and ``src`` is captured as a zero-length section when no clause
+  names it (LIBOMPTARGET_INFO shows it as an unmapped pointer);
+- a scalar member read through a struct that the construct's mapping maps partly (``P->h``
+  beside ``P->x[0:n]``): once a member section of a struct is mapped, the struct is mapped
+  member by member, and a member no clause names holds garbage on the device (libomptarget
+  says nothing: the run prints another result).
+
+Facts from the model only (array references and pointer copies with their spans).
+"""
+
+from __future__ import annotations
+
+from s2s.analysis.omp.state import norm_text
+from s2s.model import TranslationUnit
+
+
+def copied_sources(model: TranslationUnit, index: int, refs) -> set[str]:
+    """The pointers that region-local pointers of construct ``index`` copy (through chains
+    of copies inside the construct): ``src`` for ``row = src + y * width``."""
+    directive = model.directives[index]
+    inside = directive.stmt_span
+    if inside is None or directive.function is None:
+        return set()
+    copies: dict[str, list[str]] = {}
+    for copy in model.in_function("pointer_copies", directive.function):
+        if copy.span.file == inside.file and inside.start <= copy.span.start < inside.end:
+            sources = (copy.source,) if copy.source else copy.choices
+            copies.setdefault(norm_text(copy.target), []).extend(sources)
+    pending = [norm_text(r.array) for r in refs if r.region_local and r.pointer]
+    seen: set[str] = set()
+    out: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for source in copies.get(name, ()):
+            if norm_text(source) in copies:
+                pending.append(norm_text(source))     # a copy of a copy in the kernel
+            else:
+                out.add(source)
+    return out
+
+
+def partly_mapped_scalars(refs, named: set[str]) -> set[str]:
+    """The scalar members among ``refs`` (non-pointer ``P->h``, ``s.dt``) whose struct has
+    other members ``named`` (mapped member by member) while they are not."""
+    out = set()
+    for ref in refs:
+        if ref.pointer or ref.region_local:
+            continue
+        path = norm_text(ref.array)
+        root, sep, _member = _split(path)
+        if not sep or path in named or root in named:
+            continue
+        if any(_split(other)[0] == root and _split(other)[1] for other in named):
+            out.add(ref.array)
+    return out
+
+
+def _split(path: str) -> tuple[str, str, str]:
+    """(struct path, separator, member) of a member path; ("", "", path) for a plain name."""
+    cut = max(path.rfind("->"), path.rfind("."))
+    if cut < 0:
+        return "", "", path
+    sep = "->" if path[cut:cut + 2] == "->" else "."
+    return path[:cut], sep, path[cut + len(sep):]
