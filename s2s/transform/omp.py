@@ -83,6 +83,7 @@ def run_omp(loaded: Loaded, not_compiling: dict[tuple, str] | None = None) -> Pa
             plan.left.setdefault(region.function, not_compiling["region", region.function])
             continue
         region = without_member_clauses(without_macro_clauses(region, macro))
+        before = {a.name for a in region.arrays} | {n for _, n in region.device_names}
         region, refused = _with_companions(model, source, region)
         if refused is not None:
             warnings.append((f"the data mapping of '{region.function}' is left to each "
@@ -99,6 +100,9 @@ def run_omp(loaded: Loaded, not_compiling: dict[tuple, str] | None = None) -> Pa
             plan.left.setdefault(region.function, f"its edits would land inside {origin}")
             continue
         kept.append(region)
+        mapped_now = ({a.name for a in region.arrays} |
+                      {n for _, n in region.device_names}) - before
+        warnings = [w for w in warnings if not _said_unmapped(w, mapped_now)]
         subjects.append(("region", region.function))
         groups.append(EditGroup(f"the data mapping of '{region.function}'",
                                 tuple(_region_edits(region, source, loaded.path, model.language)),
@@ -154,6 +158,18 @@ def run_omp(loaded: Loaded, not_compiling: dict[tuple, str] | None = None) -> Pa
                                                               tuple(subjects)))
 
 
+def _said_unmapped(warning: tuple, names: set[str]) -> bool:
+    """Whether ``warning`` is the plan's that one of ``names`` keeps its per-kernel
+    mapping (omp.plan), or that its entry copy is not needed (omp.existing), when the
+    region maps it after all (a companion member, which the plan does not see)."""
+    message, ident, _span = warning
+    if ident == "omp-redundant-copy":   # (a second run: the rewrite's own clause for it)
+        return any(message.startswith(f"the entry copy of {name} is not needed")
+                   for name in names)
+    return ident == "omp-not-mapped" and any(
+        message.startswith(f"'{name}' keeps its per-kernel mapping") for name in names)
+
+
 #: why a subject is refused once the check dropped its group's edits
 NOT_COMPILING = "its rewrite does not compile"
 
@@ -201,12 +217,21 @@ def _with_companions(model, source: bytes, region):
     member arrays it maps (s2s.analysis.omp.region_companions), and why it cannot stand."""
     from dataclasses import replace
 
+    from s2s.analysis.omp.callee_companions import callee_companions
     from s2s.analysis.omp.region_companions import region_companions
 
     added, refused = region_companions(model, source, region)
-    if refused is not None or not added:
+    if refused is not None:
         return region, refused
-    return replace(region, arrays=region.arrays + tuple(added)), None
+    more, names, refused = callee_companions(model, region)
+    if refused is not None:
+        return region, refused
+    own = {a.name for a in added}
+    added = [*added, *(a for a in more if a.name not in own)]
+    if not added:
+        return region, None
+    return replace(region, arrays=region.arrays + tuple(added),
+                   device_names=region.device_names + names), None
 
 
 def _with_struct_copies(model, report):

@@ -1,0 +1,70 @@
+"""Scalar members that kernels of callees read beside the member arrays a caller's region maps.
+
+omp.region_companions maps the scalar members (``w.dt``) that the region's own kernels read
+beside the member arrays it maps: a struct mapped member by member holds on the device only
+the members named. A kernel in a callee reaches the same struct through a parameter
+(``compute_density(P)`` reading ``P->h`` beside ``P->x[i]``): without a clause for ``P->h``
+it reads garbage on the device, and a clause of the kernel's own would extend the present
+struct. So the region maps those members too, under the caller's name of the struct
+(issue 28: such a construct was warned about and counted mapped).
+
+Facts from the model: the region's device names per callee (which pointer names the callee's
+kernels use for the mapped members) and the array references of the callee's kernels.
+"""
+
+from __future__ import annotations
+
+from s2s.analysis.omp.arrays import MappedArray
+from s2s.analysis.omp.member_counts import MEMBER
+from s2s.analysis.omp.state import norm_text
+
+
+def callee_companions(model, region) -> tuple[list[MappedArray], tuple, str | None]:
+    """(the members to map ``to``, their (function, name) device names, why the region cannot
+    stand with them or None) for the kernels of callees of ``region.function``."""
+    caller = _structs(norm_text(a.name) for a in region.arrays)
+    if not caller:
+        return [], (), None
+    host_written = {norm_text(ref.array) for ref in model.in_function("array_refs",
+                                                                     region.function)
+                    if ref.directive is None and ref.mode != "read"}
+    by_callee: dict[str, list[str]] = {}
+    for where, name in region.device_names:
+        if where != region.function:
+            by_callee.setdefault(where, []).append(norm_text(name))
+    added: list[str] = []
+    names: list[tuple[str, str]] = []
+    for where, device in sorted(by_callee.items()):
+        for (root, sep), members in _structs(device).items():
+            home = [key for key, known in caller.items() if key[1] == sep and members <= known]
+            if len(home) != 1:
+                continue        # not one struct of the caller: nothing is claimed for it
+            mapped = caller[home[0]]
+            for ref in model.in_function("array_refs", where):
+                found = MEMBER.fullmatch(norm_text(ref.array))
+                if ref.pointer or found is None or found.group(1, 2) != (root, sep) or \
+                        found.group(3) in mapped:
+                    continue
+                path = f"{home[0][0]}{sep}{found.group(3)}"
+                if path in host_written and ref.directive is not None:
+                    return [], (), (f"the host in '{region.function}' writes '{path}', which "
+                                    f"a kernel of '{where}' reads beside the arrays")
+                if ref.mode != "read":
+                    where_said = "a kernel of" if ref.directive is not None else "the host in"
+                    return [], (), (f"{where_said} '{where}' writes '{ref.array}', a member of "
+                                    "a struct the region maps member by member")
+                if ref.directive is None or path in added:
+                    continue
+                added.append(path)
+                names.append((where, norm_text(ref.array)))
+    return [MappedArray(path, "", "to", "release") for path in added], tuple(names), None
+
+
+def _structs(paths) -> dict[tuple[str, str], set[str]]:
+    """(struct name, separator) -> the members of it among ``paths`` (``P->x`` -> P, ->, x)."""
+    out: dict[tuple[str, str], set[str]] = {}
+    for path in paths:
+        found = MEMBER.fullmatch(path)
+        if found:
+            out.setdefault((found.group(1), found.group(2)), set()).add(found.group(3))
+    return out
