@@ -273,3 +273,50 @@ def test_a_callee_reading_a_scalar_member_of_a_partly_mapped_struct(tmp_path):
     assert omp_harness.unmapped_constructs(new) == 0
     assert new.stdout == stripped.stdout, (new.stdout, stripped.stdout)
     assert not any(d.id == "omp-not-mapped" for r in results for d in r.diagnostics)
+
+
+TABLE_FIRST = """#include <stdio.h>
+#include <stdlib.h>
+
+static double *table;
+
+static void build_table(int size)
+{
+    table = malloc(sizeof(double) * size);
+#pragma omp target teams distribute parallel for map(from: table[0:size])
+    for (int i = 0; i < size; i++)
+        table[i] = 0.5 * i;
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 1000;
+    build_table(16);
+    double *x = malloc(sizeof(double) * n);
+#pragma omp target teams distribute parallel for
+    for (int k = 0; k < n; k++)
+        x[k] = 1.0 + k % 16;
+    double sum = 0.0;
+#pragma omp target teams distribute parallel for reduction(+:sum)
+    for (int k = 0; k < n; k++)
+        sum += x[k];
+    printf("sum %.3f table %.3f\\n", sum, table[3]);
+    free(x);
+    free(table);
+    return 0;
+}
+"""
+
+
+def test_a_function_without_a_data_region_says_why(tmp_path):
+    """main's device work starts (build_table) before x is allocated: x is storage of the
+    region's own span, so main gets no data region. Before, the constructs on x were mapped
+    per construct with the reason 'no data region was planned in main', saying nothing of
+    why (AMD device_routine_wdynglobaldata's shape); now the reason names x and table."""
+    counts, stripped, new, results = _rewrite_and_run(tmp_path, {"table.c": TABLE_FIRST},
+                                                      ["table.c"])
+    said = [d.message for r in results for d in r.diagnostics if d.id == "omp-per-construct"]
+    assert len(said) == 2 and all("allocated inside the statements a data region would span "
+                                  "('table' of 'build_table', 'x')" in m for m in said), said
+    assert counts["left unmapped"] == omp_harness.unmapped_constructs(new) == 0
+    assert new.stdout == stripped.stdout

@@ -253,6 +253,11 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
                               "omp-not-mapped", nodes[0].stmt.span))
     tracked = frozenset(lengths)
     if not tracked:
+        fresh = [_shown(label) for label in unmapped if "@" in label]
+        if fresh:   # (never silent: the per-construct warnings give this reason)
+            plan.left.setdefault(function.name, (
+                "the storage its device work uses is allocated inside the statements a data "
+                f"region would span ({', '.join(fresh)}): each target region maps its own"))
         return None
     tail = region_tail(model, irs, function, block, nodes, tracked, source) if extend else []
     if any(changing_term(lengths[label], "\n".join(text(n.stmt) for n in tail), [])
