@@ -51,6 +51,34 @@ def copied_sources(model: TranslationUnit, index: int, refs) -> set[str]:
     return out
 
 
+def routine_globals(model: TranslationUnit, index: int) -> set[str]:
+    """Pointers that functions called in construct ``index`` (device routines, and the
+    functions they call) dereference under a name that is none of their parameters or
+    pointer locals: globals (``constants[c]`` in a ``declare target`` routine). The kernel
+    needs their storage mapped as much as its own references'."""
+    directive = model.directives[index]
+    inside, host = directive.stmt_span, model.function(directive.function or "")
+    if inside is None or host is None:
+        return set()
+    pending = [c.name for c in host.calls
+               if c.span.file == inside.file and inside.start <= c.span.start < inside.end]
+    seen: set[str] = set()
+    out: set[str] = set()
+    while pending:
+        name = pending.pop()
+        callee = model.function(name)
+        if name in seen or callee is None:
+            continue
+        seen.add(name)
+        own = {p.name for p in callee.params} | \
+            {norm_text(c.target) for c in model.in_function("pointer_copies", name)}
+        out |= {ref.array for ref in model.in_function("array_refs", name)
+                if ref.pointer and not ref.region_local and ref.root not in own
+                and "." not in ref.array and "->" not in ref.array}
+        pending += [c.name for c in callee.calls]
+    return out
+
+
 def partly_mapped_scalars(refs, named: set[str]) -> set[str]:
     """The scalar members among ``refs`` (non-pointer ``P->h``, ``s.dt``) whose struct has
     other members ``named`` (mapped member by member) while they are not."""

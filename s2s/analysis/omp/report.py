@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from s2s.analysis.omp.guards import directive_chain
-from s2s.analysis.omp.hidden_uses import copied_sources, partly_mapped_scalars
+from s2s.analysis.omp.hidden_uses import copied_sources, partly_mapped_scalars, routine_globals
 from s2s.analysis.omp.plan import OmpPlan, RegionPlan
 from s2s.analysis.omp.pointer_arrays import is_array_of_pointers
 from s2s.analysis.omp.state import norm_text
@@ -144,7 +144,8 @@ def _unmapped_pointers(model: TranslationUnit, index: int, plan: OmpPlan,
     used = sorted({ref.array for ref in refs
                    if (ref.pointer or ref.dependent or
                        is_array_of_pointers(model, function, ref.array))
-                   and not ref.region_local} | copied_sources(model, index, refs))
+                   and not ref.region_local} | copied_sources(model, index, refs)
+                  | routine_globals(model, index))
     named = {norm_text(item.base) for d in directive_chain(model, index)
              for clause in d.clauses for item in clause.items}
     if not planned:
