@@ -101,6 +101,8 @@ def _extract(parsed: ParsedFile, contexts: list[ExtractContext], header: _Header
     kernels, device_functions, launches, api_calls = (
         _in_source_order(items) for items in (kernels, device_functions, launches, api_calls))
     helpers, helper_calls = extract_helper_facts(host)
+    allocations = _in_source_order(extract_allocations(host))
+    functions = tuple(extract_functions(host, directives))
     model = TranslationUnit(
         path=parsed.path if header is None else header.path,
         language=parsed.language,
@@ -109,15 +111,15 @@ def _extract(parsed: ParsedFile, contexts: list[ExtractContext], header: _Header
         device_functions=tuple(device_functions),
         launches=tuple(launches),
         api_calls=tuple(api_calls),
-        allocations=_in_source_order(extract_allocations(host)),
+        allocations=allocations,
         directives=tuple(directives),
-        functions=tuple(extract_functions(host, directives)),
+        functions=functions,
         array_refs=array_refs,
         pointer_copies=pointer_copies,
         kernel_bodies=bodies,
         project_headers=project_headers,
-        # the host facts of transfers and fuse, which run on CUDA files only
-        var_uses=extract_var_uses(host) if parsed.language == "cuda" else (),
+        var_uses=extract_var_uses(host, None if parsed.language == "cuda" else var_use_functions(
+            functions, directives, allocations, helper_calls)),
         classes=extract_class_facts(host) if parsed.language == "c++" else (),
         # (a function reached through a pointer runs its kernels where no region may be)
         function_refs=function_refs(host_tree(host)) if parsed.language != "cuda" and any(
@@ -129,6 +131,33 @@ def _extract(parsed: ParsedFile, contexts: list[ExtractContext], header: _Header
         helper_calls=helper_calls,
     )
     return model, [d for ctx in contexts for d in ctx.diagnostics]
+
+
+def var_use_functions(functions, directives, allocations, helper_calls) -> frozenset[str]:
+    """The functions of a C or C++ file whose variable mentions are extracted: those with
+    a directive or an allocation (an allocating helper's call too), those that call one of
+    them and those one of them calls (directly or not, in the file): the functions OpenMP's
+    analyses ask about (the locals of an allocating function, the uses of an array of
+    pointers, a callee's definition of a count; a callee in another file without either
+    has none, which its readers take as "not known"). Transfers and fuse, which read the mentions of every host
+    function, run on CUDA files, which get all of them. A mention costs a span and a
+    referenced cursor: the never-called helpers of a big program are most of its mentions."""
+    chosen = {d.function for d in directives} | {a.function for a in allocations} | \
+        {c.function for c in helper_calls}
+    chosen.discard(None)
+    defined = {f.name for f in functions}
+    calls = {f.name: {c.name for c in f.calls} & defined for f in functions}
+    grown = True
+    while grown:
+        grown = False
+        for name, callees in calls.items():
+            if name not in chosen and callees & chosen:
+                chosen.add(name)
+                grown = True
+            if name in chosen and not callees <= chosen:
+                chosen |= callees
+                grown = True
+    return frozenset(chosen)
 
 
 def _in_source_order(items) -> tuple:

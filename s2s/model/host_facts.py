@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from s2s.model.span import SourceSpan
+from s2s.model.span import Expr, SourceSpan
 
 #: Roles of a mention, from the expression it sits in (casts and parentheses looked through):
 #: ``declare`` a declarator without initializer; ``null-init`` one initialised to 0 / NULL /
@@ -35,6 +35,16 @@ class VarUse:
     ``position`` name the innermost call argument the mention is in (callee, index; None
     outside calls): ``&d`` in ``cudaMalloc(&d, n)`` has ``address`` at (cudaMalloc, 0).
     ``pointer`` says whether the variable has pointer or array type.
+
+    The rest answers what OpenMP's analyses asked the text before (issue 28): ``local``, the
+    variable is a parameter or a local of this function (not a global); ``value``, the value
+    it gets at an ``init`` declarator or a plain ``=`` assignment (None for compound
+    assignments, ``++``/``--`` and every other role); ``element``, for a ``subscript``
+    mention, the role of the element ``v[k]`` itself by the same rules (``&y[k]`` is
+    ``address``, ``y[k][i]`` is ``subscript``, ``y[k] = malloc(...)`` is ``assign``);
+    ``unevaluated``, the mention sits in ``sizeof``/``alignof`` (it reads no value).
+    ``decl`` is an offset in the mention's own file: a program (``s2s.model.program``) moves
+    spans, not these offsets.
     """
 
     name: str
@@ -45,6 +55,10 @@ class VarUse:
     pointer: bool = False
     call: str | None = None
     position: int | None = None
+    local: bool = False
+    value: Expr | None = None
+    element: str | None = None
+    unevaluated: bool = False
 
 
 @dataclass(frozen=True)

@@ -23,44 +23,49 @@ _ATOM = re.compile(r"(?<![\w.>])[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*")
 _ROOT = re.compile(r"[A-Za-z_]\w*")
 _KEYWORDS = frozenset({"sizeof", "int", "long", "unsigned", "size_t", "double", "float",
                        "const", "char", "short", "signed"})
+#: mentions that give a variable its value (those but ``init`` and a plain ``=`` have none)
+_DEFINING = frozenset({"init", "null-init", "assign", "address"})
 
 
-def section_in_callee(section: str, caller, caller_text: str, callee, callee_text: str,
+def section_in_callee(section: str, caller, caller_uses, callee, callee_uses,
                       args: tuple[str, ...]) -> str | None:
     """``[0:X]`` in ``callee``'s names for the caller's ``[0:N]`` (module doc), or None.
+    ``*_uses`` are the functions' variable mentions (``s2s.model.host_facts.VarUse``);
     ``args`` are the call's arguments as written in the caller."""
     inner = section.strip()
     if not (inner.startswith("[") and inner.endswith("]")) or ":" not in inner:
         return None
     low, length = inner[1:-1].split(":", 1)
-    if not same_value(low, "0"):
-        return None
-    wanted = _expanded(length, caller, caller_text, {})
+    if not same_value(low, "0") or not caller_uses or not callee_uses:
+        return None            # (a function without mentions was not extracted: not known)
+    wanted = _expanded(length, caller, caller_uses, {})
     if wanted is None:
         return None
     params = [p.name for p in callee.params]
     binding = dict(zip(params, args, strict=False)) if len(args) == len(params) else None
     if binding is None:
         return None
-    for candidate in _candidates(callee, callee_text):
-        found = _expanded(candidate, callee, callee_text, binding)
+    for candidate in _candidates(callee, callee_uses):
+        found = _expanded(candidate, callee, callee_uses, binding)
         if found is not None and same_value(found, wanted):
             return f"[0:{candidate}]"
     return None
 
 
-def _candidates(callee, text: str) -> list[str]:
-    """The callee's scalar parameters and the names it defines once (in order)."""
+def _candidates(callee, uses) -> list[str]:
+    """The callee's scalar parameters and the names it gives a value with ``=`` (in
+    order)."""
     names = [p.name for p in callee.params if not p.is_pointer]
-    for match in re.finditer(r"(?<![\w.>])([A-Za-z_]\w*)\s*=(?!=)", text):
-        if match.group(1) not in names and match.group(1) not in _KEYWORDS:
-            names.append(match.group(1))
+    for use in uses:
+        if use.value is not None and use.name not in names:
+            names.append(use.name)
     return names
 
 
-def _expanded(text: str, function, body: str, binding: dict, depth: int = 0) -> str | None:
+def _expanded(text: str, function, uses, binding: dict, depth: int = 0) -> str | None:
     """``text`` of ``function`` in the call's terms, or None where a name has more than one
-    definition (its value at the copy is not known)."""
+    definition, or one other than ``=`` (``+=``, ``++``, its address taken): its value at
+    the copy is not known."""
     if depth > 4:
         return None
     params = {p.name for p in function.params}
@@ -79,15 +84,12 @@ def _expanded(text: str, function, body: str, binding: dict, depth: int = 0) -> 
             return f"({argument}){rest}"
         if rest or root in params:
             return atom
-        definitions = re.findall(
-            rf"(?<![\w.>]){re.escape(root)}\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)\s*([^;,{{]+)", body)
-        if len(definitions) > 1 or re.search(rf"(?:\+\+|--)\s*{re.escape(root)}\b|"
-                                             rf"(?<![\w.>]){re.escape(root)}\s*(?:\+\+|--)",
-                                             body):
+        definitions = [u for u in uses if u.name == root and u.role in _DEFINING]
+        if len(definitions) > 1 or any(u.value is None for u in definitions):
             raise LookupError(root)
         if not definitions:
             return atom  # a global or a macro
-        inner = _expanded(definitions[0], function, body, binding, depth + 1)
+        inner = _expanded(definitions[0].value.text, function, uses, binding, depth + 1)
         if inner is None:
             raise LookupError(root)
         return f"({inner})"

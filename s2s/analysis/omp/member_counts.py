@@ -43,9 +43,7 @@ def member_count(model: TranslationUnit, source: bytes, root: str, sep: str,
     if not allocations or any(a.count is None for a, _ in allocations):
         return None
     allocating = {a.function for a, _ in allocations}
-    # (var_uses are extracted for CUDA files only: the allocating functions' own parameters
-    # and declarators stand for "a variable" where they are not)
-    variables = {use.name for use in model.var_uses} | _declared_in(model, source, allocating)
+    variables = _declared_in(model, allocating)
     counts = set()
     for allocation, found in allocations:
         owner = found.group(1)
@@ -81,38 +79,18 @@ def member_section(model: TranslationUnit, source: bytes, label: str) -> str | N
     return None if count is None else f"[0:{count}]"
 
 
-def _declared_in(model: TranslationUnit, source: bytes, functions: set) -> set[str]:
-    """The parameters of ``functions`` and the names their declaration statements declare
-    (``int m = 0, *p, buf[N];``: m, p, buf): what a count naming them would mean nothing
-    outside the allocating function (graph.c's ``g->col_idx = malloc(sizeof(int) * (m > 0 ?
-    m : 1))``, ``m`` a local: the construct's clause named an undeclared ``m``)."""
+def _declared_in(model: TranslationUnit, functions: set) -> set[str]:
+    """The parameters and locals of ``functions`` (the variables their mentions and
+    declarators name, ``s2s.model.host_facts.VarUse.local``): a count naming one means
+    nothing outside the allocating function (graph.c's ``g->col_idx = malloc(sizeof(int) *
+    (m > 0 ? m : 1))``, ``m`` a local: the construct's clause named an undeclared ``m``)."""
     names: set[str] = set()
     for function in model.functions:
-        if function.name not in functions:
-            continue
-        names.update(p.name for p in function.params if p.name)
-        for stmt in function.body.walk() if function.body is not None else ():
-            if stmt.kind == "decl":
-                text = source[stmt.span.start:stmt.span.end].decode("utf-8", "replace")
-                names.update(_declarators(text))
+        if function.name in functions:
+            names.update(p.name for p in function.params if p.name)
+            names.update(use.name for use in model.in_function("var_uses", function.name)
+                         if use.local)
     return names
-
-
-def _declarators(text: str) -> list[str]:
-    """The names a C declaration statement declares: per declarator (split at commas outside
-    brackets), the last word before its initializer, less array bounds."""
-    out, depth, part = [], 0, []
-    for char in text.rstrip().rstrip(";") + ",":
-        depth += char in "([{"
-        depth -= char in ")]}"
-        if char == "," and depth == 0:
-            declarator = re.sub(r"\[[^\]]*\]", "", "".join(part).split("=", 1)[0])
-            words = re.findall(r"[A-Za-z_]\w*", declarator)
-            out += words[-1:]
-            part = []
-        else:
-            part.append(char)
-    return out
 
 
 def _written_only_in(model: TranslationUnit, source: bytes, field: str,

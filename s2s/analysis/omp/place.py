@@ -373,12 +373,12 @@ def _item(failure, irs, lengths, model, root: str, text=None) -> str:
     section = lengths[labels[0]] if labels else ""
     if section and failure.function != root:
         section = _by_parameter(section, failure.scalars) or \
-            _from_call(section, failure, irs, root, text) or \
+            _from_call(section, failure, irs, model, root, text) or \
             _translate(section, irs[failure.function].function, model, failure.local)
     return f"{failure.local}{section}"
 
 
-def _from_call(section: str, failure, irs, root: str, text) -> str | None:
+def _from_call(section: str, failure, irs, model, root: str, text) -> str | None:
     """The section in the callee's own names, through the call's arguments
     (omp.callee_counts), for a callee the planned function calls directly."""
     if text is None or len(failure.chain) != 1:
@@ -389,8 +389,8 @@ def _from_call(section: str, failure, irs, root: str, text) -> str | None:
     if len(calls) != 1:
         return None
     caller, callee = irs[root].function, irs[failure.function].function
-    return section_in_callee(section, caller, text(caller.body), callee, text(callee.body),
-                             calls[0].args)
+    return section_in_callee(section, caller, model.in_function("var_uses", caller.name),
+                             callee, model.in_function("var_uses", callee.name), calls[0].args)
 
 
 def _by_parameter(section: str, scalars: tuple) -> str | None:

@@ -29,14 +29,14 @@ import re
 from dataclasses import dataclass
 
 from s2s.analysis.omp.state import norm_text
-from s2s.analysis.polynomial import assigned_in, declared_names
 from s2s.model import TranslationUnit
 
 #: more elements than this are not listed one by one in a clause
 MAX_EXTENT = 16
 _WORD = re.compile(r"(?<![\w.>])([A-Za-z_]\w*)")
-#: comments and string literals (a name inside them is no use)
-_NOT_CODE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
+#: mentions that declare a variable, and those that may change its value
+DECLARATORS = frozenset({"declare", "init", "null-init"})
+CHANGES = frozenset({"assign", "address"})
 
 
 @dataclass(frozen=True)
@@ -105,26 +105,23 @@ def _element_count(model: TranslationUnit, source: bytes, array) -> str | None:
     function = model.function(array.function) if array.function else None
     if function is None or function.body is None:
         return None
-    if any(norm_text(arg.text) == array.name for call in function.calls for arg in call.args):
-        return None
-    after = _text(source, array.span.end, function.body.span.end)
-    if _escapes(array.name, after):
+    uses = model.in_function("var_uses", array.function)
+    declared = next((u for u in uses if u.name == array.name and u.role in DECLARATORS and
+                     array.span.start <= u.span.start < array.span.end), None)
+    if declared is None:
+        return None            # its mentions were not extracted: not known
+    if any(_escapes(use) for use in uses if use.decl == declared.decl and use is not declared):
         return None
     count = counts.pop()
-    before = _text(source, function.body.span.start, array.span.start)
-    params = {p.name for p in function.params}
     for name in set(_WORD.findall(count)) - {"sizeof"}:
         # declared after the array (perhaps in the allocation loop: out of scope at the
-        # kernels), or changed after the array's declaration: the count does not hold there
-        if assigned_in(name, after, declarations=True) or \
-                name not in params and name not in declared_names(before) and \
-                assigned_in(name, before, declarations=False):
+        # kernels), or changed after the array's declaration: the count does not hold there;
+        # a global changed in the function before it (a call may change it again)
+        if any(u.name == name and (u.role in CHANGES or u.role in DECLARATORS) and
+               u.span.start >= array.span.end or
+               u.name == name and u.role in CHANGES and not u.local for u in uses):
             return None
     return count
-
-
-def _text(source: bytes, start: int, end: int) -> str:
-    return source[start:end].decode("utf-8", "replace")
 
 
 def element_clauses(model: TranslationUnit, source: bytes, function: str | None, name: str,
@@ -264,21 +261,11 @@ def _runs_kernels(model: TranslationUnit, name: str) -> bool:
     return name in model.cached("omp functions running kernels", build)
 
 
-def _escapes(name: str, text: str) -> bool:
-    """Whether ``text`` may re-point an element of the array ``name`` other than by a
-    plain ``name[k] = `` (counted from the array refs): the array used bare (``double **p
-    = y``, ``y + 1``; ``sizeof y`` aside), or an element's address taken (``&y[k]``;
-    ``&y[k][i]`` is the address of a value, which is fine)."""
-    text = _NOT_CODE.sub(" ", text)
-    word = re.escape(name)
-    for use in re.finditer(rf"(?<![\w.>]){word}\b", text):
-        before = text[:use.start()].rstrip()
-        if re.search(r"\bsizeof\s*\(?\s*$", before):
-            continue
-        rest = text[use.end():]
-        if not rest.lstrip().startswith("["):
-            return True
-        if before.endswith("&") and not before.endswith("&&") and \
-                not re.match(r"\s*\[[^\[\]]*\]\s*\[", rest):
-            return True
-    return False
+def _escapes(use) -> bool:
+    """Whether the mention ``use`` of an array of pointers may re-point one of its elements
+    other than by a plain ``name[k] = `` (counted from the array refs): the array used bare
+    (``double **p = y``, ``y + 1``, passed to a call; ``sizeof y`` aside), or an element's
+    address taken (``&y[k]``; ``&y[k][i]`` is the address of a value, which is fine)."""
+    if use.unevaluated:
+        return False
+    return use.role != "subscript" or use.element == "address"

@@ -45,14 +45,20 @@ UNARY_ROLES = {1: "assign", 2: "assign", 3: "assign", 4: "assign", 5: "address",
 STATEMENT_KINDS = FUNCTION_KINDS | {"COMPOUND_STMT", "DECL_STMT", "LAMBDA_EXPR"}
 
 
-def extract_var_uses(ctx: ExtractContext) -> tuple[VarUse, ...]:
-    """Every variable mention and local declarator in the file's host functions, in order."""
+def extract_var_uses(ctx: ExtractContext, functions: frozenset[str] | None = None
+                     ) -> tuple[VarUse, ...]:
+    """Every variable mention and local declarator in the file's host functions, in order;
+    with ``functions``, in the host functions of those names only (a mention costs a span
+    and a referenced cursor: OpenMP files take only the functions their analyses ask about,
+    :func:`s2s.frontend.extract.var_use_functions`)."""
     tree = host_tree(ctx)
     out: list[VarUse] = []
     i, count = 0, len(tree.nodes)
     while i < count:
         node = tree.nodes[i]
-        if tree.kinds[i] in FUNCTION_KINDS and is_host_code(cuda_role(node.cursor)):
+        if tree.kinds[i] in FUNCTION_KINDS and (functions is None or
+                                                node.cursor.spelling in functions) \
+                and is_host_code(cuda_role(node.cursor)):
             _uses_in(tree, i, node.cursor.spelling, out)
             i = tree.end[i]
         else:
@@ -70,20 +76,66 @@ def _uses_in(tree: HostTree, f: int, function: str, out: list[VarUse]) -> None:
                 continue
             key = ref.hash
             if key not in variables:
-                variables[key] = (ref.spelling, ref.location.offset, _is_pointer(ref)) \
-                    if ref.kind.name in VARIABLE_KINDS else None
+                variables[key] = (ref.spelling, ref.location.offset, _is_pointer(ref),
+                                  _is_local(ref)) if ref.kind.name in VARIABLE_KINDS else None
             variable = variables[key]
             if variable is None:
                 continue
             call, position = _enclosing_argument(tree, i)
-            out.append(VarUse(variable[0], _role(tree, i), tree.span(i), function, variable[1],
-                              variable[2], call, position))
+            role = _role(tree, i)
+            out.append(VarUse(variable[0], role, tree.span(i), function, variable[1],
+                              variable[2], call, position, local=variable[3],
+                              value=_assigned_value(tree, i) if role == "assign" else None,
+                              element=_element_role(tree, i) if role == "subscript"
+                              else None, unevaluated=_unevaluated(tree, i)))
         elif kind == "VAR_DECL":
             cursor = tree.nodes[i].cursor
             at = cursor.location.offset
             span = tree.ctx.index.span(at, at + len(cursor.spelling.encode()), tree.templates[i])
-            out.append(VarUse(cursor.spelling, _declarator_role(tree, i), span, function, at,
-                              _is_pointer(cursor)))
+            init = _initializer(tree, i)
+            role = "declare" if init is None else "null-init" if _is_null(tree, init) else "init"
+            out.append(VarUse(cursor.spelling, role, span, function, at, _is_pointer(cursor),
+                              local=True, value=None if init is None else tree.expr(init)))
+
+
+def _is_local(cursor) -> bool:
+    """Whether the variable ``cursor`` declares is a parameter or a local of a function
+    (its declaration context is the function; a block is no declaration context)."""
+    parent = cursor.semantic_parent
+    return parent is not None and parent.kind.name in FUNCTION_KINDS | {"LAMBDA_EXPR"}
+
+
+def _assigned_value(tree: HostTree, i: int):
+    """The right side of the plain ``=`` whose left side is the mention ``i`` (casts and
+    parentheses looked through), or None."""
+    j, p = i, tree.parent[i]
+    while p >= 0 and tree.kinds[p] in THROUGH:
+        j, p = p, tree.parent[p]
+    if p < 0 or tree.kinds[p] != "BINARY_OPERATOR":
+        return None
+    kids = tree.children[p]
+    if len(kids) != 2 or kids[0] != j or tree.nodes[p].cursor.binary_operator.name != "Assign":
+        return None
+    return tree.expr(kids[1])
+
+
+def _element_role(tree: HostTree, i: int) -> str:
+    """The role of the subscript ``v[k]`` whose base is the mention ``i``."""
+    p = tree.parent[i]
+    while tree.kinds[p] in THROUGH:
+        p = tree.parent[p]
+    return _role(tree, p)
+
+
+def _unevaluated(tree: HostTree, i: int) -> bool:
+    """Whether the mention ``i`` is an operand of ``sizeof``/``alignof`` (libclang's
+    ``CXX_UNARY_EXPR``), looked for up to the enclosing statement."""
+    p = tree.parent[i]
+    while p >= 0 and tree.kinds[p] not in STATEMENT_KINDS:
+        if tree.kinds[p] == "CXX_UNARY_EXPR":
+            return True
+        p = tree.parent[p]
+    return False
 
 
 def _is_pointer(cursor) -> bool:
@@ -158,9 +210,17 @@ def _is_null(tree: HostTree, k: int) -> bool:
 
 
 def _declarator_role(tree: HostTree, i: int) -> str:
-    """``declare``, ``null-init`` or ``init``: the initializer is the child expression after
-    the ``=`` that follows the declarator (array bounds are children too, inside ``[]``), or a
-    constructor call / braced list."""
+    """``declare``, ``null-init`` or ``init`` (:func:`_initializer`)."""
+    init = _initializer(tree, i)
+    if init is None:
+        return "declare"
+    return "null-init" if _is_null(tree, init) else "init"
+
+
+def _initializer(tree: HostTree, i: int) -> int | None:
+    """The node of the declarator ``i``'s initializer: the child expression after the ``=``
+    that follows the declarator (array bounds are children too, inside ``[]``), or a
+    constructor call / braced list; None without one."""
     src = tree.ctx.source
     cursor = tree.nodes[i].cursor
     prev = cursor.location.offset + len(cursor.spelling.encode())
@@ -174,9 +234,7 @@ def _declarator_role(tree: HostTree, i: int) -> str:
                 "CALL_EXPR", "INIT_LIST_EXPR", "CXX_CONSTRUCT_EXPR")):
             init = k
         prev = end
-    if init is None:
-        return "declare"
-    return "null-init" if _is_null(tree, init) else "init"
+    return init
 
 
 #: calls whose arguments :func:`extract_host_args` lowers (besides ``cuda*`` and launches)
