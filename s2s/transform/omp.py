@@ -69,9 +69,11 @@ def run_omp(loaded: Loaded, not_compiling: dict[tuple, str] | None = None) -> Pa
     from s2s.analysis.omp.report import construct_report
     from s2s.transform.omp_objects import object_edits, object_notes
 
+    from s2s.analysis.omp.accessor_counts import with_accessor_counts
     from s2s.analysis.omp.out_members import with_callee_members
 
     model = with_callee_members(model, source)   # ``init(&mesh)`` allocating mesh.u
+    model = with_accessor_counts(model)   # ``int *rp = A.row_ptr();`` (a vector's data)
     plan = plan_file(model, source)
     groups, notes = [], []
     subjects: list[tuple] = []      # what each group maps (the key of ``not_compiling``)

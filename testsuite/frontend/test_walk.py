@@ -122,3 +122,41 @@ def test_an_error_in_the_walk_is_raised_not_printed(tmp_path, monkeypatch):
     monkeypatch.setattr(ctx, "_is_main", lambda _location: False)
     with pytest.raises(ValueError, match="broken on purpose"):
         ctx.nodes()
+
+
+# --- omp28i: miniBUDE's main.cpp. A ``[&]`` lambda in a class template's constructor reads
+# a member (an implicit capture of ``this``: libclang visits the ``this`` under a parent
+# the walk never entered), and ``devices.template emplace_back(...)`` (an error by default
+# in the bundled libclang, accepted by clang-16): the file failed with an internal
+# IndexError, then with the clang error.
+MINIBUDE_SHAPES = r"""
+#include <numeric>
+#include <vector>
+template <typename N> struct Stats {
+    N mean, variance;
+    explicit Stats(const std::vector<N> &ys) {
+        mean = std::accumulate(ys.begin(), ys.end(), N(0)) / ys.size();
+        variance = std::accumulate(ys.begin(), ys.end(), N(0),
+                                   [&](auto acc, auto t) { return acc + (t - mean) * (t - mean); });
+    }
+};
+template <typename T> std::vector<T> devices() {
+    std::vector<T> out;
+    out.template emplace_back(T(1));
+    return out;
+}
+int main() {
+    std::vector<double> ys(8, 1.0);
+    Stats<double> s(ys);
+    double *a = ys.data();
+    #pragma omp target teams distribute parallel for map(tofrom: a[0:8])
+    for (int i = 0; i < 8; i++) a[i] += s.mean;
+    return (int)devices<double>().size() + (int)a[0];
+}
+"""
+
+
+def test_a_lambda_capturing_this_in_a_template_and_template_keyword_calls(load_source):
+    loaded = load_source(MINIBUDE_SHAPES, name="bude.cpp")
+    assert loaded.model is not None and len(loaded.model.directives) == 1
+    assert not [d for d in loaded.diagnostics if d.is_error]

@@ -116,9 +116,13 @@ def main_file_nodes(ctx, kind_name, template_kinds, function_kinds) -> list[Node
                         not is_system(location) and file_is(location, path))):
                     return _CONTINUE
             key = bytes(parent)
-            while keys[-1] != key:
-                keys.pop()
-                scopes.pop()
+            if keys[-1] != key:
+                at = len(keys) - 2
+                while at >= 0 and keys[at] != key:
+                    at -= 1
+                if at < 0:  # a parent the walk never entered (the implicit capture of
+                    return _CONTINUE  # ``this`` by a ``[&]`` lambda in a template: miniBUDE)
+                del keys[at + 1:], scopes[at + 1:]
             depth, template, function = scopes[-1]
             depth += 1
             child._tu = tu          # the cursor keeps its unit alive

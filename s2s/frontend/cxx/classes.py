@@ -13,6 +13,7 @@ have a class with a pointer member (whose own facts are frontend.cxx.class_field
 from __future__ import annotations
 
 from s2s.frontend.core.context import ExtractContext
+from s2s.frontend.cxx.accessors import accessor_facts
 from s2s.frontend.cxx.class_fields import has_pointer_fields, pointer_field_facts
 from s2s.frontend.host.containers import is_vector_type, unit_has_vectors
 from s2s.model.host import ClassFact
@@ -53,7 +54,7 @@ def extract_class_facts(ctx: ExtractContext) -> tuple[ClassFact, ...]:
         elif kind == "CONSTRUCTOR" and cursor.is_definition() and _delegates(cursor):
             out.append(ClassFact(cursor.semantic_parent.spelling, "delegating",
                                  ctx.span(cursor)))
-    return tuple(out + (pointer_field_facts(ctx) if pointers else []))
+    return tuple(out + (pointer_field_facts(ctx) if pointers else []) + accessor_facts(ctx))
 
 
 def _delegates(constructor) -> bool:
