@@ -207,7 +207,7 @@ def call_sites(unit, source: bytes, wrappers: dict[str, Wrapper]) -> list[CallSi
                 continue
             for stmt in block.children:
                 site = _site(source, stmt, wrappers)
-                if site is not None and _unshadowed(unit, function, wrappers[site.wrapper], site):
+                if site is not None and unshadowed(unit, function, wrappers[site.wrapper], site):
                     sites.append(replace(site, caller=function.name))
     return sorted(sites, key=lambda s: s.start)
 
@@ -245,7 +245,7 @@ def _site(source: bytes, stmt, wrappers: dict[str, Wrapper]) -> CallSite | None:
                     stmt.span.line)
 
 
-def _unshadowed(unit, caller, wrapper: Wrapper, site: CallSite) -> bool:
+def unshadowed(unit, caller, wrapper: Wrapper, site: CallSite) -> bool:
     """The wrapper is defined before the call (its macros and names are those of the call
     site too), and the caller declares none of the other variables the wrapper names."""
     if wrapper.defined_at > site.start:

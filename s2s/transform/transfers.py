@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from s2s.analysis.transfers.graph import Direction
 from s2s.analysis.transfers.host_code import HostRegion, RegionStatement, find_regions
+from s2s.analysis.transfers.host_frames import framed
 from s2s.analysis.transfers.host_plan import HostPlan, Message, plan_region
 from s2s.analysis.transfers.region import HOST
 from s2s.diagnostics import Diagnostic, UnsupportedConstruct
@@ -160,7 +161,8 @@ def _offset_of(plan: HostPlan) -> dict[str, str]:
 
 
 def _wrap(wrapper: str | None, call: str) -> str:
-    return f"{wrapper}({call});" if wrapper else f"{call};"
+    """``call`` as a statement, in the program's error-check macro or ``if`` (``host_frames``)."""
+    return framed(wrapper, call) if wrapper else f"{call};"
 
 
 def _offset_lines(plan: HostPlan) -> list[str]:

@@ -19,6 +19,7 @@ from s2s.diagnostics import Diagnostic, Location, Severity
 from s2s.edits import line_col
 from s2s.frontend.extract import host_helper_headers, load
 from s2s.model.span import SpanIndex
+from s2s.transform.alloc_helpers import alloc_helpers, alloc_sites
 from s2s.transform.fuse_wrappers import (
     Work,
     call_sites,
@@ -79,14 +80,19 @@ def through_copy_wrappers(loaded, out, transfers_file, explain_id: str):
     if elsewhere:
         units += [(h.model, h.source) for h in host_helper_headers(loaded, elsewhere)]
     wrappers, refused = copy_wrappers(units)
+    helpers, not_helpers = alloc_helpers(units, loaded.path)
     said = [_refusal(name, why, span, model, source, loaded.path)
             for name, (why, span) in refused.items() if name in called]
-    if not wrappers:
+    said += [_refusal(name, why, span, model, source, loaded.path, "allocation")
+             for name, (why, span) in not_helpers.items() if name in called]
+    if not wrappers and not helpers:
         return replace(out, diagnostics=out.diagnostics + tuple(said))
     launching, _refused = launch_wrappers(model, source, tuple(u for u, _t in units[1:]))
     sites = call_sites(model, source, {**launching, **{n: w for n, (w, _s) in wrappers.items()}})
-    if not any(s.wrapper in wrappers for s in sites):
+    allocating = alloc_sites(model, source, helpers)
+    if not allocating and not any(s.wrapper in wrappers for s in sites):
         sites = []
+    sites = sorted(sites + allocating, key=lambda s: s.start)
     if not sites:
         return replace(out, diagnostics=out.diagnostics + tuple(said))
     copy = load(loaded.path, loaded.options, source=inlined(source, sites))
@@ -99,29 +105,49 @@ def through_copy_wrappers(loaded, out, transfers_file, explain_id: str):
                                  "followed: its copies take part in the plan",
                                  explain_id, _location(loaded.path, source, s.start))
                  for s in followed if s.wrapper in wrappers]
-        moved = tuple(_moved(d, sites, source, loaded.path) for d in wrapped.diagnostics)
+        notes += [Diagnostic.note(f"the call of allocation helper '{s.wrapper}' at line {s.line} is "
+                                  "followed: its cudaMalloc takes part in the plan",
+                                  explain_id, _location(loaded.path, source, s.start))
+                  for s in followed if s.wrapper in helpers]
+        inside = [helpers[s.wrapper].span for s in followed if s.wrapper in helpers]
+        moved = tuple(_moved(d, sites, source, loaded.path) for d in wrapped.diagnostics
+                      if not _in_followed_helper(d, inside))
         return replace(out, edits=tuple(edits), diagnostics=moved + tuple(notes) + tuple(said),
                        groups=(), check_compiles=True)
     reasons = [d.message for d in wrapped.diagnostics if d.severity == Severity.WARNING]
     why = "; ".join(dict.fromkeys(reasons)) or ("nothing merges: the copies move at different "
                                                 "points or their buffers stay out of the pools")
-    for name in dict.fromkeys(s.wrapper for s in sites if s.wrapper in wrappers):
+    spans = {**{n: w[1] for n, w in wrappers.items()}, **{n: h.span for n, h in helpers.items()}}
+    for name in dict.fromkeys(s.wrapper for s in sites if s.wrapper in spans):
         mine = [s for s in sites if s.wrapper == name]
         lines = ", ".join(str(s.line) for s in mine)
-        where = wrappers[name][1]
+        where = spans[name]
+        what = "allocations" if name in helpers else "copies"
         said.append(Diagnostic.warning(
-            f"the copies of '{name}' ({where.file}:{where.line}) are followed to its calls "
+            f"the {what} of '{name}' ({where.file}:{where.line}) are followed to its calls "
             f"(line {lines}) and left as written there: {why}", WRAPPER_ID,
             _location(loaded.path, source, mine[0].start)))
     return replace(out, diagnostics=out.diagnostics + tuple(said))
 
 
-def _refusal(name, why, span, model, source, path) -> Diagnostic:
+def _refusal(name, why, span, model, source, path, what: str = "copy") -> Diagnostic:
     first = next((c.span for f in model.functions for c in f.calls if c.name == name), None)
     at = _location(path, source, first.start) if first is not None else None
+    if what == "allocation":
+        return Diagnostic.warning(f"the cudaMalloc of allocation helper '{name}' ({span.file}:"
+                                  f"{span.line}) is not followed to its calls: {why}; the buffers "
+                                  "it returns stay out of the pools", WRAPPER_ID, at)
     return Diagnostic.warning(f"the copies of '{name}' ({span.file}:{span.line}) are not "
                               f"followed to its calls: {why}; they are left as written",
                               WRAPPER_ID, at)
+
+
+def _in_followed_helper(diagnostic: Diagnostic, spans) -> bool:
+    """The refusal of an allocation helper's own body (its pointer is returned: it escapes)
+    once its calls are followed: its cudaMalloc is planned at each call instead."""
+    at = diagnostic.location
+    return at is not None and at.offset is not None and diagnostic.id == "transfers-escape" and \
+        any(span.file == at.file and span.start <= at.offset < span.end for span in spans)
 
 
 def _moved(diagnostic: Diagnostic, sites, source: bytes, path: str) -> Diagnostic:

@@ -86,16 +86,24 @@ def test_a_wrapper_returning_a_value_is_not_followed_with_the_reason(tmp_path):
                for m in said), said
 
 
-def test_wrapped_copies_left_as_written_are_never_silent():
-    """wrapper_copies: the pointer swap keeps main's copies as they are; each wrapper says
-    its copies were followed to its calls and why they stay."""
-    path = CORPUS / "wrapper_copies" / "heat1d.cu"
+def test_wrapped_copies_left_as_written_are_never_silent(tmp_path):
+    """wrapper_copies with its buffers from an allocation helper that does more than allocate
+    (it also clears the buffer): main's copies stay as they are; each wrapper says its copies
+    were followed to its calls and why they stay, and the helper why it is not followed."""
+    program = CORPUS / "wrapper_copies"
+    header = (program / "device_io.h").read_text().replace(
+        "    return p;\n", "    cudaMemset(p, 0, n * sizeof(float));\n    return p;\n", 1)
+    (tmp_path / "device_io.h").write_text(header)
+    path = tmp_path / "heat1d.cu"
+    path.write_text((program / "heat1d.cu").read_text())
     result = process_file(str(path), RunOptions(), run_transfers)
     said = {d.message.split("'")[1]: d for d in result.diagnostics if d.id == "transfers-wrapper"}
-    assert set(said) == {"copy_to_device", "copy_to_host"}
+    assert set(said) == {"copy_to_device", "copy_to_host", "device_alloc"}
     assert said["copy_to_device"].location.line == 47
     assert "followed to its calls (line 47, 48) and left as written there: 'd_u' is aliased or " \
            "reassigned" in said["copy_to_device"].message
+    assert "is not followed to its calls: its statement at line 16 calls more than cudaMalloc" \
+        in said["device_alloc"].message
 
 
 def test_buffers_of_a_struct_a_helper_fills_are_refused_with_the_reason():

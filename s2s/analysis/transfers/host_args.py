@@ -159,7 +159,8 @@ class CallArgs:
             constant = found is not None and found[0] == use.name and isinstance(found[1], ir.IntConst)
             chosen = found is not None and found[0] == use.name and use.call != "cudaMalloc" and \
                 (use.call in launched or use.call in ("cudaMemcpy", "cudaMemcpyAsync"))
-            if not constant and not chosen and not self.element_use(use):
+            given = use.role == "argument" and use.call is not None and self.launching(use.call)
+            if not constant and not chosen and not given and not self.element_use(use):
                 self._refuse(f"'{use.name}' holds device buffers and is used in a way the transfer rewrite "
                              "cannot follow (only its elements in CUDA calls and launches are: constant "
                              "indices, and variable ones in launches and copies)", use.span, "transfers-escape")

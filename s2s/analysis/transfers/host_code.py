@@ -46,8 +46,10 @@ from s2s.analysis.transfers.host_body import (
     clip_barriers,
     read_loop_body,
 )
+from s2s.analysis.transfers.host_calls import DeviceCalls
 from s2s.analysis.transfers.host_checks import BufferChecks
 from s2s.analysis.transfers.host_choices import Choices
+from s2s.analysis.transfers.host_frames import CheckedCalls
 from s2s.analysis.transfers.host_loops import loop_op
 from s2s.analysis.transfers.host_slices import Slices
 from s2s.analysis.transfers.region import (
@@ -183,7 +185,7 @@ class _UnitIndex:
 
 
 @dataclass
-class _Extractor(BufferChecks, CallArgs, Choices, Slices):
+class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCalls):
     model: TranslationUnit
     source: bytes
     function: HostFunction
@@ -215,6 +217,8 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices):
     bodies: list[LoopBody] | None = field(default_factory=list)
     #: statement -> the statement it moves before (``host_hoist``)
     hoisted: dict[int, int] = field(default_factory=dict)
+    #: function -> whether a call of it is a device call (``host_calls``)
+    launching_cache: dict[str, bool] = field(default_factory=dict)
 
     # -- classification -------------------------------------------------------------
 
@@ -359,6 +363,8 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices):
         memory = [c for c in calls if c.name in MEMORY_CALLS or is_copy(c) or
                   c.name in DEVICE_FILLS and self._mentions(c)]
         control = stmt.kind not in ("expr", "decl") and stmt.span.macro is None
+        frame = self.checked_call(stmt, memory, launches) if control and memory else None
+        control = control and frame is None
         parts = self.element_loop_calls(stmt, memory) if control and memory and self.bodies is not None \
             and not launches else None
         if parts is not None:
@@ -384,7 +390,7 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices):
             call = memory[0]
             if len(memory) > 1:
                 self._refuse("several CUDA memory calls in one statement", call.span, "transfers-unsupported-call")
-            wrapper = self._api_statement(stmt, call)
+            wrapper = frame if frame is not None else self._api_statement(stmt, call)
             if call.name == "cudaMalloc":
                 return RegionStatement(stmt, "device-alloc", self._address_of(call), wrapper, call)
             if call.name in DEVICE_FILLS:
@@ -402,6 +408,8 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices):
         if freed is not None:
             self.free_at[freed] = index
             return RegionStatement(stmt, "host-free", freed)
+        if self.device_call(stmt) is not None:
+            return RegionStatement(stmt, "device-call")
         self._check_uses(stmt)
         return RegionStatement(stmt, "host")
 
@@ -473,6 +481,8 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices):
             return self.element_loop_ops(entry.stmt, index, entry.parts)
         if entry.role == "host":
             return self._host_op(entry.stmt)
+        if entry.role == "device-call":
+            return self.device_call_op(entry.stmt)
         return None
 
     def _launch_op(self, launch: LaunchSite) -> Launch | None:
