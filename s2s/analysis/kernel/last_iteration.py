@@ -25,9 +25,9 @@ states are the symbolic iteration's with ``_t`` replaced by ``trips - 1``.
 from __future__ import annotations
 
 from s2s.analysis.affine import ONE, Poly
+from s2s.analysis.kernel.loops import walk
 from s2s.analysis.kernel.values import Constraint, Ptr, State
 from s2s.model import kernel_ir as ir
-from s2s.analysis.kernel.loops import walk
 
 
 def has_return(body) -> bool:
