@@ -211,7 +211,10 @@ class ExpressionRules:
     def eval_Assign(self, expr, state):
         if expr.op == "=":
             out = []
-            for s, value in self.eval(expr.value, state):
+            results = self.eval(expr.value, state)
+            if isinstance(expr.target, ir.Var):
+                results = self.joined(expr.target.name, state, results)
+            for s, value in results:
                 out += self.store(expr.target, s, value)
             return out
         op = expr.op[:-1]

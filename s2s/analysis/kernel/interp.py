@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from s2s.analysis.affine import ZERO, Poly
 from s2s.analysis.kernel.expressions import ExpressionRules
 from s2s.analysis.kernel.memory import MemoryRules
+from s2s.analysis.kernel.relevance import irrelevant_names
 from s2s.analysis.kernel.statements import StatementRules
 from s2s.analysis.kernel.values import (
     UNKNOWN,
@@ -94,6 +95,7 @@ class Interpreter(StatementRules, ExpressionRules, MemoryRules):
         self.arrays = {p.name for p in kernel.pointer_params}
         self.const_arrays = {p.name for p in kernel.pointer_params if p.const}
         self.stack: list[str] = [kernel.name]
+        self.irrelevant = irrelevant_names((kernel, *functions.values()))
         self._counter = 0
 
     # --- helpers ------------------------------------------------------------------------
@@ -133,6 +135,19 @@ class Interpreter(StatementRules, ExpressionRules, MemoryRules):
         if param.kind == "pointer":
             return Ptr(param.name, ZERO)
         return UNKNOWN
+
+    def joined(self, name: str, before: State, results: list) -> list:
+        """The values of an assignment to ``name``, its forks joined back into ``before`` when
+        ``name`` steers no global access (:mod:`~s2s.analysis.kernel.relevance`) and no fork
+        changed another variable: the forks partition ``before``, the records made under
+        them are kept, and only the variable's value is lost."""
+        if len(results) < 2 or name not in self.irrelevant:
+            return results
+        if any(isinstance(v, Ptr) or s.env != before.env or s.may != before.may
+               for s, v in results):
+            return results
+        value = self.fresh("d") if any(isinstance(v, Poly) for _, v in results) else UNKNOWN
+        return [(before, value)]
 
     def check(self, states: list) -> list:
         if len(states) > MAX_STATES:

@@ -11,6 +11,7 @@ docstring for why this is exact for grid-stride loops).
 from __future__ import annotations
 
 from s2s.analysis.affine import ONE, ZERO, Poly
+from s2s.analysis.kernel.last_iteration import has_return, last_iteration_exits
 from s2s.analysis.kernel.loops import assigned_names, escapes, induction_steps, used_names
 from s2s.analysis.kernel.values import LOCAL, UNKNOWN, Constraint, Flow, Ptr, State
 from s2s.model import kernel_ir as ir
@@ -58,7 +59,8 @@ class StatementRules:
                 state.env[node.name] = self.fresh("d") if node.kind == "int" else UNKNOWN
                 flow.normal.append(state)
                 continue
-            for out, value in self.eval(node.init, state):
+            results = self.joined(node.name, state, self.eval(node.init, state))
+            for out, value in results:
                 out.env[node.name] = self.convert(node.kind, value)
                 flow.normal.append(out)
         return flow
@@ -153,6 +155,7 @@ class StatementRules:
         modified = assigned_names(body) | assigned_names(step)
         steps = induction_steps(body, step, modified)
         leaves = escapes(body)
+        countable = not do_while and not _bound_changes(cond, modified)
         flow = Flow()
         for state in states:
             entry = state.fork()
@@ -171,17 +174,17 @@ class StatementRules:
                     entry.env[name] = Ptr(old.base, old.offset + delta * counter)
                 else:
                     entry.env[name] = self.havoc(old)
+            trips = self.trip_count(cond, steps, first, state) if countable else None
+            if leaves and trips is not None and not has_return(body):
+                exits = self.breaking_loop(cond, body, step, entry, state, trips, counter)
+                if exits is not None:
+                    flow.normal += exits
+                    continue
             entry.may = entry.may or leaves or do_while
-            runs = [entry] if do_while or cond is None else self.loop_condition(cond, entry, counter)
-            inner = self.stmt(body, runs)
+            inner, _ = self.iteration(cond, body, step, entry, counter, do_while)
             flow.returned += inner.returned
-            if step is not None:
-                after = self.eval_all(step, inner.normal + inner.continued)
-                del after
-            counted = None if leaves or do_while or _bound_changes(cond, modified) \
-                else self.trip_count(cond, steps, first, state)
-            if counted is not None:
-                flow.normal += self.counted_exits(state, counted, steps, first, modified)
+            if trips is not None and not leaves:
+                flow.normal += self.counted_exits(state, trips, steps, first, modified)
                 continue
             exit_state = state.fork()
             for name in modified:
@@ -189,6 +192,29 @@ class StatementRules:
                     exit_state.env[name] = self.havoc(exit_state.env[name])
             flow.normal.append(exit_state)
         return flow
+
+    def iteration(self, cond, body, step, entry: State, counter: Poly, do_while: bool):
+        """The body run at the symbolic iteration: its flow and the states past the step."""
+        entry = entry.fork()
+        runs = [entry] if do_while or cond is None else self.loop_condition(cond, entry, counter)
+        inner = self.stmt(body, runs)
+        ends = inner.normal + inner.continued
+        if step is not None:
+            ends = [s for s, _ in self.eval_all(step, ends)]
+        return inner, ends
+
+    def breaking_loop(self, cond, body, step, entry: State, before: State, trips: Poly,
+                      counter: Poly) -> list[State] | None:
+        """A counted loop with ``break``: tried as one that breaks only in its last iteration
+        (:mod:`~s2s.analysis.kernel.last_iteration`), its accesses exact; when a break does not
+        pin the last iteration, the records of the try are taken back (None)."""
+        records, issues = len(self.records), len(self.issues)
+        inner, ends = self.iteration(cond, body, step, entry, counter, False)
+        exits = last_iteration_exits(before, trips, counter, ends, inner.broke)
+        if exits is None:
+            del self.records[records:], self.issues[issues:]
+            return None
+        return self.check(exits)
 
     def trip_count(self, cond, steps: dict, first: dict, state: State) -> Poly | None:
         """The iterations of a counted loop, ``for (k = a; k < b; ++k)`` (``<=``: one more)
