@@ -1,19 +1,23 @@
-"""A whole-program run replayed when nothing it reads has changed (issue 30, warm runs).
+"""Results replayed when nothing they were computed from has changed (issue 30, warm runs).
 
-On a warm fact cache a run of ``s2s omp`` over a program whose files did not change still
-spent most of its time in the pass's own analysis (the plan over every function), the check
-of the rewrite and the diff, all of which the fact cache does not touch; their result is the
-same as the last run's. So the results of :func:`s2s.whole_program.process_program` are kept
-in the fact cache's folder (the same trust, size bound and ``--no-cache``), under a key of:
+One module for the two replays, on the fact cache's folder (the same trust, size bound and
+``--no-cache``; entries read and written by its functions) and with one fingerprint of s2s
+(:func:`tool_version`: every file of s2s and its runtime, by size and time - an edited
+analysis misses, not only an edited extractor) and of its switches (:func:`switches`: every
+``S2S_`` variable but the cache's knobs and ``S2S_JOBS``, which change where results are
+kept or how many run, never a result):
 
-- the pass (its module and name) and a fingerprint of all of s2s's and the runtime's code
-  (size and time of every module: an edited analysis misses, not only an edited extractor);
+**A whole-program run** (:func:`run_key`, :func:`replayed`, :func:`keep`). On a warm fact
+cache a run of ``s2s omp`` over a program whose files did not change still spent most of its
+time in the pass's own analysis (the plan over every function), the check of the rewrite and
+the diff, all of which the fact cache does not touch. So the results of
+:func:`s2s.whole_program.process_program` are kept under a key of:
+
+- the pass (its module and name), the fingerprint and the switches;
 - per file, in order, the fact cache's key of its load (its name, bytes, working directory,
   effective parse options with the user's flags and ``-p``'s, include-path variables,
   libclang), so a file edited, added, removed or reordered misses;
-- the environment the pass and its checks read: every ``S2S_`` variable (``S2S_JOBS`` aside:
-  ``-j`` gives the same bytes), ``PATH`` and the ``clang-16`` it finds (size and time: the
-  check of the rewrite runs it).
+- ``PATH`` and the ``clang-16`` it finds (size and time: the check of the rewrite runs it).
 
 The entry lists, as a fact-cache entry does, every file the loads included (project headers
 by their bytes, toolchain headers by size and time), taken from the files' own load entries;
@@ -24,6 +28,18 @@ warm one), so only a caller that reads none replays: the rewriting commands' tex
 would the computed ones, the same bytes (``scripts/bench_speed.py`` and
 ``testsuite/test_run_cache.py`` check it); JSON, SARIF and ``s2s report`` run the pass.
 
+**A compiler launcher's chain of passes** (:func:`cached_chain`), as ccache keeps whole
+compiles: ``s2s nvcc --s2s-passes=transfers,fuse,mgpu -c`` on an unchanged file would run
+the passes' analysis (isl in fuse and mgpu) on every compile. Its result (the rewritten
+bytes, what the passes said, the files they generate beside it) is kept under the fact
+cache's key of the file (:func:`s2s.frontend.fact_cache.entry_key`) plus the passes in order
+(name and the function that runs each), the fingerprint, the switches and the nvcc the fuse
+pass asks for register counts (its ``--version``). The entry lists every file the chain's
+parses included, and those of the fact-cache entries it used
+(:func:`s2s.frontend.core.parse_reuse.recording_inputs`). Only chains of s2s's own passes
+are kept (a pass registered from elsewhere may read what no key holds), and only a chain
+whose input did not change while it ran.
+
 :func:`cached_diff` keeps the unified diff of a change the same way (keyed by both texts and
 the names shown): ``difflib`` on a large file with many repeated lines costs seconds.
 """
@@ -33,20 +49,28 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-from collections.abc import Callable
+import subprocess
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from s2s.diagnostics import Diagnostic
 from s2s.driver import FileResult, Pass, RunOptions, Success, parse_options_for
 from s2s.frontend import fact_cache
+from s2s.frontend.core import parse_reuse
+from s2s.frontend.core.parse import ParseOptions, read_source
 from s2s.output import FileChange, unified_diff
 from s2s.transform import registry
 
-#: bump when what an entry holds changes
+#: bump when what an entry holds changes (a whole-program run's; a chain's)
 FORMAT = b"s2s-run 1\n"
+CHAIN_FORMAT = "s2s-rewrite 1"
 #: modules besides the model's whose classes a kept run holds (results, changes, groups)
 ALLOWED = ("s2s.driver", "s2s.output", "s2s.transform.check")
-_CODE: list[str] = []
+#: S2S_ variables that change where results are kept or how many run, never a result
+NOT_IN_KEY = frozenset({"S2S_NO_CACHE", "S2S_CACHE_MAX_MB", "S2S_JOBS"})
+#: what one process computes once: the fingerprint of s2s, nvcc's identity
+_MEMO: dict[str, str] = {}
 
 
 def run_key(paths: list[str], options: RunOptions, run_pass: Pass,
@@ -58,11 +82,9 @@ def run_key(paths: list[str], options: RunOptions, run_pass: Pass,
         return None
     digest = hashlib.sha256(FORMAT)
     clang = shutil.which("clang-16")
-    parts = [f"{getattr(run_pass, '__module__', '')}.{getattr(run_pass, '__qualname__', '')}",
-             repr(registry.needs_word(run_pass)), os.getcwd(), _code_version(),
-             f"PATH={os.environ.get('PATH', '')}", f"clang-16={clang}:{_stat(clang)}",
-             *(f"{k}={v}" for k, v in sorted(os.environ.items())
-               if k.startswith("S2S_") and k != "S2S_JOBS")]
+    parts = [pass_name(run_pass), repr(registry.needs_word(run_pass)), os.getcwd(),
+             tool_version(), f"PATH={os.environ.get('PATH', '')}",
+             f"clang-16={clang}:{_stat(clang)}", *switches()]
     for path in paths:
         source = texts.get(path) if texts is not None else _read_bytes(path)
         if source is None:
@@ -179,19 +201,90 @@ def _stat(path: str | None) -> str:
     return f"{info.st_size}:{info.st_mtime_ns}" if info else ""
 
 
-def _code_version() -> str:
-    """s2s's version and the size and time of every module of s2s and the runtime."""
-    if not _CODE:
+def pass_name(run_pass) -> str:
+    """A pass in a key: the module and name of the function that runs it."""
+    return f"{getattr(run_pass, '__module__', '')}.{getattr(run_pass, '__qualname__', '')}"
+
+
+def switches() -> list[str]:
+    """``NAME=value`` of every ``S2S_`` variable that may change a result (the passes'
+    switches), sorted."""
+    return [f"{name}={os.environ[name]}" for name in sorted(os.environ)
+            if name.startswith("S2S_") and name not in NOT_IN_KEY]
+
+
+def tool_version() -> str:
+    """s2s's version and the size and time of every file of s2s and its runtime (modules,
+    headers, C sources, libraries), once per process."""
+    if "tool" not in _MEMO:
+        import runtime
         from s2s import __version__
 
-        root = Path(__file__).resolve().parent
         parts = [__version__]
-        for folder in (root, root.parent / "runtime"):
-            for dirpath, dirnames, filenames in os.walk(folder):
-                dirnames.sort()
+        for root in (Path(__file__).resolve().parent, Path(runtime.__file__).resolve().parent):
+            for dirpath, dirnames, filenames in os.walk(root):
+                dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
                 for name in sorted(filenames):
-                    if name.endswith((".py", ".h", ".c", ".so")):
+                    try:
                         info = os.stat(os.path.join(dirpath, name))
-                        parts.append(f"{dirpath}/{name}:{info.st_size}:{info.st_mtime_ns}")
-        _CODE.append(hashlib.sha256("\n".join(parts).encode()).hexdigest())
-    return _CODE[0]
+                    except OSError:
+                        continue
+                    parts.append(f"{dirpath}/{name}:{info.st_size}:{info.st_mtime_ns}")
+        _MEMO["tool"] = hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape")
+                                       ).hexdigest()
+    return _MEMO["tool"]
+
+
+def cached_chain(path: str, options: ParseOptions, passes: Sequence[tuple[str, object]],
+                 chain) -> tuple[bytes, bytes, tuple[Diagnostic, ...],
+                                 tuple[tuple[str, bytes], ...]]:
+    """``chain()`` (the passes run over ``path``: an object with before, after, diagnostics,
+    generated) as (before, after, diagnostics, generated), from the cache when ``path``, what
+    it includes, the options, the passes and s2s are as they were."""
+    if not (fact_cache.enabled() and options.cache) or not all(
+            getattr(run_pass, "__module__", None) in registry.BUILTIN.values()
+            for _, run_pass in passes):
+        return _fields(chain())             # (another pass may read what no key holds)
+    before = read_source(path)
+    key = fact_cache.entry_key(path, options, before, chain_kind(passes, options))
+    found = fact_cache.read_entry(key, tuple)
+    if found is not None and len(found) == 3:
+        after, diagnostics, generated = found
+        return before, after, diagnostics, generated
+    with parse_reuse.recording_inputs() as read:
+        result = _fields(chain())
+    if result[0] == before:
+        fact_cache.write_entry_of_files(key, result[1:], read, options)
+    return result
+
+
+def _fields(chained) -> tuple:
+    return (chained.before, chained.after, tuple(chained.diagnostics),
+            tuple(chained.generated))
+
+
+def chain_kind(passes: Sequence[tuple[str, object]], options: ParseOptions) -> str:
+    """The part of a chain's key beyond the fact cache's: passes, s2s, switches, nvcc."""
+    digest = hashlib.sha256(f"{CHAIN_FORMAT}\0nvcc_check={options.nvcc_check}\0".encode())
+    for name, run_pass in passes:
+        digest.update(f"{name}={pass_name(run_pass)}\0".encode())
+    for switch in switches():
+        digest.update(switch.encode("utf-8", "surrogateescape") + b"\0")
+    digest.update(tool_version().encode() + b"\0" + _nvcc_identity().encode())
+    return "rewrite-" + digest.hexdigest()
+
+
+def _nvcc_identity() -> str:
+    """``nvcc --version`` of the nvcc on PATH (the fuse pass's register counts come from it)."""
+    if "nvcc" not in _MEMO:
+        nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc"
+                                         if os.path.isfile("/usr/local/cuda/bin/nvcc") else None)
+        text = "none"
+        if nvcc is not None:
+            try:
+                text = nvcc + "\n" + subprocess.run([nvcc, "--version"], capture_output=True,
+                                                    text=True, timeout=60).stdout
+            except (OSError, subprocess.SubprocessError):
+                text = nvcc + " (does not run)"
+        _MEMO["nvcc"] = text
+    return _MEMO["nvcc"]

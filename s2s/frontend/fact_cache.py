@@ -51,7 +51,12 @@ from pathlib import Path
 from runtime import cache_trust
 from s2s.diagnostics import Diagnostic
 from s2s.frontend.core import parse_reuse
-from s2s.frontend.core.parse import ParseOptions, parse_source, read_source
+from s2s.frontend.core.parse import (
+    ParseOptions,
+    check_parse,
+    one_parse_checks,
+    read_source,
+)
 from s2s.frontend.core.toolchain import configure_libclang, default_toolchain
 from s2s.frontend.extract import Loaded, included_files, load
 
@@ -109,20 +114,23 @@ def parse_errors(data: bytes, path: str, options: ParseOptions,
     emitted): "none" from the cache when this text, its includes and the options are those
     of a parse that had none (a parse with errors is not kept: a header created since could
     mend it)."""
+    # (an OpenMP C or C++ rewrite: its -fopenmp parse alone, no load's parse to keep)
+    reusable = not one_parse_checks(data, path, options)
     if unsaved or not (enabled() and options.cache):   # (files not written yet: never kept)
-        parsed = parse_source(data, path, options, unsaved)
+        parsed = check_parse(data, path, options, unsaved)
         errors = [d for d in parsed.diagnostics if d.is_error]
-        if not errors and not unsaved:
+        if not errors and not unsaved and reusable:
             parse_reuse.keep_checked(parsed, options)
         return errors
     key = entry_key(path, options, data, "check")
     if _read(key, tuple) == ():
         return []
-    parsed = parse_source(data, path, options)
+    parsed = check_parse(data, path, options)
     errors = [d for d in parsed.diagnostics if d.is_error]
     if not errors:
         _write(key, (), included_files(parsed), options)
-        parse_reuse.keep_checked(parsed, options)   # (the next pass of a chain loads it)
+        if reusable:
+            parse_reuse.keep_checked(parsed, options)   # (the next pass of a chain loads it)
     return errors
 
 

@@ -241,14 +241,15 @@ def _with_struct_copies(model, report):
     passed by value moved to the left ones (s2s.analysis.omp.struct_copies): the safety
     net's clauses attach the copy's members to the storage the region made present."""
     from s2s.analysis.omp.report import ConstructReport, LeftConstruct
-    from s2s.analysis.omp.struct_copies import struct_copy_members
+    from s2s.analysis.omp.struct_copies import refs_by_directive, struct_copy_members
 
     left = {c.span for c in report.left}
+    refs = refs_by_directive(model)
     moved = []
     for index, directive in enumerate(model.directives):
         if not directive.is_target_region or directive.span in left:
             continue
-        members = struct_copy_members(model, index)
+        members = struct_copy_members(model, index, refs)
         if members:
             moved.append(LeftConstruct(directive.span, members, (
                 f"'{members[0].split('.')[0].strip()}' is a copy of a struct (passed by "

@@ -111,7 +111,7 @@ def get(name: str) -> Pass | None:
 def deferred(name: str) -> Pass | None:
     """As :func:`get`, but a built-in pass not imported yet comes as a :class:`Deferred`
     that imports it when it first runs: the compiler launcher replays a cached rewrite
-    (:mod:`s2s.wrapper.rewrite_cache`) without importing the passes (isl among them)."""
+    (:func:`s2s.run_cache.cached_chain`) without importing the passes (isl among them)."""
     if not dict.__contains__(PASSES, name) and name in BUILTIN and name not in _imported:
         return Deferred(name)
     return get(name)

@@ -12,12 +12,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from s2s import run_cache
 from s2s.diagnostics import Diagnostic
 from s2s.driver import Failed, Pass, RunOptions, Success, process_file, process_loaded
 from s2s.frontend.core import parse_reuse
 from s2s.frontend.core.parse import DEFAULT_GPU_ARCH, ParseOptions, read_source
 from s2s.transform import registry
-from s2s.wrapper import rewrite_cache
 from s2s.wrapper.args import FORWARDED, Arg, Classified, Role, Source, Value, classify
 from s2s.wrapper.cc_args import CC
 
@@ -98,7 +98,7 @@ def _clang_flags(arg: Arg, nvcc_style: bool) -> list[str]:
 def rewrite_source(source: Source, options: ParseOptions,
                    passes: Sequence[tuple[str, Pass]]) -> Rewrite:
     """Run ``passes`` in order over ``source``; raises RewriteFailed, InputError."""
-    before, after, diagnostics, generated = rewrite_cache.cached_chain(
+    before, after, diagnostics, generated = run_cache.cached_chain(
         source.path, options, passes, lambda: chain_passes(
             source.path, RunOptions(parse=options),
             [(name, registry.resolved(run_pass)) for name, run_pass in passes]))

@@ -111,8 +111,8 @@ def test_no_cache_reads_and_writes_nothing(program, fact_cache_on, monkeypatch):
 
 def test_the_verdict_of_a_check_parse_is_kept_when_there_is_no_error(program, monkeypatch):
     parses = []
-    real = fact_cache.parse_source
-    monkeypatch.setattr(fact_cache, "parse_source", lambda *a, **k: parses.append(a) or real(*a, **k))
+    real = fact_cache.check_parse
+    monkeypatch.setattr(fact_cache, "check_parse", lambda *a, **k: parses.append(a) or real(*a, **k))
     broken = MAIN.replace(b"a[i] *= 2.0f;", b"a[i] *= ;")
     for _ in range(2):
         assert fact_cache.parse_errors(MAIN, "main.c", ParseOptions()) == []

@@ -1,5 +1,6 @@
-"""The launcher's cache of whole rewrites and the checked parse a chain hands to its next pass
-(issue 30: ``s2s nvcc --s2s-passes=...`` on an unchanged file runs no pass).
+"""The launcher's cache of whole rewrites (s2s.run_cache.cached_chain) and the checked parse a
+chain hands to its next pass (issue 30: ``s2s nvcc --s2s-passes=...`` on an unchanged file runs
+no pass).
 
 A two-launch CUDA program whose kernel is in a project header; fuse rewrites it, transfers
 then loads fuse's output. Whether a run was a hit is told by counting the calls of the real
@@ -13,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from s2s import run_cache
 from s2s.frontend.core import parse, parse_reuse
 from s2s.frontend.core.parse import ParseOptions
 from s2s.transform import registry
-from s2s.wrapper import rewrite_cache
 from s2s.wrapper.args import Source
 from s2s.wrapper.rewrite import chain_passes, rewrite_source
 
@@ -125,13 +126,13 @@ def test_the_checked_parse_of_a_rewrite_is_the_next_pass_s_load(program, monkeyp
 
 def test_the_key_holds_the_passes_and_the_switches(monkeypatch):
     options = ParseOptions(language="cuda")
-    first = rewrite_cache._kind([("fuse", registry.get("fuse"))], options)
-    assert first != rewrite_cache._kind([("transfers", registry.get("transfers"))], options)
+    first = run_cache.chain_kind([("fuse", registry.get("fuse"))], options)
+    assert first != run_cache.chain_kind([("transfers", registry.get("transfers"))], options)
     monkeypatch.setenv("S2S_FUSE_NVCC", "0")
-    assert first != rewrite_cache._kind([("fuse", registry.get("fuse"))], options)
+    assert first != run_cache.chain_kind([("fuse", registry.get("fuse"))], options)
     monkeypatch.setenv("S2S_JOBS", "4")                 # how many run: not a result
-    assert rewrite_cache._kind([("fuse", registry.get("fuse"))], options) == \
-        rewrite_cache._kind([("fuse", registry.get("fuse"))], options)
+    assert run_cache.chain_kind([("fuse", registry.get("fuse"))], options) == \
+        run_cache.chain_kind([("fuse", registry.get("fuse"))], options)
 
 
 def test_a_deferred_pass_is_the_pass_once_resolved(program):

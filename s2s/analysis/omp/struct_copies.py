@@ -21,20 +21,33 @@ from s2s.analysis.omp.state import norm_text
 _MEMBER = re.compile(r"([A-Za-z_]\w*)\s*\.\s*[A-Za-z_]\w*\Z")
 
 
-def struct_copy_members(model, directive: int) -> tuple[str, ...]:
+def refs_by_directive(model) -> dict[int, list]:
+    """The model's pointer (or dependent) array references, by the directive they are in:
+    built once for all constructs (a scan of every reference per construct is quadratic in
+    a file of 2,000 constructs)."""
+    out: dict[int, list] = {}
+    for ref in model.array_refs:
+        if ref.directive is not None and (ref.pointer or ref.dependent):
+            out.setdefault(ref.directive, []).append(ref)
+    return out
+
+
+def struct_copy_members(model, directive: int, refs: dict[int, list] | None = None
+                        ) -> tuple[str, ...]:
     """The member pointers (``m.acc``) the construct ``directive`` uses through a struct
-    parameter of its function passed by value, that no clause of it names."""
+    parameter of its function passed by value, that no clause of it names. ``refs``: the
+    model's :func:`refs_by_directive`, when the caller asks for many constructs."""
     function = model.function(model.directives[directive].function or "")
     if function is None:
         return ()
+    if refs is None:
+        refs = refs_by_directive(model)
     named = {norm_text(item.base) for d in directive_chain(model, directive)
              for clause in d.clauses for item in clause.items}
     by_value = {p.name for p in function.params
                 if not p.is_pointer and "&" not in p.type and "*" not in p.type}
     found = []
-    for ref in model.array_refs:
-        if ref.directive != directive or not (ref.pointer or ref.dependent):
-            continue
+    for ref in refs.get(directive, ()):
         member = _MEMBER.fullmatch(ref.array.strip())
         if member and member.group(1) in by_value and ref.array not in found and \
                 norm_text(ref.array) not in named:

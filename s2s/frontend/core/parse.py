@@ -247,7 +247,6 @@ def parse_source(source: str | bytes, name: str = "input.cu",
     (a header's rewrite checked in the context of its includer)."""
     options = options or ParseOptions()
     _check_name(name)
-    toolchain = options.toolchain or default_toolchain()
     if isinstance(source, str):
         source = source.encode("utf-8", errors="surrogateescape")
     kept = None if unsaved else parse_reuse.take_kept(name, source, options)
@@ -255,7 +254,51 @@ def parse_source(source: str | bytes, name: str = "input.cu",
         return kept
     language = options.language or detect_language(name)
     parsed = ParsedFile(name, source, language, {}, input_warnings(name, source))
-    sides = _sides(language, options.cuda_side, source)
+    _parse_sides(parsed, options, _sides(language, options.cuda_side, source), unsaved)
+    if language != "cuda" and options.openmp_check and b"omp" in source:
+        args = clang_args(language, options.toolchain or default_toolchain(),
+                          user_flags=options.user_flags, openmp=True)
+        parsed.diagnostics.extend(convert_diagnostics(_parse(name, args, source, detailed=False,
+                                                             unsaved=unsaved)))
+    return _finished(parsed, unsaved)
+
+
+def check_parse(source: bytes, name: str, options: ParseOptions,
+                unsaved: tuple[tuple[str, bytes], ...] = ()) -> ParsedFile:
+    """The parse that checks a rewrite of ``name`` for errors: :func:`parse_source`'s, but
+    for an OpenMP C or C++ file only its ``-fopenmp`` parse (issue 30: one parse, not two).
+
+    Why one is enough: the file's load had both parses without errors. The two differ only
+    in the pragmas (ignored without ``-fopenmp``) and in ``_OPENMP``'s value (defined in
+    both), so any error the rewrite brings into the parse without ``-fopenmp`` is in the
+    ``-fopenmp`` parse too, which also sees the pragmas - as the build of the program does.
+    Its unit is no load's (not detailed, pragmas hidden): never kept for one."""
+    if not one_parse_checks(source, name, options):
+        return parse_source(source, name, options, unsaved)
+    _check_name(name)
+    language = options.language or detect_language(name)
+    parsed = ParsedFile(name, source, language, {}, input_warnings(name, source))
+    args = clang_args(language, options.toolchain or default_toolchain(),
+                      user_flags=options.user_flags, openmp=True)
+    check_includes(source, name, args)  # no special file reaches libclang
+    unit = _parse(name, args, source, detailed=False, unsaved=unsaved)
+    parsed.units["host"] = unit
+    parsed.diagnostics.extend(convert_diagnostics(unit))
+    return _finished(parsed, unsaved)
+
+
+def one_parse_checks(source: bytes, name: str, options: ParseOptions) -> bool:
+    """Whether :func:`check_parse` checks ``source`` with its ``-fopenmp`` parse alone (a
+    C or C++ file with OpenMP, checked as the load checked it)."""
+    language = options.language or detect_language(name)
+    return language != "cuda" and options.openmp_check and b"omp" in source
+
+
+def _parse_sides(parsed: ParsedFile, options: ParseOptions, sides: tuple[str, ...],
+                 unsaved: tuple[tuple[str, bytes], ...]) -> None:
+    """One detailed parse of ``parsed`` per side (OpenMP files without ``-fopenmp``)."""
+    toolchain = options.toolchain or default_toolchain()
+    name, source, language = parsed.path, parsed.source, parsed.language
     for side in sides:
         args = clang_args(language, toolchain, side, options.user_flags, gpu_arch=options.gpu_arch)
         if side == sides[0]:
@@ -263,10 +306,11 @@ def parse_source(source: str | bytes, name: str = "input.cu",
         unit = _parse(name, args, source, unsaved=unsaved)
         parsed.units[side] = unit
         parsed.diagnostics.extend(convert_diagnostics(unit, side if len(sides) > 1 else None))
-    if language != "cuda" and options.openmp_check and b"omp" in source:
-        args = clang_args(language, toolchain, user_flags=options.user_flags, openmp=True)
-        parsed.diagnostics.extend(convert_diagnostics(_parse(name, args, source, detailed=False,
-                                                             unsaved=unsaved)))
+
+
+def _finished(parsed: ParsedFile, unsaved: tuple[tuple[str, bytes], ...]) -> ParsedFile:
+    """``parsed`` with its diagnostics once each, its included files recorded (a run that
+    records what it read: s2s.frontend.core.parse_reuse)."""
     parsed.diagnostics = _dedupe(parsed.diagnostics)
     if parse_reuse.recording():
         memory = {path for path, _ in unsaved}

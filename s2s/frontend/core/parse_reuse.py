@@ -15,7 +15,7 @@ launcher's three passes):
   files it included (the main file's own name aside), and the fact cache adds those of the
   entries it serves: a result built from those parses and facts is a function of those
   files, the options and the code (the launcher's cache of whole rewrites,
-  :mod:`s2s.wrapper.rewrite_cache`, keys and checks its entries by them).
+  :func:`s2s.run_cache.cached_chain`, keys and checks its entries by them).
 """
 
 from __future__ import annotations
