@@ -1,7 +1,7 @@
 """Storage a target construct uses that its array references do not name (the report's count).
 
 The report (omp.report) counts a construct mapped when every pointer its array references
-dereference is named by a clause. Two uses escape that list, and either one left a construct
+dereference is named by a clause. Three uses escape that list, and each one left a construct
 counted mapped while its kernel read storage no clause had copied (issue 28, "the summary
 never lies"):
 
@@ -12,9 +12,13 @@ never lies"):
 - a scalar member read through a struct that the construct's mapping maps partly (``P->h``
   beside ``P->x[0:n]``): once a member section of a struct is mapped, the struct is mapped
   member by member, and a member no clause names holds garbage on the device (libomptarget
-  says nothing: the run prints another result).
+  says nothing: the run prints another result);
+- a global pointer that a routine called in the kernel dereferences (``constants[c]`` in a
+  ``declare target`` function): a mapping of it that another function's data region made
+  and released leaves the device global pointing at freed storage (libomptarget sees no
+  argument of the kernel for it).
 
-Facts from the model only (array references and pointer copies with their spans).
+Facts from the model only (array references, pointer copies and call sites with their spans).
 """
 
 from __future__ import annotations
