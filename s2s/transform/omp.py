@@ -128,7 +128,7 @@ def run_omp(loaded: Loaded, not_compiling: dict[tuple, str] | None = None) -> Pa
               for m in plan.local_maps]
     notes += [Diagnostic.note(f"target enter data map(always, to: {e.name}) once: {e.reason}",
                               EXPLAIN_ID, e.last.span) for e in plan.static_entries]
-    report = _with_struct_copies(model, construct_report(model, plan))
+    report = construct_report(model, plan)
     per_construct, still_left = _safety_net(model, source, report.left)
     per_construct, still_left = _without_refused(per_construct, still_left, report.left,
                                                  not_compiling)
@@ -234,29 +234,6 @@ def _with_companions(model, source: bytes, region):
         return region, None
     return replace(region, arrays=region.arrays + tuple(added),
                    device_names=region.device_names + names), None
-
-
-def _with_struct_copies(model, report):
-    """``report`` with the constructs it counts mapped that use member pointers of a struct
-    passed by value moved to the left ones (s2s.analysis.omp.struct_copies): the safety
-    net's clauses attach the copy's members to the storage the region made present."""
-    from s2s.analysis.omp.report import ConstructReport, LeftConstruct
-    from s2s.analysis.omp.struct_copies import refs_by_directive, struct_copy_members
-
-    left = {c.span for c in report.left}
-    refs = refs_by_directive(model)
-    moved = []
-    for index, directive in enumerate(model.directives):
-        if not directive.is_target_region or directive.span in left:
-            continue
-        members = struct_copy_members(model, index, refs)
-        if members:
-            moved.append(LeftConstruct(directive.span, members, (
-                f"'{members[0].split('.')[0].strip()}' is a copy of a struct (passed by "
-                "value): the construct attaches its member pointers to the present storage")))
-    if not moved:
-        return report
-    return ConstructReport(report.mapped - len(moved), report.left + tuple(moved))
 
 
 def _counts(mapped: int, per_construct: int, left: int) -> tuple[tuple[str, int], ...]:

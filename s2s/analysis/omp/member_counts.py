@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 
+from s2s.analysis.omp.member_agree import agreed_count
 from s2s.analysis.omp.state import norm_text
 from s2s.analysis.polynomial import NotPoly, poly, render
 from s2s.model import TranslationUnit
@@ -69,13 +70,17 @@ def member_count(model: TranslationUnit, source: bytes, root: str, sep: str,
 
 def member_section(model: TranslationUnit, source: bytes, label: str) -> str | None:
     """``[0:count]`` of a member path label (``t.mu``, ``m->u``) from its allocations
-    (:func:`member_count`), for the whole-program plan: the same count the safety net maps
-    per construct, so the plan holds the storage over the data region on the first run
-    (a second run would otherwise read it off the first run's per-construct clauses)."""
+    (:func:`member_count`, else the count its allocations agree on,
+    :func:`s2s.analysis.omp.member_agree.agreed_count`), for the whole-program plan: the
+    same count the safety net maps per construct, so the plan holds the storage over the
+    data region on the first run (a second run would otherwise read it off the first run's
+    per-construct clauses: nuclide_lookup's tables, allocated in xs_build and xs_restore
+    with counts spelled differently)."""
     path = MEMBER.fullmatch(label)
     if path is None:
         return None
-    count = member_count(model, source, path.group(1), path.group(2), path.group(3))
+    count = member_count(model, source, path.group(1), path.group(2), path.group(3)) or \
+        agreed_count(model, source, path.group(1), path.group(2), path.group(3))
     return None if count is None else f"[0:{count}]"
 
 

@@ -170,17 +170,21 @@ def _unmapped_pointers(model: TranslationUnit, index: int, plan: OmpPlan,
 
 def by_value_members(model: TranslationUnit, function: str | None, names) -> set[str]:
     """The member paths among ``names`` (``t.mu``) whose struct is a parameter of
-    ``function`` passed by value. A kernel captures such a struct as a copy of its bits:
-    the member pointers it holds are host addresses, translated only by a map clause of
-    the kernel itself that names the member (the data region of a caller maps the caller's
-    struct, another object; a clause of the kernel then finds the storage present and
-    moves nothing but attaches the device address). LIBOMPTARGET_INFO does not show these
-    pointers: without the clause a GPU reads host addresses while the host device works."""
+    ``function`` passed by value: the one mechanism for constructs that reach mapped
+    storage through a copy of a struct. ``static double smooth(Mesh m, int sweeps)`` runs
+    kernels on ``m.acc[n]``; a kernel captures ``m`` as a copy of its bits: the member
+    pointers it holds are host addresses, translated only by a map clause of the kernel
+    itself that names the member (the data region of a caller maps the caller's struct,
+    another object; a clause of the kernel, the safety net's ``map(tofrom:
+    m.acc[0:m.nnode])``, then finds the storage present and moves nothing but attaches the
+    device address). LIBOMPTARGET_INFO does not show these pointers: without the clause a
+    GPU reads host addresses while the host device works. (A region of ``function``'s own
+    maps the members through ``m`` itself: the report asks only where none does.)"""
     host = model.function(function) if function else None
     if host is None:
         return set()
     copies = {p.name for p in host.params if not p.is_pointer and "&" not in p.type
-              and "[" not in p.type}
+              and "*" not in p.type and "[" not in p.type}
     out = set()
     for name in names:
         root, dot, _member = norm_text(name).partition(".")
