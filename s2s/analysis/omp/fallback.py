@@ -42,6 +42,7 @@ import re
 from dataclasses import dataclass
 
 from s2s.analysis.omp.callee_reads import element_calls_as_accesses, written_through_calls
+from s2s.analysis.omp.host_floors import with_host_floors
 from s2s.analysis.omp.index_locals import expanded_ref
 from s2s.analysis.omp.loops import loop_range, must_write_extent, write_extent
 from s2s.analysis.omp.macro_constructs import written_through_macro
@@ -95,6 +96,7 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
               if c.source and c.span.file == kernel.span.file and
               kernel.span.start <= c.span.start < kernel.span.end}
     clauses, left, why = [], [], ""
+    floors = with_host_floors(model, directive, _floors(kernel, text), text)
     for pointer in pointers:
         mine = [r for r in refs if norm_text(r.array) == norm_text(pointer)]
         if span.template is not None and not all(r.pointer for r in mine):
@@ -107,9 +109,10 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
                 continue
         elif _PLAIN.fullmatch(pointer):
             found = _clause(kernel, element_calls_as_accesses(model, mine), refs, pointer,
-                            text, copied)
+                            text, copied, floors)
         else:
-            found = _member_clause(model, source, kernel, mine, refs, pointer, text, copied)
+            found = _member_clause(model, source, kernel, mine, refs, pointer, text, copied,
+                                   floors)
         if isinstance(found, tuple):
             clauses.append(found)
         else:
@@ -126,7 +129,8 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
 
 
 def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text,
-            copied: dict[str, str]) -> tuple[str, str] | str:
+            copied: dict[str, str], floors: dict[str, int] | None = None
+            ) -> tuple[str, str] | str:
     """(map type, ``p[lo:len]``) for one pointer of the construct, or why it has none."""
     if not mine:
         return f"no access to '{pointer}' was found in the construct"
@@ -143,7 +147,8 @@ def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text,
             return (f"the subscript '{ref.subscripts[0].text}' of '{pointer}' is not bounded "
                     "by the kernel's counting loops")
         extents.append(extent)
-    touched = hull(extents) or _nonnegative_hull(extents, _floors(kernel, text))
+    touched = hull(extents) or _nonnegative_hull(
+        extents, _floors(kernel, text) if floors is None else floors)
     if touched is None:
         return f"the accesses to '{pointer}' have no common bounds"
     item = f"{pointer}{touched}"
@@ -186,15 +191,15 @@ def _with_companions(kernel: Stmt, clauses: list, left: list, why: str, text
 
 
 def _member_clause(model: TranslationUnit, source: bytes, kernel: Stmt, mine: list,
-                   refs: list, pointer: str, text, copied: dict[str, str]
-                   ) -> tuple[str, str] | str:
+                   refs: list, pointer: str, text, copied: dict[str, str],
+                   floors: dict[str, int] | None = None) -> tuple[str, str] | str:
     """(map type, ``s.m[lo:len]``) for a member path: the range its kernel touches where
     the loops bound it, else the member's whole storage (omp.member_counts); ``to`` when
     the kernel only reads it, else ``tofrom``."""
     path = MEMBER.fullmatch(pointer)
     if path is None:
         return f"'{pointer}' is a member path of more than one level"
-    found = _clause(kernel, mine, refs, pointer, text, copied)
+    found = _clause(kernel, mine, refs, pointer, text, copied, floors)
     if isinstance(found, tuple) or not mine:
         return found
     count = member_count(model, source, path.group(1), path.group(2), path.group(3)) or \
