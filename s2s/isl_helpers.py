@@ -60,6 +60,14 @@ def write_conflicts(text: str, fixed: dict[str, int] | None = None
 _LARGE_SCALARS = tuple(4096 + 64 * k + p for k, p in enumerate(_PRIMES))
 
 
+#: The fusion legality's extra panel: the first sample grid with large scalar values. A
+#: guard ``if (ei < n)`` over ``ei = bx * 512 + tx`` (a block size written as a constant)
+#: leaves only block 0's threads active when ``n`` is a small prime, so a consumer reading
+#: what other blocks wrote (``c[iS[row] + Nr * col]``, Rodinia srad) would look like one
+#: block's business; with large sizes every block takes part.
+LARGE_SAMPLE = (SAMPLE_LAUNCHES[0][0], SAMPLE_LAUNCHES[0][1], _LARGE_SCALARS)
+
+
 def large_size_conflict(text: str, fixed: dict[str, int] | None = None
                         ) -> tuple[str, int, dict] | None:
     """The first sample grid where threads of two blocks write one element of the map

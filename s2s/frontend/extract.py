@@ -200,15 +200,16 @@ def load(path: str, options: ParseOptions | None = None, source: bytes | None = 
                   included_headers(parsed, model, options))
 
 
-def host_helper_headers(loaded: Loaded, names: frozenset[str] | None = None
-                        ) -> tuple[Loaded, ...]:
+def host_helper_headers(loaded: Loaded, names: frozenset[str] | None = None,
+                        word: bytes = b"cuda") -> tuple[Loaded, ...]:
     """The project headers of a CUDA file that call the CUDA runtime from host code but hold
     no device code (``copy_to_device``, ``after_kernel`` in a ``device_io.h``), each extracted
     in the context of the file from a second parse of it, as :func:`included_headers` does
     for headers with device code: the passes follow the calls of those host helpers (issue
     29, item 4). ``names``: only headers whose text names one of these functions (what the
-    caller looks for; the text only decides which headers are worth the parse). Empty when
-    there are none or the file does not parse."""
+    caller looks for; the text only decides which headers are worth the parse); ``word``: what
+    the header's text must contain (b"": also headers of plain helpers, ``iDivUp``). Empty
+    when there are none or the file does not parse."""
     model = loaded.model
     if model is None or model.language != "cuda":
         return ()
@@ -223,7 +224,7 @@ def host_helper_headers(loaded: Loaded, names: frozenset[str] | None = None
                 text = handle.read()
         except OSError:
             continue
-        if b"cuda" in text and (names is None or any(n.encode() in text for n in names)):
+        if word in text and (names is None or any(n.encode() in text for n in names)):
             texts[name] = text
     if not texts:
         return ()

@@ -81,7 +81,10 @@ class HostArg:
 class HostDecl:
     """A host local of integer, floating or ``dim3`` type declared with a value, the value
     lowered to the kernel IR (for ``dim3 g(a, b)`` an ``Opaque('construct', (a, b))``).
-    ``statement`` is the byte offset where its declaration statement starts."""
+    ``statement`` is the byte offset where its declaration statement starts. ``init`` is the
+    initializer's extent (``dim3 g(a, b)``: the constructor's, from the name ``g``) and
+    ``type`` the declared type's spelling: what lets a wrapper's local be replaced by its
+    value where the wrapper is inlined (:mod:`s2s.transform.fuse_wrappers`)."""
 
     name: str
     kind: str
@@ -89,3 +92,5 @@ class HostDecl:
     function: str
     statement: int
     value: object
+    init: SourceSpan | None = None
+    type: str = ""

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from s2s.analysis.fuse import plan as fuse_plan
-from s2s.analysis.fuse.graph import find_runs
+from s2s.analysis.fuse.graph import add_checks, find_runs, header_helpers
 from s2s.analysis.fuse.kernels import kernel_facts
 from s2s.analysis.fuse.resources import resource_usage
 from s2s.analysis.host_eval import EvalError, as_dim3, declare_facts, evaluate_tree, host_trees
@@ -24,7 +24,7 @@ from s2s.frontend.extract import Loaded
 from s2s.frontend.headers import device_headers
 from s2s.model import kernel_ir as ir
 from s2s.transform import fuse_codegen, registry
-from s2s.transform.fuse_through import through_wrappers
+from s2s.transform.fuse_through import helper_models, through_wrappers
 from s2s.transform.check import EditGroup
 from s2s.transform.included_sources import left_in_included_sources
 
@@ -40,10 +40,12 @@ RECOMPUTE = "recomputation: "
 def run_fuse(loaded: Loaded) -> PassOutput:
     """The fusions of the file's launch runs, also through calls of launch wrappers
     (:mod:`s2s.transform.fuse_wrappers`)."""
-    out = _fuse_file(loaded)
     if loaded.model is None or loaded.model.language != "cuda":
-        return out
-    return through_wrappers(loaded, out, _fuse_file, UNFUSED_ID, EXPLAIN_ID, INVALID_ID)
+        return _fuse_file(loaded)
+    helpers = helper_models(loaded)       # their error checks and pure helpers end no run
+    add_checks(loaded.model, *header_helpers(helpers))
+    out = _fuse_file(loaded)
+    return through_wrappers(loaded, out, _fuse_file, UNFUSED_ID, EXPLAIN_ID, INVALID_ID, helpers)
 
 
 def _fuse_file(loaded: Loaded) -> PassOutput:

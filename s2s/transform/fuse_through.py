@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from s2s.analysis.fuse.graph import add_checks, error_check_helpers
+from s2s.analysis.fuse.graph import add_checks, header_helpers
 from s2s.diagnostics import Diagnostic, Location
-from s2s.edits import line_col
+from s2s.edits import Edit, line_col
 from s2s.frontend.extract import host_helper_headers, load
 from s2s.transform.check import EditGroup
 from s2s.transform.fuse_wrappers import (
@@ -20,8 +20,20 @@ from s2s.transform.fuse_wrappers import (
 )
 
 
+def helper_models(loaded) -> tuple:
+    """The models of the project headers (without device code) that define a function the
+    file's launching functions call and the file does not define (``after_kernel``,
+    ``__getLastCudaError`` of a ``helper_cuda.h``, ``iDivUp``), each in the file's context;
+    () when there are none (no second parse then)."""
+    model = loaded.model
+    defined = {f.name for f in model.functions}
+    elsewhere = frozenset(c.name for f in model.functions if model.in_function("launches", f.name)
+                          for c in f.calls if c.name not in defined)
+    return tuple(h.model for h in host_helper_headers(loaded, elsewhere, b"")) if elsewhere else ()
+
+
 def through_wrappers(loaded, out, fuse_file, unfused_id: str, explain_id: str,
-                     invalid_id: str):
+                     invalid_id: str, helpers: tuple | None = None):
     """``out`` (the pass's output on the file as written), or the output on the file with
     the calls of launch wrappers inlined where that fuses their launches: the fused calls
     become the wrapper's statements with the fused launch, their wrapper's "only launch"
@@ -32,10 +44,8 @@ def through_wrappers(loaded, out, fuse_file, unfused_id: str, explain_id: str,
     out = _uncalled_said(model, out, unfused_id)
     if not _candidates(model, loaded.headers):
         return out
-    defined = {f.name for f in model.functions}
-    elsewhere = frozenset(c.name for f in model.functions if model.in_function("launches", f.name)
-                          for c in f.calls if c.name not in defined)
-    helpers = tuple(h.model for h in host_helper_headers(loaded, elsewhere)) if elsewhere else ()
+    if helpers is None:
+        helpers = helper_models(loaded)
     wrappers, refused = launch_wrappers(model, source, helpers)
     for header in loaded.headers:                # launch wrappers of a .cuh with the kernels
         found, _why = launch_wrappers(header.model, header.source, (*helpers, model),
@@ -46,13 +56,13 @@ def through_wrappers(loaded, out, fuse_file, unfused_id: str, explain_id: str,
     if sites:
         copy = load(loaded.path, loaded.options, source=inlined(source, sites))
         if copy.model is not None:
-            add_checks(copy.model, frozenset().union(*(error_check_helpers(h) for h in helpers)))
+            add_checks(copy.model, *header_helpers(helpers))
             wrapped = fuse_file(copy)
             edits, fused = edits_back(loaded.path, source, sites, wrapped.edits)
             reasons = _reasons_at_calls(wrapped.diagnostics, unfused_id, sites)
     done = {name for name in wrappers                 # every call of it fused
             if sum(site in fused for site in sites if site.wrapper == name) == _calls(model, name)}
-    kept, dropped = [], 0
+    kept, dropped, said = [], 0, set()
     for diagnostic in out.diagnostics:
         name = _wrapper_of(model, diagnostic, set(wrappers) | set(refused)) \
             if diagnostic.id == unfused_id else None
@@ -78,6 +88,11 @@ def through_wrappers(loaded, out, fuse_file, unfused_id: str, explain_id: str,
                 "configuration that is not a plain variable or integer literal is not bound, and "
                 "a lone launch has nothing to fuse with)"))
         kept.append(diagnostic)
+        said.add(name)
+    unsaid = {n: r for n, r in reasons.items() if n not in said and n not in done}
+    kept += _unsaid(model, loaded.path, source, sites, unsaid, unfused_id)
+    out = _count_left(out, sum(wrappers[site.wrapper].launches for site in sites
+                               if site.wrapper in unsaid))
     for site in fused:
         kept.append(Diagnostic.note(
             f"the call of launch wrapper '{site.wrapper}' at line {site.line} is followed: it "
@@ -87,10 +102,71 @@ def through_wrappers(loaded, out, fuse_file, unfused_id: str, explain_id: str,
         return replace(out, diagnostics=tuple(kept))
     counts = tuple((what, max(0, n - dropped) if what == "left unfused" else n)
                    for what, n in out.counts)
+    removed = _unused_wrappers(model, source, loaded.path, done, wrappers)
+    edits = list(edits) + [edit for _name, edit in removed]
+    kept += [Diagnostic.note(f"static launch wrapper '{name}' is removed: every call of it is "
+                             "replaced by its fused statements (nvcc would warn that it is "
+                             "unused)", explain_id, _location(loaded.path, source, edit.offset))
+             for name, edit in removed]
     group = EditGroup("the fusion of launches through wrapper calls", tuple(edits),
                       None, invalid_id)
     return replace(out, edits=tuple(edits), diagnostics=tuple(kept), groups=(group,),
                    check_compiles=True, counts=counts)
+
+
+def _unused_wrappers(model, source: bytes, path: str, done: set, wrappers: dict) -> list:
+    """(name, deletion) of each ``static`` launch wrapper of this file whose every call a
+    fusion replaced: left defined, it is a static function nothing calls (nvcc's "declared but
+    never referenced"). A wrapper with external linkage may have callers in other files and
+    stays. The deletion takes the definition's lines, and one blank line after it when a
+    blank line also precedes it."""
+    out = []
+    for name in sorted(done):
+        function = model.function(name)
+        if function is None or not function.is_static or wrappers[name].defined_at < 0 or \
+                function.span.file != path or function.span.macro is not None:
+            continue
+        start = source.rfind(b"\n", 0, function.span.start) + 1
+        if source[start:function.span.start].strip():
+            continue                         # something else on the definition's first line
+        end = source.find(b"\n", function.span.end)
+        end = len(source) if end < 0 else end + 1
+        if source[function.span.end:end].strip():
+            continue                         # something else after its closing brace
+        if source[end:end + 1] == b"\n" and source[max(0, start - 2):start] == b"\n\n":
+            end += 1
+        out.append((name, Edit(path, start, end - start, "")))
+    return out
+
+
+def _count_left(out, more: int):
+    """``out`` with ``more`` launches (those of wrapper calls followed and not fused, that the
+    file as written did not count) added to its "left unfused" count."""
+    if not more:
+        return out
+    counts = dict(out.counts)
+    counts["left unfused"] = counts.get("left unfused", 0) + more
+    return replace(out, counts=tuple(counts.items()))
+
+
+def _unsaid(model, path: str, source: bytes, sites, reasons: dict, unfused_id: str) -> list:
+    """A warning for each wrapper followed to its calls and not fused there that no warning
+    of the file as written is about (its launch is the file's only one, so the file alone
+    gave no word: issue 29, item 6), at the wrapper's launch, or its first call when the
+    wrapper is a header's."""
+    out = []
+    for name, why in reasons.items():
+        launches = model.in_function("launches", name)
+        if launches:
+            at = Location(launches[0].span.file, launches[0].span.line,
+                          launches[0].span.column, launches[0].span.start)
+            what = f"launch of {launches[0].kernel} in '{name}'"
+        else:
+            at = _location(path, source, next(s.start for s in sites if s.wrapper == name))
+            what = f"call of launch wrapper '{name}'"
+        out.append(Diagnostic.warning(f"{what}: followed to its calls, not fused there: "
+                                      f"{'; '.join(dict.fromkeys(why))}", unfused_id, at))
+    return out
 
 
 def _uncalled_said(model, out, unfused_id: str):

@@ -4,9 +4,11 @@
 after_kernel("diffuse"); }`` called as ``step(d_u, d_v, 0.2f, n);`` in a time loop: the call is
 the launch at the call site, across the wrapper's parameters. A *launch wrapper* is a host
 function of this file returning ``void`` whose body is nothing but launch statements and
-launch-error checks (``cudaGetLastError``, an error-check helper such as ``after_kernel``), with
-no declaration, no branch and no reference parameter. Its call, a statement of its own in a
-block, *is* its body with each parameter replaced by the call's argument.
+launch-error checks (``cudaGetLastError``, an error-check helper such as ``after_kernel``),
+after declarations of scalar or ``dim3`` locals with a value (``dim3 grid(iDivUp(n, B)),
+block(B);``: each mention of one becomes its value where the call is inlined), with no branch
+and no reference parameter. Its call, a statement of its own in a block, *is* its body with
+each parameter replaced by the call's argument.
 
 The pass inlines every such call in a copy of the text (the launches of the copy are plain
 launches of the caller, each parameter's mentions bound to the call's argument texts), runs
@@ -28,7 +30,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from s2s.analysis.fuse.graph import ERROR_CHECK, REPORTING, SYNC, error_check_helpers
+from s2s.analysis.fuse.graph import (
+    ERROR_CHECK,
+    HARMLESS,
+    REPORTING,
+    SYNC,
+    error_check_helpers,
+    harmless_calls,
+    pure_helpers,
+)
 from s2s.edits import Edit, EditSet
 
 #: an argument written as is where a parameter is named (else in parentheses)
@@ -88,13 +98,15 @@ def launch_wrappers(unit, source: bytes, helpers: tuple = (), caller: str | None
     project headers with host helpers (an error-check helper such as ``after_kernel``
     defined there); ``caller``: the file whose calls are followed (default: ``unit``'s)."""
     checks = error_check_helpers(unit).union(*(error_check_helpers(h) for h in helpers))
+    harmless = harmless_calls(unit).union(*(pure_helpers(h) for h in helpers))
     wrappers, refused = {}, {}
     for function in unit.functions:
         launches = unit.in_function("launches", function.name)
         if function.body is None or not launches or function.span.file != unit.path:
             continue
         works = [_launch_work(unit, launch) for launch in launches]
-        wrapper, why = wrapper_of(unit, source, function, works, checks, caller or unit.path)
+        wrapper, why = wrapper_of(unit, source, function, works, checks, caller or unit.path,
+                                  harmless)
         if wrapper is not None:
             wrappers[function.name] = wrapper
         elif why and _called(unit, function.name):
@@ -116,11 +128,12 @@ def _launch_work(unit, launch) -> Work:
     return Work(launch.kernel, launch.args, launch.span, types, problem)
 
 
-def wrapper_of(unit, source: bytes, function, works: list[Work], checks, caller_path: str
-               ) -> tuple[Wrapper | None, str]:
+def wrapper_of(unit, source: bytes, function, works: list[Work], checks, caller_path: str,
+               harmless: frozenset[str] = HARMLESS) -> tuple[Wrapper | None, str]:
     """``function`` as a wrapper of ``works`` (its launches or copies), or why it is not one:
-    a void function whose body's statements each do one of them or check errors;
-    ``caller_path``: the file whose calls of it are followed."""
+    a void function whose body's statements each do one of them or check errors, after
+    declarations of locals it passes (:func:`_local_values`); ``caller_path``: the file whose
+    calls of it are followed; ``harmless``: calls that touch no device data (``iDivUp``)."""
     if function.is_template or function.member_of is not None:
         return None, "it is a template or a member function"
     if function.return_type.strip() != "void":
@@ -133,39 +146,128 @@ def wrapper_of(unit, source: bytes, function, works: list[Work], checks, caller_
     body_start = function.body.span.start
     uses = [u for u in unit.in_function("var_uses", function.name) if u.name in names
             and u.decl < body_start]
-    statements, count = [], 0
+    statements, count, values = [], 0, {}
     for stmt in function.body.children:
         inside = [w for w in works if stmt.span.start <= w.span.start < stmt.span.end]
         called = {c.name for c in stmt.calls}
         more = f"its statement at line {stmt.span.line} is more than a {_what(works)} or a check"
+        if stmt.kind == "decl" and not inside:      # dim3 grid(n / B), block(B); int b = ...;
+            why = _local_values(unit, source, function, stmt, uses, values, harmless)
+            if why:
+                return None, why
+            continue
         if stmt.kind != "expr" or len(inside) > 1:
             return None, more
         if inside and inside[0].problem:
             return None, inside[0].problem
-        if inside and called - {inside[0].name}:
+        if inside and called - {inside[0].name} - harmless:
             return None, more
         if not inside and not (called and called <= ERROR_CHECK | SYNC | REPORTING | checks):
             return None, more
         count += bool(inside)
         mine = [u for u in uses if stmt.span.start <= u.span.start < stmt.span.end]
-        bound, why = _bindings(function, inside[0] if inside else None, mine, stmt)
+        bound, why = _bindings(function, inside[0] if inside else None, mine, stmt,
+                               _what(works))
         if why:
             return None, why
         text = source[stmt.span.start:stmt.span.end].decode("utf-8", "surrogateescape")
-        statements.append((text, bound))
+        statements.append(_substituted(text, bound, _local_mentions(unit, function, stmt.span,
+                                                                      values), values))
     if not count:
         return None, ""
+    locals_ = {decl for decl in values}
     others = frozenset((u.name, u.decl) for u in unit.in_function("var_uses", function.name)
-                       if u.name not in names)
+                       if u.name not in names and u.decl not in locals_)
     here = function.span.start if function.span.file == caller_path else -1
     return Wrapper(function.name, names, tuple(statements), count, others, here), ""
+
+
+def _local_values(unit, source: bytes, function, stmt, uses, values: dict,
+                  harmless: frozenset[str]) -> str:
+    """Record in ``values`` (declaration offset -> (text, bindings)) the value of each local
+    that ``stmt`` declares (``dim3 grid((n + B - 1) / B), block(B);``, ``int blocks = ...;``):
+    where the wrapper is inlined, each mention of the local becomes its value (a copy of the
+    declaration in the caller would clash with a second call's, or with the caller's own
+    names). Why not, when the statement declares something else (no value, a pointer, a
+    call), or a local is changed after its declaration. "" when recorded."""
+    why = f"its statement at line {stmt.span.line} declares a local that is not a scalar or dim3 " \
+          "with a value of plain arithmetic"
+    if any(c.name not in harmless for c in stmt.calls):
+        return why
+    decls = [d for d in unit.in_function("host_decls", function.name)
+             if d.statement == stmt.span.start and d.init is not None and d.type]
+    mine = [u for u in unit.in_function("var_uses", function.name)
+            if stmt.span.start <= u.span.start < stmt.span.end]
+    declared = {d.span.start for d in decls}
+    inits = [d.init for d in decls]
+    for use in mine:
+        if use.decl == use.span.start and use.decl in declared:
+            continue                                        # the declarator itself
+        if not any(i.start <= use.span.start < i.end for i in inits):
+            return why
+    later = [u for u in unit.in_function("var_uses", function.name)
+             if u.decl in declared and u.span.start >= stmt.span.end]
+    if any(u.role not in ("read", "argument") for u in later):
+        return f"a local declared at line {stmt.span.line} is changed after its declaration"
+    params = [u for u in uses if stmt.span.start <= u.span.start < stmt.span.end]
+    bound, why = _bindings(function, None, params, stmt, "launch or copy")
+    if why:
+        return why
+    for decl in decls:
+        start, end = decl.init.start, decl.init.end
+        text = source[start:end].decode("utf-8", "surrogateescape")
+        own = tuple((s - (start - stmt.span.start), e - (start - stmt.span.start), i, w)
+                    for s, e, i, w in bound if start <= s + stmt.span.start < end)
+        text, own = _substituted(text, own, _local_mentions(unit, function, decl.init, values),
+                                 values)
+        if decl.kind == "dim3" and start == decl.span.start:     # grid(a, b): the constructor
+            shift, text = len("dim3") - len(decl.name), "dim3" + text[len(decl.name):]
+        else:
+            head = "dim3(" if decl.kind == "dim3" else f"(({decl.type})("
+            shift, text = len(head), head + text + (")" if decl.kind == "dim3" else "))")
+        values[decl.span.start] = (text, tuple((s + shift, e + shift, i, w)
+                                               for s, e, i, w in own))
+    return ""
+
+
+def _local_mentions(unit, function, span, values: dict) -> tuple:
+    """(start, end, declaration) of each mention of a recorded local inside ``span``, the
+    offsets relative to the span's start."""
+    return tuple((u.span.start - span.start, u.span.end - span.start, u.decl)
+                 for u in unit.in_function("var_uses", function.name)
+                 if u.decl in values and span.start <= u.span.start < span.end)
+
+
+def _substituted(text: str, bound: tuple, mentions: tuple, values: dict) -> tuple[str, tuple]:
+    """``text`` with each mention of a local replaced by the local's value, and the bindings
+    of parameters (``bound``, and those of the values put in) moved to the new offsets."""
+    if not mentions:
+        return text, bound
+    marks = sorted([(s, e, (i, w)) for s, e, i, w in bound] +
+                   [(s, e, decl) for s, e, decl in mentions], key=lambda m: m[0])
+    out, moved, pos = [], [], 0
+    length = 0
+    for start, end, what in marks:
+        out.append(text[pos:start])
+        length += start - pos
+        if isinstance(what, tuple):
+            moved.append((length, length + end - start, *what))
+            piece = text[start:end]
+        else:
+            piece, inner = values[what]
+            moved += [(length + s, length + e, i, w) for s, e, i, w in inner]
+        out.append(piece)
+        length += len(piece)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out), tuple(moved)
 
 
 def _what(works: list[Work]) -> str:
     return "launch" if works and works[0].param_types is not None else "copy"
 
 
-def _bindings(function, work: Work | None, uses, stmt) -> tuple[tuple, str]:
+def _bindings(function, work: Work | None, uses, stmt, what: str) -> tuple[tuple, str]:
     """Where each parameter is mentioned in ``stmt`` (offsets in its text) and whether as a
     whole argument of the launch or copy (bound to any argument text) or elsewhere (integral
     parameters only, bound to a plain variable or integer literal)."""
@@ -186,7 +288,7 @@ def _bindings(function, work: Work | None, uses, stmt) -> tuple[tuple, str]:
                         f"'{types[use.position]}' (a second conversion)")
         if not whole and not _INTEGRAL.fullmatch(_bare(param.type)):
             return (), (f"parameter '{param.name}' ({param.type}) is used outside the "
-                        f"{_what([work] if work else [])}'s arguments and is not integral")
+                        f"{what}'s arguments and is not integral")
         bound.append((use.span.start - stmt.span.start, use.span.end - stmt.span.start, index,
                       whole))
     return tuple(sorted(bound)), ""

@@ -47,7 +47,14 @@ ERROR_CHECK = frozenset({"cudaGetLastError", "cudaPeekAtLastError"})
 SYNC = frozenset({"cudaDeviceSynchronize"} | {old for old, new in LEGACY_CALLS.items()
                                              if new == "cudaDeviceSynchronize"})
 REPORTING = frozenset({"cudaGetErrorString", "cudaGetErrorName", "fprintf", "printf", "puts",
-                       "fputs", "exit", "abort"})
+                       "fputs", "fflush", "perror", "exit", "abort"})
+#: Library functions of values only (``(int)ceil(n / 256.0)`` in a launch's grid): a call of
+#: one touches no device data, as a call of the program's own pure helpers
+#: (:func:`pure_helpers`, ``iDivUp``).
+MATH = frozenset({"ceil", "ceilf", "floor", "floorf", "sqrt", "sqrtf", "cbrt", "cbrtf", "pow",
+                  "powf", "fabs", "fabsf", "abs", "labs", "fmin", "fminf", "fmax", "fmaxf", "min",
+                  "max", "round", "roundf", "lround", "log", "logf", "log2", "log2f", "exp",
+                  "expf", "exp2", "exp2f"})
 
 
 @dataclass(frozen=True)
@@ -131,6 +138,46 @@ def error_check_helpers(unit) -> frozenset[str]:
     return frozenset(found)
 
 
+#: statement kinds a pure helper's body may hold
+_PURE_KINDS = frozenset({"block", "return", "decl", "if", "expr", "null"})
+
+
+def pure_helpers(unit) -> frozenset[str]:
+    """Host functions of ``unit`` that compute a value from by-value parameters and locals
+    only (``int iDivUp(int a, int b) { return (a % b != 0) ? (a / b + 1) : (a / b); }``):
+    no pointer or reference parameter, no global named, no call but of library math and of
+    each other. A call of one (in a launch's grid, a wrapper's ``dim3``) touches no device
+    data."""
+    candidates = {}
+    for function in unit.functions:
+        if function.body is None or function.return_type.strip() in ("void", "") or \
+                function.member_of is not None or \
+                any(p.is_pointer or "&" in p.type or "[" in p.type for p in function.params):
+            continue
+        span = function.span
+        if any(s.kind not in _PURE_KINDS for s in function.body.walk()) or any(
+                not span.start <= u.decl < span.end
+                for u in unit.in_function("var_uses", function.name)):
+            continue
+        candidates[function.name] = {c.name for s in function.body.walk() for c in s.calls}
+    pure = set(candidates)
+    changed = True
+    while changed:                          # drop those that call a function not kept
+        changed = False
+        for name in sorted(pure):
+            if not candidates[name] <= pure | MATH | HARMLESS:
+                pure.discard(name)
+                changed = True
+    return frozenset(pure)
+
+
+def harmless_calls(unit: TranslationUnit) -> frozenset[str]:
+    """Calls that touch no device data in ``unit``'s host code: shape constructors, library
+    math, the pure helpers of the file and of the headers :func:`add_checks` was given."""
+    own = unit.cached(("fuse.graph.pure",), lambda: pure_helpers(unit))
+    return HARMLESS | MATH | own | unit.cached(("fuse.graph.other_pure",), set)
+
+
 def find_runs(unit: TranslationUnit, source: bytes, facts: dict,
               lone: list | None = None) -> list[Run]:
     """The launch runs of every function; ``lone`` (when given) receives (launch, why) for
@@ -164,9 +211,10 @@ def _blocks(stmt: Stmt, in_loop: bool):
 def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Launch], facts,
                    lone: list) -> list[Run]:
     runs, current, after = [], [], ""
+    harmless = harmless_calls(unit)
     for child in block.children:
         inside = launches.inside(child.span)
-        calls = [c for s in child.walk() for c in s.calls if c.name not in HARMLESS]
+        calls = [c for s in child.walk() for c in s.calls if c.name not in harmless]
         if len(inside) == 1 and child.kind == "expr" and len(calls) <= 1:
             current.append(_node(unit, len(current), inside[0], child, facts))
             continue
@@ -204,10 +252,19 @@ def _checks(unit: TranslationUnit) -> frozenset[str]:
     return own | unit.cached(("fuse.graph.other_checks",), set)
 
 
-def add_checks(unit: TranslationUnit, names: frozenset[str]) -> None:
+def add_checks(unit: TranslationUnit, names: frozenset[str], pure: frozenset[str] = frozenset()
+               ) -> None:
     """Error-check helpers defined outside ``unit`` (a project header's ``after_kernel``),
-    that a run of launches in ``unit`` goes on past, as past the file's own."""
+    that a run of launches in ``unit`` goes on past, as past the file's own; ``pure``: the
+    header's pure helpers (:func:`pure_helpers`)."""
     unit.cached(("fuse.graph.other_checks",), set).update(names)
+    unit.cached(("fuse.graph.other_pure",), set).update(pure)
+
+
+def header_helpers(helpers) -> tuple[frozenset[str], frozenset[str]]:
+    """(error-check helpers, pure helpers) of the models of project headers ``helpers``."""
+    return (frozenset().union(*(error_check_helpers(h) for h in helpers)),
+            frozenset().union(*(pure_helpers(h) for h in helpers)))
 
 
 #: roles of a mention that give the variable a new value (``s2s.model.host_facts``)
@@ -329,22 +386,46 @@ def _copied(unit: TranslationUnit, function: str) -> frozenset[str]:
     """Pointers that are copied or reassigned in a function (they may alias), less the
     buffers ``s2s transfers`` pooled: ``d = reinterpret_cast<T>(s2s_device_pool + s2s_off_d)``
     assigned once is a slice of the pool disjoint from every other slice (docs/transfers.md),
-    so fusion run after transfers sees the same buffers as before it; and less the buffers
-    the copies only rotate (:func:`_rotated`)."""
+    so fusion run after transfers sees the same buffers as before it; less the pointers
+    declared with the value of an allocation helper's call (:func:`_fresh`); and less the
+    buffers the copies only rotate (:func:`_rotated`)."""
     copies = unit.in_function("pointer_copies", function)
     targets: dict[str, int] = {}
     for c in copies:
         targets[c.target] = targets.get(c.target, 0) + 1
-    names, rest = set(), []
+    names, rest, fresh = set(), [], set()
     for c in copies:
         if c.source in POOLS and c.offset and targets[c.target] == 1:
             continue
+        if _fresh(unit, function, c):
+            fresh.add(c.target)
+            continue
         rest.append(c)
         names.update(n for n in (c.target, c.source) if n is not None)
-    return frozenset(names - _rotated(unit, function, rest))
+    return frozenset(names - _rotated(unit, function, rest, fresh))
 
 
-def _rotated(unit: TranslationUnit, function_name: str, copies: list) -> frozenset[str]:
+def _fresh(unit: TranslationUnit, function: str, copy) -> bool:
+    """Whether ``copy`` is the declaration of its target with the value of a call that is
+    given no pointer (``float *d_q = device_alloc(n);``): a pointer of its own, as a
+    parameter is, not a second name of another buffer (a helper handed no pointer cannot
+    return one of the caller's)."""
+    if copy.source is not None or copy.choices or copy.offset:
+        return False
+    uses = unit.cached(("fuse.graph.var_uses", function), lambda: SpanIndex(
+        unit.in_function("var_uses", function)))
+    inside = uses.inside(copy.span)
+    declarator = [u for u in inside if u.name == copy.target and u.decl == u.span.start]
+    if not declarator or any(u.pointer for u in inside if u.name != copy.target):
+        return False
+    calls = unit.cached(("fuse.graph.call_ends", function), lambda: {
+        c.span.end: c for c in unit.function(function).calls} if unit.function(function) else {})
+    call = calls.get(copy.span.end)
+    return call is not None and copy.span.start <= call.span.start
+
+
+def _rotated(unit: TranslationUnit, function_name: str, copies: list,
+             fresh: frozenset[str] | set = frozenset()) -> frozenset[str]:
     """Buffers allocated here that the copies only rotate (``t = a; a = b; b = t;`` at the
     top of a frame loop, double buffers): every copy is a statement of some block; the
     copies of each block, run in order on symbolic values, leave those buffers holding a
@@ -355,7 +436,7 @@ def _rotated(unit: TranslationUnit, function_name: str, copies: list) -> frozens
     if function is None or function.body is None or not copies:
         return frozenset()
     names = {c.target for c in copies} | {c.source for c in copies if c.source}
-    buffers = {n for n in names if allocated_here(unit, function_name, n)}
+    buffers = {n for n in names if n in fresh or allocated_here(unit, function_name, n)}
     launches = unit.in_function("launches", function_name)
     placed = 0
     for block in function.body.walk():

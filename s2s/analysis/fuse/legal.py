@@ -49,12 +49,13 @@ def _maps(node: LaunchNode, buffer: str, mode: str) -> list[str]:
 
 
 def sample_values(nodes: list[LaunchNode]) -> list[list[dict]] | None:
-    """Per sample launch, one value dict per node (by that kernel's own parameter names);
-    None when a scalar argument cannot be given a consistent value."""
+    """Per sample launch (the small panel and one with large sizes,
+    :data:`s2s.isl_helpers.LARGE_SAMPLE`), one value dict per node (by that kernel's own
+    parameter names); None when a scalar argument cannot be given a consistent value."""
     records = [r for node in nodes for r in node.facts.records]
     fixed = sample_overrides(records)
     panels = []
-    for grid, block, primes in isl_helpers.SAMPLE_LAUNCHES:
+    for grid, block, primes in (*isl_helpers.SAMPLE_LAUNCHES, isl_helpers.LARGE_SAMPLE):
         env: dict[str, int] = {}
         base = dict(zip(isl_helpers.GRID_PARAMS, (*grid, *block), strict=True))
         base.update(fixed)

@@ -107,6 +107,7 @@ def clang_args(language: str, toolchain: Toolchain, side: str = "host",
             args += [f"--cuda-path={toolchain.cuda_path}", "-idirafter", toolchain.stub_dir,
                      "-idirafter", RUNTIME_INCLUDE,
                      "-include", os.path.join(toolchain.stub_dir, "s2s_cuda_legacy.h")]
+            args += [arg for d in _cccl_dirs(toolchain.cuda_path) for arg in ("-idirafter", d)]
         else:
             args += ["-nocudainc", "-nocudalib", "-isystem", toolchain.shim_dir,
                      "-idirafter", RUNTIME_INCLUDE,
@@ -130,6 +131,23 @@ def clang_args(language: str, toolchain: Toolchain, side: str = "host",
 #: the programs are built and the rewrites checked with, accepts: an error there would make
 #: s2s refuse a file its users compile (miniBUDE's ``devices.template emplace_back(...)``).
 NEWER_DEFAULT_ERRORS = ("missing-template-arg-list-after-template-kw",)
+
+
+@functools.cache
+def _cccl_dirs(cuda_path: str) -> tuple[str, ...]:
+    """The toolkit's CCCL headers (``cuda/std/...``, thrust, cub), which nvcc 13 puts on every
+    compile's system include path (``nvcc.profile``: ``-isystem $(TOP)/targets/<arch>/include/
+    cccl``) while clang's ``--cuda-path`` does not: without them ``<cooperative_groups.h>`` and
+    ``<thrust/...>`` do not parse. After the other directories, as nvcc's system includes."""
+    found = [os.path.join(cuda_path, "include", "cccl")]
+    targets = os.path.join(cuda_path, "targets")
+    if os.path.isdir(targets):
+        found += [os.path.join(targets, t, "include", "cccl") for t in sorted(os.listdir(targets))]
+    real = {}
+    for d in found:
+        if os.path.isdir(d):
+            real.setdefault(os.path.realpath(d), d)
+    return tuple(real.values())[:1]
 
 
 def _has_std(flags: tuple[str, ...]) -> bool:

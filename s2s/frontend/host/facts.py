@@ -302,19 +302,21 @@ def extract_host_decls(ctx: ExtractContext) -> tuple[HostDecl, ...]:
         found = _declared_value(tree, j)
         if found is None:
             continue
-        kind, value = found
+        kind, k = found
+        value = tree.nodes[k].cursor
         p = tree.parent[j]
         statement = tree.extent(p)[0] if p >= 0 and tree.kinds[p] == "DECL_STMT" else tree.extent(j)[0]
         cursor = tree.nodes[j].cursor
         at = cursor.location.offset
         span = tree.ctx.index.span(at, at + len(cursor.spelling.encode()), tree.templates[j])
         out.append(HostDecl(cursor.spelling, kind, span, function, statement,
-                            lowering(ctx, tree.templates[j]).expr(value)))
+                            lowering(ctx, tree.templates[j]).expr(value), tree.span(k),
+                            cursor.type.spelling))
     return tuple(out)
 
 
 def _declared_value(tree: HostTree, j: int):
-    """(kind, initializer cursor) of a scalar or ``dim3`` declarator with a value, or None."""
+    """(kind, initializer node) of a scalar or ``dim3`` declarator with a value, or None."""
     cursor = tree.nodes[j].cursor
     canonical = cursor.type.get_canonical()
     kind = DECL_KINDS.get(canonical.kind.name)
@@ -328,4 +330,4 @@ def _declared_value(tree: HostTree, j: int):
     # ``dim3 g(a, b)``: the constructor call's extent starts at the name, so it is no "init"
     if kind != "dim3" and _declarator_role(tree, j) != "init":
         return None
-    return kind, tree.nodes[expressions[-1]].cursor
+    return kind, expressions[-1]
