@@ -9,6 +9,13 @@ large cycle of the front end (a unit's cached walk and the context holding it) i
 explicitly (:meth:`s2s.frontend.core.context.ExtractContext.release`) and the rest is freed by
 reference counting. So automatic collection is off during a run and back on afterwards (as
 the caller had it); what a run leaves in cycles is collected then, as usual.
+
+A command-line process (:func:`command_line_process`) ends with its command, and the run's
+results live until they are printed: there the objects alive when a run ends are frozen
+(``gc.freeze``) before collection is back on. Else the first collections after the run
+traverse everything it built (0.5 s of CPU after a cold ``s2s omp`` over the 50,000-line
+program, 5% of the run) and free nothing; frozen objects are still freed by reference
+counting. A library caller or a test keeps the usual collector.
 """
 
 from __future__ import annotations
@@ -18,6 +25,14 @@ from collections.abc import Callable
 from typing import TypeVar
 
 T = TypeVar("T")
+#: set when this process is one command-line run (s2s's console script, ``python -m s2s``)
+_COMMAND_LINE: list[bool] = []
+
+
+def command_line_process() -> None:
+    """Say that this process is one command-line run: the objects a run leaves are frozen
+    when it ends (see the module doc)."""
+    _COMMAND_LINE[:] = [True]
 
 
 def call(function: Callable[..., T], *args, **kwargs) -> T:
@@ -28,4 +43,6 @@ def call(function: Callable[..., T], *args, **kwargs) -> T:
         return function(*args, **kwargs)
     finally:
         if enabled:
+            if _COMMAND_LINE:
+                gc.freeze()
             gc.enable()

@@ -63,3 +63,34 @@ def test_loading_leaves_no_cycle_holding_the_cursors(collector):
     # before ExtractContext.release: about 3,500 objects (cursors, locations, walk nodes)
     assert gc.collect() < 500
     assert loaded.ok
+
+
+def test_a_command_line_process_freezes_what_a_run_leaves(collector, monkeypatch):
+    """The objects alive when a run ends are frozen there (not traversed by the collections
+    after it), the collector back on; a library caller (the default) freezes nothing."""
+    gc.enable()
+    kept = gc_pause.call(lambda: [object() for _ in range(1000)])
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
+    monkeypatch.setattr(gc_pause, "_COMMAND_LINE", [])
+    gc_pause.command_line_process()
+    try:
+        kept = gc_pause.call(lambda: [object() for _ in range(1000)])
+        assert gc.get_freeze_count() >= len(kept) and gc.isenabled()
+    finally:
+        gc.unfreeze()
+
+
+def test_the_console_script_says_so():
+    """The console script's own command line (argv None) marks the process (as ``python -m
+    s2s`` does); main(argv), a library's or a test's call, does not."""
+    import subprocess
+    import sys
+
+    probe = ("import sys; from s2s import gc_pause; from s2s.cli import entry; "
+             "sys.argv = ['s2s', 'completion', 'bash']; entry.main(); "
+             "print(gc_pause._COMMAND_LINE, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=REPO, check=True)
+    assert done.stderr.strip().endswith("[True]")
+    from s2s.cli import entry
+    assert entry.main(["completion", "bash"]) == 0 and not gc_pause._COMMAND_LINE

@@ -25,4 +25,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     from s2s.cli.main import main as run_tool
 
+    if argv is None:                # the process's own command line: it ends with the command
+        from s2s import gc_pause
+
+        gc_pause.command_line_process()
     return run_tool(argv)
