@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from s2s import deep_stack, gc_pause, parallel
 from s2s.diagnostics import Diagnostic, InputError, InternalError, Location, S2SError
 from s2s.edits import EditSet
-from s2s.frontend.core.parse import ParseOptions, detect_language, parse_source
+from s2s.frontend.core.parse import ParseOptions, check_parse, detect_language
 from s2s.frontend.extract import Loaded
 from s2s.frontend.fact_cache import cached_load, parse_errors, second_opinion
 from s2s.frontend.openmp import clang_check
@@ -340,8 +340,8 @@ def _errors_in_context(path: str, includers: tuple[tuple[str, bytes], ...],
     """libclang's errors on each includer (as it was: its own edits are checked on their
     own) with ``data`` as the text of the header ``path``; the first includer's that fail.
     (``_edits``, what the check tries, as every error callback of checked_edits receives.)"""
-    for where, text in includers:
-        parsed = parse_source(text, where, options, unsaved=((os.path.abspath(path), data),))
+    for where, text in includers:   # (one parse each, as a file's own rewrite: check_parse)
+        parsed = check_parse(text, where, options, unsaved=((os.path.abspath(path), data),))
         said = [d for d in parsed.diagnostics if d.is_error]
         if said:
             return said

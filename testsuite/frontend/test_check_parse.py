@@ -77,3 +77,28 @@ def test_other_files_are_checked_by_the_load_parse(name, text, options, monkeypa
     calls = []
     monkeypatch.setattr(parse, "parse_source", lambda *a, **k: calls.append(a) or "parsed")
     assert check_parse(text, name, options) == "parsed" and len(calls) == 1
+
+
+HEADER = b"""static inline void twice(float *a, int n) {
+#pragma omp target teams distribute parallel for
+  for (int i = 0; i < n; ++i) a[i] *= 2.0f;
+}
+"""
+INCLUDER = b'#include <omp.h>\n#include "twice.h"\nint main(void) { float a[8] = {0}; twice(a, 8); return 0; }\n'
+
+
+@pytest.mark.parametrize("new, broken", [
+    (b"parallel for map(tofrom: a[0:n])\n", False),
+    (b"parallel for map(tofrom: b[0:n])\n", True),
+    (b"parallel for\n{\n", True),
+])
+def test_a_header_s_rewrite_checked_in_its_includer(new, broken, tmp_path, monkeypatch):
+    """A project header's rewrite is checked in each file that includes it (driver's
+    _errors_in_context): the includer parsed once, the header's text from memory."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "twice.h").write_bytes(HEADER)
+    rewrite = ((str(tmp_path / "twice.h"), HEADER.replace(b"parallel for\n", new, 1)),)
+    assert one_parse_checks(INCLUDER, "main.c", ParseOptions())
+    one = check_parse(INCLUDER, "main.c", ParseOptions(), unsaved=rewrite)
+    two = parse_source(INCLUDER, "main.c", ParseOptions(), unsaved=rewrite)
+    assert one.has_errors == two.has_errors == broken
