@@ -320,3 +320,29 @@ def test_a_function_without_a_data_region_says_why(tmp_path):
                                   "('table' of 'build_table', 'x')" in m for m in said), said
     assert counts["left unmapped"] == omp_harness.unmapped_constructs(new) == 0
     assert new.stdout == stripped.stdout
+
+
+def test_settled_replans_until_nothing_more_is_dropped():
+    """driver.settled: each round hands the pass the groups the check dropped; a pass that
+    stops replanning (replan None) ends the rounds, and so does the bound."""
+    from s2s.driver import REPLAN_ROUNDS, PassOutput, settled
+
+    seen = []
+
+    def replan(dropped, depth=0):
+        seen.append(dropped)
+        follow = None if depth == 2 else (lambda d: replan(d, depth + 1))
+        return PassOutput(counts=(("left unmapped", depth + 1),), replan=follow)
+
+    first = PassOutput(counts=(("left unmapped", 0),), replan=replan)
+    output, checked, rounds = settled(first, lambda out: ("checked", (0,)))
+    assert seen == [(0,), (0,), (0,)] and len(rounds) == 3
+    assert output.counts == (("left unmapped", 3),) and output.replan is None
+
+    def forever(dropped):
+        return PassOutput(replan=forever)
+    _output, _checked, rounds = settled(PassOutput(replan=forever), lambda out: ("x", (1,)))
+    assert len(rounds) == REPLAN_ROUNDS
+    # nothing dropped: one check, the first output
+    output, _checked, rounds = settled(first, lambda out: ("checked", ()))
+    assert output is first and rounds == ()
