@@ -66,14 +66,14 @@ def test_only_functions_the_openmp_analyses_ask_about_get_mentions(load_source):
 
 def test_an_element_whose_address_is_taken_refuses_the_array(load_source):
     model = load_source(PROBE, name="prog.c").model
-    assert pointer_array(model, b"", "main", "y").count == "n"
+    assert pointer_array(model, PROBE.encode(), "main", "y").count == "n"
     taken = PROBE.replace("    double s = 0;", "    double **second = &y[1];\n    (void)second;\n"
                           "    double s = 0;")
     model = load_source(taken, name="prog.c").model
-    assert pointer_array(model, b"", "main", "y") is None
+    assert pointer_array(model, taken.encode(), "main", "y") is None
 
 
-def test_another_variable_of_the_same_name_is_not_the_array(load_source, ):
+def test_another_variable_of_the_same_name_is_not_the_array(load_source):
     # the text scan saw a bare ``y`` here (and a member ``.y``): the array escaped, and its
     # kernels kept unmapped pointers
     shadow = PROBE.replace("    double s = 0;", "    {\n        int y = 3;\n"
@@ -85,9 +85,20 @@ def test_another_variable_of_the_same_name_is_not_the_array(load_source, ):
     assert dict(out.counts)["target regions mapped"] == 2
 
 
+def test_a_clause_naming_the_array_is_no_escape(load_source):
+    # decay_chain_species with its sections stripped keeps ``map(to: conc, decayed)``: the
+    # text scan read the bare name in the clause as the array used whole and refused it
+    clause = PROBE.replace("#pragma omp target teams distribute parallel for\n",
+                           "#pragma omp target teams distribute parallel for map(to: y)\n")
+    assert clause != PROBE
+    model = load_source(clause, name="prog.c").model
+    assert pointer_array(model, clause.encode(), "main", "y").count == "n"
+
+
 def test_a_count_changed_after_the_array_refuses_it(load_source):
     changed = PROBE.replace("    uintptr_t host", "    n = n / 2;\n    uintptr_t host")
-    assert pointer_array(load_source(changed, name="prog.c").model, b"", "main", "y") is None
+    model = load_source(changed, name="prog.c").model
+    assert pointer_array(model, changed.encode(), "main", "y") is None
 
 
 CALLEE = """#include <stdlib.h>
