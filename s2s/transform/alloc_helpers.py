@@ -171,7 +171,8 @@ def _site(source: bytes, stmt, uses, helpers) -> CallSite | None:
     role = "init" if stmt.kind == "decl" else "assign"
     targets = [u for u in inside if u.role == role and not any(
         c.span.start <= u.span.start < c.span.end for c in calls)]
-    if len(targets) != len(calls) or stmt.kind == "expr" and len(calls) != 1:
+    if len(targets) != len(calls) or stmt.kind == "expr" and len(calls) != 1 or \
+            not all(t.pointer for t in targets):    # (``auto d = helper(n)`` would become an int)
         return None
     for target, call in zip(targets, calls, strict=True):
         between = source[target.span.end:call.span.start]

@@ -319,12 +319,17 @@ def _copy_edits(plan: HostPlan, source: bytes, statements, inserts: dict[int, li
     """The program's planned copies removed, the plan's messages inserted (with ``inserts``),
     where that merges copies."""
     if moves_copies(plan):
-        copy_wrapper = next((s.wrapper for s in statements if s.role == "copy" and s.wrapper), None)
+        wrappers = [s for s in statements if s.role == "copy" and s.wrapper]
+        copy_wrapper = wrappers[0].wrapper if wrappers else None
         for entry in statements:
             if entry.role == "copy" and entry.op is not None:
                 edits.append(_replace_statement(entry, source, ""))
         for message in plan.messages:
-            inserts.setdefault(message.boundary, []).append(_message_text(plan, message, copy_wrapper))
+            # an ``if`` frame says which way its copy went ("upload failed"): one of the same way
+            kind = "cudaMemcpyHostToDevice" if message.direction is Direction.UP else "cudaMemcpyDeviceToHost"
+            wrapper = next((s.wrapper for s in wrappers if s.call is not None and len(s.call.args) > 3 and
+                            s.call.args[3].text.strip() == kind), copy_wrapper)
+            inserts.setdefault(message.boundary, []).append(_message_text(plan, message, wrapper))
     for boundary, lines in inserts.items():
         edits.append(_insert_lines(statements, boundary, source, lines))
     return edits

@@ -9,9 +9,10 @@ mentions (``VarUse``) and lowered arguments (``HostArg``) of ``s2s.frontend.host
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
-from s2s.analysis.host_eval import same_size
+from s2s.analysis.host_eval import product_form, same_size
 from s2s.analysis.transfers.region import DEVICE, HostCode, Launch, Op
 from s2s.analysis.transfers.struct_members import struct_member_reason
 from s2s.model import SourceSpan
@@ -57,7 +58,38 @@ class CallArgs:
         arg = self._host_arg(call.span, call.name, 2)
         if arg is not None and name in self.size_trees and same_size(arg.value, self.size_trees[name]):
             return True
+        if arg is not None and name in self.size_trees and \
+                same_size(self._fixed_names(arg.value), self._fixed_names(self.size_trees[name])):
+            return True
         return normalized_text(call.args[2].text) == normalized_text(self.sizes[name])
+
+    def _fixed_names(self, tree):
+        """``tree`` with each local that holds one product (declared with it, never assigned or
+        its address taken: ``size_t bytes = n * sizeof(double);``) replaced by it, when no
+        name the result mentions changes in the function either: a copy of ``bytes`` covers a
+        buffer of ``n * sizeof(double)`` (None when a name changes)."""
+        changing = {u.name for u in self._uses(self.function.span)
+                    if u.role in ("assign", "address")}
+        values: dict[str, list] = {}
+        for decl in self.model.in_function("host_decls", self.function.name):
+            values.setdefault(decl.name, []).append(decl.value)
+
+        def walk(node, depth=0):
+            if isinstance(node, ir.Var):
+                found = values.get(node.name, [])
+                if node.name in changing or depth > 8:
+                    raise LookupError(node.name)
+                value = walk(found[0], depth + 1) if len(found) == 1 else None
+                return node if value is None or product_form(value) is None else value
+            if dataclasses.is_dataclass(node):
+                return dataclasses.replace(node, **{f.name: walk(getattr(node, f.name), depth)
+                                                    for f in dataclasses.fields(node)
+                                                    if dataclasses.is_dataclass(getattr(node, f.name))})
+            return node
+        try:
+            return walk(tree)
+        except LookupError:
+            return None
 
     def _uses(self, span: SourceSpan) -> list[VarUse]:
         """The variable mentions inside ``span`` (from the AST, ``s2s.frontend.host.facts``)."""

@@ -16,7 +16,8 @@ the file that launches kernels, directly or through the functions it calls, wher
 * the callee and the functions it calls (the file's, transitively) make no CUDA call but
   launches on the default stream, error checks, synchronisation and events: no copy,
   allocation, free or fill the plan would have to see, no stream to order against;
-* none of them names a host buffer of the region (a global the region copies), nor is a
+* none of them names a host buffer of the region (a global the region copies) or assigns
+  a global (a pointer kept there would let a later call reach the buffer unseen), nor is a
   template (its instantiations are other functions).
 
 Anything else stays what it was (a host statement whose buffer mentions are refused as
@@ -73,9 +74,12 @@ class DeviceCalls:
         if any(legacy_equivalent(c.name) not in _QUIET and not c.name.startswith("cudaEvent")
                for c in self.model.in_function("api_calls", name)):
             return False, False
-        if any(use.name in self.space and self.space[use.name] == HOST and
-               not function.span.start <= use.decl < function.span.end
-               for use in self.model.in_function("var_uses", name)):
+        outside = [use for use in self.model.in_function("var_uses", name)
+                   if not function.span.start <= use.decl < function.span.end]
+        # a host buffer of the region read or written there, or a global given a value (a
+        # pointer kept for a later call the region would not see as touching the buffer)
+        if any(use.name in self.space and self.space[use.name] == HOST or use.role == "assign"
+               for use in outside):
             return False, False
         found = bool(launches)
         api = {c.name for c in self.model.in_function("api_calls", name)}

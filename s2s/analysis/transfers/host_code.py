@@ -348,6 +348,9 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
         if call.span.macro is None:
             if stmt.kind == "expr" and normalized_text(text) == normalized_text(call.span.text(self.source)):
                 return None
+            checking = self.checking_function(stmt, call)
+            if checking is not None:
+                return checking
             self._refuse(f"'{call.name}' is part of a larger statement", call.span, "transfers-unsupported-call")
         match = re.match(r"^([A-Za-z_]\w*)\s*\((.*)\)$", text, re.S)
         if match and re.match(rf"^\s*{call.name}\s*\(", match.group(2)) and call.args and \

@@ -13,7 +13,11 @@ names no buffer of the region and makes no other CUDA memory call or launch (a b
 frees another buffer would free a slot of a pool). Anything else stays a memory call under
 control flow (``transfers-control-flow``).
 
-A mixin of ``host_code._Extractor``: reads its ``source``, ``space``, ``arrays`` and
+The same holds for a statement ``F(call);`` where ``F`` is a function of the file that only
+reports the error code it is given (:meth:`CheckedCalls.checking_function`): its name is the
+frame, as a checking macro's is.
+
+A mixin of ``host_code._Extractor``: reads its ``source``, ``model``, ``space``, ``arrays`` and
 ``_uses``.
 """
 
@@ -28,6 +32,9 @@ from s2s.model.cuda import ApiCall
 HOLE = "\x00"
 #: the conditions (blanks removed, the call as HOLE) that test a call for failure
 _FAILURE_TESTS = frozenset({HOLE, f"{HOLE}!=cudaSuccess", f"cudaSuccess!={HOLE}"})
+#: what a checking function may call: it reports the error and stops
+_REPORTING = frozenset({"cudaGetErrorString", "cudaGetErrorName", "printf", "fprintf", "puts", "fputs",
+                        "exit", "abort", "fflush"})
 
 
 def framed(frame: str, call: str) -> str:
@@ -68,6 +75,25 @@ class CheckedCalls:
         start, end = stmt.span.start, self.statement_end(stmt)
         return (self.source[start:call.span.start] + HOLE.encode() +
                 self.source[call.span.end:end]).decode("utf-8", "surrogateescape")
+
+    def checking_function(self, stmt: Stmt, call: ApiCall) -> str | None:
+        """``F`` when ``stmt`` is ``F(call);`` for a function ``F`` of the file that only looks
+        at the error code (one parameter; it reports and exits, makes no other CUDA call):
+        Rodinia's ``check_error(cudaMalloc(...))``. The pool's calls are then made in ``F`` the
+        way a checking macro's are."""
+        if stmt.kind != "expr" or call.span.macro is not None or len(stmt.calls) != 2:
+            return None
+        outer = next((c for c in stmt.calls if c is not call and c.name != call.name), None)
+        if outer is None or len(outer.args) != 1 or outer.span.macro is not None or \
+                (outer.args[0].span.start, outer.args[0].span.end) != (call.span.start, call.span.end) or \
+                (outer.span.start, outer.span.end) != (stmt.span.start, stmt.span.end):
+            return None
+        functions = [f for f in self.model.functions if f.name == outer.name and f.body is not None]
+        if len(functions) != 1 or len(functions[0].params) != 1 or \
+                self.model.in_function("launches", outer.name):
+            return None
+        called = {c.name for c in functions[0].calls}
+        return outer.name if called <= _REPORTING else None
 
     def statement_end(self, stmt: Stmt) -> int:
         """After the statement's last byte (a body without braces ends at its ``;``)."""

@@ -31,8 +31,21 @@ def struct_member_reason(model, function, target: ir.Member) -> str:
             elsewhere["freed"].add(call.function)
     where = "; ".join(f"{what} in {', '.join(repr(f) for f in sorted(names))}"
                       for what, names in elsewhere.items() if names)
-    returned = "" if function.return_type.strip() == "void" else " and returns"
+    if not where and not _returns(model, function, base):
+        return (f"'{member}' is a member of the struct '{base}' that '{function.name}' allocates, "
+                "copies and frees itself: the transfers plan pools and merges only buffers held in "
+                "pointer variables, and a member is not followed (a local pointer holding it would be)")
+    returned = " and returns" if _returns(model, function, base) else ""
     return (f"'{member}' is a member of the struct '{base}' that '{function.name}' fills"
             f"{returned}" + (f" ({where})" if where else "") + ": pooling the struct's buffers "
             "or merging their copies needs one layout shared by the functions that allocate, "
             "copy and free them, and the transfers plan is made per function")
+
+
+def _returns(model, function, name: str) -> bool:
+    """Whether a ``return`` statement of ``function`` mentions ``name`` (the struct it fills)."""
+    if function.body is None:
+        return False
+    uses = model.in_function("var_uses", function.name)
+    return any(stmt.kind == "return" and any(u.name == name and stmt.span.contains(u.span) for u in uses)
+               for stmt in function.body.walk())
