@@ -21,15 +21,18 @@ from s2s.transform.fuse_wrappers import (
 
 
 def helper_models(loaded) -> tuple:
-    """The models of the project headers (without device code) that define a function the
-    file's launching functions call and the file does not define (``after_kernel``,
-    ``__getLastCudaError`` of a ``helper_cuda.h``, ``iDivUp``), each in the file's context;
-    () when there are none (no second parse then)."""
+    """The models of the project headers that may define a function the file's launching
+    functions call and the file does not define (``after_kernel``, ``__getLastCudaError`` of a
+    ``helper_cuda.h``, ``iDivUp``), each in the file's context: the headers with device code
+    (modelled with the file) and those without that name such a function (a second parse,
+    only when there are some)."""
     model = loaded.model
     defined = {f.name for f in model.functions}
     elsewhere = frozenset(c.name for f in model.functions if model.in_function("launches", f.name)
                           for c in f.calls if c.name not in defined)
-    return tuple(h.model for h in host_helper_headers(loaded, elsewhere, b"")) if elsewhere else ()
+    own = tuple(h.model for h in loaded.headers)
+    return own + (tuple(h.model for h in host_helper_headers(loaded, elsewhere, b""))
+                  if elsewhere else ())
 
 
 def through_wrappers(loaded, out, fuse_file, unfused_id: str, explain_id: str,

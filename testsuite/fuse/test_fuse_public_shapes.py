@@ -1,7 +1,7 @@
 """``s2s fuse`` on the shapes public CUDA programs write (issue 29, cuda29g): launch wrappers
 that compute their grid in locals (Rodinia cfd's ``dim3 Dg(nelr / BLOCK_SIZE_1), Db(...)``,
-cuda-samples' ``iDivUp``), error checks and pure helpers defined in an included file without
-device code (srad's ``device.c``, ``helper_cuda.h``), device pointers from an allocation
+cuda-samples' ``iDivUp``), error checks and pure helpers defined in an included file (srad's
+``device.c``, ``helper_cuda.h``; with device code or without), device pointers from an allocation
 helper that are rotated, and a guard over a constant block stride that only large sizes
 show to span blocks (srad's ``srad`` + ``srad2``: not fusible)."""
 
@@ -17,6 +17,8 @@ from s2s.transform.fuse import run_fuse
 CHECKS = """\
 #include <cstdio>
 #include <cstdlib>
+// a launch in a macro makes this a header with device code, modelled with its includer
+#define LAUNCH_CHECKED(k, g, b, ...) do { k<<<g, b>>>(__VA_ARGS__); checkCUDAError(#k); } while (0)
 static void checkCUDAError(const char *msg)
 {
     cudaError_t err = cudaGetLastError();
