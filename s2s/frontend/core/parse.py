@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from s2s import deep_stack, user_files
 from s2s.bounded_read import read_at_most
@@ -248,15 +248,9 @@ def parse_source(source: str | bytes, name: str = "input.cu",
     if kept is not None:                # (a chain's checked rewrite, loaded by the next pass)
         return kept
     language = options.language or detect_language(name)
-    parsed = ParsedFile(name, source, language, {}, input_warnings(name, source))
-    sides = _sides(language, options.cuda_side, source)
-    for side in sides:
-        args = clang_args(language, toolchain, side, options.user_flags, gpu_arch=options.gpu_arch)
-        if side == sides[0]:
-            check_includes(source, name, args)  # no special file reaches libclang
-        unit = _parse(name, args, source, unsaved=unsaved)
-        parsed.units[side] = unit
-        parsed.diagnostics.extend(convert_diagnostics(unit, side if len(sides) > 1 else None))
+    parsed = _parse_sides(name, source, language, options, toolchain, unsaved)
+    if language == "cuda" and toolchain.cuda_path is not None and parsed.has_errors:
+        parsed = _legacy_fallback(parsed, options, toolchain, unsaved)
     if language != "cuda" and options.openmp_check and b"omp" in source:
         args = clang_args(language, toolchain, user_flags=options.user_flags, openmp=True)
         parsed.diagnostics.extend(convert_diagnostics(_parse(name, args, source, detailed=False,
@@ -268,6 +262,45 @@ def parse_source(source: str | bytes, name: str = "input.cu",
                            for inclusion in unit.get_includes()
                            if inclusion.include.name not in memory)
     return parsed
+
+
+#: the warning of a CUDA file parsed against s2s's headers because the toolkit's rejected it
+LEGACY_PARSE_ID = "cuda-toolkit-rejects"
+
+
+def _parse_sides(name: str, source: bytes, language: str, options: ParseOptions,
+                 toolchain: Toolchain, unsaved) -> ParsedFile:
+    """One libclang unit per side the file needs, with what libclang said."""
+    parsed = ParsedFile(name, source, language, {}, input_warnings(name, source))
+    sides = _sides(language, options.cuda_side, source)
+    for side in sides:
+        args = clang_args(language, toolchain, side, options.user_flags, gpu_arch=options.gpu_arch)
+        if side == sides[0]:
+            check_includes(source, name, args)  # no special file reaches libclang
+        unit = _parse(name, args, source, unsaved=unsaved)
+        parsed.units[side] = unit
+        parsed.diagnostics.extend(convert_diagnostics(unit, side if len(sides) > 1 else None))
+    return parsed
+
+
+def _legacy_fallback(parsed: ParsedFile, options: ParseOptions, toolchain: Toolchain,
+                     unsaved) -> ParsedFile:
+    """The parse against s2s's own CUDA headers when the toolkit's reject the file and those
+    accept it: they declare what CUDA 13 removed and older programs still use
+    (``cudaDeviceProp::clockRate``, ``deviceOverlap`` ... as Rodinia's gaussian prints them).
+    The file is analysed and rewritten as its toolkit's users wrote it; a warning names the
+    toolkit's first error (nvcc rejects the original as well: the compile check of a rewrite
+    then counts only the errors the rewrite introduces). Otherwise the toolkit's errors stand."""
+    shim = _parse_sides(parsed.path, parsed.source, parsed.language, options,
+                        replace(toolchain, cuda_path=None), unsaved)
+    if shim.has_errors:
+        return parsed
+    first = next(d for d in parsed.diagnostics if d.is_error)
+    shim.diagnostics.insert(0, Diagnostic.warning(
+        f"the CUDA toolkit's headers reject this file ({first.message}); it is analysed against "
+        "s2s's CUDA headers, which keep what CUDA 13 removed: nvcc of this toolkit rejects the "
+        "original too", LEGACY_PARSE_ID, first.location))
+    return shim
 
 
 def _check_name(name: str) -> None:
