@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from s2s import deep_stack, gc_pause, parallel
 from s2s.diagnostics import Diagnostic, InputError, InternalError, Location, S2SError
-from s2s.edits import EditSet
+from s2s.edits import EditSet, beside_name
 from s2s.frontend.core.parse import ParseOptions, check_parse, detect_language
 from s2s.frontend.extract import Loaded
 from s2s.frontend.fact_cache import cached_load, parse_errors, second_opinion
@@ -304,7 +304,7 @@ def checked_output(path: str, source: bytes, output: PassOutput, options: ParseO
         generated = beside(path, edits)
         # (libclang finds an unsaved file by the name the includer forms: the includer's
         # directory as given, "." for none, joined with the quoted name)
-        unsaved = tuple((os.path.join(os.path.dirname(path) or ".", os.path.basename(p)), text)
+        unsaved = tuple((os.path.join(os.path.dirname(path) or ".", beside_name(p, path)), text)
                         for p, text in generated)
         said = parse_errors(data, path, options, unsaved)
         if said:

@@ -13,6 +13,7 @@ insertions), so a pass can insert a line above a statement and another after it.
 from __future__ import annotations
 
 import bisect
+import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -205,3 +206,14 @@ def line_col(source: bytes, offset: int) -> tuple[int, int]:
     line = source.count(b"\n", 0, offset) + 1
     start = source.rfind(b"\n", 0, offset) + 1
     return line, offset - start + 1
+
+
+def beside_name(generated: str, source: str) -> str:
+    """Where a file written with ``source``'s rewrite sits relative to the folder of ``source``:
+    its base name for one beside it (mgpu's kernel table, a ``.cu`` file included from the same
+    folder), ``sub/x.cu`` for one in a folder below (a ``.cu`` file ``source`` includes as
+    ``"sub/x.cu"``). Every build or copy of the rewrite puts it there, where the source's
+    quoted include finds it (the base name for a file elsewhere)."""
+    folder = os.path.dirname(os.path.abspath(source))
+    relative = os.path.relpath(os.path.abspath(generated), folder)
+    return os.path.basename(generated) if relative.startswith(os.pardir) else relative

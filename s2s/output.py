@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from s2s import user_files
 from s2s.diagnostics import InputError, UsageError
-from s2s.edits import Edit
+from s2s.edits import Edit, beside_name
 from s2s.user_files import file_kind
 
 
@@ -96,8 +96,8 @@ def write_rewritten(change: FileChange, generated: tuple[FileChange, ...], targe
     the rewrite in another folder needs (the benchmarks, the tests)."""
     write_output(target, change.after, make_parents=True)
     for each in generated:
-        write_output(os.path.join(os.path.dirname(target), os.path.basename(each.path)),
-                     each.after)
+        write_output(os.path.join(os.path.dirname(target), beside_name(each.path, change.path)),
+                     each.after, make_parents=True)
 
 
 def in_place_refusal(path: str, info: os.stat_result | None = None) -> str | None:

@@ -178,6 +178,25 @@ inline cudaError_t GetDeviceProperties(cudaDeviceProp *prop, int device)
     return cudaSuccess;
 }
 
+/* cudaDeviceProp with the members CUDA 13 removed (clockRate, deviceOverlap ...), zero as the
+   verify shim reports them: a file written for an older toolkit (one that s2s parsed against
+   its own headers, warning cuda-toolkit-rejects) gets `#define cudaDeviceProp
+   s2s_mgpu::LegacyDeviceProp` after this header, and builds with nvcc 13 as it did with 12. */
+#if defined(CUDART_VERSION) && CUDART_VERSION >= 13000
+struct LegacyDeviceProp : cudaDeviceProp {
+    int clockRate, deviceOverlap, kernelExecTimeoutEnabled, computeMode, maxTexture1DLinear;
+    int memoryClockRate, singleToDoublePrecisionPerfRatio, cooperativeMultiDeviceLaunch;
+};
+
+inline cudaError_t GetDeviceProperties(LegacyDeviceProp *prop, int device)
+{
+    std::memset(prop, 0, sizeof *prop);
+    return GetDeviceProperties(static_cast<cudaDeviceProp *>(prop), device);
+}
+#else
+typedef cudaDeviceProp LegacyDeviceProp;
+#endif
+
 inline cudaError_t GetLastError()
 {
     cudaError_t error = sticky_error();

@@ -28,6 +28,7 @@ from s2s.driver import (
     exit_code,
     process_files,
 )
+from s2s.edits import beside_name
 from s2s.frontend.core.parse import read_stream
 from s2s.output import (
     FileChange,
@@ -194,10 +195,10 @@ def _emitted(result: Success, args, copy: str | None, console: Console) -> FileR
     writes = args.in_place or copy is not None
     try:
         for generated in result.generated if writes else ():
-            _emit_generated(generated, args, copy, console)
+            _emit_generated(generated, args, copy, console, result.path)
         _emit(result.change, args, copy, console)
         for generated in () if writes else result.generated:   # shown after the source
-            _emit_generated(generated, args, copy, console)
+            _emit_generated(generated, args, copy, console, result.path)
     except InputError as error:
         said = error.diagnostic
         if said.id in ("write-failed", "output-not-regular"):
@@ -235,7 +236,7 @@ def _emitted_to_stdout(result: FileResult, args, source: bytes, console: Console
         if args.diff or args.check:
             _emit(change, args, None, console)
             for generated in result.generated:
-                _emit_generated(generated, args, None, console)
+                _emit_generated(generated, args, None, console, result.path)
             return result
         name = os.path.basename(result.generated[0].path)
         refused = Diagnostic.error(
@@ -281,7 +282,8 @@ def _emit(change: FileChange, args, copy: str | None, console: Console) -> None:
         _write_diff(change, console)
 
 
-def _emit_generated(change: FileChange, args, copy: str | None, console: Console) -> None:
+def _emit_generated(change: FileChange, args, copy: str | None, console: Console,
+                    source: str) -> None:
     """A file the pass generates beside the source: ``--check`` says it, ``--diff`` shows it
     (from /dev/null when it is new), ``--in-place`` writes it beside the source, ``-o DIR``
     beside the source's copy."""
@@ -294,7 +296,7 @@ def _emit_generated(change: FileChange, args, copy: str | None, console: Console
     elif args.in_place:
         write_generated(change)
     elif copy is not None:
-        write_generated(change, os.path.join(os.path.dirname(copy), os.path.basename(change.path)))
+        write_generated(change, os.path.join(os.path.dirname(copy), beside_name(change.path, source)))
     elif args.format == "text":
         _write_diff(change, console)
 

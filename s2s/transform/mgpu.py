@@ -33,6 +33,7 @@ from s2s.analysis.mgpu.sites import LaunchTokens
 from s2s.diagnostics import Diagnostic, Location, UnsupportedConstruct
 from s2s.driver import PassOutput
 from s2s.edits import Edit, line_col
+from s2s.frontend.core.parse import LEGACY_PARSE_ID
 from s2s.frontend.extract import Loaded
 from s2s.frontend.headers import device_headers
 from s2s.transform import mgpu_table, registry
@@ -44,6 +45,8 @@ LAUNCH_FUNCTION = "s2s_mgpu_launch"
 UNIT_FUNCTION = "s2s_mgpu_this_unit"
 #: what the pass says about each of its edits (s2s/printers/explain.py attaches it)
 EXPLAIN_ID = "mgpu-explain"
+#: the runtime's cudaDeviceProp with the members CUDA 13 removed (runtime/include/s2s_mgpu.h)
+LEGACY_DEVICE_PROP = "LegacyDeviceProp"
 
 
 def run_mgpu(loaded: Loaded) -> PassOutput:
@@ -67,7 +70,7 @@ def run_mgpu(loaded: Loaded) -> PassOutput:
         return PassOutput((), warnings)
     # a file of kernels only (no launch, no CUDA call) is rewritten too: its table registers its
     # kernels, which launches in the program's other rewritten files find at run time
-    edits = [Edit(path, plan.prologue_at, 0, prologue(plan))]
+    edits = [Edit(path, plan.prologue_at, 0, prologue(plan, _legacy_toolkit(loaded)))]
     notes = [_note(path, source, plan.prologue_at, _prologue_reason(plan))]
     for launch in plan.launches:
         edits.append(launch_edit(path, source, launch))
@@ -107,7 +110,9 @@ def _header_texts(paths) -> dict[str, bytes]:
 def launch_edit(path: str, source: bytes, launch: LaunchTokens) -> Edit:
     """``k<<<g, b, s, st>>>`` -> ``s2s_mgpu_launch(k, g, b, s, st)`` as one replacement (the
     kernel expression and the configuration keep their text; the arguments that follow are
-    not touched)."""
+    not touched). The blanks between the kernel, the brackets and the configuration
+    (``k << < g, b >> >``, ``k <<<g, b>>>``) are the brackets' spelling, not the kernel's or
+    the configuration's: they are left out of the call."""
     def text(a: int, b: int) -> str:
         return source[a:b].decode("utf-8", errors="surrogateescape")
 
@@ -118,8 +123,8 @@ def launch_edit(path: str, source: bytes, launch: LaunchTokens) -> Edit:
                     f"{launch.config_text})({launch.args_text}){after}")
     end = launch.close + launch.close_len
     return Edit(path, launch.kernel_start, end - launch.kernel_start,
-                f"{LAUNCH_FUNCTION}({text(launch.kernel_start, launch.open)}{launch.deduced}, "
-                f"{text(launch.open + launch.open_len, launch.close)})")
+                f"{LAUNCH_FUNCTION}({text(launch.kernel_start, launch.open).rstrip()}"
+                f"{launch.deduced}, {text(launch.open + launch.open_len, launch.close).strip()})")
 
 
 def _note(path: str, source: bytes, offset: int, message: str) -> Diagnostic:
@@ -148,12 +153,22 @@ def _epilogue_reason(plan: MgpuPlan, table: str) -> str:
             f"{len(plan.symbols)} symbol(s) named by cudaMemcpyTo/FromSymbol")
 
 
-def prologue(plan: MgpuPlan) -> str:
+def prologue(plan: MgpuPlan, legacy: bool = False) -> str:
+    """The runtime's header and the redirections of the file's CUDA calls; ``legacy``: the
+    file was written for an older toolkit (``_legacy_toolkit``), its ``cudaDeviceProp`` is the
+    runtime's with the members CUDA 13 removed."""
     lines = ["/* s2s mgpu: CUDA runtime calls and kernel launches of this file go to the s2s "
              "runtime (s2s_mgpu.h) */",
              "#include <s2s_mgpu.h>"]
     lines += [f"#define {name} s2s_mgpu::{SUPPORTED_API[name]}" for name in plan.api_names]
+    lines += [f"#define cudaDeviceProp s2s_mgpu::{LEGACY_DEVICE_PROP}"] if legacy else []
     return "\n".join(lines) + "\n"
+
+
+def _legacy_toolkit(loaded: Loaded) -> bool:
+    """Whether the toolkit's headers rejected the file and s2s's (which keep what CUDA 13
+    removed) accepted it (s2s.frontend.core.parse, warning ``cuda-toolkit-rejects``)."""
+    return any(d.id == LEGACY_PARSE_ID for d in loaded.diagnostics)
 
 
 def kernel_flags(flags) -> tuple[str, ...]:

@@ -36,6 +36,7 @@ from pathlib import Path
 from runtime import cache_trust
 from s2s import shell_safe
 from s2s.diagnostics import Diagnostic, Location
+from s2s.edits import beside_name
 from s2s.frontend.core.allowed_flags import allowed_flags
 from s2s.model.cuda_legacy import legacy_defines
 from s2s.runtime_files import RUNTIME_INCLUDE
@@ -122,7 +123,7 @@ def nvcc_errors(data: bytes, path: str, user_flags: Sequence[str], gpu_arch: str
     flags = check_flags(user_flags)
     directories = (RUNTIME_INCLUDE, os.path.dirname(os.path.abspath(path)))
     arch = gpu_arch if _ARCH.match(gpu_arch) else "sm_90"
-    beside = tuple((os.path.basename(p), text) for p, text in generated)
+    beside = tuple((beside_name(p, path), text) for p, text in generated)
     key = hashlib.sha256(b"\0".join([data, *(s.encode() for s in (
         *flags, _define_lines(flags), *directories, arch, version)),
         *(part for name, text in beside for part in (os.fsencode(name), text))])).hexdigest()
@@ -147,7 +148,8 @@ def _compile(data: bytes, flags: tuple[str, ...], directories: tuple[str, ...], 
         os.mkdir(scratch)
         source = os.path.join(work, "rewrite.cu")
         Path(source).write_bytes(_define_lines(flags).encode() + b'#line 1 "rewrite.cu"\n' + data)
-        for name, text in beside:     # (a base name: the pass put the file beside the source)
+        for name, text in beside:     # (edits.beside_name: beside the source or below it)
+            Path(work, name).parent.mkdir(parents=True, exist_ok=True)
             Path(work, name).write_bytes(text)
         command = [nvcc, "-c", "-x", "cu", f"-arch={arch}", *_path_flags(flags, directories, work),
                    source, "-o", os.path.join(work, "rewrite.o")]

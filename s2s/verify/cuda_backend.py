@@ -31,6 +31,7 @@ from runtime.capi_build import build_library
 from runtime.errors import BackendUnavailable, CompileError
 from s2s import shell_safe
 from s2s.diagnostics import Diagnostic, ToolchainError
+from s2s.edits import beside_name
 from s2s.frontend.core.parse import detect_language
 from s2s.verify import cuda_host, mpi_job
 from s2s.verify.bounded_run import run_process
@@ -63,7 +64,7 @@ def verify_cuda(sources: Sequence[str], options: VerifyOptions) -> Verdict:
     compiled on its own, then linked); raises VerifyUnavailable, ToolchainError when nothing can
     be verified."""
     sources = tuple(sources)
-    paths = _the_cuda_sources(sources, options.run.parse.language)
+    paths, hosts = _the_cuda_sources(sources, options.run.parse.language)
     _check_toolchain()
     rewrites: dict[str, tuple[bytes, bytes]] = {}
     generated: dict[str, tuple[tuple[str, bytes], ...]] = {}
@@ -78,6 +79,7 @@ def verify_cuda(sources: Sequence[str], options: VerifyOptions) -> Verdict:
     except RewriteFailed as error:
         return Verdict(sources, "cuda", (), diagnostics=(error.diagnostic,))
     changed = tuple(p for p, (before, after) in rewrites.items() if after != before)
+    changed += rewritten_beside(generated)
     for_runtime = any(_RUNTIME_PROGRAM.search(after) for _before, after in rewrites.values())
     if options.ranks > 1:
         if not for_runtime:
@@ -87,7 +89,7 @@ def verify_cuda(sources: Sequence[str], options: VerifyOptions) -> Verdict:
     nvcc = _nvcc() if for_runtime else None
     with tempfile.TemporaryDirectory(prefix="s2s-verify-", dir=shell_safe.temp_root()) as temp:
         announce(options, "building the original and the rewritten program")
-        built = _build_both(rewrites, Path(temp), options, nvcc, generated)
+        built = _build_both(rewrites, Path(temp), options, nvcc, generated, hosts)
         if isinstance(built, Diagnostic):
             return Verdict(sources, "cuda", changed, diagnostics=(*said, built))
         announce(options, "running the original program")
@@ -104,6 +106,21 @@ def verify_cuda(sources: Sequence[str], options: VerifyOptions) -> Verdict:
     return Verdict(sources, "cuda", changed, original, rewritten, differences, verdict_said)
 
 
+def rewritten_beside(generated: dict[str, tuple[tuple[str, bytes], ...]]) -> tuple[str, ...]:
+    """The program's own files the passes rewrote along with a source (a ``.cu`` file it
+    includes as text, whose launches mgpu rewrites in place), as opposed to the files they
+    create (mgpu's kernel table): "rewritten files" names every file whose text changed."""
+    out = []
+    for path, data in (item for items in generated.values() for item in items):
+        try:
+            with open(path, "rb") as handle:
+                if handle.read() != data:
+                    out.append(path)
+        except OSError:
+            continue                      # created by the pass
+    return tuple(dict.fromkeys(out))
+
+
 def _failed_runs(original: ProgramRun, rewritten: ProgramRun) -> list[Diagnostic]:
     """What a program that exited with an error said last (the runtime's or the shim's
     message, an assertion ...)."""
@@ -117,14 +134,22 @@ def _failed_runs(original: ProgramRun, rewritten: ProgramRun) -> list[Diagnostic
     return notes
 
 
-def _the_cuda_sources(sources: tuple[str, ...], language: str | None = None) -> tuple[str, ...]:
-    """The program's sources: .cu files, or any files taken as CUDA (``-x cu``)."""
-    others = [] if language == "cuda" else [s for s in sources if detect_language(s) != "cuda"]
-    if others or not sources:
+def _the_cuda_sources(sources: tuple[str, ...], language: str | None = None
+                      ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The program's sources: its .cu files (or any files taken as CUDA, ``-x cu``), which
+    the passes rewrite, and its C and C++ files (Rodinia lud's ``../common/common.c``), which
+    nvcc hands to the host compiler: built as they are into both programs."""
+    sources = tuple(dict.fromkeys(sources))
+    cuda = sources if language == "cuda" else tuple(
+        s for s in sources if detect_language(s) == "cuda")
+    hosts = tuple(s for s in sources if s not in cuda and detect_language(s) in ("c", "c++"))
+    others = [s for s in sources if s not in cuda and s not in hosts]
+    if others or not cuda:
         raise VerifyUnavailable(
-            f"a CUDA program is verified from its .cu files; got {', '.join(others) or 'none'}: "
-            "verify each with --each", id="verify-cuda-unsupported")
-    return tuple(dict.fromkeys(sources))
+            "a CUDA program is verified from its .cu files (and the C and C++ files it links); "
+            f"got {', '.join(others) or 'no .cu file'}: verify each with --each",
+            id="verify-cuda-unsupported")
+    return cuda, hosts
 
 
 def _check_toolchain() -> None:
@@ -148,8 +173,8 @@ def _nvcc() -> str:
 
 
 def _build_both(rewrites: dict[str, tuple[bytes, bytes]], temp: Path, options: VerifyOptions,
-                nvcc: str | None, generated: dict[str, tuple[tuple[str, bytes], ...]]
-                ) -> tuple[Path, Path] | Diagnostic:
+                nvcc: str | None, generated: dict[str, tuple[tuple[str, bytes], ...]],
+                hosts: tuple[str, ...] = ()) -> tuple[Path, Path] | Diagnostic:
     """Executables of the original and the rewritten program, or the Diagnostic of the build
     that failed. A construct the shim cannot run in the original means nothing can be
     verified (VerifyUnavailable)."""
@@ -157,7 +182,7 @@ def _build_both(rewrites: dict[str, tuple[bytes, bytes]], temp: Path, options: V
     paths = list(rewrites)
     try:
         original = cuda_host.build_program(paths, temp / "original", options=parse,
-                                           flags=options.build_flags)
+                                           flags=options.build_flags, hosts=hosts)
     except cuda_host.ShimUnsupported as error:
         raise VerifyUnavailable(f"{error}; nothing was run", id="verify-cuda-unsupported") from None
     except ToolchainError as error:
@@ -168,9 +193,10 @@ def _build_both(rewrites: dict[str, tuple[bytes, bytes]], temp: Path, options: V
     try:
         if nvcc is None:
             rewritten = cuda_host.build_program(paths, temp / "rewritten", texts, options=parse,
-                                                flags=options.build_flags)
+                                                flags=options.build_flags, hosts=hosts)
         else:
-            rewritten = _build_for_runtime(texts, temp / "rewritten", options, nvcc, generated)
+            rewritten = _build_for_runtime(texts, temp / "rewritten", options, nvcc, generated,
+                                           hosts)
     except ToolchainError as error:
         return Diagnostic.error(f"the rewritten program does not build: {first_error(str(error))}",
                                 "verify-build-rewritten")
@@ -178,29 +204,34 @@ def _build_both(rewrites: dict[str, tuple[bytes, bytes]], temp: Path, options: V
 
 
 def _build_for_runtime(texts: dict[str, bytes], workdir: Path, options: VerifyOptions,
-                       nvcc: str, generated: dict[str, tuple[tuple[str, bytes], ...]]) -> Path:
+                       nvcc: str, generated: dict[str, tuple[tuple[str, bytes], ...]],
+                       hosts: tuple[str, ...] = ()) -> Path:
     """nvcc build of an mgpu-rewritten program (its files compiled each with ``-c``, then
-    linked) with the runtime's flags, each beside the files generated for it (its kernel
-    table); raises ToolchainError."""
+    linked with the objects of its C and C++ files) with the runtime's flags, each beside the
+    files generated for it (its kernel table); raises ToolchainError."""
     try:
         flags = mgpu_runtime_flags(for_nvcc=True)
     except RuntimeUnavailable as error:
         raise ToolchainError(str(error)) from None
     workdir.mkdir(parents=True)
-    objects, exe = [], None
+    objects = [cuda_host.host_object(path, workdir / f"host{number}", options.build_flags)
+               for number, path in enumerate(hosts)]
+    exe, single = None, len(texts) == 1 and not objects
     for number, (path, text) in enumerate(texts.items()):
         unit = workdir / f"unit{number}"
         unit.mkdir()
         for generated_path, data in generated.get(path, ()):
-            (unit / os.path.basename(generated_path)).write_bytes(data)
+            target = unit / beside_name(generated_path, path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
         command, out = runtime_build_command(nvcc, path, text, unit, options.build_flags, flags)
-        if len(texts) > 1:                       # -c each (no link flags), link below
+        if not single:                           # -c each (no link flags), link below
             link = command.index("-o") - len(flags.link)
             command = [*command[:link], "-c", "-o", str(out.with_suffix(".o"))]
             objects.append(out.with_suffix(".o"))
         exe = exe or workdir / out.name
         _run_nvcc(command, unit, path)
-        if len(texts) == 1:
+        if single:
             return out
     _run_nvcc([nvcc, "-arch=sm_90", *map(str, objects), *flags.link, "-o", str(exe)], workdir,
               next(iter(texts)))

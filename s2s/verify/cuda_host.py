@@ -274,13 +274,16 @@ def build(path: str, workdir: Path, source: bytes | None = None, compiler: str =
 
 def build_program(paths: Sequence[str], workdir: Path, sources: dict[str, bytes] | None = None,
                   compiler: str = "g++", *, options: ParseOptions | None = None,
-                  flags: Sequence[str] = ()) -> Path:
+                  flags: Sequence[str] = (), hosts: Sequence[str] = ()) -> Path:
     """The program of several ``.cu`` files (``sources`` stands in for some of their bytes):
-    each compiled on its own against the shim, with its own kernels, then linked; the
-    executable is named after the first."""
+    each compiled on its own against the shim, with its own kernels, then linked with the
+    objects of its C and C++ files (``hosts``, :func:`host_object`); the executable is named
+    after the first."""
     workdir.mkdir(parents=True, exist_ok=True)
     objects = [_compile_unit(path, workdir / f"unit{number}", (sources or {}).get(path),
                              compiler, options, flags) for number, path in enumerate(paths)]
+    objects += [host_object(path, workdir / f"host{number}", flags)
+                for number, path in enumerate(hosts)]
     exe = workdir / Path(paths[0]).stem
     command = [compiler, *map(str, objects), "-o", str(exe), *program_flags()]
     proc = run_process(command)  # its own session: killed with what it started if verify stops
@@ -324,6 +327,23 @@ def _compile_unit(path: str, workdir: Path, source: bytes | None, compiler: str,
     proc = run_process(command)
     if proc.returncode != 0:
         raise ToolchainError(f"building {path} against the CUDA host shim failed:\n{proc.stderr[-3000:]}")
+    return obj
+
+
+def host_object(path: str, workdir: Path, flags: Sequence[str]) -> Path:
+    """The object of a C or C++ file of a CUDA program (Rodinia lud's ``../common/common.c``),
+    built as nvcc builds it: by the host compiler (gcc for ``.c``, g++ otherwise) with the
+    user's ``-D``/``-U``/``-I``/``-include`` flags; no CUDA in it is run. The same object
+    goes into the original and the rewritten program (the passes rewrite ``.cu`` files)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    compiler = "gcc" if path.endswith(".c") else "g++"
+    obj = workdir / (Path(path).stem + ".o")
+    _defines, _dirs, host_flags = _preprocessing(flags)
+    command = [compiler, "-O1", "-w", "-iquote", os.path.dirname(os.path.abspath(path)),
+               *host_flags, "-c", os.path.abspath(path), "-o", str(obj)]
+    proc = run_process(command)
+    if proc.returncode != 0:
+        raise ToolchainError(f"building {path} with {compiler} failed:\n{proc.stderr[-3000:]}")
     return obj
 
 

@@ -36,6 +36,7 @@ from pathlib import Path
 from s2s import parallel, shell_safe
 from s2s.diagnostics import Diagnostic, DiagnosticPrinter, InputError, S2SError, UsageError
 from s2s.driver import Pass
+from s2s.edits import beside_name
 from s2s.output import write_output
 from s2s.transform import registry
 from s2s.user_files import read_regular
@@ -372,7 +373,8 @@ def _place_copies(args: list[str], changed: list[Rewrite], temp: str,
         new_args[rewrite.source.index] = str(copy)
         replacements[os.fsencode(copy)] = os.fsencode(rewrite.source.path)
         for path, text in rewrite.generated:
-            generated = copy.parent / os.path.basename(path)
+            generated = copy.parent / beside_name(path, rewrite.source.path)
+            generated.parent.mkdir(parents=True, exist_ok=True)
             generated.write_bytes(text)
             replacements[os.fsencode(generated)] = os.fsencode(rewrite.source.path)
     return new_args

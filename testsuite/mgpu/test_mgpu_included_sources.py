@@ -82,7 +82,7 @@ def test_a_launch_in_an_included_cu_file_is_rewritten_in_place(tmp_path, monkeyp
     changed = {Path(c.path).name: c.after.decode() for c in result.generated}
     assert set(changed) == {"driver.cu", "main.cu.s2s_mgpu.h"}
     driver = changed["driver.cu"]
-    launch = "s2s_mgpu_launch(twice ,  (n + 63) / 64, 64 ) (d, n);"   # the user's blanks kept
+    launch = "s2s_mgpu_launch(twice, (n + 63) / 64, 64) (d, n);"   # the brackets' blanks gone
     assert launch in driver and "<<" not in driver and ">>" not in driver
     assert driver.replace(launch, "") == DRIVER.replace("twice << < (n + 63) / 64, 64 >> > (d, n);", "")
     out = tmp_path / "out"
@@ -100,7 +100,7 @@ def test_a_spaced_launch_in_the_file_itself(tmp_path, monkeypatch):
     path = _program(tmp_path, main)
     result = process_file(str(path), RunOptions(), run_mgpu)
     assert result.status == "ok", [d.headline() for d in result.diagnostics]
-    assert "s2s_mgpu_launch(twice ,  (n + 63) / 64, 64 ) (d, n);" in result.change.after.decode()
+    assert "s2s_mgpu_launch(twice, (n + 63) / 64, 64) (d, n);" in result.change.after.decode()
 
 
 def test_a_header_with_a_launch_and_no_kernel_is_refused_not_left_on_cuda(tmp_path,
@@ -138,3 +138,37 @@ def test_fuse_and_transfers_say_what_they_leave_in_an_included_cu_file(tmp_path,
     assert any(re.match(r"1 launches in \S*driver\.cu,", d.message) for d in fused.diagnostics)
     assert any(re.match(r"4 CUDA copies and allocations in \S*driver\.cu,", d.message)
                for d in moved.diagnostics)
+
+
+def test_a_cu_file_included_from_a_folder_below_is_rewritten_there(tmp_path, monkeypatch):
+    (tmp_path / "src").mkdir()
+    main = MAIN.replace('#include "driver.cu"', '#include "src/driver.cu"')
+    path = _program(tmp_path, main, name="src/driver.cu")
+    monkeypatch.chdir(tmp_path)
+    result = process_file(str(path), RunOptions(), run_mgpu)
+    assert result.status == "ok", [d.headline() for d in result.diagnostics]
+    changed = {str(Path(c.path).relative_to(tmp_path)) if Path(c.path).is_absolute() else c.path
+               for c in result.generated}
+    assert changed == {"src/driver.cu", "main.cu.s2s_mgpu.h"}
+    # a copy of the rewrite keeps the folder: the includer's quoted #include finds it there
+    out = tmp_path / "out"
+    write_rewrite(result, out / "main.cu")
+    assert "s2s_mgpu_launch(twice" in (out / "src" / "driver.cu").read_text()
+    assert not (out / "driver.cu").exists()
+
+
+def test_a_cu_file_included_from_outside_the_folder_is_refused_with_the_reason(tmp_path,
+                                                                               monkeypatch):
+    (tmp_path / "common").mkdir()
+    (tmp_path / "app").mkdir()
+    (tmp_path / "common" / "driver.cu").write_text(DRIVER.replace(" << < ", "<<<").replace(
+        " >> > ", ">>>"))     # (spaced brackets are closed up in the includer's folder only)
+    (tmp_path / "app" / "kernel.cu").write_text(KERNEL)
+    path = tmp_path / "app" / "main.cu"
+    path.write_text(MAIN.replace('#include "driver.cu"', '#include "../common/driver.cu"'))
+    monkeypatch.chdir(tmp_path / "app")
+    result = process_file(str(path), RunOptions(), run_mgpu)
+    assert result.status == "failed"
+    first = result.diagnostics[0]
+    assert first.id == "mgpu-launch" and first.location.file.endswith("driver.cu")
+    assert "may be another program's too" in first.message

@@ -4,10 +4,13 @@ their own.
 
 ``s2s mgpu`` rewrites their launches in place with the file's (the runtime's header and the
 redirections of CUDA calls go before the first project ``#include``, so they reach the
-included text). Only a ``.cu`` file beside its includer qualifies: it is a piece of that
-program, not a header other programs share, and the compile check of the rewrite sees its
-rewritten text where the includer's quoted ``#include`` finds it. Launches in other headers
-are refused with the reason.
+included text). Only a ``.cu`` file in its includer's folder or a folder below it
+(``#include "kernels/step.cu"``) qualifies: it is a piece of that program, not a file other
+programs share (``../common/x.cu`` may be: rewriting it in place would change them too), and
+every build of the rewrite (the compile check, verify, ``-o`` copies, the nvcc wrapper) puts
+its rewritten text at the same place relative to the includer (``edits.beside_name``), where
+the includer's quoted ``#include`` finds it. Launches in other headers are refused with the
+reason.
 """
 
 from __future__ import annotations
@@ -19,9 +22,11 @@ from s2s.model.unit import TranslationUnit
 
 
 def is_included_source(header: str, includer: str) -> bool:
-    """Whether ``header`` is a ``.cu`` file in the directory of ``includer``."""
-    same = os.path.dirname(os.path.abspath(header)) == os.path.dirname(os.path.abspath(includer))
-    return header.endswith(".cu") and same and os.path.abspath(header) != os.path.abspath(includer)
+    """Whether ``header`` is a ``.cu`` file in the folder of ``includer`` or below it."""
+    folder = os.path.dirname(os.path.abspath(includer))
+    path = os.path.abspath(header)
+    inside = os.path.commonpath([folder, path]) == folder
+    return header.endswith(".cu") and inside and path != os.path.abspath(includer)
 
 
 def included_sources(includer: str, headers: tuple[TranslationUnit, ...],

@@ -317,6 +317,17 @@ def _symbol(call, host_args) -> str | None:
     return None
 
 
+def _why_header(path: str) -> str:
+    """Why a launch in the included file ``path`` stays: a ``.cu`` file outside the
+    includer's folder may be another program's too (``analysis/mgpu/included.py``)."""
+    if path.endswith(".cu"):
+        return ("a .cu file included from outside the includer's folder may be another "
+                "program's too: the rewrite edits the file given and the .cu files it includes "
+                "from its folder or the folders below it; copy the file there to rewrite it")
+    return ("the rewrite edits the file given and the .cu files it includes from its folder or "
+            "the folders below it, not other headers")
+
+
 def _header_refusals(headers, redirected: set[str]):
     """Host CUDA code in a project header is not rewritten (only the file's own text is): a
     launch there, or a call that allocates, copies or synchronises, would reach CUDA with the
@@ -325,9 +336,7 @@ def _header_refusals(headers, redirected: set[str]):
     for header in headers:
         for launch in header.launches:
             yield Refusal(f"launch of '{launch.kernel}' in a project header cannot be rewritten "
-                          "(the rewrite edits the file given and the .cu files it includes from "
-                          "its own directory, not other headers)",
-                          "mgpu-launch", launch.span)
+                          f"({_why_header(header.path)})", "mgpu-launch", launch.span)
         for call in header.api_calls:
             if call.category != "error" and os.path.abspath(header.path) not in redirected:
                 yield Refusal(f"'{call.name}' in a project header is not redirected to the s2s "

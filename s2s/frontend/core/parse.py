@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from s2s import deep_stack, user_files
 from s2s.bounded_read import read_at_most
@@ -273,6 +273,9 @@ def parse_source(source: str | bytes, name: str = "input.cu",
     language = options.language or detect_language(name)
     parsed = ParsedFile(name, source, language, {}, input_warnings(name, source))
     _parse_sides(parsed, options, _sides(language, options.cuda_side, source), unsaved)
+    toolchain = options.toolchain or default_toolchain()
+    if language == "cuda" and toolchain.cuda_path is not None and parsed.has_errors:
+        parsed = _legacy_fallback(parsed, options, toolchain, unsaved)
     if language != "cuda" and options.openmp_check and b"omp" in source:
         args = clang_args(language, options.toolchain or default_toolchain(),
                           user_flags=options.user_flags, openmp=True)
@@ -336,6 +339,32 @@ def _finished(parsed: ParsedFile, unsaved: tuple[tuple[str, bytes], ...]) -> Par
                            for inclusion in unit.get_includes()
                            if inclusion.include.name not in memory)
     return parsed
+
+
+#: the warning of a CUDA file parsed against s2s's headers because the toolkit's rejected it
+LEGACY_PARSE_ID = "cuda-toolkit-rejects"
+
+
+def _legacy_fallback(parsed: ParsedFile, options: ParseOptions, toolchain: Toolchain,
+                     unsaved) -> ParsedFile:
+    """The parse against s2s's own CUDA headers when the toolkit's reject the file and those
+    accept it: they declare what CUDA 13 removed and older programs still use
+    (``cudaDeviceProp::clockRate``, ``deviceOverlap`` ... as Rodinia's gaussian prints them).
+    The file is analysed and rewritten as its toolkit's users wrote it; a warning names the
+    toolkit's first error (nvcc rejects the original as well: the compile check of a rewrite
+    then counts only the errors the rewrite introduces). Otherwise the toolkit's errors stand."""
+    shim = ParsedFile(parsed.path, parsed.source, parsed.language, {},
+                      input_warnings(parsed.path, parsed.source))
+    _parse_sides(shim, replace(options, toolchain=replace(toolchain, cuda_path=None)),
+                 _sides(parsed.language, options.cuda_side, parsed.source), unsaved)
+    if shim.has_errors:
+        return parsed
+    first = next(d for d in parsed.diagnostics if d.is_error)
+    shim.diagnostics.insert(0, Diagnostic.warning(
+        f"the CUDA toolkit's headers reject this file ({first.message}); it is analysed against "
+        "s2s's CUDA headers, which keep what CUDA 13 removed: nvcc of this toolkit rejects the "
+        "original too", LEGACY_PARSE_ID, first.location))
+    return shim
 
 
 def _check_name(name: str) -> None:

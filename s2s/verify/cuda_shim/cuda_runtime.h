@@ -68,7 +68,9 @@ struct s2s_shim_event { std::chrono::steady_clock::time_point at; };
 #define cudaEventDisableTiming 0x02
 #define cudaHostAllocDefault 0x00
 
-/* the fields of CUDA 13's cudaDeviceProp that s2s_device_prop.h fills, plus common ones (zero) */
+/* the fields of CUDA 13's cudaDeviceProp that s2s_device_prop.h fills, plus common ones (zero),
+   plus those CUDA 13 removed that older programs print (zero: the original builds as nvcc 12
+   built it; s2s's parse headers declare them too) */
 struct cudaDeviceProp {
     char name[256];
     size_t totalGlobalMem, sharedMemPerBlock;
@@ -83,6 +85,8 @@ struct cudaDeviceProp {
     int unifiedAddressing, memoryBusWidth, l2CacheSize, maxThreadsPerMultiProcessor;
     size_t sharedMemPerMultiprocessor;
     int regsPerMultiprocessor, managedMemory, isMultiGpuBoard;
+    int clockRate, memoryClockRate, maxTexture1DLinear, singleToDoublePrecisionPerfRatio;
+    int cooperativeMultiDeviceLaunch;
 };
 
 namespace s2s_shim {
