@@ -29,7 +29,7 @@ class AccessMode:
         return self.mode in ("write", "readwrite")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ArrayRef(AccessMode):
     """One access to the storage behind a pointer or array variable (or struct member).
 
@@ -67,7 +67,7 @@ class ArrayRef(AccessMode):
     dependent: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PointerCopy:
     """``target = source`` between pointer-typed names (also ``double *r = result;``).
 

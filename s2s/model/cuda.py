@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from s2s.model.span import Expr, SourceSpan
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Param:
     """A function parameter with the qualifiers that access analysis cares about."""
 
@@ -19,7 +19,7 @@ class Param:
     restrict: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BuiltinUse:
     """One use of threadIdx / blockIdx / blockDim / gridDim (or warpSize) and its component."""
 
@@ -28,7 +28,7 @@ class BuiltinUse:
     span: SourceSpan
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SharedArray:
     """A ``__shared__`` (or ``extern __shared__``) array declared in a kernel or device function."""
 
@@ -39,7 +39,7 @@ class SharedArray:
     span: SourceSpan
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DeviceCall:
     """A call made from device code, classified so later passes need not re-parse names.
 
@@ -53,7 +53,7 @@ class DeviceCall:
     span: SourceSpan
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Kernel:
     """A ``__global__`` function (or a ``__device__`` function when ``is_global`` is False)."""
 
@@ -93,7 +93,7 @@ class Kernel:
         return tuple(dict.fromkeys(names))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Launch:
     """A ``kernel<<<grid, block, shared, stream>>>(args)`` site in host code.
 
@@ -141,7 +141,7 @@ class Launch:
     macro_why: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ApiCall:
     """A CUDA runtime API call (cudaMalloc, cudaMemcpy, ...) in host code.
 

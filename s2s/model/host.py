@@ -13,7 +13,7 @@ from s2s.model.cuda import Param
 from s2s.model.span import Expr, SourceSpan
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HostAllocation:
     """Storage for an array on the host.
 
@@ -44,7 +44,7 @@ _NAME = re.compile(r"\b[A-Za-z_]\w*\b")
 _SIMPLE = re.compile(r"[A-Za-z_]\w*|\d+[uUlL]*")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AllocatingHelper:
     """A function whose value is a fresh array of ``count`` elements (``count`` written in
     its parameters and globals): ``float *make(int n) { float *p = malloc(n * sizeof *p);
@@ -77,7 +77,7 @@ class AllocatingHelper:
                               Expr(count, span), None)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HelperCall:
     """A host call to a function the file declares but does not define, whose value
     initializes or is assigned to ``target``: an allocation once the program holds the
@@ -94,7 +94,7 @@ class HelperCall:
     elements: tuple[str | None, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CallSite:
     """A call in host code to any function (user, library or CUDA API)."""
 
@@ -103,7 +103,7 @@ class CallSite:
     span: SourceSpan
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Stmt:
     """A statement node.
 
@@ -143,7 +143,7 @@ class Stmt:
             pending.extend(part for part in (stmt.orelse, stmt.body, stmt.init) if part is not None)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HostFunction:
     """A function with a body, compiled for the host (or a kernel's host-visible definition)."""
 
@@ -178,7 +178,7 @@ class HostFunction:
         return tuple(s for s in self.body.walk() if s.kind in {"if", "switch"})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ClassFact:
     """One fact about a C++ class of the project that decides whether the storage of its
     ``std::vector`` members may stay mapped on the device over each object's lifetime
@@ -202,7 +202,7 @@ class ClassFact:
     indent: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FunctionRef:
     """A mention of a function of the file other than as the callee of a direct call, nor
     as the initializer of a local pointer that is only ever called (frontend.host.callees): its

@@ -26,7 +26,7 @@ ROLES = ("declare", "null-init", "init", "assign", "address", "subscript", "dere
          "argument", "null-test", "delete", "read")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class VarUse:
     """One mention of a variable (or a declarator) in a host function.
 
@@ -61,7 +61,7 @@ class VarUse:
     unevaluated: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HostArg:
     """One argument of a CUDA API call, a malloc-family call or a kernel launch in a host
     function, lowered to the kernel IR (:mod:`s2s.model.kernel_ir`; integer constants,
@@ -77,7 +77,7 @@ class HostArg:
     value: object
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HostDecl:
     """A host local of integer, floating or ``dim3`` type declared with a value, the value
     lowered to the kernel IR (for ``dim3 g(a, b)`` an ``Opaque('construct', (a, b))``).

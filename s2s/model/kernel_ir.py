@@ -21,17 +21,17 @@ from s2s.model.span import SourceSpan
 # --- expressions ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class IntConst:
     value: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FloatConst:
     value: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Var:
     """A named local variable or parameter (or a template parameter, unknown here).
 
@@ -43,7 +43,7 @@ class Var:
     global_array: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Builtin:
     """``threadIdx.x`` -> ``Builtin('threadIdx', 'x')``; ``warpSize`` has component ''."""
 
@@ -51,7 +51,7 @@ class Builtin:
     component: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Unary:
     """``op`` is one of ``- + ! ~ * &`` or ``pre++ pre-- post++ post--``."""
 
@@ -59,7 +59,7 @@ class Unary:
     operand: object
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Binary:
     """Arithmetic, bitwise, comparison and logical operators (C spelling: ``+``, ``<=``, ``&&``)."""
 
@@ -68,7 +68,7 @@ class Binary:
     rhs: object
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Assign:
     """``target op value`` with ``op`` ``=`` or a compound ``+=``, ``>>=`` ... (an expression in C)."""
 
@@ -77,14 +77,14 @@ class Assign:
     value: object
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Cond:
     cond: object
     then: object
     other: object
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Index:
     """``base[index]``; the span locates the access for reports."""
 
@@ -93,7 +93,7 @@ class Index:
     span: SourceSpan | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Member:
     """``base.name`` or ``base->name`` (``arrow``)."""
 
@@ -102,7 +102,7 @@ class Member:
     arrow: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Call:
     """A call by name; ``device`` is True for a user ``__device__`` function (inlined)."""
 
@@ -112,7 +112,7 @@ class Call:
     span: SourceSpan | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Cast:
     """An explicit cast; ``kind`` is ``int``, ``float``, ``pointer`` or ``other``;
     ``elem_size`` is the pointee size in bytes for pointer casts (None if unknown)."""
@@ -122,7 +122,7 @@ class Cast:
     elem_size: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Opaque:
     """A construct the IR does not model; its value is unknown, its children are evaluated."""
 
@@ -134,7 +134,7 @@ class Opaque:
 # --- statements -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Decl:
     """One declared variable. ``kind``: ``int``, ``float``, ``pointer``, ``array`` (a local or
     ``__shared__`` array: storage of its own), ``other`` (structs, vectors)."""
@@ -146,24 +146,24 @@ class Decl:
     span: SourceSpan | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ExprStmt:
     expr: object
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Block:
     stmts: tuple
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class If:
     cond: object
     then: object
     other: object | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class For:
     """``for (init; cond; step) body``; missing parts are None (``init`` a statement)."""
 
@@ -173,7 +173,7 @@ class For:
     body: object
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class While:
     """``while (cond) body``, or ``do body while (cond)`` when ``do_while``."""
 
@@ -182,22 +182,22 @@ class While:
     do_while: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Return:
     value: object | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Break:
     pass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Continue:
     pass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OpaqueStmt:
     """A statement not modelled (``switch``, ``goto``, inline asm); children are kept."""
 
@@ -209,7 +209,7 @@ class OpaqueStmt:
 # --- functions --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class IrParam:
     """A parameter: ``kind`` as in :class:`Decl`; for pointers ``elem_size`` (bytes of the
     pointee) and ``const`` (pointer to const: never written)."""
@@ -220,7 +220,7 @@ class IrParam:
     const: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class KernelBody:
     """The lowered body of a ``__global__`` (``is_global``) or ``__device__`` function."""
 

@@ -34,7 +34,7 @@ DECLARATIVE = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ArraySection:
     """One ``[lower:length]`` (or ``[index]``) subscript of a list item.
 
@@ -48,7 +48,7 @@ class ArraySection:
     span: SourceSpan
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ListItem:
     """A variable-list item such as ``a``, ``a[0:n]``, ``s.x[1:m]`` or ``p->v[:n]``.
 
@@ -62,7 +62,7 @@ class ListItem:
     span: SourceSpan
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OmpClause:
     """A clause: its name, modifiers before a ``:`` and the list items (or raw argument)."""
 
@@ -73,7 +73,7 @@ class OmpClause:
     argument: Expr | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MapClause:
     """A ``map``, ``to`` or ``from`` clause.
 
@@ -91,7 +91,7 @@ class MapClause:
     implicit_type: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OmpDirective:
     """An ``#pragma omp`` directive.
 
@@ -136,7 +136,7 @@ class OmpDirective:
         return tuple(c for c in self.clauses if c.name == name)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MacroDirective:
     """A use of a macro that expands to an OpenMP directive through ``_Pragma`` (PRK's
     ``OMP_TARGET(teams distribute ...)``): s2s neither analyses nor rewrites it, so it is kept

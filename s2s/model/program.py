@@ -16,7 +16,6 @@ back to one file at a time.
 from __future__ import annotations
 
 import bisect
-import copy
 import functools
 from dataclasses import dataclass, fields, is_dataclass, replace
 
@@ -163,10 +162,12 @@ def _with(value, changes: dict):
     """A shallow copy of the frozen ``value`` with ``changes`` set: ``replace`` runs
     __init__ and __post_init__ again for every node of every statement tree (a third of the
     merge), ``copy.copy`` goes through ``__reduce_ex__``."""
-    moved = object.__new__(type(value))
+    cls = type(value)
+    moved = object.__new__(cls)
     state = getattr(value, "__dict__", None)
-    if state is None:               # a class with __slots__
-        moved = copy.copy(value)
+    if state is None:               # a class with __slots__ (the model's dataclasses)
+        for name in _slot_names(cls):
+            object.__setattr__(moved, name, getattr(value, name))
     else:
         moved.__dict__.update(state)
     for name, new in changes.items():
@@ -193,6 +194,12 @@ def _kind(cls: type) -> str:
         kind = _PLAIN
     _KINDS[cls] = kind
     return kind
+
+
+@functools.cache
+def _slot_names(cls) -> tuple[str, ...]:
+    """Every slot of ``cls`` and its bases (a slotted dataclass's fields)."""
+    return tuple(name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ()))
 
 
 @functools.cache

@@ -17,7 +17,7 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SourceSpan:
     """A half-open byte range ``[start, end)`` of one file, with its human position.
 
@@ -74,7 +74,7 @@ class SourceSpan:
         return data
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Expr:
     """An expression as written: its exact source text and where it is."""
 

@@ -30,6 +30,8 @@ traversal is stopped and the exception raised again after it.
 
 from __future__ import annotations
 
+import ctypes
+import functools
 from typing import NamedTuple
 
 from s2s.frontend.core.fast_cursor import MAIN_RANGE
@@ -126,8 +128,6 @@ def main_file_nodes(ctx, kind_name, template_kinds, function_kinds) -> list[Node
             depth, template, function = scopes[-1]
             depth += 1
             child._tu = tu          # the cursor keeps its unit alive
-            if not inherited:
-                child._loc = location   # what Cursor.location caches
             if kind.scope:          # (node() does the rest; here the frequent kinds only)
                 node(child, depth, template, function)
             else:
@@ -142,17 +142,44 @@ def main_file_nodes(ctx, kind_name, template_kinds, function_kinds) -> list[Node
             errors.append(error)
             return _BREAK
 
-    callback = ctx._cindex.cursor_visit_callback(visit)
+    callback_type, visit_children = _slim_visitor()
+    callback = callback_type(visit)
     for top in ctx.top_level:
         if kind_name(top._kind_id) in _PREPROCESSING:
             continue
         keys.clear()
         scopes.clear()
         node(top, 0, None, None)
-        lib.clang_visitChildren(top, callback, None)
+        visit_children(top, callback, None)
         if errors:
             raise errors[0]
     return out
+
+
+@functools.cache
+def _slim_visitor():
+    """(callback type, ``clang_visitChildren``) whose visited cursors are ``SlimCursor``s: the
+    bindings' ``Cursor`` with slots for its unit and for the values the bindings cache on a
+    cursor (``_spelling``, ``_referenced``, ``_type`` ...).
+
+    Every cursor must know its unit (``_tu``: the bindings' methods hand it on to the cursors
+    and types they return, and it keeps the unit alive). Set on a plain ``Cursor`` it gave
+    each of the walk's cursors an instance dictionary, about 320 bytes: 138 MB for the
+    431,000 cursors of the 1 MB CUDA file (issue 30, inspect's peak memory). A slot costs 8
+    bytes. The ``clang_visitChildren`` is a fresh function object (the bindings' own is
+    declared with their callback type, which makes plain ``Cursor``s)."""
+    cindex = configure_libclang()
+    slim = type("SlimCursor", (cindex.Cursor,), {"__slots__": _CURSOR_SLOTS, "__module__": __name__})
+    callback_type = ctypes.CFUNCTYPE(ctypes.c_int, slim, slim, ctypes.py_object)
+    visit_children = cindex.conf.lib["clang_visitChildren"]
+    visit_children.argtypes = [cindex.Cursor, callback_type, ctypes.py_object]
+    visit_children.restype = ctypes.c_uint
+    return callback_type, visit_children
+
+
+#: what a walk cursor holds: its unit, and what the bindings' properties cache on it
+_CURSOR_SLOTS = ("_tu", "_spelling", "_referenced", "_type", "_semantic_parent", "_binopcode",
+                 "_displayname", "_canonical")
 
 
 class _KindInfo(NamedTuple):

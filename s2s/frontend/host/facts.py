@@ -177,8 +177,10 @@ _UNARY: list = []
 
 def unary_kind(cursor) -> int:
     if not _UNARY:
-        function = configure_libclang().conf.lib.clang_getCursorUnaryOperatorKind
-        function.argtypes, function.restype = [type(cursor)], ctypes.c_int
+        cindex = configure_libclang()
+        function = cindex.conf.lib.clang_getCursorUnaryOperatorKind
+        # (the bindings' Cursor: the walk's cursors are of a subclass per unit)
+        function.argtypes, function.restype = [cindex.Cursor], ctypes.c_int
         _UNARY.append(function)
     return _UNARY[0](cursor)
 
