@@ -15,7 +15,9 @@ pointer). It is used only when
   member ``u`` of different lengths, or one member allocated with two lengths, are refused),
 * the count names nothing but members of the owner, integer literals, ``sizeof`` and names
   that are no variable of the program (macros, enumerators): a local of the allocating
-  function means nothing at the construct,
+  function means nothing at the construct; a parameter of it is read through the one call
+  of it in the function that uses the count (``init_bodies(&b, n)``: main's ``n``), where
+  that is known and the argument keeps its value after the call,
 * each member the count names is written (assigned, incremented, its address taken) only
   in functions that allocate the member: a length changed after the allocation would map
   another range than the storage holds.
@@ -36,9 +38,11 @@ _WORD = re.compile(r"(?<![\w.>])([A-Za-z_]\w*)")
 
 
 def member_count(model: TranslationUnit, source: bytes, root: str, sep: str,
-                 member: str) -> str | None:
+                 member: str, at: str | None = None) -> str | None:
     """The count of ``root<sep>member``'s storage written in ``root``'s terms (module
-    doc), or None when it is not known for certain."""
+    doc), or None when it is not known for certain. ``at``: the function the count is used
+    in; a count naming parameters of the allocating function is read there through its one
+    call of that function (:func:`_through_call`)."""
     allocations = [(a, found) for a in model.allocations
                    if (found := MEMBER.fullmatch(norm_text(a.name))) and found.group(3) == member]
     if not allocations or any(a.count is None for a, _ in allocations):
@@ -57,8 +61,11 @@ def member_count(model: TranslationUnit, source: bytes, root: str, sep: str,
         text = re.sub(rf"(?<![\w.>]){re.escape(owner)}\s*(?:\.|->)\s*([A-Za-z_]\w*)", moved,
                       norm_text(allocation.count.text))
         rest = _WORD.sub(lambda m: "" if m.group(1) == root else m.group(1), text)
-        if any(name in variables for name in _WORD.findall(rest) if name != "sizeof"):
-            return None
+        named = {name for name in _WORD.findall(rest) if name in variables}
+        if named:
+            text = _through_call(model, text, named, allocation, owner, root, sep, at)
+            if text is None:
+                return None
         if any(not _written_only_in(model, source, name, allocating) for name in fields):
             return None
         try:
@@ -68,7 +75,8 @@ def member_count(model: TranslationUnit, source: bytes, root: str, sep: str,
     return counts.pop() if len(counts) == 1 else None
 
 
-def member_section(model: TranslationUnit, source: bytes, label: str) -> str | None:
+def member_section(model: TranslationUnit, source: bytes, label: str,
+                   at: str | None = None) -> str | None:
     """``[0:count]`` of a member path label (``t.mu``, ``m->u``) from its allocations
     (:func:`member_count`, else the count its allocations agree on,
     :func:`s2s.analysis.omp.member_agree.agreed_count`), for the whole-program plan: the
@@ -79,7 +87,7 @@ def member_section(model: TranslationUnit, source: bytes, label: str) -> str | N
     path = MEMBER.fullmatch(label)
     if path is None:
         return None
-    count = member_count(model, source, path.group(1), path.group(2), path.group(3)) or \
+    count = member_count(model, source, path.group(1), path.group(2), path.group(3), at) or \
         agreed_count(model, source, path.group(1), path.group(2), path.group(3))
     return None if count is None else f"[0:{count}]"
 
@@ -96,6 +104,51 @@ def _declared_in(model: TranslationUnit, functions: set) -> set[str]:
             names.update(use.name for use in model.in_function("var_uses", function.name)
                          if use.local)
     return names
+
+
+#: the roles of a mention that give the variable a value (s2s.model.host_facts.VarUse)
+_WRITES = frozenset({"assign", "address", "init", "null-init"})
+
+
+def _through_call(model: TranslationUnit, text: str, named: set[str], allocation,
+                  owner: str, root: str, sep: str, at: str | None) -> str | None:
+    """``text``, a count naming the variables ``named`` of the function that makes
+    ``allocation``, in the names of ``at``: as written when ``at`` is that function and none
+    of them is given a value after the allocation; else through ``at``'s one call of it
+    (nbody's ``init_bodies(&b, n)``: the callee's ``b->ax = new_array(n)`` is main's
+    ``b.ax[0:n]``), when ``named`` are parameters (a local of the callee means nothing
+    outside it), the owner's parameter is bound to ``&root`` (``root`` for ``->``), and no
+    variable of the bound arguments is given a value in ``at`` after the call (its
+    var_uses). None otherwise."""
+    if at is not None and allocation.function == at:
+        return None if _written_after(model, at, named, allocation.span.end) else text
+    functions = {f.name: f for f in model.functions}
+    callee, caller = functions.get(allocation.function), functions.get(at) if at else None
+    if callee is None or caller is None:
+        return None
+    params = [p.name for p in callee.params]
+    calls = [c for c in caller.calls if c.name == callee.name]
+    if not named <= set(params) or len(calls) != 1 or len(calls[0].args) != len(params):
+        return None
+    call = calls[0]
+    binding = {p: norm_text(a.text) for p, a in zip(params, call.args)}
+    if owner in params and binding[owner].replace(" ", "") != (f"&{root}" if sep == "."
+                                                             else root):
+        return None
+    arguments = {name for p in named for name in _WORD.findall(binding[p])}
+    if _written_after(model, at, arguments, call.span.end):
+        return None
+    return _WORD.sub(lambda m: f"({binding[m.group(1)]})" if m.group(1) in named
+                     else m.group(1), text)
+
+
+def _written_after(model: TranslationUnit, function: str, names: set[str], offset: int
+                   ) -> bool:
+    """Whether one of ``names`` may be given a value in ``function`` after ``offset`` (True
+    when the function's mentions were not extracted: not known)."""
+    uses = model.in_function("var_uses", function)
+    return not uses or any(u.name in names and u.role in _WRITES and u.span.start >= offset
+                           for u in uses)
 
 
 def _written_only_in(model: TranslationUnit, source: bytes, field: str,

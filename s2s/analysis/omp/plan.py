@@ -221,7 +221,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         if section is None:
             section = helper_section(model, function, label)
         if section is None:
-            section = member_section(model, source, label)
+            section = member_section(model, source, label, function.name)
         if section is not None and skipped[label].startswith("its element count"):
             lengths[label] = section
             del skipped[label]
