@@ -346,3 +346,20 @@ def test_settled_replans_until_nothing_more_is_dropped():
     # nothing dropped: one check, the first output
     output, _checked, rounds = settled(first, lambda out: ("checked", ()))
     assert output is first and rounds == ()
+
+
+def test_a_scalar_member_the_host_changes_refuses_the_region(tmp_path):
+    """main shrinks P->h between steps while the callees' kernels read it: a region
+    mapping it `to` once would keep the first value on the device. The region is refused
+    and each construct maps what it reads, P->h with it (the safety net's companions)."""
+    main = SPH_MAIN.replace("        drift(P, 0.5);\n",
+                            "        drift(P, 0.5);\n        P->h *= 0.9;\n")
+    files = {"particles.h": SPH_H, "particles.c": SPH_CREATE, "sph.c": main}
+    counts, stripped, new, results = _rewrite_and_run(tmp_path, files,
+                                                      ["sph.c", "particles.c"])
+    said = [d.message for r in results for d in r.diagnostics if d.id == "omp-not-mapped"]
+    assert any("the host in 'main' writes 'P->h'" in m for m in said), said
+    assert counts == {"target regions mapped": 0, "mapped per construct": 2,
+                      "left unmapped": 0}
+    assert omp_harness.unmapped_constructs(new) == 0
+    assert new.stdout == stripped.stdout, (new.stdout, stripped.stdout)

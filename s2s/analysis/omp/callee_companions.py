@@ -39,25 +39,37 @@ def callee_companions(model, region) -> tuple[list[MappedArray], tuple, str | No
             home = [key for key, known in caller.items() if key[1] == sep and members <= known]
             if len(home) != 1:
                 continue        # not one struct of the caller: nothing is claimed for it
-            mapped = caller[home[0]]
-            for ref in model.in_function("array_refs", where):
-                found = MEMBER.fullmatch(norm_text(ref.array))
-                if ref.pointer or found is None or found.group(1, 2) != (root, sep) or \
-                        found.group(3) in mapped:
+            refs = _scalar_refs(model, where, root, sep, caller[home[0]])
+            # only the members a kernel reads matter: a host write of another is no concern
+            read = {member for ref, member in refs if ref.directive is not None}
+            for ref, member in refs:
+                path = f"{home[0][0]}{sep}{member}"
+                if member not in read:
                     continue
-                path = f"{home[0][0]}{sep}{found.group(3)}"
-                if path in host_written and ref.directive is not None:
-                    return [], (), (f"the host in '{region.function}' writes '{path}', which "
-                                    f"a kernel of '{where}' reads beside the arrays")
                 if ref.mode != "read":
                     where_said = "a kernel of" if ref.directive is not None else "the host in"
-                    return [], (), (f"{where_said} '{where}' writes '{ref.array}', a member of "
-                                    "a struct the region maps member by member")
-                if ref.directive is None or path in added:
-                    continue
-                added.append(path)
-                names.append((where, norm_text(ref.array)))
+                    return [], (), (f"{where_said} '{where}' writes '{ref.array}', which a "
+                                    "kernel reads beside the arrays of a struct the region "
+                                    "maps member by member")
+                if path in host_written:
+                    return [], (), (f"the host in '{region.function}' writes '{path}', which "
+                                    f"a kernel of '{where}' reads beside the arrays")
+                if ref.directive is not None and path not in added:
+                    added.append(path)
+                    names.append((where, norm_text(ref.array)))
     return [MappedArray(path, "", "to", "release") for path in added], tuple(names), None
+
+
+def _scalar_refs(model, where: str, root: str, sep: str, mapped: set[str]) -> list:
+    """(reference, member) for the references of ``where`` to members of ``root`` other
+    than the ``mapped`` ones and not reached through a pointer member."""
+    out = []
+    for ref in model.in_function("array_refs", where):
+        found = MEMBER.fullmatch(norm_text(ref.array))
+        if not ref.pointer and found is not None and found.group(1, 2) == (root, sep) and \
+                found.group(3) not in mapped:
+            out.append((ref, found.group(3)))
+    return out
 
 
 def _structs(paths) -> dict[tuple[str, str], set[str]]:
