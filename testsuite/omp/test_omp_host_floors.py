@@ -3,8 +3,8 @@
 ``U[id - 1]``, whose lower bounds ``1`` and ``stride`` compare only when ``stride >= 1``.
 ``int stride = mesh->Nx; int localNx = mesh->Nx - 2;`` before the construct and the loop
 ``i < localNx`` (which runs only when ``localNx >= 1``) give ``stride >= 3``. The program has
-no map clause and its plan is refused (``&mesh`` goes to the function), so the safety net
-maps the construct; run on clang-16 host offload: same output, no unmapped pointer."""
+no map clause and its plan is refused (the construct's ``if`` clause: it may run on the
+host), so the safety net maps the construct; run on clang-16 host offload: same output, no unmapped pointer."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ void laplacian(mesh_t *mesh, const double *U, double *AU)
     int stride = mesh->Nx;
     int localNx = mesh->Nx - 2;
     int localNy = mesh->Ny - 2;
-    #pragma omp target teams distribute parallel for collapse(2)
+    #pragma omp target teams distribute parallel for collapse(2) if(localNx > 8)
     for (int j = 0; j < localNy; j++)
         for (int i = 0; i < localNx; i++) {
             const int id = (i + 1) + (j + 1) * stride;

@@ -11,6 +11,7 @@ written, with the reason this module words.
 from __future__ import annotations
 
 from s2s.analysis.omp.ir import Access, Node, called_functions
+from s2s.analysis.omp.read_only_args import without_read_only_addresses
 from s2s.analysis.omp.sections import changing_term
 from s2s.analysis.omp.state import norm_text
 from s2s.analysis.polynomial import declared_names
@@ -25,6 +26,8 @@ def drop_changing_counts(lengths: dict, skipped: dict, nodes: list[Node], irs, t
     only where its storage does (a reallocation is a pointer copy: omp.guards does not look
     at it, the pointer analysis does)."""
     region, callees = region_texts(nodes, irs, text)
+    # ``step(&mesh, ...)`` to a function that only reads ``m->N``: not a change of mesh.N
+    region = without_read_only_addresses(region, nodes, irs, text)
     for label in sorted(lengths):
         if label in vectors:
             continue
