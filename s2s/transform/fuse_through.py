@@ -67,8 +67,10 @@ def through_wrappers(loaded, out, fuse_file, unfused_id: str, explain_id: str,
             if sum(site in fused for site in sites if site.wrapper == name) == _calls(model, name)}
     kept, dropped, said = [], 0, set()
     for diagnostic in out.diagnostics:
+        # (a run of several launches in the function has the planner's own reasons)
         name = _wrapper_of(model, diagnostic, set(wrappers) | set(refused)) \
-            if diagnostic.id == unfused_id else None
+            if diagnostic.id == unfused_id and diagnostic.message.startswith("launch of ") \
+            else None
         if name in done:
             dropped += 1
             continue
@@ -91,11 +93,13 @@ def through_wrappers(loaded, out, fuse_file, unfused_id: str, explain_id: str,
                 "configuration that is not a plain variable or integer literal is not bound, and "
                 "a lone launch has nothing to fuse with)"))
         kept.append(diagnostic)
-        said.add(name)
+        if diagnostic.id == unfused_id:
+            said.add(_wrapper_of(model, diagnostic, set(wrappers)))
     unsaid = {n: r for n, r in reasons.items() if n not in said and n not in done}
     kept += _unsaid(model, loaded.path, source, sites, unsaid, unfused_id)
-    out = _count_left(out, sum(wrappers[site.wrapper].launches for site in sites
-                               if site.wrapper in unsaid))
+    if "left unfused" not in dict(out.counts):    # the file alone counted none of them
+        out = _count_left(out, sum(wrappers[site.wrapper].launches for site in sites
+                                   if site.wrapper in unsaid))
     for site in fused:
         kept.append(Diagnostic.note(
             f"the call of launch wrapper '{site.wrapper}' at line {site.line} is followed: it "

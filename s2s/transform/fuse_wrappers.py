@@ -47,7 +47,7 @@ _SIMPLE = re.compile(r"[A-Za-z_]\w*|\d+[uUlL]*|\d*\.\d*(?:[eE][-+]?\d+)?[fF]?|\"
 _EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
 _INTEGER = re.compile(r"[A-Za-z_]\w*|\d+[uUlL]*")
 _INTEGRAL = re.compile(r"(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long long|short|"
-                       r"size_t|unsigned|int64_t|int32_t|uint32_t|uint64_t)")
+                       r"size_t|unsigned|int64_t|int32_t|uint32_t|uint64_t|uint|ulong|ushort)")
 
 
 @dataclass(frozen=True)
