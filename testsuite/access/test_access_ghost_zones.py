@@ -184,3 +184,19 @@ __global__ void k(float *out, int n) {
     if (f < n) out[a] = s[d];
 }""")
     assert irrelevant_names((body,)) == {"b", "c", "d"}   # b and c feed only d
+
+
+def test_a_last_iteration_with_too_many_paths_falls_back_to_forgetting(load_source):
+    ifs = "".join(f"        if (threadIdx.x > {k}) a += {k};\n" for k in range(1, 8))
+    model, _, _ = analyse(load_source, f"""
+__global__ void k(int *out, int n) {{
+    int a = 0;
+    for (int i = 0; i < n; i++) {{
+        a = 0;
+{ifs}        if (i == n - 1) break;
+    }}
+    out[blockIdx.x * 64 + a] = 1;
+}}""")
+    # 128 paths leave the last iteration (more than statements.MAX_EXITS): 'a' is unknown
+    # after the loop, as before the rule, and the kernel is still analysed
+    assert not model.partitionable and "data-dependent offset" in model.reason

@@ -16,6 +16,11 @@ from s2s.analysis.kernel.loops import assigned_names, escapes, induction_steps, 
 from s2s.analysis.kernel.values import LOCAL, UNKNOWN, Constraint, Flow, Ptr, State
 from s2s.model import kernel_ir as ir
 
+#: the most states a loop that breaks in its last iteration may leave with per state entering
+#: it (the body's paths of that iteration); beyond, the loop falls back to forgetting what its
+#: body assigns (one state), so the rule never makes a kernel too complex to analyse
+MAX_EXITS = 64
+
 
 def _bound_changes(cond, modified: set[str]) -> bool:
     """Whether the loop's body assigns a variable its condition reads besides the counter
@@ -211,10 +216,10 @@ class StatementRules:
         records, issues = len(self.records), len(self.issues)
         inner, ends = self.iteration(cond, body, step, entry, counter, False)
         exits = last_iteration_exits(before, trips, counter, ends, inner.broke)
-        if exits is None:
-            del self.records[records:], self.issues[issues:]
+        if exits is None or len(exits) > MAX_EXITS:     # (more paths than the old rule's one
+            del self.records[records:], self.issues[issues:]    # could pass the path limit)
             return None
-        return self.check(exits)
+        return exits
 
     def trip_count(self, cond, steps: dict, first: dict, state: State) -> Poly | None:
         """The iterations of a counted loop, ``for (k = a; k < b; ++k)`` (``<=``: one more)
