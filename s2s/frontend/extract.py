@@ -21,6 +21,7 @@ from s2s.frontend.host.allocators import extract_allocations, extract_helper_fac
 from s2s.frontend.host.callees import function_refs
 from s2s.frontend.host.facts import extract_host_args, extract_host_decls, extract_var_uses
 from s2s.frontend.host.functions import extract_functions
+from s2s.frontend.host.member_writes import extract_member_writes
 from s2s.frontend.host.tree import host_tree
 from s2s.frontend.openmp.directives import extract_directives
 from s2s.frontend.openmp.macros import directive_macro_names, extract_macro_directives
@@ -120,6 +121,7 @@ def _extract(parsed: ParsedFile, contexts: list[ExtractContext], header: _Header
         project_headers=project_headers,
         var_uses=extract_var_uses(host, None if parsed.language == "cuda" else var_use_functions(
             functions, directives, allocations, helper_calls)),
+        member_writes=extract_member_writes(host) if parsed.language != "cuda" else (),
         classes=extract_class_facts(host) if parsed.language == "c++" else (),
         # (a function reached through a pointer runs its kernels where no region may be)
         function_refs=function_refs(host_tree(host)) if parsed.language != "cuda" and any(

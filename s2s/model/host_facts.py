@@ -94,3 +94,28 @@ class HostDecl:
     value: object
     init: SourceSpan | None = None
     type: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class MemberWrite:
+    """A write of a struct or class member in a host function (issue 28): ``x.f = e``,
+    ``p->f += e``, ``++x.f``, ``x.f--``, ``&x.f`` (the address handed on, a write as far as
+    anyone can tell), and ``f = e`` in a method (``this->f``). ``member`` is the field's name,
+    ``role`` ``assign`` (the left side of ``=``, of a compound assignment or of an assigning
+    operator call, or the operand of ``++``/``--``) or ``address``; ``span`` the member
+    expression, ``extent`` the writing expression around it (the assignment, the ``&``);
+    ``base`` the variable the access starts at (``x`` in ``x.f``, ``p`` in ``p->f``; None
+    for any other base: ``a[i].f``, ``get()->f``, ``this``); ``value`` the right side of a
+    plain ``=``. Extracted for every host function of a C or C++ file (a write in a function
+    nobody asks about still changes the member), so that OpenMP's member counts ask "is
+    ``length_concs`` written outside the functions that allocate ``concs``" of the AST, not
+    of the text (``.f[i] = `` writes an element, not the member; a macro's expansion writes
+    where it is used, not where it is defined)."""
+
+    member: str
+    role: str
+    span: SourceSpan
+    function: str
+    extent: SourceSpan
+    base: str | None = None
+    value: Expr | None = None

@@ -103,7 +103,8 @@ def merge_units(parts: list[tuple[TranslationUnit, bytes]]) -> Program:
 #: the TranslationUnit fields merged (kernel bodies are left out: the OpenMP pass has none)
 _LISTS = ("kernels", "device_functions", "launches", "api_calls", "allocations", "directives",
           "functions", "array_refs", "pointer_copies", "classes",
-          "function_refs", "allocating_helpers", "helper_calls", "macro_directives", "var_uses")
+          "function_refs", "allocating_helpers", "helper_calls", "macro_directives", "var_uses",
+          "member_writes")
 
 
 def _with_helper_allocations(allocations: list, helpers: list, calls: list) -> list:

@@ -15,7 +15,7 @@ from s2s.model.host import (
     HostAllocation,
     HostFunction,
 )
-from s2s.model.host_facts import HostArg, HostDecl, VarUse
+from s2s.model.host_facts import HostArg, HostDecl, MemberWrite, VarUse
 from s2s.model.kernel_ir import KernelBody
 from s2s.model.openmp import MacroDirective, OmpDirective
 
@@ -50,6 +50,9 @@ class TranslationUnit:
     #: Every mention of a variable in host functions with its role (``s2s.model.host_facts``);
     #: left out of the JSON form.
     var_uses: tuple[VarUse, ...] = field(default=(), metadata={"json": False})
+    #: Writes of struct and class members in host functions of C and C++ files
+    #: (``s2s.model.host_facts.MemberWrite``); left out of the JSON form.
+    member_writes: tuple[MemberWrite, ...] = field(default=(), metadata={"json": False})
     #: C++ classes defined, copied, derived from ... in the file (C++ files that include
     #: ``<vector>`` only): what the OpenMP pass needs to map a class's vectors per object
     classes: tuple[ClassFact, ...] = field(default=(), metadata={"json": False})

@@ -24,8 +24,8 @@ from s2s.frontend.extract import Loaded
 from s2s.frontend.headers import device_headers
 from s2s.model import kernel_ir as ir
 from s2s.transform import fuse_codegen, registry
-from s2s.transform.fuse_through import helper_models, through_wrappers
 from s2s.transform.check import EditGroup
+from s2s.transform.fuse_through import helper_models, through_wrappers
 from s2s.transform.included_sources import left_in_included_sources
 
 EXPLAIN_ID = "fuse-explain"

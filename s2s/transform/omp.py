@@ -64,13 +64,12 @@ def run_omp(loaded: Loaded, not_compiling: dict[tuple, str] | None = None) -> Pa
         # program without OpenMP gives, without importing the analysis (issue 30, item 4)
         return PassOutput((), (), (EditGroup(LOCAL_MAPS, (), None, INVALID_ID),),
                           check_compiles=True, counts=_counts(0, 0, 0))
+    from s2s.analysis.omp.accessor_counts import with_accessor_counts
     from s2s.analysis.omp.macro_constructs import macro_spans
+    from s2s.analysis.omp.out_members import with_callee_members
     from s2s.analysis.omp.plan import plan_file
     from s2s.analysis.omp.report import construct_report
     from s2s.transform.omp_objects import object_edits, object_notes
-
-    from s2s.analysis.omp.accessor_counts import with_accessor_counts
-    from s2s.analysis.omp.out_members import with_callee_members
 
     model = with_callee_members(model, source)   # ``init(&mesh)`` allocating mesh.u
     model = with_accessor_counts(model)   # ``int *rp = A.row_ptr();`` (a vector's data)

@@ -24,7 +24,6 @@ Warnings name each launched kernel that runs on one device and why.
 from __future__ import annotations
 
 import os
-
 from dataclasses import dataclass, replace
 
 from s2s.analysis.kernel.access import analyze_unit

@@ -97,6 +97,7 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
               kernel.span.start <= c.span.start < kernel.span.end}
     clauses, left, why = [], [], ""
     floors = with_host_floors(model, directive, _floors(kernel, text), text)
+    declared = _declared_inside(model, model.directives[directive].function, kernel)
     for pointer in pointers:
         mine = [r for r in refs if norm_text(r.array) == norm_text(pointer)]
         if span.template is not None and not all(r.pointer for r in mine):
@@ -109,10 +110,10 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
                 continue
         elif _PLAIN.fullmatch(pointer):
             found = _clause(kernel, element_calls_as_accesses(model, mine), refs, pointer,
-                            text, copied, floors)
+                            text, copied, declared, floors)
         else:
             found = _member_clause(model, source, kernel, mine, refs, pointer, text, copied,
-                                   floors)
+                                   declared, floors)
         if isinstance(found, tuple):
             clauses.append(found)
         else:
@@ -129,9 +130,10 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
 
 
 def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text,
-            copied: dict[str, str], floors: dict[str, int] | None = None
-            ) -> tuple[str, str] | str:
-    """(map type, ``p[lo:len]``) for one pointer of the construct, or why it has none."""
+            copied: dict[str, str], declared: frozenset[str] | None,
+            floors: dict[str, int] | None = None) -> tuple[str, str] | str:
+    """(map type, ``p[lo:len]``) for one pointer of the construct, or why it has none.
+    ``declared``: the variables the kernel declares (:func:`_declared_inside`)."""
     if not mine:
         return f"no access to '{pointer}' was found in the construct"
     if norm_text(pointer) in copied:
@@ -143,7 +145,7 @@ def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text,
                     f"'{pointer}' is accessed with {len(ref.subscripts)} subscripts")
         # ``AU[id]`` with ``const int id = (i + 1) + (j + 1) * stride;`` in the kernel
         extent = write_extent(kernel, expanded_ref(kernel, ref, text), text)
-        if extent is None or _declared_inside(kernel, extent, text):
+        if extent is None or declared is None or declared & set(_PLAIN.findall(extent)):
             return (f"the subscript '{ref.subscripts[0].text}' of '{pointer}' is not bounded "
                     "by the kernel's counting loops")
         extents.append(extent)
@@ -192,14 +194,15 @@ def _with_companions(kernel: Stmt, clauses: list, left: list, why: str, text
 
 def _member_clause(model: TranslationUnit, source: bytes, kernel: Stmt, mine: list,
                    refs: list, pointer: str, text, copied: dict[str, str],
-                   floors: dict[str, int] | None = None) -> tuple[str, str] | str:
+                   declared: frozenset[str] | None, floors: dict[str, int] | None = None
+                   ) -> tuple[str, str] | str:
     """(map type, ``s.m[lo:len]``) for a member path: the range its kernel touches where
     the loops bound it, else the member's whole storage (omp.member_counts); ``to`` when
     the kernel only reads it, else ``tofrom``."""
     path = MEMBER.fullmatch(pointer)
     if path is None:
         return f"'{pointer}' is a member path of more than one level"
-    found = _clause(kernel, mine, refs, pointer, text, copied, floors)
+    found = _clause(kernel, mine, refs, pointer, text, copied, declared, floors)
     if isinstance(found, tuple) or not mine:
         return found
     count = member_count(model, source, path.group(1), path.group(2), path.group(3)) or \
@@ -275,14 +278,16 @@ def _floors(kernel: Stmt, text) -> dict[str, int]:
     return floors
 
 
-def _declared_inside(kernel: Stmt, extent: str, text) -> bool:
-    """Whether a variable of ``extent`` is declared inside the kernel (not in scope at the
-    directive, where the clause goes)."""
-    names = set(_PLAIN.findall(extent))
-    for stmt in kernel.walk():
-        if stmt.kind == "decl" and names & set(_PLAIN.findall(text(stmt).split("=", 1)[0])):
-            return True
-    return False
+def _declared_inside(model: TranslationUnit, function: str | None, kernel: Stmt
+                     ) -> frozenset[str] | None:
+    """The variables declared inside the kernel (not in scope at the directive, where the
+    clause goes): every declarator of its declarations, from the function's variable
+    mentions (``int i = 0, k = n;`` declares both). None when those were not extracted."""
+    uses = model.in_function("var_uses", function) if function else ()
+    if not uses:
+        return None
+    return frozenset(u.name for u in uses if u.role in ("declare", "null-init", "init") and
+                     kernel.span.contains(u.span))
 
 
 def _kernel_stmt(model: TranslationUnit, directive: int) -> Stmt | None:

@@ -52,16 +52,16 @@ def agreed_count(model: TranslationUnit, source: bytes, root: str, sep: str,
                    if (found := _MEMBER.fullmatch(norm_text(a.name))) and found.group(3) == member]
     if not allocations or any(a.count is None or a.function is None for a, _ in allocations):
         return None
-    if not _only_allocated(text, member, [a for a, _ in allocations]):
+    if not _only_allocated(model, member, [a for a, _ in allocations]):
         return None
     functions = {f.name: f for f in model.functions}
     if any(a.function not in functions or functions[a.function].body is None
            for a, _ in allocations):
         return None
-    for candidate, owner in _candidates(allocations, text, model):
+    for candidate, owner in _candidates(allocations, model):
         fields = {m.group(3) for m in _MEMBER.finditer(candidate)}
-        if not all(_writes_inside(text, field, functions,
-                                  {a.function for a, _ in allocations}) for field in fields):
+        if not all(written_only_in(model, field, {a.function for a, _ in allocations})
+                   for field in fields):
             continue
         try:
             for allocation, found in allocations:
@@ -74,30 +74,34 @@ def agreed_count(model: TranslationUnit, source: bytes, root: str, sep: str,
     return None
 
 
-def _candidates(allocations, text: str, model) -> list[tuple[str, tuple[str, str]]]:
+def _candidates(allocations, model) -> list[tuple[str, tuple[str, str]]]:
     """Counts to try, in the owner's terms (``(owner, sep)`` with each): those naming one
-    member first (the length the program keeps beside the array)."""
-    variables = {f.name for f in model.functions}
+    member first (the length the program keeps beside the array). A count naming a
+    variable of the program (:func:`_variables`) besides the owner's members is none."""
+    variables = {f.name for f in model.functions} | _variables(model)
     out = []
     for allocation, found in allocations:
         count = norm_text(allocation.count.text)
-        if _OUT_PARAM.search(count):
-            continue
+        if _OUT_PARAM.search(count) or not model.in_function("var_uses", allocation.function):
+            continue                  # (the allocating function's mentions not extracted)
         owner = found.group(1)
         rest = re.sub(rf"(?<![\w.>]){re.escape(owner)}\s*(?:\.|->)\s*[A-Za-z_]\w*", "", count)
         names = [n for n in _WORD.findall(rest) if n != "sizeof"]
-        if any(n in variables or _declared_variable(text, n) for n in names):
+        if any(n in variables for n in names):
             continue
         out.append((count, (owner, found.group(2))))
     out.sort(key=lambda c: len(_MEMBER.findall(c[0])) != 1 or bool(re.search(r"[-+*/]", c[0])))
     return out
 
 
-def _declared_variable(text: str, name: str) -> bool:
-    """Whether ``name`` is declared as a variable or parameter somewhere in the program (a
-    type name before it); macros and enumerators are not."""
-    return re.search(rf"\b[A-Za-z_]\w*[\s*&]+{re.escape(name)}\s*[=;,)\[]", text) is not None \
-        and re.search(rf"#\s*define\s+{re.escape(name)}\b", text) is None
+def _variables(model: TranslationUnit) -> frozenset[str]:
+    """The names of the program's variables as the AST knows them: every variable its
+    functions mention or declare (``s2s.model.host_facts.VarUse``; the allocating function's
+    mentions are extracted, so a variable a count names is among them) and every parameter.
+    Macros and enumerators are none."""
+    return model.cached(("omp.member_agree.variables",), lambda: frozenset(
+        {use.name for use in model.var_uses} |
+        {p.name for f in model.functions for p in f.params if p.name}))
 
 
 def _moved(count: str, owner: tuple[str, str], root: str, sep: str) -> str:
@@ -106,25 +110,21 @@ def _moved(count: str, owner: tuple[str, str], root: str, sep: str) -> str:
                   lambda m: f"{root}{sep}{m.group(1)}", count)
 
 
-def _only_allocated(text: str, member: str, allocations) -> bool:
-    """Whether every write of a member named ``member`` is one of ``allocations``."""
-    spans = [(a.span.start, a.span.end) for a in allocations]
-    for write in re.finditer(rf"(?:\.|->)\s*{re.escape(member)}\b(?:{_ASSIGN}|\s*(?:\+\+|--))"
-                             rf"|&\s*[A-Za-z_]\w*\s*(?:\.|->)\s*{re.escape(member)}\b", text):
-        statement_end = text.find(";", write.start())
-        if not any(start <= write.start() + 1 <= end or write.start() <= start <= statement_end
-                   for start, end in spans):
-            return False
-    return True
+def _only_allocated(model: TranslationUnit, member: str, allocations) -> bool:
+    """Whether every write of a member named ``member`` (the model's member writes) is one
+    of ``allocations``: the writing expression (``x.f = malloc(n)``, ``&x.f`` in
+    ``alloc(&x.f, n)``) overlaps the allocation."""
+    return all(any(a.span.file == write.extent.file and a.span.start < write.extent.end and
+                   write.extent.start < a.span.end for a in allocations)
+               for write in model.member_writes if write.member == member)
 
 
-def _writes_inside(text: str, field: str, functions: dict, allowed: set[str]) -> bool:
-    """Whether every write of a member named ``field`` lies in one of ``allowed``."""
-    access = rf"(?:\.|->)\s*{re.escape(field)}\b"
-    spans = [(f.span.start, f.span.end) for name, f in functions.items() if name in allowed]
-    writes = re.finditer(rf"{access}{_ASSIGN}|{access}\s*(?:\+\+|--)|"
-                         rf"(?:\+\+|--|&)\s*[A-Za-z_]\w*\s*{access}", text)
-    return all(any(start <= w.start() < end for start, end in spans) for w in writes)
+def written_only_in(model: TranslationUnit, field: str, functions: set) -> bool:
+    """Whether every write of a member named ``field`` (``x.field = ``, ``p->field += ``,
+    ``++x.field``, ``&x.field``: the model's member writes, from the AST) lies in one of
+    ``functions``."""
+    return all(write.function in functions for write in model.member_writes
+               if write.member == field)
 
 
 def _agrees(text: str, function, allocation, owner: str, sep: str, target: str) -> None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from s2s.analysis.omp.member_agree import agreed_count
+from s2s.analysis.omp.member_agree import agreed_count, written_only_in
 from s2s.analysis.omp.state import norm_text
 from s2s.analysis.polynomial import NotPoly, poly, render
 from s2s.model import TranslationUnit
@@ -66,7 +66,7 @@ def member_count(model: TranslationUnit, source: bytes, root: str, sep: str,
             text = _through_call(model, text, named, allocation, owner, root, sep, at)
             if text is None:
                 return None
-        if any(not _written_only_in(model, source, name, allocating) for name in fields):
+        if any(not written_only_in(model, name, allocating) for name in fields):
             return None
         try:
             counts.add(render(poly(text)))
@@ -149,18 +149,6 @@ def _written_after(model: TranslationUnit, function: str, names: set[str], offse
     uses = model.in_function("var_uses", function)
     return not uses or any(u.name in names and u.role in _WRITES and u.span.start >= offset
                            for u in uses)
-
-
-def _written_only_in(model: TranslationUnit, source: bytes, field: str,
-                     functions: set) -> bool:
-    """Whether every write of a member named ``field`` (``x.field = ``, ``p->field += ``,
-    ``++x.field``, ``&x.field``) lies in one of ``functions``."""
-    text = source.decode("utf-8", "replace")
-    access = rf"(?:\.|->)\s*{re.escape(field)}\b"
-    writes = re.finditer(rf"{access}\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|{access}\s*(?:\+\+|--)|"
-                         rf"(?:\+\+|--|&)\s*[A-Za-z_]\w*\s*{access}", text)
-    spans = [(f.span.start, f.span.end) for f in model.functions if f.name in functions]
-    return all(any(start <= w.start() < end for start, end in spans) for w in writes)
 
 
 def companion_members(kernel_text: str, root: str, sep: str, mapped: set[str]
