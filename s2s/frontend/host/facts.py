@@ -154,11 +154,12 @@ def _is_record(cursor) -> bool:
     return True
 
 
-#: canonical type kinds that hold no pointer of the caller's (the scalar built-ins, enums)
+#: canonical type kinds that hold no pointer of the caller's (the scalar built-ins, enums;
+#: not ``void``: a ``void *`` local is what type-erased code keeps any array in)
 BUILTIN_KINDS = frozenset({"BOOL", "CHAR_U", "UCHAR", "CHAR16", "CHAR32", "USHORT", "UINT",
                            "ULONG", "ULONGLONG", "UINT128", "CHAR_S", "SCHAR", "WCHAR", "SHORT",
                            "INT", "LONG", "LONGLONG", "INT128", "HALF", "FLOAT", "DOUBLE",
-                           "LONGDOUBLE", "FLOAT128", "FLOAT16", "ENUM", "VOID", "COMPLEX"})
+                           "LONGDOUBLE", "FLOAT128", "FLOAT16", "ENUM", "COMPLEX"})
 
 
 def _is_pointer(cursor) -> bool:
