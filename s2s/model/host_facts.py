@@ -43,6 +43,8 @@ class VarUse:
     mention, the role of the element ``v[k]`` itself by the same rules (``&y[k]`` is
     ``address``, ``y[k][i]`` is ``subscript``, ``y[k] = malloc(...)`` is ``assign``);
     ``unevaluated``, the mention sits in ``sizeof``/``alignof`` (it reads no value).
+    ``record``, for a declarator, its type with pointers and arrays taken off is a struct,
+    class or union (``Mesh m = *mp;`` holds the caller's pointers; ``double *p`` does not).
     ``decl`` is an offset in the mention's own file: a program (``s2s.model.program``) moves
     spans, not these offsets.
     """
@@ -59,6 +61,7 @@ class VarUse:
     value: Expr | None = None
     element: str | None = None
     unevaluated: bool = False
+    record: bool = False
 
 
 @dataclass(frozen=True, slots=True)

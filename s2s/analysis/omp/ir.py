@@ -137,6 +137,10 @@ class FunctionIR:
     definitions: dict = field(default_factory=dict)
     #: positions of the parameters it calls (a generic wrapper's callable)
     called_params: frozenset = frozenset()
+    #: the variables it declares with a built-in type or a pointer to one (its declarators'
+    #: ``VarUse``, any scope): locals that hold no caller's storage unless a copy says so;
+    #: None when the function's mentions were not extracted
+    scalar_locals: frozenset | None = None
 
 
 _DECLARATION = re.compile(r"^\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long\s+long|size_t|"
@@ -271,7 +275,11 @@ class IRBuilder:
         has_device = any(n.kind == "kernel" for n in root.walk())
         called = frozenset(self._params[e.callee[1:]] for n in root.walk() for e in n.events
                            if isinstance(e, CallEvent) and e.indirect)
-        return FunctionIR(function, root, has_device, self._definitions(function), called)
+        uses = self.model.in_function("var_uses", function.name)
+        scalar_locals = frozenset(u.name for u in uses if not u.record and u.role in (
+            "declare", "null-init", "init")) if uses else None
+        return FunctionIR(function, root, has_device, self._definitions(function), called,
+                          scalar_locals)
 
     def _definitions(self, function: HostFunction) -> dict[str, str]:
         """``const size_t nel = (size_t)rows * cols;`` -> nel: its initializer, for the

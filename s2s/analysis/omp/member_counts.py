@@ -131,7 +131,7 @@ def _through_call(model: TranslationUnit, text: str, named: set[str], allocation
     if not named <= set(params) or len(calls) != 1 or len(calls[0].args) != len(params):
         return None
     call = calls[0]
-    binding = {p: norm_text(a.text) for p, a in zip(params, call.args)}
+    binding = {p: norm_text(a.text) for p, a in zip(params, call.args, strict=True)}
     if owner in params and binding[owner].replace(" ", "") != (f"&{root}" if sep == "."
                                                              else root):
         return None

@@ -123,7 +123,6 @@ def call_roots(irs: dict[str, FunctionIR], call: CallEvent, text, depth: int = 0
     ir = irs.get(call.callee)
     if ir is None or depth > 8 or ir.function.body is None:
         return None
-    body = text(ir.function.body)
     params = [p.name for p in ir.function.params]
     binding = {p: frozenset(re.findall(r"[A-Za-z_]\w*", arg))
                for p, arg in zip(params, call.args, strict=False)}
@@ -134,7 +133,8 @@ def call_roots(irs: dict[str, FunctionIR], call: CallEvent, text, depth: int = 0
         head = _root(name)
         if head in binding:
             return binding[head]
-        return frozenset() if _declared_in(head, body) else None
+        return frozenset() if ir.scalar_locals is not None and head in ir.scalar_locals \
+            else None
 
     for node in ir.root.walk():
         for event in node.events + node.cond + node.step:
@@ -154,14 +154,6 @@ def call_roots(irs: dict[str, FunctionIR], call: CallEvent, text, depth: int = 0
                     return None
                 roots |= terms
     return frozenset(roots)
-
-
-def _declared_in(name: str, body: str) -> bool:
-    """Whether ``body`` declares ``name`` with a built-in type (``double *fields[] = ...``):
-    a local of the function, no caller's storage unless a copy says so."""
-    return re.search(r"\b(?:int|long|short|char|unsigned|signed|size_t|ptrdiff_t|double|"
-                     r"float|auto|bool)\b[\s*]*(?:const\s*\**\s*)?" + re.escape(name) +
-                     r"\s*(?:\[|=|;|,)", body) is not None
 
 
 def ref_range(index: str, node: Node, anchor: Node, text):

@@ -95,7 +95,8 @@ def _uses_in(tree: HostTree, f: int, function: str, out: list[VarUse]) -> None:
             init = _initializer(tree, i)
             role = "declare" if init is None else "null-init" if _is_null(tree, init) else "init"
             out.append(VarUse(cursor.spelling, role, span, function, at, _is_pointer(cursor),
-                              local=True, value=None if init is None else tree.expr(init)))
+                              local=True, value=None if init is None else tree.expr(init),
+                              record=_is_record(cursor)))
 
 
 def _is_local(cursor) -> bool:
@@ -136,6 +137,29 @@ def _unevaluated(tree: HostTree, i: int) -> bool:
             return True
         p = tree.parent[p]
     return False
+
+
+def _is_record(cursor) -> bool:
+    """Whether the declared type, pointers, references and arrays taken off, is a struct,
+    class or union (or a type clang cannot name: a dependent one)."""
+    kind_type = cursor.type.get_canonical()
+    for _ in range(16):
+        kind = kind_type.kind.name
+        if kind in ("POINTER", "LVALUEREFERENCE", "RVALUEREFERENCE"):
+            kind_type = kind_type.get_pointee().get_canonical()
+        elif kind in ARRAY_TYPE_KINDS:
+            kind_type = kind_type.get_array_element_type().get_canonical()
+        else:
+            return kind not in BUILTIN_KINDS
+    return True
+
+
+#: canonical type kinds that hold no pointer of the caller's (the scalar built-ins, enums;
+#: not ``void``: a ``void *`` local is what type-erased code keeps any array in)
+BUILTIN_KINDS = frozenset({"BOOL", "CHAR_U", "UCHAR", "CHAR16", "CHAR32", "USHORT", "UINT",
+                           "ULONG", "ULONGLONG", "UINT128", "CHAR_S", "SCHAR", "WCHAR", "SHORT",
+                           "INT", "LONG", "LONGLONG", "INT128", "HALF", "FLOAT", "DOUBLE",
+                           "LONGDOUBLE", "FLOAT128", "FLOAT16", "ENUM", "COMPLEX"})
 
 
 def _is_pointer(cursor) -> bool:
