@@ -187,7 +187,7 @@ def _uncalled_said(model, out, unfused_id: str):
     said = []
     for diagnostic in out.diagnostics:
         name = _wrapper_of(model, diagnostic, uncalled) if diagnostic.id == unfused_id else None
-        if name is not None and "is the only launch of" in diagnostic.message:
+        if name is not None and "is the only launch of '" in diagnostic.message:
             diagnostic = replace(diagnostic, message=(
                 f"{diagnostic.message.split(': ')[0]}: this file does not call '{name}' "
                 "(launches of different host functions are not fused)"))

@@ -266,3 +266,28 @@ def test_a_files_only_launch_followed_to_two_calls_is_not_silent(tmp_path):
     assert len(said) == 1 and "followed to its calls, not fused there" in said[0].message
     assert "kernel 'init_k' is not fusible" in said[0].message
     assert dict(result.counts) == {"left unfused": 2}
+
+
+BRANCHES = """\
+__global__ void even_k(float *v, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) v[i] = 0.0f; }
+__global__ void odd_k(float *v, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) v[i] = 1.0f; }
+void step(float *v, int n, int k)
+{
+    if (k % 2 == 0) {
+        even_k<<<(n + 63) / 64, 64>>>(v, n);
+    } else {
+        odd_k<<<(n + 63) / 64, 64>>>(v, n);
+    }
+}
+"""
+
+
+def test_a_launch_alone_in_its_branch_says_so(tmp_path):
+    """cuda-samples jacobiCudaGraphs: a launch alone in an if/else branch of a function this
+    file does not call is unfused because of its branch, not because of the missing call
+    (the "only launch of its block" warning kept its own reason)."""
+    path = tmp_path / "branches.cu"
+    path.write_text(BRANCHES)
+    result = process_file(str(path), RunOptions(), run_fuse)
+    said = [d.message for d in result.diagnostics if d.id == "fuse-unfused"]
+    assert len(said) == 2 and all("it is the only launch of its block" in m for m in said), said
