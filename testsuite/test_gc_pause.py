@@ -79,7 +79,9 @@ def test_a_command_line_process_freezes_what_a_run_leaves(collector, monkeypatch
         frozen = gc.get_freeze_count()
         assert frozen >= len(kept) and gc.isenabled()
         later = gc_pause.call(lambda: [object() for _ in range(1000)])
-        assert gc.get_freeze_count() == frozen and later and gc.isenabled()
+        # (nothing more frozen; a frozen object freed by its reference count leaves the
+        # permanent generation, so the count may fall)
+        assert gc.get_freeze_count() <= frozen and later and gc.isenabled()
     finally:
         gc.unfreeze()
 

@@ -191,6 +191,17 @@ RULES: tuple[Rule, ...] = (
          "k.cu:40:5: warning: the original does not compile with nvcc (identifier "
          "\"cudaFoo\" is undefined); the rewrite is checked for errors of its own only "
          "[nvcc-original-error]"),
+        ("cuda-toolkit-rejects", "the CUDA toolkit's headers reject the file",
+         "The toolkit's headers reject the file as written (it uses what CUDA 13 removed, such "
+         "as cudaDeviceProp::clockRate) and s2s's own CUDA headers, which keep those members, "
+         "accept it: the file is analysed against s2s's headers. nvcc of this toolkit rejects "
+         "the original too; the compile check of a rewrite counts only the errors it "
+         "introduces, and mgpu maps cudaDeviceProp to the runtime's struct that keeps them.",
+         "Update the program for the toolkit, or build it with the toolkit it was written for.",
+         "gaussian.cu:120:30: warning: the CUDA toolkit's headers reject this file (no member "
+         "named 'clockRate' in 'cudaDeviceProp'); it is analysed against s2s's CUDA headers, "
+         "which keep what CUDA 13 removed: nvcc of this toolkit rejects the original too "
+         "[cuda-toolkit-rejects]"),
         ("nesting-too-deep", "code nested too deeply",
          "The code nests deeper than s2s's analysis can follow; the file is left as it is.",
          "Nothing to do, or simplify the nesting.",

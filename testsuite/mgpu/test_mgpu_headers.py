@@ -103,7 +103,7 @@ def test_a_rewrite_that_does_not_parse_is_not_emitted(tmp_path, monkeypatch):
     from s2s.transform import mgpu
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(mgpu, "prologue", lambda plan: "#include <s2s_mgpu.h>\nnot C++ at all\n")
+    monkeypatch.setattr(mgpu, "prologue", lambda plan, legacy=False: "#include <s2s_mgpu.h>\nnot C++ at all\n")
     result, _ = _rewrite(tmp_path)
     assert not result.change.changed and result.incomplete
     [said] = [d for d in result.diagnostics if d.id == "mgpu-rewrite-invalid"]
