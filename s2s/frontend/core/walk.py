@@ -170,6 +170,28 @@ def _slim_visitor():
     declared with their callback type, which makes plain ``Cursor``s)."""
     cindex = configure_libclang()
     slim = type("SlimCursor", (cindex.Cursor,), {"__slots__": _CURSOR_SLOTS, "__module__": __name__})
+    get_referenced = cindex.conf.lib["clang_getCursorReferenced"]
+    get_referenced.argtypes, get_referenced.restype = [cindex.Cursor], slim
+    is_null = cindex.conf.lib["clang_Cursor_isNull"]
+    is_null.argtypes, is_null.restype = [cindex.Cursor], ctypes.c_int
+
+    def referenced(cursor):
+        """``Cursor.referenced`` (None for none), itself a ``SlimCursor``: a reference's
+        declaration is asked for most references of a file (93,000 cursors with a dictionary
+        each on the 1 MB CUDA file)."""
+        try:
+            return cursor._referenced
+        except AttributeError:
+            pass
+        found = get_referenced(cursor)
+        if is_null(found):
+            found = None
+        else:
+            found._tu = cursor._tu
+        cursor._referenced = found
+        return found
+
+    slim.referenced = property(referenced)
     callback_type = ctypes.CFUNCTYPE(ctypes.c_int, slim, slim, ctypes.py_object)
     visit_children = cindex.conf.lib["clang_visitChildren"]
     visit_children.argtypes = [cindex.Cursor, callback_type, ctypes.py_object]
@@ -178,7 +200,7 @@ def _slim_visitor():
 
 
 #: what a walk cursor holds: its unit, and what the bindings' properties cache on it
-_CURSOR_SLOTS = ("_tu", "_spelling", "_referenced", "_type", "_semantic_parent", "_binopcode",
+_CURSOR_SLOTS = ("_tu", "_spelling", "_referenced", "_loc", "_hash", "_type", "_semantic_parent", "_binopcode",
                  "_displayname", "_canonical")
 
 
