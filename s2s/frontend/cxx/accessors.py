@@ -105,14 +105,7 @@ def _accessor_value(decl):
 
 def _returned_data(method, owner):
     """The vector member ``m`` of ``owner`` when ``method``'s body is ``return m.data();``."""
-    if not method.is_definition() or list(method.get_arguments()):
-        return None
-    body = [k for k in method.get_children() if k.kind.name == "COMPOUND_STMT"]
-    statements = list(body[0].get_children()) if len(body) == 1 else []
-    if len(statements) != 1 or statements[0].kind.name != "RETURN_STMT":
-        return None
-    value = list(statements[0].get_children())
-    call = _strip(value[0]) if len(value) == 1 else None
+    call = _returned_value(method)
     if call is None or call.kind.name != "CALL_EXPR" or call.spelling != "data":
         return None
     member = next(iter(call.get_children()), None)
@@ -164,6 +157,15 @@ def _class_facts(owner, span) -> list[ClassFact]:
 
 
 def _returned_field(method, owner) -> str | None:
+    """The field of ``owner`` that ``method``'s body returns (``return n_;``), or None."""
+    value = _returned_value(method)
+    field = _own_field(value, owner) if value is not None else None
+    return field.spelling if field is not None else None
+
+
+def _returned_value(method):
+    """The expression (casts stripped) of ``method``'s body when it is a definition without
+    parameters whose body is one ``return e;``; None otherwise."""
     if not method.is_definition() or list(method.get_arguments()):
         return None
     body = [k for k in method.get_children() if k.kind.name == "COMPOUND_STMT"]
@@ -171,8 +173,7 @@ def _returned_field(method, owner) -> str | None:
     if len(statements) != 1 or statements[0].kind.name != "RETURN_STMT":
         return None
     value = list(statements[0].get_children())
-    field = _own_field(_strip(value[0]), owner) if len(value) == 1 else None
-    return field.spelling if field is not None else None
+    return _strip(value[0]) if len(value) == 1 else None
 
 
 def _method_facts(method, owner, span) -> list[ClassFact]:
