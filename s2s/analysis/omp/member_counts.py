@@ -117,7 +117,8 @@ def _through_call(model: TranslationUnit, text: str, named: set[str], allocation
     of them is given a value after the allocation; else through ``at``'s one call of it
     (nbody's ``init_bodies(&b, n)``: the callee's ``b->ax = new_array(n)`` is main's
     ``b.ax[0:n]``), when ``named`` are parameters (a local of the callee means nothing
-    outside it), the owner's parameter is bound to ``&root`` (``root`` for ``->``), and no
+    outside it), the owner's parameter is bound to ``&root`` (``root`` for ``->``) or the
+    owner is the callee's local that ``root`` is made from (:func:`_made_by`), and no
     variable of the bound arguments is given a value in ``at`` after the call (its
     var_uses). None otherwise."""
     if at is not None and allocation.function == at:
@@ -132,14 +133,31 @@ def _through_call(model: TranslationUnit, text: str, named: set[str], allocation
         return None
     call = calls[0]
     binding = {p: norm_text(a.text) for p, a in zip(params, call.args, strict=True)}
-    if owner in params and binding[owner].replace(" ", "") != (f"&{root}" if sep == "."
-                                                             else root):
-        return None
+    if owner in params:
+        if binding[owner].replace(" ", "") != (f"&{root}" if sep == "." else root):
+            return None
+    elif not _made_by(model, at, root, call, owner, callee.name):
+        return None             # (the storage at the construct must be the call's own)
     arguments = {name for p in named for name in _WORD.findall(binding[p])}
     if _written_after(model, at, arguments, call.span.end):
         return None
     return _WORD.sub(lambda m: f"({binding[m.group(1)]})" if m.group(1) in named
                      else m.group(1), text)
+
+
+def _made_by(model: TranslationUnit, at: str, root: str, call, owner: str,
+             callee: str) -> bool:
+    """Whether ``root`` in ``at`` is the struct ``call`` returns: ``owner`` is a local of the
+    callee, and ``root``'s one value in ``at`` is the call (``ParticleArrays p =
+    make_particles(n, seed)``), so the members at the construct are the call's storage."""
+    locals_of_callee = {u.name for u in model.in_function("var_uses", callee) if u.local}
+    writes = [u for u in model.in_function("var_uses", at)
+              if u.name == root and u.role in _WRITES]
+    if owner not in locals_of_callee or len(writes) != 1 or writes[0].value is None:
+        return False
+    value = writes[0].value
+    return norm_text(value.text).startswith(f"{callee}(") and \
+        value.span.start <= call.span.start and call.span.end <= value.span.end
 
 
 def _written_after(model: TranslationUnit, function: str, names: set[str], offset: int
