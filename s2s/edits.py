@@ -144,7 +144,7 @@ class EditSet:
         for edit in self.for_path(path):
             if edit.end > len(source):
                 raise EditConflict(f"edit at bytes {edit.offset}..{edit.end} lies past the end "
-                                   f"of the file ({len(source)} bytes)", _location(path, source, edit.offset))
+                                   f"of the file ({len(source)} bytes)", location_at(path, source, edit.offset))
             out.append(source[pos : edit.offset])
             text = edit.text.encode("utf-8", errors="surrogateescape")
             out.append(_BARE_LF.sub(b"\r\n", text) if crlf else text)
@@ -192,11 +192,12 @@ def _conflict(new: Edit, old: Edit) -> EditConflict:
     return EditConflict(
         f"conflicting edits: this edit overlaps another planned at {new.path}:{line}:{col} "
         f"({old.length} bytes replaced by {old.text[:40]!r})",
-        _location(new.path, source, new.offset),
+        location_at(new.path, source, new.offset),
     )
 
 
-def _location(path: str, source: bytes, offset: int) -> Location:
+def location_at(path: str, source: bytes, offset: int) -> Location:
+    """The diagnostics' location of byte ``offset`` of ``source`` (1-based line, byte column)."""
     line, col = line_col(source, offset)
     return Location(path, line, col, offset)
 

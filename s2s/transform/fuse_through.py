@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from s2s.analysis.fuse.graph import add_checks, header_helpers
 from s2s.diagnostics import Diagnostic, Location
-from s2s.edits import Edit, line_col
+from s2s.edits import Edit, location_at
 from s2s.frontend.extract import host_helper_headers, load
 from s2s.transform.check import EditGroup
 from s2s.transform.fuse_wrappers import (
@@ -104,7 +104,7 @@ def through_wrappers(loaded, out, fuse_file, unfused_id: str, explain_id: str,
         kept.append(Diagnostic.note(
             f"the call of launch wrapper '{site.wrapper}' at line {site.line} is followed: it "
             "is replaced by the wrapper's statements, bound to the call's arguments, with the "
-            "fused launch", explain_id, _location(loaded.path, source, site.start)))
+            "fused launch", explain_id, location_at(loaded.path, source, site.start)))
     if not fused:
         return replace(out, diagnostics=tuple(kept))
     counts = tuple((what, max(0, n - dropped) if what == "left unfused" else n)
@@ -113,7 +113,7 @@ def through_wrappers(loaded, out, fuse_file, unfused_id: str, explain_id: str,
     edits = list(edits) + [edit for _name, edit in removed]
     kept += [Diagnostic.note(f"static launch wrapper '{name}' is removed: every call of it is "
                              "replaced by its fused statements (nvcc would warn that it is "
-                             "unused)", explain_id, _location(loaded.path, source, edit.offset))
+                             "unused)", explain_id, location_at(loaded.path, source, edit.offset))
              for name, edit in removed]
     group = EditGroup("the fusion of launches through wrapper calls", tuple(edits),
                       None, invalid_id)
@@ -169,7 +169,7 @@ def _unsaid(model, path: str, source: bytes, sites, reasons: dict, unfused_id: s
                           launches[0].span.column, launches[0].span.start)
             what = f"launch of {launches[0].kernel} in '{name}'"
         else:
-            at = _location(path, source, next(s.start for s in sites if s.wrapper == name))
+            at = location_at(path, source, next(s.start for s in sites if s.wrapper == name))
             what = f"call of launch wrapper '{name}'"
         out.append(Diagnostic.warning(f"{what}: followed to its calls, not fused there: "
                                       f"{'; '.join(dict.fromkeys(why))}", unfused_id, at))
@@ -248,7 +248,3 @@ def _wrapper_of(model, diagnostic, names: set[str]) -> str | None:
             return name
     return None
 
-
-def _location(path: str, source: bytes, offset: int) -> Location:
-    line, column = line_col(source, offset)
-    return Location(path, line, column, offset)

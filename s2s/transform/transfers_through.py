@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from s2s.analysis.fuse.graph import error_check_helpers
-from s2s.diagnostics import Diagnostic, Location, Severity
-from s2s.edits import line_col
+from s2s.diagnostics import Diagnostic, Severity
+from s2s.edits import location_at
 from s2s.frontend.extract import host_helper_headers, load
 from s2s.model.span import SpanIndex
 from s2s.transform.alloc_helpers import alloc_helpers, alloc_sites
@@ -103,11 +103,11 @@ def through_copy_wrappers(loaded, out, transfers_file, explain_id: str):
     if followed:
         notes = [Diagnostic.note(f"the call of copy wrapper '{s.wrapper}' at line {s.line} is "
                                  "followed: its copies take part in the plan",
-                                 explain_id, _location(loaded.path, source, s.start))
+                                 explain_id, location_at(loaded.path, source, s.start))
                  for s in followed if s.wrapper in wrappers]
         notes += [Diagnostic.note(f"the call of allocation helper '{s.wrapper}' at line {s.line} is "
                                   "followed: its cudaMalloc takes part in the plan",
-                                  explain_id, _location(loaded.path, source, s.start))
+                                  explain_id, location_at(loaded.path, source, s.start))
                   for s in followed if s.wrapper in helpers]
         inside = [helpers[s.wrapper].span for s in followed if s.wrapper in helpers]
         moved = tuple(_moved(d, sites, source, loaded.path) for d in wrapped.diagnostics
@@ -126,13 +126,13 @@ def through_copy_wrappers(loaded, out, transfers_file, explain_id: str):
         said.append(Diagnostic.warning(
             f"the {what} of '{name}' ({where.file}:{where.line}) are followed to its calls "
             f"(line {lines}) and left as written there: {why}", WRAPPER_ID,
-            _location(loaded.path, source, mine[0].start)))
+            location_at(loaded.path, source, mine[0].start)))
     return replace(out, diagnostics=out.diagnostics + tuple(said))
 
 
 def _refusal(name, why, span, model, source, path, what: str = "copy") -> Diagnostic:
     first = next((c.span for f in model.functions for c in f.calls if c.name == name), None)
-    at = _location(path, source, first.start) if first is not None else None
+    at = location_at(path, source, first.start) if first is not None else None
     if what == "allocation":
         return Diagnostic.warning(f"the cudaMalloc of allocation helper '{name}' ({span.file}:"
                                   f"{span.line}) is not followed to its calls: {why}; the buffers "
@@ -161,11 +161,7 @@ def _moved(diagnostic: Diagnostic, sites, source: bytes, path: str) -> Diagnosti
         if at.offset < start:
             break
         if at.offset < end:
-            return replace(diagnostic, location=_location(path, source, site.start))
+            return replace(diagnostic, location=location_at(path, source, site.start))
         shift += (end - start) - (site.end - site.start)
-    return replace(diagnostic, location=_location(path, source, at.offset - shift))
+    return replace(diagnostic, location=location_at(path, source, at.offset - shift))
 
-
-def _location(path: str, source: bytes, offset: int) -> Location:
-    line, column = line_col(source, offset)
-    return Location(path, line, column, offset)
