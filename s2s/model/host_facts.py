@@ -24,6 +24,9 @@ from s2s.model.span import Expr, SourceSpan
 #: (copied, added to, returned).
 ROLES = ("declare", "null-init", "init", "assign", "address", "subscript", "deref", "member",
          "argument", "null-test", "delete", "read")
+#: the roles of a mention that may give the variable a value (of these only ``init`` and a
+#: plain ``=`` record it in ``VarUse.value``; ``address`` lets a callee give one)
+VALUE_ROLES = frozenset({"init", "null-init", "assign", "address"})
 
 
 @dataclass(frozen=True, slots=True)

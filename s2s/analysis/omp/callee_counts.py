@@ -18,13 +18,12 @@ from __future__ import annotations
 import re
 
 from s2s.analysis.polynomial import same_value
+from s2s.model.host_facts import VALUE_ROLES
 
 _ATOM = re.compile(r"(?<![\w.>])[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*")
 _ROOT = re.compile(r"[A-Za-z_]\w*")
 _KEYWORDS = frozenset({"sizeof", "int", "long", "unsigned", "size_t", "double", "float",
                        "const", "char", "short", "signed"})
-#: mentions that give a variable its value (those but ``init`` and a plain ``=`` have none)
-_DEFINING = frozenset({"init", "null-init", "assign", "address"})
 
 
 def section_in_callee(section: str, caller, caller_uses, callee, callee_uses,
@@ -84,7 +83,7 @@ def _expanded(text: str, function, uses, binding: dict, depth: int = 0) -> str |
             return f"({argument}){rest}"
         if rest or root in params:
             return atom
-        definitions = [u for u in uses if u.name == root and u.role in _DEFINING]
+        definitions = [u for u in uses if u.name == root and u.role in VALUE_ROLES]
         if len(definitions) > 1 or any(u.value is None for u in definitions):
             raise LookupError(root)
         if not definitions:

@@ -31,6 +31,7 @@ from s2s.analysis.omp.member_agree import agreed_count, written_only_in
 from s2s.analysis.omp.state import norm_text
 from s2s.analysis.polynomial import NotPoly, poly, render
 from s2s.model import TranslationUnit
+from s2s.model.host_facts import VALUE_ROLES
 
 #: ``owner.member`` / ``owner->member`` (one level)
 MEMBER = re.compile(r"([A-Za-z_]\w*)(\.|->)([A-Za-z_]\w*)")
@@ -106,10 +107,6 @@ def _declared_in(model: TranslationUnit, functions: set) -> set[str]:
     return names
 
 
-#: the roles of a mention that give the variable a value (s2s.model.host_facts.VarUse)
-_WRITES = frozenset({"assign", "address", "init", "null-init"})
-
-
 def _through_call(model: TranslationUnit, text: str, named: set[str], allocation,
                   owner: str, root: str, sep: str, at: str | None) -> str | None:
     """``text``, a count naming the variables ``named`` of the function that makes
@@ -152,7 +149,7 @@ def _made_by(model: TranslationUnit, at: str, root: str, call, owner: str,
     make_particles(n, seed)``), so the members at the construct are the call's storage."""
     locals_of_callee = {u.name for u in model.in_function("var_uses", callee) if u.local}
     writes = [u for u in model.in_function("var_uses", at)
-              if u.name == root and u.role in _WRITES]
+              if u.name == root and u.role in VALUE_ROLES]
     if owner not in locals_of_callee or len(writes) != 1 or writes[0].value is None:
         return False
     value = writes[0].value
@@ -165,7 +162,7 @@ def _written_after(model: TranslationUnit, function: str, names: set[str], offse
     """Whether one of ``names`` may be given a value in ``function`` after ``offset`` (True
     when the function's mentions were not extracted: not known)."""
     uses = model.in_function("var_uses", function)
-    return not uses or any(u.name in names and u.role in _WRITES and u.span.start >= offset
+    return not uses or any(u.name in names and u.role in VALUE_ROLES and u.span.start >= offset
                            for u in uses)
 
 
