@@ -65,7 +65,9 @@ def run_omp(loaded: Loaded, not_compiling: dict[tuple, str] | None = None) -> Pa
         return PassOutput((), (), (EditGroup(LOCAL_MAPS, (), None, INVALID_ID),),
                           check_compiles=True, counts=_counts(0, 0, 0))
     from s2s.analysis.omp.accessor_counts import with_accessor_counts
+    from s2s.analysis.omp.element_copies import with_element_copies
     from s2s.analysis.omp.macro_constructs import macro_spans
+    from s2s.analysis.omp.method_members import with_method_members
     from s2s.analysis.omp.out_members import with_callee_members
     from s2s.analysis.omp.plan import plan_file
     from s2s.analysis.omp.report import construct_report
@@ -73,6 +75,8 @@ def run_omp(loaded: Loaded, not_compiling: dict[tuple, str] | None = None) -> Pa
 
     model = with_callee_members(model, source)   # ``init(&mesh)`` allocating mesh.u
     model = with_accessor_counts(model)   # ``int *rp = A.row_ptr();`` (a vector's data)
+    model = with_method_members(model)    # ``h_U = malloc(...)`` in a method the constructor calls
+    model = with_element_copies(model)    # ``auto p0 = poses[0];`` (elements allocated in a loop)
     plan = plan_file(model, source)
     groups, notes = [], []
     subjects: list[tuple] = []      # what each group maps (the key of ``not_compiling``)

@@ -456,12 +456,14 @@ class IRBuilder:
 
     def _call_args(self, stmt: Stmt, call) -> tuple[str, ...]:
         """The call's arguments as written, except a pointer computed by a call (``v.data()``
-        of a ``std::vector``), which is given as the storage the front end resolved it to
-        (``v``): the binding of parameters (omp.calls) reads names, not calls."""
+        of a ``std::vector``) or spelled through a macro (``#define HD_U h_U``, AMD's
+        8_jacobi), which is given as the storage the front end resolved it to (``v``,
+        ``h_U``): the binding of parameters (omp.calls) reads names, not calls or macros."""
         args = [a.text for a in call.args]
         for ref in self._refs_of.get(id(stmt), ()):
             if ref.call == call.name and ref.arg_index is not None and \
-                    ref.arg_index < len(args) and "(" in args[ref.arg_index] and \
+                    ref.arg_index < len(args) and ("(" in args[ref.arg_index] or
+                                                   call.args[ref.arg_index].span.macro) and \
                     call.span.start <= ref.span.start < call.span.end:
                 subs = ref.subscripts
                 args[ref.arg_index] = ref.array if not subs else \

@@ -72,9 +72,9 @@ from s2s.analysis.omp.region import (
 from s2s.analysis.omp.sections import changing_term
 from s2s.analysis.omp.sizes import (
     array_sections,
+    class_members,
     helper_section,
     live_after,
-    member_vectors,
     section_from_callees,
     vector_labels,
 )
@@ -200,10 +200,11 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
 
     survey = Interpreter(irs, None, {}, locals_of)
     survey.run_range(nodes, entry_state(model, function, start, set()), frame)
-    # A class's vector members are mapped by the region of one of its member functions, or
+    # A class's members with storage of its own (vectors, pointers allocated in a method the
+    # constructors call) are mapped by the region of one of its member functions, or
     # (pointer members too) over each object's lifetime.
     others = members - {function.member_of}
-    class_of = member_vectors(model) if others else {}
+    class_of = class_members(model) if others else {}
     class_of.update({p.name: o.cls for o in plan.objects for p in o.pointers
                      if o.cls in others})
     elsewhere = {label for label in survey.device_labels if class_of.get(label) in others}

@@ -113,15 +113,21 @@ def _element_count(model: TranslationUnit, source: bytes, array) -> str | None:
     if any(_escapes(use) for use in uses if use.decl == declared.decl and use is not declared):
         return None
     count = counts.pop()
+    return count if count_holds(count, uses, array.span.end) else None
+
+
+def count_holds(count: str, uses, after: int) -> bool:
+    """Whether the element count ``count`` (of storage whose array is declared before
+    ``after``) holds, in scope, wherever the function's ``uses`` could use that storage."""
     for name in set(_WORD.findall(count)) - {"sizeof"}:
         # declared after the array (perhaps in the allocation loop: out of scope at the
         # kernels), or changed after the array's declaration: the count does not hold there;
         # a global changed in the function before it (a call may change it again)
         if any(u.name == name and (u.role in CHANGES or u.role in DECLARATORS) and
-               u.span.start >= array.span.end or
+               u.span.start >= after or
                u.name == name and u.role in CHANGES and not u.local for u in uses):
-            return None
-    return count
+            return False
+    return True
 
 
 def element_clauses(model: TranslationUnit, source: bytes, function: str | None, name: str,

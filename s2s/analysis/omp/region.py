@@ -89,12 +89,13 @@ def owner_functions(model: TranslationUnit, irs: dict[str, FunctionIR], roots: l
 def _member_owners(model: TranslationUnit, irs: dict[str, FunctionIR], roots: list[str],
                    directive_holders: set, locals_of: dict[str, frozenset],
                    owners: list[str]) -> list[str]:
-    """Member functions that get a data region for their class's ``std::vector`` members
-    (``m_x`` of ``Domain``): only member functions can name them, so a caller such as
-    ``main`` (which holds the object) cannot map them. Of the member functions whose device
-    work uses only such members and storage of their own, the outermost ones (no other such
-    function of the class calls them) are planned: ``LagrangeLeapFrog`` calling five phase
-    methods gets one region over all five."""
+    """Member functions that get a data region for their class's members with storage of
+    their own (``std::vector``s such as ``m_x`` of ``Domain``; pointers a method the
+    constructors call allocates, omp.method_members): only member functions can name them,
+    so a caller such as ``main`` (which holds the object) cannot map them. Of the member
+    functions whose device work uses only such members and storage of their own, the
+    outermost ones (no other such function of the class calls them) are planned:
+    ``LagrangeLeapFrog`` calling five phase methods gets one region over all five."""
     found = []
     for name in sorted(irs):
         function = irs[name].function
@@ -102,7 +103,7 @@ def _member_owners(model: TranslationUnit, irs: dict[str, FunctionIR], roots: li
                 not irs[name].has_device or ({name} | callees_of(irs, name)) & directive_holders:
             continue
         members = {a.name for a in model.allocations
-                   if a.function == f"{function.member_of}::" and a.kind == "vector"}
+                   if a.function == f"{function.member_of}::"}
         labels = _survey_labels(model, irs, irs[name], locals_of) if members else set()
         if labels and labels & members and \
                 all(label in members or _owned_by(model, name, label) for label in labels):

@@ -64,11 +64,12 @@ def allocation_of(model: TranslationUnit, function, label: str) -> HostAllocatio
     return found[0] if found else None
 
 
-def member_vectors(model: TranslationUnit) -> dict[str, str]:
-    """``std::vector`` data members (named bare, as member functions name them) -> their
-    class."""
+def class_members(model: TranslationUnit) -> dict[str, str]:
+    """Data members with storage of their class (named bare, as member functions name them:
+    ``std::vector``s, and pointers allocated in a method the constructors call,
+    omp.method_members) -> their class."""
     return {a.name: a.function[:-2] for a in model.allocations
-            if a.kind == "vector" and (a.function or "").endswith("::")}
+            if (a.function or "").endswith("::")}
 
 
 def _freed_inside(model, function, label, start, end) -> bool:

@@ -17,6 +17,7 @@ though the macro gives every node one extent.
 from __future__ import annotations
 
 import ctypes
+import re
 
 from s2s.frontend.core.context import FUNCTION_KINDS, ExtractContext
 from s2s.frontend.core.toolchain import configure_libclang
@@ -190,10 +191,24 @@ def _role(tree: HostTree, i: int) -> str:
     if kind == "CXX_DELETE_EXPR":
         return "delete"
     if kind == "CALL_EXPR":
-        return "read" if kids and kids[0] == j else "argument"
+        if kids and kids[0] == j:
+            return "subscript" if _fixed_array_element(tree, p, i) else "read"
+        return "argument"
     if kind in CONDITIONS and kids and kids[0] == j:
         return "null-test"
     return "read"
+
+
+#: ``std::array`` (libstdc++, libc++) as clang spells its canonical type
+_STD_ARRAY = re.compile(r"^(?:const\s+)?std::(?:__\w+::)?array<")
+
+
+def _fixed_array_element(tree: HostTree, call: int, i: int) -> bool:
+    """Whether the call ``call`` is ``a[k]`` on a ``std::array`` ``a`` (the mention ``i``): an
+    element of a fixed-size array, as ``a[k]`` of a C array is (miniBUDE's ``std::array<float
+    *, 6> poses``), not a call that may do anything with ``a``."""
+    return tree.nodes[call].cursor.spelling == "operator[]" and \
+        bool(_STD_ARRAY.match(tree.nodes[i].cursor.type.get_canonical().spelling))
 
 
 _UNARY: list = []

@@ -1,0 +1,147 @@
+"""Pointer members a class allocates in a method its constructor calls (issue 28, 3c).
+
+AMD's 8_jacobi keeps its fields as raw pointers of a class: ``Jacobi_t(mesh_t &m) : mesh(m)
+{ CreateMesh(); InitializeData(); }`` where ``InitializeData()`` allocates ``h_U =
+(double *)malloc(mesh.N * sizeof(double))``, and ``Run()`` loops over kernels on them. Only
+member functions can name private members, so the data region belongs in ``Run`` (as for a
+class's vectors, omp.region's member owners), and it needs the count there: ``mesh.N``, the
+allocation's own count, means the same in every member function of the object when
+
+* the allocating method ``M`` is called from constructors of the class only, and the member
+  pointer is written nowhere but by that one allocation in ``M`` (no other assignment, no
+  address taken, never handed to a ``swap``), and no method of the class but its
+  constructors returns a pointer or a reference (which might hand the storage out);
+* each name the count starts from (``mesh``, ``n_``) is no parameter, local or global that
+  any member function of the class mentions (so it is a data member, or a macro or
+  enumerator), and every write of a member the count names (``N`` of ``mesh.N``, ``mesh``,
+  ``n_``: any write of a member of that name, anywhere in the program, from the AST) lies in
+  a constructor of the class or a method called from its constructors only, before the call
+  of ``M`` in that constructor (a length written after the allocation would map another
+  range than the storage holds).
+
+Each such member gets an allocation of the class (function ``Cls::``, like a vector member,
+frontend.host.containers) with the count as written, which omp.sizes finds in any member
+function. A count that is not certain gives nothing, and the constructs keep the safety net.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from s2s.analysis.omp.member_pointers import constructor_of
+from s2s.analysis.omp.state import norm_text
+from s2s.model import TranslationUnit
+
+#: names a count starts from (not after ``.`` or ``->``), and those after one
+_ROOT = re.compile(r"(?<![\w.>])([A-Za-z_]\w*)")
+_FIELD = re.compile(r"(?:\.|->)\s*([A-Za-z_]\w*)")
+_NOT_NAMES = frozenset({"sizeof", "alignof", "this"})
+
+
+def with_method_members(model: TranslationUnit) -> TranslationUnit:
+    """``model`` with a class allocation for each pointer member the module doc's
+    conditions prove; ``model`` itself when there is none."""
+    methods = [f for f in model.functions if f.member_of and f.body is not None]
+    if not methods:
+        return model
+    known = {(a.function, a.name) for a in model.allocations}
+    added = []
+    for allocation in model.allocations:
+        function = model.function(allocation.function) if allocation.function else None
+        if function is None or function.member_of is None or allocation.count is None or \
+                constructor_of(function.name, function.member_of):
+            continue
+        cls = function.member_of
+        if (f"{cls}::", allocation.name) in known or \
+                not _certain(model, methods, cls, function, allocation):
+            continue
+        known.add((f"{cls}::", allocation.name))
+        added.append(replace(allocation, function=f"{cls}::"))
+    if not added:
+        return model
+    merged = sorted(model.allocations + tuple(added), key=lambda a: (a.span.start, a.span.end))
+    return replace(model, allocations=tuple(merged))
+
+
+def _certain(model: TranslationUnit, methods, cls: str, allocating, allocation) -> bool:
+    name = allocation.name
+    writes = [w for w in model.member_writes if w.member == name]
+    if len(writes) != 1 or writes[0].function != allocating.name or writes[0].base is not None \
+            or writes[0].role != "assign" or not writes[0].extent.contains(allocation.span):
+        return False
+    if sum(1 for a in model.allocations if a.name == name) != 1 or _swapped(model, name):
+        return False
+    own = [m for m in methods if m.member_of == cls]
+    if any(("*" in m.return_type or "&" in m.return_type) and not constructor_of(m.name, cls)
+           for m in own):
+        return False
+    constructors = [m for m in own if constructor_of(m.name, cls)]
+    phase = _constructor_phase(model, own, constructors)
+    if allocating.name not in phase:
+        return False
+    count = norm_text(allocation.count.text).replace("this->", "")
+    roots = set(_ROOT.findall(_FIELD.sub("", count))) - _NOT_NAMES
+    if any(root in _mentioned(model, m) for m in own for root in roots):
+        return False
+    members = roots | set(_FIELD.findall(count))
+    return all(_written_before(model, member, allocating, allocation, constructors, phase)
+               for member in members)
+
+
+def _swapped(model: TranslationUnit, name: str) -> bool:
+    """``name`` is handed to a ``swap`` somewhere (a reference argument re-points it)."""
+    return any(call.name.rpartition("::")[2] == "swap" and
+               any(norm_text(arg.text).replace("this->", "") == name for arg in call.args)
+               for function in model.functions for call in function.calls)
+
+
+def _constructor_phase(model: TranslationUnit, own, constructors) -> dict[str, list]:
+    """Methods of the class called from its constructors only (each with the calls of it),
+    and the constructors themselves (with none)."""
+    calls: dict[str, list] = {}
+    for function in model.functions:
+        for call in function.calls:
+            calls.setdefault(call.name, []).append((function, call))
+    phase = {k.name: [] for k in constructors}
+    for method in own:
+        sites = calls.get(method.name, [])
+        if method.name not in phase and sites and \
+                all(caller in constructors for caller, _ in sites):
+            phase[method.name] = sites
+    return phase
+
+
+def _mentioned(model: TranslationUnit, function) -> frozenset[str]:
+    """Variables ``function`` declares or mentions (parameters, locals, globals)."""
+    return model.cached(("omp method mentions", function.name, function.span.start), lambda: (
+        frozenset(u.name for u in model.in_function("var_uses", function.name)) |
+        frozenset(p.name for p in function.params)))
+
+
+def _written_before(model: TranslationUnit, member: str, allocating, allocation,
+                    constructors, phase: dict[str, list]) -> bool:
+    """Every write of a member named ``member`` happens before the allocation: in the
+    allocating method ahead of it, in a constructor ahead of its call of the allocating
+    method, or in a method the constructors alone call, ahead of that call."""
+    alloc_sites = phase[allocating.name]
+    for write in model.member_writes:
+        if write.member != member:
+            continue
+        if write.function == allocating.name:
+            if write.span.start >= allocation.span.start:
+                return False
+            continue
+        if write.function not in phase:
+            return False
+        if any(k.name == write.function for k in constructors):
+            starts = [write.span.start]
+            callers = [write.function]
+        else:
+            starts = [call.span.start for _, call in phase[write.function]]
+            callers = [caller.name for caller, _ in phase[write.function]]
+        for caller, start in zip(callers, starts, strict=True):
+            later = [call.span.start for k, call in alloc_sites if k.name == caller]
+            if any(at < start for at in later):
+                return False
+    return True
