@@ -131,3 +131,13 @@ def test_a_count_naming_a_local_of_a_member_function_gives_no_count(load_source,
     rewritten, out = rewrite_source(load_source, program)
     assert "[0:dims.n]" not in rewritten
     _check_run(tmp_path, program, rewritten)
+
+
+def test_a_second_run_changes_nothing_and_keeps_quiet(load_source):
+    # the first run's data directives in Run() map the members: main, which cannot name
+    # them, leaves them to Run() instead of refusing its own plan ("'u' could not be
+    # mapped by the plan, which would replace the enter/exit data of the functions it calls")
+    rewritten, _ = rewrite_source(load_source, _program())
+    again, out = rewrite_source(load_source, rewritten)
+    assert again == rewritten
+    assert not [d.message for d in out.diagnostics if d.severity.value == "warning"]

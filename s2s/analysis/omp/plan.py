@@ -79,7 +79,7 @@ from s2s.analysis.omp.sizes import (
     vector_labels,
 )
 from s2s.analysis.omp.solver import Solver, entry_state
-from s2s.analysis.omp.state import Frame, Unsupported
+from s2s.analysis.omp.state import Frame, Unsupported, norm_text
 from s2s.analysis.omp.touched import device_hulls, host_outside, narrow, unsound
 from s2s.model import SourceSpan, Stmt, TranslationUnit
 
@@ -144,12 +144,18 @@ def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
     covered = frozenset().union(*(o.covered for o in plan.objects))
     roots = [name for name in root_functions(irs) if name not in covered]
     owners = [name for name in owner_functions(model, irs, roots, source) if name not in covered]
-    # classes whose vector members a member function's region, or the objects, map
+    # classes whose members with storage a member function's region, or the objects, map;
+    # also those a member function maps with data directives of its own (a first run's
+    # region, a hand port): its callers cannot name the members, nor replace the directives
+    self_classes, self_mapping = _self_mapped(model)
     members = frozenset(irs[n].function.member_of for n in owners
-                        if irs[n].function.member_of) | {o.cls for o in plan.objects}
+                        if irs[n].function.member_of) | {o.cls for o in plan.objects} | \
+        self_classes
     # member functions of those classes: their data directives are the objects' mapping
+    # (or map the class's own members), which no caller's plan replaces
     mapped_by_objects = frozenset(f.name for f in model.functions
-                                  if f.member_of in {o.cls for o in plan.objects})
+                                  if f.member_of in {o.cls for o in plan.objects}) | \
+        self_mapping
     for name in roots + owners:
         plan.reach[name] = frozenset({name} | callees_of(irs, name))
         try:
@@ -340,6 +346,25 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
                                     for use in survey.device_uses.get(label, ())})),
                       vectors, redundant_maps(model, nodes, arrays, explicit, bool(swapped)),
                       tuple(pointer_arrays.items()))
+
+
+def _self_mapped(model: TranslationUnit) -> tuple[frozenset[str], frozenset[str]]:
+    """(classes, member functions): member functions whose data directives map members of
+    their class with storage of its own (omp.sizes.class_members) and nothing else (a first
+    run's region in ``Run()``, a hand port), and their classes."""
+    owner = class_members(model)
+    found: dict[str, set[str]] = {}
+    for directive in model.directives:
+        if directive.words[:2] not in DATA_WORDS or directive.function is None:
+            continue
+        function = model.function(directive.function)
+        if function is None or function.member_of is None:
+            continue
+        items = [norm_text(item.base) for clause in directive.clauses for item in clause.items]
+        ok = bool(items) and all(owner.get(item) == function.member_of for item in items)
+        found.setdefault(function.name, set()).add(function.member_of if ok else "")
+    functions = {name for name, classes in found.items() if "" not in classes}
+    return (frozenset(c for name in functions for c in found[name]), frozenset(functions))
 
 
 def _shown(label: str) -> str:
