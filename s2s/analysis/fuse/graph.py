@@ -81,6 +81,10 @@ class LaunchNode:
     #: the template arguments the fused kernel instantiates its stage with ('float, 128');
     #: None for an ordinary kernel
     instance: str | None = None
+    #: the explicit stream the launch is queued on, as written ('' for the default stream):
+    #: launches of one stream run in order, as default-stream launches do, so they fuse
+    #: into one launch on that stream; launches of different streams never fuse
+    stream: str = ""
 
     @property
     def name(self) -> str:
@@ -356,8 +360,6 @@ def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) 
                    "and arguments depend on the template's instantiation)")
     elif kernel_facts is None or (kernel.is_template and kernel_facts.instance is None):
         problem, kernel_facts = instance_problem(base, launch), base
-    elif launch.stream is not None and launch.stream.text.strip() not in ("0", "NULL", "nullptr"):
-        problem = "launch on an explicit stream"
     elif len(launch.args) != len(kernel_facts.params):
         problem = "argument count differs from the kernel's parameters"
     else:
@@ -383,8 +385,17 @@ def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) 
             problem = f"kernel '{key}' is not fusible: {kernel_facts.detail}"
         return LaunchNode(index, launch, kernel_facts, buffers, scalars, config, stmt, problem,
                           one_block, trees, _instance_params(kernel, launch),
-                          kernel_facts.instance)
+                          kernel_facts.instance, stream_of(launch))
     return LaunchNode(index, launch, kernel_facts, buffers, scalars, config, stmt, problem)
+
+
+def stream_of(launch: Launch) -> str:
+    """The launch's explicit stream with blanks removed, '' for the default stream (none
+    given, ``0``, ``NULL``, ``nullptr``)."""
+    if launch.stream is None:
+        return ""
+    text = re.sub(r"\s+", "", launch.stream.text)
+    return "" if text in ("0", "NULL", "nullptr", "(cudaStream_t)0") else text
 
 
 def _instance_params(kernel, launch: Launch) -> tuple:
