@@ -310,8 +310,10 @@ def launch_text(ctx: Context, group: Group, name: str) -> str:
         shared = [ctx.node(i).launch.shared_bytes for i in group.nodes
                   if ctx.node(i).launch.shared_bytes is not None]
         config = f"{first.grid.text}, {first.block.text}"
-        if shared:
-            config += f", {shared[0].text}"
+        if shared or first.stream is not None:
+            config += f", {shared[0].text if shared else '0'}"
+        if first.stream is not None:
+            config += f", {first.stream.text.strip()}"
     else:
         grids = " + ".join(f"s2s_count(dim3({ctx.node(s.nodes[0]).launch.grid.text}))"
                            for s in group.segments)
@@ -321,4 +323,6 @@ def launch_text(ctx: Context, group: Group, name: str) -> str:
         for b in blocks[1:]:
             threads = f"s2s_max({threads}, {b})"
         config = f"{grids}, {threads}"
+        if first.stream is not None:
+            config += f", 0, {first.stream.text.strip()}"
     return f"{name}<<<{config}>>>({', '.join(args)})"

@@ -38,6 +38,7 @@ from s2s.analysis.fuse.graph import (
     error_check_helpers,
     harmless_calls,
     pure_helpers,
+    reporters,
 )
 from s2s.edits import Edit, EditSet
 
@@ -97,7 +98,8 @@ def launch_wrappers(unit, source: bytes, helpers: tuple = (), caller: str | None
     for each other function with launches why it is not one; ``helpers``: models of the
     project headers with host helpers (an error-check helper such as ``after_kernel``
     defined there); ``caller``: the file whose calls are followed (default: ``unit``'s)."""
-    checks = error_check_helpers(unit).union(*(error_check_helpers(h) for h in helpers))
+    checks = error_check_helpers(unit).union(*(error_check_helpers(h) for h in helpers),
+                                             reporters(unit), *(reporters(h) for h in helpers))
     harmless = harmless_calls(unit).union(*(pure_helpers(h) for h in helpers))
     wrappers, refused = {}, {}
     for function in unit.functions:

@@ -115,11 +115,13 @@ def test_reduction_with_atomics_fuses_behind_map():
     assert fused_sets(plans) == [["scale", "total"]]
 
 
-def test_stream_launch_and_pointer_arithmetic_are_not_fused():
+def test_launches_of_two_streams_and_pointer_arithmetic_are_not_fused():
     _, plans = planned(MAP + main("cudaStream_t s; scale<<<g, 256, 0, s>>>(a, b, 2.0f, n);"
+                                  "scale<<<g, 256>>>(c, d, 2.0f, n);"
                                   "scale<<<g, 256>>>(b + 1, d, 2.0f, n);"))
     reasons = refusals(plans)
-    assert any("explicit stream" in r for r in reasons)
+    assert fused_sets(plans) == []
+    assert any("launches on different streams (the default stream vs s)" in r for r in reasons)
     assert any("plain device pointer" in r for r in reasons)
 
 

@@ -27,6 +27,7 @@ cudaError_t cudaGetLastError(void);
 cudaError_t cudaPeekAtLastError(void);
 cudaError_t cudaDeviceSynchronize(void);
 const char *cudaGetErrorString(cudaError_t error);
+const char *cudaGetErrorName(cudaError_t error);
 #ifdef __cplusplus
 template <class T> static inline cudaError_t cudaMalloc(T **ptr, size_t bytes)
 {

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from s2s.analysis.fuse.kernels import KernelFacts, facts_key, instance_problem
+from s2s.analysis.fuse.reporting import reporting_helpers
 from s2s.analysis.host_eval import host_trees
 from s2s.model.cuda import Launch
 from s2s.model.cuda_legacy import LEGACY_CALLS
@@ -80,6 +81,10 @@ class LaunchNode:
     #: the template arguments the fused kernel instantiates its stage with ('float, 128');
     #: None for an ordinary kernel
     instance: str | None = None
+    #: the explicit stream the launch is queued on, as written ('' for the default stream):
+    #: launches of one stream run in order, as default-stream launches do, so they fuse
+    #: into one launch on that stream; launches of different streams never fuse
+    stream: str = ""
 
     @property
     def name(self) -> str:
@@ -126,16 +131,25 @@ class Run:
 
 def error_check_helpers(unit) -> frozenset[str]:
     """Host functions of the file whose body only checks the last launch error and reports
-    it (``after_kernel(name)``: ``cudaGetLastError``, ``fprintf``, ``exit``): a call of one
-    touches no device data."""
+    it (``after_kernel(name)``: ``cudaGetLastError``, ``fprintf``, ``exit``, or a reporting
+    helper of the file given the status): a call of one touches no device data."""
     found = set()
+    reporting = REPORTING | reporters(unit)
     for function in unit.functions:
         if function.body is None or unit.in_function("launches", function.name):
             continue
         names = {c.name for s in function.body.walk() for c in s.calls}
-        if names & ERROR_CHECK and names <= ERROR_CHECK | SYNC | REPORTING:
+        if names & ERROR_CHECK and names <= ERROR_CHECK | SYNC | reporting:
             found.add(function.name)
     return frozenset(found)
+
+
+def reporters(unit) -> frozenset[str]:
+    """The reporting helpers of ``unit`` (:mod:`s2s.analysis.fuse.reporting`): a call of one
+    given a launch-error check or a default-stream synchronization
+    (``report(cudaDeviceSynchronize(), "...", __FILE__, __LINE__)``) ends no run."""
+    return unit.cached(("fuse.graph.reporters",), lambda: reporting_helpers(
+        unit, REPORTING | MATH | HARMLESS | pure_helpers(unit)))
 
 
 #: statement kinds a pure helper's body may hold
@@ -219,7 +233,8 @@ def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Lau
             current.append(_node(unit, len(current), inside[0], child, facts))
             continue
         names = {c.name for c in calls}
-        if not inside and names & (ERROR_CHECK | SYNC) and names <= ERROR_CHECK | SYNC | REPORTING:
+        if not inside and names & (ERROR_CHECK | SYNC) and \
+                names <= ERROR_CHECK | SYNC | REPORTING | _reporting(unit):
             continue
         if not inside and names and names <= _checks(unit):    # after_kernel("step")
             continue
@@ -252,19 +267,27 @@ def _checks(unit: TranslationUnit) -> frozenset[str]:
     return own | unit.cached(("fuse.graph.other_checks",), set)
 
 
-def add_checks(unit: TranslationUnit, names: frozenset[str], pure: frozenset[str] = frozenset()
-               ) -> None:
+def _reporting(unit: TranslationUnit) -> frozenset[str]:
+    return reporters(unit) | unit.cached(("fuse.graph.other_reporters",), set)
+
+
+def add_checks(unit: TranslationUnit, names: frozenset[str], pure: frozenset[str] = frozenset(),
+               reporting: frozenset[str] = frozenset()) -> None:
     """Error-check helpers defined outside ``unit`` (a project header's ``after_kernel``),
     that a run of launches in ``unit`` goes on past, as past the file's own; ``pure``: the
-    header's pure helpers (:func:`pure_helpers`)."""
+    header's pure helpers (:func:`pure_helpers`); ``reporting``: its reporting helpers
+    (:func:`reporters`, a ``helper_cuda.h``-style ``check`` template)."""
     unit.cached(("fuse.graph.other_checks",), set).update(names)
     unit.cached(("fuse.graph.other_pure",), set).update(pure)
+    unit.cached(("fuse.graph.other_reporters",), set).update(reporting)
 
 
-def header_helpers(helpers) -> tuple[frozenset[str], frozenset[str]]:
-    """(error-check helpers, pure helpers) of the models of project headers ``helpers``."""
+def header_helpers(helpers) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(error-check helpers, pure helpers, reporting helpers) of the models of project
+    headers ``helpers``."""
     return (frozenset().union(*(error_check_helpers(h) for h in helpers)),
-            frozenset().union(*(pure_helpers(h) for h in helpers)))
+            frozenset().union(*(pure_helpers(h) for h in helpers)),
+            frozenset().union(*(reporters(h) for h in helpers)))
 
 
 #: roles of a mention that give the variable a new value (``s2s.model.host_facts``)
@@ -337,8 +360,6 @@ def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) 
                    "and arguments depend on the template's instantiation)")
     elif kernel_facts is None or (kernel.is_template and kernel_facts.instance is None):
         problem, kernel_facts = instance_problem(base, launch), base
-    elif launch.stream is not None and launch.stream.text.strip() not in ("0", "NULL", "nullptr"):
-        problem = "launch on an explicit stream"
     elif len(launch.args) != len(kernel_facts.params):
         problem = "argument count differs from the kernel's parameters"
     else:
@@ -364,8 +385,17 @@ def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) 
             problem = f"kernel '{key}' is not fusible: {kernel_facts.detail}"
         return LaunchNode(index, launch, kernel_facts, buffers, scalars, config, stmt, problem,
                           one_block, trees, _instance_params(kernel, launch),
-                          kernel_facts.instance)
+                          kernel_facts.instance, stream_of(launch))
     return LaunchNode(index, launch, kernel_facts, buffers, scalars, config, stmt, problem)
+
+
+def stream_of(launch: Launch) -> str:
+    """The launch's explicit stream with blanks removed, '' for the default stream (none
+    given, ``0``, ``NULL``, ``nullptr``)."""
+    if launch.stream is None:
+        return ""
+    text = re.sub(r"\s+", "", launch.stream.text)
+    return "" if text in ("0", "NULL", "nullptr", "(cudaStream_t)0") else text
 
 
 def _instance_params(kernel, launch: Launch) -> tuple:

@@ -231,6 +231,10 @@ def plan_group(ctx: Context, nodes: list[int]) -> tuple[Group | None, str]:
     for node in members:
         if node.problem and len(nodes) > 1:
             return None, node.problem
+    streams = sorted({node.stream for node in members})
+    if len(streams) > 1:
+        return None, ("launches on different streams (" + " vs ".join(
+            s or "the default stream" for s in streams) + "): they may run concurrently")
     last = members[-1]
     if len(nodes) > 1 and last.one_block and any(n.config != last.config for n in members):
         return _plan_tail(ctx, nodes)
