@@ -73,4 +73,43 @@
         (p)->unifiedAddressing = (int)(v)[23];                                    \
     } while (0)
 
+/* cudaDeviceGetAttribute of the device whose properties `p` holds (filled as above):
+   `attribute` is a cudaDeviceAttr value (the toolkit's numbers); an attribute s2s has no value
+   for gives false (the caller returns cudaErrorInvalidValue). Fields CUDA 13's cudaDeviceProp
+   lost (clock rate, compute mode, integrated ...) are 0, as the verify shim's property struct
+   reports them: cuda-samples' helper_cuda.h (findCudaDevice) asks for several of these. */
+#ifdef __cplusplus
+template <class Prop>
+inline bool s2s_device_attribute(const Prop &p, int attribute, int *value)
+{
+    switch (attribute) {
+    case 1: *value = p.maxThreadsPerBlock; return true;
+    case 2: case 3: case 4: *value = p.maxThreadsDim[attribute - 2]; return true;
+    case 5: case 6: case 7: *value = p.maxGridSize[attribute - 5]; return true;
+    case 8: *value = (int)p.sharedMemPerBlock; return true;
+    case 9: *value = (int)p.totalConstMem; return true;
+    case 10: *value = p.warpSize; return true;
+    case 11: *value = (int)p.memPitch; return true;
+    case 12: *value = p.regsPerBlock; return true;
+    case 14: *value = (int)p.textureAlignment; return true;
+    case 16: *value = p.multiProcessorCount; return true;
+    case 31: *value = p.concurrentKernels; return true;
+    case 37: *value = p.memoryBusWidth; return true;
+    case 38: *value = p.l2CacheSize; return true;
+    case 39: *value = p.maxThreadsPerMultiProcessor; return true;
+    case 41: *value = p.unifiedAddressing; return true;
+    case 75: *value = p.major; return true;
+    case 76: *value = p.minor; return true;
+    case 81: *value = (int)p.sharedMemPerMultiprocessor; return true;
+    case 82: *value = p.regsPerMultiprocessor; return true;
+    /* clock rate, overlap, timeout, integrated, map host memory, compute mode (default),
+       memory clock, async engines: not in CUDA 13's struct, 0 as the verify shim has them */
+    case 13: case 15: case 17: case 18: case 19: case 20: case 36: case 40:
+        *value = 0;
+        return true;
+    default: return false;
+    }
+}
+#endif
+
 #endif

@@ -178,6 +178,16 @@ inline cudaError_t GetDeviceProperties(cudaDeviceProp *prop, int device)
     return cudaSuccess;
 }
 
+/* cudaDeviceGetAttribute: from the properties above (s2s_device_prop.h says which) */
+inline cudaError_t DeviceGetAttribute(int *value, cudaDeviceAttr attribute, int device)
+{
+    cudaDeviceProp prop;
+    cudaError_t status = GetDeviceProperties(&prop, device);
+    if (status != cudaSuccess)
+        return status;
+    return s2s_device_attribute(prop, (int)attribute, value) ? cudaSuccess : cudaErrorInvalidValue;
+}
+
 /* cudaDeviceProp with the members CUDA 13 removed (clockRate, deviceOverlap ...), zero as the
    verify shim reports them: a file written for an older toolkit (one that s2s parsed against
    its own headers, warning cuda-toolkit-rejects) gets `#define cudaDeviceProp

@@ -17,6 +17,7 @@ from s2s.transform.fuse_wrappers import (
     inlined,
     inlined_regions,
     launch_wrappers,
+    lines_as_written,
 )
 
 
@@ -62,7 +63,7 @@ def through_wrappers(loaded, out, fuse_file, unfused_id: str, explain_id: str,
             add_checks(copy.model, *header_helpers(helpers))
             wrapped = fuse_file(copy)
             edits, fused = edits_back(loaded.path, source, sites, wrapped.edits)
-            reasons = _reasons_at_calls(wrapped.diagnostics, unfused_id, sites)
+            reasons = _reasons_at_calls(wrapped.diagnostics, unfused_id, sites, source)
     done = {name for name in wrappers                 # every call of it fused
             if sum(site in fused for site in sites if site.wrapper == name) == _calls(model, name)}
     kept, dropped, said = [], 0, set()
@@ -195,9 +196,10 @@ def _uncalled_said(model, out, unfused_id: str):
     return replace(out, diagnostics=tuple(said))
 
 
-def _reasons_at_calls(diagnostics, unfused_id: str, sites) -> dict[str, list[str]]:
+def _reasons_at_calls(diagnostics, unfused_id: str, sites, source: bytes
+                      ) -> dict[str, list[str]]:
     """Wrapper -> the unfused warnings of the inlined file that sit in its inlined calls,
-    each saying at which call (line) of the file as written."""
+    each saying at which call (line) of the file as written (the lines they name too)."""
     found: dict[str, list[str]] = {}
     by_caller: dict[str, list[str]] = {}
     regions = inlined_regions(sites)
@@ -207,10 +209,11 @@ def _reasons_at_calls(diagnostics, unfused_id: str, sites) -> dict[str, list[str
             continue
         for start, end, site in regions:
             if start <= at.offset < end:
-                said = f"at its call on line {site.line}, {diagnostic.message}"
+                message = lines_as_written(diagnostic.message, source, sites)
+                said = f"at its call on line {site.line}, {message}"
                 found.setdefault(site.wrapper, []).append(said)
                 by_caller.setdefault(site.caller, []).append(
-                    f"in the launch run of its call from line {site.line}, {diagnostic.message}")
+                    f"in the launch run of its call from line {site.line}, {message}")
     for site in sites:                  # a run's warning sits at its first launch only
         if site.wrapper not in found and site.caller in by_caller:
             found[site.wrapper] = by_caller[site.caller]

@@ -428,6 +428,37 @@ def inlined_regions(sites: list[CallSite]) -> list[tuple[int, int, CallSite]]:
     return regions
 
 
+#: a line number a diagnostic names ("at line 61", "(line 59)", "line 3, 5"): the planner's
+#: messages name lines of the file they planned, here the inlined copy
+_LINES_NAMED = re.compile(r"\b(lines? )(\d+(?:, \d+)*)")
+
+
+def lines_as_written(message: str, source: bytes, sites: list[CallSite]) -> str:
+    """``message``, said about the file with ``sites`` inlined, with each line number it names
+    turned into the line of ``source`` as written: a line of an inlined call's text is the
+    call's line, any other line moves back by the lines the inlining added before it (a note
+    otherwise sends the user to line 61 of a 45-line file)."""
+    if not sites or "line" not in message:
+        return message
+    copy = inlined(source, sites)
+    regions = inlined_regions(sites)
+    starts = [0] + [i + 1 for i, byte in enumerate(copy) if byte == 0x0A]
+
+    def written(line: int) -> int:
+        if not 1 <= line <= len(starts):
+            return line
+        offset = starts[line - 1]
+        for start, end, site in regions:
+            if start <= offset < end:
+                return site.line
+        return source.count(b"\n", 0, _back(offset, regions)) + 1
+
+    def mapped(match: re.Match) -> str:
+        numbers = ", ".join(str(written(int(n))) for n in match.group(2).split(", "))
+        return match.group(1) + numbers
+    return _LINES_NAMED.sub(mapped, message)
+
+
 def _back(offset: int, regions) -> int:
     """An offset of the inlined text outside every inlined region, in the original."""
     shift = 0

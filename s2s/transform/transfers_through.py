@@ -27,6 +27,7 @@ from s2s.transform.fuse_wrappers import (
     inlined,
     inlined_regions,
     launch_wrappers,
+    lines_as_written,
     wrapper_of,
 )
 
@@ -114,7 +115,8 @@ def through_copy_wrappers(loaded, out, transfers_file, explain_id: str):
                       if not _in_followed_helper(d, inside))
         return replace(out, edits=tuple(edits), diagnostics=moved + tuple(notes) + tuple(said),
                        groups=(), check_compiles=True)
-    reasons = [d.message for d in wrapped.diagnostics if d.severity == Severity.WARNING]
+    reasons = [lines_as_written(d.message, source, sites) for d in wrapped.diagnostics
+               if d.severity == Severity.WARNING]
     why = "; ".join(dict.fromkeys(reasons)) or ("nothing merges: the copies move at different "
                                                 "points or their buffers stay out of the pools")
     spans = {**{n: w[1] for n, w in wrappers.items()}, **{n: h.span for n, h in helpers.items()}}
@@ -156,6 +158,7 @@ def _moved(diagnostic: Diagnostic, sites, source: bytes, path: str) -> Diagnosti
     at = diagnostic.location
     if at is None or at.offset is None or at.file != path:
         return diagnostic
+    diagnostic = replace(diagnostic, message=lines_as_written(diagnostic.message, source, sites))
     shift = 0
     for start, end, site in inlined_regions(sites):
         if at.offset < start:

@@ -363,8 +363,10 @@ def _place_copies(args: list[str], changed: list[Rewrite], temp: str,
     """Write each rewritten source to ``temp/N/<its name>`` (with #line directives naming the
     original) and the files the passes generate for it beside the copy (mgpu's kernel table:
     its quoted include finds it there; the user's tree is not written); returns the arguments
-    naming the copies and records each copy's real name. A generated file is named by its
-    source in dependency files: it is made from the source, and does not exist in the tree."""
+    naming the copies and records each copy's real name. A file the passes create is named by
+    its source in dependency files and messages: it is made from the source, and does not exist
+    in the tree; a file of the user's they rewrote (a ``.cu`` file included as text) keeps its
+    own name and line numbers (#line directives, as the source's copy)."""
     new_args = list(args)
     for number, rewrite in enumerate(changed):
         copy = Path(temp, str(number), os.path.basename(rewrite.source.path))
@@ -373,11 +375,29 @@ def _place_copies(args: list[str], changed: list[Rewrite], temp: str,
         new_args[rewrite.source.index] = str(copy)
         replacements[os.fsencode(copy)] = os.fsencode(rewrite.source.path)
         for path, text in rewrite.generated:
-            generated = copy.parent / beside_name(path, rewrite.source.path)
+            placed = beside_name(path, rewrite.source.path)
+            generated = copy.parent / placed
             generated.parent.mkdir(parents=True, exist_ok=True)
-            generated.write_bytes(text)
-            replacements[os.fsencode(generated)] = os.fsencode(rewrite.source.path)
+            own = _users_file(path)
+            if own is None:
+                generated.write_bytes(text)
+                replacements[os.fsencode(generated)] = os.fsencode(rewrite.source.path)
+                continue
+            # a file of the user's the passes rewrote (a .cu file the source includes as
+            # text): nvcc's messages about it name it, at its own lines
+            name = os.path.join(os.path.dirname(rewrite.source.path), placed)
+            generated.write_bytes(add_line_directives(own, text, name))
+            replacements[os.fsencode(generated)] = os.fsencode(name)
     return new_args
+
+
+def _users_file(path: str) -> bytes | None:
+    """The bytes of ``path`` when a file the passes generated is one of the user's rewritten
+    (it exists), None for a file they create (mgpu's kernel table)."""
+    try:
+        return read_regular(path, MAX_OUTPUT_BYTES)
+    except OSError:
+        return None
 
 
 #: the largest dependency file or preprocessed output the wrapper reads back to adjust

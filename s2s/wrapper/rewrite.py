@@ -16,7 +16,7 @@ from s2s import run_cache
 from s2s.diagnostics import Diagnostic
 from s2s.driver import Failed, Pass, RunOptions, Success, process_file, process_loaded
 from s2s.frontend.core import parse_reuse
-from s2s.frontend.core.parse import DEFAULT_GPU_ARCH, ParseOptions, read_source
+from s2s.frontend.core.parse import DEFAULT_GPU_ARCH, LEGACY_PARSE_ID, ParseOptions, read_source
 from s2s.transform import registry
 from s2s.wrapper.args import FORWARDED, Arg, Classified, Role, Source, Value, classify
 from s2s.wrapper.cc_args import CC
@@ -131,8 +131,9 @@ class Chained:
 def chain_passes(path: str, options: RunOptions, passes: Sequence[tuple[str, Pass]],
                  incomplete_is_error: bool = False) -> Chained:
     """The file's bytes before and after ``passes`` ran in order, what the passes said
-    (the front end's own warnings left out: the compiler gives its own) and the files they
-    generate beside it. Each pass parses the previous one's output under the file's name.
+    (the front end's own warnings left out: the compiler gives its own; but not s2s's choice
+    of headers, ``cuda-toolkit-rejects``, said once, which no compiler gives) and the files
+    they generate beside it. Each pass parses the previous one's output under the file's name.
     Raises RewriteFailed, InputError.
 
     ``incomplete_is_error`` (``s2s verify``): a pass that dropped part of its rewrite because
@@ -156,6 +157,8 @@ def chain_passes(path: str, options: RunOptions, passes: Sequence[tuple[str, Pas
             if isinstance(result, Success):
                 loaded = result.loaded
                 own = result.diagnostics[len(result.loaded.diagnostics):]
+                said += [d for d in result.loaded.diagnostics
+                         if d.id == LEGACY_PARSE_ID and d not in said]
                 said += own if current == before else [_in_intermediate(d, path) for d in own]
                 if result.change is not None:
                     current = result.change.after

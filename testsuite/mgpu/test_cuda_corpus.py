@@ -12,7 +12,8 @@ For every program, as its user would build it: the original through verify's CUD
 (c) what it did matches ``status.toml`` (launches, how many were split over the devices,
     bytes between devices on 2 devices): a change shows up as a failure to look at.
 
-Programs build in parallel (two at a time) in one module fixture.
+Programs build in parallel (two at a time) in one module fixture, only those the selected
+tests name (``-k rodinia`` builds the two Rodinia programs, not all of them).
 ``python testsuite/mgpu/test_cuda_corpus.py [NAME...]`` prints fresh measurements in status.toml
 form.
 """
@@ -27,6 +28,7 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import tomllib
@@ -97,13 +99,24 @@ def measure(name: str, work: Path) -> dict:
     return result
 
 
+def selected_programs(session) -> list[str]:
+    """The programs the tests of this module that will run name (after ``-k``, ``-m`` and
+    node ids): building the other programs would cost minutes for nothing."""
+    here = Path(__file__).resolve()
+    chosen = {item.callspec.params["name"] for item in session.items
+              if Path(str(item.fspath)).resolve() == here
+              and "name" in getattr(getattr(item, "callspec", None), "params", {})}
+    return [name for name in PROGRAMS if name in chosen]
+
+
 @pytest.fixture(scope="module")
-def corpus():
+def corpus(request):
     if NVCC is None:
         pytest.skip("nvcc is not installed: the rewritten programs are built with it")
     with tempfile.TemporaryDirectory(prefix="s2s-cuda-corpus-") as temp:
         with ThreadPoolExecutor(max_workers=2) as pool:
-            futures = {name: pool.submit(measure, name, Path(temp) / name) for name in PROGRAMS}
+            futures = {name: pool.submit(measure, name, Path(temp) / name)
+                       for name in selected_programs(request.session)}
             yield {name: future.result() for name, future in futures.items()}
 
 
@@ -120,6 +133,20 @@ def summary(result: dict) -> dict:
 def test_corpus_has_fifteen_programs_each_recorded():
     assert len(PROGRAMS) >= 15
     assert sorted(status()) == PROGRAMS
+
+
+def test_fixture_builds_only_the_programs_of_selected_tests():
+    here = str(Path(__file__).resolve())
+    other = str(REPO / "testsuite" / "mgpu" / "test_other.py")
+
+    def item(path, **params):
+        return SimpleNamespace(fspath=path, callspec=SimpleNamespace(params=params))
+
+    first, second = PROGRAMS[0], PROGRAMS[-1]
+    items = [item(here, name=second), item(here, name=first), item(here, name=second),
+             item(other, name=PROGRAMS[1]), SimpleNamespace(fspath=here)]
+    assert selected_programs(SimpleNamespace(items=items)) == [first, second]
+    assert selected_programs(SimpleNamespace(items=[])) == []
 
 
 @pytest.mark.parametrize("name", PROGRAMS)

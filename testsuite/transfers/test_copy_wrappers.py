@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from s2s.driver import RunOptions, process_file
+from s2s.transform.fuse_wrappers import CallSite, lines_as_written
 from s2s.transform.transfers import run_transfers
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "cuda"
@@ -112,3 +113,25 @@ def test_buffers_of_a_struct_a_helper_fills_are_refused_with_the_reason():
     [said] = [d.message for d in result.diagnostics if d.id == "transfers-member"]
     assert said.startswith("'b.pos' is a member of the struct 'b' that 'make_buffers' fills and "
                            "returns (copied in 'main'; freed in 'free_buffers')")
+
+
+def test_explain_notes_name_the_lines_of_the_file_as_written():
+    """The plan is made on the file with the wrapper and helper calls inlined (12 lines
+    longer here): its notes name lines of the file the user has, not of that copy."""
+    result = process_file(str(CORPUS / "wrapper_copies" / "heat1d.cu"), RunOptions(),
+                          run_transfers)
+    notes = {d.message: d.location.line for d in result.diagnostics
+             if d.id == "transfers-explain"}
+    assert notes["upload h_u, h_q in one cudaMemcpy before 'loop at line 49' (line 47)"] == 47
+    assert notes["download h_u in one cudaMemcpy before 'host code at line 58' (line 56)"] == 56
+
+
+def test_lines_named_in_an_inlined_files_message_are_moved_back():
+    source = b"a\nb\n    call(p);\nc\nd\n"
+    start = source.index(b"call")
+    site = CallSite("call", start, start + len(b"call(p);"), "x(p);\n    y(p);\n    z(p);", 3)
+    # the copy: a, b, x, y, z, c, d (lines 1-7): x, y and z are the call's line 3
+    said = "at line 6, lines 4, 7 and line 2 (a line 99 is no line of the copy: kept)"
+    assert lines_as_written(said, source, [site]) == \
+        "at line 4, lines 3, 5 and line 2 (a line 99 is no line of the copy: kept)"
+    assert lines_as_written(said, source, []) == said

@@ -22,8 +22,11 @@ from s2s.cli.main import main
 from s2s.driver import RunOptions, process_file
 from s2s.frontend.core.parse import LEGACY_PARSE_ID, ParseOptions, parse_source
 from s2s.frontend.core.toolchain import default_toolchain
+from s2s.transform.fuse import run_fuse
 from s2s.transform.mgpu import run_mgpu
+from s2s.transform.transfers import run_transfers
 from s2s.verify.cuda_backend import rewritten_beside
+from s2s.wrapper.rewrite import chain_passes
 
 CLOCK = r"""#include <cstdio>
 #include "table.h"
@@ -141,6 +144,23 @@ def test_a_program_of_cu_and_c_files_printing_a_removed_member_verifies(capsys, 
     assert verdict["original"]["returncode"] == 0 and verdict["differences"] == []
     if passes == "mgpu":
         assert verdict["rewritten"]["devices"]["split_launches"] == 1
+    if default_toolchain().cuda_path is not None:    # (verify says which headers it parsed with)
+        assert err.count(f"[{LEGACY_PARSE_ID}]") == 1, err
+
+
+def test_a_chain_of_passes_says_the_toolkit_rejects_the_file_once(tmp_path, monkeypatch):
+    real_toolkit()
+    source, _ = _program(tmp_path)
+    monkeypatch.chdir(source.parent)
+    options = RunOptions(parse=ParseOptions(user_flags=("-I../common",)))
+    chained = chain_passes(str(source), options, [("transfers", run_transfers),
+                                                  ("fuse", run_fuse), ("mgpu", run_mgpu)])
+    [said] = [d for d in chained.diagnostics if d.id == LEGACY_PARSE_ID]
+    assert "clockRate" in said.message and said.location.line == 10
+    plain = source.parent / "plain.cu"
+    plain.write_text(CLOCK.replace("prop.clockRate, prop.deviceOverlap", "1, 2"))
+    again = chain_passes(str(plain), options, [("transfers", run_transfers), ("mgpu", run_mgpu)])
+    assert not any(d.id == LEGACY_PARSE_ID for d in again.diagnostics)
 
 
 def test_rewritten_files_name_an_included_cu_file_not_a_created_table(tmp_path):

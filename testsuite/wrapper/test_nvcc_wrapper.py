@@ -179,6 +179,40 @@ def test_messages_name_the_users_file_and_line(project, capfd):
     assert not [line for line in from_nvcc if "s2s-wrap" in line]
 
 
+INCLUDER_CU = """\
+#include "part.cu"
+// the banner pass inserts its lines above this one
+int main() { return part(); }
+"""
+PART_CU = """\
+// the banner pass inserts its lines above this one
+static int part() {
+  int unused_in_part;
+  return 0;
+}
+"""
+
+
+def banner_with_part(loaded):
+    """banner, and the same two lines in ``part.cu``, which the source includes as text (as
+    mgpu rewrites an included .cu file's launches in place)."""
+    part = os.path.join(os.path.dirname(loaded.path), "part.cu")
+    text = Path(part).read_bytes()
+    lines = "/* inserted by s2s */\n/* two lines */\n"
+    return PassOutput(banner(loaded).edits + (Edit(part, text.index(b"// the banner"), 0, lines),))
+
+
+def test_messages_in_a_rewritten_included_file_name_it_and_its_line(project, capfd, monkeypatch):
+    (project / "src" / "includer.cu").write_text(INCLUDER_CU)
+    (project / "src" / "part.cu").write_text(PART_CU)
+    monkeypatch.setitem(registry.PASSES, "fuse", banner_with_part)
+    code, _, err = wrapped(capfd, "fuse", ARCH, "-c", "src/includer.cu", "-o", "i.o")
+    assert code == 0, err
+    # line 3 of part.cu, though the compiled copy has it on line 5 and includer.cu is the source
+    assert 'src/part.cu(3): warning #177-D: variable "unused_in_part"' in err, err
+    assert (project / "src" / "part.cu").read_text() == PART_CU      # the user's tree as it was
+
+
 def test_errors_in_the_users_code_are_nvccs_own(project, capfd):
     reference = plain(ARCH, "-c", "src/error.cu", "-o", "e.o")
     code, _, err = wrapped(capfd, "fuse", ARCH, "-c", "src/error.cu", "-o", "e.o")

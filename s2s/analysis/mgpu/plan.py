@@ -63,6 +63,7 @@ SUPPORTED_API = {
     "cudaEventRecord": "EventRecord", "cudaEventSynchronize": "EventSynchronize",
     "cudaEventElapsedTime": "EventElapsedTime", "cudaEventDestroy": "EventDestroy",
     "cudaGetDeviceProperties": "GetDeviceProperties",
+    "cudaDeviceGetAttribute": "DeviceGetAttribute",
     "cudaFuncSetCacheConfig": "FuncSetCacheConfig",
     "cudaDeviceSetCacheConfig": "DeviceSetCacheConfig",
     "cudaDeviceGetCacheConfig": "DeviceGetCacheConfig",

@@ -106,12 +106,16 @@ def clang_args(language: str, toolchain: Toolchain, side: str = "host",
         if toolchain.cuda_path is not None:
             args += [f"--cuda-path={toolchain.cuda_path}", "-idirafter", toolchain.stub_dir,
                      "-idirafter", RUNTIME_INCLUDE,
-                     "-include", os.path.join(toolchain.stub_dir, "s2s_cuda_legacy.h")]
+                     "-include", os.path.join(toolchain.stub_dir, "s2s_cuda_legacy.h"),
+                     "-include", os.path.join(toolchain.shim_dir, "nvcc_compat.h")]
             args += [arg for d in _cccl_dirs(toolchain.cuda_path) for arg in ("-idirafter", d)]
         else:
             args += ["-nocudainc", "-nocudalib", "-isystem", toolchain.shim_dir,
                      "-idirafter", RUNTIME_INCLUDE,
                      "-include", "cuda_runtime.h"]
+        # nvcc's host compiler (gcc) finds its own omp.h without -fopenmp; libclang-ng has
+        # none: Rodinia's kmeans_cuda.cu includes <omp.h> for omp_get_wtime()
+        args += ["-idirafter", toolchain.omp_include or os.path.join(toolchain.shim_dir, "omp")]
     else:
         args += ["-x", language]
         if language == "c++" and not _has_std(user_flags):
@@ -358,13 +362,26 @@ def _legacy_fallback(parsed: ParsedFile, options: ParseOptions, toolchain: Toolc
     _parse_sides(shim, replace(options, toolchain=replace(toolchain, cuda_path=None)),
                  _sides(parsed.language, options.cuda_side, parsed.source), unsaved)
     if shim.has_errors:
-        return parsed
+        return shim if _refused_by_shim(shim, toolchain.shim_dir) else parsed
     first = next(d for d in parsed.diagnostics if d.is_error)
     shim.diagnostics.insert(0, Diagnostic.warning(
         f"the CUDA toolkit's headers reject this file ({first.message}); it is analysed against "
         "s2s's CUDA headers, which keep what CUDA 13 removed: nvcc of this toolkit rejects the "
         "original too", LEGACY_PARSE_ID, first.location))
     return shim
+
+
+#: s2s's headers that declare what a CUDA version removed and s2s cannot analyse, unavailable
+#: with the reason (texture references): their errors say more than the toolkit's
+REMOVED_API_HEADERS = ("removed_texture_refs.h",)
+
+
+def _refused_by_shim(shim: ParsedFile, shim_dir: str) -> bool:
+    """Whether an error of the shim's parse is a use of a declaration s2s's headers mark
+    unavailable (its note points into one of :data:`REMOVED_API_HEADERS`)."""
+    removed = {os.path.realpath(os.path.join(shim_dir, name)) for name in REMOVED_API_HEADERS}
+    return any(note.location is not None and os.path.realpath(note.location.file) in removed
+               for diag in shim.diagnostics if diag.is_error for note in diag.notes)
 
 
 def _check_name(name: str) -> None:

@@ -12,6 +12,8 @@
  */
 #ifndef __S2S_SHIM_CUDA_RUNTIME_H__
 #define __S2S_SHIM_CUDA_RUNTIME_H__
+/* the toolkit's include guard: programs test it (helper_cuda.h's gpuDeviceInit) */
+#define __CUDA_RUNTIME_H__
 
 #if defined(__CUDA__) && defined(__clang__)
 /* Like clang's wrapper: forward declarations that must precede <cmath>, and the standard
@@ -43,6 +45,7 @@
 #include "driver_types.h"
 #include "cuda_runtime_api.h"
 #include "device_functions.h"
+#include "removed_texture_refs.h"
 #include "nvcc_compat.h"
 
 #if defined(__CUDA__)

@@ -8,6 +8,8 @@
  */
 #ifndef __S2S_SHIM_CUDA_RUNTIME_API_H__
 #define __S2S_SHIM_CUDA_RUNTIME_API_H__
+/* the toolkit's include guard: programs test it */
+#define __CUDA_RUNTIME_API_H__
 
 #include "host_defines.h"
 #include "driver_types.h"

@@ -6,6 +6,8 @@
  */
 #ifndef __S2S_SHIM_DRIVER_TYPES_H__
 #define __S2S_SHIM_DRIVER_TYPES_H__
+/* the toolkit's include guard: programs test it (helper_cuda.h's checkCudaErrors) */
+#define __DRIVER_TYPES_H__
 
 #include <stddef.h>
 #include "host_defines.h"

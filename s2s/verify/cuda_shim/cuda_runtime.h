@@ -52,8 +52,12 @@
 #define __forceinline__ inline
 #define __launch_bounds__(...)
 
-enum cudaError { cudaSuccess = 0, cudaErrorMemoryAllocation = 2, cudaErrorInvalidDevice = 101,
-                 cudaErrorInvalidSymbol = 13, cudaErrorUnknown = 999 };
+/* the toolkit's include guards: programs test them (cuda-samples' helper_cuda.h defines
+   checkCudaErrors under #ifdef __DRIVER_TYPES_H__) */
+#define __DRIVER_TYPES_H__
+#define __CUDA_RUNTIME_H__
+enum cudaError { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2,
+                 cudaErrorInvalidDevice = 101, cudaErrorInvalidSymbol = 13, cudaErrorUnknown = 999 };
 typedef enum cudaError cudaError_t;
 enum cudaMemcpyKind { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
                       cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4 };
@@ -279,6 +283,31 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device) {
     std::memset(prop, 0, sizeof *prop);
     S2S_FILL_DEVICE_PROP(prop);
     return cudaSuccess;
+}
+/* the attributes s2s_device_prop.h answers, by the toolkit's names and numbers */
+enum cudaDeviceAttr {
+    cudaDevAttrMaxThreadsPerBlock = 1, cudaDevAttrMaxBlockDimX = 2, cudaDevAttrMaxBlockDimY = 3,
+    cudaDevAttrMaxBlockDimZ = 4, cudaDevAttrMaxGridDimX = 5, cudaDevAttrMaxGridDimY = 6,
+    cudaDevAttrMaxGridDimZ = 7, cudaDevAttrMaxSharedMemoryPerBlock = 8,
+    cudaDevAttrTotalConstantMemory = 9, cudaDevAttrWarpSize = 10, cudaDevAttrMaxPitch = 11,
+    cudaDevAttrMaxRegistersPerBlock = 12, cudaDevAttrClockRate = 13,
+    cudaDevAttrTextureAlignment = 14, cudaDevAttrGpuOverlap = 15,
+    cudaDevAttrMultiProcessorCount = 16, cudaDevAttrKernelExecTimeout = 17,
+    cudaDevAttrIntegrated = 18, cudaDevAttrCanMapHostMemory = 19, cudaDevAttrComputeMode = 20,
+    cudaDevAttrConcurrentKernels = 31, cudaDevAttrMemoryClockRate = 36,
+    cudaDevAttrGlobalMemoryBusWidth = 37, cudaDevAttrL2CacheSize = 38,
+    cudaDevAttrMaxThreadsPerMultiProcessor = 39, cudaDevAttrAsyncEngineCount = 40,
+    cudaDevAttrUnifiedAddressing = 41, cudaDevAttrComputeCapabilityMajor = 75,
+    cudaDevAttrComputeCapabilityMinor = 76, cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+    cudaDevAttrMaxRegistersPerMultiprocessor = 82
+};
+enum cudaComputeMode { cudaComputeModeDefault = 0, cudaComputeModeExclusive = 1,
+                       cudaComputeModeProhibited = 2, cudaComputeModeExclusiveProcess = 3 };
+inline cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attribute, int device) {
+    cudaDeviceProp prop;
+    cudaError_t status = cudaGetDeviceProperties(&prop, device);
+    if (status != cudaSuccess) return status;
+    return s2s_device_attribute(prop, (int)attribute, value) ? cudaSuccess : cudaErrorInvalidValue;
 }
 
 /* __constant__/__device__ variables live in the runtime's module of the kernels: the symbol's
