@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from s2s import deep_stack, gc_pause, parallel
+from s2s.analysis.omp import device_code
 from s2s.diagnostics import Diagnostic, InputError, InternalError, Location, S2SError
 from s2s.edits import EditSet, beside_name
 from s2s.frontend.core.parse import ParseOptions, check_parse, detect_language
@@ -201,7 +202,8 @@ def run_on_loaded(loaded: Loaded, parse_options: ParseOptions, run_pass: Pass,
     planned = time.perf_counter()
 
     def check(out: PassOutput) -> tuple[CheckedEdits, tuple[int, ...]]:
-        checked = checked_output(loaded.path, loaded.source, out, parse_options, includers)
+        checked = checked_output(loaded.path, loaded.source, out, parse_options, includers,
+                                 device_code.device_ranges(loaded.model))
         return checked, dropped_groups(out, checked)
     output, checked, rounds = settled(output, check)
     checked = with_earlier(checked, rounds)
@@ -283,11 +285,14 @@ def beside(path: str, edits: Iterable) -> tuple[tuple[str, bytes], ...]:
 
 
 def checked_output(path: str, source: bytes, output: PassOutput, options: ParseOptions,
-                   includers: tuple[tuple[str, bytes], ...] = ()) -> CheckedEdits:
+                   includers: tuple[tuple[str, bytes], ...] = (),
+                   device: device_code.Ranges | None = None) -> CheckedEdits:
     """The pass's edits, less the groups whose rewrite does not parse (when it asks).
     ``includers``: (path, bytes) of the files that include ``path``, a project header
     analysed in the context of the first: its rewrite is checked in each of them (it need
-    not parse on its own)."""
+    not parse on its own). ``device``: the ranges of ``path`` compiled for the device
+    (:func:`s2s.analysis.omp.device_code.device_ranges`; None: not known): clang-16 checks
+    the host side alone of a rewrite whose edits lie outside them."""
     if not output.check_compiles:
         return CheckedEdits(tuple(output.edits))
     grouped = {e for g in output.groups for e in g.edits}
@@ -310,7 +315,8 @@ def checked_output(path: str, source: bytes, output: PassOutput, options: ParseO
         if said:
             return said
         if nvcc is None:  # (C and C++: clang-16 where it is; CUDA without nvcc: the parse)
-            return _clang_errors(data, source, path, options)
+            host_only = device is not None and device_code.outside(device, edits)
+            return _clang_errors(data, source, path, options, host_only)
         compiled = nvcc_errors(data, path, options.user_flags, options.gpu_arch, nvcc, generated)
         if not compiled:
             return said if compiled is None else compiled
@@ -348,18 +354,21 @@ def _errors_in_context(path: str, includers: tuple[tuple[str, bytes], ...],
     return []
 
 
-def _clang_errors(data: bytes, source: bytes, path: str, options: ParseOptions
-                  ) -> list[Diagnostic]:
+def _clang_errors(data: bytes, source: bytes, path: str, options: ParseOptions,
+                  host_only: bool = False) -> list[Diagnostic]:
     """clang-16's errors on a rewrite libclang accepts (:mod:`s2s.frontend.openmp.clang_check`),
     for C and C++ only; none when clang-16 rejects the original too (then its errors say
-    nothing about the rewrite: a missing flag, an extension of the newer libclang)."""
+    nothing about the rewrite: a missing flag, an extension of the newer libclang).
+    ``host_only``: the host side of both (the edits lie outside the device code)."""
     language = options.language or detect_language(path)
     tool = clang_check.identity()
     if tool is None:
         return []
-    found = second_opinion(data, path, options, tool, functools.partial(
-        clang_check.checked, data, path, language, options.user_flags))
-    if found and clang_check.syntax_errors(source, path, language, options.user_flags):
+    found = second_opinion(data, path, options, tool + (" host" if host_only else ""),
+                           functools.partial(clang_check.checked, data, path, language,
+                                             options.user_flags, host_only))
+    if found and clang_check.syntax_errors(source, path, language, options.user_flags,
+                                           host_only):
         return []
     return found
 

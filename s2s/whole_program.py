@@ -22,6 +22,7 @@ import traceback
 from dataclasses import replace
 
 from s2s import deep_stack, gc_pause, parallel, run_cache
+from s2s.analysis.omp.device_code import device_ranges
 from s2s.diagnostics import Diagnostic, InternalError, Location, S2SError
 from s2s.driver import (
     Failed,
@@ -266,11 +267,12 @@ def _checked_program(program: Program, output: PassOutput, units: list[Loaded],
     for number, local in enumerate(parts):
         for path in local:
             touching.setdefault(path, []).append(number)
+    device = {one.path: device_ranges(one.model) for one in units}
     while True:
         out = {}
         split = program_parts(program, output, paths, skip=dropped)
         work = [(one.path, one.source, split[one.path], flags[one.path],
-                 includers.get(one.path, ())) for one in units]
+                 includers.get(one.path, ()), device[one.path]) for one in units]
         for item, check in zip(work, parallel.ordered_map(_check_one, work, jobs), strict=True):
             out[item[0]] = (item[2], check)
         newly = {}

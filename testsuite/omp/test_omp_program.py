@@ -171,6 +171,36 @@ def test_merged_spans_and_directive_indexes(project):
             assert directive.span.start <= ref.span.start < directive.stmt_span.end
 
 
+def test_the_compiled_movers_copy_as_the_generic_loop(project, monkeypatch):
+    """Issue 30: the merge moves each slotted dataclass with a mover compiled per class; it
+    makes the same program as the generic loop over the fields (equal objects, shared the
+    same way: their pickles are the same bytes), and leaves the units as they were."""
+    import pickle
+
+    from s2s.model import program as program_module
+
+    renamed = KERNELS
+    for name in ("smooth", "scale", "checksum"):
+        renamed = renamed.replace(f"{name}(", f"{name}_more(")
+    (project / "src" / "more.c").write_text(renamed)     # (directives after kernels.c's)
+    loaded = [load(f"src/{n}", ParseOptions(user_flags=tuple(FLAGS)))
+              for n in ("kernels.c", "main.c", "more.c")]
+    parts = [(one.model, one.source) for one in loaded]
+    before = pickle.dumps(parts)
+    compiled = merge_units(parts)
+    assert any(program_module._MOVERS.values())
+    monkeypatch.setattr(program_module, "_MOVERS", dict.fromkeys(program_module._MOVERS))
+    monkeypatch.setattr(program_module, "_mover", lambda cls: None)
+    generic = merge_units(parts)
+    assert compiled.unit == generic.unit
+    assert pickle.dumps(compiled.unit) == pickle.dumps(generic.unit)
+    assert pickle.dumps(parts) == before
+    shifted = [d for d in compiled.unit.directives if d.span.file == "src/more.c"]
+    assert shifted and all(d.span.start >= compiled.files[2][1] for d in shifted)
+    assert [ref.directive for ref in compiled.unit.array_refs if ref.span.file == "src/more.c"
+            and ref.directive is not None][0] == len(parts[0][0].directives)
+
+
 def test_a_name_defined_in_two_files_falls_back_to_one_file_at_a_time(project):
     other = KERNELS.replace("void scale", "static void unused(float *a, int n) { a[0] = n; }\n"
                             "void scale").replace("double checksum", "double checksum2")
