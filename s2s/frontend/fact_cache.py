@@ -59,6 +59,7 @@ from s2s.frontend.core.parse import (
     read_source,
 )
 from s2s.frontend.core.toolchain import configure_libclang, default_toolchain
+from s2s.model import pickling
 
 if TYPE_CHECKING:
     from s2s.frontend.extract import Loaded
@@ -365,7 +366,7 @@ def _store(key: str, value, dependencies: list, roots: tuple[str, ...]) -> None:
     # two pickles: (key, dependencies, roots), then the value (read only when they match)
     try:
         payload = pickle.dumps((key, dependencies, roots), protocol=pickle.HIGHEST_PROTOCOL) \
-            + pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            + pickling.dumps(value)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         return
     try:
