@@ -53,14 +53,18 @@ import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from s2s.diagnostics import Diagnostic
-from s2s.driver import FileResult, Pass, RunOptions, Success, parse_options_for
 from s2s.frontend import fact_cache
 from s2s.frontend.core import parse_reuse
 from s2s.frontend.core.parse import ParseOptions, read_source
 from s2s.output import FileChange, unified_diff
 from s2s.transform import registry
+
+if TYPE_CHECKING:      # (the driver, and the extractor it imports, only where a run is replayed
+    # or kept: a compiler launcher's warm chain reads its entry without them)
+    from s2s.driver import FileResult, Pass, RunOptions
 
 #: bump when what an entry holds changes (a whole-program run's; a chain's)
 FORMAT = b"s2s-run 1\n"
@@ -80,6 +84,8 @@ def run_key(paths: list[str], options: RunOptions, run_pass: Pass,
     run read them (else they are read now)."""
     if sources or not (fact_cache.enabled() and options.parse.cache):
         return None
+    from s2s.driver import parse_options_for
+
     digest = hashlib.sha256(FORMAT)
     clang = shutil.which("clang-16")
     parts = [pass_name(run_pass), repr(registry.needs_word(run_pass)), os.getcwd(),
@@ -103,6 +109,8 @@ def replayed(key: str | None, options: RunOptions, models: bool = True
     costs a run that wants them."""
     if key is None or models:
         return None
+    from s2s.driver import parse_options_for
+
     stored = fact_cache.read_entry(key, tuple, ALLOWED)
     if stored is None or len(stored) != 2:
         return None
@@ -116,6 +124,8 @@ def keep(key: str | None, paths: list[str], options: RunOptions, run_pass: Pass,
     """Keep ``results`` under ``key`` when every file succeeded and its load entry (whose
     dependencies the run's entry takes) is in the cache; best effort, as every entry. The
     models are left out (see :func:`replayed`)."""
+    from s2s.driver import Success, parse_options_for
+
     if key is None or not all(isinstance(r, Success) for r in results):
         return
     # the bytes the run read: a file edited while it ran is kept under neither text
@@ -179,6 +189,8 @@ def _read_bytes(path: str) -> bytes | None:
 
 def _load_dependencies(path: str, source: bytes, options: RunOptions, run_pass: Pass):
     """(dependencies, roots) of ``path``'s load entry (the whole model's or the outline's)."""
+    from s2s.driver import parse_options_for
+
     parse = parse_options_for(options, path)
     for skip in (None, registry.needs_word(run_pass)):
         found = fact_cache.entry_dependencies(fact_cache.load_key(path, parse, source, skip))

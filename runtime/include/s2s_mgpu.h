@@ -37,15 +37,14 @@
 #ifndef S2S_MGPU_H
 #define S2S_MGPU_H
 
-#include <chrono>
+/* C headers only: every rewritten file of a build compiles this header twice (host and
+   device), and <chrono>, <tuple> and <vector> made the rewritten file's nvcc -c about 0.3 s
+   slower (docs/benchmarks.md); events read CLOCK_MONOTONIC, the registry is a list */
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <tuple>
-#include <type_traits>
-#include <utility>
-#include <vector>
+#include <time.h>
 
 #include <cuda_runtime.h>
 
@@ -244,7 +243,14 @@ inline cudaError_t FreeHost(void *ptr)
 
 /* ---- streams (serialised) and events (host clock) ---- */
 struct stream_tag { int unused; };
-struct event_state { std::chrono::steady_clock::time_point at; };
+struct event_state { double at_ms; };   /* CLOCK_MONOTONIC, as steady_clock reads it */
+
+inline double monotonic_ms()
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return now.tv_sec * 1e3 + now.tv_nsec * 1e-6;
+}
 
 inline cudaError_t StreamCreate(cudaStream_t *stream)
 {
@@ -285,7 +291,7 @@ inline cudaError_t EventCreateWithFlags(cudaEvent_t *event, unsigned int) { retu
 inline cudaError_t EventRecord(cudaEvent_t event, cudaStream_t = 0)
 {
     cudaError_t error = check(s2s_synchronize(), "cudaEventRecord");
-    reinterpret_cast<event_state *>(event)->at = std::chrono::steady_clock::now();
+    reinterpret_cast<event_state *>(event)->at_ms = monotonic_ms();
     return error;
 }
 
@@ -293,8 +299,8 @@ inline cudaError_t EventSynchronize(cudaEvent_t) { return cudaSuccess; }
 
 inline cudaError_t EventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t stop)
 {
-    auto span = reinterpret_cast<event_state *>(stop)->at - reinterpret_cast<event_state *>(start)->at;
-    *ms = std::chrono::duration<float, std::milli>(span).count();
+    *ms = static_cast<float>(reinterpret_cast<event_state *>(stop)->at_ms -
+                             reinterpret_cast<event_state *>(start)->at_ms);
     return cudaSuccess;
 }
 
@@ -311,17 +317,22 @@ inline cudaError_t EventDestroy(cudaEvent_t event)
 struct registered_unit {
     const s2s_mgpu_unit &(*unit)();
     int (*module)(s2s_module_t *);
+    registered_unit *next;      /* the file registered after this one */
 };
 
-inline std::vector<registered_unit> &registry()
+/* the first registered file; the list keeps the order of registration */
+inline registered_unit *&registry()
 {
-    static std::vector<registered_unit> units;
-    return units;
+    static registered_unit *first = NULL;
+    return first;
 }
 
 inline int register_unit(const s2s_mgpu_unit &(*unit)(), int (*module)(s2s_module_t *))
 {
-    registry().push_back(registered_unit{unit, module});
+    registered_unit **end = &registry();
+    while (*end)
+        end = &(*end)->next;
+    *end = new registered_unit{unit, module, NULL};
     return 0;
 }
 
@@ -432,26 +443,19 @@ struct launcher {
     dim3 grid, block;
     size_t shared;
 
-    template <typename... A>
-    cudaError_t operator()(A &&...args) const
+    /* the arguments converted to the kernel's parameter types by the call, as a launch
+       converts them (copy-initialised), each then a local with an address */
+    cudaError_t operator()(P... args) const
     {
-        static_assert(sizeof...(A) == sizeof...(P), "kernel launched with the wrong number of arguments");
-        std::tuple<typename std::decay<P>::type...> values(std::forward<A>(args)...);
-        return run(values, std::index_sequence_for<P...>());
-    }
-
-    template <typename Tuple, std::size_t... I>
-    cudaError_t run(Tuple &values, std::index_sequence<I...>) const
-    {
-        void *argv[sizeof...(P) + 1] = {static_cast<void *>(&std::get<I>(values))...};
+        void *argv[sizeof...(P) + 1] = {static_cast<void *>(&args)...};
         const char *name = kernel_name(stub);
         int (*load)(s2s_module_t *) = unit_module;
-        for (size_t u = 0; !name && u < registry().size(); ++u) {     /* defined in another file */
-            const s2s_mgpu_unit &other = registry()[u].unit();
+        for (registered_unit *u = registry(); !name && u; u = u->next) {   /* defined in another file */
+            const s2s_mgpu_unit &other = u->unit();
             for (int i = 0; !name && i < other.count; ++i)
                 if (other.kernels[i].stub == stub) {
                     name = other.kernels[i].name;
-                    load = registry()[u].module;
+                    load = u->module;
                 }
         }
         s2s_module_t module;

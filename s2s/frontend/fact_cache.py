@@ -47,6 +47,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from runtime import cache_trust
 from s2s.diagnostics import Diagnostic
@@ -58,7 +59,10 @@ from s2s.frontend.core.parse import (
     read_source,
 )
 from s2s.frontend.core.toolchain import configure_libclang, default_toolchain
-from s2s.frontend.extract import Loaded, included_files, load
+from s2s.model import pickling
+
+if TYPE_CHECKING:
+    from s2s.frontend.extract import Loaded
 
 #: bump when the entry layout changes (the key changes with it)
 FORMAT = b"s2s-facts 2\n"
@@ -83,6 +87,8 @@ def cached_load(path: str, options: ParseOptions | None = None, source: bytes | 
                 skip_without: bytes | None = None) -> Loaded:
     """:func:`s2s.frontend.extract.load`, from the cache when the file, every file it
     includes and the options are as they were; the result is the same either way."""
+    from s2s.frontend.extract import Loaded
+
     options = options or ParseOptions()
     if not (enabled() and options.cache):
         return load(path, options, source, skip_without=skip_without)
@@ -98,6 +104,15 @@ def cached_load(path: str, options: ParseOptions | None = None, source: bytes | 
         _write(key, replace(loaded, options=None, headers=tuple(
             replace(h, options=None) for h in loaded.headers)), seen, options)
     return loaded
+
+
+def load(path: str, options: ParseOptions, source: bytes | None = None, **kwargs) -> Loaded:
+    """:func:`s2s.frontend.extract.load`, the extractor imported by the first load, not by this
+    module: a warm compiler launcher reads its chain's entry here without it (docs/benchmarks.md,
+    "Start-up")."""
+    from s2s.frontend.extract import load as extract_load
+
+    return extract_load(path, options, source, **kwargs)
 
 
 def load_key(path: str, options: ParseOptions, source: bytes,
@@ -128,6 +143,8 @@ def parse_errors(data: bytes, path: str, options: ParseOptions,
     parsed = check_parse(data, path, options)
     errors = [d for d in parsed.diagnostics if d.is_error]
     if not errors:
+        from s2s.frontend.extract import included_files
+
         _write(key, (), included_files(parsed), options)
         if reusable:
             parse_reuse.keep_checked(parsed, options)   # (the next pass of a chain loads it)
@@ -349,7 +366,7 @@ def _store(key: str, value, dependencies: list, roots: tuple[str, ...]) -> None:
     # two pickles: (key, dependencies, roots), then the value (read only when they match)
     try:
         payload = pickle.dumps((key, dependencies, roots), protocol=pickle.HIGHEST_PROTOCOL) \
-            + pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            + pickling.dumps(value)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         return
     try:

@@ -32,10 +32,10 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from s2s import parallel, shell_safe
 from s2s.diagnostics import Diagnostic, DiagnosticPrinter, InputError, S2SError, UsageError
-from s2s.driver import Pass
 from s2s.edits import beside_name
 from s2s.output import write_output
 from s2s.transform import registry
@@ -64,6 +64,9 @@ from s2s.wrapper.linemap import add_line_directives
 from s2s.wrapper.nvcc_args import NVCC
 from s2s.wrapper.rewrite import Rewrite, RewriteFailed, parse_options, rewrite_source
 from s2s.wrapper.runtime_flags import RuntimeFlags, RuntimeUnavailable, runtime_flags
+
+if TYPE_CHECKING:
+    from s2s.driver import Pass
 
 _DEPS_WITH_COMPILE = ("-MD", "-MMD", "--generate-dependencies-with-compile",
                       "--generate-nonsystem-dependencies-with-compile")

@@ -11,15 +11,19 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from s2s import run_cache
 from s2s.diagnostics import Diagnostic
-from s2s.driver import Failed, Pass, RunOptions, Success, process_file, process_loaded
 from s2s.frontend.core import parse_reuse
 from s2s.frontend.core.parse import DEFAULT_GPU_ARCH, LEGACY_PARSE_ID, ParseOptions, read_source
 from s2s.transform import registry
 from s2s.wrapper.args import FORWARDED, Arg, Classified, Role, Source, Value, classify
 from s2s.wrapper.cc_args import CC
+
+if TYPE_CHECKING:      # (the driver, and the extractor it imports, only when a chain runs: a
+    # warm compile replays its rewrite from the cache without them, docs/benchmarks.md)
+    from s2s.driver import Pass, RunOptions
 
 _ARCH = re.compile(r"(?:sm|compute)_(\d+[a-z]?)")
 #: nvcc's long spellings of preprocessing options, as clang spells them
@@ -98,10 +102,14 @@ def _clang_flags(arg: Arg, nvcc_style: bool) -> list[str]:
 def rewrite_source(source: Source, options: ParseOptions,
                    passes: Sequence[tuple[str, Pass]]) -> Rewrite:
     """Run ``passes`` in order over ``source``; raises RewriteFailed, InputError."""
-    before, after, diagnostics, generated = run_cache.cached_chain(
-        source.path, options, passes, lambda: chain_passes(
-            source.path, RunOptions(parse=options),
-            [(name, registry.resolved(run_pass)) for name, run_pass in passes]))
+    def chain() -> Chained:
+        from s2s.driver import RunOptions
+
+        return chain_passes(source.path, RunOptions(parse=options),
+                            [(name, registry.resolved(run_pass)) for name, run_pass in passes])
+
+    before, after, diagnostics, generated = run_cache.cached_chain(source.path, options, passes,
+                                                                   chain)
     return Rewrite(source, before, after, diagnostics, generated)
 
 
@@ -139,6 +147,8 @@ def chain_passes(path: str, options: RunOptions, passes: Sequence[tuple[str, Pas
     ``incomplete_is_error`` (``s2s verify``): a pass that dropped part of its rewrite because
     the rewrite did not compile (``mgpu-rewrite-invalid``) adds an error, so the verdict of a
     program whose asked-for rewrite was lost is a failure, not "same behaviour"."""
+    from s2s.driver import Failed, Success, process_file, process_loaded
+
     before = read_source(path)
     current = before
     said: list[Diagnostic] = []

@@ -145,3 +145,35 @@ def test_a_deferred_pass_is_the_pass_once_resolved(program):
     first = _rewrite([("fuse", deferred)])
     assert first.changed and runs == []          # (the real pass ran, not the counted one)
     assert _rewrite([("fuse", deferred)]) == first
+
+
+_REPLAY_IN_A_FRESH_PROCESS = """
+import sys
+from s2s.frontend.core.parse import ParseOptions
+from s2s.transform import registry
+from s2s.wrapper.args import Source
+from s2s.wrapper.rewrite import rewrite_source
+
+passes = [(name, registry.deferred(name)) for name in ("fuse", "transfers")]
+result = rewrite_source(Source(index=0, path="main.cu", language="cuda"),
+                        ParseOptions(language="cuda"), passes)
+assert b"s2s_fused_0" in result.after
+print(" ".join(sorted(m for m in ("s2s.driver", "s2s.frontend.extract", "islpy",
+                                  "s2s.model.cuda", "s2s.transform.fuse") if m in sys.modules)))
+"""
+
+
+def test_a_replayed_rewrite_imports_neither_the_driver_nor_the_extractor(program):
+    """Start-up of a warm compile (issue 30): a process that replays its rewrite from the
+    cache loads no pass, no extractor, no driver and none of the model's fact classes (the
+    first process computes the rewrite and does load them)."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    ran = [subprocess.run([sys.executable, "-c", _REPLAY_IN_A_FRESH_PROCESS], env=env,
+                          capture_output=True, text=True, timeout=300) for _ in range(2)]
+    assert [r.returncode for r in ran] == [0, 0], ran[0].stderr + ran[1].stderr
+    assert ran[0].stdout.split() == ["islpy", "s2s.driver", "s2s.frontend.extract",
+                                     "s2s.model.cuda", "s2s.transform.fuse"]
+    assert ran[1].stdout.split() == []
