@@ -25,7 +25,8 @@ A struct member (``SD.concs``, ``P->x``) is mapped the same way where the kernel
 it, else over its whole storage with the count its allocations give (omp.member_counts), and
 the other members the kernel reads go ``to`` with it: a construct that maps a member section
 maps the struct member by member. A struct with a member pointer that cannot be mapped is
-left whole.
+left whole. A pointer to a struct whose scalar members alone the kernel uses (``g->h``) maps
+the one struct it points to, ``to`` or ``tofrom`` as the kernel writes a member.
 
 Inside a template the clauses go into the template's one text (there is no other): they
 name only variables of the pattern (the pointer, the counters' bounds), which each
@@ -42,6 +43,7 @@ import re
 from dataclasses import dataclass
 
 from s2s.analysis.omp.callee_reads import element_calls_as_accesses, written_through_calls
+from s2s.analysis.omp.hidden_uses import pointer_base
 from s2s.analysis.omp.host_floors import with_host_floors
 from s2s.analysis.omp.index_locals import expanded_ref
 from s2s.analysis.omp.loops import loop_range, must_write_extent, write_extent
@@ -100,6 +102,13 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
     declared = _declared_inside(model, model.directives[directive].function, kernel)
     for pointer in pointers:
         mine = [r for r in refs if norm_text(r.array) == norm_text(pointer)]
+        behind = [] if mine else [r for r in refs if pointer_base(norm_text(r.array)) ==
+                                  norm_text(pointer)]
+        if behind:
+            # ``g->h``: the struct ``g`` points to, whole (omp.hidden_uses.struct_pointers)
+            clauses.append(("tofrom" if any(r.writes for r in behind) else "to",
+                            f"{pointer}[0:1]"))
+            continue
         if span.template is not None and not all(r.pointer for r in mine):
             found = f"'{pointer}' is not declared a pointer in template '{span.template}'"
         elif is_array_of_pointers(model, model.directives[directive].function, pointer):

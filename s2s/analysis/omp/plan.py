@@ -112,6 +112,10 @@ class RegionPlan:
     #: mapped arrays of pointers (omp.pointer_arrays): label -> (its elements' sections
     #: ``y[0][0:n], ...``, those of the elements kernels may write: all ``from`` names)
     pointer_arrays: tuple[tuple[str, tuple[tuple[str, ...], tuple[str, ...]]], ...] = ()
+    #: (label, function, name) of every device access to a member of a struct whose other
+    #: members the region maps (``g.h`` read as ``g->h`` in ``scale(&g)``): what
+    #: omp.callee_companions maps beside them
+    member_uses: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass
@@ -338,7 +342,17 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
                       tuple(sorted({(use[0], use[1]) for label in tracked
                                     for use in survey.device_uses.get(label, ())})),
                       vectors, redundant_maps(model, nodes, arrays, explicit, bool(swapped)),
-                      tuple(pointer_arrays.items()))
+                      tuple(pointer_arrays.items()),
+                      _member_uses(survey.device_uses, tracked))
+
+
+def _member_uses(device_uses: dict, tracked: frozenset) -> tuple[tuple[str, str, str], ...]:
+    """(label, function, name) of the device uses of untracked members ``g.h`` of structs
+    with tracked members (``g.u``)."""
+    structs = {label.rpartition(".")[0] for label in tracked if "." in label}
+    return tuple(sorted((label, use[0], use[1]) for label, uses in device_uses.items()
+                        if label not in tracked and label.rpartition(".")[0] in structs
+                        for use in uses))
 
 
 def _shown(label: str) -> str:
