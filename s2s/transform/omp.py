@@ -73,11 +73,14 @@ def run_omp(loaded: Loaded, not_compiling: dict[tuple, str] | None = None) -> Pa
 
     model = with_callee_members(model, source)   # ``init(&mesh)`` allocating mesh.u
     model = with_accessor_counts(model)   # ``int *rp = A.row_ptr();`` (a vector's data)
-    plan = plan_file(model, source)
+    plan = plan_file(model, source, frozenset(
+        key[1] for key in not_compiling if key[0] == "global"))
     groups, notes = [], []
     subjects: list[tuple] = []      # what each group maps (the key of ``not_compiling``)
     warnings = list(plan.warnings)
     macro = macro_spans(model)
+    # first: a region's directive may go to the same place, after the entry
+    _global_entry_groups(source, plan, groups, subjects, notes)
     kept = []
     for region in plan.regions:
         if ("region", region.function) in not_compiling:
@@ -155,6 +158,20 @@ def run_omp(loaded: Loaded, not_compiling: dict[tuple, str] | None = None) -> Pa
     return PassOutput(edits, tuple(diagnostics + notes), tuple(groups), check_compiles=True,
                       counts=counts, replan=functools.partial(_replan, loaded, not_compiling,
                                                               tuple(subjects)))
+
+
+def _global_entry_groups(source: bytes, plan: OmpPlan, groups: list, subjects: list,
+                         notes: list) -> None:
+    """The groups of the ``target enter data`` lines of global storage that device routines
+    use (omp.global_entries), each a subject of its own."""
+    for entry in plan.global_entries:
+        clause = f"map(alloc: {entry.name}[0:{entry.count}])"
+        subjects.append(("global", entry.name))
+        groups.append(EditGroup(f"the entry of global '{entry.name}'", (_line_after(
+            entry.after, source, [f"#pragma omp target enter data {clause}"]),),
+            entry.after.span, INVALID_ID))
+        notes.append(Diagnostic.note(f"target enter data {clause}, never released: "
+                                     f"{entry.reason}", EXPLAIN_ID, entry.after.span))
 
 
 def _left_uses(left: LeftConstruct) -> str:

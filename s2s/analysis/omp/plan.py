@@ -43,6 +43,7 @@ from s2s.analysis.omp.arrays import (
 )
 from s2s.analysis.omp.callee_maps import callee_mappings
 from s2s.analysis.omp.flow import Interpreter
+from s2s.analysis.omp.global_entries import entry_only_functions, global_entries
 from s2s.analysis.omp.guards import (
     directive_chain,
     drop_changing_counts,
@@ -135,17 +136,26 @@ class OmpPlan:
     #: functions with device work that a function pointer s2s does not follow may also
     #: call (their kernels may run where no planned region is) -> why
     escaped: dict[str, str] = field(default_factory=dict)
+    #: global storage that device routines use, entered once (omp.global_entries)
+    global_entries: list = field(default_factory=list)
 
 
-def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
+def plan_file(model: TranslationUnit, source: bytes,
+              refused_globals: frozenset = frozenset()) -> OmpPlan:
+    """The plan of ``model``; ``refused_globals``: global storage whose entry
+    (omp.global_entries) a compile check dropped."""
     plan = OmpPlan()
     if not model.target_regions:
         return plan
     irs = IRBuilder(model, source).build_all()
+    plan.global_entries = [e for e in global_entries(model) if e.name not in refused_globals
+                           and e.after.span.editable]
+    entry_only = entry_only_functions(model, irs, {e.name for e in plan.global_entries})
     plan.escaped = escaped_functions(model, irs)
     plan.objects, plan.per_call = object_mappings(model, irs, local_names(model, irs)) \
         if model.classes else ([], [])
     covered = frozenset().union(*(o.covered for o in plan.objects))
+    covered |= entry_only
     roots = [name for name in root_functions(irs) if name not in covered]
     owners = [name for name in owner_functions(model, irs, roots, source) if name not in covered]
     # classes whose vector members a member function's region, or the objects, map
@@ -158,7 +168,7 @@ def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
         plan.reach[name] = frozenset({name} | callees_of(irs, name))
         try:
             region = _plan_root(model, irs, irs[name], plan, source, members=members,
-                                skip=mapped_by_objects)
+                                skip=mapped_by_objects, ignore=entry_only)
         except Unsupported as why:
             plan.warnings.append((f"data mapping of '{name}' left as written: {why}",
                                   "omp-unsupported", irs[name].function.span))
@@ -174,7 +184,8 @@ def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
 def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionIR,
                plan: OmpPlan, source: bytes, extend: bool = True,
                members: frozenset = frozenset(), skip: frozenset = frozenset(),
-               exact: frozenset = frozenset(), branches: bool = False) -> RegionPlan | None:
+               exact: frozenset = frozenset(), branches: bool = False,
+               ignore: frozenset = frozenset()) -> RegionPlan | None:
     function = ir.function
     warned = len(plan.warnings)
     if any(node.jump in ("goto", "label") for node in ir.root.walk()):
@@ -194,7 +205,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     # its callees' enter/exit data where omp.callee_maps allows it.
     removed = tuple(d.span for d in _data_directives(model, function.name, source)) + \
         callee_maps.spans
-    has_device = device_nodes(irs)
+    has_device = device_nodes(irs, ignore)
     block, nodes = region_nodes(ir.root, has_device)
     start, end = nodes[0].stmt.span.start, nodes[-1].stmt.span.end
     if function.name != "main" and any(n.jump == "return" for top in nodes for n in top.walk()):
@@ -291,7 +302,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
             # after a swap loop): again, with copies allowed before branches
             del plan.warnings[warned:]
             return _plan_root(model, irs, ir, plan, source, extend=extend, members=members,
-                              skip=skip, exact=exact, branches=True)
+                              skip=skip, ignore=ignore, exact=exact, branches=True)
         if stale & to_labels:
             raise Unsupported(f"'{sorted(stale & to_labels)[0]}' may be stale on both sides "
                               "where the region ends")
@@ -306,7 +317,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         # region's end after all (the stale sections are small): plan without the tail.
         del plan.warnings[warned:]
         return _plan_root(model, irs, ir, plan, source, extend=False, members=members,
-                          skip=skip, exact=exact)
+                          skip=skip, ignore=ignore, exact=exact)
 
     arrays, exit_updates, entry_updates, entry_reasons = map_arrays(
         solver, ir, block, live, to_labels, updates, exit_state)
@@ -318,7 +329,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         if bad:
             del plan.warnings[warned:]
             return _plan_root(model, irs, ir, plan, source, extend=extend, members=members,
-                              skip=skip, exact=exact | bad)
+                              skip=skip, ignore=ignore, exact=exact | bad)
     if removed and not existing.replaces_hand_mapping(
             model, ir, _data_directives(model, function.name, source), tracked, lengths,
             plan.warnings, end, (arrays, updates, exit_updates, entry_updates),

@@ -53,7 +53,7 @@ def construct_report(model: TranslationUnit, plan: OmpPlan) -> ConstructReport:
         return ConstructReport(len(model.target_regions), ())
     data_names = _data_names(model)
     hand_mapped = _hand_mapped_callees(plan, data_names)
-    entered = _entered_names(model)
+    entered = _entered_names(model) | {_last_name(e.name) for e in plan.global_entries}
     named_in: dict[str | None, tuple[set[str], list]] = {}     # per function
     by_region: dict[int, tuple] = {}                              # per region (by id)
     for index, directive in enumerate(model.directives):
