@@ -226,3 +226,41 @@ def test_a_partly_mapped_scalar_member_is_called_what_it_is(load_source):
         in left[0], left[0]
     assert "zero-length" not in left[0], left[0]
     assert dict(out.counts)["left unmapped"] == 1
+
+
+NESTED = """#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct { double h; } Params;
+typedef struct { int n; Params *p; } Grid;
+
+static void step(Grid *g, double *u)
+{
+#pragma omp target teams distribute parallel for
+    for (int i = 0; i < 100; i++)
+        u[i] += g->p->h;
+}
+
+int main(void)
+{
+    Params p = {0.5};
+    Grid g = {100, &p};
+    double *u = calloc(100, sizeof(double));
+    step(&g, u);
+    printf("%.2f\\n", u[3]);
+    free(u);
+    return 0;
+}
+"""
+
+
+def test_a_struct_behind_a_pointer_member_is_counted_left(load_source, tmp_path):
+    """``g->p->h``: mapping ``g[0:1]`` would leave ``g->p`` a host address, so the
+    construct is counted left (the summary said 0 left), as the run shows."""
+    rewritten, counts, out, original, new = _summary_and_run(load_source, tmp_path, NESTED)
+    left = [d.message for d in out.diagnostics if d.id == "omp-left-unmapped"]
+    assert len(left) == 1 and "'g->p->h' is reached through a pointer member of 'g'" \
+        in left[0], left
+    assert "g[0:1]" not in rewritten
+    assert new.stdout == original.stdout
+    assert counts["left unmapped"] == omp_harness.unmapped_constructs(new) == 1

@@ -105,10 +105,16 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
         mine = [r for r in refs if norm_text(r.array) == norm_text(pointer)]
         behind = [] if mine else [r for r in refs if pointer_base(norm_text(r.array)) ==
                                   norm_text(pointer)]
-        if behind:
+        deeper = [r.array for r in behind
+                  if "->" in norm_text(r.array)[len(norm_text(pointer)) + 2:]]
+        if behind and not deeper:
             # ``g->h``: the struct ``g`` points to, whole (omp.hidden_uses.struct_pointers)
             clauses.append(("tofrom" if any(r.writes for r in behind) else "to",
                             f"{pointer}[0:1]"))
+            continue
+        if deeper:
+            left.append(pointer)
+            why = why or f"'{deeper[0]}' is reached through a pointer member of '{pointer}'"
             continue
         if span.template is not None and not all(r.pointer for r in mine):
             found = f"'{pointer}' is not declared a pointer in template '{span.template}'"

@@ -80,7 +80,7 @@ from s2s.analysis.omp.sizes import (
     vector_labels,
 )
 from s2s.analysis.omp.solver import Solver, entry_state
-from s2s.analysis.omp.state import Frame, Unsupported
+from s2s.analysis.omp.state import Frame, Unsupported, norm_text
 from s2s.analysis.omp.touched import device_hulls, host_outside, narrow, unsound
 from s2s.model import SourceSpan, Stmt, TranslationUnit
 
@@ -264,6 +264,8 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     for label, why in skipped.items():
         if _region_pointer(model, function.name, label):
             continue  # set by device code: nothing to map
+        if _scalar_member(model, survey.device_uses.get(label, ())):
+            continue  # (``g->h``: no storage; the report names a struct left unmapped)
         plan.warnings.append((f"{_shown(label)} keeps its per-kernel mapping: {why}",
                               "omp-not-mapped", nodes[0].stmt.span))
     tracked = frozenset(lengths)
@@ -355,6 +357,23 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
                       vectors, redundant_maps(model, nodes, arrays, explicit, bool(swapped)),
                       tuple(pointer_arrays.items()),
                       _member_uses(survey.device_uses, tracked))
+
+
+def _scalar_member(model: TranslationUnit, uses) -> bool:
+    """Whether every device use of a label is a scalar member (``g->h`` of ``step(&g)``):
+    no storage of its own, so no "element count" to miss; a kernel reaching it through a
+    pointer no clause maps is the report's (omp.hidden_uses.struct_pointers)."""
+    found = False
+    for use in uses:
+        name = norm_text(use[1])
+        if "." not in name and "->" not in name:
+            return False
+        for ref in model.in_function("array_refs", use[0]):
+            if ref.directive is not None and norm_text(ref.array) == name:
+                if ref.pointer or ref.subscripts or ref.call:
+                    return False
+                found = True
+    return found
 
 
 def _member_uses(device_uses: dict, tracked: frozenset) -> tuple[tuple[str, str, str], ...]:
