@@ -165,7 +165,7 @@ def _global_entry_groups(source: bytes, plan: OmpPlan, groups: list, subjects: l
     """The groups of the ``target enter data`` lines of global storage that device routines
     use (omp.global_entries), each a subject of its own."""
     for entry in plan.global_entries:
-        clause = f"map(alloc: {entry.name}[0:{entry.count}])"
+        clause = f"map({entry.map_type}: {entry.name}[0:{entry.count}])"
         subjects.append(("global", entry.name))
         groups.append(EditGroup(f"the entry of global '{entry.name}'", (_line_after(
             entry.after, source, [f"#pragma omp target enter data {clause}"]),),

@@ -96,3 +96,17 @@ def test_no_entry_where_the_table_is_freed(load_source):
     rewritten, counts = _left(load_source, program)
     assert "enter data map(alloc: table" not in rewritten
     assert counts["left unmapped"] == 1
+
+
+def test_calloc_storage_is_entered_with_its_zeros(load_source, tmp_path):
+    """``calloc``'s zeros are the table's first values (the kernel adds to them): the entry
+    copies them in (``to``), where ``alloc`` would leave the device's garbage."""
+    program = PROGRAM.replace("table = (double *)malloc(sizeof(double) * size);",
+                              "table = (double *)calloc(size, sizeof(double));")
+    program = program.replace("table[i] = i * 0.25;", "table[i] += i * 0.25;")
+    assert program.count("calloc") == 1 and "+= i * 0.25" in program
+    rewritten, out = rewrite_source(load_source, program, name="prog.c")
+    assert "#pragma omp target enter data map(to: table[0:size])" in rewritten, rewritten
+    _original, new = run_both(tmp_path, program, rewritten)
+    assert new.returncode == 0 and new.stdout == EXPECTED
+    assert omp_harness.unmapped_constructs(new) == dict(out.counts)["left unmapped"] == 0

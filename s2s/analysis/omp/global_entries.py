@@ -9,7 +9,8 @@ end, before any kernel of ``main`` calls the routine: on a GPU the routine reads
 storage is allocated inside the callee.
 
 The right mapping is the one the storage's life asks for: ``target enter data map(alloc:
-constants[0:n])`` right after the allocation, and no release (the storage lives until the
+constants[0:n])`` right after the allocation (``to`` after ``calloc``: its zeros are values),
+and no release (the storage lives until the
 program ends). Every construct then finds it present, and the device global stays attached.
 It is chosen only where nothing else can go wrong with it:
 
@@ -42,6 +43,9 @@ class GlobalEntry:
     count: str
     after: Stmt
     reason: str
+    #: ``alloc`` after ``malloc`` (nothing defined to copy), ``to`` after ``calloc`` or an
+    #: initialised ``new[]`` (the zeros are the storage's first values)
+    map_type: str = "alloc"
 
 
 def global_entries(model: TranslationUnit) -> list[GlobalEntry]:
@@ -73,7 +77,8 @@ def global_entries(model: TranslationUnit) -> list[GlobalEntry]:
         out.append(GlobalEntry(allocation.function, name, allocation.count.text, after, (
             f"device routines read the global '{name}' in constructs of other functions, "
             "and the host never touches its elements: its storage stays mapped from its "
-            "allocation to the end of the run")))
+            "allocation to the end of the run"),
+            "to" if allocation.kind == "calloc" or allocation.initialised else "alloc"))
     return out
 
 
