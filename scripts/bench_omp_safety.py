@@ -11,7 +11,8 @@ prints the program's expected output, the constructs the run shows using an unma
     python scripts/bench_omp_safety.py [--markdown] [NAME ...]
 
 The stripping works from the model's directive and clause spans (s2s's own front end); a
-clause or data directive that maps a scalar stays (the program's result depends on it), and
+data directive that maps a scalar stays (the program's result depends on it), so do the scalar
+items a construct's map clause copies back (its array sections and ``to`` clauses go), and
 directives in project headers are left as they are.
 """
 
@@ -61,9 +62,27 @@ def stripped(path: Path, directory: Path) -> bytes:
             edits.append(Edit(str(path), start, (len(source) if end < 0 else end + 1) - start,
                               ""))
         elif directive.is_target_region:
-            edits += [Edit(str(path), m.span.start, m.span.end - m.span.start, "")
-                      for m in directive.maps if all(item.sections for item in m.items)]
+            edits += [_without_sections(path, source, m) for m in directive.maps
+                      if any(item.sections for item in m.items) or m.map_type == "to"]
     return EditSet(edits).apply(str(path), source)
+
+
+def _without_sections(path: Path, source: bytes, clause) -> Edit:
+    """The edit removing a construct's map clause, or only its array sections where it maps
+    scalars back too (``map(tofrom: count, u[0:n])`` -> ``map(tofrom: count)``): the input
+    with its data mapping removed, not one that copies an array in and never back. A ``to``
+    clause goes whole: a scalar copied in is what the construct does without it, except a
+    struct member (``map(to: m.nnode)``), which maps the struct member by member, so that
+    its member pointers reach the kernel as garbage once the sections beside them are gone
+    (mesh_struct_byvalue's stripped input crashed)."""
+    start, end = clause.span.start, clause.span.end
+    kept = [source[i.span.start:i.span.end].decode() for i in clause.items
+            if not i.sections and clause.map_type != "to"]
+    if not kept:
+        return Edit(str(path), start, end - start, "")
+    prefix = ":".join(source[start:end].decode().split(":")[:1]) + ": " \
+        if ":" in source[start:clause.items[0].span.start].decode() else "map("
+    return Edit(str(path), start, end - start, f"{prefix}{', '.join(kept)})")
 
 
 def measure(toml: Path, work: Path) -> dict:

@@ -331,9 +331,10 @@ RULES: tuple[Rule, ...] = (
          "[omp-not-mapped]"),
         ("omp-left-unmapped", "target region uses a pointer with no mapping",
          "A target region uses a pointer that neither the original nor the rewrite maps (an "
-         "implicit zero-length section): right on the host device, wrong on a GPU. "
-         "--strict fails on it.",
-         "Add a map clause with the section's size.",
+         "implicit zero-length section): right on the host device, wrong on a GPU; or "
+         "reads a scalar member of a struct mapped member by member that no clause names "
+         "(its device copy holds no value). --strict fails on it.",
+         "Add a map clause with the section's size (or the member).",
          "a.c:6:5: warning: this target region still uses 'p' without a mapping (an implicit "
          "zero-length section: wrong on a GPU): its size is unknown [omp-left-unmapped]"),
         ("omp-per-construct", "a target region mapped on its own (safety net)",

@@ -77,11 +77,14 @@ def run_omp(loaded: Loaded, not_compiling: dict[tuple, str] | None = None) -> Pa
     model = with_accessor_counts(model)   # ``int *rp = A.row_ptr();`` (a vector's data)
     model = with_method_members(model)    # ``h_U = malloc(...)`` in a method the constructor calls
     model = with_element_copies(model)    # ``auto p0 = poses[0];`` (elements allocated in a loop)
-    plan = plan_file(model, source)
+    plan = plan_file(model, source, frozenset(
+        key[1] for key in not_compiling if key[0] == "global"))
     groups, notes = [], []
     subjects: list[tuple] = []      # what each group maps (the key of ``not_compiling``)
     warnings = list(plan.warnings)
     macro = macro_spans(model)
+    # first: a region's directive may go to the same place, after the entry
+    _global_entry_groups(source, plan, groups, subjects, notes)
     kept = []
     for region in plan.regions:
         if ("region", region.function) in not_compiling:
@@ -147,9 +150,7 @@ def run_omp(loaded: Loaded, not_compiling: dict[tuple, str] | None = None) -> Pa
                              f"{' '.join(construct.clauses)}), the range its kernel touches: "
                              f"{construct.reason}", PER_CONSTRUCT_ID, construct.span))
     for left in still_left:
-        names = ", ".join(f"'{p}'" for p in left.pointers)
-        warnings.append((f"this target region still uses {names} without a mapping (an "
-                         f"implicit zero-length section: wrong on a GPU): {left.reason}",
+        warnings.append((f"this target region still {_left_uses(left)}: {left.reason}",
                          LEFT_ID, left.span))
     diagnostics = [Diagnostic.warning(message, id, span) for message, id, span in warnings]
     # Checked by the driver: a group whose directives do not parse is left as written.
@@ -161,6 +162,38 @@ def run_omp(loaded: Loaded, not_compiling: dict[tuple, str] | None = None) -> Pa
     return PassOutput(edits, tuple(diagnostics + notes), tuple(groups), check_compiles=True,
                       counts=counts, replan=functools.partial(_replan, loaded, not_compiling,
                                                               tuple(subjects)))
+
+
+def _global_entry_groups(source: bytes, plan: OmpPlan, groups: list, subjects: list,
+                         notes: list) -> None:
+    """The groups of the ``target enter data`` lines of global storage that device routines
+    use (omp.global_entries), each a subject of its own."""
+    for entry in plan.global_entries:
+        clause = f"map({entry.map_type}: {entry.name}[0:{entry.count}])"
+        subjects.append(("global", entry.name))
+        groups.append(EditGroup(f"the entry of global '{entry.name}'", (_line_after(
+            entry.after, source, [f"#pragma omp target enter data {clause}"]),),
+            entry.after.span, INVALID_ID))
+        notes.append(Diagnostic.note(f"target enter data {clause}, never released: "
+                                     f"{entry.reason}", EXPLAIN_ID, entry.after.span))
+
+
+def _left_uses(left: LeftConstruct) -> str:
+    """What a construct left still uses, each kind as what it is on the device: a pointer
+    is captured as a zero-length section (a host address on a GPU); a scalar member of a
+    struct mapped member by member has a device copy that no clause gave a value."""
+    pointers = [f"'{p}'" for p in left.pointers if p not in left.scalars]
+    scalars = [f"'{p}'" for p in left.pointers if p in left.scalars]
+    parts = []
+    if pointers:
+        parts.append(f"uses {', '.join(pointers)} without a mapping (an implicit zero-length "
+                     "section: wrong on a GPU)")
+    if scalars:
+        parts.append(f"reads {', '.join(scalars)} with no map clause, "
+                     f"{'a member' if len(scalars) == 1 else 'members'} of a struct mapped "
+                     "member by member (the device copy holds no value for "
+                     f"{'it' if len(scalars) == 1 else 'them'}: wrong on any device)")
+    return " and ".join(parts)
 
 
 def _said_unmapped(warning: tuple, names: set[str]) -> bool:
@@ -213,7 +246,7 @@ def _without_refused(per_construct: list[_PerConstruct], still_left: list[LeftCo
         origin = pointers[construct.span]
         still.append(LeftConstruct(construct.span, origin.pointers, (
             f"{origin.reason}; its clauses of its own ({' '.join(construct.clauses)}): "
-            f"{refused['construct', construct.span]}")))
+            f"{refused['construct', construct.span]}"), origin.scalars))
     return kept, still
 
 
@@ -261,7 +294,6 @@ def _safety_net(model, source: bytes, left: tuple[LeftConstruct, ...]
     pointers (omp.fallback), and the constructs that still keep one (with the reason)."""
     from s2s.analysis.omp.fallback import construct_maps
     from s2s.analysis.omp.macro_constructs import macro_spans
-    from s2s.analysis.omp.report import LeftConstruct
 
     index_of = {d.span: k for k, d in enumerate(model.directives) if d.is_target_region}
     macro = macro_spans(model)
@@ -274,16 +306,15 @@ def _safety_net(model, source: bytes, left: tuple[LeftConstruct, ...]
             edits, why = _around_macro(model.directives[index_of[construct.span]], found,
                                        source)
             if not edits:
-                still.append(LeftConstruct(construct.span, construct.pointers,
-                                           f"{construct.reason}; {why}"))
+                still.append(replace(construct, reason=f"{construct.reason}; {why}"))
                 continue
         if found is not None:   # (also the bounded pointers of a construct left)
             mapped.append(_PerConstruct(construct.span, found.clauses, construct.reason,
                                         unbounded is None, edits))
         if unbounded is not None:
-            still.append(LeftConstruct(construct.span, unbounded.pointers,
-                                       f"{construct.reason}; the range its kernel touches "
-                                       f"cannot be bounded: {unbounded.reason}"))
+            still.append(replace(construct, pointers=unbounded.pointers, reason=(
+                f"{construct.reason}; the range its kernel touches cannot be bounded: "
+                f"{unbounded.reason}")))
     return mapped, still
 
 

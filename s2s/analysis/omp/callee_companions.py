@@ -28,36 +28,58 @@ def callee_companions(model, region) -> tuple[list[MappedArray], tuple, str | No
     host_written = {norm_text(ref.array) for ref in model.in_function("array_refs",
                                                                      region.function)
                     if ref.directive is None and ref.mode != "read"}
+    added: list[str] = []
+    names: list[tuple[str, str]] = []
+    for where, root, sep, home in _bindings(region, caller):
+        refs = _scalar_refs(model, where, root, sep, caller[home])
+        # only the members a kernel reads matter: a host write of another is no concern
+        read = {member for ref, member in refs if ref.directive is not None}
+        for ref, member in refs:
+            path = f"{home[0]}{home[1]}{member}"
+            if member not in read:
+                continue
+            if ref.mode != "read":
+                where_said = "a kernel of" if ref.directive is not None else "the host in"
+                return [], (), (f"{where_said} '{where}' writes '{ref.array}', which a "
+                                "kernel reads beside the arrays of a struct the region "
+                                "maps member by member")
+            if path in host_written:
+                return [], (), (f"the host in '{region.function}' writes '{path}', which "
+                                f"a kernel of '{where}' reads beside the arrays")
+            if ref.directive is None:
+                continue
+            if path not in added:
+                added.append(path)
+            if (where, norm_text(ref.array)) not in names:
+                names.append((where, norm_text(ref.array)))
+    return [MappedArray(path, "", "to", "release") for path in added], tuple(names), None
+
+
+def _bindings(region, caller: dict) -> list[tuple[str, str, str, tuple[str, str]]]:
+    """(callee, its name of a struct, its separator, the caller's struct key) for each
+    struct of ``caller`` that a callee's kernels reach: through the mapped members they use
+    (the region's device names: ``P->x`` of the caller's ``P``, or of its ``g`` passed as
+    ``&g``), or through scalar members alone (``g->h`` of the caller's ``g.h``, the plan's
+    ``member_uses``)."""
     by_callee: dict[str, list[str]] = {}
     for where, name in region.device_names:
         if where != region.function:
             by_callee.setdefault(where, []).append(norm_text(name))
-    added: list[str] = []
-    names: list[tuple[str, str]] = []
+    out = []
     for where, device in sorted(by_callee.items()):
         for (root, sep), members in _structs(device).items():
-            home = [key for key, known in caller.items() if key[1] == sep and members <= known]
-            if len(home) != 1:
-                continue        # not one struct of the caller: nothing is claimed for it
-            refs = _scalar_refs(model, where, root, sep, caller[home[0]])
-            # only the members a kernel reads matter: a host write of another is no concern
-            read = {member for ref, member in refs if ref.directive is not None}
-            for ref, member in refs:
-                path = f"{home[0][0]}{sep}{member}"
-                if member not in read:
-                    continue
-                if ref.mode != "read":
-                    where_said = "a kernel of" if ref.directive is not None else "the host in"
-                    return [], (), (f"{where_said} '{where}' writes '{ref.array}', which a "
-                                    "kernel reads beside the arrays of a struct the region "
-                                    "maps member by member")
-                if path in host_written:
-                    return [], (), (f"the host in '{region.function}' writes '{path}', which "
-                                    f"a kernel of '{where}' reads beside the arrays")
-                if ref.directive is not None and path not in added:
-                    added.append(path)
-                    names.append((where, norm_text(ref.array)))
-    return [MappedArray(path, "", "to", "release") for path in added], tuple(names), None
+            home = [key for key, known in caller.items() if members <= known and
+                    (key[1] == sep or (key[1], sep) == (".", "->"))]
+            if len(home) == 1:      # else not one struct of the caller: nothing is claimed
+                out.append((where, root, sep, home[0]))
+    for label, where, name in region.member_uses:
+        found, mine = MEMBER.fullmatch(norm_text(label)), MEMBER.fullmatch(norm_text(name))
+        if where != region.function and found and mine and \
+                found.group(1, 2) in caller and found.group(3) == mine.group(3):
+            binding = (where, mine.group(1), mine.group(2), found.group(1, 2))
+            if binding not in out:
+                out.append(binding)
+    return out
 
 
 def _scalar_refs(model, where: str, root: str, sep: str, mapped: set[str]) -> list:

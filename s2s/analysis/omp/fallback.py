@@ -25,7 +25,8 @@ A struct member (``SD.concs``, ``P->x``) is mapped the same way where the kernel
 it, else over its whole storage with the count its allocations give (omp.member_counts), and
 the other members the kernel reads go ``to`` with it: a construct that maps a member section
 maps the struct member by member. A struct with a member pointer that cannot be mapped is
-left whole.
+left whole. A pointer to a struct whose scalar members alone the kernel uses (``g->h``) maps
+the one struct it points to, ``to`` or ``tofrom`` as the kernel writes a member.
 
 Inside a template the clauses go into the template's one text (there is no other): they
 name only variables of the pattern (the pointer, the counters' bounds), which each
@@ -42,6 +43,8 @@ import re
 from dataclasses import dataclass
 
 from s2s.analysis.omp.callee_reads import element_calls_as_accesses, written_through_calls
+from s2s.analysis.omp.guards import directive_chain
+from s2s.analysis.omp.hidden_uses import pointer_base
 from s2s.analysis.omp.host_floors import with_host_floors
 from s2s.analysis.omp.index_locals import expanded_ref
 from s2s.analysis.omp.loops import loop_range, must_write_extent, write_extent
@@ -100,6 +103,19 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
     declared = _declared_inside(model, model.directives[directive].function, kernel)
     for pointer in pointers:
         mine = [r for r in refs if norm_text(r.array) == norm_text(pointer)]
+        behind = [] if mine else [r for r in refs if pointer_base(norm_text(r.array)) ==
+                                  norm_text(pointer)]
+        deeper = [r.array for r in behind
+                  if "->" in norm_text(r.array)[len(norm_text(pointer)) + 2:]]
+        if behind and not deeper:
+            # ``g->h``: the struct ``g`` points to, whole (omp.hidden_uses.struct_pointers)
+            clauses.append(("tofrom" if any(r.writes for r in behind) else "to",
+                            f"{pointer}[0:1]"))
+            continue
+        if deeper:
+            left.append(pointer)
+            why = why or f"'{deeper[0]}' is reached through a pointer member of '{pointer}'"
+            continue
         if span.template is not None and not all(r.pointer for r in mine):
             found = f"'{pointer}' is not declared a pointer in template '{span.template}'"
         elif is_array_of_pointers(model, model.directives[directive].function, pointer):
@@ -119,7 +135,9 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
         else:
             left.append(pointer)
             why = why or found
-    clauses, why = _with_companions(kernel, clauses, left, why, text)
+    named = {norm_text(item.base) for d in directive_chain(model, directive)
+             for clause in d.clauses for item in clause.items}
+    clauses, why = _with_companions(kernel, clauses, left, why, text, named)
     by_type: dict[str, list[str]] = {}
     for map_type, item in clauses:
         by_type.setdefault(map_type, []).append(item)
@@ -163,16 +181,24 @@ def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text,
     return "tofrom", item
 
 
-def _with_companions(kernel: Stmt, clauses: list, left: list, why: str, text
-                     ) -> tuple[list, str]:
+def _with_companions(kernel: Stmt, clauses: list, left: list, why: str, text,
+                     named: set[str] = frozenset()) -> tuple[list, str]:
     """``clauses`` and ``map(to: s.k)`` for every other member ``s.k`` the kernel uses of a
     struct whose member sections they map (omp.member_counts.companion_members); where the
-    kernel writes one, that struct's member clauses are taken back (its pointers left)."""
+    kernel writes one, that struct's member clauses are taken back (its pointers left).
+    A member the construct's own clauses name already (``named``: ``m.u`` of its
+    ``map(to: m.u[0:n])``, ``m.nnode``) is no companion: a second clause for it would map
+    a member pointer as a scalar (the host address over the attached device one) or name
+    a scalar twice."""
     roots: dict[tuple[str, str], set[str]] = {}
     for _map_type, item in clauses:
         path = MEMBER.match(item)
         if path is not None and not _PLAIN.fullmatch(item.split("[", 1)[0]):
             roots.setdefault((path.group(1), path.group(2)), set()).add(path.group(3))
+    for name in named:
+        path = MEMBER.fullmatch(name)
+        if path is not None and (path.group(1), path.group(2)) in roots:
+            roots[path.group(1), path.group(2)].add(path.group(3))
     out = list(clauses)
     unmapped = {(m.group(1), m.group(2)) for name in left if (m := MEMBER.fullmatch(name))}
     for (root, sep), mapped in roots.items():

@@ -13,6 +13,10 @@ never lies"):
   beside ``P->x[0:n]``): once a member section of a struct is mapped, the struct is mapped
   member by member, and a member no clause names holds garbage on the device (libomptarget
   says nothing: the run prints another result);
+- a pointer to a struct whose scalar members the kernel reads (``g->h``, ``g`` a parameter of
+  the kernel's function) while no clause names ``g`` or a member behind it: ``g`` is captured
+  as a zero-length section, so a GPU reads the members through a host address
+  (LIBOMPTARGET_INFO shows ``g`` as an unmapped pointer);
 - a global pointer that a routine called in the kernel dereferences (``constants[c]`` in a
   ``declare target`` function): a mapping of it that another function's data region made
   and released leaves the device global pointing at freed storage (libomptarget sees no
@@ -97,6 +101,29 @@ def partly_mapped_scalars(refs, named: set[str]) -> set[str]:
         if any(_split(other)[0] == root and _split(other)[1] for other in named):
             out.add(ref.array)
     return out
+
+
+def struct_pointers(refs, named: set[str]) -> set[str]:
+    """The pointers (``g``) through which ``refs`` read or write scalar members (``g->h``)
+    while no clause names the pointer or a member behind it. A struct reached through a
+    pointer member (``g->x[i]``) is left to that member's mapping, which maps the struct
+    member by member (and :func:`partly_mapped_scalars` the scalars beside it); ``this``
+    is mapped whole by the compiler."""
+    bases: dict[str, bool] = {}     # base -> a pointer member is accessed behind it
+    for ref in refs:
+        base = pointer_base(norm_text(ref.array))
+        if base is None or ref.region_local or base == "this":
+            continue
+        bases[base] = bases.get(base, False) or ref.pointer
+    return {base for base, behind in bases.items() if not behind and base not in named
+            and not any(name.startswith(f"{base}->") for name in named)}
+
+
+def pointer_base(path: str) -> str | None:
+    """What a member path dereferences first (``g`` of ``g->h``, ``s.g`` of ``s.g->h``), or
+    None when it goes through no ``->``."""
+    cut = path.find("->")
+    return path[:cut] if cut > 0 else None
 
 
 def _split(path: str) -> tuple[str, str, str]:

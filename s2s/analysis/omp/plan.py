@@ -43,6 +43,7 @@ from s2s.analysis.omp.arrays import (
 )
 from s2s.analysis.omp.callee_maps import callee_mappings
 from s2s.analysis.omp.flow import Interpreter
+from s2s.analysis.omp.global_entries import entry_only_functions, global_entries
 from s2s.analysis.omp.guards import (
     directive_chain,
     drop_changing_counts,
@@ -112,6 +113,10 @@ class RegionPlan:
     #: mapped arrays of pointers (omp.pointer_arrays): label -> (its elements' sections
     #: ``y[0][0:n], ...``, those of the elements kernels may write: all ``from`` names)
     pointer_arrays: tuple[tuple[str, tuple[tuple[str, ...], tuple[str, ...]]], ...] = ()
+    #: (label, function, name) of every device access to a member of a struct whose other
+    #: members the region maps (``g.h`` read as ``g->h`` in ``scale(&g)``): what
+    #: omp.callee_companions maps beside them
+    member_uses: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass
@@ -131,17 +136,26 @@ class OmpPlan:
     #: functions with device work that a function pointer s2s does not follow may also
     #: call (their kernels may run where no planned region is) -> why
     escaped: dict[str, str] = field(default_factory=dict)
+    #: global storage that device routines use, entered once (omp.global_entries)
+    global_entries: list = field(default_factory=list)
 
 
-def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
+def plan_file(model: TranslationUnit, source: bytes,
+              refused_globals: frozenset = frozenset()) -> OmpPlan:
+    """The plan of ``model``; ``refused_globals``: global storage whose entry
+    (omp.global_entries) a compile check dropped."""
     plan = OmpPlan()
     if not model.target_regions:
         return plan
     irs = IRBuilder(model, source).build_all()
+    plan.global_entries = [e for e in global_entries(model) if e.name not in refused_globals
+                           and e.after.span.editable]
+    entry_only = entry_only_functions(model, irs, {e.name for e in plan.global_entries})
     plan.escaped = escaped_functions(model, irs)
     plan.objects, plan.per_call = object_mappings(model, irs, local_names(model, irs)) \
         if model.classes else ([], [])
     covered = frozenset().union(*(o.covered for o in plan.objects))
+    covered |= entry_only
     roots = [name for name in root_functions(irs) if name not in covered]
     owners = [name for name in owner_functions(model, irs, roots, source) if name not in covered]
     # classes whose members with storage a member function's region, or the objects, map;
@@ -160,7 +174,7 @@ def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
         plan.reach[name] = frozenset({name} | callees_of(irs, name))
         try:
             region = _plan_root(model, irs, irs[name], plan, source, members=members,
-                                skip=mapped_by_objects)
+                                skip=mapped_by_objects, ignore=entry_only)
         except Unsupported as why:
             plan.warnings.append((f"data mapping of '{name}' left as written: {why}",
                                   "omp-unsupported", irs[name].function.span))
@@ -176,7 +190,8 @@ def plan_file(model: TranslationUnit, source: bytes) -> OmpPlan:
 def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionIR,
                plan: OmpPlan, source: bytes, extend: bool = True,
                members: frozenset = frozenset(), skip: frozenset = frozenset(),
-               exact: frozenset = frozenset(), branches: bool = False) -> RegionPlan | None:
+               exact: frozenset = frozenset(), branches: bool = False,
+               ignore: frozenset = frozenset()) -> RegionPlan | None:
     function = ir.function
     warned = len(plan.warnings)
     if any(node.jump in ("goto", "label") for node in ir.root.walk()):
@@ -196,7 +211,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     # its callees' enter/exit data where omp.callee_maps allows it.
     removed = tuple(d.span for d in _data_directives(model, function.name, source)) + \
         callee_maps.spans
-    has_device = device_nodes(irs)
+    has_device = device_nodes(irs, ignore)
     block, nodes = region_nodes(ir.root, has_device)
     start, end = nodes[0].stmt.span.start, nodes[-1].stmt.span.end
     if function.name != "main" and any(n.jump == "return" for top in nodes for n in top.walk()):
@@ -256,6 +271,8 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     for label, why in skipped.items():
         if _region_pointer(model, function.name, label):
             continue  # set by device code: nothing to map
+        if _scalar_member(model, survey.device_uses.get(label, ())):
+            continue  # (``g->h``: no storage; the report names a struct left unmapped)
         plan.warnings.append((f"{_shown(label)} keeps its per-kernel mapping: {why}",
                               "omp-not-mapped", nodes[0].stmt.span))
     tracked = frozenset(lengths)
@@ -294,7 +311,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
             # after a swap loop): again, with copies allowed before branches
             del plan.warnings[warned:]
             return _plan_root(model, irs, ir, plan, source, extend=extend, members=members,
-                              skip=skip, exact=exact, branches=True)
+                              skip=skip, ignore=ignore, exact=exact, branches=True)
         if stale & to_labels:
             raise Unsupported(f"'{sorted(stale & to_labels)[0]}' may be stale on both sides "
                               "where the region ends")
@@ -309,7 +326,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         # region's end after all (the stale sections are small): plan without the tail.
         del plan.warnings[warned:]
         return _plan_root(model, irs, ir, plan, source, extend=False, members=members,
-                          skip=skip, exact=exact)
+                          skip=skip, ignore=ignore, exact=exact)
 
     arrays, exit_updates, entry_updates, entry_reasons = map_arrays(
         solver, ir, block, live, to_labels, updates, exit_state)
@@ -321,7 +338,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         if bad:
             del plan.warnings[warned:]
             return _plan_root(model, irs, ir, plan, source, extend=extend, members=members,
-                              skip=skip, exact=exact | bad)
+                              skip=skip, ignore=ignore, exact=exact | bad)
     if removed and not existing.replaces_hand_mapping(
             model, ir, _data_directives(model, function.name, source), tracked, lengths,
             plan.warnings, end, (arrays, updates, exit_updates, entry_updates),
@@ -345,7 +362,34 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
                       tuple(sorted({(use[0], use[1]) for label in tracked
                                     for use in survey.device_uses.get(label, ())})),
                       vectors, redundant_maps(model, nodes, arrays, explicit, bool(swapped)),
-                      tuple(pointer_arrays.items()))
+                      tuple(pointer_arrays.items()),
+                      _member_uses(survey.device_uses, tracked))
+
+
+def _scalar_member(model: TranslationUnit, uses) -> bool:
+    """Whether every device use of a label is a scalar member (``g->h`` of ``step(&g)``):
+    no storage of its own, so no "element count" to miss; a kernel reaching it through a
+    pointer no clause maps is the report's (omp.hidden_uses.struct_pointers)."""
+    found = False
+    for use in uses:
+        name = norm_text(use[1])
+        if "." not in name and "->" not in name:
+            return False
+        for ref in model.in_function("array_refs", use[0]):
+            if ref.directive is not None and norm_text(ref.array) == name:
+                if ref.pointer or ref.subscripts or ref.call:
+                    return False
+                found = True
+    return found
+
+
+def _member_uses(device_uses: dict, tracked: frozenset) -> tuple[tuple[str, str, str], ...]:
+    """(label, function, name) of the device uses of untracked members ``g.h`` of structs
+    with tracked members (``g.u``)."""
+    structs = {label.rpartition(".")[0] for label in tracked if "." in label}
+    return tuple(sorted((label, use[0], use[1]) for label, uses in device_uses.items()
+                        if label not in tracked and label.rpartition(".")[0] in structs
+                        for use in uses))
 
 
 def _self_mapped(model: TranslationUnit) -> tuple[frozenset[str], frozenset[str]]:

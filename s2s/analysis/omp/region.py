@@ -137,16 +137,17 @@ def _owned_by(model: TranslationUnit, function: str, label: str) -> bool:
     return any(a.name == name and a.function == function for a in model.allocations)
 
 
-def device_nodes(irs: dict[str, FunctionIR]):
+def device_nodes(irs: dict[str, FunctionIR], ignore: frozenset = frozenset()):
     """Whether a node holds device work (a target region, or a call of a function with
-    some), memoized per node: the region is placed around the nodes that do."""
+    some, other than the ``ignore``d ones), memoized per node: the region is placed around
+    the nodes that do."""
     memo: dict[int, bool] = {}
 
     def has(node: Node) -> bool:
         if id(node) not in memo:
             own = node.kind == "kernel" or any(
                 isinstance(e, CallEvent) and e.callee in irs and irs[e.callee].has_device
-                for e in node.events + node.cond + node.step)
+                and e.callee not in ignore for e in node.events + node.cond + node.step)
             memo[id(node)] = own or any(has(p) for p in node.parts())
         return memo[id(node)]
 

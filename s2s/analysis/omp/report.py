@@ -14,7 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from s2s.analysis.omp.guards import directive_chain
-from s2s.analysis.omp.hidden_uses import copied_sources, partly_mapped_scalars, routine_globals
+from s2s.analysis.omp.hidden_uses import (
+    copied_sources,
+    partly_mapped_scalars,
+    routine_globals,
+    struct_pointers,
+)
 from s2s.analysis.omp.plan import OmpPlan, RegionPlan
 from s2s.analysis.omp.pointer_arrays import is_array_of_pointers
 from s2s.analysis.omp.state import norm_text
@@ -28,6 +33,9 @@ class LeftConstruct:
     span: SourceSpan
     pointers: tuple[str, ...]
     reason: str
+    #: the scalar members among ``pointers`` (``P->h``) of a struct that the construct's
+    #: mapping maps member by member: no zero-length section, a device copy with no value
+    scalars: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -45,7 +53,7 @@ def construct_report(model: TranslationUnit, plan: OmpPlan) -> ConstructReport:
         return ConstructReport(len(model.target_regions), ())
     data_names = _data_names(model)
     hand_mapped = _hand_mapped_callees(plan, data_names)
-    entered = _entered_names(model)
+    entered = _entered_names(model) | {_last_name(e.name) for e in plan.global_entries}
     named_in: dict[str | None, tuple[set[str], list]] = {}     # per function
     by_region: dict[int, tuple] = {}                              # per region (by id)
     for index, directive in enumerate(model.directives):
@@ -54,15 +62,16 @@ def construct_report(model: TranslationUnit, plan: OmpPlan) -> ConstructReport:
         own = data_names.get(directive.function, set())
         own = own | _aliases(model, directive.function, own)
         escaped = plan.escaped.get(directive.function)
-        missing = () if directive.function in hand_mapped else \
-            tuple(p for p in _unmapped_pointers(model, index, plan, named_in, by_region,
-                                                escaped is None)
-                  if _last_name(p) not in entered and _last_name(p) not in own)
+        found, scalars = ((), set()) if directive.function in hand_mapped else \
+            _unmapped_pointers(model, index, plan, named_in, by_region, escaped is None)
+        missing = tuple(p for p in found if _last_name(p) not in entered and
+                        _last_name(p) not in own)
         if not missing:
             mapped += 1
             continue
         left.append(LeftConstruct(directive.span, missing,
-                                  escaped or _reason(model, plan, directive.function, missing)))
+                                  escaped or _reason(model, plan, directive.function, missing),
+                                  frozenset(scalars & set(missing))))
     return ConstructReport(mapped, tuple(left))
 
 
@@ -135,9 +144,10 @@ def _last_name(path: str) -> str:
 
 def _unmapped_pointers(model: TranslationUnit, index: int, plan: OmpPlan,
                        named_in: dict, by_region: dict, planned: bool = True
-                       ) -> tuple[str, ...]:
+                       ) -> tuple[tuple[str, ...], set[str]]:
     """The pointers the construct uses that no clause maps: its own clauses, and where
-    ``planned`` the regions and objects of the plan that cover its function."""
+    ``planned`` the regions and objects of the plan that cover its function; and the
+    partly mapped scalar members among them."""
     by_directive = model.cached("omp report refs", lambda: _refs_by_directive(model))
     function = model.directives[index].function
     refs = by_directive.get(index, ())
@@ -149,7 +159,8 @@ def _unmapped_pointers(model: TranslationUnit, index: int, plan: OmpPlan,
     named = {norm_text(item.base) for d in directive_chain(model, index)
              for clause in d.clauses for item in clause.items}
     if not planned:
-        return tuple(name for name in used if norm_text(name) not in named)
+        used += sorted(struct_pointers(refs, named))
+        return tuple(name for name in used if norm_text(name) not in named), set()
     for mapping in plan.objects:
         named |= {norm_text(name) for where, name in mapping.device_names if where == function}
     if function not in named_in:
@@ -164,8 +175,9 @@ def _unmapped_pointers(model: TranslationUnit, index: int, plan: OmpPlan,
     named |= from_regions
     for clauses in explicit:
         named |= clauses.get(model.directives[index].span, set())
-    used += sorted(partly_mapped_scalars(refs, named))
-    return tuple(name for name in used if norm_text(name) not in named)
+    scalars = partly_mapped_scalars(refs, named)
+    used += sorted(scalars | struct_pointers(refs, named))
+    return tuple(name for name in used if norm_text(name) not in named), scalars
 
 
 def by_value_members(model: TranslationUnit, function: str | None, names) -> set[str]:
