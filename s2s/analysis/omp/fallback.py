@@ -119,7 +119,7 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
         else:
             left.append(pointer)
             why = why or found
-    clauses, why = _with_companions(kernel, clauses, left, why, text)
+    clauses, why = _with_companions(model, directive, kernel, clauses, left, why)
     by_type: dict[str, list[str]] = {}
     for map_type, item in clauses:
         by_type.setdefault(map_type, []).append(item)
@@ -163,8 +163,8 @@ def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text,
     return "tofrom", item
 
 
-def _with_companions(kernel: Stmt, clauses: list, left: list, why: str, text
-                     ) -> tuple[list, str]:
+def _with_companions(model: TranslationUnit, directive: int, kernel: Stmt, clauses: list,
+                     left: list, why: str) -> tuple[list, str]:
     """``clauses`` and ``map(to: s.k)`` for every other member ``s.k`` the kernel uses of a
     struct whose member sections they map (omp.member_counts.companion_members); where the
     kernel writes one, that struct's member clauses are taken back (its pointers left)."""
@@ -179,7 +179,8 @@ def _with_companions(kernel: Stmt, clauses: list, left: list, why: str, text
         # a struct whose member pointers are not all mapped is left whole: mapping some
         # members maps the struct, and the others would reach the kernel as garbage
         # instead of host addresses (wrong on a GPU either way, but broken on the host too)
-        found = companion_members(text(kernel), root, sep, mapped) \
+        found = companion_members(model, model.directives[directive].function, kernel.span,
+                                  root, sep, mapped) \
             if (root, sep) not in unmapped else \
             f"other member pointers of '{root}' cannot be mapped"
         if isinstance(found, str):
