@@ -207,7 +207,7 @@ def _member_clause(model: TranslationUnit, source: bytes, kernel: Stmt, mine: li
     if isinstance(found, tuple) or not mine:
         return found
     count = member_count(model, source, path.group(1), path.group(2), path.group(3)) or \
-        agreed_count(model, source, path.group(1), path.group(2), path.group(3))
+        agreed_count(model, path.group(1), path.group(2), path.group(3))
     if count is None:
         return (f"{found}, and the count of the storage of '{pointer}' is not known from "
                 "its allocations")

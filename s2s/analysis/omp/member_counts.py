@@ -89,7 +89,7 @@ def member_section(model: TranslationUnit, source: bytes, label: str,
     if path is None:
         return None
     count = member_count(model, source, path.group(1), path.group(2), path.group(3), at) or \
-        agreed_count(model, source, path.group(1), path.group(2), path.group(3))
+        agreed_count(model, path.group(1), path.group(2), path.group(3))
     return None if count is None else f"[0:{count}]"
 
 
