@@ -27,7 +27,7 @@ from s2s.analysis.omp.loops import (
     inside_span,
     write_extent,
 )
-from s2s.analysis.polynomial import assigned_in, assigned_names
+from s2s.analysis.polynomial import assigned_names
 from s2s.model import ArrayRef, HostFunction, PointerCopy, Stmt, TranslationUnit
 from s2s.model.access import AccessMode
 from s2s.model.host_facts import VALUE_ROLES
@@ -178,6 +178,10 @@ def function_argument(text: str) -> str:
     return text.strip().lstrip("&").strip()
 
 
+def _holds(outer, span) -> bool:
+    return outer.file == span.file and outer.start <= span.start < outer.end
+
+
 def _assign(names: frozenset) -> list:
     return [Assign(frozenset(names))] if names else []
 
@@ -297,30 +301,33 @@ class IRBuilder:
     def _member_value(self, function: HostFunction, decl: Stmt, member: str) -> str | None:
         """For ``const int n = p.n;`` after ``p.n = np;`` in the same straight-line block:
         ``np``, when nothing between the two can change ``p`` (no ``&p``, ``p`` not passed
-        to a call, ``p.n`` not assigned again) and ``np`` is not assigned after it. That is
-        how struct-of-arrays codes pull sizes into locals."""
-        if not _MEMBER.match(member):
-            return None
+        to a call or assigned whole, ``p.n`` not written again) and ``np`` is not assigned
+        after it. That is how struct-of-arrays codes pull sizes into locals. From the AST
+        (``VarUse`` of ``p``, ``MemberWrite`` of ``p.n``)."""
+        path = member.split(".")
         siblings = list(function.body.children)
-        if decl not in siblings:
+        if len(path) != 2 or decl not in siblings:
             return None
-        root = member.split(".")[0]
-        escapes = re.compile(rf"&\s*{root}\b|\b{root}\s*[,)]|{re.escape(member)}\s*=[^=]")
-        assign = re.compile(rf"^\s*{re.escape(member)}\s*=\s*([^;=][^;]*?)\s*;?\s*$", re.S)
+        root, field_name = path
+        uses = self.model.in_function("var_uses", function.name)
+        writes = [w for w in self.model.member_writes if w.function == function.name and
+                  w.base == root and w.member == field_name]
         for index in range(siblings.index(decl) - 1, -1, -1):
-            text = self.text(siblings[index])
-            found = assign.match(text) if siblings[index].kind == "expr" else None
-            if found is None:
-                if escapes.search(text):
+            sibling = siblings[index].span
+            mine = [w for w in writes if _holds(sibling, w.span)]
+            if siblings[index].kind == "expr" and len(mine) == 1 and \
+                    mine[0].value is not None and \
+                    (mine[0].extent.start, mine[0].extent.end) == (sibling.start, sibling.end):
+                value = mine[0].value.text.strip()
+                names = set(re.findall(r"[A-Za-z_]\w*", value))
+                if "(" in value or any(
+                        u.name in names and u.span.start >= sibling.end and
+                        (u.role in VALUE_ROLES or u.role == "declare") for u in uses):
                     return None
-                continue
-            value = found.group(1).strip()
-            after = self.source[siblings[index].span.end:function.body.span.end].decode(
-                "utf-8", "replace")
-            names = set(re.findall(r"[A-Za-z_]\w*", value))
-            if "(" in value or any(assigned_in(v, after) for v in names):
+                return value
+            if mine or any(u.name == root and _holds(sibling, u.span) and
+                           u.role in ("address", "argument", "assign") for u in uses):
                 return None
-            return value
         return None
 
     # --- statements ---------------------------------------------------------------------
