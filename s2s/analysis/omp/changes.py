@@ -16,8 +16,9 @@ from the statements' text:
   through any base: an alias of ``d`` reaches the same member).
 
 A called function whose mentions were not extracted (a file's functions far from its
-directives: ``s2s.frontend.extract.var_use_functions``) may change any global: a variable
-the region's function does not know as its own local or parameter then counts as changing.
+directives: ``s2s.frontend.extract.var_use_functions``) may change any global: a global
+variable the region's function does not know as its own local or parameter then counts as
+changing (a name no mention knows as a variable, ``std`` in ``(std::size_t)n``, is none).
 """
 
 from __future__ import annotations
@@ -73,12 +74,18 @@ def changing_term(model: TranslationUnit, section: str, scope: Scope) -> str | N
 
 def _changed_by_callees(model: TranslationUnit, name: str, scope: Scope) -> bool:
     """Whether a function of ``scope.callees`` may assign the global ``name`` (module doc)."""
-    own = any(u.name == name and u.local
-              for u in model.in_function("var_uses", scope.function))
+    unknown = name in _globals(model) and not any(
+        u.name == name and u.local for u in model.in_function("var_uses", scope.function))
     for callee in scope.callees:
         uses = model.in_function("var_uses", callee)
-        if not uses and not own:
+        if not uses and unknown:
             return True
         if any(u.name == name and not u.local and u.role in _CHANGES for u in uses):
             return True
     return False
+
+
+def _globals(model: TranslationUnit) -> frozenset[str]:
+    """The names of the global variables the program's extracted functions mention."""
+    return model.cached(("omp.changes.globals",), lambda: frozenset(
+        u.name for u in model.var_uses if not u.local))
