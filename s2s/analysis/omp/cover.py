@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from s2s.analysis.omp.flow import Interpreter
 from s2s.analysis.omp.ir import Access, CallEvent, Copy, Node, Update, called_functions
 from s2s.analysis.omp.loops import counting_loop, must_write_extent, write_extent
+from s2s.analysis.omp.nest_cover import COUNTER_NAME, is_nest_key, nest_key, nest_pattern
 from s2s.analysis.omp.place import source_texts
 from s2s.analysis.omp.state import Frame, State, Unsupported, norm_text
 from s2s.analysis.polynomial import (
@@ -94,7 +95,12 @@ class CoverInterpreter(Interpreter):
             return out
         out = out.copy()  # a kernel's writes count after all its reads
         for label, section in self._pending:
-            out.cover[label] = _add_section(out.cover.get(label, frozenset()), section)
+            known = out.cover.get(label, frozenset())
+            if is_nest_key(label):
+                if len(known) < MAX_SECTIONS:
+                    out.cover[label] = known | {section}
+            else:
+                out.cover[label] = _add_section(known, section)
         return out
 
     def _access(self, access: Access, state: State, frame: Frame, node: Node) -> State:
@@ -153,13 +159,18 @@ class CoverInterpreter(Interpreter):
         if access.reads and self.record:
             extent = write_extent(node.stmt, access.ref, self.text) if bounded else None
             read = self._root_section(extent) if extent else None
+            same = self._nest(access, node, must=False) if bounded else None
             for label in labels:
-                self._expose(label, read or self._whole(label), state)
+                if same is None or same not in state.cover.get(nest_key(label), ()):
+                    self._expose(label, read or self._whole(label), state)
         if access.writes and bounded and len(state.get_pts(name)) == 1 and \
                 self._runs_on_device(node):
             section = self._must_written(access, node)
             if section is not None:
                 self._pending.append((next(iter(labels)), section))
+            pattern = self._nest(access, node, must=True)
+            if pattern is not None:
+                self._pending.append((nest_key(next(iter(labels))), pattern))
 
     def _expose(self, label: str, read: str | None, state: State) -> None:
         if read is None:
@@ -177,6 +188,35 @@ class CoverInterpreter(Interpreter):
         if local is None and access.full is not None:
             local = f"[0:{access.full}]"
         return self._root_section(local) if local else None
+
+    def _nest(self, access: Access, node: Node, must: bool) -> str | None:
+        """The nest pattern of ``access`` (omp.nest_cover) in the root function's names,
+        or None."""
+        refs = [e.ref for e in node.events if isinstance(e, Access) and e.ref is not None]
+        found = nest_pattern(node.stmt, access.ref, refs, self.text, must)
+        return self._root_pattern(found) if found is not None else None
+
+    def _root_pattern(self, pattern: str) -> str | None:
+        """``pattern`` with the active callees' scalar parameters replaced by the caller's
+        arguments, as :meth:`_root_section` does for sections; a name that is no variable
+        of the program (a macro, an enumerator) stays, the nest's counters too."""
+        variables = self.model.cached(("omp.cover.variables",), lambda: frozenset(
+            u.name for u in self.model.var_uses))
+        pieces = [p for half in pattern.split(" | ") for p in half.split(" ; ")]
+        for scalars, body in reversed(self._bindings):
+            bound = [_bind_pattern(p, scalars, body, variables) for p in pieces]
+            if None in bound:
+                return None
+            pieces = bound
+        names = {v for p in pieces for v in _ANY_IDENT.findall(p)} & variables
+        if any(re.search(r"\.|->", p) for p in pieces) or any(self._changes(v) for v in names):
+            return None
+        try:
+            pieces = [render(poly(p)) for p in pieces]
+        except NotPoly:
+            return None
+        half = pattern.split(" | ")[0].count(" ; ") + 1
+        return f"{' ; '.join(pieces[:half])} | {' ; '.join(pieces[half:])}"
 
     def _runs_on_device(self, node: Node) -> bool:
         """No ``if`` clause on the kernel's directives: it may not run on the host."""
@@ -258,6 +298,27 @@ def _bind(text: str, scalars: dict, body: str) -> str | None:
     if failed or re.search(r"\.|->", text):
         return None
     return out
+
+
+def _bind_pattern(text: str, scalars: dict, body: str, variables: frozenset) -> str | None:
+    """A nest pattern's piece of a callee with its scalar parameters replaced by the
+    caller's arguments; None when it uses another variable of the program (or a parameter
+    the callee assigns). The nest's counters and names that are no variables stay."""
+    failed = []
+
+    def replace(match) -> str:
+        name = match.group(0)
+        if name in scalars:
+            if scalars[name] is None or assigned_in(name, body):
+                failed.append(name)
+                return name
+            return f"({scalars[name]})"
+        if name in variables and not COUNTER_NAME.fullmatch(name):
+            failed.append(name)
+        return name
+
+    out = _IDENT.sub(replace, text)
+    return None if failed else out
 
 
 def _add_section(cover: frozenset, section: str) -> frozenset:
