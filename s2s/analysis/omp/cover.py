@@ -38,13 +38,16 @@ point plus the copied elements, or the array keeps its plain ``map(to:)``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from s2s.analysis.omp.changes import changing_term
 from s2s.analysis.omp.flow import Interpreter
+from s2s.analysis.omp.guards import region_scope
 from s2s.analysis.omp.ir import Access, CallEvent, Copy, Node, Update, called_functions
 from s2s.analysis.omp.loops import counting_loop, must_write_extent, write_extent
-from s2s.analysis.omp.nest_cover import COUNTER_NAME, is_nest_key, nest_key, nest_pattern
+from s2s.analysis.omp.nest_cover import bind_pattern, is_nest_key, nest_key, nest_pattern
 from s2s.analysis.omp.place import source_texts
+from s2s.analysis.omp.read_only_args import read_only_addresses
 from s2s.analysis.omp.state import Frame, State, Unsupported, norm_text
 from s2s.analysis.polynomial import (
     NotPoly,
@@ -79,6 +82,8 @@ class CoverInterpreter(Interpreter):
     unsafe: set = field(default_factory=set)  # labels whose copy to the host is unchecked
     copied_back: list = field(default_factory=list)  # (label, section, cover at that point)
     _bindings: list = field(default_factory=list)  # (scalar params -> argument, body text)
+    _callees: list = field(default_factory=list)  # (callee's IR, call) beside _bindings
+    scope: object = None  # the region (omp.changes.Scope): a nest's terms must not change there
     _pending: list = field(default_factory=list)  # (label, section) written by this kernel
     _offset: set = field(default_factory=set)  # names assigned ``p + k`` somewhere
     _entered: dict = field(default_factory=dict)
@@ -125,10 +130,12 @@ class CoverInterpreter(Interpreter):
         scalars = {p.name: (None if p.is_pointer else a.strip())
                    for p, a in zip(ir.function.params, call.args, strict=False)}
         self._bindings.append((scalars, self.text(ir.function.body)))
+        self._callees.append((ir, call))
         try:
             return super()._call(call, state, frame)
         finally:
             self._bindings.pop()
+            self._callees.pop()
 
     def _loop_exit(self, node: Node, back: State | None, exit_state: State | None,
                    frame: Frame) -> State | None:
@@ -159,9 +166,13 @@ class CoverInterpreter(Interpreter):
         if access.reads and self.record:
             extent = write_extent(node.stmt, access.ref, self.text) if bounded else None
             read = self._root_section(extent) if extent else None
+            # a read of the elements an earlier kernel's nest surely wrote, or that each
+            # iteration of this one writes first, is covered (omp.nest_cover)
             same = self._nest(access, node, must=False) if bounded else None
+            own = bounded and self._nest(access, node, must=True) is not None
             for label in labels:
-                if same is None or same not in state.cover.get(nest_key(label), ()):
+                if not own and (same is None or
+                                same not in state.cover.get(nest_key(label), ())):
                     self._expose(label, read or self._whole(label), state)
         if access.writes and bounded and len(state.get_pts(name)) == 1 and \
                 self._runs_on_device(node):
@@ -197,19 +208,20 @@ class CoverInterpreter(Interpreter):
         return self._root_pattern(found) if found is not None else None
 
     def _root_pattern(self, pattern: str) -> str | None:
-        """``pattern`` with the active callees' scalar parameters replaced by the caller's
-        arguments, as :meth:`_root_section` does for sections; a name that is no variable
-        of the program (a macro, an enumerator) stays, the nest's counters too."""
+        """``pattern`` in the root function's names through every active call
+        (omp.nest_cover.bind_pattern), when none of its variables or member paths may
+        change in the region (omp.changes, from the AST); else None."""
         variables = self.model.cached(("omp.cover.variables",), lambda: frozenset(
             u.name for u in self.model.var_uses))
         pieces = [p for half in pattern.split(" | ") for p in half.split(" ; ")]
-        for scalars, body in reversed(self._bindings):
-            bound = [_bind_pattern(p, scalars, body, variables) for p in pieces]
-            if None in bound:
+        for (_scalars, body), (ir, call) in zip(reversed(self._bindings),
+                                                reversed(self._callees), strict=True):
+            pieces = bind_pattern(pieces, ir.function, call.args, body, ir.definitions,
+                                  variables)
+            if pieces is None:
                 return None
-            pieces = bound
-        names = {v for p in pieces for v in _ANY_IDENT.findall(p)} & variables
-        if any(re.search(r"\.|->", p) for p in pieces) or any(self._changes(v) for v in names):
+        if self.scope is None or \
+                any(changing_term(self.model, p, self.scope) is not None for p in pieces):
             return None
         try:
             pieces = [render(poly(p)) for p in pieces]
@@ -298,27 +310,6 @@ def _bind(text: str, scalars: dict, body: str) -> str | None:
     if failed or re.search(r"\.|->", text):
         return None
     return out
-
-
-def _bind_pattern(text: str, scalars: dict, body: str, variables: frozenset) -> str | None:
-    """A nest pattern's piece of a callee with its scalar parameters replaced by the
-    caller's arguments; None when it uses another variable of the program (or a parameter
-    the callee assigns). The nest's counters and names that are no variables stay."""
-    failed = []
-
-    def replace(match) -> str:
-        name = match.group(0)
-        if name in scalars:
-            if scalars[name] is None or assigned_in(name, body):
-                failed.append(name)
-                return name
-            return f"({scalars[name]})"
-        if name in variables and not COUNTER_NAME.fullmatch(name):
-            failed.append(name)
-        return name
-
-    out = _IDENT.sub(replace, text)
-    return None if failed else out
 
 
 def _add_section(cover: frozenset, section: str) -> frozenset:
@@ -536,6 +527,8 @@ def entry_coverage(solver, entry: State, updates, region_text: str) -> EntryCove
         candidates=copied_in & solver.tracked, model=solver.model, source=solver.source,
         text=text, read_backs=read_backs, stable_text=stable,
         escape_text=text(solver.function.body), ignored=solver.ignored)
+    scope = region_scope(solver.nodes, solver.irs)
+    interp.scope = replace(scope, read_only=read_only_addresses(solver.model, scope))
     try:
         exit_state = interp.run_range(solver.nodes, entry, solver.frame)
     except Unsupported:  # the planner's own runs succeeded; keep every entry copy anyway

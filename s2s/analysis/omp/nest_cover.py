@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import re
 
+from s2s.analysis.omp.index_locals import expanded_ref
 from s2s.analysis.omp.loops import LOOP_KINDS, counting_loop, writes_first
 from s2s.analysis.omp.state import NEST
-from s2s.analysis.polynomial import NotPoly, assigned_in, poly, render
+from s2s.analysis.polynomial import NotPoly, assigned_in, expand, poly, render
 from s2s.model import ArrayRef, Stmt
 
 #: placeholders for the nest's counters, outermost first
@@ -61,10 +62,10 @@ def nest_pattern(kernel: Stmt, ref: ArrayRef, refs: list[ArrayRef], text,
     counters = {var: COUNTER.format(depth) for depth, (var, *_rest) in enumerate(nest)}
     pieces = [piece for _var, first, op, bound in nest
               for piece in (first, bound if op == "<" else f"({bound}) + 1")]
-    subscripts = [s.text for s in ref.subscripts]
+    subscripts = _subscripts(kernel, ref, text)
     if must:
         mine = [r for r in refs if r.array == ref.array]
-        if any([s.text for s in r.subscripts] != subscripts for r in mine) or \
+        if any(_subscripts(kernel, r, text) != subscripts for r in mine) or \
                 not all(body.span.start <= r.span.start < body.span.end for r in mine) or \
                 not writes_first(body, mine, text):
             return None
@@ -78,6 +79,56 @@ def nest_pattern(kernel: Stmt, ref: ArrayRef, refs: list[ArrayRef], text,
     except NotPoly:
         return None
     return f"{' ; '.join(bounds)} | {' ; '.join(indices)}"
+
+
+def _subscripts(kernel: Stmt, ref: ArrayRef, text) -> list[str]:
+    """``ref``'s subscripts with the kernel's index locals read as their definitions
+    (omp.index_locals: ``AU[id]`` with ``const int id = (i + 1) + (j + 1) * stride``)."""
+    return [s.text for s in expanded_ref(kernel, ref, text).subscripts]
+
+
+def bind_pattern(pieces: list[str], function, args: list[str], body: str,
+                 definitions: dict[str, str], variables: frozenset) -> list[str] | None:
+    """A callee's pattern pieces in its caller's names: the callee's integer locals never
+    assigned again read as their definitions (``stride`` -> ``mesh->Nx``), a scalar
+    parameter as its argument, ``p->f`` of a pointer parameter as ``x.f`` for the argument
+    ``&x`` (``q->f`` for ``q``). None when a piece uses another variable of the program, a
+    parameter the callee assigns, or a pointer parameter any other way."""
+    params = {p.name: (p, a.strip()) for p, a in zip(function.params, args, strict=False)
+              if p.name}
+    out = []
+    for piece in pieces:
+        failed = []
+
+        def bind(match, failed=failed) -> str:
+            name, member = match.group(1), match.group(2)
+            if name not in params:
+                if name in variables and not COUNTER_NAME.fullmatch(name):
+                    failed.append(name)
+                return match.group(0)
+            param, arg = params[name]
+            if assigned_in(name, body):
+                failed.append(name)
+            elif not param.is_pointer and not member:
+                return f"({arg})"
+            elif param.is_pointer and member and member.startswith("->"):
+                target = re.fullmatch(r"&\s*([A-Za-z_]\w*)", arg)
+                if target is not None:
+                    return f"{target.group(1)}.{member[2:].strip()}"
+                if re.fullmatch(r"[A-Za-z_]\w*", arg):
+                    return f"{arg}{member}"
+            failed.append(name)
+            return match.group(0)
+
+        bound = _PATH.sub(bind, expand(piece, definitions))
+        if failed:
+            return None
+        out.append(bound)
+    return out
+
+
+#: a name and the member it reaches, if any (``mesh->Nx``: ``mesh``, ``->Nx``)
+_PATH = re.compile(r"(?<![\w.>])([A-Za-z_]\w*)\b(\s*(?:->|\.)\s*[A-Za-z_]\w*)?(?!\s*\()")
 
 
 def _renamed(text: str, counters: dict[str, str]) -> str:
