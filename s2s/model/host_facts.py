@@ -48,6 +48,10 @@ class VarUse:
     ``unevaluated``, the mention sits in ``sizeof``/``alignof`` (it reads no value).
     ``record``, for a declarator, its type with pointers and arrays taken off is a struct,
     class or union (``Mesh m = *mp;`` holds the caller's pointers; ``double *p`` does not).
+    ``field``, for a ``member`` mention, the name of the member it reaches (``f`` in ``v.f``
+    and ``v->f``; whether through ``.`` or ``->`` follows from ``pointer``). ``integer``,
+    for a declarator, its type is an integer type (``int``, ``size_t``, ``int64_t``; not
+    ``char``, ``bool`` or an enum): a count or an index a later expression may be spelled in.
     ``decl`` is an offset in the mention's own file: a program (``s2s.model.program``) moves
     spans, not these offsets.
     """
@@ -65,6 +69,8 @@ class VarUse:
     element: str | None = None
     unevaluated: bool = False
     record: bool = False
+    field: str | None = None
+    integer: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,8 +6,13 @@ region may change. Pointers whose storage it cannot follow leave the function as
 
 from __future__ import annotations
 
-from s2s.analysis.omp.sections import changing_term
+from dataclasses import replace
+
+from s2s.analysis.omp.changes import Scope, changing_term
+from s2s.analysis.omp.read_only_args import read_only_addresses
 from s2s.analysis.polynomial import assigned_in, assigned_names, declared_names
+from s2s.frontend.core.parse import ParseOptions
+from s2s.frontend.extract import load
 from testsuite.omp.test_omp_plan import HEAD, _rewrite_twice, _same_output, plan
 
 ROW_PER_LAUNCH = """
@@ -134,18 +139,57 @@ def test_logical_and_is_not_taking_an_address():
     assert assigned_in("d", "init(&d)") and assigned_in("d", "mask & d")
 
 
+CHANGES = """
+#include <stdio.h>
+int m;
+struct dom { int numElem; double time, dt; };
+static void step(struct dom *d) { d->time += d->dt; }
+static void shrink(struct dom *d) { d->numElem = 3; }
+static void bump(void) { m++; }
+static void own_m(void) { int m = 0; m++; printf("%d\\n", m); }
+static void peek(const struct dom *d) { printf("%d\\n", d->numElem); }
+void run(struct dom *d, int n, int k, double *a) {
+    for (int t = 0; t < 4; ++t) { step(d); n = n - 1; /* k = 0; */ printf("k++"); }
+    #pragma omp target teams distribute parallel for map(tofrom: a[0:n])
+    for (int i = 0; i < n; ++i) a[i] += k + m;
+    bump(); own_m(); shrink(d);
+}
+void probe(struct dom s, double *a) {
+    peek(&s);
+    #pragma omp target teams distribute parallel for map(tofrom: a[0:s.numElem])
+    for (int i = 0; i < s.numElem; ++i) a[i] += 1.0;
+}
+"""
+
+
+def _loop_scope(model, function: str, callees=()) -> Scope:
+    """The first statement of ``function``'s body, calling ``callees``."""
+    return Scope(function, (model.function(function).body.children[0].span,), tuple(callees))
+
+
 def test_changing_term_sees_the_region_and_the_callers_names_in_callees():
-    region = "for (int t = 0; t < 4; ++t) { step(d); n = n - 1; }"
-    assert changing_term("[0:n]", region, []) == "n"
-    assert changing_term("[0:m*k]", region, []) is None
+    model = load("changes.c", ParseOptions(user_flags=("-fopenmp",)),
+                 source=CHANGES.encode()).model
+    loop = _loop_scope(model, "run", ["step"])
+    assert changing_term(model, "[0:n]", loop) == "n"
+    # a comment or a string that spells an assignment is none (the AST's mentions)
+    assert changing_term(model, "[0:m*k]", loop) is None
     # a callee's own ``m`` is not the caller's; a global it assigns is
-    assert changing_term("[0:m]", "step(d);", [("int m = 0; m++;", frozenset({"m"}))]) is None
-    assert changing_term("[0:m]", "step(d);", [("m++;", frozenset({"d"}))]) == "m"
+    assert changing_term(model, "[0:m]", _loop_scope(model, "run", ["own_m"])) is None
+    assert changing_term(model, "[0:m]", _loop_scope(model, "run", ["bump"])) == "m"
     # members: by their path, through any function called
-    assert changing_term("[0:(d->numElem)]", "step(d);",
-                         [("d->time += d->dt;", frozenset({"d"}))]) is None
-    assert changing_term("[0:(d->numElem)]", "step(d);",
-                         [("d->numElem = 3;", frozenset({"d"}))]) == "d->numElem"
+    assert changing_term(model, "[0:(d->numElem)]", loop) is None
+    assert changing_term(model, "[0:(d->numElem)]",
+                         _loop_scope(model, "run", ["shrink"])) == "d->numElem"
+
+
+def test_an_address_handed_to_a_member_reader_is_no_change():
+    model = load("changes.c", ParseOptions(user_flags=("-fopenmp",)),
+                 source=CHANGES.encode()).model
+    scope = _loop_scope(model, "probe", ["peek"])
+    assert changing_term(model, "[0:s.numElem]", scope) == "s.numElem"
+    scope = replace(scope, read_only=read_only_addresses(model, scope))
+    assert scope.read_only and changing_term(model, "[0:s.numElem]", scope) is None
 
 
 CALLEE_TEMPORARY = """

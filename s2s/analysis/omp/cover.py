@@ -38,12 +38,16 @@ point plus the copied elements, or the array keeps its plain ``map(to:)``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from s2s.analysis.omp.changes import changing_term
 from s2s.analysis.omp.flow import Interpreter
+from s2s.analysis.omp.guards import region_scope
 from s2s.analysis.omp.ir import Access, CallEvent, Copy, Node, Update, called_functions
 from s2s.analysis.omp.loops import counting_loop, must_write_extent, write_extent
+from s2s.analysis.omp.nest_cover import bind_pattern, is_nest_key, nest_key, nest_pattern
 from s2s.analysis.omp.place import source_texts
+from s2s.analysis.omp.read_only_args import read_only_addresses
 from s2s.analysis.omp.state import Frame, State, Unsupported, norm_text
 from s2s.analysis.polynomial import (
     NotPoly,
@@ -78,6 +82,8 @@ class CoverInterpreter(Interpreter):
     unsafe: set = field(default_factory=set)  # labels whose copy to the host is unchecked
     copied_back: list = field(default_factory=list)  # (label, section, cover at that point)
     _bindings: list = field(default_factory=list)  # (scalar params -> argument, body text)
+    _callees: list = field(default_factory=list)  # (callee's IR, call) beside _bindings
+    scope: object = None  # the region (omp.changes.Scope): a nest's terms must not change there
     _pending: list = field(default_factory=list)  # (label, section) written by this kernel
     _offset: set = field(default_factory=set)  # names assigned ``p + k`` somewhere
     _entered: dict = field(default_factory=dict)
@@ -94,7 +100,12 @@ class CoverInterpreter(Interpreter):
             return out
         out = out.copy()  # a kernel's writes count after all its reads
         for label, section in self._pending:
-            out.cover[label] = _add_section(out.cover.get(label, frozenset()), section)
+            known = out.cover.get(label, frozenset())
+            if is_nest_key(label):
+                if len(known) < MAX_SECTIONS:
+                    out.cover[label] = known | {section}
+            else:
+                out.cover[label] = _add_section(known, section)
         return out
 
     def _access(self, access: Access, state: State, frame: Frame, node: Node) -> State:
@@ -119,10 +130,12 @@ class CoverInterpreter(Interpreter):
         scalars = {p.name: (None if p.is_pointer else a.strip())
                    for p, a in zip(ir.function.params, call.args, strict=False)}
         self._bindings.append((scalars, self.text(ir.function.body)))
+        self._callees.append((ir, call))
         try:
             return super()._call(call, state, frame)
         finally:
             self._bindings.pop()
+            self._callees.pop()
 
     def _loop_exit(self, node: Node, back: State | None, exit_state: State | None,
                    frame: Frame) -> State | None:
@@ -153,13 +166,22 @@ class CoverInterpreter(Interpreter):
         if access.reads and self.record:
             extent = write_extent(node.stmt, access.ref, self.text) if bounded else None
             read = self._root_section(extent) if extent else None
+            # a read of the elements an earlier kernel's nest surely wrote, or that each
+            # iteration of this one writes first, is covered (omp.nest_cover)
+            same = self._nest(access, node, must=False) if bounded else None
+            own = bounded and self._nest(access, node, must=True) is not None
             for label in labels:
-                self._expose(label, read or self._whole(label), state)
+                if not own and (same is None or
+                                same not in state.cover.get(nest_key(label), ())):
+                    self._expose(label, read or self._whole(label), state)
         if access.writes and bounded and len(state.get_pts(name)) == 1 and \
                 self._runs_on_device(node):
             section = self._must_written(access, node)
             if section is not None:
                 self._pending.append((next(iter(labels)), section))
+            pattern = self._nest(access, node, must=True)
+            if pattern is not None:
+                self._pending.append((nest_key(next(iter(labels))), pattern))
 
     def _expose(self, label: str, read: str | None, state: State) -> None:
         if read is None:
@@ -177,6 +199,36 @@ class CoverInterpreter(Interpreter):
         if local is None and access.full is not None:
             local = f"[0:{access.full}]"
         return self._root_section(local) if local else None
+
+    def _nest(self, access: Access, node: Node, must: bool) -> str | None:
+        """The nest pattern of ``access`` (omp.nest_cover) in the root function's names,
+        or None."""
+        refs = [e.ref for e in node.events if isinstance(e, Access) and e.ref is not None]
+        found = nest_pattern(node.stmt, access.ref, refs, self.text, must)
+        return self._root_pattern(found) if found is not None else None
+
+    def _root_pattern(self, pattern: str) -> str | None:
+        """``pattern`` in the root function's names through every active call
+        (omp.nest_cover.bind_pattern), when none of its variables or member paths may
+        change in the region (omp.changes, from the AST); else None."""
+        variables = self.model.cached(("omp.cover.variables",), lambda: frozenset(
+            u.name for u in self.model.var_uses))
+        pieces = [p for half in pattern.split(" | ") for p in half.split(" ; ")]
+        for (_scalars, body), (ir, call) in zip(reversed(self._bindings),
+                                                reversed(self._callees), strict=True):
+            pieces = bind_pattern(pieces, ir.function, call.args, body, ir.definitions,
+                                  variables)
+            if pieces is None:
+                return None
+        if self.scope is None or \
+                any(changing_term(self.model, p, self.scope) is not None for p in pieces):
+            return None
+        try:
+            pieces = [render(poly(p)) for p in pieces]
+        except NotPoly:
+            return None
+        half = pattern.split(" | ")[0].count(" ; ") + 1
+        return f"{' ; '.join(pieces[:half])} | {' ; '.join(pieces[half:])}"
 
     def _runs_on_device(self, node: Node) -> bool:
         """No ``if`` clause on the kernel's directives: it may not run on the host."""
@@ -475,6 +527,8 @@ def entry_coverage(solver, entry: State, updates, region_text: str) -> EntryCove
         candidates=copied_in & solver.tracked, model=solver.model, source=solver.source,
         text=text, read_backs=read_backs, stable_text=stable,
         escape_text=text(solver.function.body), ignored=solver.ignored)
+    scope = region_scope(solver.nodes, solver.irs)
+    interp.scope = replace(scope, read_only=read_only_addresses(solver.model, scope))
     try:
         exit_state = interp.run_range(solver.nodes, entry, solver.frame)
     except Unsupported:  # the planner's own runs succeeded; keep every entry copy anyway

@@ -137,7 +137,7 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
             why = why or found
     named = {norm_text(item.base) for d in directive_chain(model, directive)
              for clause in d.clauses for item in clause.items}
-    clauses, why = _with_companions(kernel, clauses, left, why, text, named)
+    clauses, why = _with_companions(model, directive, kernel, clauses, left, why, named)
     by_type: dict[str, list[str]] = {}
     for map_type, item in clauses:
         by_type.setdefault(map_type, []).append(item)
@@ -181,8 +181,9 @@ def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text,
     return "tofrom", item
 
 
-def _with_companions(kernel: Stmt, clauses: list, left: list, why: str, text,
-                     named: set[str] = frozenset()) -> tuple[list, str]:
+def _with_companions(model: TranslationUnit, directive: int, kernel: Stmt, clauses: list,
+                     left: list, why: str, named: set[str] = frozenset()
+                     ) -> tuple[list, str]:
     """``clauses`` and ``map(to: s.k)`` for every other member ``s.k`` the kernel uses of a
     struct whose member sections they map (omp.member_counts.companion_members); where the
     kernel writes one, that struct's member clauses are taken back (its pointers left).
@@ -205,7 +206,8 @@ def _with_companions(kernel: Stmt, clauses: list, left: list, why: str, text,
         # a struct whose member pointers are not all mapped is left whole: mapping some
         # members maps the struct, and the others would reach the kernel as garbage
         # instead of host addresses (wrong on a GPU either way, but broken on the host too)
-        found = companion_members(text(kernel), root, sep, mapped) \
+        found = companion_members(model, model.directives[directive].function, kernel.span,
+                                  root, sep, mapped) \
             if (root, sep) not in unmapped else \
             f"other member pointers of '{root}' cannot be mapped"
         if isinstance(found, str):
@@ -232,7 +234,7 @@ def _member_clause(model: TranslationUnit, source: bytes, kernel: Stmt, mine: li
     if isinstance(found, tuple) or not mine:
         return found
     count = member_count(model, source, path.group(1), path.group(2), path.group(3)) or \
-        agreed_count(model, source, path.group(1), path.group(2), path.group(3))
+        agreed_count(model, path.group(1), path.group(2), path.group(3))
     if count is None:
         return (f"{found}, and the count of the storage of '{pointer}' is not known from "
                 "its allocations")

@@ -21,7 +21,18 @@ from dataclasses import dataclass, field
 
 from s2s.analysis.omp.calls import CallHandling
 from s2s.analysis.omp.ir import Access, Assign, CallEvent, Copy, FunctionIR, Node, Update
-from s2s.analysis.omp.state import BOTH, HOST, Failure, Frame, State, Unsupported, meet, norm_text, path_root
+from s2s.analysis.omp.state import (
+    BOTH,
+    HOST,
+    NEST,
+    Failure,
+    Frame,
+    State,
+    Unsupported,
+    meet,
+    norm_text,
+    path_root,
+)
 from s2s.analysis.polynomial import (
     disjoint,
     expand,
@@ -276,7 +287,9 @@ class Interpreter(CallHandling):
         if not names:
             return state
         stale = [n for n, d in state.dirty.items() if d and mentioned(d, names)]
-        covered = [label for label, c in state.cover.items() if c and mentioned(c, names)]
+        # (a nest pattern's terms change nowhere in the region: omp.cover checks that first)
+        covered = [label for label, c in state.cover.items()
+                   if c and not label.endswith(NEST) and mentioned(c, names)]
         if not stale and not covered:
             return state
         state = state.copy()

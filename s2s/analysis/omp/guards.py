@@ -10,44 +10,40 @@ written, with the reason this module words.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from s2s.analysis.omp.changes import Scope, changing_term
 from s2s.analysis.omp.ir import Access, Node, called_functions
-from s2s.analysis.omp.read_only_args import without_read_only_addresses
-from s2s.analysis.omp.sections import changing_term
+from s2s.analysis.omp.read_only_args import read_only_addresses
 from s2s.analysis.omp.state import norm_text
-from s2s.analysis.polynomial import declared_names
 from s2s.model import TranslationUnit
 
 
-def drop_changing_counts(lengths: dict, skipped: dict, nodes: list[Node], irs, text,
-                         vectors=()) -> None:
+def drop_changing_counts(model: TranslationUnit, lengths: dict, skipped: dict,
+                         nodes: list[Node], irs, vectors=()) -> None:
     """Arrays whose section uses a variable the region may change keep their per-kernel
     mapping: ``map(alloc: a[0:n])`` at the entry and ``update from(a[0:n])`` after
     ``n = n - 100`` would name different elements. A ``std::vector``'s ``v.size()`` changes
     only where its storage does (a reallocation is a pointer copy: omp.guards does not look
     at it, the pointer analysis does)."""
-    region, callees = region_texts(nodes, irs, text)
+    scope = region_scope(nodes, irs)
     # ``step(&mesh, ...)`` to a function that only reads ``m->N``: not a change of mesh.N
-    region = without_read_only_addresses(region, nodes, irs, text)
+    scope = replace(scope, read_only=read_only_addresses(model, scope))
     for label in sorted(lengths):
         if label in vectors:
             continue
-        term = changing_term(lengths[label], region, callees)
+        term = changing_term(model, lengths[label], scope)
         if term is not None:
             del lengths[label]
             skipped[label] = f"its element count uses '{term}', which may change inside the " \
                 "statements the data region would span"
 
 
-def region_texts(nodes: list[Node], irs, text) -> tuple[str, list[tuple[str, frozenset]]]:
-    """The text of the region's statements, and (body, names local to it) of every function
-    they call: what :func:`s2s.analysis.omp.sections.changing_term` reads."""
-    region = "\n".join(text(n.stmt) for n in nodes if n.stmt is not None)
-    callees = []
-    for name in sorted(called_functions(irs, nodes)):
-        callee = irs[name].function
-        body = text(callee.body)
-        callees.append((body, frozenset(p.name for p in callee.params) | declared_names(body)))
-    return region, callees
+def region_scope(nodes: list[Node], irs) -> Scope:
+    """The region's statements and every function they call: what
+    :func:`s2s.analysis.omp.changes.changing_term` looks in."""
+    return Scope(nodes[0].function, tuple(n.stmt.span for n in nodes if n.stmt is not None),
+                 tuple(sorted(called_functions(irs, nodes))))
 
 
 def offset_alias(model: TranslationUnit, function: str, nodes: list[Node], start: int,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from s2s.analysis.omp.loops import (
@@ -26,9 +27,10 @@ from s2s.analysis.omp.loops import (
     inside_span,
     write_extent,
 )
-from s2s.analysis.polynomial import assigned_in, assigned_names
+from s2s.analysis.polynomial import assigned_names
 from s2s.model import ArrayRef, HostFunction, PointerCopy, Stmt, TranslationUnit
 from s2s.model.access import AccessMode
+from s2s.model.host_facts import VALUE_ROLES
 
 
 @dataclass(frozen=True)
@@ -143,9 +145,6 @@ class FunctionIR:
     scalar_locals: frozenset | None = None
 
 
-_DECLARATION = re.compile(r"^\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long\s+long|size_t|"
-                          r"ptrdiff_t|short|unsigned)\s+(?:const\s+)?([^;]+);\s*$", re.S)
-_DECLARATOR = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*(.+?)\s*$", re.S)
 
 
 def called_functions(irs: dict[str, FunctionIR], nodes) -> set[str]:
@@ -179,22 +178,12 @@ def function_argument(text: str) -> str:
     return text.strip().lstrip("&").strip()
 
 
+def _holds(outer, span) -> bool:
+    return outer.file == span.file and outer.start <= span.start < outer.end
+
+
 def _assign(names: frozenset) -> list:
     return [Assign(frozenset(names))] if names else []
-
-
-def _top_level_split(text: str) -> list[str]:
-    """``a = f(x, y), b = 2`` -> ['a = f(x, y)', ' b = 2']: commas outside parentheses."""
-    parts, depth, current = [], 0, ""
-    for char in text:
-        depth += char in "([{"
-        depth -= char in ")]}"
-        if char == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += char
-    return parts + [current]
 
 
 _MEMBER = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
@@ -284,51 +273,61 @@ class IRBuilder:
     def _definitions(self, function: HostFunction) -> dict[str, str]:
         """``const size_t nel = (size_t)rows * cols;`` -> nel: its initializer, for the
         integer locals never assigned again (so an element count spelled ``nel`` in one
-        place and ``rows*cols`` in another is recognized as the same)."""
-        body = self.text(function.body)
+        place and ``rows*cols`` in another is recognized as the same). From the AST's
+        mentions (``VarUse``): a declarator of integer type with an initializer whose name
+        nothing else in the function declares, assigns, steps or takes the address of (a
+        name declared twice, in any scopes, is neither's)."""
+        uses = self.model.in_function("var_uses", function.name)
+        writes = Counter(u.name for u in uses if u.role in VALUE_ROLES or u.role == "declare")
         out = {}
-        for stmt in function.body.walk():
-            match = _DECLARATION.match(self.text(stmt)) if stmt.kind == "decl" else None
-            if match is None:
+        for use in uses:
+            if use.role != "init" or not use.integer or use.pointer or \
+                    writes[use.name] != 1 or use.value is None:
                 continue
-            rest = body.replace(self.text(stmt), "", 1)
-            for declarator in _top_level_split(match.group(1)):
-                found = _DECLARATOR.match(declarator)
-                if found is None:
-                    continue
-                name = found.group(1)
-                if not assigned_in(name, rest) and name not in out:
-                    value = found.group(2).strip()
-                    out[name] = self._member_value(function, stmt, value) or value
+            value = use.value.text.strip()
+            decl = self._declaration_of(function, use.span) if _MEMBER.match(value) else None
+            out[use.name] = (decl is not None and
+                             self._member_value(function, decl, value)) or value
         return out
+
+    @staticmethod
+    def _declaration_of(function: HostFunction, span) -> Stmt | None:
+        """The declaration among the function's top-level statements that holds ``span``."""
+        for stmt in function.body.children:
+            if stmt.kind == "decl" and stmt.span.start <= span.start < stmt.span.end:
+                return stmt
+        return None
 
     def _member_value(self, function: HostFunction, decl: Stmt, member: str) -> str | None:
         """For ``const int n = p.n;`` after ``p.n = np;`` in the same straight-line block:
         ``np``, when nothing between the two can change ``p`` (no ``&p``, ``p`` not passed
-        to a call, ``p.n`` not assigned again) and ``np`` is not assigned after it. That is
-        how struct-of-arrays codes pull sizes into locals."""
-        if not _MEMBER.match(member):
-            return None
+        to a call or assigned whole, ``p.n`` not written again) and ``np`` is not assigned
+        after it. That is how struct-of-arrays codes pull sizes into locals. From the AST
+        (``VarUse`` of ``p``, ``MemberWrite`` of ``p.n``)."""
+        path = member.split(".")
         siblings = list(function.body.children)
-        if decl not in siblings:
+        if len(path) != 2 or decl not in siblings:
             return None
-        root = member.split(".")[0]
-        escapes = re.compile(rf"&\s*{root}\b|\b{root}\s*[,)]|{re.escape(member)}\s*=[^=]")
-        assign = re.compile(rf"^\s*{re.escape(member)}\s*=\s*([^;=][^;]*?)\s*;?\s*$", re.S)
+        root, field_name = path
+        uses = self.model.in_function("var_uses", function.name)
+        writes = [w for w in self.model.member_writes if w.function == function.name and
+                  w.base == root and w.member == field_name]
         for index in range(siblings.index(decl) - 1, -1, -1):
-            text = self.text(siblings[index])
-            found = assign.match(text) if siblings[index].kind == "expr" else None
-            if found is None:
-                if escapes.search(text):
+            sibling = siblings[index].span
+            mine = [w for w in writes if _holds(sibling, w.span)]
+            if siblings[index].kind == "expr" and len(mine) == 1 and \
+                    mine[0].value is not None and \
+                    (mine[0].extent.start, mine[0].extent.end) == (sibling.start, sibling.end):
+                value = mine[0].value.text.strip()
+                names = set(re.findall(r"[A-Za-z_]\w*", value))
+                if "(" in value or any(
+                        u.name in names and u.span.start >= sibling.end and
+                        (u.role in VALUE_ROLES or u.role == "declare") for u in uses):
                     return None
-                continue
-            value = found.group(1).strip()
-            after = self.source[siblings[index].span.end:function.body.span.end].decode(
-                "utf-8", "replace")
-            names = set(re.findall(r"[A-Za-z_]\w*", value))
-            if "(" in value or any(assigned_in(v, after) for v in names):
+                return value
+            if mine or any(u.name == root and _holds(sibling, u.span) and
+                           u.role in ("address", "argument", "assign") for u in uses):
                 return None
-            return value
         return None
 
     # --- statements ---------------------------------------------------------------------

@@ -216,6 +216,12 @@ def _writes_first(stmt: Stmt, refs: list[ArrayRef], text) -> str:
     return _READS if any(r.reads for r in inside) else _NEITHER
 
 
+def writes_first(stmt: Stmt, refs: list[ArrayRef], text) -> bool:
+    """Whether every path through ``stmt`` writes the array of ``refs`` (all with the same
+    subscripts) before reading it (:func:`_writes_first`)."""
+    return _writes_first(stmt, refs, text) == _WRITES
+
+
 def write_extent(kernel: Stmt, ref: ArrayRef, text) -> str | None:
     """``[lo:len]`` holding every element a kernel's write ``a[f(i, j)]`` may touch: ``f``
     affine in the counters of the counting loops around it (non-negative coefficients), its

@@ -23,6 +23,10 @@ member; :func:`agreed_count` proves the agreement instead:
   allocating call after it) must equal ``C`` evaluated at the function's end, as
   polynomials. Other names the evaluation uses must not be written after their first
   use; a ``return`` or ``goto`` after the allocation other than the final ``return`` refuses.
+
+Which statement writes what comes from the AST (``VarUse`` of the owner, ``MemberWrite``
+with the owner as base), not from the statements' text: a write inside a macro's expansion
+is seen where the macro is used, and one spelled in a comment or a string is none.
 """
 
 from __future__ import annotations
@@ -32,10 +36,10 @@ import re
 from s2s.analysis.omp.state import norm_text
 from s2s.analysis.polynomial import NotPoly, poly, render
 from s2s.model import Stmt, TranslationUnit
+from s2s.model.host_facts import VALUE_ROLES
 
 _MEMBER = re.compile(r"([A-Za-z_]\w*)(\.|->)([A-Za-z_]\w*)")
 _WORD = re.compile(r"(?<![\w.>])([A-Za-z_]\w*)")
-_ASSIGN = r"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)"
 _OUT_PARAM = re.compile(r"\*\s*\(\s*&\s*([A-Za-z_]\w*)\s*(\.|->)\s*([A-Za-z_]\w*)\s*\)")
 
 
@@ -43,11 +47,9 @@ class _Refused(Exception):
     """The agreement cannot be proved."""
 
 
-def agreed_count(model: TranslationUnit, source: bytes, root: str, sep: str,
-                 member: str) -> str | None:
+def agreed_count(model: TranslationUnit, root: str, sep: str, member: str) -> str | None:
     """The count of ``root<sep>member``'s storage, written in ``root``'s terms, that every
     allocation of the member agrees on (module doc); None when that is not proved."""
-    text = source.decode("utf-8", "replace")
     allocations = [(a, found) for a in model.allocations
                    if (found := _MEMBER.fullmatch(norm_text(a.name))) and found.group(3) == member]
     if not allocations or any(a.count is None or a.function is None for a, _ in allocations):
@@ -66,7 +68,7 @@ def agreed_count(model: TranslationUnit, source: bytes, root: str, sep: str,
         try:
             for allocation, found in allocations:
                 function = functions[allocation.function]
-                _agrees(text, function, allocation, found.group(1), found.group(2),
+                _agrees(model, function, allocation, found.group(1), found.group(2),
                         _moved(candidate, owner, found.group(1), found.group(2)))
         except (_Refused, NotPoly):
             continue
@@ -127,11 +129,13 @@ def written_only_in(model: TranslationUnit, field: str, functions: set) -> bool:
                if write.member == field)
 
 
-def _agrees(text: str, function, allocation, owner: str, sep: str, target: str) -> None:
+def _agrees(model: TranslationUnit, function, allocation, owner: str, sep: str,
+            target: str) -> None:
     """Raise :class:`_Refused` unless ``allocation``'s count equals ``target`` (both in
     ``owner``'s terms) at the end of ``function`` (module doc)."""
     body = function.body
     statements = list(body.children) if body.kind == "block" else [body]
+    facts = _Facts(model, function.name, owner, sep)
     env: dict[str, str] = {}
     epoch = [0]
     used: dict[str, int] = {}
@@ -156,7 +160,6 @@ def _agrees(text: str, function, allocation, owner: str, sep: str, target: str) 
         return expression
 
     for index, stmt in enumerate(statements):
-        piece = text[stmt.span.start:stmt.span.end]
         holds = stmt.span.start <= allocation.span.start < stmt.span.end
         if holds:
             placed = index
@@ -165,7 +168,7 @@ def _agrees(text: str, function, allocation, owner: str, sep: str, target: str) 
                 any(s.kind == "goto" for s in stmt.walk()) or
                 any(s.kind == "return" for s in stmt.walk()) and index != len(statements) - 1):
             raise _Refused
-        _step(piece, stmt, owner, sep, member, env, epoch, index, value)
+        _step(facts, stmt, env, epoch, index, value)
         if holds:
             saved, env_after = env, dict(env)
             env = before
@@ -177,14 +180,10 @@ def _agrees(text: str, function, allocation, owner: str, sep: str, target: str) 
         raise _Refused
     at_end = value(target, len(statements))
     named = set(_WORD.findall(at_allocation + " " + at_end))
-    for name, first in used.items():
-        if name not in named:
-            continue
-        later = "".join(text[s.span.start:s.span.end] for s in statements[first:])
-        if re.search(rf"(?<![\w.>]){re.escape(name)}\b(?:\s*(?:\.|->)\s*\w+|\s*\[[^]]*\])*"
-                     rf"{_ASSIGN}|(?:\+\+|--|&)\s*{re.escape(name)}\b|"
-                     rf"(?<![\w.>]){re.escape(name)}\s*(?:\+\+|--)", later):
-            raise _Refused
+    if any(name in named and first < len(statements) and
+           facts.written_from(name, statements[first].span.start)
+           for name, first in used.items()):
+        raise _Refused
     if render(poly(at_allocation)) != render(poly(at_end)):
         raise _Refused
 
@@ -193,21 +192,53 @@ def _initial(field: str, epoch: int) -> str:
     return f"s2s_{epoch}_{field}"
 
 
-def _step(piece: str, stmt: Stmt, owner: str, sep: str, member: str, env: dict,
-          epoch: list, index: int, value) -> None:
-    """Apply one top-level statement's writes of the owner's members to ``env``."""
-    whole = re.search(rf"(?<![\w.>])&\s*{re.escape(owner)}\b(?!\s*(?:\.|->))|"
-                      rf"(?<![\w.>]){re.escape(owner)}\s*{_ASSIGN}", piece)
-    if whole or sep == "->" and re.search(rf"[(,]\s*{re.escape(owner)}\s*[,)]", piece):
+class _Facts:
+    """The allocating function's mentions of variables and writes of the owner's members,
+    from the AST (``VarUse``, ``MemberWrite``), for :func:`_step`."""
+
+    def __init__(self, model: TranslationUnit, function: str, owner: str, sep: str):
+        self.uses = model.in_function("var_uses", function)
+        self.owner = owner
+        self.writes = [w for w in model.member_writes
+                       if w.function == function and w.base == owner]
+        #: roles of a mention of the owner that may change all its members (``&SD``,
+        #: ``SD = ...``; a pointer owner handed to a call, which may write through it)
+        self.whole = VALUE_ROLES | ({"argument"} if sep == "->" else set())
+        self.member_writes = model.member_writes
+        self.function = function
+
+    def owner_written(self, stmt: Stmt) -> bool:
+        return any(u.name == self.owner and u.role in self.whole and _inside(u.span, stmt.span)
+                   for u in self.uses)
+
+    def member_writes_in(self, stmt: Stmt) -> list:
+        return [w for w in self.writes if _inside(w.span, stmt.span)]
+
+    def written_from(self, name: str, offset: int) -> bool:
+        """Whether the variable ``name``, one of its elements or one of its members may be
+        given a value at or after ``offset`` in the function."""
+        later = [u for u in self.uses if u.name == name and u.span.start >= offset]
+        return any(u.role in VALUE_ROLES or u.element in VALUE_ROLES for u in later) or \
+            any(w.function == self.function and w.base == name and w.span.start >= offset
+                for w in self.member_writes)
+
+
+def _inside(span, outer) -> bool:
+    return span.file == outer.file and outer.start <= span.start < outer.end
+
+
+def _step(facts: _Facts, stmt: Stmt, env: dict, epoch: list, index: int, value) -> None:
+    """Apply one top-level statement's writes of the owner's members to ``env``: a whole
+    write of the owner forgets every member; ``o.f = e;`` as the whole statement gives
+    ``f`` the value of ``e``; any other write of ``o.f`` a fresh unknown."""
+    if facts.owner_written(stmt):
         env.clear()
         epoch[0] = index + 1
         return
-    simple = re.fullmatch(rf"\s*{member}\s*=(?!=)\s*(.*?)\s*;?\s*", piece, re.S)
-    if stmt.kind == "expr" and simple and not re.search(
-            rf"{member}\s*{_ASSIGN}|(?:\+\+|--|&)\s*{member}", simple.group(2)):
-        env[simple.group(1)] = value(simple.group(2), index)
+    writes = facts.member_writes_in(stmt)
+    if stmt.kind == "expr" and len(writes) == 1 and writes[0].value is not None and \
+            (writes[0].extent.start, writes[0].extent.end) == (stmt.span.start, stmt.span.end):
+        env[writes[0].member] = value(writes[0].value.text, index)
         return
-    for write in re.finditer(rf"(?<![\w.>]){member}(?:{_ASSIGN}|\s*(?:\+\+|--))|"
-                             rf"(?:\+\+|--|&)\s*{member}", piece):
-        field = write.group(1) or write.group(2)
-        env[field] = f"s2s_w{index}_{field}"
+    for write in writes:
+        env[write.member] = f"s2s_w{index}_{write.member}"

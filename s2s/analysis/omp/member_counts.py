@@ -89,7 +89,7 @@ def member_section(model: TranslationUnit, source: bytes, label: str,
     if path is None:
         return None
     count = member_count(model, source, path.group(1), path.group(2), path.group(3), at) or \
-        agreed_count(model, source, path.group(1), path.group(2), path.group(3))
+        agreed_count(model, path.group(1), path.group(2), path.group(3))
     return None if count is None else f"[0:{count}]"
 
 
@@ -166,23 +166,32 @@ def _written_after(model: TranslationUnit, function: str, names: set[str], offse
                            for u in uses)
 
 
-def companion_members(kernel_text: str, root: str, sep: str, mapped: set[str]
-                      ) -> list[str] | str:
-    """The other members of ``root`` the kernel uses (``SD.max_num_nucs`` beside the mapped
-    ``SD.concs[0:...]``), each to be mapped ``to``: once a member section of a struct is
-    mapped, the construct maps the struct itself member by member, and a member no clause
-    names is not copied (the device reads garbage; XSBench names ``map(to:
-    SD.max_num_nucs)`` for that reason). A string saying why when the kernel writes one."""
-    found = []
-    pattern = rf"(?<![\w.>]){re.escape(root)}\s*{re.escape(sep)}\s*([A-Za-z_]\w*)"
-    for match in re.finditer(pattern, kernel_text):
-        name = match.group(1)
-        if name in mapped or f"{root}{sep}{name}" in found:
+def companion_members(model: TranslationUnit, function: str | None, span, root: str,
+                      sep: str, mapped: set[str]) -> list[str] | str:
+    """The other members of ``root`` the kernel at ``span`` (in ``function``) uses
+    (``SD.max_num_nucs`` beside the mapped ``SD.concs[0:...]``), each to be mapped ``to``:
+    once a member section of a struct is mapped, the construct maps the struct itself member
+    by member, and a member no clause names is not copied (the device reads garbage;
+    XSBench names ``map(to: SD.max_num_nucs)`` for that reason). A string saying why when
+    the kernel writes one. The uses are the AST's (``VarUse.field`` of ``root``'s member
+    mentions, ``root`` reached through ``->`` when it is a pointer), the writes its member
+    writes (``MemberWrite``): a member named in a comment or a string is none, one reached
+    through a macro's expansion is one."""
+    arrow = sep == "->"
+    uses = [u for u in model.in_function("var_uses", function) if u.name == root and
+            u.role == "member" and u.pointer == arrow and _inside(u.span, span)]
+    written = {w.member: w for w in model.member_writes if w.function == function and
+               w.base == root and _inside(w.span, span)}
+    found: list[str] = []
+    for use in sorted(uses, key=lambda u: u.span.start):
+        path = f"{root}{sep}{use.field}"
+        if use.field in mapped or path in found:
             continue
-        after = kernel_text[match.end():]
-        before = kernel_text[:match.start()].rstrip()
-        if re.match(r"\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)", after) or \
-                before.endswith(("++", "--", "&")) and not before.endswith("&&"):
-            return f"the kernel writes '{root}{sep}{name}' (or takes its address)"
-        found.append(f"{root}{sep}{name}")
+        if use.field in written:
+            return f"the kernel writes '{path}' (or takes its address)"
+        found.append(path)
     return found
+
+
+def _inside(inner, outer) -> bool:
+    return inner.file == outer.file and outer.start <= inner.start and inner.end <= outer.end

@@ -42,13 +42,14 @@ from s2s.analysis.omp.arrays import (
     vector_handles,
 )
 from s2s.analysis.omp.callee_maps import callee_mappings
+from s2s.analysis.omp.changes import Scope, changing_term
 from s2s.analysis.omp.flow import Interpreter
 from s2s.analysis.omp.global_entries import entry_only_functions, global_entries
 from s2s.analysis.omp.guards import (
     directive_chain,
     drop_changing_counts,
     offset_alias,
-    region_texts,
+    region_scope,
     unknown_storage,
 )
 from s2s.analysis.omp.ir import FunctionIR, IRBuilder, Node
@@ -70,7 +71,6 @@ from s2s.analysis.omp.region import (
     region_tail,
     root_functions,
 )
-from s2s.analysis.omp.sections import changing_term
 from s2s.analysis.omp.sizes import (
     array_sections,
     class_members,
@@ -249,7 +249,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
             del skipped[label]
     text = source_texts(source)
     vectors = vector_labels(model, function, lengths)
-    drop_changing_counts(lengths, skipped, nodes, irs, text, vectors)
+    drop_changing_counts(model, lengths, skipped, nodes, irs, vectors)
     pointer_arrays = pointer_array_maps(model, source, function.name, lengths, skipped, start)
     unmapped = sorted(label for label in set(skipped) |
                       (survey.device_labels - set(lengths) - elsewhere)
@@ -284,19 +284,20 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
                 f"region would span ({', '.join(fresh)}): each target region maps its own"))
         return None
     tail = region_tail(model, irs, function, block, nodes, tracked, source) if extend else []
-    if any(changing_term(lengths[label], "\n".join(text(n.stmt) for n in tail), [])
-           for label in tracked):
+    ending = Scope(function.name, tuple(n.stmt.span for n in tail if n.stmt is not None))
+    if any(changing_term(model, lengths[label], ending) for label in tracked):
         tail = []  # the exit copies would name other elements
     if tail:
         nodes = nodes + tail
         end = nodes[-1].stmt.span.end
     live = live_after(model, function, start, end, tracked)
     swapped = reassigned(nodes, tracked)
-    texts = region_texts(nodes, irs, text)
-    hulls = device_hulls(ir, nodes, tracked, survey.device_uses, text, bool(swapped), texts)
+    scope = region_scope(nodes, irs)
+    hulls = device_hulls(model, ir, nodes, tracked, survey.device_uses, text, bool(swapped),
+                         scope)
     hulls = {label: hull for label, hull in hulls.items() if label not in pointer_arrays}
     ignored, written = host_outside({k: v for k, v in hulls.items() if k not in exact},
-                                    ir, nodes, text, texts)
+                                    model, ir, nodes, text, scope)
     solver = Solver(model, irs, function, nodes, tracked, lengths, locals_of, frame, source,
                     tracked if swapped else frozenset(), ignored, branches)
     seed: set[str] = set()

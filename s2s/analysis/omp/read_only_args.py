@@ -9,58 +9,45 @@ function). When the callee is a function of the program and its parameter is use
 reaches nothing but member reads and the member writes ``omp.sections.changing_term`` already
 looks for in every called function (``m->N = ...``): the call leaves ``mesh`` as it was.
 
-:func:`without_read_only_addresses` gives the region's text with those ``&mesh`` arguments
-written ``mesh`` (an argument ``changing_term`` then reads as a use, not an address taken),
-only for a name all of whose addresses in the region go to such calls.
+:func:`read_only_addresses` gives the ``&mesh`` mentions among the region's statements that
+``changing_term`` then takes for no change (from the AST's mentions: ``VarUse`` role
+``address`` as the argument of a call), only for a name all of whose addresses in the region
+go to such calls.
 """
 
 from __future__ import annotations
 
-import re
-
-from s2s.analysis.omp.ir import CallEvent, Node
-
-_ADDRESS = re.compile(r"&\s*([A-Za-z_]\w*)\Z")
-_NOT_CODE = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'", re.S)
+from s2s.model import TranslationUnit
 
 
-def without_read_only_addresses(region: str, nodes: list[Node], irs, text) -> str:
-    """``region`` with ``&s`` written ``s`` where every address of ``s`` it takes is an
-    argument of a call whose parameter only reads members (module doc)."""
-    verified: dict[str, int] = {}
+def read_only_addresses(model: TranslationUnit, scope) -> frozenset[int]:
+    """The starts of the ``&s`` mentions in ``scope``'s statements (omp.changes.Scope) for
+    names every address of which there is an argument of a call of the program whose
+    parameter only reads members (module doc)."""
+    verified: dict[str, list[int]] = {}
     refused: set[str] = set()
-    for top in nodes:
-        for node in top.walk():
-            for event in node.events + node.cond + node.step:
-                if not isinstance(event, CallEvent) or event.indirect:
-                    continue
-                for k, arg in enumerate(event.args):
-                    found = _ADDRESS.match(arg.strip())
-                    if found is None:
-                        continue
-                    name = found.group(1)
-                    if _reads_members_only(irs, event.callee, k, text):
-                        verified[name] = verified.get(name, 0) + 1
-                    else:
-                        refused.add(name)
-    code = _NOT_CODE.sub(" ", region)
-    for name, count in verified.items():
-        pattern = re.compile(rf"(?<!&)&(?!&)\s*{re.escape(name)}\b")
-        if name in refused or len(pattern.findall(code)) != count:
+    for use in model.in_function("var_uses", scope.function):
+        if use.role != "address" or not scope.holds(use.span):
             continue
-        region = pattern.sub(name, region)
-    return region
+        if use.call is not None and use.position is not None and \
+                _reads_members_only(model, use.call, use.position):
+            verified.setdefault(use.name, []).append(use.span.start)
+        else:
+            refused.add(use.name)
+    return frozenset(start for name, starts in verified.items() if name not in refused
+                     for start in starts)
 
 
-def _reads_members_only(irs, callee: str, index: int, text) -> bool:
+def _reads_members_only(model: TranslationUnit, callee: str, index: int) -> bool:
     """Whether parameter ``index`` of ``callee`` appears in its body only as ``p->field``
     (assignments to such members are changing_term's to find)."""
-    ir = irs.get(callee)
-    if ir is None or ir.function.body is None or index >= len(ir.function.params):
+    function = next((f for f in model.functions if f.name == callee and f.body is not None),
+                    None)
+    if function is None or index >= len(function.params):
         return False
-    param = ir.function.params[index].name
-    if not param:
+    param = function.params[index].name
+    uses = model.in_function("var_uses", callee)
+    if not param or not uses:
         return False
-    body = _NOT_CODE.sub(" ", text(ir.function.body))
-    uses = list(re.finditer(rf"(?<![\w.>]){re.escape(param)}\b", body))
-    return all(re.match(r"\s*->\s*[A-Za-z_]\w*", body[m.end():]) for m in uses)
+    return all(u.role == "member" and u.pointer for u in uses
+               if u.name == param and u.local)

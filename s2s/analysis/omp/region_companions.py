@@ -13,8 +13,6 @@ region's function, refuses the region: the safety net then maps each construct.
 
 from __future__ import annotations
 
-import re
-
 from s2s.analysis.omp.arrays import MappedArray
 from s2s.analysis.omp.member_counts import MEMBER, companion_members
 from s2s.analysis.omp.state import norm_text
@@ -35,22 +33,15 @@ def region_companions(model, source: bytes, region) -> tuple[list[MappedArray], 
         if not directive.is_target_region or directive.function != region.function or \
                 directive.stmt_span is None:
             continue
-        text = _text(source, directive.stmt_span)
         for (root, sep), members in mapped.items():
-            found = companion_members(text, root, sep, members)
+            found = companion_members(model, region.function, directive.stmt_span, root, sep,
+                                      members)
             if isinstance(found, str):
                 return [], found
             out += [path for path in found if path not in out]
-    function = model.function(region.function)
-    host = _text(source, function.span) if function is not None else ""
     for path in out:
         root, sep, member = MEMBER.fullmatch(path).groups()
-        access = rf"(?<![\w.>]){re.escape(root)}\s*{re.escape(sep)}\s*{re.escape(member)}\b"
-        if re.search(rf"{access}\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|{access}\s*(?:\+\+|--)|"
-                     rf"(?:\+\+|--|&)\s*{access}", host):
+        if any(w.function == region.function and w.base == root and w.member == member
+               for w in model.member_writes):
             return [], f"the host writes '{path}', which the device reads beside the arrays"
     return [MappedArray(path, "", "to", "release") for path in out], None
-
-
-def _text(source: bytes, span) -> str:
-    return source[span.start:span.end].decode("utf-8", "replace")

@@ -22,7 +22,6 @@ from s2s.analysis.polynomial import (
     Poly,
     add,
     assigned_in,
-    declared_names,
     poly,
     render,
     scale,
@@ -80,30 +79,6 @@ def host_sections(anchors: list[Node], name: str, text, limit: int = 6,
         length = add(add(high, scale(low, -1)), {(): 1})
         out.append(f"[{render(low)}:{render(length)}]")
     return out
-
-
-def changing_term(section: str, region: str, callees: list[tuple[str, frozenset]]
-                  ) -> str | None:
-    """The first variable or member path of ``section`` that the statements ``region`` or
-    the functions they call may assign (or take the address of), or None. ``callees`` holds
-    (body text, names local to it: parameters and declarations) per called function: a
-    callee's own ``m++`` is not the caller's ``m``. A data region's map clause is evaluated
-    where it opens, its updates later: both name the same elements only while these stay
-    unchanged."""
-    for term in re.findall(r"(?<![\w.>])[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*", section):
-        parts = re.split(r"\s*(?:\.|->)\s*", term)
-        if assigned_in(parts[0], region, declarations=False) or \
-                parts[0] in declared_names(region) or \
-                any(parts[0] not in local and assigned_in(parts[0], body, declarations=False)
-                    for body, local in callees):
-            return term
-        member = re.escape(parts[-1])
-        if len(parts) > 1 and any(re.search(
-                rf"(?:\.|->)\s*{member}\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)|"
-                rf"(?:\+\+|--|&)\s*[\w.>-]*(?:\.|->)\s*{member}\b", t)
-                for t in [region] + [body for body, _ in callees]):
-            return term
-    return None
 
 
 def _root(name: str) -> str:

@@ -102,8 +102,10 @@ def meet(*states: State | None) -> State | None:
         for name in _differing(out.pristine, other.pristine):
             out.pristine[name] = out.pristine.get(name, True) and other.pristine.get(name, True)
         for label in _differing(out.cover, other.cover):
-            out.cover[label] = meet_cover(out.cover.get(label, frozenset()),
-                                          other.cover.get(label, frozenset()))
+            mine, theirs = out.cover.get(label, frozenset()), other.cover.get(label, frozenset())
+            # (a nest pattern names one exact set: only the same pattern on both paths holds)
+            out.cover[label] = mine & theirs if label.endswith(NEST) else \
+                meet_cover(mine, theirs)
     return out
 
 
@@ -116,6 +118,10 @@ def _differing(mine: dict, theirs: dict) -> list:
     out = list(mine.keys() ^ theirs.keys())
     out += [name for name, value in theirs.items() if name in mine and mine[name] != value]
     return out
+
+
+#: the suffix of a ``State.cover`` key holding a label's nest patterns (omp.nest_cover)
+NEST = "#nest"
 
 
 def meet_cover(mine: frozenset, theirs: frozenset) -> frozenset:

@@ -34,21 +34,23 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from s2s.analysis.omp.changes import Scope, changing_term
 from s2s.analysis.omp.ir import Access, Copy, FunctionIR, Node
 from s2s.analysis.omp.loops import write_extent
 from s2s.analysis.omp.place import PlannedUpdate
-from s2s.analysis.omp.sections import changing_term, ref_range
+from s2s.analysis.omp.sections import ref_range
 from s2s.analysis.polynomial import add, disjoint, hull, intersection, render, scale, within
 
 #: a planned item ``name[lo:len]``: text the planner wrote itself, not the user's C
 _ITEM = re.compile(r"^\s*([A-Za-z_]\w*)\s*(\[.*\])\s*$", re.S)
 
 
-def device_hulls(ir: FunctionIR, nodes: list[Node], tracked: frozenset, device_uses: dict,
-                 text, swapped: bool, texts: tuple) -> dict[str, tuple[frozenset, str]]:
+def device_hulls(model, ir: FunctionIR, nodes: list[Node], tracked: frozenset,
+                 device_uses: dict, text, swapped: bool, scope: Scope
+                 ) -> dict[str, tuple[frozenset, str]]:
     """Per mapped label whose device accesses are all known (module doc): the pointer
-    names its kernels use and the ``[lo:len]`` hull of the elements they touch. ``texts``:
-    the region's text and its callees' (omp.guards.region_texts), where the hull's
+    names its kernels use and the ``[lo:len]`` hull of the elements they touch. ``scope``:
+    the region's statements and its callees (omp.guards.region_scope), where the hull's
     variables must not change."""
     if swapped:
         return {}
@@ -56,7 +58,6 @@ def device_hulls(ir: FunctionIR, nodes: list[Node], tracked: frozenset, device_u
     offsets = _offset_targets(ir.root)
     copied = frozenset(event.target for top in nodes for node in top.walk()
                        for event in node.events if isinstance(event, Copy))
-    region, callees = texts
     hulls = {}
     for label in tracked:
         uses = device_uses.get(label, ())
@@ -66,12 +67,12 @@ def device_hulls(ir: FunctionIR, nodes: list[Node], tracked: frozenset, device_u
                 any(not re.fullmatch(r"[A-Za-z_]\w*", p) for p in pointers):
             continue
         hull = _hull(nodes, pointers, text)
-        if hull is not None and changing_term(hull, region, callees) is None:
+        if hull is not None and changing_term(model, hull, scope) is None:
             hulls[label] = (pointers, hull)
     return hulls
 
 
-def host_outside(hulls: dict, ir: FunctionIR, nodes: list[Node], text, texts: tuple
+def host_outside(hulls: dict, model, ir: FunctionIR, nodes: list[Node], text, scope: Scope
                  ) -> tuple[frozenset, frozenset]:
     """The host accesses of the region (ids of their events) to elements outside their
     array's device hull, and the labels some of them write. The device never touches those
@@ -101,7 +102,7 @@ def host_outside(hulls: dict, ir: FunctionIR, nodes: list[Node], text, texts: tu
                 low, high = found
                 section = f"[{render(low)}:{render(add(add(high, scale(low, -1)), {(): 1}))}]"
                 label = names[event.name]
-                if changing_term(section, *texts) is None and \
+                if changing_term(model, section, scope) is None and \
                         disjoint(section, hulls[label][1]):
                     ignored.add(id(event))
                     if event.writes:

@@ -88,7 +88,8 @@ def _uses_in(tree: HostTree, f: int, function: str, out: list[VarUse]) -> None:
                               variable[2], call, position, local=variable[3],
                               value=_assigned_value(tree, i) if role == "assign" else None,
                               element=_element_role(tree, i) if role == "subscript"
-                              else None, unevaluated=_unevaluated(tree, i)))
+                              else None, unevaluated=_unevaluated(tree, i),
+                              field=_member_name(tree, i) if role == "member" else None))
         elif kind == "VAR_DECL":
             cursor = tree.nodes[i].cursor
             at = cursor.location.offset
@@ -97,7 +98,7 @@ def _uses_in(tree: HostTree, f: int, function: str, out: list[VarUse]) -> None:
             role = "declare" if init is None else "null-init" if _is_null(tree, init) else "init"
             out.append(VarUse(cursor.spelling, role, span, function, at, _is_pointer(cursor),
                               local=True, value=None if init is None else tree.expr(init),
-                              record=_is_record(cursor)))
+                              record=_is_record(cursor), integer=_is_integer(cursor)))
 
 
 def _is_local(cursor) -> bool:
@@ -119,6 +120,14 @@ def _assigned_value(tree: HostTree, i: int):
     if len(kids) != 2 or kids[0] != j or tree.nodes[p].cursor.binary_operator.name != "Assign":
         return None
     return tree.expr(kids[1])
+
+
+def _member_name(tree: HostTree, i: int) -> str:
+    """The member that the member expression whose base is the mention ``i`` reaches."""
+    p = tree.parent[i]
+    while tree.kinds[p] in THROUGH:
+        p = tree.parent[p]
+    return tree.nodes[p].cursor.spelling
 
 
 def _element_role(tree: HostTree, i: int) -> str:
@@ -161,6 +170,15 @@ BUILTIN_KINDS = frozenset({"BOOL", "CHAR_U", "UCHAR", "CHAR16", "CHAR32", "USHOR
                            "ULONG", "ULONGLONG", "UINT128", "CHAR_S", "SCHAR", "WCHAR", "SHORT",
                            "INT", "LONG", "LONGLONG", "INT128", "HALF", "FLOAT", "DOUBLE",
                            "LONGDOUBLE", "FLOAT128", "FLOAT16", "ENUM", "COMPLEX"})
+
+
+#: canonical integer type kinds of a count or an index (not ``char``, ``bool``, enums)
+INTEGER_KINDS = frozenset({"SHORT", "USHORT", "INT", "UINT", "LONG", "ULONG", "LONGLONG",
+                           "ULONGLONG"})
+
+
+def _is_integer(cursor) -> bool:
+    return cursor.type.get_canonical().kind.name in INTEGER_KINDS
 
 
 def _is_pointer(cursor) -> bool:
