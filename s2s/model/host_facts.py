@@ -65,6 +65,8 @@ class VarUse:
     element: str | None = None
     unevaluated: bool = False
     record: bool = False
+    #: an ``assign`` mention whose value is a null pointer constant (``d = 0;``, ``d = NULL;``)
+    null: bool = False
 
 
 @dataclass(frozen=True, slots=True)

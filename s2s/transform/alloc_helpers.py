@@ -28,15 +28,20 @@ import re
 from dataclasses import dataclass
 
 from s2s.analysis.fuse.graph import ERROR_CHECK, REPORTING, SYNC, error_check_helpers
-from s2s.transform.fuse_wrappers import CallSite, unshadowed
+from s2s.transform.fuse_wrappers import (
+    INTEGRAL,
+    CallSite,
+    bound_text,
+    has_effect,
+    parenthesized,
+    statement_end,
+    statement_indent,
+    unshadowed,
+)
 
 #: a helper's other statements may call these (and the file's error-check helpers)
 _CHECKS = ERROR_CHECK | SYNC | REPORTING | {"cudaMalloc"}
 _LITERAL = re.compile(r"\d+[uUlL]*")
-_SIMPLE = re.compile(r"[A-Za-z_]\w*|\"[^\"]*\"")
-_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
-_INTEGRAL = re.compile(r"(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long long|short|"
-                       r"size_t|unsigned|int64_t|int32_t|uint32_t|uint64_t)")
 _JUMPS = frozenset({"return", "goto", "label", "break", "continue", "decl"})
 #: the index a mention of the helper's local pointer has among the bindings
 LOCAL = -1
@@ -136,7 +141,7 @@ def _bindings(function, uses, local, params: dict[str, int], start: int) -> tupl
             bound.append((use.span.start - start, use.span.end - start, LOCAL))
         elif use.name in params:
             param = function.params[params[use.name]]
-            if not param.is_pointer and not _INTEGRAL.fullmatch(param.type.strip()):
+            if not param.is_pointer and not INTEGRAL.fullmatch(param.type.strip()):
                 return (), f"parameter '{param.name}' ({param.type}) is neither integral nor a pointer"
             if use.role not in ("read", "argument"):
                 return (), f"parameter '{param.name}' is changed"
@@ -182,25 +187,19 @@ def _site(source: bytes, stmt, uses, helpers) -> CallSite | None:
             return None
         if stmt.kind == "expr" and source[stmt.span.start:target.span.start].strip():
             return None
-        texts = [a.text.strip() for a in call.args]
-        if any(_EFFECT.search(t) for t in texts):
+        if any(has_effect(a.text.strip()) for a in call.args):
             return None
-    end = stmt.span.end
-    while end < len(source) and source[end:end + 1] in (b" ", b"\t"):
-        end += 1
-    end = end + 1 if source[end:end + 1] == b";" else end
-    if source[end - 1:end] != b";":
+    end, indent = statement_end(source, stmt), statement_indent(source, stmt)
+    if end is None or indent is None:
         return None
-    line_start = source.rfind(b"\n", 0, stmt.span.start) + 1
-    indent = source[line_start:stmt.span.start].decode("utf-8", "surrogateescape")
-    if indent.strip():
-        return None
-    parts = [_declaration(source, stmt, calls)] if stmt.kind == "decl" else []
+    # the helper's local starts null (or undefined): so does the variable it is named as,
+    # also where ``d = helper(n);`` assigns one that held another value
+    parts = [_declaration(source, stmt, calls)] if stmt.kind == "decl" else [f"{targets[0].name} = 0;"]
     for target, call in zip(targets, calls, strict=True):
-        helper = helpers[call.name]
-        args = [a.text.strip() for a in call.args]
-        parts += [_dedented(_bound(text, bound, target.name, args, helper.param_types), own)
-                  .replace("\n", "\n" + indent) for text, bound, own in helper.statements]
+        value = helper_value(target.name, [a.text.strip() for a in call.args],
+                             helpers[call.name].param_types)
+        parts += [_dedented(bound_text(text, bound, value, (";", "}")), own)
+                  .replace("\n", "\n" + indent) for text, bound, own in helpers[call.name].statements]
     return CallSite(calls[0].name, stmt.span.start, end, ("\n" + indent).join(parts), stmt.span.line)
 
 
@@ -216,20 +215,17 @@ def _declaration(source: bytes, stmt, calls) -> str:
     return text if text.endswith(";") else text + ";"
 
 
-def _bound(text: str, bound, target: str, args: list[str], types: tuple[str, ...]) -> str:
-    out, pos = [], 0
-    for start, end, index in bound:
-        out.append(text[pos:start] + (target if index == LOCAL else _argument(args[index], types[index])))
-        pos = end
-    out.append(text[pos:])
-    statement = "".join(out).rstrip()
-    return statement if statement.endswith((";", "}")) else statement + ";"
+def helper_value(target: str, args: list[str], param_types: tuple[str, ...]):
+    """What a mention bound to ``index`` becomes where an allocation helper is inlined
+    (:func:`s2s.transform.fuse_wrappers.bound_text`): its local (:data:`LOCAL`) the caller's
+    variable ``target``, a parameter the call's argument converted to ``param_types``'s."""
+    return lambda index: target if index == LOCAL else _argument(args[index], param_types[index])
 
 
 def _argument(arg: str, param_type: str) -> str:
     """An argument where the helper names its parameter: converted as the call converted it."""
     if "*" in param_type:
-        return arg if _SIMPLE.fullmatch(arg) else f"({arg})"
+        return parenthesized(arg)
     if _LITERAL.fullmatch(arg):
         return arg
     bare = re.sub(r"\bconst\s+", "", param_type).strip()

@@ -46,7 +46,8 @@ _SIMPLE = re.compile(r"[A-Za-z_]\w*|\d+[uUlL]*|\d*\.\d*(?:[eE][-+]?\d+)?[fF]?|\"
 #: an argument with a side effect (``i++``, ``x = y``): not copied into the statements
 _EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
 _INTEGER = re.compile(r"[A-Za-z_]\w*|\d+[uUlL]*")
-_INTEGRAL = re.compile(r"(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long long|short|"
+#: an integral parameter type (bound to a converted argument where inlined)
+INTEGRAL = re.compile(r"(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long long|short|"
                        r"size_t|unsigned|int64_t|int32_t|uint32_t|uint64_t|uint|ulong|ushort)")
 
 
@@ -286,7 +287,7 @@ def _bindings(function, work: Work | None, uses, stmt, what: str) -> tuple[tuple
                 use.position < len(types) and _bare(types[use.position]) != _bare(param.type):
             return (), (f"parameter '{param.name}' ({param.type}) is passed to the kernel's "
                         f"'{types[use.position]}' (a second conversion)")
-        if not whole and not _INTEGRAL.fullmatch(_bare(param.type)):
+        if not whole and not INTEGRAL.fullmatch(_bare(param.type)):
             return (), (f"parameter '{param.name}' ({param.type}) is used outside the "
                         f"{what}'s arguments and is not integral")
         bound.append((use.span.start - stmt.span.start, use.span.end - stmt.span.start, index,
@@ -321,30 +322,51 @@ def _site(source: bytes, stmt, wrappers: dict[str, Wrapper]) -> CallSite | None:
     if (call.span.start, call.span.macro) != (stmt.span.start, None) or \
             len(call.args) != len(wrapper.params):
         return None
-    end = stmt.span.end
-    while end < len(source) and source[end:end + 1] in (b" ", b"\t"):
-        end += 1
-    if source[end:end + 1] != b";":
-        if source[end - 1:end] != b";":
-            return None
-    else:
-        end += 1
-    if any(a.span.macro is not None for a in call.args):
+    end, indent = statement_end(source, stmt), statement_indent(source, stmt)
+    if end is None or indent is None or any(a.span.macro is not None for a in call.args):
         return None
     texts = [a.text.strip() for a in call.args]
-    if any(_EFFECT.search(text) for text in texts):   # evaluated once per mention, or never
+    if any(has_effect(text) for text in texts):
         return None
     for _text, bound in wrapper.statements:
         for _s, _e, index, as_argument in bound:
             if not as_argument and not _INTEGER.fullmatch(texts[index]):
                 return None
-    line_start = source.rfind(b"\n", 0, stmt.span.start) + 1
-    indent = source[line_start:stmt.span.start].decode("utf-8", "surrogateescape")
-    if indent.strip():
-        return None
-    parts = [_bound_text(text, bound, texts) for text, bound in wrapper.statements]
+    parts = [bound_text(text, bound, lambda index: parenthesized(texts[index]))
+             for text, bound in wrapper.statements]
     return CallSite(wrapper.name, stmt.span.start, end, ("\n" + indent).join(parts),
                     stmt.span.line)
+
+
+def statement_end(source: bytes, stmt) -> int | None:
+    """The offset after the ``;`` that ends ``stmt`` (its extent may stop before it, with
+    blanks between), or None where something else follows."""
+    end = stmt.span.end
+    while end < len(source) and source[end:end + 1] in (b" ", b"\t"):
+        end += 1
+    if source[end:end + 1] == b";":
+        return end + 1
+    return end if source[end - 1:end] == b";" else None
+
+
+def statement_indent(source: bytes, stmt) -> str | None:
+    """The blanks before ``stmt`` on its line (the inlined statements' indentation), or None
+    where other text precedes it there."""
+    line_start = source.rfind(b"\n", 0, stmt.span.start) + 1
+    indent = source[line_start:stmt.span.start].decode("utf-8", "surrogateescape")
+    return None if indent.strip() else indent
+
+
+def has_effect(argument: str) -> bool:
+    """An argument with a side effect (``i++``, ``x = y``): it is not copied into inlined
+    statements, where it would be evaluated once per mention, or never."""
+    return _EFFECT.search(argument) is not None
+
+
+def parenthesized(argument: str) -> str:
+    """An argument as it is put where a parameter is named: as is when it is one token,
+    else in parentheses (``n + 1`` for ``n`` in ``n * 4``)."""
+    return argument if _SIMPLE.fullmatch(argument) else f"({argument})"
 
 
 def unshadowed(unit, caller, wrapper: Wrapper, site: CallSite) -> bool:
@@ -357,15 +379,22 @@ def unshadowed(unit, caller, wrapper: Wrapper, site: CallSite) -> bool:
                    for use in unit.in_function("var_uses", caller.name))
 
 
-def _bound_text(text: str, bound, args: list[str]) -> str:
+def bound_text(text: str, bound, value, endings: tuple[str, ...] = (";",)) -> str:
+    """An inlined statement: ``text`` (a wrapper's or helper's statement) with each bound
+    mention (``(start, end, index, ...)``, offsets in ``text``, sorted) replaced by
+    ``value(index)``, the caller's text for that parameter converted as the call converts it
+    (a launch wrapper's argument as written, in parentheses unless one token; an allocation
+    helper's integral argument cast to the parameter's type, its local named as the
+    caller's variable), and a ``;`` added unless it ends with one of ``endings`` (an
+    expression statement's extent may stop before its ``;``; a helper's ``if`` ends with
+    ``}``)."""
     out, pos = [], 0
-    for start, end, index, _argument in bound:
-        arg = args[index]
-        out.append(text[pos:start] + (arg if _SIMPLE.fullmatch(arg) else f"({arg})"))
+    for start, end, index, *_how in bound:
+        out.append(text[pos:start] + value(index))
         pos = end
     out.append(text[pos:])
     statement = "".join(out).rstrip()
-    return statement if statement.endswith(";") else statement + ";"
+    return statement if statement.endswith(endings) else statement + ";"
 
 
 def inlined(source: bytes, sites: list[CallSite]) -> bytes:

@@ -83,11 +83,13 @@ def _uses_in(tree: HostTree, f: int, function: str, out: list[VarUse]) -> None:
                 continue
             call, position = _enclosing_argument(tree, i)
             role = _role(tree, i)
+            value = _assigned_node(tree, i) if role == "assign" else None
             out.append(VarUse(variable[0], role, tree.span(i), function, variable[1],
                               variable[2], call, position, local=variable[3],
-                              value=_assigned_value(tree, i) if role == "assign" else None,
+                              value=None if value is None else tree.expr(value),
                               element=_element_role(tree, i) if role == "subscript"
-                              else None, unevaluated=_unevaluated(tree, i)))
+                              else None, unevaluated=_unevaluated(tree, i),
+                              null=value is not None and _is_null(tree, value)))
         elif kind == "VAR_DECL":
             cursor = tree.nodes[i].cursor
             at = cursor.location.offset
@@ -106,9 +108,9 @@ def _is_local(cursor) -> bool:
     return parent is not None and parent.kind.name in FUNCTION_KINDS | {"LAMBDA_EXPR"}
 
 
-def _assigned_value(tree: HostTree, i: int):
-    """The right side of the plain ``=`` whose left side is the mention ``i`` (casts and
-    parentheses looked through), or None."""
+def _assigned_node(tree: HostTree, i: int) -> int | None:
+    """The right side's node of the plain ``=`` whose left side is the mention ``i`` (casts
+    and parentheses looked through), or None."""
     j, p = i, tree.parent[i]
     while p >= 0 and tree.kinds[p] in THROUGH:
         j, p = p, tree.parent[p]
@@ -117,7 +119,7 @@ def _assigned_value(tree: HostTree, i: int):
     kids = tree.children[p]
     if len(kids) != 2 or kids[0] != j or tree.nodes[p].cursor.binary_operator.name != "Assign":
         return None
-    return tree.expr(kids[1])
+    return kids[1]
 
 
 def _element_role(tree: HostTree, i: int) -> str:
