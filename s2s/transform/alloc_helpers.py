@@ -20,6 +20,14 @@ same in the caller. An integral parameter is bound as a cast of the argument to 
 parameter (a label for the message) as the argument's text. A call is followed only when the
 helper is defined before it, its arguments have no side effects (each is copied once per
 mention) and the caller declares none of the other variables the helper names.
+
+A statement that is a call of a checking macro (``CHECK(cudaMalloc((void **)&p, n *
+sizeof(float)));``) is taken when the macro expands the argument once as written (not
+stringized or pasted: ``VarUse.spelled``, where libclang says each mention is written): the
+inlined statement is the macro call with the mentions replaced in its argument text, which
+the preprocessor expands at the call site as it did in the helper. The macro's own locals
+(``cudaError_t e``) are scoped to it; a call whose arguments name one is not followed. A
+macro that returns or jumps out of the helper is refused.
 """
 
 from __future__ import annotations
@@ -43,6 +51,9 @@ from s2s.transform.fuse_wrappers import (
 _CHECKS = ERROR_CHECK | SYNC | REPORTING | {"cudaMalloc"}
 _LITERAL = re.compile(r"\d+[uUlL]*")
 _JUMPS = frozenset({"return", "goto", "label", "break", "continue", "decl"})
+#: in a statement that is a macro call (``CHECK(cudaMalloc(&p, n))``), the expansion's own
+#: scoped locals and its ``do { } while (0)`` are allowed; a jump out of the helper is not
+_MACRO_JUMPS = frozenset({"return", "goto", "label"})
 #: the index a mention of the helper's local pointer has among the bindings
 LOCAL = -1
 
@@ -61,6 +72,9 @@ class AllocHelper:
     defined_at: int = -1
     #: the helper's definition (for messages)
     span: object = None
+    #: names declared inside its statements (a checking macro's own local): a call whose
+    #: arguments or variable name one of these is not followed (the name would be captured)
+    scoped: frozenset = frozenset()
 
 
 def alloc_helpers(units: list[tuple[object, bytes]], caller_path: str
@@ -100,9 +114,11 @@ def _helper_of(unit, text: bytes, function, allocs, caller_path: str) -> tuple[A
         return None, f"it does not return '{local.name}' as it is"
     checks = error_check_helpers(unit)
     params = {p.name: i for i, p in enumerate(function.params)}
+    scoped = _scoped(uses, body[1:-1])
     statements = []
     for stmt in body[1:-1]:
-        if stmt.span.macro is not None or any(s.kind in _JUMPS for s in stmt.walk()):
+        jumps = _MACRO_JUMPS if stmt.span.macro is not None and stmt.kind != "decl" else _JUMPS
+        if any(s.kind in jumps for s in stmt.walk()):
             return None, f"its statement at line {stmt.span.line} returns, jumps or declares"
         called = {c.name for s in stmt.walk() for c in s.calls}
         if not called <= _CHECKS | checks:
@@ -115,10 +131,20 @@ def _helper_of(unit, text: bytes, function, allocs, caller_path: str) -> tuple[A
     if not any(local.decl == u.decl and u.role == "address" and u.call == "cudaMalloc" and u.position == 0
                for u in uses):
         return None, f"its cudaMalloc does not allocate '{local.name}'"
-    others = frozenset((u.name, u.decl) for u in uses if u.name not in params and u.decl != local.decl)
+    others = frozenset((u.name, u.decl) for u in uses if u.name not in params and
+                       u.decl != local.decl and (u.name, u.decl) not in scoped)
     here = function.span.start if function.span.file == caller_path else -1
     return AllocHelper(function.name, tuple(params), tuple(p.type for p in function.params),
-                       tuple(statements), others, here, function.span), ""
+                       tuple(statements), others, here, function.span,
+                       frozenset(name for name, _decl in scoped)), ""
+
+
+def _scoped(uses, statements) -> frozenset:
+    """(name, declaration) of the variables declared inside the helper's statements: a
+    checking macro's own local (``CHECK``'s ``cudaError_t e = (call);`` in its ``do { }
+    while (0)``), scoped to the statement; no argument put in the statement may name one."""
+    return frozenset((u.name, u.decl) for u in uses if u.role in ("declare", "null-init", "init")
+                     and any(s.span.start <= u.span.start < s.span.end for s in statements))
 
 
 def _dedented(text: str, indent: str) -> str:
@@ -132,20 +158,25 @@ def _bindings(function, uses, local, params: dict[str, int], start: int) -> tupl
     bound = []
     for use in uses:
         mine = use.decl == local.decl or use.name in params
-        if mine and (use.span.macro is not None or use.span.template is not None):
-            return (), f"'{use.name}' is mentioned in a macro's argument"
+        if mine and use.span.template is not None:
+            return (), f"'{use.name}' is mentioned in a template instantiation"
+        if mine and use.span.macro is not None and use.spelled is None:
+            return (), (f"'{use.name}' is mentioned in an argument of macro '{use.span.macro}' "
+                        "that the macro does not forward as written (used more than once, "
+                        "stringized or pasted), or in the macro's own text")
+        at = use.spelled or (use.span.start, use.span.end)
         if use.decl == local.decl:
             if use.role not in ("address", "null-test") or \
                     use.role == "address" and (use.call, use.position) != ("cudaMalloc", 0):
                 return (), f"'{local.name}' is used as more than cudaMalloc's target"
-            bound.append((use.span.start - start, use.span.end - start, LOCAL))
+            bound.append((at[0] - start, at[1] - start, LOCAL))
         elif use.name in params:
             param = function.params[params[use.name]]
             if not param.is_pointer and not INTEGRAL.fullmatch(param.type.strip()):
                 return (), f"parameter '{param.name}' ({param.type}) is neither integral nor a pointer"
             if use.role not in ("read", "argument"):
                 return (), f"parameter '{param.name}' is changed"
-            bound.append((use.span.start - start, use.span.end - start, params[use.name]))
+            bound.append((at[0] - start, at[1] - start, params[use.name]))
     return tuple(sorted(bound)), ""
 
 
@@ -188,6 +219,9 @@ def _site(source: bytes, stmt, uses, helpers) -> CallSite | None:
         if stmt.kind == "expr" and source[stmt.span.start:target.span.start].strip():
             return None
         if any(has_effect(a.text.strip()) for a in call.args):
+            return None
+        named = {target.name} | {u.name for u in inside if call.span.start <= u.span.start < call.span.end}
+        if named & helpers[call.name].scoped:
             return None
     end, indent = statement_end(source, stmt), statement_indent(source, stmt)
     if end is None or indent is None:

@@ -51,75 +51,6 @@ def test_statement_endings_are_kept_or_added():
         "k<<<g, b>>>(a + 1);"
 
 
-NULL_TESTED = """#include <cstdio>
-#include <cstdlib>
-__global__ void axpy(double *y, const double *x, double a, int n)
-{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] += a * x[i]; }
-static double *gpu_doubles(size_t count)
-{
-    double *p = 0;
-    cudaMalloc((void **)&p, count * sizeof(double));
-    if (p == 0) {
-        fprintf(stderr, "no device memory for %lu doubles\\n", (unsigned long)count);
-        exit(2);
-    }
-    return p;
-}
-int main()
-{
-    int n = 1000;
-    double *h_x = (double *)malloc(n * sizeof(double));
-    double *h_y = (double *)malloc(n * sizeof(double));
-    for (int i = 0; i < n; i++) { h_x[i] = i; h_y[i] = 1; }
-    double *d_x, *d_y;
-    d_x = gpu_doubles(n);
-    d_y = gpu_doubles(n);
-    cudaMemcpy(d_x, h_x, n * sizeof(double), cudaMemcpyHostToDevice);
-    cudaMemcpy(d_y, h_y, n * sizeof(double), cudaMemcpyHostToDevice);
-    axpy<<<(n + 127) / 128, 128>>>(d_y, d_x, 2.0, n);
-    cudaMemcpy(h_y, d_y, n * sizeof(double), cudaMemcpyDeviceToHost);
-    printf("%f %f\\n", h_y[0], h_y[n - 1]);
-    cudaFree(d_x);
-    cudaFree(d_y);
-    free(h_x);
-    free(h_y);
-    return 0;
-}
-"""
-
-
-def test_an_assigned_helper_call_starts_its_variable_null(shim_ready, tmp_path):
-    """``d_x = gpu_doubles(n);`` inlined: ``d_x = 0;`` first (the helper's ``p`` starts null
-    and its null test reads it), then the pool's one cudaMalloc; it runs the same."""
-    from s2s.verify.cuda_host import build, run
-
-    path = tmp_path / "prog.cu"
-    path.write_text(NULL_TESTED)
-    result = process_file(str(path), RunOptions(), run_transfers)
-    assert isinstance(result, Success)
-    assert [d.message for d in result.diagnostics if d.severity.name == "WARNING"] == []
-    main = result.change.after.decode().split("int main()")[1]
-    assert "    d_x = 0;\n    cudaMalloc((void **)&s2s_device_pool, s2s_device_bytes);\n" \
-           "    d_x = reinterpret_cast<decltype(d_x)>(s2s_device_pool + s2s_off_h_x);\n" \
-           "    if (d_x == 0) {\n" in main
-    assert "    d_y = 0;\n    d_y = reinterpret_cast<decltype(d_y)>" in main
-    before = run(build(str(path), tmp_path / "before"))
-    after = run(build(str(path), tmp_path / "after", source=result.change.after))
-    assert before.returncode == after.returncode == 0, before.stderr + after.stderr
-    assert before.stdout == after.stdout == "1.000000 1999.000000\n"
-    assert (before.counts["cudaMalloc"], after.counts["cudaMalloc"]) == (2, 1)
-    assert (before.counts["cudaMemcpy"], after.counts["cudaMemcpy"]) == (3, 2)
-
-
-def test_a_null_assignment_after_the_allocation_is_still_refused(load_source):
-    """``d = 0;`` before the buffer's cudaMalloc holds no storage; after it, it drops the
-    buffer's only pointer: that is a reassignment, refused as before."""
-    text = NULL_TESTED.replace("    cudaFree(d_x);\n", "    d_x = 0;\n    cudaFree(d_x);\n")
-    loaded = load_source(text, "prog.cu")
-    said = [d.message for d in run_transfers(loaded).diagnostics if d.severity.name == "WARNING"]
-    assert any("'d_x' is aliased or reassigned" in m for m in said)
-
-
 def test_a_second_run_on_the_pass_output_changes_nothing_and_warns_nothing():
     """helper_alloc_poisson: the first run pools (``d_u = gpu_alloc(n, "u")`` inlined); on its
     output the second run warned "'h_u' is aliased or reassigned" (the pool's slots seen as
@@ -135,3 +66,122 @@ def test_a_second_run_on_the_pass_output_changes_nothing_and_warns_nothing():
     notes = [d.message for d in second.diagnostics if "earlier s2s transfers run" in d.message]
     assert notes == ["'main' holds the pools of an earlier s2s transfers run ('s2s_device_pool'): "
                      "its copies and allocations are planned already; left as it is"]
+
+
+IN_MACRO = """#include <cstdio>
+#include <cstdlib>
+#define CHECK(call) do { cudaError_t e = (call); if (e != cudaSuccess) { \\
+    fprintf(stderr, "%s:%d: %s\\\\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+__global__ void axpy(float *y, const float *x, float a, int n)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] += a * x[i]; }
+static float *device_floats(int n)
+{
+    float *p = NULL;
+    CHECK(cudaMalloc((void **)&p, n * sizeof(float)));
+    if (p == NULL) {
+        fprintf(stderr, "no device memory for %d floats\\n", n);
+        exit(2);
+    }
+    return p;
+}
+int main()
+{
+    int n = 1000;
+    float *h_x = (float *)malloc(n * sizeof(float));
+    float *h_y = (float *)malloc(n * sizeof(float));
+    for (int i = 0; i < n; i++) { h_x[i] = i; h_y[i] = 1; }
+    float *d_x = device_floats(n);
+    float *d_y;
+    d_y = device_floats(n);
+    CHECK(cudaMemcpy(d_x, h_x, n * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d_y, h_y, n * sizeof(float), cudaMemcpyHostToDevice));
+    axpy<<<(n + 127) / 128, 128>>>(d_y, d_x, 2.0f, n);
+    CHECK(cudaMemcpy(h_y, d_y, n * sizeof(float), cudaMemcpyDeviceToHost));
+    printf("%f %f\\n", h_y[0], h_y[n - 1]);
+    cudaFree(d_x);
+    cudaFree(d_y);
+    free(h_x);
+    free(h_y);
+    return 0;
+}
+"""
+
+
+def test_mentions_in_a_forwarded_macro_argument_say_where_they_are_written(load_source):
+    """libclang gives every mention inside ``CHECK(...)`` the macro call's extent; the fact
+    ``spelled`` is where it is written in the call, when the macro expands the argument once
+    as it is; a stringizing macro gives none."""
+    loaded = load_source(IN_MACRO, "prog.cu")
+    source = loaded.source
+    found = {(u.name, u.call): u.spelled for u in loaded.model.in_function("var_uses", "device_floats")
+             if u.span.macro == "CHECK"}
+    start, end = found[("p", "cudaMalloc")]
+    assert source[start:end] == b"p" and source[start - 1:end] == b"&p"
+    start, end = found[("n", "cudaMalloc")]
+    assert source[start:end + 2] == b"n *"
+    assert found[("e", None)] is None                    # the macro's own local
+    stringized = load_source(IN_MACRO.replace("exit(1);", "puts(#call); exit(1);"), "prog.cu")
+    assert all(u.spelled is None for u in stringized.model.var_uses)
+
+
+def test_a_helper_checking_its_cudamalloc_with_a_macro_is_inlined(shim_ready, tmp_path):
+    """``CHECK(cudaMalloc((void **)&p, n * sizeof(float)))`` in the helper: the call's copy
+    at each call site is the macro call with ``p`` and ``n`` replaced in its argument text;
+    the pool's cudaMalloc keeps the CHECK. ``d_y = device_floats(n);`` sets ``d_y = 0;``
+    first (the helper's ``p`` starts null and its null test reads it). It runs the same
+    with one cudaMalloc."""
+    from s2s.verify.cuda_host import build, run
+
+    path = tmp_path / "prog.cu"
+    path.write_text(IN_MACRO)
+    result = process_file(str(path), RunOptions(), run_transfers)
+    assert isinstance(result, Success)
+    assert [d.message for d in result.diagnostics if d.severity.name == "WARNING"] == []
+    main = result.change.after.decode().split("int main()")[1]
+    assert "    float *d_x = 0;\n    CHECK(cudaMalloc((void **)&s2s_device_pool, s2s_device_bytes));\n" \
+           "    d_x = reinterpret_cast<decltype(d_x)>(s2s_device_pool + s2s_off_h_x);\n" \
+           "    if (d_x == NULL) {\n" \
+           "        fprintf(stderr, \"no device memory for %d floats\\n\", ((int)n));\n" in main
+    assert "    d_y = 0;\n    d_y = reinterpret_cast<decltype(d_y)>" in main
+    assert "device_floats(" not in main
+    before = run(build(str(path), tmp_path / "before"))
+    after = run(build(str(path), tmp_path / "after", source=result.change.after))
+    assert before.returncode == after.returncode == 0, before.stderr + after.stderr
+    assert before.stdout == after.stdout == "1.000000 1999.000000\n"
+    assert (before.counts["cudaMalloc"], after.counts["cudaMalloc"]) == (2, 1)
+    assert (before.counts["cudaMemcpy"], after.counts["cudaMemcpy"]) == (3, 2)
+
+
+def test_a_null_assignment_after_the_allocation_is_still_refused(load_source):
+    """``d = 0;`` before the buffer's cudaMalloc holds no storage; after it, it drops the
+    buffer's only pointer: that is a reassignment, refused as before."""
+    text = IN_MACRO.replace("    cudaFree(d_x);\n", "    d_x = 0;\n    cudaFree(d_x);\n")
+    said = [d.message for d in run_transfers(load_source(text, "prog.cu")).diagnostics
+            if d.severity.name == "WARNING"]
+    assert any("'d_x' is aliased or reassigned" in m for m in said)
+
+
+@pytest.mark.parametrize("change, why", [
+    (("exit(1);", "puts(#call); exit(1);"),
+     "'p' is mentioned in an argument of macro 'CHECK' that the macro does not forward as written"),
+    (("cudaError_t e = (call);", "cudaError_t e = (call); if (e) e = (call);"),
+     "its body is more than a pointer's declaration, one cudaMalloc"),   # two in the expansion
+    (("exit(1); } } while (0)", "return NULL; } } while (0)"),
+     "its statement at line 10 returns, jumps or declares"),
+])
+def test_a_macro_that_does_more_than_forward_is_refused_with_the_reason(load_source, change, why):
+    loaded = load_source(IN_MACRO.replace(*change), "prog.cu")
+    output = run_transfers(loaded)
+    said = [d.message for d in output.diagnostics if d.id == "transfers-wrapper"]
+    assert any(why in m for m in said), said
+    assert not output.edits
+
+
+def test_an_argument_named_as_the_macros_own_local_is_not_captured(load_source):
+    """``device_floats(e)`` would put ``e`` into ``cudaError_t e = (cudaMalloc(..., e * 4))``,
+    where it names the macro's local: that call stays as written."""
+    text = IN_MACRO.replace("    int n = 1000;", "    int e = 1000, n = e;").replace(
+        "float *d_x = device_floats(n);", "float *d_x = device_floats(e);")
+    output = run_transfers(load_source(text, "prog.cu"))
+    after = EditSet(output.edits).apply("prog.cu", text.encode()).decode()
+    assert "float *d_x = device_floats(e);" in after and "CHECK(cudaMalloc((void **)&d_x" not in after

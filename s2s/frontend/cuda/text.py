@@ -286,6 +286,34 @@ class Macros:
         open_ = match.start(1)
         return group_end(body, open_) == len(body)
 
+    def forwards_argument(self, call: MacroCall, offset: int) -> bool:
+        """True when the text at ``offset`` is in an argument of ``call`` (no macro call
+        nested in the argument holds it) whose parameter the macro's body names exactly once,
+        neither stringized (``#p``) nor pasted (``##``): the argument's text is then expanded
+        once, as written, and a copy of the call with that text changed means what the
+        changed text means there (``CHECK(cudaMalloc(&p, n))`` with ``p`` renamed)."""
+        definition = self.definition_of(call)
+        if definition is None or definition[0] is None or self.inner_at(offset, call.start):
+            return False
+        params, body = definition
+        text = blank_literals(self.text(call.start, call.end))
+        open_ = text.find("(", len(call.name))
+        if open_ < 0:
+            return False
+        pieces = split_top(text, open_ + 1, group_end(text, open_) - 1)
+        index = next((k for k, (s, e) in enumerate(pieces) if s <= offset - call.start < e), None)
+        if index is None or not params:
+            return False
+        if params[-1].endswith("...") and index >= len(params) - 1:
+            name = params[-1].removesuffix("...") or "__VA_ARGS__"
+        elif index < len(params) and len(pieces) == len(params):
+            name = params[index]
+        else:
+            return False
+        tokens = [m.group(0) for m in _TOKEN.finditer(body)]
+        return tokens.count(name) == 1 and "##" not in body and \
+            not any(t.startswith("#") and t[1:].strip() == name for t in tokens)
+
     def definition_of(self, call: MacroCall):
         """(params or None for an object-like macro, body) of the macro ``call`` expands, defined
         in this file or in a project header; None when neither defines it."""

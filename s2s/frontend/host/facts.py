@@ -20,6 +20,7 @@ import ctypes
 
 from s2s.frontend.core.context import FUNCTION_KINDS, ExtractContext
 from s2s.frontend.core.toolchain import configure_libclang
+from s2s.frontend.cuda.text import Macros, offsets_of
 from s2s.frontend.host.tree import (
     ARRAY_TYPE_KINDS,
     LAUNCH_CONFIG,
@@ -84,12 +85,15 @@ def _uses_in(tree: HostTree, f: int, function: str, out: list[VarUse]) -> None:
             call, position = _enclosing_argument(tree, i)
             role = _role(tree, i)
             value = _assigned_node(tree, i) if role == "assign" else None
-            out.append(VarUse(variable[0], role, tree.span(i), function, variable[1],
+            span = tree.span(i)
+            out.append(VarUse(variable[0], role, span, function, variable[1],
                               variable[2], call, position, local=variable[3],
                               value=None if value is None else tree.expr(value),
                               element=_element_role(tree, i) if role == "subscript"
                               else None, unevaluated=_unevaluated(tree, i),
-                              null=value is not None and _is_null(tree, value)))
+                              null=value is not None and _is_null(tree, value),
+                              spelled=None if span.macro is None else
+                              _spelled(tree, i, span, variable[0])))
         elif kind == "VAR_DECL":
             cursor = tree.nodes[i].cursor
             at = cursor.location.offset
@@ -99,6 +103,21 @@ def _uses_in(tree: HostTree, f: int, function: str, out: list[VarUse]) -> None:
             out.append(VarUse(cursor.spelling, role, span, function, at, _is_pointer(cursor),
                               local=True, value=None if init is None else tree.expr(init),
                               record=_is_record(cursor)))
+
+
+def _spelled(tree: HostTree, i: int, span, name: str) -> tuple[int, int] | None:
+    """Where the mention ``i``, inside the macro call at ``span``, is written in that call's
+    argument (libclang's file location of the reference), when the macro forwards that
+    argument plainly (:meth:`Macros.forwards_argument`); None otherwise."""
+    start = offsets_of(tree.nodes[i].cursor, file_level=True)[0]
+    end = start + len(name.encode())
+    macros = tree.ctx.memo("cuda.macros", Macros)
+    call = macros.call_at(span.start)
+    if call is None or call.start != span.start or \
+            not call.start + len(call.name) < start < end < call.end or \
+            tree.ctx.source[start:end] != name.encode():
+        return None
+    return (start, end) if macros.forwards_argument(call, start) else None
 
 
 def _is_local(cursor) -> bool:
