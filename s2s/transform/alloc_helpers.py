@@ -40,8 +40,10 @@ from s2s.transform.fuse_wrappers import (
     INTEGRAL,
     CallSite,
     bound_text,
+    checking_macro,
     has_effect,
     parenthesized,
+    scoped_names,
     statement_end,
     statement_indent,
     unshadowed,
@@ -51,9 +53,6 @@ from s2s.transform.fuse_wrappers import (
 _CHECKS = ERROR_CHECK | SYNC | REPORTING | {"cudaMalloc"}
 _LITERAL = re.compile(r"\d+[uUlL]*")
 _JUMPS = frozenset({"return", "goto", "label", "break", "continue", "decl"})
-#: in a statement that is a macro call (``CHECK(cudaMalloc(&p, n))``), the expansion's own
-#: scoped locals and its ``do { } while (0)`` are allowed; a jump out of the helper is not
-_MACRO_JUMPS = frozenset({"return", "goto", "label"})
 #: the index a mention of the helper's local pointer has among the bindings
 LOCAL = -1
 
@@ -114,11 +113,10 @@ def _helper_of(unit, text: bytes, function, allocs, caller_path: str) -> tuple[A
         return None, f"it does not return '{local.name}' as it is"
     checks = error_check_helpers(unit)
     params = {p.name: i for i, p in enumerate(function.params)}
-    scoped = _scoped(uses, body[1:-1])
+    scoped = scoped_names(uses, body[1:-1])
     statements = []
     for stmt in body[1:-1]:
-        jumps = _MACRO_JUMPS if stmt.span.macro is not None and stmt.kind != "decl" else _JUMPS
-        if any(s.kind in jumps for s in stmt.walk()):
+        if not checking_macro(stmt) and any(s.kind in _JUMPS for s in stmt.walk()):
             return None, f"its statement at line {stmt.span.line} returns, jumps or declares"
         called = {c.name for s in stmt.walk() for c in s.calls}
         if not called <= _CHECKS | checks:
@@ -137,14 +135,6 @@ def _helper_of(unit, text: bytes, function, allocs, caller_path: str) -> tuple[A
     return AllocHelper(function.name, tuple(params), tuple(p.type for p in function.params),
                        tuple(statements), others, here, function.span,
                        frozenset(name for name, _decl in scoped)), ""
-
-
-def _scoped(uses, statements) -> frozenset:
-    """(name, declaration) of the variables declared inside the helper's statements: a
-    checking macro's own local (``CHECK``'s ``cudaError_t e = (call);`` in its ``do { }
-    while (0)``), scoped to the statement; no argument put in the statement may name one."""
-    return frozenset((u.name, u.decl) for u in uses if u.role in ("declare", "null-init", "init")
-                     and any(s.span.start <= u.span.start < s.span.end for s in statements))
 
 
 def _dedented(text: str, indent: str) -> str:

@@ -84,6 +84,10 @@ static float *device_floats(int n)
     }
     return p;
 }
+static void upload(float *dst, const float *src, int count)
+{
+    CHECK(cudaMemcpy(dst, src, count * sizeof(float), cudaMemcpyHostToDevice));
+}
 int main()
 {
     int n = 1000;
@@ -93,8 +97,8 @@ int main()
     float *d_x = device_floats(n);
     float *d_y;
     d_y = device_floats(n);
-    CHECK(cudaMemcpy(d_x, h_x, n * sizeof(float), cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(d_y, h_y, n * sizeof(float), cudaMemcpyHostToDevice));
+    upload(d_x, h_x, n);
+    upload(d_y, h_y, n);
     axpy<<<(n + 127) / 128, 128>>>(d_y, d_x, 2.0f, n);
     CHECK(cudaMemcpy(h_y, d_y, n * sizeof(float), cudaMemcpyDeviceToHost));
     printf("%f %f\\n", h_y[0], h_y[n - 1]);
@@ -128,8 +132,9 @@ def test_a_helper_checking_its_cudamalloc_with_a_macro_is_inlined(shim_ready, tm
     """``CHECK(cudaMalloc((void **)&p, n * sizeof(float)))`` in the helper: the call's copy
     at each call site is the macro call with ``p`` and ``n`` replaced in its argument text;
     the pool's cudaMalloc keeps the CHECK. ``d_y = device_floats(n);`` sets ``d_y = 0;``
-    first (the helper's ``p`` starts null and its null test reads it). It runs the same
-    with one cudaMalloc."""
+    first (the helper's ``p`` starts null and its null test reads it). The copy wrapper
+    ``upload`` checks its cudaMemcpy with the same macro: its two calls merge into one. It
+    runs the same with one cudaMalloc and one upload."""
     from s2s.verify.cuda_host import build, run
 
     path = tmp_path / "prog.cu"
@@ -143,7 +148,9 @@ def test_a_helper_checking_its_cudamalloc_with_a_macro_is_inlined(shim_ready, tm
            "    if (d_x == NULL) {\n" \
            "        fprintf(stderr, \"no device memory for %d floats\\n\", ((int)n));\n" in main
     assert "    d_y = 0;\n    d_y = reinterpret_cast<decltype(d_y)>" in main
-    assert "device_floats(" not in main
+    assert "device_floats(" not in main and "upload(" not in main
+    assert "    CHECK(cudaMemcpy(d_x, h_x, s2s_off_h_y + (n * sizeof(float)) - s2s_off_h_x, " \
+           "cudaMemcpyHostToDevice));\n" in main
     before = run(build(str(path), tmp_path / "before"))
     after = run(build(str(path), tmp_path / "after", source=result.change.after))
     assert before.returncode == after.returncode == 0, before.stderr + after.stderr
@@ -166,11 +173,13 @@ def test_a_null_assignment_after_the_allocation_is_still_refused(load_source):
      "'p' is mentioned in an argument of macro 'CHECK' that the macro does not forward as written"),
     (("cudaError_t e = (call);", "cudaError_t e = (call); if (e) e = (call);"),
      "its body is more than a pointer's declaration, one cudaMalloc"),   # two in the expansion
-    (("exit(1); } } while (0)", "return NULL; } } while (0)"),
-     "its statement at line 10 returns, jumps or declares"),
+    (("    CHECK(cudaMalloc((void **)&p", "    TRY(cudaMalloc((void **)&p"),     # TRY returns NULL
+     "its statement at line 11 returns, jumps or declares"),
 ])
 def test_a_macro_that_does_more_than_forward_is_refused_with_the_reason(load_source, change, why):
-    loaded = load_source(IN_MACRO.replace(*change), "prog.cu")
+    text = IN_MACRO.replace(*change).replace(
+        "__global__", "#define TRY(call) do { if ((call) != cudaSuccess) return NULL; } while (0)\n__global__", 1)
+    loaded = load_source(text, "prog.cu")
     output = run_transfers(loaded)
     said = [d.message for d in output.diagnostics if d.id == "transfers-wrapper"]
     assert any(why in m for m in said), said
@@ -185,3 +194,12 @@ def test_an_argument_named_as_the_macros_own_local_is_not_captured(load_source):
     output = run_transfers(load_source(text, "prog.cu"))
     after = EditSet(output.edits).apply("prog.cu", text.encode()).decode()
     assert "float *d_x = device_floats(e);" in after and "CHECK(cudaMalloc((void **)&d_x" not in after
+
+
+def test_a_copy_wrapper_behind_a_stringizing_macro_says_why(load_source):
+    text = IN_MACRO.replace("exit(1);", "puts(#call); exit(1);")
+    said = [d.message for d in run_transfers(load_source(text, "prog.cu")).diagnostics
+            if d.id == "transfers-wrapper" and "'upload'" in d.message]
+    assert said == ["the copies of 'upload' (prog.cu:17) are not followed to its calls: parameter "
+                    "'dst' is mentioned in a macro's argument that the macro does not forward as "
+                    "written, or in a template instantiation; they are left as written"]
