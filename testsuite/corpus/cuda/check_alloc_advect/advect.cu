@@ -1,7 +1,7 @@
 // advect.cu -- tracer advection by an upwind scheme. Device arrays come from the helpers of
 // device_arrays.h, whose cudaMalloc sits inside CUDA_CHECK; some are declared with the
-// helper's value, some assigned it later. Legacy cudaThreadSynchronize, fabs without
-// <cmath>, event timing.
+// helper's value, some assigned it later; uploads go through upload_floats (CUDA_CHECK
+// too). Legacy cudaThreadSynchronize, fabs without <cmath>, event timing.
 #include "device_arrays.h"
 
 #define BLOCK 256
@@ -31,8 +31,8 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
     CUDA_CHECK(cudaEventRecord(start, 0));
-    CUDA_CHECK(cudaMemcpy(d_q, h_q, n * sizeof(float), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(d_vel, h_vel, n * sizeof(float), cudaMemcpyHostToDevice));
+    upload_floats(d_q, h_q, n);
+    upload_floats(d_vel, h_vel, n);
     int blocks = (n + BLOCK - 1) / BLOCK;
     mark_inflow<<<blocks, BLOCK>>>(d_inflow, n);
     for (int s = 0; s < steps; s++) {

@@ -1,5 +1,6 @@
-// device_arrays.h -- fresh device arrays for the solver. Each helper checks its cudaMalloc
-// through CUDA_CHECK and stops with the array's name when it got nothing.
+// device_arrays.h -- fresh device arrays for the solver, and uploads into them. Each helper
+// checks its runtime call through CUDA_CHECK; device_floats also stops with the array's name
+// when it got nothing.
 #ifndef DEVICE_ARRAYS_H
 #define DEVICE_ARRAYS_H
 
@@ -21,6 +22,11 @@ static unsigned char *device_mask(size_t cells)
     unsigned char *m;
     CUDA_CHECK(cudaMalloc((void **)&m, cells * sizeof(unsigned char)));
     return m;
+}
+
+static void upload_floats(float *dst, const float *src, int count)
+{
+    CUDA_CHECK(cudaMemcpy(dst, src, count * sizeof(float), cudaMemcpyHostToDevice));
 }
 
 #endif
