@@ -71,6 +71,12 @@ class VarUse:
     record: bool = False
     field: str | None = None
     integer: bool = False
+    #: an ``assign`` mention whose value is a null pointer constant (``d = 0;``, ``d = NULL;``)
+    null: bool = False
+    #: a mention inside a macro call's argument that the macro forwards plainly (expanded
+    #: once, not stringized or pasted): the byte offsets where it is written in the call
+    #: (its ``span`` is the whole call's); None elsewhere
+    spelled: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)

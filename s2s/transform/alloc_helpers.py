@@ -20,6 +20,14 @@ same in the caller. An integral parameter is bound as a cast of the argument to 
 parameter (a label for the message) as the argument's text. A call is followed only when the
 helper is defined before it, its arguments have no side effects (each is copied once per
 mention) and the caller declares none of the other variables the helper names.
+
+A statement that is a call of a checking macro (``CHECK(cudaMalloc((void **)&p, n *
+sizeof(float)));``) is taken when the macro expands the argument once as written (not
+stringized or pasted: ``VarUse.spelled``, where libclang says each mention is written): the
+inlined statement is the macro call with the mentions replaced in its argument text, which
+the preprocessor expands at the call site as it did in the helper. The macro's own locals
+(``cudaError_t e``) are scoped to it; a call whose arguments name one is not followed. A
+macro that returns or jumps out of the helper is refused.
 """
 
 from __future__ import annotations
@@ -28,15 +36,22 @@ import re
 from dataclasses import dataclass
 
 from s2s.analysis.fuse.graph import ERROR_CHECK, REPORTING, SYNC, error_check_helpers
-from s2s.transform.fuse_wrappers import CallSite, unshadowed
+from s2s.transform.fuse_wrappers import (
+    INTEGRAL,
+    CallSite,
+    bound_text,
+    checking_macro,
+    has_effect,
+    parenthesized,
+    scoped_names,
+    statement_end,
+    statement_indent,
+    unshadowed,
+)
 
 #: a helper's other statements may call these (and the file's error-check helpers)
 _CHECKS = ERROR_CHECK | SYNC | REPORTING | {"cudaMalloc"}
 _LITERAL = re.compile(r"\d+[uUlL]*")
-_SIMPLE = re.compile(r"[A-Za-z_]\w*|\"[^\"]*\"")
-_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
-_INTEGRAL = re.compile(r"(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long long|short|"
-                       r"size_t|unsigned|int64_t|int32_t|uint32_t|uint64_t)")
 _JUMPS = frozenset({"return", "goto", "label", "break", "continue", "decl"})
 #: the index a mention of the helper's local pointer has among the bindings
 LOCAL = -1
@@ -56,6 +71,9 @@ class AllocHelper:
     defined_at: int = -1
     #: the helper's definition (for messages)
     span: object = None
+    #: names declared inside its statements (a checking macro's own local): a call whose
+    #: arguments or variable name one of these is not followed (the name would be captured)
+    scoped: frozenset = frozenset()
 
 
 def alloc_helpers(units: list[tuple[object, bytes]], caller_path: str
@@ -95,9 +113,10 @@ def _helper_of(unit, text: bytes, function, allocs, caller_path: str) -> tuple[A
         return None, f"it does not return '{local.name}' as it is"
     checks = error_check_helpers(unit)
     params = {p.name: i for i, p in enumerate(function.params)}
+    scoped = scoped_names(uses, body[1:-1])
     statements = []
     for stmt in body[1:-1]:
-        if stmt.span.macro is not None or any(s.kind in _JUMPS for s in stmt.walk()):
+        if not checking_macro(stmt) and any(s.kind in _JUMPS for s in stmt.walk()):
             return None, f"its statement at line {stmt.span.line} returns, jumps or declares"
         called = {c.name for s in stmt.walk() for c in s.calls}
         if not called <= _CHECKS | checks:
@@ -110,10 +129,12 @@ def _helper_of(unit, text: bytes, function, allocs, caller_path: str) -> tuple[A
     if not any(local.decl == u.decl and u.role == "address" and u.call == "cudaMalloc" and u.position == 0
                for u in uses):
         return None, f"its cudaMalloc does not allocate '{local.name}'"
-    others = frozenset((u.name, u.decl) for u in uses if u.name not in params and u.decl != local.decl)
+    others = frozenset((u.name, u.decl) for u in uses if u.name not in params and
+                       u.decl != local.decl and (u.name, u.decl) not in scoped)
     here = function.span.start if function.span.file == caller_path else -1
     return AllocHelper(function.name, tuple(params), tuple(p.type for p in function.params),
-                       tuple(statements), others, here, function.span), ""
+                       tuple(statements), others, here, function.span,
+                       frozenset(name for name, _decl in scoped)), ""
 
 
 def _dedented(text: str, indent: str) -> str:
@@ -127,20 +148,25 @@ def _bindings(function, uses, local, params: dict[str, int], start: int) -> tupl
     bound = []
     for use in uses:
         mine = use.decl == local.decl or use.name in params
-        if mine and (use.span.macro is not None or use.span.template is not None):
-            return (), f"'{use.name}' is mentioned in a macro's argument"
+        if mine and use.span.template is not None:
+            return (), f"'{use.name}' is mentioned in a template instantiation"
+        if mine and use.span.macro is not None and use.spelled is None:
+            return (), (f"'{use.name}' is mentioned in an argument of macro '{use.span.macro}' "
+                        "that the macro does not forward as written (used more than once, "
+                        "stringized or pasted), or in the macro's own text")
+        at = use.spelled or (use.span.start, use.span.end)
         if use.decl == local.decl:
             if use.role not in ("address", "null-test") or \
                     use.role == "address" and (use.call, use.position) != ("cudaMalloc", 0):
                 return (), f"'{local.name}' is used as more than cudaMalloc's target"
-            bound.append((use.span.start - start, use.span.end - start, LOCAL))
+            bound.append((at[0] - start, at[1] - start, LOCAL))
         elif use.name in params:
             param = function.params[params[use.name]]
-            if not param.is_pointer and not _INTEGRAL.fullmatch(param.type.strip()):
+            if not param.is_pointer and not INTEGRAL.fullmatch(param.type.strip()):
                 return (), f"parameter '{param.name}' ({param.type}) is neither integral nor a pointer"
             if use.role not in ("read", "argument"):
                 return (), f"parameter '{param.name}' is changed"
-            bound.append((use.span.start - start, use.span.end - start, params[use.name]))
+            bound.append((at[0] - start, at[1] - start, params[use.name]))
     return tuple(sorted(bound)), ""
 
 
@@ -182,25 +208,22 @@ def _site(source: bytes, stmt, uses, helpers) -> CallSite | None:
             return None
         if stmt.kind == "expr" and source[stmt.span.start:target.span.start].strip():
             return None
-        texts = [a.text.strip() for a in call.args]
-        if any(_EFFECT.search(t) for t in texts):
+        if any(has_effect(a.text.strip()) for a in call.args):
             return None
-    end = stmt.span.end
-    while end < len(source) and source[end:end + 1] in (b" ", b"\t"):
-        end += 1
-    end = end + 1 if source[end:end + 1] == b";" else end
-    if source[end - 1:end] != b";":
+        named = {target.name} | {u.name for u in inside if call.span.start <= u.span.start < call.span.end}
+        if named & helpers[call.name].scoped:
+            return None
+    end, indent = statement_end(source, stmt), statement_indent(source, stmt)
+    if end is None or indent is None:
         return None
-    line_start = source.rfind(b"\n", 0, stmt.span.start) + 1
-    indent = source[line_start:stmt.span.start].decode("utf-8", "surrogateescape")
-    if indent.strip():
-        return None
-    parts = [_declaration(source, stmt, calls)] if stmt.kind == "decl" else []
+    # the helper's local starts null (or undefined): so does the variable it is named as,
+    # also where ``d = helper(n);`` assigns one that held another value
+    parts = [_declaration(source, stmt, calls)] if stmt.kind == "decl" else [f"{targets[0].name} = 0;"]
     for target, call in zip(targets, calls, strict=True):
-        helper = helpers[call.name]
-        args = [a.text.strip() for a in call.args]
-        parts += [_dedented(_bound(text, bound, target.name, args, helper.param_types), own)
-                  .replace("\n", "\n" + indent) for text, bound, own in helper.statements]
+        value = helper_value(target.name, [a.text.strip() for a in call.args],
+                             helpers[call.name].param_types)
+        parts += [_dedented(bound_text(text, bound, value, (";", "}")), own)
+                  .replace("\n", "\n" + indent) for text, bound, own in helpers[call.name].statements]
     return CallSite(calls[0].name, stmt.span.start, end, ("\n" + indent).join(parts), stmt.span.line)
 
 
@@ -216,20 +239,17 @@ def _declaration(source: bytes, stmt, calls) -> str:
     return text if text.endswith(";") else text + ";"
 
 
-def _bound(text: str, bound, target: str, args: list[str], types: tuple[str, ...]) -> str:
-    out, pos = [], 0
-    for start, end, index in bound:
-        out.append(text[pos:start] + (target if index == LOCAL else _argument(args[index], types[index])))
-        pos = end
-    out.append(text[pos:])
-    statement = "".join(out).rstrip()
-    return statement if statement.endswith((";", "}")) else statement + ";"
+def helper_value(target: str, args: list[str], param_types: tuple[str, ...]):
+    """What a mention bound to ``index`` becomes where an allocation helper is inlined
+    (:func:`s2s.transform.fuse_wrappers.bound_text`): its local (:data:`LOCAL`) the caller's
+    variable ``target``, a parameter the call's argument converted to ``param_types``'s."""
+    return lambda index: target if index == LOCAL else _argument(args[index], param_types[index])
 
 
 def _argument(arg: str, param_type: str) -> str:
     """An argument where the helper names its parameter: converted as the call converted it."""
     if "*" in param_type:
-        return arg if _SIMPLE.fullmatch(arg) else f"({arg})"
+        return parenthesized(arg)
     if _LITERAL.fullmatch(arg):
         return arg
     bare = re.sub(r"\bconst\s+", "", param_type).strip()

@@ -47,7 +47,8 @@ _SIMPLE = re.compile(r"[A-Za-z_]\w*|\d+[uUlL]*|\d*\.\d*(?:[eE][-+]?\d+)?[fF]?|\"
 #: an argument with a side effect (``i++``, ``x = y``): not copied into the statements
 _EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
 _INTEGER = re.compile(r"[A-Za-z_]\w*|\d+[uUlL]*")
-_INTEGRAL = re.compile(r"(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long long|short|"
+#: an integral parameter type (bound to a converted argument where inlined)
+INTEGRAL = re.compile(r"(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long long|short|"
                        r"size_t|unsigned|int64_t|int32_t|uint32_t|uint64_t|uint|ulong|ushort)")
 
 
@@ -66,6 +67,9 @@ class Wrapper:
     others: frozenset = frozenset()
     #: where it is defined in the file that calls it (-1: in a project header, included first)
     defined_at: int = -1
+    #: names declared inside its statements (a checking macro's own local): a call whose
+    #: arguments name one of these is not followed (the name would be captured)
+    scoped: frozenset = frozenset()
 
 
 @dataclass(frozen=True)
@@ -158,12 +162,16 @@ def wrapper_of(unit, source: bytes, function, works: list[Work], checks, caller_
             if why:
                 return None, why
             continue
-        if stmt.kind != "expr" or len(inside) > 1:
+        checked = _what(works) == "copy" and checking_macro(stmt)
+        if stmt.kind != "expr" and not checked or len(inside) > 1:
             return None, more
         if inside and inside[0].problem:
             return None, inside[0].problem
-        if inside and called - {inside[0].name} - harmless:
+        reporting = ERROR_CHECK | SYNC | REPORTING | checks if checked else frozenset()
+        if inside and called - {inside[0].name} - harmless - reporting:
             return None, more
+        if checked and _local_mentions(unit, function, stmt.span, values):
+            return None, f"its statement at line {stmt.span.line} names a local in a macro call"
         if not inside and not (called and called <= ERROR_CHECK | SYNC | REPORTING | checks):
             return None, more
         count += bool(inside)
@@ -178,10 +186,29 @@ def wrapper_of(unit, source: bytes, function, works: list[Work], checks, caller_
     if not count:
         return None, ""
     locals_ = {decl for decl in values}
-    others = frozenset((u.name, u.decl) for u in unit.in_function("var_uses", function.name)
-                       if u.name not in names and u.decl not in locals_)
+    every = unit.in_function("var_uses", function.name)
+    scoped = scoped_names(every, function.body.children)
+    others = frozenset((u.name, u.decl) for u in every
+                       if u.name not in names and u.decl not in locals_ and (u.name, u.decl) not in scoped)
     here = function.span.start if function.span.file == caller_path else -1
-    return Wrapper(function.name, names, tuple(statements), count, others, here), ""
+    return Wrapper(function.name, names, tuple(statements), count, others, here,
+                   frozenset(name for name, _decl in scoped)), ""
+
+
+def checking_macro(stmt) -> bool:
+    """``stmt`` is a call of a macro (``CHECK(cudaMemcpy(d, h, n, k));``) that declares
+    nothing outside itself and jumps nowhere out of it: copied with its argument text bound,
+    it means at the call site what it meant in the wrapper."""
+    return stmt.span.macro is not None and stmt.kind != "decl" and \
+        not any(s.kind in ("return", "goto", "label") for s in stmt.walk())
+
+
+def scoped_names(uses, statements) -> frozenset:
+    """(name, declaration) of the variables declared inside ``statements`` (a checking
+    macro's own local: ``cudaError_t e = (call);`` in its ``do { } while (0)``), scoped to
+    their statement; an argument put into the statement must name none of them."""
+    return frozenset((u.name, u.decl) for u in uses if u.role in ("declare", "null-init", "init")
+                     and any(s.span.start <= u.span.start < s.span.end for s in statements))
 
 
 def _local_values(unit, source: bytes, function, stmt, uses, values: dict,
@@ -276,24 +303,32 @@ def _bindings(function, work: Work | None, uses, stmt, what: str) -> tuple[tuple
     params = {p.name: (i, p) for i, p in enumerate(function.params)}
     bound = []
     for use in uses:
-        if use.span.macro is not None or use.span.template is not None:
-            return (), f"parameter '{use.name}' is mentioned in a macro's argument"
+        if use.span.template is not None or use.span.macro is not None and use.spelled is None:
+            return (), (f"parameter '{use.name}' is mentioned in a macro's argument that the "
+                        "macro does not forward as written, or in a template instantiation")
         index, param = params[use.name]
         whole = work is not None and use.call == work.name and use.position is not None and \
             use.position < len(work.args) and use.role in ("argument", "address") and \
-            (use.span.start, use.span.end) == (work.args[use.position].span.start,
-                                               work.args[use.position].span.end)
+            _whole_argument(use, work.args[use.position])
         types = work.param_types if work is not None else None
         if whole and not param.is_pointer and types is not None and \
                 use.position < len(types) and _bare(types[use.position]) != _bare(param.type):
             return (), (f"parameter '{param.name}' ({param.type}) is passed to the kernel's "
                         f"'{types[use.position]}' (a second conversion)")
-        if not whole and not _INTEGRAL.fullmatch(_bare(param.type)):
+        if not whole and not INTEGRAL.fullmatch(_bare(param.type)):
             return (), (f"parameter '{param.name}' ({param.type}) is used outside the "
                         f"{what}'s arguments and is not integral")
-        bound.append((use.span.start - stmt.span.start, use.span.end - stmt.span.start, index,
-                      whole))
+        at = use.spelled or (use.span.start, use.span.end)
+        bound.append((at[0] - stmt.span.start, at[1] - stmt.span.start, index, whole))
     return tuple(sorted(bound)), ""
+
+
+def _whole_argument(use, arg) -> bool:
+    """The mention is the whole argument ``arg``: the same extent, or, inside a macro call
+    (where every extent is the call's), the argument written as the bare name."""
+    if use.spelled is not None:
+        return use.role == "argument" and arg.text.strip() == use.name
+    return (use.span.start, use.span.end) == (arg.span.start, arg.span.end)
 
 
 def _bare(spelling: str) -> str:
@@ -310,43 +345,65 @@ def call_sites(unit, source: bytes, wrappers: dict[str, Wrapper]) -> list[CallSi
             if block.kind != "block":
                 continue
             for stmt in block.children:
-                site = _site(source, stmt, wrappers)
+                site = _site(source, stmt, wrappers, unit.in_function("var_uses", function.name))
                 if site is not None and unshadowed(unit, function, wrappers[site.wrapper], site):
                     sites.append(replace(site, caller=function.name))
     return sorted(sites, key=lambda s: s.start)
 
 
-def _site(source: bytes, stmt, wrappers: dict[str, Wrapper]) -> CallSite | None:
+def _site(source: bytes, stmt, wrappers: dict[str, Wrapper], uses) -> CallSite | None:
     if stmt.kind != "expr" or len(stmt.calls) != 1 or stmt.calls[0].name not in wrappers:
         return None
     call, wrapper = stmt.calls[0], wrappers[stmt.calls[0].name]
     if (call.span.start, call.span.macro) != (stmt.span.start, None) or \
             len(call.args) != len(wrapper.params):
         return None
-    end = stmt.span.end
-    while end < len(source) and source[end:end + 1] in (b" ", b"\t"):
-        end += 1
-    if source[end:end + 1] != b";":
-        if source[end - 1:end] != b";":
-            return None
-    else:
-        end += 1
-    if any(a.span.macro is not None for a in call.args):
+    end, indent = statement_end(source, stmt), statement_indent(source, stmt)
+    if end is None or indent is None or any(a.span.macro is not None for a in call.args):
         return None
     texts = [a.text.strip() for a in call.args]
-    if any(_EFFECT.search(text) for text in texts):   # evaluated once per mention, or never
+    if any(has_effect(text) for text in texts) or wrapper.scoped and \
+            wrapper.scoped & {u.name for u in uses if call.span.start <= u.span.start < call.span.end}:
         return None
     for _text, bound in wrapper.statements:
         for _s, _e, index, as_argument in bound:
             if not as_argument and not _INTEGER.fullmatch(texts[index]):
                 return None
-    line_start = source.rfind(b"\n", 0, stmt.span.start) + 1
-    indent = source[line_start:stmt.span.start].decode("utf-8", "surrogateescape")
-    if indent.strip():
-        return None
-    parts = [_bound_text(text, bound, texts) for text, bound in wrapper.statements]
+    parts = [bound_text(text, bound, lambda index: parenthesized(texts[index]))
+             for text, bound in wrapper.statements]
     return CallSite(wrapper.name, stmt.span.start, end, ("\n" + indent).join(parts),
                     stmt.span.line)
+
+
+def statement_end(source: bytes, stmt) -> int | None:
+    """The offset after the ``;`` that ends ``stmt`` (its extent may stop before it, with
+    blanks between), or None where something else follows."""
+    end = stmt.span.end
+    while end < len(source) and source[end:end + 1] in (b" ", b"\t"):
+        end += 1
+    if source[end:end + 1] == b";":
+        return end + 1
+    return end if source[end - 1:end] == b";" else None
+
+
+def statement_indent(source: bytes, stmt) -> str | None:
+    """The blanks before ``stmt`` on its line (the inlined statements' indentation), or None
+    where other text precedes it there."""
+    line_start = source.rfind(b"\n", 0, stmt.span.start) + 1
+    indent = source[line_start:stmt.span.start].decode("utf-8", "surrogateescape")
+    return None if indent.strip() else indent
+
+
+def has_effect(argument: str) -> bool:
+    """An argument with a side effect (``i++``, ``x = y``): it is not copied into inlined
+    statements, where it would be evaluated once per mention, or never."""
+    return _EFFECT.search(argument) is not None
+
+
+def parenthesized(argument: str) -> str:
+    """An argument as it is put where a parameter is named: as is when it is one token,
+    else in parentheses (``n + 1`` for ``n`` in ``n * 4``)."""
+    return argument if _SIMPLE.fullmatch(argument) else f"({argument})"
 
 
 def unshadowed(unit, caller, wrapper: Wrapper, site: CallSite) -> bool:
@@ -359,15 +416,22 @@ def unshadowed(unit, caller, wrapper: Wrapper, site: CallSite) -> bool:
                    for use in unit.in_function("var_uses", caller.name))
 
 
-def _bound_text(text: str, bound, args: list[str]) -> str:
+def bound_text(text: str, bound, value, endings: tuple[str, ...] = (";",)) -> str:
+    """An inlined statement: ``text`` (a wrapper's or helper's statement) with each bound
+    mention (``(start, end, index, ...)``, offsets in ``text``, sorted) replaced by
+    ``value(index)``, the caller's text for that parameter converted as the call converts it
+    (a launch wrapper's argument as written, in parentheses unless one token; an allocation
+    helper's integral argument cast to the parameter's type, its local named as the
+    caller's variable), and a ``;`` added unless it ends with one of ``endings`` (an
+    expression statement's extent may stop before its ``;``; a helper's ``if`` ends with
+    ``}``)."""
     out, pos = [], 0
-    for start, end, index, _argument in bound:
-        arg = args[index]
-        out.append(text[pos:start] + (arg if _SIMPLE.fullmatch(arg) else f"({arg})"))
+    for start, end, index, *_how in bound:
+        out.append(text[pos:start] + value(index))
         pos = end
     out.append(text[pos:])
     statement = "".join(out).rstrip()
-    return statement if statement.endswith(";") else statement + ";"
+    return statement if statement.endswith(endings) else statement + ";"
 
 
 def inlined(source: bytes, sites: list[CallSite]) -> bytes:

@@ -24,10 +24,10 @@ touched. Refusals become warnings with the refusal's id; ``--explain`` adds note
 from __future__ import annotations
 
 from s2s.analysis.transfers.graph import Direction
-from s2s.analysis.transfers.host_code import HostRegion, RegionStatement, find_regions
+from s2s.analysis.transfers.host_code import HostRegion, RegionStatement, find_regions, planned_before
 from s2s.analysis.transfers.host_frames import framed
 from s2s.analysis.transfers.host_plan import HostPlan, Message, plan_region
-from s2s.analysis.transfers.region import HOST
+from s2s.analysis.transfers.region import DEVICE_POOL, HOST, HOST_POOL
 from s2s.diagnostics import Diagnostic, UnsupportedConstruct
 from s2s.driver import PassOutput
 from s2s.edits import Edit
@@ -39,7 +39,6 @@ from s2s.transform.transfers_through import through_copy_wrappers
 
 EXPLAIN_ID = "transfers-explain"
 ALIGNMENT = 256
-HOST_POOL, DEVICE_POOL = "s2s_host_pool", "s2s_device_pool"
 
 
 #: the calls of a .cu file included as text that transfers would have merged
@@ -61,6 +60,10 @@ def _transfers_file(loaded: Loaded) -> PassOutput:
         return PassOutput()
     regions, refusals = find_regions(model, source)
     diagnostics = [_warning(r) for r in refusals]
+    diagnostics += [Diagnostic.note(f"'{name}' holds the pools of an earlier s2s transfers run "
+                                    f"('{span.text(source)}'): its copies and allocations are "
+                                    "planned already; left as it is", EXPLAIN_ID, span)
+                    for name, span in planned_before(model).items()]
     diagnostics += left_in_included_sources(loaded, "transfers", TRANSFERS_ID,
                                             INCLUDED_COPY_CALLS)
     edits: list[Edit] = []

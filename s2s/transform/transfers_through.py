@@ -23,6 +23,7 @@ from s2s.transform.alloc_helpers import alloc_helpers, alloc_sites
 from s2s.transform.fuse_wrappers import (
     Work,
     call_sites,
+    checking_macro,
     edits_back,
     inlined,
     inlined_regions,
@@ -47,15 +48,26 @@ def copy_wrappers(units: list[tuple[object, bytes]]) -> tuple[dict, dict]:
                      if c.category in COPIES]
             if function.body is None or not calls or function.name == "main":
                 continue
-            works = [Work(c.name, c.args, c.span, None,
-                          f"its copy at line {c.span.line} is written in a macro"
-                          if c.span.macro is not None else "") for c in calls]
+            works = [Work(c.name, c.args, c.span, None, _in_macro(c, function)) for c in calls]
             wrapper, why = wrapper_of(unit, text, function, works, checks, units[0][0].path)
             if wrapper is not None:
                 wrappers[function.name] = (wrapper, function.span)
             elif why and _copies_a_callers_buffer(unit, function, calls):
                 refused[function.name] = (why, function.span)
     return wrappers, refused
+
+
+def _in_macro(call, function) -> str:
+    """Why a copy written in a macro is not followed: only a copy in the argument of a
+    checking macro that is a statement of its own (``CHECK(cudaMemcpy(d, h, n, k));``) is,
+    its parameters bound where they are written (``VarUse.spelled``)."""
+    if call.span.macro is None:
+        return ""
+    statement = next((s for s in function.body.children if s.span.start <= call.span.start < s.span.end),
+                     None)
+    if statement is not None and checking_macro(statement) and statement.span.start == call.span.start:
+        return ""
+    return f"its copy at line {call.span.line} is written in a macro"
 
 
 def _copies_a_callers_buffer(unit, function, calls) -> bool:

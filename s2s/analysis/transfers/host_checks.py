@@ -46,10 +46,13 @@ class BufferChecks:
         or a call argument the access extraction saw, or declare it without a value; anything
         else may let it escape (mentions from the AST: ``block.x`` does not mention ``x``)."""
         fresh = self._first_allocations(stmt)
+        nulled = self._nulled_before_allocation(stmt)
         for copy in self.index.pointer_copies.inside(stmt.span):
             if copy.source is None and any(u.name == copy.target and u.role == "null-init"
                                            for u in self._uses(copy.span)):
                 continue  # T *d = NULL: no storage yet, nothing aliased
+            if copy.source is None and copy.target in nulled:
+                continue  # d = 0; before cudaMalloc(&d, ...): no storage yet either
             if copy.source is None and copy.target in fresh:
                 continue  # if ((h = malloc(n)) == NULL): its first storage
             if copy.target in self.aliases():
@@ -72,10 +75,25 @@ class BufferChecks:
             if use.name not in self.space or use.name in allowed or _covered(in_refs, use.span.start) \
                     or self.alias_assignment(use.span):
                 continue
-            if use.role in HARMLESS or (use.role in ("assign", "init") and use.name in fresh):
+            if use.role in HARMLESS or (use.role in ("assign", "init") and use.name in fresh) or \
+                    use.role == "assign" and use.name in nulled:
                 continue  # declared without a value (a cudaMalloc target), a null test, a first allocation
             self._refuse(f"'{use.name}' is used in a way the transfer rewrite cannot follow", use.span,
                          "transfers-escape")
+
+    def _nulled_before_allocation(self, stmt: Stmt) -> set[str]:
+        """Device buffers ``stmt`` sets to a null constant (``d = 0;``) before the statement
+        that allocates them here: the pointer holds no storage yet, as after ``T *d = 0;``
+        (an allocation helper's ``T *p = 0;`` inlined at ``d = helper(n);``)."""
+        found = set()
+        for use in self._uses(stmt.span):
+            if use.role != "assign" or not use.null or self.space.get(use.name) != DEVICE or \
+                    use.name not in self.local:
+                continue
+            allocating = self.function.body.children[self.alloc_at[use.name]]
+            if stmt.span.end <= allocating.span.start:
+                found.add(use.name)
+        return found
 
     def _first_allocations(self, stmt: Stmt) -> set[str]:
         """Host buffers ``stmt`` gives their first storage other than by a pooled ``malloc``

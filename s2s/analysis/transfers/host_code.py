@@ -54,7 +54,9 @@ from s2s.analysis.transfers.host_loops import loop_op
 from s2s.analysis.transfers.host_slices import Slices
 from s2s.analysis.transfers.region import (
     DEVICE,
+    DEVICE_POOL,
     HOST,
+    HOST_POOL,
     Alloc,
     Buffer,
     Copy,
@@ -162,15 +164,28 @@ def find_regions(model: TranslationUnit, source: bytes) -> tuple[list[HostRegion
     accesses = {m.kernel: m for m in analyze_unit(model.kernel_bodies)}
     index = _UnitIndex(model)
     regions, refusals = [], []
+    planned = set(planned_before(model))
     for function in model.functions:
         calls = [c for c in model.in_function("api_calls", function.name) if c.name in MEMORY_CALLS or is_copy(c)]
-        if function.body is None or not calls:
+        if function.body is None or not calls or function.name in planned:
             continue
         try:
             regions.append(_Extractor(model, source, function, accesses, index).extract())
         except UnsupportedConstruct as refusal:
             refusals.append(refusal)
     return regions, refusals
+
+
+def planned_before(model: TranslationUnit) -> dict[str, SourceSpan]:
+    """The functions that declare the pools of an earlier transfers rewrite (``char
+    *s2s_device_pool = NULL;``), each with that declaration: their copies and allocations
+    were planned then, and a second plan would only see the pools' slots as aliases of the
+    pools (it warned "'h_u' is aliased or reassigned" while changing nothing)."""
+    found = {}
+    for use in model.var_uses:
+        if use.name in (HOST_POOL, DEVICE_POOL) and use.decl == use.span.start:
+            found.setdefault(use.function, use.span)
+    return found
 
 
 class _UnitIndex:

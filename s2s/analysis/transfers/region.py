@@ -59,6 +59,8 @@ from s2s.diagnostics import UnsupportedConstruct
 from s2s.model.span import SourceSpan
 
 HOST, DEVICE = "host", "device"
+#: the pools a transfers rewrite declares in the function it plans (``char *s2s_device_pool``)
+HOST_POOL, DEVICE_POOL = "s2s_host_pool", "s2s_device_pool"
 SPACE_DEVICE = {HOST: CPU, DEVICE: GPU}
 
 

@@ -240,6 +240,7 @@ class Macros:
         self._starts = [c.start for c in self.outer]
         self._expansions: dict[tuple[str, int], str | None] = {}
         self._parsed: dict[tuple[int, int], tuple] = {}
+        self._forwarded: dict[int, list[tuple[int, int]]] = {}
 
     def call_at(self, offset: int) -> MacroCall | None:
         """The outermost macro call whose text holds ``offset`` (its start included)."""
@@ -285,6 +286,43 @@ class Macros:
             return False
         open_ = match.start(1)
         return group_end(body, open_) == len(body)
+
+    def forwards_argument(self, call: MacroCall, offset: int) -> bool:
+        """True when the text at ``offset`` is in an argument of ``call`` (no macro call
+        nested in the argument holds it) whose parameter the macro's body names exactly once,
+        neither stringized (``#p``) nor pasted (``##``): the argument's text is then expanded
+        once, as written, and a copy of the call with that text changed means what the
+        changed text means there (``CHECK(cudaMalloc(&p, n))`` with ``p`` renamed)."""
+        if call.start not in self._forwarded:
+            self._forwarded[call.start] = self._forwarded_arguments(call)
+        return not self.inner_at(offset, call.start) and any(
+            s <= offset - call.start < e for s, e in self._forwarded[call.start])
+
+    def _forwarded_arguments(self, call: MacroCall) -> list[tuple[int, int]]:
+        """(start, end) in the call's text of each argument the macro forwards plainly."""
+        definition = self.definition_of(call)
+        if definition is None or not definition[0] or "##" in definition[1]:
+            return []
+        params, body = definition
+        text = blank_literals(self.text(call.start, call.end))
+        open_ = text.find("(", len(call.name))
+        if open_ < 0:
+            return []
+        pieces = split_top(text, open_ + 1, group_end(text, open_) - 1)
+        tokens = [m.group(0) for m in _TOKEN.finditer(body)]
+        stringized = {t[1:].strip() for t in tokens if t.startswith("#")}
+        plain = {name for name in set(tokens) if tokens.count(name) == 1 and name not in stringized}
+        out = []
+        for index, piece in enumerate(pieces):
+            if params[-1].endswith("...") and index >= len(params) - 1:
+                name = params[-1].removesuffix("...") or "__VA_ARGS__"
+            elif index < len(params) and len(pieces) == len(params):
+                name = params[index]
+            else:
+                continue
+            if name in plain:
+                out.append(piece)
+        return out
 
     def definition_of(self, call: MacroCall):
         """(params or None for an object-like macro, body) of the macro ``call`` expands, defined

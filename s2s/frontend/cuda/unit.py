@@ -42,7 +42,7 @@ class Unit:
 
     def __init__(self, ctx: ExtractContext):
         self.ctx = ctx
-        self.macros = Macros(ctx)
+        self.macros = ctx.memo("cuda.macros", Macros)
         self.items = self._with_hidden(ctx.nodes())
         self.depths = [node.depth for node in self.items]
         self.functions = self._find_functions()

@@ -21,6 +21,7 @@ import re
 
 from s2s.frontend.core.context import FUNCTION_KINDS, ExtractContext
 from s2s.frontend.core.toolchain import configure_libclang
+from s2s.frontend.cuda.text import Macros, offsets_of
 from s2s.frontend.host.tree import (
     ARRAY_TYPE_KINDS,
     LAUNCH_CONFIG,
@@ -84,12 +85,17 @@ def _uses_in(tree: HostTree, f: int, function: str, out: list[VarUse]) -> None:
                 continue
             call, position = _enclosing_argument(tree, i)
             role = _role(tree, i)
-            out.append(VarUse(variable[0], role, tree.span(i), function, variable[1],
+            value = _assigned_node(tree, i) if role == "assign" else None
+            span = tree.span(i)
+            out.append(VarUse(variable[0], role, span, function, variable[1],
                               variable[2], call, position, local=variable[3],
-                              value=_assigned_value(tree, i) if role == "assign" else None,
+                              value=None if value is None else tree.expr(value),
                               element=_element_role(tree, i) if role == "subscript"
                               else None, unevaluated=_unevaluated(tree, i),
-                              field=_member_name(tree, i) if role == "member" else None))
+                              field=_member_name(tree, i) if role == "member" else None,
+                              null=value is not None and _is_null(tree, value),
+                              spelled=None if span.macro is None else
+                              _spelled(tree, i, span, variable[0])))
         elif kind == "VAR_DECL":
             cursor = tree.nodes[i].cursor
             at = cursor.location.offset
@@ -101,6 +107,21 @@ def _uses_in(tree: HostTree, f: int, function: str, out: list[VarUse]) -> None:
                               record=_is_record(cursor), integer=_is_integer(cursor)))
 
 
+def _spelled(tree: HostTree, i: int, span, name: str) -> tuple[int, int] | None:
+    """Where the mention ``i``, inside the macro call at ``span``, is written in that call's
+    argument (libclang's file location of the reference), when the macro forwards that
+    argument plainly (:meth:`Macros.forwards_argument`); None otherwise."""
+    start = offsets_of(tree.nodes[i].cursor, file_level=True)[0]
+    end = start + len(name.encode())
+    macros = tree.ctx.memo("cuda.macros", Macros)
+    call = macros.call_at(span.start)
+    if call is None or call.start != span.start or \
+            not call.start + len(call.name) < start < end < call.end or \
+            tree.ctx.source[start:end] != name.encode():
+        return None
+    return (start, end) if macros.forwards_argument(call, start) else None
+
+
 def _is_local(cursor) -> bool:
     """Whether the variable ``cursor`` declares is a parameter or a local of a function
     (its declaration context is the function; a block is no declaration context)."""
@@ -108,9 +129,9 @@ def _is_local(cursor) -> bool:
     return parent is not None and parent.kind.name in FUNCTION_KINDS | {"LAMBDA_EXPR"}
 
 
-def _assigned_value(tree: HostTree, i: int):
-    """The right side of the plain ``=`` whose left side is the mention ``i`` (casts and
-    parentheses looked through), or None."""
+def _assigned_node(tree: HostTree, i: int) -> int | None:
+    """The right side's node of the plain ``=`` whose left side is the mention ``i`` (casts
+    and parentheses looked through), or None."""
     j, p = i, tree.parent[i]
     while p >= 0 and tree.kinds[p] in THROUGH:
         j, p = p, tree.parent[p]
@@ -119,7 +140,7 @@ def _assigned_value(tree: HostTree, i: int):
     kids = tree.children[p]
     if len(kids) != 2 or kids[0] != j or tree.nodes[p].cursor.binary_operator.name != "Assign":
         return None
-    return tree.expr(kids[1])
+    return kids[1]
 
 
 def _member_name(tree: HostTree, i: int) -> str:
