@@ -70,7 +70,3 @@ __all__ = [
     "TranslationUnit",
     "to_json",
 ]
-
-from s2s.model import fast_pickle  # noqa: E402 - after every model class it speeds up
-
-fast_pickle.install()
