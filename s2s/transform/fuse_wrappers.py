@@ -187,7 +187,8 @@ def wrapper_of(unit, source: bytes, function, works: list[Work], checks, caller_
         return None, ""
     locals_ = {decl for decl in values}
     every = unit.in_function("var_uses", function.name)
-    scoped = scoped_names(every, function.body.children)
+    # (the locals of its own declarations become their values where it is inlined: no name)
+    scoped = scoped_names(every, [s for s in function.body.children if s.kind != "decl"])
     others = frozenset((u.name, u.decl) for u in every
                        if u.name not in names and u.decl not in locals_ and (u.name, u.decl) not in scoped)
     here = function.span.start if function.span.file == caller_path else -1
