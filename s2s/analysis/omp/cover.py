@@ -45,7 +45,13 @@ from s2s.analysis.omp.flow import Interpreter
 from s2s.analysis.omp.guards import region_scope
 from s2s.analysis.omp.ir import Access, CallEvent, Copy, Node, Update, called_functions
 from s2s.analysis.omp.loops import counting_loop, must_write_extent, write_extent
-from s2s.analysis.omp.nest_cover import bind_pattern, is_nest_key, nest_key, nest_pattern
+from s2s.analysis.omp.nest_cover import (
+    assigned_names,
+    bind_pattern,
+    is_nest_key,
+    nest_key,
+    nest_pattern,
+)
 from s2s.analysis.omp.place import source_texts
 from s2s.analysis.omp.read_only_args import read_only_addresses
 from s2s.analysis.omp.state import Frame, State, Unsupported, norm_text
@@ -214,7 +220,8 @@ class CoverInterpreter(Interpreter):
         """The nest pattern of ``access`` (omp.nest_cover) in the root function's names,
         or None."""
         refs = [e.ref for e in node.events if isinstance(e, Access) and e.ref is not None]
-        found = nest_pattern(node.stmt, access.ref, refs, self.text, must)
+        found = nest_pattern(node.stmt, access.ref, refs, self.text, must,
+                             assigned_names(self.model, node.function, node.stmt.span))
         return self._root_pattern(found) if found is not None else None
 
     def _root_pattern(self, pattern: str) -> str | None:
@@ -224,10 +231,10 @@ class CoverInterpreter(Interpreter):
         variables = self.model.cached(("omp.cover.variables",), lambda: frozenset(
             u.name for u in self.model.var_uses))
         pieces = [p for half in pattern.split(" | ") for p in half.split(" ; ")]
-        for (_scalars, body), (ir, call) in zip(reversed(self._bindings),
-                                                reversed(self._callees), strict=True):
-            pieces = bind_pattern(pieces, ir.function, call.args, body, ir.definitions,
-                                  variables)
+        for ir, call in reversed(self._callees):
+            pieces = bind_pattern(pieces, ir.function, call.args,
+                                  assigned_names(self.model, ir.function.name),
+                                  ir.definitions, variables)
             if pieces is None:
                 return None
         if self.scope is None or \
