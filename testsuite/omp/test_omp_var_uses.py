@@ -163,3 +163,34 @@ def test_a_member_count_naming_a_local_of_the_allocating_function_is_refused(loa
     model = load_source(MEMBERS, name="prog.c").model
     assert member_count(model, MEMBERS.encode(), "g", ".", "col") is None     # build's local m
     assert member_count(model, MEMBERS.encode(), "g", ".", "val") == "g.n"
+
+
+MEMBERS_AND_INTEGERS = """#include <stdint.h>
+#include <stdlib.h>
+typedef struct { int n; double *v; } vec_t;
+int main(void)
+{
+    vec_t a, *p = &a;
+    int64_t count = 8;
+    size_t bytes = count * sizeof(double);
+    char tag = 'x';
+    double h = 0.5;
+    a.n = (int)count;
+    a.v = malloc(bytes);
+#pragma omp target teams distribute parallel for
+    for (int i = 0; i < p->n; i++)
+        a.v[i] = h * i + tag;
+    return 0;
+}
+"""
+
+
+def test_member_mentions_name_their_member_and_declarators_say_integer(load_source):
+    loaded = load_source(MEMBERS_AND_INTEGERS, name="prog.c", user_flags=("-fopenmp",))
+    uses = loaded.model.in_function("var_uses", "main")
+    assert [(u.name, u.field, u.pointer) for u in uses if u.role == "member"] == [
+        ("a", "n", False), ("a", "v", False), ("p", "n", True), ("a", "v", False)]
+    integer = {u.name: u.integer for u in uses if u.role in ("init", "null-init", "declare")}
+    # int64_t and size_t are integers by their canonical type; char and double are not
+    assert integer == {"a": False, "p": False, "count": True, "bytes": True, "tag": False,
+                       "h": False, "i": True}

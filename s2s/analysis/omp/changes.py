@@ -23,6 +23,8 @@ changing (a name no mention knows as a variable, ``std`` in ``(std::size_t)n``, 
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 from dataclasses import dataclass
 
@@ -46,43 +48,83 @@ class Scope:
     callees: tuple[str, ...] = ()
     read_only: frozenset[int] = frozenset()
 
+    @functools.cached_property
+    def _ordered(self) -> tuple[list[int], list[SourceSpan]]:
+        ordered = sorted(self.spans, key=lambda s: (s.start, s.end))
+        return [s.start for s in ordered], ordered
+
     def holds(self, span: SourceSpan) -> bool:
-        return any(s.file == span.file and s.start <= span.start and span.end <= s.end
-                   for s in self.spans)
+        """Whether ``span`` lies inside one of the statements (a region's statements are
+        siblings: they do not overlap, so the one starting last before it decides)."""
+        starts, ordered = self._ordered
+        i = bisect.bisect_right(starts, span.start) - 1
+        while i >= 0 and ordered[i].end > span.start:
+            s = ordered[i]
+            if s.file == span.file and span.end <= s.end:
+                return True
+            i -= 1
+        return False
 
 
 def changing_term(model: TranslationUnit, section: str, scope: Scope) -> str | None:
     """The first variable or member path of ``section`` that the statements of ``scope``
     or the functions they call may change (module doc), or None."""
-    uses = [u for u in model.in_function("var_uses", scope.function) if scope.holds(u.span)]
-    callees = set(scope.callees)
+    # gathered once per scope (a region's labels each ask): kept on the scope itself, as
+    # hashing its statements for a table would cost as much as a scan
+    known = scope.__dict__.get("_changed")
+    if known is None or known.model is not model:
+        known = scope.__dict__["_changed"] = _Changed(model, scope)
+    changed = known
     for term in _TERM.findall(section):
         parts = _SEP.split(term)
-        root = parts[0]
-        if any(u.name == root and (u.role in _DECLARATORS or u.role in _CHANGES and
-                                   u.span.start not in scope.read_only) for u in uses) or \
-                _changed_by_callees(model, root, scope):
-            return term
-        if len(parts) > 1 and any(
-                w.member == parts[-1] and (w.function in callees or
-                                           w.function == scope.function and
-                                           scope.holds(w.span))
-                for w in model.member_writes):
+        if changed.variable(parts[0]) or len(parts) > 1 and changed.member(parts[-1]):
             return term
     return None
 
 
-def _changed_by_callees(model: TranslationUnit, name: str, scope: Scope) -> bool:
-    """Whether a function of ``scope.callees`` may assign the global ``name`` (module doc)."""
-    unknown = name in _globals(model) and not any(
-        u.name == name and u.local for u in model.in_function("var_uses", scope.function))
-    for callee in scope.callees:
-        uses = model.in_function("var_uses", callee)
-        if not uses and unknown:
+class _Changed:
+    """What the statements of a scope and their callees change, gathered once per scope
+    from the AST's mentions and member writes (module doc)."""
+
+    def __init__(self, model: TranslationUnit, scope: Scope):
+        self.model, self.scope = model, scope
+        uses = model.in_function("var_uses", scope.function)
+        self.names = frozenset(
+            u.name for u in uses if (u.role in _DECLARATORS or u.role in _CHANGES and
+                                     u.span.start not in scope.read_only) and
+            scope.holds(u.span))
+        self.own = frozenset(u.name for u in uses if u.local)
+        callee_uses = [model.in_function("var_uses", c) for c in scope.callees]
+        self.unextracted = any(not found for found in callee_uses)
+        self.callee_globals = frozenset(u.name for found in callee_uses for u in found
+                                        if not u.local and u.role in _CHANGES)
+        self.callees = frozenset(scope.callees)
+
+    def variable(self, name: str) -> bool:
+        """Whether the region or its callees may change the variable ``name``."""
+        if name in self.names or name in self.callee_globals:
             return True
-        if any(u.name == name and not u.local and u.role in _CHANGES for u in uses):
-            return True
-    return False
+        # a callee whose mentions were not extracted may change any global
+        return self.unextracted and name in _globals(self.model) and name not in self.own
+
+    def member(self, member: str) -> bool:
+        """Whether the region or its callees may write a member named ``member``."""
+        return any(w.function in self.callees or
+                   w.function == self.scope.function and self.scope.holds(w.span)
+                   for w in _writes_of(self.model, member))
+
+
+def _writes_of(model: TranslationUnit, member: str) -> tuple:
+    """The program's writes of members named ``member`` (``MemberWrite``), indexed once."""
+    index = model.cached(("omp.changes.member_writes",), lambda: _by_member(model))
+    return index.get(member, ())
+
+
+def _by_member(model: TranslationUnit) -> dict[str, tuple]:
+    out: dict[str, list] = {}
+    for write in model.member_writes:
+        out.setdefault(write.member, []).append(write)
+    return {member: tuple(writes) for member, writes in out.items()}
 
 
 def _globals(model: TranslationUnit) -> frozenset[str]:

@@ -45,7 +45,13 @@ from s2s.analysis.omp.flow import Interpreter
 from s2s.analysis.omp.guards import region_scope
 from s2s.analysis.omp.ir import Access, CallEvent, Copy, Node, Update, called_functions
 from s2s.analysis.omp.loops import counting_loop, must_write_extent, write_extent
-from s2s.analysis.omp.nest_cover import bind_pattern, is_nest_key, nest_key, nest_pattern
+from s2s.analysis.omp.nest_cover import (
+    assigned_names,
+    bind_pattern,
+    is_nest_key,
+    nest_key,
+    nest_pattern,
+)
 from s2s.analysis.omp.place import source_texts
 from s2s.analysis.omp.read_only_args import read_only_addresses
 from s2s.analysis.omp.state import Frame, State, Unsupported, norm_text
@@ -78,6 +84,9 @@ class CoverInterpreter(Interpreter):
     stable_text: str = ""  # region and callee text: section variables must not change there
     escape_text: str = ""  # the root function: no section variable has its address taken
     exposed: dict = field(default_factory=dict)  # label -> sections read before covered
+    #: the same, and ``whole``, with the nest patterns ignored (omp.nest_cover)
+    exposed_plain: dict = field(default_factory=dict)
+    whole_plain: set = field(default_factory=set)
     whole: set = field(default_factory=set)  # labels read where no section is known
     unsafe: set = field(default_factory=set)  # labels whose copy to the host is unchecked
     copied_back: list = field(default_factory=list)  # (label, section, cover at that point)
@@ -171,9 +180,9 @@ class CoverInterpreter(Interpreter):
             same = self._nest(access, node, must=False) if bounded else None
             own = bounded and self._nest(access, node, must=True) is not None
             for label in labels:
-                if not own and (same is None or
-                                same not in state.cover.get(nest_key(label), ())):
-                    self._expose(label, read or self._whole(label), state)
+                nested = own or same is not None and \
+                    same in state.cover.get(nest_key(label), ())
+                self._expose(label, read or self._whole(label), state, nested)
         if access.writes and bounded and len(state.get_pts(name)) == 1 and \
                 self._runs_on_device(node):
             section = self._must_written(access, node)
@@ -183,15 +192,22 @@ class CoverInterpreter(Interpreter):
             if pattern is not None:
                 self._pending.append((nest_key(next(iter(labels))), pattern))
 
-    def _expose(self, label: str, read: str | None, state: State) -> None:
-        if read is None:
-            self.whole.add(label)
-            return
-        pieces = subtract_all(read, state.cover.get(label, ()), self._size(label))
-        known = self.exposed.setdefault(label, [])
-        for piece in pieces:
-            if not any(_same(piece, k) for k in known):
-                known.append(piece)
+    def _expose(self, label: str, read: str | None, state: State, nested: bool) -> None:
+        """Record the read's elements outside the cover; a read the nest patterns cover
+        (``nested``) only in the record that ignores them (``*_plain``), which
+        :meth:`EntryCoverage.entry_copy` falls back on."""
+        records = [(self.whole_plain, self.exposed_plain)]
+        if not nested:
+            records.append((self.whole, self.exposed))
+        for whole, exposed in records:
+            if read is None:
+                whole.add(label)
+                continue
+            pieces = subtract_all(read, state.cover.get(label, ()), self._size(label))
+            known = exposed.setdefault(label, [])
+            for piece in pieces:
+                if not any(_same(piece, k) for k in known):
+                    known.append(piece)
 
     def _must_written(self, access: Access, node: Node) -> str | None:
         refs = [e.ref for e in node.events if isinstance(e, Access) and e.ref is not None]
@@ -204,7 +220,8 @@ class CoverInterpreter(Interpreter):
         """The nest pattern of ``access`` (omp.nest_cover) in the root function's names,
         or None."""
         refs = [e.ref for e in node.events if isinstance(e, Access) and e.ref is not None]
-        found = nest_pattern(node.stmt, access.ref, refs, self.text, must)
+        found = nest_pattern(node.stmt, access.ref, refs, self.text, must,
+                             assigned_names(self.model, node.function, node.stmt.span))
         return self._root_pattern(found) if found is not None else None
 
     def _root_pattern(self, pattern: str) -> str | None:
@@ -214,10 +231,10 @@ class CoverInterpreter(Interpreter):
         variables = self.model.cached(("omp.cover.variables",), lambda: frozenset(
             u.name for u in self.model.var_uses))
         pieces = [p for half in pattern.split(" | ") for p in half.split(" ; ")]
-        for (_scalars, body), (ir, call) in zip(reversed(self._bindings),
-                                                reversed(self._callees), strict=True):
-            pieces = bind_pattern(pieces, ir.function, call.args, body, ir.definitions,
-                                  variables)
+        for ir, call in reversed(self._callees):
+            pieces = bind_pattern(pieces, ir.function, call.args,
+                                  assigned_names(self.model, ir.function.name),
+                                  ir.definitions, variables)
             if pieces is None:
                 return None
         if self.scope is None or \
@@ -467,9 +484,23 @@ class EntryCoverage:
         pieces, or a copy to the host (inside the region, or the ``exit_sections`` at its
         end) may include elements neither copied in nor written by the device."""
         interp = self.interp
-        if label in interp.whole or label in interp.unsafe or label not in interp.candidates:
+        if label in interp.unsafe or label not in interp.candidates:
             return None
-        pieces = list(interp.exposed.get(label, []))
+        # with the nest patterns first; where their copies to the host fail the check, as
+        # without them (never more elements than that)
+        for whole, exposed in ((interp.whole, interp.exposed),
+                               (interp.whole_plain, interp.exposed_plain)):
+            if label not in whole:
+                found = self._checked(label, list(exposed.get(label, [])), exit_sections)
+                if found is not None:
+                    return found
+        return None
+
+    def _checked(self, label: str, pieces: list[str], exit_sections: list[str]
+                 ) -> list[str] | None:
+        """``pieces`` when every copy to the host stays within the cover and them, and
+        they can be copied; else None."""
+        interp = self.interp
         size = interp._size(label)
         checks = [(s, c) for lab, s, c in interp.copied_back if lab == label]
         checks += [(s, self.exit_cover.get(label, frozenset())) for s in exit_sections]

@@ -310,7 +310,7 @@ class IRBuilder:
             return None
         root, field_name = path
         uses = self.model.in_function("var_uses", function.name)
-        writes = [w for w in self.model.member_writes if w.function == function.name and
+        writes = [w for w in self.model.in_function("member_writes", function.name) if
                   w.base == root and w.member == field_name]
         for index in range(siblings.index(decl) - 1, -1, -1):
             sibling = siblings[index].span

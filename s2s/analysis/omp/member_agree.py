@@ -199,13 +199,12 @@ class _Facts:
     def __init__(self, model: TranslationUnit, function: str, owner: str, sep: str):
         self.uses = model.in_function("var_uses", function)
         self.owner = owner
-        self.writes = [w for w in model.member_writes
-                       if w.function == function and w.base == owner]
+        self.writes = [w for w in model.in_function("member_writes", function)
+                       if w.base == owner]
         #: roles of a mention of the owner that may change all its members (``&SD``,
         #: ``SD = ...``; a pointer owner handed to a call, which may write through it)
         self.whole = VALUE_ROLES | ({"argument"} if sep == "->" else set())
-        self.member_writes = model.member_writes
-        self.function = function
+        self.member_writes = model.in_function("member_writes", function)
 
     def owner_written(self, stmt: Stmt) -> bool:
         return any(u.name == self.owner and u.role in self.whole and _inside(u.span, stmt.span)
@@ -219,8 +218,7 @@ class _Facts:
         given a value at or after ``offset`` in the function."""
         later = [u for u in self.uses if u.name == name and u.span.start >= offset]
         return any(u.role in VALUE_ROLES or u.element in VALUE_ROLES for u in later) or \
-            any(w.function == self.function and w.base == name and w.span.start >= offset
-                for w in self.member_writes)
+            any(w.base == name and w.span.start >= offset for w in self.member_writes)
 
 
 def _inside(span, outer) -> bool:

@@ -180,7 +180,7 @@ def companion_members(model: TranslationUnit, function: str | None, span, root: 
     arrow = sep == "->"
     uses = [u for u in model.in_function("var_uses", function) if u.name == root and
             u.role == "member" and u.pointer == arrow and _inside(u.span, span)]
-    written = {w.member: w for w in model.member_writes if w.function == function and
+    written = {w.member: w for w in model.in_function("member_writes", function) if
                w.base == root and _inside(w.span, span)}
     found: list[str] = []
     for use in sorted(uses, key=lambda u: u.span.start):

@@ -17,7 +17,8 @@ range of elements. :func:`nest_pattern` names such a set by its nest and subscri
 * for a write (``must``), every access of the array in the kernel has those subscripts
   and every path through the innermost body writes before it reads
   (:func:`s2s.analysis.omp.loops.writes_first`): each element of the set is written;
-* no variable of the pattern is assigned in the kernel.
+* no variable of the pattern is declared, assigned, stepped or has its address taken in the
+  kernel (the AST's mentions, ``VarUse``).
 
 The coverage dataflow translates the pattern into the root function's names and keeps it,
 as a must-fact like the interval cover, under :func:`nest_key`.
@@ -30,8 +31,9 @@ import re
 from s2s.analysis.omp.index_locals import expanded_ref
 from s2s.analysis.omp.loops import LOOP_KINDS, counting_loop, writes_first
 from s2s.analysis.omp.state import NEST
-from s2s.analysis.polynomial import NotPoly, assigned_in, expand, poly, render
-from s2s.model import ArrayRef, Stmt
+from s2s.analysis.polynomial import NotPoly, expand, poly, render
+from s2s.model import ArrayRef, Stmt, TranslationUnit
+from s2s.model.host_facts import VALUE_ROLES
 
 #: placeholders for the nest's counters, outermost first
 COUNTER = "s2s_l{}"
@@ -49,7 +51,7 @@ def is_nest_key(key: str) -> bool:
 
 
 def nest_pattern(kernel: Stmt, ref: ArrayRef, refs: list[ArrayRef], text,
-                 must: bool) -> str | None:
+                 must: bool, assigned: frozenset[str]) -> str | None:
     """The pattern of the elements ``ref`` touches over ``kernel``'s nest, in the kernel's
     names (module doc); with ``must``, only when the kernel surely writes every one of
     them. None when there is no such pattern."""
@@ -70,8 +72,7 @@ def nest_pattern(kernel: Stmt, ref: ArrayRef, refs: list[ArrayRef], text,
                 not writes_first(body, mine, text):
             return None
     names = {w for piece in pieces + subscripts for w in _WORD.findall(piece)}
-    kernel_text = text(kernel)
-    if any(assigned_in(v, kernel_text) for v in names - set(counters)):
+    if (names - set(counters)) & assigned:
         return None
     try:
         bounds = [render(poly(_renamed(p, counters))) for p in pieces]
@@ -87,7 +88,7 @@ def _subscripts(kernel: Stmt, ref: ArrayRef, text) -> list[str]:
     return [s.text for s in expanded_ref(kernel, ref, text).subscripts]
 
 
-def bind_pattern(pieces: list[str], function, args: list[str], body: str,
+def bind_pattern(pieces: list[str], function, args: list[str], assigned: frozenset[str],
                  definitions: dict[str, str], variables: frozenset) -> list[str] | None:
     """A callee's pattern pieces in its caller's names: the callee's integer locals never
     assigned again read as their definitions (``stride`` -> ``mesh->Nx``), a scalar
@@ -107,7 +108,7 @@ def bind_pattern(pieces: list[str], function, args: list[str], body: str,
                     failed.append(name)
                 return match.group(0)
             param, arg = params[name]
-            if assigned_in(name, body):
+            if name in assigned:
                 failed.append(name)
             elif not param.is_pointer and not member:
                 return f"({arg})"
@@ -125,6 +126,15 @@ def bind_pattern(pieces: list[str], function, args: list[str], body: str,
             return None
         out.append(bound)
     return out
+
+
+def assigned_names(model: TranslationUnit, function: str, within=None) -> frozenset[str]:
+    """The variables a mention in ``function`` (inside the span ``within``, if given)
+    declares, assigns, steps or takes the address of (``VarUse``, from the AST)."""
+    return frozenset(u.name for u in model.in_function("var_uses", function)
+                     if (u.role in VALUE_ROLES or u.role == "declare") and
+                     (within is None or within.file == u.span.file and
+                      within.start <= u.span.start < within.end))
 
 
 #: a name and the member it reaches, if any (``mesh->Nx``: ``mesh``, ``->Nx``)

@@ -41,7 +41,7 @@ def region_companions(model, source: bytes, region) -> tuple[list[MappedArray], 
             out += [path for path in found if path not in out]
     for path in out:
         root, sep, member = MEMBER.fullmatch(path).groups()
-        if any(w.function == region.function and w.base == root and w.member == member
-               for w in model.member_writes):
+        if any(w.base == root and w.member == member
+               for w in model.in_function("member_writes", region.function)):
             return [], f"the host writes '{path}', which the device reads beside the arrays"
     return [MappedArray(path, "", "to", "release") for path in out], None
