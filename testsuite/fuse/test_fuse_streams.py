@@ -10,19 +10,11 @@ from s2s.cli.main import main as cli_main
 from s2s.driver import RunOptions, Success, process_file
 from s2s.transform.fuse import run_fuse
 from s2s.verify.fuse_replay import compare, replay
+from testsuite.fuse.fuse_support import SCALE_SHIFT
 
 SOURCE = """\
 #include <cstdio>
-__global__ void scale_k(float *y, const float *x, float a, int n)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) y[i] = a * x[i];
-}
-__global__ void shift_k(float *z, const float *y, float b, int n)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) z[i] = y[i] + b;
-}
+""" + SCALE_SHIFT + """\
 int main()
 {
     int n = 1000;
