@@ -94,6 +94,8 @@ class Work:
     #: the kernel's parameter types (a launch), else None
     param_types: tuple | None = None
     problem: str = ""
+    #: the launch's explicit stream (model Expr), None for the default stream or a copy
+    stream: object = None
 
 
 def launch_wrappers(unit, source: bytes, helpers: tuple = (), caller: str | None = None
@@ -127,11 +129,10 @@ def _called(unit, name: str) -> bool:
 def _launch_work(unit, launch) -> Work:
     kernel = unit.kernel(launch.kernel)
     problem = ""
-    if launch.span.macro is not None or launch.span.template is not None or \
-            launch.stream is not None:
-        problem = f"its launch at line {launch.span.line} is in a macro, a template or on a stream"
+    if launch.span.macro is not None or launch.span.template is not None:
+        problem = f"its launch at line {launch.span.line} is in a macro or a template"
     types = None if kernel is None else tuple(p.type for p in kernel.params)
-    return Work(launch.kernel, launch.args, launch.span, types, problem)
+    return Work(launch.kernel, launch.args, launch.span, types, problem, launch.stream)
 
 
 def wrapper_of(unit, source: bytes, function, works: list[Work], checks, caller_path: str,
@@ -316,6 +317,7 @@ def _bindings(function, work: Work | None, uses, stmt, what: str) -> tuple[tuple
                 use.position < len(types) and _bare(types[use.position]) != _bare(param.type):
             return (), (f"parameter '{param.name}' ({param.type}) is passed to the kernel's "
                         f"'{types[use.position]}' (a second conversion)")
+        whole = whole or _stream_of(work, param, use)       # bound as a launch argument
         if not whole and not INTEGRAL.fullmatch(_bare(param.type)):
             return (), (f"parameter '{param.name}' ({param.type}) is used outside the "
                         f"{what}'s arguments and is not integral")
@@ -330,6 +332,15 @@ def _whole_argument(use, arg) -> bool:
     if use.spelled is not None:
         return use.role == "argument" and arg.text.strip() == use.name
     return (use.span.start, use.span.end) == (arg.span.start, arg.span.end)
+
+
+def _stream_of(work: Work | None, param, use) -> bool:
+    """Whether ``use`` is the whole stream of the wrapper's launch and ``param`` a
+    ``cudaStream_t`` (``k<<<g, B, 0, stream>>>``): bound to the call's argument like a kernel
+    argument (launches of one stream fuse on it, :mod:`s2s.analysis.fuse.graph`)."""
+    stream = None if work is None else work.stream
+    return stream is not None and _bare(param.type) == "cudaStream_t" and \
+        (use.span.start, use.span.end) == (stream.span.start, stream.span.end)
 
 
 def _bare(spelling: str) -> str:

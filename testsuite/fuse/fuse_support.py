@@ -10,6 +10,19 @@ from s2s.frontend.extract import load
 from s2s.transform.fuse import context
 
 HEAD = "#include <cuda_runtime.h>\n"
+#: two element-wise kernels, the second reading what the first writes (run-checked tests)
+SCALE_SHIFT = """\
+__global__ void scale_k(float *y, const float *x, float a, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i];
+}
+__global__ void shift_k(float *z, const float *y, float b, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) z[i] = y[i] + b;
+}
+"""
 
 
 def planned(text: str, name: str = "input.cu"):

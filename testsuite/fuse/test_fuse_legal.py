@@ -145,3 +145,17 @@ def test_host_evaluator_uses_c_semantics(text, expected):
     from s2s.analysis.host_eval import evaluate
 
     assert evaluate(text, {"n": 1000}) == expected
+
+
+def test_a_write_through_a_struct_member_is_named_not_called_no_write():
+    """XSBench's ``sampling_kernel(Inputs in, SimulationData GSD)`` stores through
+    ``GSD.p_energy_samples``: the kernel is not fusible, and the reason says which member."""
+    facts, plans = planned("struct State { double *energy; int n; };\n"
+                           "__global__ void sample(State s)\n"
+                           "{ int i = blockIdx.x * blockDim.x + threadIdx.x;"
+                           " if (i < s.n) s.energy[i] = 0.5 * i; }\n" + MAP + main(
+                               "State s; s.n = n; s.energy = 0; sample<<<g, 256>>>(s);"
+                               "scale<<<g, 256>>>(a, b, 2.0f, n);"))
+    assert facts["sample"].kind == "other"
+    assert facts["sample"].detail.startswith("writes through 's.energy', a pointer member")
+    assert fused_sets(plans) == []

@@ -16,6 +16,7 @@ from s2s.driver import RunOptions, Success, process_file
 from s2s.transform.fuse import run_fuse
 from s2s.transform.fuse_through import helper_models
 from s2s.verify.fuse_replay import compare, replay
+from testsuite.fuse.fuse_support import SCALE_SHIFT
 
 HEADER = """\
 #pragma once
@@ -37,16 +38,7 @@ static void count_status(cudaError_t code, int *failures) { if (code) ++*failure
 SOURCE = """\
 #include <cstdio>
 #include "gpu_status.h"
-__global__ void scale_k(float *y, const float *x, float a, int n)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) y[i] = a * x[i];
-}
-__global__ void shift_k(float *z, const float *y, float b, int n)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) z[i] = y[i] + b;
-}
+""" + SCALE_SHIFT + """\
 int main()
 {
     int n = 1000, failures = 0;

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from s2s.analysis.fuse.kernels import KernelFacts, facts_key, instance_problem
-from s2s.analysis.fuse.reporting import reporting_helpers
+from s2s.analysis.fuse.reporting import closed_under_calls, reporting_helpers
 from s2s.analysis.host_eval import host_trees
 from s2s.model.cuda import Launch
 from s2s.model.cuda_legacy import LEGACY_CALLS
@@ -174,15 +174,7 @@ def pure_helpers(unit) -> frozenset[str]:
                 for u in unit.in_function("var_uses", function.name)):
             continue
         candidates[function.name] = {c.name for s in function.body.walk() for c in s.calls}
-    pure = set(candidates)
-    changed = True
-    while changed:                          # drop those that call a function not kept
-        changed = False
-        for name in sorted(pure):
-            if not candidates[name] <= pure | MATH | HARMLESS:
-                pure.discard(name)
-                changed = True
-    return frozenset(pure)
+    return closed_under_calls(candidates, MATH | HARMLESS)
 
 
 def harmless_calls(unit: TranslationUnit) -> frozenset[str]:

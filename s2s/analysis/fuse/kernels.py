@@ -196,6 +196,10 @@ def _classify(kernel, body, access, records, barriers, warp, instance) -> tuple[
         return "other", "warp-level intrinsics exchange data between lanes"
     writes = [r for r in records if r.mode == "write"]
     if not writes:
+        member = _member_write(body.body)
+        if member:
+            return "other", (f"writes through '{member}', a pointer member of a struct "
+                             "(struct members are not modelled: its accesses are unknown)")
         return "other", "writes no global memory"
     if not access.partitionable and not _only_atomic_conflicts(access, records):
         return "other", access.reason or "access not analysable"
@@ -221,6 +225,37 @@ def _classify(kernel, body, access, records, barriers, warp, instance) -> tuple[
     if loop_writes:
         return "nested", "nested map over rows (threads of a block stride through a row)"
     return "map", "map: each thread writes its own elements"
+
+
+def _member_write(block: ir.Block) -> str:
+    """``GSD.samples`` when the body assigns an element through a struct's member
+    (``GSD.samples[i] = v``): a write the access records do not hold; '' when none."""
+    found: list[str] = []
+
+    def name(node) -> str:
+        if isinstance(node, ir.Var):
+            return node.name
+        if isinstance(node, ir.Member):
+            base = name(node.base)
+            return f"{base}{'->' if node.arrow else '.'}{node.name}" if base else ""
+        return ""
+
+    def visit(node):
+        if found:
+            return
+        if isinstance(node, ir.Assign) and isinstance(node.target, ir.Index) \
+                and isinstance(node.target.base, ir.Member):
+            found.append(name(node.target.base))
+        if isinstance(node, (tuple, list)):
+            for item in node:
+                visit(item)
+        elif dataclasses.is_dataclass(node):
+            for item in dataclasses.fields(node):
+                if item.name != "span":
+                    visit(getattr(node, item.name))
+
+    visit(block)
+    return next((f for f in found if f), "")
 
 
 def _only_atomic_conflicts(access: KernelAccessModel, records) -> bool:

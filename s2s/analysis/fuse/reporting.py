@@ -44,9 +44,16 @@ def reporting_helpers(unit: TranslationUnit, allowed: frozenset[str]) -> frozens
                 _writes_outside(unit, function):
             continue
         candidates[function.name] = {c.name for s in function.body.walk() for c in s.calls}
+    return closed_under_calls(candidates, allowed)
+
+
+def closed_under_calls(candidates: dict[str, set[str]], allowed: frozenset[str]
+                       ) -> frozenset[str]:
+    """The candidates (name -> names it calls) that call only ``allowed`` functions and
+    candidates kept: one calling a function dropped is dropped in turn."""
     kept = set(candidates)
     changed = True
-    while changed:                       # drop those that call a function not kept
+    while changed:
         changed = False
         for name in sorted(kept):
             if not candidates[name] <= kept | allowed:
