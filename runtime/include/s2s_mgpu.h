@@ -48,6 +48,9 @@
 #include <vector>
 
 #include <cuda_runtime.h>
+/* (declared before the prologue's #define cudaProfilerStart ...: a later include of it by the
+   program is then a no-op, not a declaration of s2s_mgpu::ProfilerStart) */
+#include <cuda_profiler_api.h>
 
 #include "s2s_runtime.h"
 #include "s2s_device_prop.h"
@@ -177,6 +180,10 @@ inline cudaError_t GetDeviceProperties(cudaDeviceProp *prop, int device)
         S2S_SET_DEVICE_PROP(prop, values);
     return cudaSuccess;
 }
+
+/* cudaProfilerStart/Stop: no profiler records the runtime's devices, nothing to bracket */
+inline cudaError_t ProfilerStart() { return cudaSuccess; }
+inline cudaError_t ProfilerStop() { return cudaSuccess; }
 
 /* cudaDeviceGetAttribute: from the properties above (s2s_device_prop.h says which) */
 inline cudaError_t DeviceGetAttribute(int *value, cudaDeviceAttr attribute, int device)

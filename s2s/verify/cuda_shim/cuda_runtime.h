@@ -41,6 +41,7 @@
 #include <time.h>
 
 #include "s2s_device_prop.h"
+#include "s2s_device_attr.h"
 #include "s2s_runtime.h"
 #include "s2s_vector_types.h"
 
@@ -284,25 +285,6 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device) {
     S2S_FILL_DEVICE_PROP(prop);
     return cudaSuccess;
 }
-/* the attributes s2s_device_prop.h answers, by the toolkit's names and numbers */
-enum cudaDeviceAttr {
-    cudaDevAttrMaxThreadsPerBlock = 1, cudaDevAttrMaxBlockDimX = 2, cudaDevAttrMaxBlockDimY = 3,
-    cudaDevAttrMaxBlockDimZ = 4, cudaDevAttrMaxGridDimX = 5, cudaDevAttrMaxGridDimY = 6,
-    cudaDevAttrMaxGridDimZ = 7, cudaDevAttrMaxSharedMemoryPerBlock = 8,
-    cudaDevAttrTotalConstantMemory = 9, cudaDevAttrWarpSize = 10, cudaDevAttrMaxPitch = 11,
-    cudaDevAttrMaxRegistersPerBlock = 12, cudaDevAttrClockRate = 13,
-    cudaDevAttrTextureAlignment = 14, cudaDevAttrGpuOverlap = 15,
-    cudaDevAttrMultiProcessorCount = 16, cudaDevAttrKernelExecTimeout = 17,
-    cudaDevAttrIntegrated = 18, cudaDevAttrCanMapHostMemory = 19, cudaDevAttrComputeMode = 20,
-    cudaDevAttrConcurrentKernels = 31, cudaDevAttrMemoryClockRate = 36,
-    cudaDevAttrGlobalMemoryBusWidth = 37, cudaDevAttrL2CacheSize = 38,
-    cudaDevAttrMaxThreadsPerMultiProcessor = 39, cudaDevAttrAsyncEngineCount = 40,
-    cudaDevAttrUnifiedAddressing = 41, cudaDevAttrComputeCapabilityMajor = 75,
-    cudaDevAttrComputeCapabilityMinor = 76, cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
-    cudaDevAttrMaxRegistersPerMultiprocessor = 82
-};
-enum cudaComputeMode { cudaComputeModeDefault = 0, cudaComputeModeExclusive = 1,
-                       cudaComputeModeProhibited = 2, cudaComputeModeExclusiveProcess = 3 };
 inline cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attribute, int device) {
     cudaDeviceProp prop;
     cudaError_t status = cudaGetDeviceProperties(&prop, device);
