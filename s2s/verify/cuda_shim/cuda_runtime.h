@@ -285,6 +285,30 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device) {
     S2S_FILL_DEVICE_PROP(prop);
     return cudaSuccess;
 }
+/* min()/max() for host code, as nvcc's math_functions.hpp declares them __host__ __device__
+   (cuda-samples' transpose and simpleStreams call them without std::); s2s's parse has the
+   same set (s2s/frontend/shim/nvcc_compat.h) */
+#define S2S_SHIM_MINMAX(R, A, B)                                                              \
+    static inline R min(const A a, const B b) { return (R)a < (R)b ? (R)a : (R)b; }          \
+    static inline R max(const A a, const B b) { return (R)a < (R)b ? (R)b : (R)a; }
+S2S_SHIM_MINMAX(int, int, int)
+S2S_SHIM_MINMAX(unsigned int, unsigned int, unsigned int)
+S2S_SHIM_MINMAX(unsigned int, int, unsigned int)
+S2S_SHIM_MINMAX(unsigned int, unsigned int, int)
+S2S_SHIM_MINMAX(long, long, long)
+S2S_SHIM_MINMAX(unsigned long, unsigned long, unsigned long)
+S2S_SHIM_MINMAX(unsigned long, long, unsigned long)
+S2S_SHIM_MINMAX(unsigned long, unsigned long, long)
+S2S_SHIM_MINMAX(long long, long long, long long)
+S2S_SHIM_MINMAX(unsigned long long, unsigned long long, unsigned long long)
+S2S_SHIM_MINMAX(unsigned long long, long long, unsigned long long)
+S2S_SHIM_MINMAX(unsigned long long, unsigned long long, long long)
+S2S_SHIM_MINMAX(float, float, float)
+S2S_SHIM_MINMAX(double, double, double)
+S2S_SHIM_MINMAX(double, float, double)
+S2S_SHIM_MINMAX(double, double, float)
+#undef S2S_SHIM_MINMAX
+
 inline cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attribute, int device) {
     cudaDeviceProp prop;
     cudaError_t status = cudaGetDeviceProperties(&prop, device);
