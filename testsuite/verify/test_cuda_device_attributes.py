@@ -3,8 +3,8 @@ and ``gpuDeviceInit`` (issue 29: every cuda-samples program including it was ref
 "not supported by the s2s runtime", and verify's host shim had neither the call nor the
 toolkit's include guard that helper_cuda.h tests before it defines ``checkCudaErrors``), in a
 header included as ``<gpu_helpers.h>`` through ``-I`` (the prologue that redirects its calls
-goes before that include, as before a quoted one), and ``cudaProfilerStart/Stop``
-(matrixMul, asyncAPI).
+goes before that include, as before a quoted one), ``cudaProfilerStart/Stop``
+(matrixMul, asyncAPI) and ``cudaEventQuery`` (asyncAPI).
 
 The runtime (rewritten program) and verify's shim (original) answer from the same device
 properties (runtime/include/s2s_device_prop.h), so a program printing them prints the same
@@ -64,6 +64,14 @@ int main()
     CHECK(cudaProfilerStart());
     fill<<<(n + 127) / 128, threads / 8>>>(d, n, 0.5f);   /* 8 blocks of 128 */
     CHECK(cudaProfilerStop());
+    cudaEvent_t done;
+    CHECK(cudaEventCreate(&done));
+    CHECK(cudaEventRecord(done, 0));
+    long polls = 0;
+    while (cudaEventQuery(done) == cudaErrorNotReady)   /* (asyncAPI's wait: recorded is done) */
+        polls++;
+    printf("polls = %ld\n", polls);
+    CHECK(cudaEventDestroy(done));
     CHECK(cudaMemcpy(h, d, n * sizeof(float), cudaMemcpyDeviceToHost));
     printf("h[999] = %.1f\n", h[n - 1]);
     CHECK(cudaFree(d));

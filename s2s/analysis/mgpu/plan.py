@@ -61,6 +61,7 @@ SUPPORTED_API = {
     "cudaStreamDestroy": "StreamDestroy", "cudaStreamSynchronize": "StreamSynchronize",
     "cudaEventCreate": "EventCreate", "cudaEventCreateWithFlags": "EventCreateWithFlags",
     "cudaEventRecord": "EventRecord", "cudaEventSynchronize": "EventSynchronize",
+    "cudaEventQuery": "EventQuery",
     "cudaEventElapsedTime": "EventElapsedTime", "cudaEventDestroy": "EventDestroy",
     "cudaGetDeviceProperties": "GetDeviceProperties",
     "cudaDeviceGetAttribute": "DeviceGetAttribute",
