@@ -97,3 +97,38 @@ def test_device_attributes_verify_through_mgpu(capsys, tmp_path, monkeypatch, de
     assert verdict["changed"] == ["attr.cu"] and verdict["differences"] == []
     assert verdict["rewritten"]["devices"]["split_launches"] == 1
     assert verdict["original"]["returncode"] == verdict["rewritten"]["returncode"] == 0
+
+
+def test_an_aligned_struct_verifies(capsys, tmp_path, monkeypatch):
+    """``typedef struct __align__(8) {...}`` (cuda-samples' alignedTypes): verify's host shim
+    spells nvcc's ``__align__`` as the cpu backend does; the original did not build before."""
+    if shutil.which("g++") is None:
+        pytest.skip("g++ not found: the original is built with it")
+    monkeypatch.setenv("S2S_CPU_THREADS", "2")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pairs.cu").write_text(r"""#include <cstdio>
+typedef struct __align__(8) { int a, b; } pair_t;
+__global__ void swap_pairs(pair_t *p, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { int t = p[i].a; p[i].a = p[i].b; p[i].b = t; }
+}
+int main()
+{
+    const int n = 256;
+    pair_t h[n], *d;
+    for (int i = 0; i < n; i++) { h[i].a = i; h[i].b = -i; }
+    cudaMalloc((void **)&d, n * sizeof(pair_t));
+    cudaMemcpy(d, h, n * sizeof(pair_t), cudaMemcpyHostToDevice);
+    swap_pairs<<<n / 64, 64>>>(d, n);
+    cudaMemcpy(h, d, n * sizeof(pair_t), cudaMemcpyDeviceToHost);
+    printf("%d %d align %d\n", h[5].a, h[5].b, (int)alignof(pair_t));
+    cudaFree(d);
+    return 0;
+}
+""")
+    code = main(["verify", "--format", "json", "--passes", "transfers", "pairs.cu"])
+    out, err = capsys.readouterr()
+    [verdict] = json.loads(out)["programs"]
+    assert code == 0 and verdict["ok"], err
+    assert verdict["original"]["returncode"] == 0

@@ -52,6 +52,9 @@
 #define __constant__
 #define __forceinline__ inline
 #define __launch_bounds__(...)
+/* nvcc's alignment of a struct (cuda-samples' alignedTypes: `typedef struct __align__(16)`),
+   as the cpu backend spells it (runtime/cpu/include/s2s_simt.h) */
+#define __align__(n) alignas(n)
 
 /* the toolkit's include guards: programs test them (cuda-samples' helper_cuda.h defines
    checkCudaErrors under #ifdef __DRIVER_TYPES_H__) */
