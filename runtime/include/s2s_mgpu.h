@@ -47,6 +47,9 @@
 #include <time.h>
 
 #include <cuda_runtime.h>
+/* (declared before the prologue's #define cudaProfilerStart ...: a later include of it by the
+   program is then a no-op, not a declaration of s2s_mgpu::ProfilerStart) */
+#include <cuda_profiler_api.h>
 
 #include "s2s_runtime.h"
 #include "s2s_device_prop.h"
@@ -177,6 +180,10 @@ inline cudaError_t GetDeviceProperties(cudaDeviceProp *prop, int device)
     return cudaSuccess;
 }
 
+/* cudaProfilerStart/Stop: no profiler records the runtime's devices, nothing to bracket */
+inline cudaError_t ProfilerStart() { return cudaSuccess; }
+inline cudaError_t ProfilerStop() { return cudaSuccess; }
+
 /* cudaDeviceGetAttribute: from the properties above (s2s_device_prop.h says which) */
 inline cudaError_t DeviceGetAttribute(int *value, cudaDeviceAttr attribute, int device)
 {
@@ -296,6 +303,10 @@ inline cudaError_t EventRecord(cudaEvent_t event, cudaStream_t = 0)
 }
 
 inline cudaError_t EventSynchronize(cudaEvent_t) { return cudaSuccess; }
+
+/* an event is recorded after the work before it has finished (EventRecord synchronises):
+   asking whether it completed always says it has (cuda-samples' asyncAPI polls it) */
+inline cudaError_t EventQuery(cudaEvent_t) { return cudaSuccess; }
 
 inline cudaError_t EventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t stop)
 {

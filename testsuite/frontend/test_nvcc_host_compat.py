@@ -101,3 +101,15 @@ def test_a_type_of_the_users_named_texture_parses_with_the_toolkit():
         pytest.skip("no CUDA toolkit here: the shim declares CUDA 12's removed texture")
     source = "struct texture { int w, h; };\nint area(texture t) { return t.w * t.h; }\n"
     assert _errors(source, default_toolchain()) == []
+
+
+def test_a_global_named_texture_in_a_file_the_toolkit_rejects_keeps_the_toolkits_errors():
+    """The shim's unavailable ``texture`` collides with the program's own global: that is no
+    texture reference, so the toolkit's own error (a member CUDA 13 removed) is the one said."""
+    if default_toolchain().cuda_path is None:
+        pytest.skip("no CUDA toolkit here: nothing to fall back from")
+    source = ("#include <cuda_runtime.h>\nint texture = 3;\n"
+              "int rate() { cudaDeviceProp p; cudaGetDeviceProperties(&p, 0); "
+              "return p.clockRate + texture; }\n")
+    errors = _errors(source, default_toolchain())
+    assert errors and "clockRate" in errors[0], errors

@@ -11,12 +11,14 @@ the prologue defines and where it goes, which is harmless for a name the header 
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 
 from s2s.analysis.mgpu.sites import mask
 
 _CALL = re.compile(rb"\b(cuda[A-Z][A-Za-z0-9_]*)\s*\(")
+_ANGLED = re.compile(rb"[ \t]*<([^>\n]+)>")
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*(if|ifdef|ifndef|endif|include)\b([ \t]*")?', re.M)
 
 
@@ -44,9 +46,22 @@ def top_level_includes(masked: bytes, limit: int) -> Iterator[re.Match]:
             yield match
 
 
-def before_project_includes(masked: bytes, limit: int) -> int:
+def before_project_includes(masked: bytes, limit: int, project: tuple[str, ...] = ()) -> int:
     """Offset of the first ``#include "..."`` line before ``limit`` outside every ``#if``
-    block, or ``limit`` when there is none: the prologue goes there so that it precedes the
-    headers' calls."""
-    return next((match.start() for match in top_level_includes(masked, limit)
-                 if match.group(2)), limit)
+    block, or of an ``#include <...>`` naming one of the ``project`` headers (paths: found
+    through ``-I``, as cuda-samples include ``<helper_cuda.h>``), or ``limit`` when there is
+    none: the prologue goes there so that it precedes the headers' calls."""
+    for match in top_level_includes(masked, limit):
+        if match.group(2):
+            return match.start()
+        angled = _ANGLED.match(masked, match.end())
+        if angled and _names_one_of(angled.group(1).decode(errors="replace"), project):
+            return match.start()
+    return limit
+
+
+def _names_one_of(name: str, paths: tuple[str, ...]) -> bool:
+    """Whether the include name ``name`` (``helper_cuda.h``, ``sub/x.h``) is the end of one
+    of ``paths``."""
+    tail = os.sep + os.path.normpath(name)
+    return any(os.path.normpath(os.path.abspath(path)).endswith(tail) for path in paths)

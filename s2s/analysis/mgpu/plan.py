@@ -61,9 +61,11 @@ SUPPORTED_API = {
     "cudaStreamDestroy": "StreamDestroy", "cudaStreamSynchronize": "StreamSynchronize",
     "cudaEventCreate": "EventCreate", "cudaEventCreateWithFlags": "EventCreateWithFlags",
     "cudaEventRecord": "EventRecord", "cudaEventSynchronize": "EventSynchronize",
+    "cudaEventQuery": "EventQuery",
     "cudaEventElapsedTime": "EventElapsedTime", "cudaEventDestroy": "EventDestroy",
     "cudaGetDeviceProperties": "GetDeviceProperties",
     "cudaDeviceGetAttribute": "DeviceGetAttribute",
+    "cudaProfilerStart": "ProfilerStart", "cudaProfilerStop": "ProfilerStop",
     "cudaFuncSetCacheConfig": "FuncSetCacheConfig",
     "cudaDeviceSetCacheConfig": "DeviceSetCacheConfig",
     "cudaDeviceGetCacheConfig": "DeviceGetCacheConfig",
@@ -192,7 +194,8 @@ def plan_file(model: TranslationUnit, source: bytes,
                                     f"be rewritten: {why}", "mgpu-api",
                                     SourceSpan(model.path, 0, 0, 1, 1)))
     if in_sources or any(name in SUPPORTED_API for name in in_headers):
-        prologue_at = min(prologue_at, before_project_includes(masked, prologue_at))
+        prologue_at = min(prologue_at, before_project_includes(masked, prologue_at,
+                                                               tuple(header_texts or {})))
     return MgpuPlan(tuple(kernels), tuple(sorted(launches.values(), key=lambda t: t.open)),
                     tuple(sorted(set(api_names))), prologue_at, tuple(warnings), tuple(refusals),
                     tuple(dict.fromkeys(symbols)), tuple(in_sources))

@@ -372,15 +372,20 @@ def _legacy_fallback(parsed: ParsedFile, options: ParseOptions, toolchain: Toolc
 
 
 #: s2s's headers that declare what a CUDA version removed and s2s cannot analyse, unavailable
-#: with the reason (texture references): their errors say more than the toolkit's
-REMOVED_API_HEADERS = ("removed_texture_refs.h",)
+#: with the reason (header -> the reason's first words): their errors say more than the
+#: toolkit's
+REMOVED_API_HEADERS = {"removed_texture_refs.h": "texture references were removed in CUDA 12"}
 
 
 def _refused_by_shim(shim: ParsedFile, shim_dir: str) -> bool:
     """Whether an error of the shim's parse is a use of a declaration s2s's headers mark
-    unavailable (its note points into one of :data:`REMOVED_API_HEADERS`)."""
-    removed = {os.path.realpath(os.path.join(shim_dir, name)) for name in REMOVED_API_HEADERS}
-    return any(note.location is not None and os.path.realpath(note.location.file) in removed
+    unavailable: its note points into one of :data:`REMOVED_API_HEADERS` and it gives that
+    header's reason (not, say, a program's own global named ``texture`` that the header's
+    declaration collides with: the toolkit's errors are the ones to show then)."""
+    removed = {os.path.realpath(os.path.join(shim_dir, name)): reason
+               for name, reason in REMOVED_API_HEADERS.items()}
+    return any(note.location is not None and removed.get(os.path.realpath(note.location.file),
+                                                         "\0") in diag.message
                for diag in shim.diagnostics if diag.is_error for note in diag.notes)
 
 

@@ -41,6 +41,7 @@
 #include <time.h>
 
 #include "s2s_device_prop.h"
+#include "s2s_device_attr.h"
 #include "s2s_runtime.h"
 #include "s2s_vector_types.h"
 
@@ -51,12 +52,16 @@
 #define __constant__
 #define __forceinline__ inline
 #define __launch_bounds__(...)
+/* nvcc's alignment of a struct (cuda-samples' alignedTypes: `typedef struct __align__(16)`),
+   as the cpu backend spells it (runtime/cpu/include/s2s_simt.h) */
+#define __align__(n) alignas(n)
 
 /* the toolkit's include guards: programs test them (cuda-samples' helper_cuda.h defines
    checkCudaErrors under #ifdef __DRIVER_TYPES_H__) */
 #define __DRIVER_TYPES_H__
 #define __CUDA_RUNTIME_H__
 enum cudaError { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2,
+                 cudaErrorNotReady = 600,
                  cudaErrorInvalidDevice = 101, cudaErrorInvalidSymbol = 13, cudaErrorUnknown = 999 };
 typedef enum cudaError cudaError_t;
 enum cudaMemcpyKind { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
@@ -284,25 +289,30 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device) {
     S2S_FILL_DEVICE_PROP(prop);
     return cudaSuccess;
 }
-/* the attributes s2s_device_prop.h answers, by the toolkit's names and numbers */
-enum cudaDeviceAttr {
-    cudaDevAttrMaxThreadsPerBlock = 1, cudaDevAttrMaxBlockDimX = 2, cudaDevAttrMaxBlockDimY = 3,
-    cudaDevAttrMaxBlockDimZ = 4, cudaDevAttrMaxGridDimX = 5, cudaDevAttrMaxGridDimY = 6,
-    cudaDevAttrMaxGridDimZ = 7, cudaDevAttrMaxSharedMemoryPerBlock = 8,
-    cudaDevAttrTotalConstantMemory = 9, cudaDevAttrWarpSize = 10, cudaDevAttrMaxPitch = 11,
-    cudaDevAttrMaxRegistersPerBlock = 12, cudaDevAttrClockRate = 13,
-    cudaDevAttrTextureAlignment = 14, cudaDevAttrGpuOverlap = 15,
-    cudaDevAttrMultiProcessorCount = 16, cudaDevAttrKernelExecTimeout = 17,
-    cudaDevAttrIntegrated = 18, cudaDevAttrCanMapHostMemory = 19, cudaDevAttrComputeMode = 20,
-    cudaDevAttrConcurrentKernels = 31, cudaDevAttrMemoryClockRate = 36,
-    cudaDevAttrGlobalMemoryBusWidth = 37, cudaDevAttrL2CacheSize = 38,
-    cudaDevAttrMaxThreadsPerMultiProcessor = 39, cudaDevAttrAsyncEngineCount = 40,
-    cudaDevAttrUnifiedAddressing = 41, cudaDevAttrComputeCapabilityMajor = 75,
-    cudaDevAttrComputeCapabilityMinor = 76, cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
-    cudaDevAttrMaxRegistersPerMultiprocessor = 82
-};
-enum cudaComputeMode { cudaComputeModeDefault = 0, cudaComputeModeExclusive = 1,
-                       cudaComputeModeProhibited = 2, cudaComputeModeExclusiveProcess = 3 };
+/* min()/max() for host code, as nvcc's math_functions.hpp declares them __host__ __device__
+   (cuda-samples' transpose and simpleStreams call them without std::); s2s's parse has the
+   same set (s2s/frontend/shim/nvcc_compat.h) */
+#define S2S_SHIM_MINMAX(R, A, B)                                                              \
+    static inline R min(const A a, const B b) { return (R)a < (R)b ? (R)a : (R)b; }          \
+    static inline R max(const A a, const B b) { return (R)a < (R)b ? (R)b : (R)a; }
+S2S_SHIM_MINMAX(int, int, int)
+S2S_SHIM_MINMAX(unsigned int, unsigned int, unsigned int)
+S2S_SHIM_MINMAX(unsigned int, int, unsigned int)
+S2S_SHIM_MINMAX(unsigned int, unsigned int, int)
+S2S_SHIM_MINMAX(long, long, long)
+S2S_SHIM_MINMAX(unsigned long, unsigned long, unsigned long)
+S2S_SHIM_MINMAX(unsigned long, long, unsigned long)
+S2S_SHIM_MINMAX(unsigned long, unsigned long, long)
+S2S_SHIM_MINMAX(long long, long long, long long)
+S2S_SHIM_MINMAX(unsigned long long, unsigned long long, unsigned long long)
+S2S_SHIM_MINMAX(unsigned long long, long long, unsigned long long)
+S2S_SHIM_MINMAX(unsigned long long, unsigned long long, long long)
+S2S_SHIM_MINMAX(float, float, float)
+S2S_SHIM_MINMAX(double, double, double)
+S2S_SHIM_MINMAX(double, float, double)
+S2S_SHIM_MINMAX(double, double, float)
+#undef S2S_SHIM_MINMAX
+
 inline cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attribute, int device) {
     cudaDeviceProp prop;
     cudaError_t status = cudaGetDeviceProperties(&prop, device);
@@ -351,6 +361,8 @@ inline cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t = 0) {
     return error;
 }
 inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+/* (as the runtime's: a recorded event has completed) */
+inline cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
 inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t stop) {
     *ms = std::chrono::duration<float, std::milli>(stop->at - start->at).count();
     return cudaSuccess;
