@@ -125,3 +125,7 @@ class MemberWrite:
     extent: SourceSpan
     base: str | None = None
     value: Expr | None = None
+    #: the write gives the whole struct a value (``mesh = other``, ``memcpy(&mesh, ...)``):
+    #: ``span`` is the struct's expression, and every member of it is written
+    #: (:mod:`s2s.frontend.host.struct_writes`)
+    whole: bool = False

@@ -1,0 +1,101 @@
+"""A struct written as a whole writes every member (issue 28): ``g = fine;``,
+``memcpy(&g, &fine, sizeof g)``, ``memset(&g, 0, ...)``, ``*pg = tmp``, ``fread(&g, ...)``
+change ``g.n`` without a member expression (frontend.host.struct_writes). A pointer copied out
+of ``g`` before such a write keeps the old storage, so ``g.n`` is no count of it afterwards:
+the count is refused and the construct maps the range its kernel touches. Before, the
+rewrite mapped ``v[0:g.n]`` (40 times the storage, tofrom). Run on clang-16 host offload.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from testsuite.omp.omp_runs import rewrite_source, run_both
+
+PROGRAM = """#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct { int n; double *val; } grid_t;
+
+static void build(grid_t *g, int n)
+{
+    g->n = n;
+    g->val = (double *)malloc(sizeof(double) * g->n);
+    for (int i = 0; i < g->n; i++) g->val[i] = (i % 13) * 0.5;
+}
+
+int main(int argc, char **argv)
+{
+    int n = 4000;
+    if (argc > 1) n = atoi(argv[1]);
+    grid_t g, fine;
+    build(&g, n);
+    double *v = g.val;
+    build(&fine, 40 * n);
+    memcpy(&g, &fine, sizeof g);
+    double total = 0.0;
+    for (int step = 0; step < 4; step++) {
+        double s = 0.0;
+        #pragma omp target teams distribute parallel for reduction(+: s)
+        for (int i = 0; i < n; i++)
+            s += v[i] * 0.5;
+        total += s;
+    }
+    printf("%.3f %d\\n", total, g.n);
+    free(v); free(fine.val);
+    return 0;
+}
+"""
+
+WHOLE_WRITES = {
+    "memcpy": "    memcpy(&g, &fine, sizeof g);\n",
+    "assignment": "    g = fine;\n",
+}
+
+
+@pytest.mark.parametrize("form", sorted(WHOLE_WRITES))
+def test_a_count_member_overwritten_with_the_struct_is_no_count(load_source, tmp_path, form):
+    program = PROGRAM.replace(WHOLE_WRITES["memcpy"], WHOLE_WRITES[form])
+    assert WHOLE_WRITES[form] in program
+    rewritten, out = rewrite_source(load_source, program, name="prog.c")
+    counts = dict(out.counts)
+    assert "g.n]" not in rewritten, rewritten
+    assert "v[0:n]" in rewritten and counts["left unmapped"] == 0, rewritten
+    original, new = run_both(tmp_path, program, rewritten)
+    assert original.returncode == 0 and original.unmapped
+    assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()
+    # v's 4000 doubles to the device once per step, never g.n's 160000
+    assert new.copies.total_bytes <= 4 * 4000 * 8 + 64, new.copies
+
+
+FACTS = """#include <stdio.h>
+#include <string.h>
+typedef struct { int nx, ny; } dims_t;
+typedef struct { dims_t d; double *u; } mesh_t;
+void f(mesh_t *pm, mesh_t other, FILE *in, const mesh_t *src)
+{
+    mesh_t tmp;
+    memset(&tmp, 0, sizeof tmp);
+    *pm = tmp;
+    memcpy(&other, src, sizeof other);
+    fread(&tmp.d, sizeof tmp.d, 1, in);
+    pm->d = other.d;
+    printf("%d\\n", src->d.nx);
+}
+"""
+
+
+def test_whole_struct_writes_are_writes_of_each_member(load_source):
+    model = load_source(FACTS, name="prog.c").model
+    got = [(w.member, w.role, w.base, w.span.line) for w in model.member_writes if w.whole]
+    mesh = ["d", "nx", "ny", "u"]
+    assert got == [(m, "address", "tmp", 8) for m in mesh] + \
+        [(m, "assign", "pm", 9) for m in mesh] + \
+        [(m, "address", "other", 10) for m in mesh] + \
+        [(m, "address", "tmp", 11) for m in ("nx", "ny")] + \
+        [(m, "assign", "pm", 12) for m in ("nx", "ny")], got
+    # memcpy's const source, printf's argument and src itself are no writes
+    assert not any(w.base == "src" for w in model.member_writes)
+    plain = [(w.member, w.base) for w in model.member_writes if not w.whole]
+    assert plain == [("d", "tmp"), ("d", "pm")], plain
