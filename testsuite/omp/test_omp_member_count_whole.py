@@ -70,6 +70,7 @@ def test_a_count_member_overwritten_with_the_struct_is_no_count(load_source, tmp
 
 
 FACTS = """#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 typedef struct { int nx, ny; } dims_t;
 typedef struct { dims_t d; double *u; } mesh_t;
@@ -82,6 +83,7 @@ void f(mesh_t *pm, mesh_t other, FILE *in, const mesh_t *src)
     fread(&tmp.d, sizeof tmp.d, 1, in);
     pm->d = other.d;
     printf("%d\\n", src->d.nx);
+    free(pm);
 }
 """
 
@@ -90,12 +92,36 @@ def test_whole_struct_writes_are_writes_of_each_member(load_source):
     model = load_source(FACTS, name="prog.c").model
     got = [(w.member, w.role, w.base, w.span.line) for w in model.member_writes if w.whole]
     mesh = ["d", "nx", "ny", "u"]
-    assert got == [(m, "address", "tmp", 8) for m in mesh] + \
-        [(m, "assign", "pm", 9) for m in mesh] + \
-        [(m, "address", "other", 10) for m in mesh] + \
-        [(m, "address", "tmp", 11) for m in ("nx", "ny")] + \
-        [(m, "assign", "pm", 12) for m in ("nx", "ny")], got
-    # memcpy's const source, printf's argument and src itself are no writes
+    assert got == [(m, "address", "tmp", 9) for m in mesh] + \
+        [(m, "assign", "pm", 10) for m in mesh] + \
+        [(m, "address", "other", 11) for m in mesh] + \
+        [(m, "address", "tmp", 12) for m in ("nx", "ny")] + \
+        [(m, "assign", "pm", 13) for m in ("nx", "ny")], got
+    # memcpy's const source, printf's argument, free's and src itself are no writes
     assert not any(w.base == "src" for w in model.member_writes)
     plain = [(w.member, w.base) for w in model.member_writes if not w.whole]
     assert plain == [("d", "tmp"), ("d", "pm")], plain
+
+
+CLASSES = """#include <utility>
+struct Mesh { int N; double *u; };
+struct Box { Mesh m; int k; };
+void g(Mesh &a, Mesh &b, Box *bx, const Mesh &c)
+{
+    std::swap(a, b);
+    bx->m = a;
+    Mesh d = c;
+    d = c;
+    (void)d.N;
+}
+"""
+
+
+def test_a_class_assigned_or_swapped_writes_each_member(load_source):
+    model = load_source(CLASSES, name="prog.cpp").model
+    got = [(w.member, w.role, w.base, w.span.line, w.whole) for w in model.member_writes]
+    assert got == [("N", "address", "a", 6, True), ("u", "address", "a", 6, True),
+                   ("N", "address", "b", 6, True), ("u", "address", "b", 6, True),
+                   ("N", "assign", "bx", 7, True), ("u", "assign", "bx", 7, True),
+                   ("m", "assign", "bx", 7, False),
+                   ("N", "assign", "d", 9, True), ("u", "assign", "d", 9, True)], got

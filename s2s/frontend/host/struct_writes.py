@@ -10,7 +10,8 @@ set, so OpenMP's member counts, which ask whether a length member is written aft
 allocation, see it. All from libclang's types: the left side's type is a record, the
 argument a pointer to a record (or a record bound to a reference) whose parameter in the
 callee's prototype is not ``const``; the callee is declared in a system header (a function
-of the program has its own member writes extracted where it is defined). Records declared
+of the program has its own member writes extracted where it is defined; ``free`` writes
+nothing that is read after). Records declared
 in system headers (``std::vector``) are left out: their members are no program's counts.
 """
 
@@ -20,6 +21,8 @@ from s2s.frontend.host.facts import THROUGH
 from s2s.frontend.host.tree import HostTree
 from s2s.model.host_facts import MemberWrite
 
+#: library calls that end the storage's life rather than write it (``free(p)``)
+RELEASES = frozenset({"free"})
 #: expressions whose first child leads to the variable written (``&x``, ``*p``, ``p->d``)
 _TOWARDS_ROOT = THROUGH | {"UNARY_OPERATOR", "MEMBER_REF_EXPR"}
 #: how deep nested structs and base classes are followed
@@ -45,7 +48,7 @@ def whole_struct_writes(tree: HostTree, i: int, function: str) -> list[MemberWri
             return []
         return _writes(tree, operands[0], tree.nodes[operands[0]].cursor.type, "assign", i,
                        function)
-    if not callee.location.is_in_system_header:
+    if not callee.location.is_in_system_header or callee.spelling in RELEASES:
         return []
     out: list[MemberWrite] = []
     arguments = list(tree.nodes[i].cursor.get_arguments())
