@@ -129,3 +129,6 @@ class MemberWrite:
     #: ``span`` is the struct's expression, and every member of it is written
     #: (:mod:`s2s.frontend.host.struct_writes`)
     whole: bool = False
+    #: for a whole struct assigned a call's result (``SD = binary_read(in)``), the function
+    #: called: the members are then that function's (checked where it is defined)
+    made_by: str | None = None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from s2s.analysis.omp.member_counts import member_count
 from testsuite.omp.omp_runs import rewrite_source, run_both
 
 PROGRAM = """#include <stdio.h>
@@ -125,3 +126,37 @@ def test_a_class_assigned_or_swapped_writes_each_member(load_source):
                    ("N", "assign", "bx", 7, True), ("u", "assign", "bx", 7, True),
                    ("m", "assign", "bx", 7, False),
                    ("N", "assign", "d", 9, True), ("u", "assign", "d", 9, True)], got
+
+
+MADE = """#include <stdlib.h>
+typedef struct { int n; double *val; } grid_t;
+static grid_t make(int n)
+{
+    grid_t g;
+    g.n = n;
+    g.val = (double *)malloc(sizeof(double) * g.n);
+    return g;
+}
+int main(void)
+{
+    grid_t g;
+    g = make(100);
+    double s = 0;
+#pragma omp target teams distribute parallel for reduction(+: s)
+    for (int i = 0; i < 100; i++)
+        s += g.val[(i * 7) % g.n];
+    return (int)s;
+}
+"""
+
+
+def test_a_struct_given_the_allocating_calls_result_keeps_the_count(load_source):
+    """XSBench's ``SD = binary_read(in)``: the members are the ones the allocating function
+    left, so the count stands; a copy of another variable is a write of the length."""
+    model = load_source(MADE, name="prog.c").model
+    whole = {(w.member, w.made_by) for w in model.member_writes if w.whole}
+    assert whole == {("n", "make"), ("val", "make")}, whole
+    assert member_count(model, MADE.encode(), "g", ".", "val") == "g.n"
+    copied = MADE.replace("    g = make(100);\n", "    grid_t h = make(100);\n    g = h;\n")
+    model = load_source(copied, name="prog.c").model
+    assert member_count(model, copied.encode(), "g", ".", "val") is None

@@ -36,7 +36,8 @@ def whole_struct_writes(tree: HostTree, i: int, function: str) -> list[MemberWri
     kids = tree.children[i]
     if kind == "BINARY_OPERATOR" and kids and \
             tree.nodes[i].cursor.binary_operator.name == "Assign":
-        return _writes(tree, kids[0], tree.nodes[kids[0]].cursor.type, "assign", i, function)
+        return _writes(tree, kids[0], tree.nodes[kids[0]].cursor.type, "assign", i, function,
+                       _maker(tree, kids[-1]) if len(kids) == 2 else None)
     if kind != "CALL_EXPR":
         return []
     callee = tree.nodes[i].cursor.referenced
@@ -94,12 +95,24 @@ def _node_of(tree: HostTree, kids, argument) -> int | None:
 
 
 def _writes(tree: HostTree, node: int, written, role: str, writer: int,
-            function: str) -> list[MemberWrite]:
+            function: str, made_by: str | None = None) -> list[MemberWrite]:
     names = _members(written.get_canonical(), _DEPTH)
     if not names:
         return []
     span, extent, base = tree.span(node), tree.span(writer), _root(tree, node)
-    return [MemberWrite(name, role, span, function, extent, base, None, True) for name in names]
+    return [MemberWrite(name, role, span, function, extent, base, None, True, made_by)
+            for name in names]
+
+
+def _maker(tree: HostTree, value: int) -> str | None:
+    """The function whose call is the assigned value (``binary_read`` in ``SD =
+    binary_read(in)``), from the call's referenced declaration; None for any other value."""
+    while tree.kinds[value] in THROUGH and tree.children[value]:
+        value = tree.children[value][0]
+    if tree.kinds[value] != "CALL_EXPR":
+        return None
+    callee = tree.nodes[value].cursor.referenced
+    return None if callee is None or callee.kind.name != "FUNCTION_DECL" else callee.spelling
 
 
 def _members(record, depth: int) -> list[str]:
