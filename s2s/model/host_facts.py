@@ -137,3 +137,10 @@ class MemberWrite:
     extent: SourceSpan
     base: str | None = None
     value: Expr | None = None
+    #: the write gives the whole struct a value (``mesh = other``, ``memcpy(&mesh, ...)``):
+    #: ``span`` is the struct's expression, and every member of it is written
+    #: (:mod:`s2s.frontend.host.struct_writes`)
+    whole: bool = False
+    #: for a whole struct assigned a call's result (``SD = binary_read(in)``), the function
+    #: called: the members are then that function's (checked where it is defined)
+    made_by: str | None = None

@@ -115,18 +115,33 @@ def _moved(count: str, owner: tuple[str, str], root: str, sep: str) -> str:
 def _only_allocated(model: TranslationUnit, member: str, allocations) -> bool:
     """Whether every write of a member named ``member`` (the model's member writes) is one
     of ``allocations``: the writing expression (``x.f = malloc(n)``, ``&x.f`` in
-    ``alloc(&x.f, n)``) overlaps the allocation."""
+    ``alloc(&x.f, n)``) overlaps the allocation, or a write of the whole owner ahead of an
+    allocation of the member in the same function (``memcpy(&t, from, sizeof t)`` before
+    ``t.w = malloc(...)``: the pointer it copies is replaced)."""
+    allocating = {a.function for a in allocations}
     return all(any(a.span.file == write.extent.file and a.span.start < write.extent.end and
-                   write.extent.start < a.span.end for a in allocations)
+                   write.extent.start < a.span.end for a in allocations) or
+               write.whole and (_replaced_after(write, allocations) or
+                                write.made_by in allocating)
                for write in model.member_writes if write.member == member)
+
+
+def _replaced_after(write, allocations) -> bool:
+    """Whether one of ``allocations`` of the same owner follows the whole-struct ``write``
+    in its function."""
+    return any(a.function == write.function and a.span.file == write.extent.file and
+               a.span.start >= write.extent.end and
+               (found := _MEMBER.fullmatch(norm_text(a.name))) is not None and
+               found.group(1) == write.base for a in allocations)
 
 
 def written_only_in(model: TranslationUnit, field: str, functions: set) -> bool:
     """Whether every write of a member named ``field`` (``x.field = ``, ``p->field += ``,
     ``++x.field``, ``&x.field``: the model's member writes, from the AST) lies in one of
-    ``functions``."""
-    return all(write.function in functions for write in model.member_writes
-               if write.member == field)
+    ``functions``, or gives the whole struct the result of a call of one of them (``SD =
+    binary_read(in)``: the members are the ones that function left)."""
+    return all(write.function in functions or write.made_by in functions
+               for write in model.member_writes if write.member == field)
 
 
 def _agrees(model: TranslationUnit, function, allocation, owner: str, sep: str,

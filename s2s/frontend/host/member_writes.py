@@ -6,18 +6,23 @@ parentheses assigns it: the left side of ``=`` or of a compound assignment, the 
 ``++``/``--`` or of ``&``, or the object of an assigning operator call (``s.v = w`` on a
 class with ``operator=``). Operator kinds come from libclang, not from the text, so a write
 inside a macro argument or a macro's expansion is found where the macro is used; ``x.f[i] =
-e`` writes an element of ``x.f`` and is no write of the member.
+e`` writes an element of ``x.f`` and is no write of the member. A whole struct given a value
+(``mesh = other``, ``memcpy(&mesh, ...)``) writes each of its members
+(:mod:`s2s.frontend.host.struct_writes`).
 """
 
 from __future__ import annotations
 
 from s2s.frontend.core.context import FUNCTION_KINDS, ExtractContext
 from s2s.frontend.host.facts import ASSIGNMENTS, THROUGH, unary_kind
+from s2s.frontend.host.struct_writes import whole_struct_writes
 from s2s.frontend.host.tree import HostTree, cuda_role, host_tree, is_host_code
 from s2s.model.host_facts import MemberWrite
 
 #: CXUnaryOperatorKind (clang-c/Index.h): ++/-- (post and pre) and &
 UNARY_WRITES = {1: "assign", 2: "assign", 3: "assign", 4: "assign", 5: "address"}
+#: the nodes that may write a whole struct (frontend.host.struct_writes)
+WHOLE_WRITERS = frozenset({"BINARY_OPERATOR", "CALL_EXPR"})
 #: operator calls that assign their first operand (C++ classes)
 OPERATOR_WRITES = frozenset(f"operator{op}" for op in (
     "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--"))
@@ -33,7 +38,9 @@ def extract_member_writes(ctx: ExtractContext) -> tuple[MemberWrite, ...]:
         if tree.kinds[i] in FUNCTION_KINDS and is_host_code(cuda_role(node.cursor)):
             function = node.cursor.spelling
             for j in range(i + 1, tree.end[i]):
-                if tree.kinds[j] == "MEMBER_REF_EXPR":
+                if tree.kinds[j] in WHOLE_WRITERS:
+                    out.extend(whole_struct_writes(tree, j, function))
+                elif tree.kinds[j] == "MEMBER_REF_EXPR":
                     found = _write(tree, j)
                     if found is not None:
                         role, writer, value = found

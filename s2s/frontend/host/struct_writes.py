@@ -1,0 +1,146 @@
+"""Writes of a whole struct in host functions, as writes of each of its members (issue 28).
+
+A struct given a value as a whole changes every member without a member expression:
+``mesh = other;``, ``*pm = tmp;`` (an assigning operator call on a class of the program), or
+the struct's storage handed to a library function that writes through it: ``memset(&mesh,
+0, sizeof mesh)``, ``memcpy(&mesh, ...)``, ``fread(&mesh, ...)``, ``read(fd, pm, ...)``,
+``std::swap(a, b)``. Each such write yields a :class:`s2s.model.host_facts.MemberWrite` of
+every member of the struct (those of nested structs and base classes too) with ``whole``
+set, so OpenMP's member counts, which ask whether a length member is written after the
+allocation, see it. All from libclang's types: the left side's type is a record, the
+argument a pointer to a record (or a record bound to a reference) whose parameter in the
+callee's prototype is not ``const``; the callee is declared in a system header (a function
+of the program has its own member writes extracted where it is defined; ``free`` writes
+nothing that is read after). Records declared
+in system headers (``std::vector``) are left out: their members are no program's counts.
+"""
+
+from __future__ import annotations
+
+from s2s.frontend.host.facts import THROUGH
+from s2s.frontend.host.tree import HostTree
+from s2s.model.host_facts import MemberWrite
+
+#: library calls that end the storage's life rather than write it (``free(p)``)
+RELEASES = frozenset({"free"})
+#: expressions whose first child leads to the variable written (``&x``, ``*p``, ``p->d``)
+_TOWARDS_ROOT = THROUGH | {"UNARY_OPERATOR", "MEMBER_REF_EXPR"}
+#: how deep nested structs and base classes are followed
+_DEPTH = 4
+
+
+def whole_struct_writes(tree: HostTree, i: int, function: str) -> list[MemberWrite]:
+    """The member writes node ``i`` makes by writing a whole struct (module doc); none when
+    it writes none."""
+    kind = tree.kinds[i]
+    kids = tree.children[i]
+    if kind == "BINARY_OPERATOR" and kids and \
+            tree.nodes[i].cursor.binary_operator.name == "Assign":
+        return _writes(tree, kids[0], tree.nodes[kids[0]].cursor.type, "assign", i, function,
+                       _maker(tree, kids[-1]) if len(kids) == 2 else None)
+    if kind != "CALL_EXPR":
+        return []
+    callee = tree.nodes[i].cursor.referenced
+    if callee is None:
+        return []
+    operands = [k for k in kids if tree.extent(k)[1] > tree.extent(k)[0]]
+    if callee.spelling == "operator=":
+        if not operands:
+            return []
+        return _writes(tree, operands[0], tree.nodes[operands[0]].cursor.type, "assign", i,
+                       function)
+    if not callee.location.is_in_system_header or callee.spelling in RELEASES:
+        return []
+    out: list[MemberWrite] = []
+    arguments = list(tree.nodes[i].cursor.get_arguments())
+    params = list(callee.type.argument_types()) if callee.type.kind.name == "FUNCTIONPROTO" \
+        else []
+    for n, argument in enumerate(arguments):
+        node = _node_of(tree, kids, argument)
+        if node is None:
+            continue
+        while tree.kinds[node] in THROUGH and tree.children[node]:
+            node = tree.children[node][0]
+        param = params[n] if n < len(params) else None
+        written = _written_type(tree.nodes[node].cursor.type, param)
+        if written is not None:
+            out.extend(_writes(tree, node, written, "address", i, function))
+    return out
+
+
+def _written_type(argument, param):
+    """The record an argument of a library call may be written as: the pointee of a pointer
+    to a record (not through a ``const`` parameter), or a record bound to a non-``const``
+    reference; None otherwise."""
+    arg = argument.get_canonical()
+    target = param.get_canonical() if param is not None else None
+    if target is not None and target.kind.name in ("LVALUEREFERENCE", "RVALUEREFERENCE"):
+        pointee = target.get_pointee()
+        return None if pointee.is_const_qualified() else arg
+    if arg.kind.name != "POINTER":
+        return None
+    if target is not None and target.kind.name == "POINTER" and \
+            target.get_pointee().is_const_qualified():
+        return None
+    return arg.get_pointee()
+
+
+def _node_of(tree: HostTree, kids, argument) -> int | None:
+    """The child of the call whose cursor is ``argument`` (by extent)."""
+    start, end = argument.extent.start.offset, argument.extent.end.offset
+    for k in kids:
+        if tree.extent(k) == (start, end):
+            return k
+    return None
+
+
+def _writes(tree: HostTree, node: int, written, role: str, writer: int,
+            function: str, made_by: str | None = None) -> list[MemberWrite]:
+    names = _members(written.get_canonical(), _DEPTH)
+    if not names:
+        return []
+    span, extent, base = tree.span(node), tree.span(writer), _root(tree, node)
+    return [MemberWrite(name, role, span, function, extent, base, None, True, made_by)
+            for name in names]
+
+
+def _maker(tree: HostTree, value: int) -> str | None:
+    """The function whose call is the assigned value (``binary_read`` in ``SD =
+    binary_read(in)``), from the call's referenced declaration; None for any other value."""
+    while tree.kinds[value] in THROUGH and tree.children[value]:
+        value = tree.children[value][0]
+    if tree.kinds[value] != "CALL_EXPR":
+        return None
+    callee = tree.nodes[value].cursor.referenced
+    return None if callee is None or callee.kind.name != "FUNCTION_DECL" else callee.spelling
+
+
+def _members(record, depth: int) -> list[str]:
+    """Names of ``record``'s members, those of its nested records and base classes
+    included, in declaration order; [] for no record or one of a system header."""
+    if depth <= 0 or record.kind.name != "RECORD":
+        return []
+    decl = record.get_declaration()
+    if decl is None or decl.location.is_in_system_header:
+        return []
+    names: list[str] = []
+    for child in decl.get_children():
+        if child.kind.name == "FIELD_DECL":
+            if child.spelling:
+                names.append(child.spelling)
+            names.extend(_members(child.type.get_canonical(), depth - 1))
+        elif child.kind.name == "CXX_BASE_SPECIFIER":
+            names.extend(_members(child.type.get_canonical(), depth - 1))
+    return list(dict.fromkeys(names))
+
+
+def _root(tree: HostTree, node: int) -> str | None:
+    """The variable a written expression starts at (``mesh`` in ``&mesh``, ``pm`` in
+    ``*pm`` and in ``pm->d``); None for any other (``a[i]``, ``get()``, ``this``)."""
+    k = node
+    while tree.kinds[k] in _TOWARDS_ROOT and tree.children[k]:
+        k = tree.children[k][0]
+    if tree.kinds[k] != "DECL_REF_EXPR":
+        return None
+    ref = tree.nodes[k].cursor.referenced
+    return None if ref is None or ref.kind.name not in ("VAR_DECL", "PARM_DECL") else ref.spelling
