@@ -113,3 +113,34 @@ class DeviceCalls:
         reads = tuple(b for b in buffers if b in self.has_value)
         self.has_value.update(buffers)
         return Launch(callee, reads, tuple(buffers), stmt.span)
+
+    def reached_buffer(self, stmt: Stmt):
+        """(the function called by ``stmt``, the region buffer it or a function it calls names
+        outside its own declarations, that use) for the first such mention, or None.
+
+        A function of the file that names a global region buffer (``float *d_in;`` at file
+        scope, read by its launches or copied by it) reads or writes it where it is called,
+        though the call mentions no buffer: a copy before the call is not dead, nor can one
+        move across it. Template functions and members count too (their bodies name the
+        buffer whatever their instantiations are)."""
+        seen: set[str] = {self.function.name}
+        # every call in the statement, those of a nested loop's body too
+        for call in (c for c in self.function.calls if stmt.span.start <= c.span.start < stmt.span.end):
+            found = self._names_region_buffer(call.name, seen)
+            if found is not None:
+                return call.name, found
+        return None
+
+    def _names_region_buffer(self, name: str, seen: set[str]):
+        if name in seen:
+            return None
+        seen.add(name)
+        for function in (f for f in self.model.functions if f.name == name and f.body is not None):
+            for use in self.model.in_function("var_uses", name):
+                if use.name in self.space and not function.span.start <= use.decl < function.span.end:
+                    return use
+            for callee in {c.name for c in function.calls}:
+                found = self._names_region_buffer(callee, seen)
+                if found is not None:
+                    return found
+        return None

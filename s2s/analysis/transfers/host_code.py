@@ -426,6 +426,12 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
         if freed is not None:
             self.free_at[freed] = index
             return RegionStatement(stmt, "host-free", freed)
+        reached = self.reached_buffer(stmt)
+        if reached is not None:
+            callee, use = reached
+            self._refuse(f"'{callee}', called here, names region buffer '{use.name}' (line {use.span.line}), "
+                         "declared outside it: the call reads or writes it, which the plan cannot follow",
+                         stmt.span, "transfers-escape")
         if self.device_call(stmt) is not None:
             return RegionStatement(stmt, "device-call")
         self._check_uses(stmt)
