@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from s2s import deep_stack, gc_pause, parallel
-from s2s.analysis.omp import device_code
 from s2s.diagnostics import Diagnostic, InputError, InternalError, Location, S2SError
 from s2s.edits import EditSet, beside_name
 from s2s.frontend.core.parse import ParseOptions, check_parse, detect_language
@@ -203,7 +202,7 @@ def run_on_loaded(loaded: Loaded, parse_options: ParseOptions, run_pass: Pass,
 
     def check(out: PassOutput) -> tuple[CheckedEdits, tuple[int, ...]]:
         checked = checked_output(loaded.path, loaded.source, out, parse_options, includers,
-                                 device_code.device_ranges(loaded.model))
+                                 _device_ranges(loaded.model) if out.edits else None)
         return checked, dropped_groups(out, checked)
     output, checked, rounds = settled(output, check)
     checked = with_earlier(checked, rounds)
@@ -284,9 +283,21 @@ def beside(path: str, edits: Iterable) -> tuple[tuple[str, bytes], ...]:
     return tuple((c.path, c.after) for c in generated_changes(path, edits))
 
 
+def _device_ranges(model):
+    """:func:`s2s.analysis.omp.device_code.device_ranges` (imported for a file with edits
+    only: a run with nothing to change plans nothing and imports no analysis)."""
+    from s2s.analysis.omp import device_code
+    return device_code.device_ranges(model)
+
+
+def _outside(device, edits) -> bool:
+    from s2s.analysis.omp import device_code
+    return device_code.outside(device, edits)
+
+
 def checked_output(path: str, source: bytes, output: PassOutput, options: ParseOptions,
                    includers: tuple[tuple[str, bytes], ...] = (),
-                   device: device_code.Ranges | None = None) -> CheckedEdits:
+                   device: tuple[tuple[int, int], ...] | None = None) -> CheckedEdits:
     """The pass's edits, less the groups whose rewrite does not parse (when it asks).
     ``includers``: (path, bytes) of the files that include ``path``, a project header
     analysed in the context of the first: its rewrite is checked in each of them (it need
@@ -315,7 +326,7 @@ def checked_output(path: str, source: bytes, output: PassOutput, options: ParseO
         if said:
             return said
         if nvcc is None:  # (C and C++: clang-16 where it is; CUDA without nvcc: the parse)
-            host_only = device is not None and device_code.outside(device, edits)
+            host_only = device is not None and _outside(device, edits)
             return _clang_errors(data, source, path, options, host_only)
         compiled = nvcc_errors(data, path, options.user_flags, options.gpu_arch, nvcc, generated)
         if not compiled:

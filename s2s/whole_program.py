@@ -22,7 +22,6 @@ import traceback
 from dataclasses import replace
 
 from s2s import deep_stack, gc_pause, parallel, run_cache
-from s2s.analysis.omp.device_code import device_ranges
 from s2s.diagnostics import Diagnostic, InternalError, Location, S2SError
 from s2s.driver import (
     Failed,
@@ -267,6 +266,7 @@ def _checked_program(program: Program, output: PassOutput, units: list[Loaded],
     for number, local in enumerate(parts):
         for path in local:
             touching.setdefault(path, []).append(number)
+    from s2s.analysis.omp.device_code import device_ranges  # (a run with edits only)
     device = {one.path: device_ranges(one.model) for one in units}
     while True:
         out = {}

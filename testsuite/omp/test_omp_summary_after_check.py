@@ -222,11 +222,11 @@ def _rejecting(monkeypatch, marker: bytes) -> None:
     """The compile check rejects every rewrite that contains ``marker``."""
     real = s2s.driver._clang_errors
 
-    def errors(data, source, path, options):
+    def errors(data, source, path, options, host_only=False):
         if marker in data:
             return [Diagnostic.error("rewrite rejected by the test", "clang",
                                      Location(path, 1, 1, 0))]
-        return real(data, source, path, options)
+        return real(data, source, path, options, host_only)
     monkeypatch.setattr(s2s.driver, "_clang_errors", errors)
 
 

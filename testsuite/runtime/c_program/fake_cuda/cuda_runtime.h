@@ -65,4 +65,7 @@ inline const char *cudaGetErrorName(cudaError_t error)
 
 inline const char *cudaGetErrorString(cudaError_t error) { return cudaGetErrorName(error); }
 
+/* cudaDeviceAttr with the toolkit's numbers (s2s_mgpu.h answers cudaDeviceGetAttribute) */
+#include "s2s_device_attr.h"
+
 #endif
