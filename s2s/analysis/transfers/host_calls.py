@@ -124,8 +124,9 @@ class DeviceCalls:
         move across it. Template functions and members count too (their bodies name the
         buffer whatever their instantiations are)."""
         seen: set[str] = {self.function.name}
-        # every call in the statement, those of a nested loop's body too
-        for call in (c for c in self.function.calls if stmt.span.start <= c.span.start < stmt.span.end):
+        # every call in the statement, those of a nested loop's body too (its own statements:
+        # the function's calls filtered by span, once per statement, were quadratic)
+        for call in (c for inner in stmt.walk() for c in inner.calls):
             found = self._names_region_buffer(call.name, seen)
             if found is not None:
                 return call.name, found
