@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from s2s.frontend.core.context import FUNCTION_KINDS, ExtractContext
 from s2s.frontend.host.facts import ASSIGNMENTS, THROUGH, unary_kind
-from s2s.frontend.host.struct_writes import whole_struct_writes
+from s2s.frontend.host.struct_writes import variable_below, whole_struct_writes
 from s2s.frontend.host.tree import HostTree, cuda_role, host_tree, is_host_code
 from s2s.model.host_facts import MemberWrite
 
@@ -83,10 +83,4 @@ def _base(tree: HostTree, i: int) -> str | None:
     kids = tree.children[i]
     if not kids:
         return None                      # an implicit ``this``
-    k = kids[0]
-    while tree.kinds[k] in THROUGH and tree.children[k]:
-        k = tree.children[k][0]
-    if tree.kinds[k] != "DECL_REF_EXPR":
-        return None
-    ref = tree.nodes[k].cursor.referenced
-    return None if ref is None or ref.kind.name not in ("VAR_DECL", "PARM_DECL") else ref.spelling
+    return variable_below(tree, kids[0], THROUGH)

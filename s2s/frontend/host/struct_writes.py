@@ -137,8 +137,14 @@ def _members(record, depth: int) -> list[str]:
 def _root(tree: HostTree, node: int) -> str | None:
     """The variable a written expression starts at (``mesh`` in ``&mesh``, ``pm`` in
     ``*pm`` and in ``pm->d``); None for any other (``a[i]``, ``get()``, ``this``)."""
+    return variable_below(tree, node, _TOWARDS_ROOT)
+
+
+def variable_below(tree: HostTree, node: int, through: frozenset[str]) -> str | None:
+    """The variable or parameter that ``node`` reaches down its first children through the
+    node kinds ``through``; None when the chain ends at anything else."""
     k = node
-    while tree.kinds[k] in _TOWARDS_ROOT and tree.children[k]:
+    while tree.kinds[k] in through and tree.children[k]:
         k = tree.children[k][0]
     if tree.kinds[k] != "DECL_REF_EXPR":
         return None
