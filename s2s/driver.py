@@ -200,9 +200,13 @@ def run_on_loaded(loaded: Loaded, parse_options: ParseOptions, run_pass: Pass,
     output = run_pass(loaded)
     planned = time.perf_counter()
 
+    device: list = []       # the model's device ranges, worked out once for every round
+
     def check(out: PassOutput) -> tuple[CheckedEdits, tuple[int, ...]]:
+        if out.edits and not device:
+            device.append(_device_ranges(loaded.model))
         checked = checked_output(loaded.path, loaded.source, out, parse_options, includers,
-                                 _device_ranges(loaded.model) if out.edits else None)
+                                 device[0] if out.edits else None)
         return checked, dropped_groups(out, checked)
     output, checked, rounds = settled(output, check)
     checked = with_earlier(checked, rounds)
