@@ -77,6 +77,10 @@ class VarUse:
     #: once, not stringized or pasted): the byte offsets where it is written in the call
     #: (its ``span`` is the whole call's); None elsewhere
     spelled: tuple[int, int] | None = None
+    #: for an ``init`` or ``assign`` mention of an integer variable, its value with the
+    #: integral casts taken off, rendered from the AST (``(std::size_t)w * h`` -> ``(w) *
+    #: h``; :mod:`s2s.frontend.host.integral`); None where the value holds anything else
+    integral: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,11 +54,13 @@ from s2s.analysis.omp.nest_cover import (
 )
 from s2s.analysis.omp.place import source_texts
 from s2s.analysis.omp.read_only_args import read_only_addresses
+from s2s.analysis.omp.settled import settled_definitions
 from s2s.analysis.omp.state import Frame, State, Unsupported, norm_text
 from s2s.analysis.polynomial import (
     NotPoly,
     add,
     assigned_in,
+    expand,
     poly,
     render,
     scale,
@@ -97,6 +99,7 @@ class CoverInterpreter(Interpreter):
     _offset: set = field(default_factory=set)  # names assigned ``p + k`` somewhere
     _entered: dict = field(default_factory=dict)
     _changing: dict = field(default_factory=dict)  # variable -> assigned or address-taken
+    settled: dict = field(default_factory=dict)  # the root function's (omp.settled)
 
     # --- hooks into the dataflow --------------------------------------------------------------
 
@@ -203,11 +206,24 @@ class CoverInterpreter(Interpreter):
             if read is None:
                 whole.add(label)
                 continue
-            pieces = subtract_all(read, state.cover.get(label, ()), self._size(label))
+            pieces = self.subtract(read, state.cover.get(label, ()), self._size(label))
             known = exposed.setdefault(label, [])
             for piece in pieces:
                 if not any(_same(piece, k) for k in known):
                     known.append(piece)
+
+    def subtract(self, section: str, parts, size: str | None) -> list[str]:
+        """``section`` minus ``parts`` (polynomial.subtract_all); where pieces remain, once
+        more with the root function's settled definitions read for their names
+        (omp.settled: ``npix`` is ``width * height`` wherever it is in scope), and nothing
+        remains when nothing remains so. The pieces kept are the ones as written."""
+        pieces = subtract_all(section, parts, size)
+        if not pieces or not self.settled:
+            return pieces
+        grown = subtract_all(expand(section, self.settled),
+                             [expand(p, self.settled) for p in parts],
+                             None if size is None else expand(size, self.settled))
+        return [] if not grown else pieces
 
     def _must_written(self, access: Access, node: Node) -> str | None:
         refs = [e.ref for e in node.events if isinstance(e, Access) and e.ref is not None]
@@ -221,7 +237,8 @@ class CoverInterpreter(Interpreter):
         or None."""
         refs = [e.ref for e in node.events if isinstance(e, Access) and e.ref is not None]
         found = nest_pattern(node.stmt, access.ref, refs, self.text, must,
-                             assigned_names(self.model, node.function, node.stmt.span))
+                             assigned_names(self.model, node.function, node.stmt.span),
+                             self.model.in_function("var_uses", node.function))
         return self._root_pattern(found) if found is not None else None
 
     def _root_pattern(self, pattern: str) -> str | None:
@@ -505,7 +522,7 @@ class EntryCoverage:
         checks = [(s, c) for lab, s, c in interp.copied_back if lab == label]
         checks += [(s, self.exit_cover.get(label, frozenset())) for s in exit_sections]
         for section, cover in checks:
-            if section is None or subtract_all(section, list(cover) + pieces, size):
+            if section is None or interp.subtract(section, list(cover) + pieces, size):
                 return None
         if len(pieces) > MAX_SECTIONS or not all(self._copyable(label, p) for p in pieces):
             return None
@@ -557,7 +574,8 @@ def entry_coverage(solver, entry: State, updates, region_text: str) -> EntryCove
         distinct=solver.distinct, section_of=solver.section_of, length_memo={},
         candidates=copied_in & solver.tracked, model=solver.model, source=solver.source,
         text=text, read_backs=read_backs, stable_text=stable,
-        escape_text=text(solver.function.body), ignored=solver.ignored)
+        escape_text=text(solver.function.body), ignored=solver.ignored,
+        settled=settled_definitions(solver.model, solver.function))
     scope = region_scope(solver.nodes, solver.irs)
     interp.scope = replace(scope, read_only=read_only_addresses(solver.model, scope))
     try:

@@ -101,6 +101,8 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
     clauses, left, why = [], [], ""
     floors = with_host_floors(model, directive, _floors(kernel, text), text)
     declared = _declared_inside(model, model.directives[directive].function, kernel)
+    function = model.directives[directive].function
+    uses = model.in_function("var_uses", function) if function else ()
     for pointer in pointers:
         mine = [r for r in refs if norm_text(r.array) == norm_text(pointer)]
         behind = [] if mine else [r for r in refs if pointer_base(norm_text(r.array)) ==
@@ -126,10 +128,10 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
                 continue
         elif _PLAIN.fullmatch(pointer):
             found = _clause(kernel, element_calls_as_accesses(model, mine), refs, pointer,
-                            text, copied, declared, floors)
+                            text, copied, declared, floors, uses)
         else:
             found = _member_clause(model, source, kernel, mine, refs, pointer, text, copied,
-                                   declared, floors)
+                                   declared, floors, uses)
         if isinstance(found, tuple):
             clauses.append(found)
         else:
@@ -149,9 +151,10 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
 
 def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text,
             copied: dict[str, str], declared: frozenset[str] | None,
-            floors: dict[str, int] | None = None) -> tuple[str, str] | str:
+            floors: dict[str, int] | None = None, uses: tuple = ()) -> tuple[str, str] | str:
     """(map type, ``p[lo:len]``) for one pointer of the construct, or why it has none.
-    ``declared``: the variables the kernel declares (:func:`_declared_inside`)."""
+    ``declared``: the variables the kernel declares (:func:`_declared_inside`); ``uses``:
+    the function's variable mentions (its index locals, omp.index_locals)."""
     if not mine:
         return f"no access to '{pointer}' was found in the construct"
     if norm_text(pointer) in copied:
@@ -162,7 +165,7 @@ def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text,
             return (f"'{pointer}' is passed to '{ref.call}' in the kernel" if ref.call else
                     f"'{pointer}' is accessed with {len(ref.subscripts)} subscripts")
         # ``AU[id]`` with ``const int id = (i + 1) + (j + 1) * stride;`` in the kernel
-        extent = write_extent(kernel, expanded_ref(kernel, ref, text), text)
+        extent = write_extent(kernel, expanded_ref(kernel, ref, uses), text)
         if extent is None or declared is None or declared & set(_PLAIN.findall(extent)):
             return (f"the subscript '{ref.subscripts[0].text}' of '{pointer}' is not bounded "
                     "by the kernel's counting loops")
@@ -222,15 +225,15 @@ def _with_companions(model: TranslationUnit, directive: int, kernel: Stmt, claus
 
 def _member_clause(model: TranslationUnit, source: bytes, kernel: Stmt, mine: list,
                    refs: list, pointer: str, text, copied: dict[str, str],
-                   declared: frozenset[str] | None, floors: dict[str, int] | None = None
-                   ) -> tuple[str, str] | str:
+                   declared: frozenset[str] | None, floors: dict[str, int] | None = None,
+                   uses: tuple = ()) -> tuple[str, str] | str:
     """(map type, ``s.m[lo:len]``) for a member path: the range its kernel touches where
     the loops bound it, else the member's whole storage (omp.member_counts); ``to`` when
     the kernel only reads it, else ``tofrom``."""
     path = MEMBER.fullmatch(pointer)
     if path is None:
         return f"'{pointer}' is a member path of more than one level"
-    found = _clause(kernel, mine, refs, pointer, text, copied, declared, floors)
+    found = _clause(kernel, mine, refs, pointer, text, copied, declared, floors, uses)
     if isinstance(found, tuple) or not mine:
         return found
     count = member_count(model, source, path.group(1), path.group(2), path.group(3)) or \

@@ -1,38 +1,40 @@
 """Subscripts spelled through integer locals of the kernel, read as their definitions.
 
 Real kernels name their index first (AMD's Jacobi, TeaLeaf): ``const int id = (i + 1) +
-(j + 1) * stride; const int id_l = id - 1; AU[id] = ... U[id_l] ...``. The safety net bounds
-a subscript over the counting loops around it (omp.loops.write_extent), which sees ``id`` as
-an unknown: "the subscript 'id' is not bounded". :func:`expanded_ref` gives the access with
-each such local replaced by its initializer, a few levels deep, where that is the value at
-the access:
+(j + 1) * stride; const int id_l = id - 1; AU[id] = ... U[id_l] ...``, often through a
+macro (``size_t c = IDX(i, j, ny);``). The safety net bounds a subscript over the counting
+loops around it (omp.loops.write_extent), which sees ``id`` as an unknown: "the subscript
+'id' is not bounded". :func:`expanded_ref` gives the access with each such local replaced
+by its value, a few levels deep, where that is the value at the access. All from the AST's
+mentions of the function (:class:`s2s.model.host_facts.VarUse`), never the text:
 
-* the local is declared once in the kernel, with one declarator and an initializer, and
-  nothing else in the kernel assigns it, increments it or takes its address;
-* every name of its initializer is either not assigned in the kernel at all, or the counter
-  of a loop around the declaration (assigned only in that loop's header: the counter does
-  not change while the declaration's scope runs).
+* the local, of integer type, is declared once in the kernel (not in a loop's header), with
+  an initializer that :mod:`s2s.frontend.host.integral` renders (integer variables and
+  literals, ``+ - * / %``; casts between integer types taken off, macros expanded), and
+  nothing else in the kernel assigns it, steps it or takes its address;
+* every variable of its value is either never written in the kernel (assigned, stepped,
+  address taken) outside the headers of the loops around the declaration (a counter does
+  not change while the declaration's scope runs), or another such local that stands.
 """
 
 from __future__ import annotations
 
-import re
+from collections import Counter
 from dataclasses import replace
 
 from s2s.analysis.omp.loops import LOOP_KINDS
-from s2s.analysis.polynomial import assigned_in, expand
+from s2s.analysis.polynomial import expand
 from s2s.model import Expr, Stmt
 
-_DECLARATION = re.compile(r"^\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long\s+long|"
-                          r"size_t|ptrdiff_t|unsigned|std::size_t|std::ptrdiff_t)\s+"
-                          r"(?:const\s+)?([A-Za-z_]\w*)\s*=\s*([^;,{}]+);\s*$", re.S)
-_NAME = re.compile(r"(?<![\w.>])[A-Za-z_]\w*")
+_WRITES = ("assign", "address")
+_DECLARING = ("declare", "init", "null-init")
 
 
-def expanded_ref(kernel: Stmt, ref, text):
+def expanded_ref(kernel: Stmt, ref, uses):
     """``ref`` with its subscripts' kernel-local index names replaced by their definitions
-    (module doc); ``ref`` itself when none applies."""
-    definitions = index_locals(kernel, text)
+    (module doc; ``uses``: the function's variable mentions); ``ref`` itself when none
+    applies."""
+    definitions = index_locals(kernel, uses)
     if not definitions or not ref.subscripts:
         return ref
     subscripts = tuple(Expr(expand(s.text, definitions), s.span) for s in ref.subscripts)
@@ -41,32 +43,38 @@ def expanded_ref(kernel: Stmt, ref, text):
     return replace(ref, subscripts=subscripts)
 
 
-def index_locals(kernel: Stmt, text) -> dict[str, str]:
-    """name -> initializer of the kernel's integer locals that may stand for it."""
-    whole = text(kernel)
-    loops = [s for s in kernel.walk() if s.kind in LOOP_KINDS]
-    counters = {id(loop.init) for loop in loops if loop.init is not None}
-    found: dict[str, list[tuple[Stmt, str]]] = {}
-    for stmt in kernel.walk():
-        if stmt.kind == "decl" and id(stmt) not in counters and \
-                (match := _DECLARATION.match(text(stmt))):
-            found.setdefault(match.group(1), []).append((stmt, match.group(2).strip()))
-    out = {}
-    for name, places in found.items():
-        if len(places) != 1:
+def index_locals(kernel: Stmt | None, uses) -> dict[str, str]:
+    """name -> value of the integer locals of ``kernel`` (a statement: a target region's
+    loop nest, or a loop body) that may stand for it (module doc)."""
+    if kernel is None or not uses:
+        return {}
+    span = kernel.span
+    inside = [u for u in uses if u.span.file == span.file and span.contains(u.span)]
+    if not inside:
+        return {}
+    loops = [(loop.span.start, loop.body.span.start, loop.body.span.end)
+             for loop in kernel.walk() if loop.kind in LOOP_KINDS and loop.body is not None]
+    headers = [(a, b) for a, b, _ in loops]
+    declared = Counter(u.name for u in inside if u.role in _DECLARING)
+    found = {u.name: u for u in inside if u.role == "init" and declared[u.name] == 1 and
+             not any(a <= u.span.start < b for a, b in headers)}
+    written = [u for u in inside if u.role in _WRITES]
+    out, used = {}, {}
+    for name, definition in found.items():
+        if definition.integral is None or not definition.integer or definition.pointer or \
+                any(w.name == name for w in written):
             continue
-        stmt, value = places[0]
-        if assigned_in(name, whole.replace(text(stmt), "", 1)):
-            continue
-        around = [loop for loop in loops if loop.body is not None and
-                  loop.body.span.start <= stmt.span.start < loop.body.span.end]
-        headers = [text(loop)[:loop.body.span.start - loop.span.start] for loop in around]
-        rest = whole
-        for header in headers:
-            rest = rest.replace(header, "", 1)
-        if all(not assigned_in(used, rest, declarations=False) for used in _NAME.findall(value)
-               if used not in found or used == name):
-            out[name] = value
+        value = definition.value.span
+        at = definition.span.start
+        around = [(a, b) for a, b, end in loops if b <= at < end]
+        names = [u for u in inside if value.start <= u.span.start < value.end]
+        if all(u.name in found or not any(
+                w.decl == u.decl and w.name == u.name and
+                not any(a <= w.span.start < b for a, b in around) for w in written)
+               for u in names):
+            out[name] = definition.integral
+            used[name] = {u.name for u in names}
     # a local defined through another (``id_l = id - 1``) stands only if that one does
     return {name: value for name, value in out.items()
-            if all(used in out or used not in found for used in _NAME.findall(value))}
+            if all(n in out or n not in found for n in used[name])}
+

@@ -20,6 +20,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from s2s.analysis.omp.index_locals import index_locals
 from s2s.analysis.omp.loops import (
     JUMP_KINDS,
     LOOP_KINDS,
@@ -485,7 +486,8 @@ class IRBuilder:
 
     def _kernel_events(self, stmt: Stmt, directive: int) -> list:
         refs = list(self._refs_in.get(directive, ()))
-        full = full_writes(stmt, refs, self.text, self.source) if stmt.kind == "for" else {}
+        full = full_writes(stmt, refs, self.text, self._index_locals(stmt)) \
+            if stmt.kind == "for" else {}
         events = []
         for ref in refs:
             extent = write_extent(stmt, ref, self.text) if ref.writes else None
@@ -522,7 +524,13 @@ class IRBuilder:
         inner = [r for r in self._refs if r.directive is None and not r.call
                  and stmt.span.start <= r.span.start < stmt.span.end]
         return [Access(name, "H", "write", None, count)
-                for name, count in full_writes(stmt, inner, self.text, self.source).items()]
+                for name, count in full_writes(stmt, inner, self.text,
+                                               self._index_locals(stmt)).items()]
+
+    def _index_locals(self, stmt: Stmt) -> dict[str, str]:
+        """The index locals of a loop nest (omp.index_locals), from the function's
+        mentions."""
+        return index_locals(stmt, self.model.in_function("var_uses", self._function))
 
 
 def _innermost_owner(body: Stmt, offsets: list[int]) -> dict[int, Stmt]:

@@ -73,18 +73,20 @@ def loop_range(stmt: Stmt, text) -> tuple[str, Poly, Poly] | None:
     return var, first, last
 
 
-def full_writes(stmt: Stmt, refs: list[ArrayRef], text, source: bytes) -> dict[str, str]:
+def full_writes(stmt: Stmt, refs: list[ArrayRef], text, indices: dict[str, str]
+                ) -> dict[str, str]:
     """Arrays that a nest of counting loops ``for (i = 0; i < E; i++)`` overwrites
     completely before reading them: every access has one subscript that numbers the nest's
     iterations in mixed radix (``a[i]``, ``out[j * rows + i]`` over ``i < rows, j < cols``),
-    and every path through the body writes it first. Returns name -> element count."""
+    and every path through the body writes it first. ``indices``: the nest's index locals
+    (omp.index_locals: ``size_t c = IDX(i, j, ny);`` then ``un[c]``). Returns name ->
+    element count."""
     nest, body = _counting_nest(stmt, text)
     if not nest:
         return {}
     by_name: dict[str, list[ArrayRef]] = {}
     for ref in refs:
         by_name.setdefault(ref.array, []).append(ref)
-    indices = _index_definitions(body, text)
     out = {}
     for name, group in by_name.items():
         counts = {_radix_count(_defined(r.subscripts[0].text, indices), nest)
@@ -93,33 +95,6 @@ def full_writes(stmt: Stmt, refs: list[ArrayRef], text, source: bytes) -> dict[s
             continue
         if _writes_first(body, group, text) == _WRITES:
             out[name] = counts.pop()
-    return out
-
-
-_INDEX_DECLARATION = re.compile(r"^\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|"
-                                r"long\s+long|size_t|ptrdiff_t|unsigned)\s+(?:const\s+)?"
-                                r"([A-Za-z_]\w*)\s*=\s*([^;,]+);\s*$", re.S)
-
-
-def _index_definitions(body: Stmt | None, text) -> dict[str, str]:
-    """Integer locals of a loop body defined once where declared (``int idx = r * col +
-    c;``), that nothing else in the body assigns: an index spelled through one is its
-    initializer (the same value in every use, since the body's counters do not change
-    inside it)."""
-    if body is None:
-        return {}
-    whole = text(body)
-    out = {}
-    for stmt in body.walk():
-        if stmt.kind != "decl":
-            continue
-        match = _INDEX_DECLARATION.match(text(stmt))
-        if match is None:
-            continue
-        name, value = match.groups()
-        rest = whole.replace(text(stmt), "", 1)
-        if not assigned_in(name, rest) and name not in out:
-            out[name] = value.strip()
     return out
 
 

@@ -51,10 +51,11 @@ def is_nest_key(key: str) -> bool:
 
 
 def nest_pattern(kernel: Stmt, ref: ArrayRef, refs: list[ArrayRef], text,
-                 must: bool, assigned: frozenset[str]) -> str | None:
+                 must: bool, assigned: frozenset[str], uses: tuple = ()) -> str | None:
     """The pattern of the elements ``ref`` touches over ``kernel``'s nest, in the kernel's
     names (module doc); with ``must``, only when the kernel surely writes every one of
-    them. None when there is no such pattern."""
+    them. None when there is no such pattern. ``uses``: the function's variable mentions
+    (its index locals, omp.index_locals)."""
     nest, body = _nest(kernel, text)
     if not nest or body is None or not ref.subscripts or \
             not (body.span.start <= ref.span.start < body.span.end) or \
@@ -64,10 +65,10 @@ def nest_pattern(kernel: Stmt, ref: ArrayRef, refs: list[ArrayRef], text,
     counters = {var: COUNTER.format(depth) for depth, (var, *_rest) in enumerate(nest)}
     pieces = [piece for _var, first, op, bound in nest
               for piece in (first, bound if op == "<" else f"({bound}) + 1")]
-    subscripts = _subscripts(kernel, ref, text)
+    subscripts = _subscripts(kernel, ref, uses)
     if must:
         mine = [r for r in refs if r.array == ref.array]
-        if any(_subscripts(kernel, r, text) != subscripts for r in mine) or \
+        if any(_subscripts(kernel, r, uses) != subscripts for r in mine) or \
                 not all(body.span.start <= r.span.start < body.span.end for r in mine) or \
                 not writes_first(body, mine, text):
             return None
@@ -82,10 +83,10 @@ def nest_pattern(kernel: Stmt, ref: ArrayRef, refs: list[ArrayRef], text,
     return f"{' ; '.join(bounds)} | {' ; '.join(indices)}"
 
 
-def _subscripts(kernel: Stmt, ref: ArrayRef, text) -> list[str]:
+def _subscripts(kernel: Stmt, ref: ArrayRef, uses) -> list[str]:
     """``ref``'s subscripts with the kernel's index locals read as their definitions
     (omp.index_locals: ``AU[id]`` with ``const int id = (i + 1) + (j + 1) * stride``)."""
-    return [s.text for s in expanded_ref(kernel, ref, text).subscripts]
+    return [s.text for s in expanded_ref(kernel, ref, uses).subscripts]
 
 
 def bind_pattern(pieces: list[str], function, args: list[str], assigned: frozenset[str],

@@ -16,12 +16,11 @@ though the macro gives every node one extent.
 
 from __future__ import annotations
 
-import ctypes
 import re
 
 from s2s.frontend.core.context import FUNCTION_KINDS, ExtractContext
-from s2s.frontend.core.toolchain import configure_libclang
 from s2s.frontend.cuda.text import Macros, offsets_of
+from s2s.frontend.host.integral import INTEGER_KINDS, integral_text
 from s2s.frontend.host.tree import (
     ARRAY_TYPE_KINDS,
     LAUNCH_CONFIG,
@@ -29,6 +28,7 @@ from s2s.frontend.host.tree import (
     cuda_role,
     host_tree,
     is_host_code,
+    unary_kind,
 )
 from s2s.model.host_facts import HostArg, HostDecl, VarUse
 
@@ -87,6 +87,8 @@ def _uses_in(tree: HostTree, f: int, function: str, out: list[VarUse]) -> None:
             role = _role(tree, i)
             value = _assigned_node(tree, i) if role == "assign" else None
             span = tree.span(i)
+            integral = integral_text(tree, value) if value is not None and \
+                _is_integer(ref) else None
             out.append(VarUse(variable[0], role, span, function, variable[1],
                               variable[2], call, position, local=variable[3],
                               value=None if value is None else tree.expr(value),
@@ -95,16 +97,19 @@ def _uses_in(tree: HostTree, f: int, function: str, out: list[VarUse]) -> None:
                               field=_member_name(tree, i) if role == "member" else None,
                               null=value is not None and _is_null(tree, value),
                               spelled=None if span.macro is None else
-                              _spelled(tree, i, span, variable[0])))
+                              _spelled(tree, i, span, variable[0]), integral=integral))
         elif kind == "VAR_DECL":
             cursor = tree.nodes[i].cursor
             at = cursor.location.offset
             span = tree.ctx.index.span(at, at + len(cursor.spelling.encode()), tree.templates[i])
             init = _initializer(tree, i)
             role = "declare" if init is None else "null-init" if _is_null(tree, init) else "init"
+            integer = _is_integer(cursor)
             out.append(VarUse(cursor.spelling, role, span, function, at, _is_pointer(cursor),
                               local=True, value=None if init is None else tree.expr(init),
-                              record=_is_record(cursor), integer=_is_integer(cursor)))
+                              record=_is_record(cursor), integer=integer,
+                              integral=integral_text(tree, init) if integer and init is not None
+                              else None))
 
 
 def _spelled(tree: HostTree, i: int, span, name: str) -> tuple[int, int] | None:
@@ -193,11 +198,6 @@ BUILTIN_KINDS = frozenset({"BOOL", "CHAR_U", "UCHAR", "CHAR16", "CHAR32", "USHOR
                            "LONGDOUBLE", "FLOAT128", "FLOAT16", "ENUM", "COMPLEX"})
 
 
-#: canonical integer type kinds of a count or an index (not ``char``, ``bool``, enums)
-INTEGER_KINDS = frozenset({"SHORT", "USHORT", "INT", "UINT", "LONG", "ULONG", "LONGLONG",
-                           "ULONGLONG"})
-
-
 def _is_integer(cursor) -> bool:
     return cursor.type.get_canonical().kind.name in INTEGER_KINDS
 
@@ -248,19 +248,6 @@ def _fixed_array_element(tree: HostTree, call: int, i: int) -> bool:
     *, 6> poses``), not a call that may do anything with ``a``."""
     return tree.nodes[call].cursor.spelling == "operator[]" and \
         bool(_STD_ARRAY.match(tree.nodes[i].cursor.type.get_canonical().spelling))
-
-
-_UNARY: list = []
-
-
-def unary_kind(cursor) -> int:
-    if not _UNARY:
-        cindex = configure_libclang()
-        function = cindex.conf.lib.clang_getCursorUnaryOperatorKind
-        # (the bindings' Cursor: the walk's cursors are of a subclass per unit)
-        function.argtypes, function.restype = [cindex.Cursor], ctypes.c_int
-        _UNARY.append(function)
-    return _UNARY[0](cursor)
 
 
 def _enclosing_argument(tree: HostTree, i: int) -> tuple[str | None, int | None]:

@@ -8,8 +8,11 @@ Python's recursion limit.
 
 from __future__ import annotations
 
+import ctypes
+
 from s2s.frontend.core.context import FUNCTION_KINDS, TEMPLATE_KINDS, ExtractContext
 from s2s.frontend.core.fast_cursor import children, is_attribute, kind_name, offsets
+from s2s.frontend.core.toolchain import configure_libclang
 from s2s.model.span import Expr
 
 #: Allocation functions of the C library (and common relatives) -> index of the byte-size
@@ -169,3 +172,17 @@ def unwrap_conversions(cursor):
             break
         cursor = kids[0]
     return cursor
+
+
+_UNARY: list = []
+
+
+def unary_kind(cursor) -> int:
+    """libclang's CXUnaryOperatorKind of a ``UNARY_OPERATOR`` cursor (clang-c/Index.h)."""
+    if not _UNARY:
+        cindex = configure_libclang()
+        function = cindex.conf.lib.clang_getCursorUnaryOperatorKind
+        # (the bindings' Cursor: the walk's cursors are of a subclass per unit)
+        function.argtypes, function.restype = [cindex.Cursor], ctypes.c_int
+        _UNARY.append(function)
+    return _UNARY[0](cursor)

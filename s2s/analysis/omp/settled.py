@@ -1,0 +1,75 @@
+"""Integer locals whose value is one expression of other locals wherever they are in scope.
+
+``std::size_t npix; ... npix = (std::size_t)width * height;`` then ``make_buffer(npix)``:
+the buffer's length is ``npix``, a loop nest over ``y < height``, ``x < width`` writes
+``[0:height * width]`` of it, and only the definition says the two are the whole buffer.
+A *settled* definition is one that may stand for the name in any comparison of sections
+after it:
+
+- the local, of integer type, is declared once in the function and given a value once:
+  by its initializer, or (declared without one) by one plain assignment that is a statement
+  of the function body's own sequence (it runs before everything after it, once);
+- its address is never taken (nothing writes it behind its name);
+- the value is an integer expression of locals (:attr:`VarUse.integral`, rendered from the
+  AST with the integral casts taken off), each declared once, never written after the
+  definition nor ever through its address, so the expression keeps its value too.
+
+All from the AST's mentions (:class:`s2s.model.host_facts.VarUse`), never the text.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from s2s.model.host_facts import VALUE_ROLES
+
+_DECLARING = ("declare", "init", "null-init")
+
+
+def settled_definitions(model, function) -> dict[str, str]:
+    """name -> value of the settled definitions of ``function`` (module doc); memoized per
+    unit and function."""
+    if function is None or function.body is None:
+        return {}
+    return model.cached(("omp.settled", function.name, function.span.start),
+                        lambda: _definitions(model, function))
+
+
+def _definitions(model, function) -> dict[str, str]:
+    uses = model.in_function("var_uses", function.name)
+    declared = Counter(u.name for u in uses if u.role in _DECLARING)
+    addressed = {u.name for u in uses if u.role == "address"}
+    by_name: dict[str, list] = {}
+    for use in uses:
+        if use.role in VALUE_ROLES or use.role == "declare":
+            by_name.setdefault(use.name, []).append(use)
+    top = [s.span for s in function.body.children if s.kind == "expr"]
+    out = {}
+    for name, writes in by_name.items():
+        if declared[name] != 1 or name in addressed:
+            continue
+        definition = _definition(writes, top)
+        if definition is None:
+            continue
+        value = definition.value.span
+        inner = [u for u in uses if value.start <= u.span.start < value.end]
+        if all(u.local and declared[u.name] == 1 and u.name not in addressed and
+               not any(w.span.start >= value.end for w in by_name.get(u.name, ())
+                       if w.role != "declare") for u in inner):
+            out[name] = definition.integral
+    return out
+
+
+def _definition(writes: list, top: list):
+    """The one write that gives the local its value, or None."""
+    if len(writes) == 1 and writes[0].role == "init":
+        found = writes[0]
+    elif [w.role for w in writes] == ["declare", "assign"] and \
+            any(s.start <= writes[1].span.start < s.end for s in top):
+        found = writes[1]
+    else:
+        return None
+    if not writes[0].integer or writes[0].pointer or found.value is None or \
+            found.integral is None:
+        return None
+    return found
