@@ -72,8 +72,7 @@ def map_arrays(solver: Solver, ir: FunctionIR, block: Node, live: set[str], to_l
     text = source_texts(source)
     arrays, exit_updates, entry_updates, entry_reasons = [], [], [], []
     after = block.children[block.children.index(nodes[-1]) + 1:] + _continuation(block)
-    coverage = entry_coverage(solver, entry_state(model, function, start, to_labels), updates,
-                              "\n".join(text(n.stmt) for n in nodes if n.stmt is not None))
+    coverage = entry_coverage(solver, entry_state(model, function, start, to_labels), updates)
     groups = alias_groups(model, function, 0, 0)
     facts = guard_facts(function.body, start,
                         lambda a, b: source[a:b].decode("utf-8", "replace"))

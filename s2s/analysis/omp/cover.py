@@ -43,7 +43,7 @@ from dataclasses import dataclass, field, replace
 from s2s.analysis.omp.changes import changing_term
 from s2s.analysis.omp.flow import Interpreter
 from s2s.analysis.omp.guards import region_scope
-from s2s.analysis.omp.ir import Access, CallEvent, Copy, Node, Update, called_functions
+from s2s.analysis.omp.ir import Access, CallEvent, Copy, Node, Update
 from s2s.analysis.omp.loops import counting_loop, must_write_extent, write_extent
 from s2s.analysis.omp.nest_cover import (
     assigned_names,
@@ -59,7 +59,6 @@ from s2s.analysis.omp.state import Frame, State, Unsupported, norm_text
 from s2s.analysis.polynomial import (
     NotPoly,
     add,
-    assigned_in,
     expand,
     poly,
     render,
@@ -67,7 +66,9 @@ from s2s.analysis.polynomial import (
     subtract_all,
     within,
 )
+from s2s.model.host_facts import VALUE_ROLES
 
+_DECLARING = ("declare", "init", "null-init")
 MAX_SECTIONS = 4  # per label, in the cover and in the entry copies
 _IDENT = re.compile(r"(?<![\w.>])[A-Za-z_]\w*\b(?!\s*(?:\.|->|\())")
 _ANY_IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -83,8 +84,6 @@ class CoverInterpreter(Interpreter):
     text: object = None
     #: (id(anchor statement), name as written) -> sections of its ``target update from``
     read_backs: dict = field(default_factory=dict)
-    stable_text: str = ""  # region and callee text: section variables must not change there
-    escape_text: str = ""  # the root function: no section variable has its address taken
     exposed: dict = field(default_factory=dict)  # label -> sections read before covered
     #: the same, and ``whole``, with the nest patterns ignored (omp.nest_cover)
     exposed_plain: dict = field(default_factory=dict)
@@ -92,7 +91,7 @@ class CoverInterpreter(Interpreter):
     whole: set = field(default_factory=set)  # labels read where no section is known
     unsafe: set = field(default_factory=set)  # labels whose copy to the host is unchecked
     copied_back: list = field(default_factory=list)  # (label, section, cover at that point)
-    _bindings: list = field(default_factory=list)  # (scalar params -> argument, body text)
+    _bindings: list = field(default_factory=list)  # (scalar params -> argument, function)
     _callees: list = field(default_factory=list)  # (callee's IR, call) beside _bindings
     scope: object = None  # the region (omp.changes.Scope): a nest's terms must not change there
     _pending: list = field(default_factory=list)  # (label, section) written by this kernel
@@ -141,7 +140,7 @@ class CoverInterpreter(Interpreter):
             return super()._call(call, state, frame)
         scalars = {p.name: (None if p.is_pointer else a.strip())
                    for p, a in zip(ir.function.params, call.args, strict=False)}
-        self._bindings.append((scalars, self.text(ir.function.body)))
+        self._bindings.append((scalars, ir.function.name))
         self._callees.append((ir, call))
         try:
             return super()._call(call, state, frame)
@@ -159,7 +158,7 @@ class CoverInterpreter(Interpreter):
             return exit_state
         if id(node) not in self._entered:
             function = self.irs[node.function].function
-            self._entered[id(node)] = surely_entered(node, function, self.source, self.text)
+            self._entered[id(node)] = surely_entered(node, function, self.model, self.text)
         if not self._entered[id(node)]:
             return exit_state
         out = exit_state.copy()
@@ -290,16 +289,17 @@ class CoverInterpreter(Interpreter):
     def _root_section(self, section: str | None) -> str | None:
         """``section`` of the innermost active function in the root function's names, when
         its variables are scalar parameters bound (through every call) to expressions of
-        variables that nothing in the region or its callees assigns; else None."""
+        variables that nothing in the region or its callees changes; else None. A member
+        path (``d->n``) is refused: the cover is kept for plain variables."""
         if section is None or not section.startswith("[") or section.count(":") != 1:
             return None
         parts = section.strip()[1:-1].split(":")
-        for scalars, body in reversed(self._bindings):
-            parts = [_bind(part, scalars, body) for part in parts]
+        for scalars, function in reversed(self._bindings):
+            parts = [self._in_caller(part, scalars, function) for part in parts]
             if None in parts:
                 return None
         if any(re.search(r"\.|->", part) for part in parts):
-            return None  # ``d->n = ...`` is an assignment assigned_in does not see
+            return None
         names = {v for part in parts for v in _ANY_IDENT.findall(part)}
         if any(self._changes(v) for v in names):
             return None
@@ -309,12 +309,38 @@ class CoverInterpreter(Interpreter):
             return None
 
     def _changes(self, name: str) -> bool:
-        """Whether ``name`` is assigned in the region or its callees, or has its address
-        taken in the root function (memoized: the texts are whole regions)."""
+        """Whether the variable ``name`` may change in the region or its callees
+        (omp.changes, from the AST's mentions), or has its address taken anywhere in the
+        root function (a pointer to it may write it inside the region); memoized."""
         if name not in self._changing:
-            self._changing[name] = assigned_in(name, self.stable_text) or \
-                re.search(rf"&\s*{re.escape(name)}\b", self.escape_text) is not None
+            addressed = self.model.cached(
+                ("omp.cover.addressed", self.scope.function), lambda: frozenset(
+                    u.name for u in self.model.in_function("var_uses", self.scope.function)
+                    if u.role == "address"))
+            self._changing[name] = name in addressed or \
+                changing_term(self.model, name, self.scope) is not None
         return self._changing[name]
+
+    def _in_caller(self, text: str, scalars: dict, function: str) -> str | None:
+        """``text`` of the callee ``function`` with its parameters replaced by the caller's
+        arguments; None when it uses anything else, a member path, or a parameter the callee
+        declares again, assigns, steps or takes the address of (its mentions, ``VarUse``;
+        a callee whose mentions were not extracted binds nothing)."""
+        failed = []
+        assigned = assigned_names(self.model, function) \
+            if self.model.in_function("var_uses", function) else None
+
+        def replace(match) -> str:
+            name = match.group(0)
+            if scalars.get(name) is None or assigned is None or name in assigned:
+                failed.append(name)
+                return name
+            return f"({scalars[name]})"
+
+        out = _IDENT.sub(replace, text)
+        if failed or re.search(r"\.|->", text):
+            return None
+        return out
 
     def _whole(self, label: str) -> str | None:
         section = self.lengths.get(label, "")
@@ -326,24 +352,6 @@ class CoverInterpreter(Interpreter):
             return None
         low, _, length = section[1:-1].partition(":")
         return length if _same_value(low, "0") else None
-
-
-def _bind(text: str, scalars: dict, body: str) -> str | None:
-    """``text`` of a callee with its parameters replaced by the caller's arguments; None when
-    it uses anything else, or a parameter the callee assigns."""
-    failed = []
-
-    def replace(match) -> str:
-        name = match.group(0)
-        if scalars.get(name) is None or assigned_in(name, body):
-            failed.append(name)
-            return name
-        return f"({scalars[name]})"
-
-    out = _IDENT.sub(replace, text)
-    if failed or re.search(r"\.|->", text):
-        return None
-    return out
 
 
 def _add_section(cover: frozenset, section: str) -> frozenset:
@@ -375,7 +383,7 @@ _COMPARE = re.compile(r"^\s*([^<>=!&|?]+?)\s*(<=|>=|<|>)\s*([^<>=!&|?]+?)\s*$")
 _EXIT_CALL = re.compile(r"^\s*(?:std\s*::\s*)?(?:exit|abort|_Exit|quick_exit)\s*\(")
 
 
-def surely_entered(loop: Node, function, source: bytes, text) -> bool:
+def surely_entered(loop: Node, function, model, text) -> bool:
     """Whether a counting loop ``for (i = a; i < b; ...)`` runs its body at least once:
     ``b - a`` is a positive constant, or an early exit before it rules the opposite out —
     ``if (n < 3 || sweeps < 1) { ...; return 1; }`` leaves ``sweeps >= 1``. The guard must
@@ -402,7 +410,7 @@ def surely_entered(loop: Node, function, source: bytes, text) -> bool:
             gap = margin.get((), 0)
             if gap < 0 or (gap == 0 and strict and not fact_strict):
                 continue
-            if _own_and_unchanged(fact, guard, function, source):
+            if _own_and_unchanged(fact, guard, function, model):
                 return True
     return False
 
@@ -466,21 +474,25 @@ def _negated_disjuncts(cond: str):
             yield add(right, scale(left, -1)), op == ">="
 
 
-def _own_and_unchanged(fact: dict, guard: Node, function, source: bytes) -> bool:
-    body = function.body.span
-    before = source[body.start:guard.stmt.span.start].decode("utf-8", "replace")
-    after = source[guard.stmt.span.end:body.end].decode("utf-8", "replace")
-    whole = before + after
+def _own_and_unchanged(fact: dict, guard: Node, function, model) -> bool:
+    """Whether every variable of ``fact`` is a parameter of ``function`` or a local it
+    declares before the guard, that nothing declares again, assigns or steps after the
+    guard and whose address is never taken (the function's mentions, ``VarUse``)."""
+    uses = model.in_function("var_uses", function.name)
+    if not uses:
+        return False
+    start, end = guard.stmt.span.start, guard.stmt.span.end
     params = {p.name for p in function.params}
     for key in fact:
         for atom in key:
             if not re.fullmatch(r"[A-Za-z_]\w*", atom):
                 return False  # a member, a division: not a plain variable
-            declared = atom in params or re.search(
-                rf"\b(?:int|long|short|unsigned|signed|size_t|ptrdiff_t|auto|char|double|"
-                rf"float)\b[^;(){{}}]*(?<![\w.>]){atom}\b", before)
-            if not declared or assigned_in(atom, after) or \
-                    re.search(rf"&\s*{atom}\b", whole):
+            mine = [u for u in uses if u.name == atom]
+            declared = atom in params or any(
+                u.role in _DECLARING and u.local and u.span.start < start for u in mine)
+            if not declared or any(u.role == "address" for u in mine) or any(
+                    (u.role in VALUE_ROLES or u.role == "declare") and u.span.start >= end
+                    for u in mine):
                 return False
     return True
 
@@ -553,7 +565,7 @@ class EntryCoverage:
         return all(set(m) <= {()} and m.get((), 0) >= 0 for m in (start, end))
 
 
-def entry_coverage(solver, entry: State, updates, region_text: str) -> EntryCoverage:
+def entry_coverage(solver, entry: State, updates) -> EntryCoverage:
     """Run the coverage dataflow over the planner's region (``solver``: its IRs, nodes,
     sections) from ``entry`` with the final copies in place (``updates``: the planned
     ``target update`` list); the labels ``entry`` holds fresh on the device are the ones
@@ -566,15 +578,12 @@ def entry_coverage(solver, entry: State, updates, region_text: str) -> EntryCove
         read_backs.setdefault((id(update.anchor), norm_text(name)), []).append(
             bracket + rest)
     text = source_texts(solver.source)
-    callees = sorted(called_functions(solver.irs, solver.nodes))
-    stable = "\n".join([region_text] + [text(solver.irs[c].function.body) for c in callees])
     copied_in = frozenset(label for label, sides in entry.entry.items() if "D" in sides)
     interp = CoverInterpreter(
         solver.irs, solver.tracked, solver.lengths, solver.locals_of, record=True,
         distinct=solver.distinct, section_of=solver.section_of, length_memo={},
         candidates=copied_in & solver.tracked, model=solver.model, source=solver.source,
-        text=text, read_backs=read_backs, stable_text=stable,
-        escape_text=text(solver.function.body), ignored=solver.ignored,
+        text=text, read_backs=read_backs, ignored=solver.ignored,
         settled=settled_definitions(solver.model, solver.function))
     scope = region_scope(solver.nodes, solver.irs)
     interp.scope = replace(scope, read_only=read_only_addresses(solver.model, scope))

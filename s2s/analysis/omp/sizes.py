@@ -15,6 +15,7 @@ from s2s.analysis.omp.pointer_arrays import is_array_of_pointers
 from s2s.analysis.omp.state import norm_text
 from s2s.analysis.polynomial import NotPoly, assigned_in, poly, render, same_value
 from s2s.model import HostAllocation, TranslationUnit
+from s2s.model.host_facts import VALUE_ROLES
 
 
 def root_name(name: str) -> str:
@@ -148,13 +149,14 @@ def clause_section(model: TranslationUnit, function: str, name: str,
 def _in_caller_names(text: str, model, function: str, pointers: dict, scalars: dict,
                      source: bytes, depth: int = 0) -> str | None:
     """Rewrite an expression of ``function`` with the caller's names: scalar parameters by
-    their arguments, pointer parameters by their bindings, locals initialized once from
-    such expressions by their initializers."""
+    their arguments, pointer parameters by their bindings, locals given a value once (an
+    initializer or one plain assignment, nothing else writing them: the function's
+    mentions, ``VarUse``) by that value."""
     if depth > 3:
         return None
     body = model.function(function)
-    body_text = source[body.span.start:body.span.end].decode("utf-8", "replace")
     params = {p.name for p in body.params}
+    uses = model.in_function("var_uses", function)
 
     def replace_name(match) -> str:
         name = match.group(0)
@@ -164,11 +166,12 @@ def _in_caller_names(text: str, model, function: str, pointers: dict, scalars: d
             return pointers[name]
         if name in params:
             raise LookupError(name)
-        definitions = re.findall(rf"(?<![\w.>]){re.escape(name)}\s*=\s*([^;,]+)", body_text)
-        if len(definitions) != 1:
+        writes = [u for u in uses if u.name == name and u.role in VALUE_ROLES]
+        if len(writes) != 1 or writes[0].role not in ("init", "assign") or \
+                writes[0].value is None:
             raise LookupError(name)
-        inner = _in_caller_names(definitions[0], model, function, pointers, scalars, source,
-                                 depth + 1)
+        inner = _in_caller_names(writes[0].value.text.strip(), model, function, pointers,
+                                 scalars, source, depth + 1)
         if inner is None:
             raise LookupError(name)
         return f"({inner})"
