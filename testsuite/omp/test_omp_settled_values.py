@@ -1,0 +1,191 @@
+"""Integer values compared from the AST, not from their text (issue 28: plans above the expert
+caused by facts read from text).
+
+* ``npix = (count_t)width * height;`` (a cast through the program's own typedef) is the
+  count of the buffers, and a loop nest over ``y < height``, ``x < width`` writes all of
+  them: the value with its integral casts taken off (``VarUse.integral``) and the settled
+  definition of ``npix`` (omp.settled) make the cover see the whole buffer written, so it
+  is allocated on the device, not copied in (blur_pipeline).
+* ``size_t c = IDX(i, j, ny);`` through a macro is the kernel's index local ``i * ny + j``
+  (omp.index_locals from the mentions, the macro expanded): the kernel overwrites ``un``
+  through an if/else, so ``un`` is allocated, not copied in (macro_pragma_heat).
+
+Parsed in memory; the two rewrites run before and after on clang-16 host offload.
+"""
+
+from __future__ import annotations
+
+from s2s.analysis.omp.settled import settled_definitions
+from testsuite.omp.omp_runs import rewrite_source, run_both
+
+VALUES = """#include <stddef.h>
+#include <stdlib.h>
+#define IDX(i, j, ny) ((size_t)(i) * (size_t)(ny) + (size_t)(j))
+typedef unsigned long count_t;
+int pick(int n);
+
+int main(int argc, char **argv)
+{
+    int width, height;
+    count_t npix;
+    width = argc > 1 ? 64 : 32;
+    height = 48;
+    npix = (count_t)width * height;
+    long shifted = (long)(width - 1) * 2 + -3;
+    size_t c = IDX(width, height, 7);
+    int scaled = (int)(width * 2.5);
+    int picked = pick(width) + 1;
+    int later = width * 2;
+    int depth = 3;
+    int moved = depth + 1;
+    depth = 0;
+    int *where = &later;
+    char *keep = malloc(npix);  /* (an allocation: main's mentions are extracted) */
+    free(keep);
+    return (int)npix + (int)shifted + (int)c + scaled + picked + later + moved + depth + *where;
+}
+"""
+
+
+def test_integer_values_are_read_without_their_casts(load_source):
+    model = load_source(VALUES, name="values.c", user_flags=("-fopenmp",)).model
+    integral = {u.name: u.integral for u in model.var_uses if u.role in ("init", "assign")}
+    assert integral["npix"] == "width * height"
+    assert integral["shifted"] == "(width - 1) * 2 + (-3)"
+    assert integral["c"] == "(width * 7 + height)"    # IDX(i, j, ny) expanded, from the AST
+    assert integral["scaled"] is None                 # a double operand
+    assert integral["picked"] is None                 # a call
+    main = next(f for f in model.functions if f.name == "main")
+    settled = settled_definitions(model, main)
+    # npix: declared, then one assignment in main's own sequence; moved's depth changes
+    # after it; later's address is taken
+    assert settled["npix"] == "width * height"
+    assert settled["c"] == "(width * 7 + height)"
+    assert "moved" not in settled and "later" not in settled and "width" not in settled
+
+
+BLUR = """#include <stdio.h>
+#include <stdlib.h>
+
+typedef unsigned long count_t;
+
+static float *make_buffer(count_t pixels)
+{
+    count_t bytes;
+    bytes = pixels * sizeof(float);
+    float *buf = (float *)malloc(bytes);
+    if (buf == NULL) {
+        perror("make_buffer");
+        exit(1);
+    }
+    for (count_t i = 0; i < pixels; i++)
+        buf[i] = 0.0f;
+    return buf;
+}
+
+int main(int argc, char **argv)
+{
+    int width, height;
+    count_t npix;
+    width = argc > 1 ? atoi(argv[1]) : 40;
+    height = argc > 2 ? atoi(argv[2]) : 30;
+    npix = (count_t)width * height;
+    float *src = make_buffer(npix);
+    float *tmp = make_buffer(npix);
+    for (count_t i = 0; i < npix; i++)
+        src[i] = (float)(i % 13);
+    for (int f = 0; f < 3; f++) {
+        #pragma omp target teams distribute parallel for collapse(2)
+        for (int y = 0; y < height; y++)
+            for (int x = 0; x < width; x++)
+                tmp[y * width + x] = 0.5f * src[y * width + x];
+        #pragma omp target teams distribute parallel for collapse(2)
+        for (int y = 0; y < height; y++)
+            for (int x = 0; x < width; x++) {
+                int ym = y < 1 ? 0 : y - 1;
+                src[y * width + x] += tmp[(count_t)ym * width + x];
+            }
+    }
+    double sum = 0.0;
+    for (count_t i = 0; i < npix; i++)
+        sum += src[i];
+    printf("%.3f\\n", sum);
+    free(src);
+    free(tmp);
+    return 0;
+}
+"""
+
+HEAT = """#include <stdio.h>
+#include <stdlib.h>
+#include <stddef.h>
+
+#define IDX(i, j, ny) ((size_t)(i) * (size_t)(ny) + (size_t)(j))
+
+static void heat_step(const double *u, double *un, int nx, int ny, double alpha)
+{
+    #pragma omp target teams distribute parallel for collapse(2)
+    for (int i = 0; i < nx; i++)
+        for (int j = 0; j < ny; j++) {
+            size_t c = IDX(i, j, ny);
+            if (i == 0 || j == 0 || i == nx - 1 || j == ny - 1)
+                un[c] = u[c];
+            else
+                un[c] = u[c] + alpha * (u[IDX(i - 1, j, ny)] + u[IDX(i + 1, j, ny)] +
+                                        u[IDX(i, j - 1, ny)] + u[IDX(i, j + 1, ny)] - 4.0 * u[c]);
+        }
+}
+
+static void heat_copy(double *dst, const double *src, int nx, int ny)
+{
+    #pragma omp target teams distribute parallel for
+    for (size_t k = 0; k < (size_t)nx * (size_t)ny; k++)
+        dst[k] = src[k];
+}
+
+int main(void)
+{
+    int nx = 24, ny = 20;
+    double *u = (double *)malloc((size_t)nx * (size_t)ny * sizeof(double));
+    double *un = (double *)calloc((size_t)nx * (size_t)ny, sizeof(double));
+    for (int k = 0; k < nx * ny; k++)
+        u[k] = (k % 9 == 0) ? 1.0 : 0.0;
+    for (int step = 0; step < 5; step++) {
+        heat_step(u, un, nx, ny, 0.2);
+        heat_copy(u, un, nx, ny);
+    }
+    double sum = 0.0;
+    for (int k = 0; k < nx * ny; k++)
+        sum += u[k] * (k % 5);
+    printf("%.6f\\n", sum);
+    free(u);
+    free(un);
+    return 0;
+}
+"""
+
+
+def _entry_of(rewritten: str) -> str:
+    return next(line for line in rewritten.splitlines() if "target data" in line or
+                "target enter data" in line)
+
+
+def test_a_count_defined_through_a_cast_is_the_nest_written_whole(load_source, tmp_path):
+    rewritten, out = rewrite_source(load_source, BLUR, name="blur.c")
+    assert dict(out.counts)["target regions mapped"] == 2, [d.message for d in out.diagnostics]
+    entry = _entry_of(rewritten)
+    assert "alloc: " in entry and "tmp[0:npix]" in entry.split("alloc: ")[1], entry
+    original, new = run_both(tmp_path, BLUR, rewritten)
+    assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()
+    # tmp (4,800 bytes) no longer goes in: src goes in and comes back, nothing else moves
+    assert new.copies.total_bytes == 2 * 40 * 30 * 4, new.copies
+
+
+def test_an_index_local_written_through_a_macro_is_the_nest(load_source, tmp_path):
+    rewritten, out = rewrite_source(load_source, HEAT, name="heat.c")
+    assert dict(out.counts)["target regions mapped"] == 2, [d.message for d in out.diagnostics]
+    entry = _entry_of(rewritten)
+    assert "alloc: " in entry and "un[" in entry.split("alloc: ")[1], entry
+    original, new = run_both(tmp_path, HEAT, rewritten)
+    assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()
+    assert new.copies.total_bytes == 2 * 24 * 20 * 8, new.copies
