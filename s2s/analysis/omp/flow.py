@@ -318,11 +318,13 @@ class Interpreter(CallHandling):
         full = access.full is not None and path_root(access.name) not in frame.offset_bound and \
             self._same_length(access.full, frame, state.get_pts(name))
         needs = access.reads or (access.writes and not full)
-        if side == "H" and access.writes and not access.reads and \
-                access.name in node.write_through and self._device_newest(node, access, state,
-                                                                          name):
+        if side == "H" and access.writes and access.name in node.write_through and (
+                self._device_newest(node, access, state, name) if not access.reads
+                else state.get_valid(name) == BOTH):
             # The element goes to the device right after the statement: the device copy
-            # stays the newest one everywhere, the host copy stays stale elsewhere.
+            # stays the newest one everywhere, the host copy stays stale elsewhere (a
+            # statement that reads the element too is pushed only where both copies are
+            # fresh, and both stay so).
             if self.record:
                 self.pushed.add((id(node), access.name))
             state = state.copy()

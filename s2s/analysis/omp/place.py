@@ -136,11 +136,15 @@ def element_anchor(path: list[Node], name: str, text, aliases: frozenset, writte
     return cheapest_anchor(path, name, text, aliases, written, items_cost(hoisted))
 
 
-def push_candidates(nodes: list[Node], section_of) -> list[tuple[Node, Access, str]]:
+def push_candidates(nodes: list[Node], section_of, reading: bool = False
+                    ) -> list[tuple[Node, Access, str]]:
     """Host statements that write one element of an array, in a plain block of the region's
     own function: (node, access, ``[e:1]``). Where the device holds the newest copy of the
     array, such an element is pushed to the device right after the statement instead of
-    fetching the whole array first (``a[0] = 8.0;`` pinning a boundary)."""
+    fetching the whole array first (``a[0] = 8.0;`` pinning a boundary). With ``reading``,
+    the statements that read the element as well (``src[f * w + f] += 0.5f;``), run by no
+    loop of the region but the region's own statement (omp.flow pushes those where both
+    copies are fresh, omp.solver decides whether to)."""
     if section_of is None:
         return []
     out = []
@@ -155,11 +159,22 @@ def push_candidates(nodes: list[Node], section_of) -> list[tuple[Node, Access, s
                 continue
             for event in node.events:
                 if isinstance(event, Access) and event.side == "H" and event.writes and \
-                        not event.reads:
+                        event.reads == reading and (not reading or _loops_up_to(node, top) <= 1):
                     section = section_of(event)
                     if section is not None:
                         out.append((node, event, section))
     return out
+
+
+def _loops_up_to(node: Node, top: Node) -> int:
+    """The loops from ``node`` up to the region's statement ``top`` (``top`` included)."""
+    count, current = 0, node
+    while current is not None:
+        count += current.kind == "loop"
+        if current is top:
+            break
+        current = current.parent
+    return count
 
 
 def _sole_body(node: Node) -> bool:

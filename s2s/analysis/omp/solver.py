@@ -26,6 +26,7 @@ from s2s.analysis.omp.sizes import allocation_of
 from s2s.analysis.omp.state import BOTH, State, Unsupported
 from s2s.analysis.polynomial import NotPoly, assigned_in, poly, render
 from s2s.model import TranslationUnit
+from s2s.model.host_facts import VALUE_ROLES
 
 MAX_COPIES = 200
 
@@ -45,6 +46,10 @@ class Solver:
         self._tops = None  # (starts, spans, in order) of the top-level statements
         self.section_of = _element_section(nodes, source_texts(source))
         self.candidates = push_candidates(nodes, self.section_of)
+        self.reading = [(node, access, section) for node, access, section in
+                        push_candidates(nodes, _element_here, reading=True)
+                        if access.name in tracked and not _changes_index(model, node, section)]
+        self.pushing: list = []  # the reading candidates of the current run
         self.length_memo: dict = {}
         self.root_memo: dict = {}
         self.whole_counts = _whole_counts(model, function, tracked, lengths)
@@ -73,12 +78,65 @@ class Solver:
         return interp, exit_state
 
     def solve(self, seed: set[str]):
+        """(entry copies, updates, exit state) of the region (module doc). Where the plan
+        copies a whole array in inside the region's loop only because the host changes one
+        element of it there (``src[f * w + f] += 0.5f;`` each frame), the plan that copies
+        it in once at the entry and pushes that element after each change is taken instead
+        (:meth:`_with_element_pushes`)."""
+        plain = self._solve(seed)
+        pushes = self._element_pushes(plain[1])
+        if not pushes:
+            return plain
+        try:
+            pushed = self._solve(set(seed) | {a.name for _, a, _ in pushes}, pushes)
+        except Unsupported:
+            pushed = None
+        if pushed is not None and self._with_element_pushes(plain[1], pushed[1], pushes):
+            return pushed
+        return self._solve(seed)  # (the nodes hold the last run's copies: run it again)
+
+    def _element_pushes(self, updates: list) -> list:
+        """The element writes that read the element too (omp.place.push_candidates with
+        ``reading``) of an array the plan copies in whole, or in part, inside the loop of
+        the region that holds the statement."""
+        found = []
+        for node, access, section in self.reading:
+            top = node
+            while top.parent is not None and id(top) not in self.top_ids:
+                top = top.parent
+            if top.kind != "loop" or top.stmt is None:
+                continue
+            if any(u.motion == "to" and not u.after and
+                   u.item.partition("[")[0].strip() == access.name and
+                   top.stmt.span.contains(u.at) for u in updates):
+                found.append((node, access, section))
+        return found
+
+    @staticmethod
+    def _with_element_pushes(plain: list, pushed: list, pushes: list) -> bool:
+        """Whether the plan with the element pushes moves no more: it copies none of those
+        arrays in by ``target update`` any more, and its other updates are the plain
+        plan's."""
+        names = {access.name for _, access, _ in pushes}
+        elements = {access.name + section for _, access, section in pushes}
+
+        def others(updates):
+            return {(u.motion, u.item, u.at.start, u.after) for u in updates
+                    if u.item.partition("[")[0].strip() not in names}
+
+        if any(u.motion == "to" and u.item.partition("[")[0].strip() in names and
+               u.item not in elements for u in pushed):
+            return False
+        return others(pushed) <= others(plain)
+
+    def _solve(self, seed: set[str], pushes: list = ()):
         for ir in self.irs.values():
             for node in ir.root.walk():
                 node.before.clear()
                 node.after_body.clear()
                 node.write_through.clear()
-        for node, access, _ in self.candidates:
+        self.pushing = list(pushes)
+        for node, access, _ in [*self.candidates, *self.pushing]:
             node.write_through.add(access.name)
         model, irs, function, nodes = self.model, self.irs, self.function, self.nodes
         tracked, lengths, source = self.tracked, self.lengths, self.source
@@ -145,7 +203,7 @@ class Solver:
 
     def _pushes(self, interp) -> list:
         return [push_after(node, access, section, self.model)
-                for node, access, section in self.candidates
+                for node, access, section in [*self.candidates, *self.pushing]
                 if (id(node), access.name) in interp.pushed]
 
     def _clear(self) -> None:
@@ -296,6 +354,27 @@ def _element_section(nodes: list[Node], text):
         return f"[{render(index)}:1]"
 
     return section_of
+
+
+def _element_here(access) -> str | None:
+    """``[e:1]`` for a host access ``a[e]``, valid where it is evaluated (a pushed element of
+    a statement that reads it too: its update goes right after the statement)."""
+    ref = access.ref
+    if ref is None or len(ref.subscripts) != 1:
+        return None
+    try:
+        return f"[{render(poly(ref.subscripts[0].text))}:1]"
+    except NotPoly:
+        return None
+
+
+def _changes_index(model: TranslationUnit, node: Node, section: str) -> bool:
+    """Whether the statement ``node`` itself may change a variable of ``section`` (its
+    mentions, ``VarUse``: ``a[i++] += 1`` pushes another element than it wrote)."""
+    names = set(re.findall(r"[A-Za-z_]\w*", section))
+    span = node.stmt.span
+    return any(u.name in names and (u.role in VALUE_ROLES or u.role == "declare") and
+               span.contains(u.span) for u in model.in_function("var_uses", node.function))
 
 
 def entry_state(model: TranslationUnit, function, start: int, to_labels) -> State:
