@@ -25,6 +25,7 @@ from dataclasses import replace
 from s2s.analysis.omp.loops import LOOP_KINDS
 from s2s.analysis.polynomial import expand
 from s2s.model import Expr, Stmt
+from s2s.model.span import SpanIndex
 
 _WRITES = ("assign", "address")
 _DECLARING = ("declare", "init", "null-init")
@@ -43,13 +44,43 @@ def expanded_ref(kernel: Stmt, ref, uses):
     return replace(ref, subscripts=subscripts)
 
 
+#: the last few mention lists' span indexes (a kernel's refs each ask: one scan of a long
+#: function's mentions per ref was quadratic), each kept with its list (ids are reused)
+_INDEXES: dict[int, tuple] = {}
+
+
+def mentions_inside(uses: tuple, span) -> list:
+    """The mentions of ``uses`` (a function's ``VarUse`` tuple) whose spans ``span``
+    contains, in order, by a bisect on an index built once per tuple."""
+    return _indexed(uses)[1].inside(span)
+
+
+def _indexed(uses: tuple) -> tuple:
+    """(``uses``, its span index, its kernels' index locals by span)."""
+    got = _INDEXES.get(id(uses))
+    if got is None or got[0] is not uses:
+        if len(_INDEXES) >= 64:
+            _INDEXES.clear()
+        got = _INDEXES[id(uses)] = (uses, SpanIndex(uses), {})
+    return got
+
+
 def index_locals(kernel: Stmt | None, uses) -> dict[str, str]:
     """name -> value of the integer locals of ``kernel`` (a statement: a target region's
-    loop nest, or a loop body) that may stand for it (module doc)."""
+    loop nest, or a loop body) that may stand for it (module doc); once per kernel."""
     if kernel is None or not uses:
         return {}
     span = kernel.span
-    inside = [u for u in uses if u.span.file == span.file and span.contains(u.span)]
+    known = _indexed(uses)[2]
+    key = (span.file, span.start, span.end)
+    if key not in known:
+        known[key] = _index_locals(kernel, uses)
+    return known[key]
+
+
+def _index_locals(kernel: Stmt, uses) -> dict[str, str]:
+    span = kernel.span
+    inside = mentions_inside(uses, span)
     if not inside:
         return {}
     loops = [(loop.span.start, loop.body.span.start, loop.body.span.end)

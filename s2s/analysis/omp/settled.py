@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from s2s.analysis.omp.index_locals import mentions_inside
 from s2s.model.host_facts import VALUE_ROLES
 
 _DECLARING = ("declare", "init", "null-init")
@@ -52,7 +53,7 @@ def _definitions(model, function) -> dict[str, str]:
         if definition is None:
             continue
         value = definition.value.span
-        inner = [u for u in uses if value.start <= u.span.start < value.end]
+        inner = mentions_inside(uses, value)
         if all(u.local and declared[u.name] == 1 and u.name not in addressed and
                not any(w.span.start >= value.end for w in by_name.get(u.name, ())
                        if w.role != "declare") for u in inner):
