@@ -270,6 +270,8 @@ class Interpreter(CallHandling):
         if isinstance(event, CallEvent):
             self._calls.append((node, frame))
             try:
+                if event.alternatives:  # through a function pointer (omp.dispatch)
+                    return meet(*(self._call(one, state, frame) for one in event.each_target()))
                 return self._call(event, state, frame)
             finally:
                 self._calls.pop()
