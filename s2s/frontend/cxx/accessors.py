@@ -21,6 +21,8 @@ joined by omp.accessor_counts:
   ``return member;``;
 * ``member_writes``: (method, members...) the members a member function assigns, steps,
   takes the address of, binds to a non-const reference or, for a vector, may reallocate;
+* ``member_mentions``: (method, members...) every member a member function's body names
+  (frontend.cxx.member_calls: a call of it from another file touches those);
 * ``vector_resize``: (method, vector member, count) for a ``member.resize(count)`` that is a
   statement of the method's outermost block, the count written in members: each parameter it
   names replaced by the member the same block assigns it to (``nrows_ = rows;``), '' where
@@ -194,10 +196,28 @@ def _method_facts(method, owner, span) -> list[ClassFact]:
                 if field is not None and field.kind.name == "FIELD_DECL" and \
                         field.semantic_parent == owner and _written(child, cursor, parents):
                     written.add(field.spelling)
-    out = [ClassFact(cls, "member_writes", span, (name, *sorted(written)))]
+    out = [ClassFact(cls, "member_writes", span, (name, *sorted(written))),
+           ClassFact(cls, "member_mentions", span, (name, *member_mentions(method, owner)))]
     for field, count in _resizes(method, owner):
         out.append(ClassFact(cls, "vector_resize", span, (name, field, count)))
     return out
+
+
+def member_mentions(method, owner) -> list[str]:
+    """The members of ``owner`` that the definition ``method`` names, sorted; all of its
+    fields when it calls another member function of ``owner`` (which may touch any)."""
+    found = set()
+    for c in method.walk_preorder():
+        ref = c.referenced if c.kind.name in ("MEMBER_REF_EXPR", "MEMBER_REF", "CALL_EXPR") \
+            else None
+        if ref is None or ref.semantic_parent != owner:
+            continue
+        if ref.kind.name == "FIELD_DECL":
+            found.add(ref.spelling)
+        elif ref.kind.name in _METHODS and ref != method:
+            found.update(k.spelling for k in owner.get_children()
+                         if k.kind.name == "FIELD_DECL")
+    return sorted(found)
 
 
 def _written(ref, parent, parents) -> bool:
