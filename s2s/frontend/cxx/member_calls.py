@@ -24,7 +24,7 @@ call of a member function on a variable of a class with vector members, in host 
 from __future__ import annotations
 
 from s2s.frontend.core.context import ExtractContext
-from s2s.frontend.cxx.accessors import member_mentions
+from s2s.frontend.cxx.accessors import member_mentions, method_call_on_variable, strip_through
 from s2s.frontend.host.containers import is_vector_type
 from s2s.frontend.host.facts import ASSIGNMENTS, THROUGH, UNARY_ROLES, unary_kind
 from s2s.model.host import ClassFact
@@ -51,27 +51,13 @@ def member_call_facts(ctx: ExtractContext) -> list[ClassFact]:
     return out
 
 
-def _strip(cursor):
-    while cursor.kind.name in THROUGH:
-        kids = list(cursor.get_children())
-        if len(kids) != 1:
-            break
-        cursor = kids[0]
-    return cursor
-
-
 def _member_call(call):
     """(method, class, object name) for ``obj.method(...)`` / ``obj->method(...)`` on a
     variable of a class with vector members; None otherwise."""
-    method = call.referenced
-    callee = next(iter(call.get_children()), None)
-    if method is None or method.kind.name != "CXX_METHOD" or callee is None or \
-            callee.kind.name != "MEMBER_REF_EXPR":
+    found = method_call_on_variable(call)
+    if found is None:
         return None
-    objects = list(callee.get_children())
-    target = _strip(objects[0]) if len(objects) == 1 else None
-    if target is None or target.kind.name != "DECL_REF_EXPR":
-        return None
+    method, target = found
     owner = method.semantic_parent
     if owner is None or not any(k.kind.name == "FIELD_DECL" and
                                 is_vector_type(k.type.get_canonical())
@@ -102,11 +88,11 @@ def _element_of(definition, owner) -> tuple[str, int] | None:
     statements = list(body[0].get_children()) if len(body) == 1 else []
     if len(statements) != 1 or statements[0].kind.name != "RETURN_STMT":
         return None
-    value = [_strip(k) for k in statements[0].get_children()]
+    value = [strip_through(k) for k in statements[0].get_children()]
     if len(value) != 1 or value[0].kind.name != "CALL_EXPR" or \
             value[0].spelling != "operator[]":
         return None
-    parts = [_strip(k) for k in value[0].get_children()]
+    parts = [strip_through(k) for k in value[0].get_children()]
     # operator[]'s children: the object, the callee (operator[] itself), the index
     members = [p for p in parts if p.kind.name == "MEMBER_REF_EXPR"]
     indices = [p for p in parts if p.kind.name == "DECL_REF_EXPR" and p.referenced is not None
@@ -114,7 +100,7 @@ def _element_of(definition, owner) -> tuple[str, int] | None:
     if len(members) != 1 or len(indices) != 1:
         return None
     field = members[0].referenced
-    base = [_strip(k) for k in members[0].get_children()]
+    base = [strip_through(k) for k in members[0].get_children()]
     if field is None or field.kind.name != "FIELD_DECL" or field.semantic_parent != owner or \
             not is_vector_type(field.type.get_canonical()) or \
             (base and base[0].kind.name != "CXX_THIS_EXPR"):
