@@ -677,12 +677,15 @@ void run(int r, int n, double *a) {
     kernel_t *where = &shared;
     shared(n, a);
     (void)where;
+    kernel_t either = r > 1 ? star2 : &none;
+    either(n, a);
 }
 """
 
 
 def test_calls_through_a_switch_assigned_function_pointer_list_its_targets(model):
-    """A local function pointer given only functions (initializer, ``=`` in a switch, ``&f``)
+    """A local function pointer given only functions (initializer, ``=`` in a switch, ``&f``,
+    the arms of ``?:``)
     and otherwise only called: the call names the pointer and lists the functions it may
     reach; given exactly one, the call is that function's. Given a call's result or with
     its address taken, it may hold anything: no targets."""
@@ -691,5 +694,6 @@ def test_calls_through_a_switch_assigned_function_pointer_list_its_targets(model
     assert calls["apply"].targets == ("none", "star1", "star2")
     assert "once" not in calls and calls["star2"].targets == ()
     assert calls["other"].targets == () and calls["shared"].targets == ()
+    assert calls["either"].targets == ("none", "star2")  # both arms of ``?:``
     taken = {r.name for r in m.function_refs}
     assert taken == {"star1", "star2"}  # pick's return values and other/shared's initializers

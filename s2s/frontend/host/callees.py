@@ -62,10 +62,10 @@ def _targets(tree, i: int, variable) -> tuple[str, ...] | None:
     targets = set()
     initializer = [c for c in variable.get_children() if c.kind.name not in ("PARM_DECL", "TYPE_REF")]
     if initializer:
-        target = _function_named(initializer[-1])
-        if target is None:
+        named = _functions_named(initializer[-1])
+        if named is None:
             return None
-        targets.add(target)
+        targets |= named
     function = i
     while function >= 0 and tree.kinds[function] not in ("FUNCTION_DECL", "CXX_METHOD",
                                                           "FUNCTION_TEMPLATE"):
@@ -77,10 +77,10 @@ def _targets(tree, i: int, variable) -> tuple[str, ...] | None:
                 or _is_callee(tree, j):
             continue
         value = _assigned_value(tree, j)
-        target = _function_named(tree.nodes[value].cursor) if value is not None else None
-        if target is None:
+        named = _functions_named(tree.nodes[value].cursor) if value is not None else None
+        if named is None:
             return None
-        targets.add(target)
+        targets |= named
     return tuple(sorted(targets)) or None
 
 
@@ -95,17 +95,22 @@ def _assigned_value(tree, j: int) -> int | None:
     return tree.children[up][1]
 
 
-def _function_named(found) -> str | None:
-    """``axpy`` for the expression ``axpy``, ``&axpy`` or ``(op_t)axpy``."""
+def _functions_named(found) -> set[str] | None:
+    """The functions an expression names: ``{axpy}`` for ``axpy``, ``&axpy`` or
+    ``(op_t)axpy``, both arms' for ``c ? axpy : scal``; None when it may be anything else."""
     while found is not None and found.kind.name in _WRAPPERS | {"UNARY_OPERATOR"}:
         children = list(found.get_children())
         found = children[0] if len(children) == 1 else None
+    if found is not None and found.kind.name == "CONDITIONAL_OPERATOR":
+        arms = list(found.get_children())[1:]
+        named = [_functions_named(arm) for arm in arms]
+        return None if len(arms) != 2 or None in named else named[0] | named[1]
     if found is None or found.kind.name != "DECL_REF_EXPR":
         return None
     function = found.referenced
     if function is None or function.kind.name not in _FUNCTION_KINDS:
         return None
-    return function.spelling
+    return {function.spelling}
 
 
 def _is_callee(tree, j: int) -> bool:
@@ -133,15 +138,18 @@ def function_refs(tree) -> tuple[FunctionRef, ...]:
         function = cursor.referenced
         if function is None or function.kind.name not in _FUNCTION_KINDS:
             continue
-        child, up = j, tree.parent[j]
-        while up >= 0 and kinds[up] in _WRAPPERS | {"UNARY_OPERATOR"}:
+        child, up, arm = j, tree.parent[j], False
+        while up >= 0 and (kinds[up] in _WRAPPERS | {"UNARY_OPERATOR"} or
+                           kinds[up] == "CONDITIONAL_OPERATOR" and
+                           tree.children[up][:1] != [child]):  # an arm, not the condition
+            arm = arm or kinds[up] == "CONDITIONAL_OPERATOR"
             child, up = up, tree.parent[up]
         if up >= 0 and kinds[up] == "VAR_DECL" and pointer_callee_of(tree, j, nodes[up].cursor):
             continue
         if up >= 0 and kinds[up] == "BINARY_OPERATOR" and _assigned_to(tree, up, j):
             continue
         call = index = None
-        if up >= 0 and kinds[up] == "CALL_EXPR":
+        if up >= 0 and kinds[up] == "CALL_EXPR" and not arm:  # (a wrapper binds one function)
             call = nodes[up].cursor.spelling or None
             index = tree.children[up].index(child) - 1
         out.append(FunctionRef(function.spelling, tree.span(j), call, index))
