@@ -101,6 +101,9 @@ class CallSite:
     name: str
     args: tuple[Expr, ...]
     span: SourceSpan
+    #: a call through a local function pointer that may hold any of these functions of the
+    #: file and nothing else (frontend.host.callees); ``name`` is then the pointer's
+    targets: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,6 +64,7 @@ def run_omp(loaded: Loaded, not_compiling: dict[tuple, str] | None = None) -> Pa
         # program without OpenMP gives, without importing the analysis (issue 30, item 4)
         return PassOutput((), (), (EditGroup(LOCAL_MAPS, (), None, INVALID_ID),),
                           check_compiles=True, counts=_counts(0, 0, 0))
+    from s2s.analysis.omp.accessor_accesses import with_accessor_accesses
     from s2s.analysis.omp.accessor_counts import with_accessor_counts
     from s2s.analysis.omp.element_copies import with_element_copies
     from s2s.analysis.omp.macro_constructs import macro_spans
@@ -75,6 +76,7 @@ def run_omp(loaded: Loaded, not_compiling: dict[tuple, str] | None = None) -> Pa
 
     model = with_callee_members(model, source)   # ``init(&mesh)`` allocating mesh.u
     model = with_accessor_counts(model)   # ``int *rp = A.row_ptr();`` (a vector's data)
+    model = with_accessor_accesses(model)  # ``d.list(k) = x`` after ``l = d.lists();``
     model = with_method_members(model)    # ``h_U = malloc(...)`` in a method the constructor calls
     model = with_element_copies(model)    # ``auto p0 = poses[0];`` (elements allocated in a loop)
     plan = plan_file(model, source, frozenset(

@@ -649,3 +649,51 @@ def test_sample_functions_have_bodies_and_main(load_source, directory):
             assert function.body is not None and function.body.kind == "block", function.name
             names.append(function.name)
     assert "main" in names
+
+
+DISPATCH = """
+typedef void (*kernel_t)(int, double *);
+static void none(int n, double *a) { (void)n; (void)a; }
+static void star1(int n, double *a) {
+#pragma omp target teams distribute parallel for map(tofrom: a[0:n])
+    for (int i = 0; i < n; i++) a[i] += 1.0;
+}
+static void star2(int n, double *a) { for (int i = 0; i < n; i++) a[i] += 2.0; }
+static kernel_t pick(int r) { return r ? star1 : star2; }
+void run(int r, int n, double *a) {
+    kernel_t apply = none;
+    switch (r) {
+    case 1: apply = star1; break;
+    case 2: apply = &star2; break;
+    }
+    apply(n, a);
+    kernel_t once;
+    once = star2;
+    once(n, a);
+    kernel_t other = star1;
+    other = pick(r);
+    other(n, a);
+    kernel_t shared = star1;
+    kernel_t *where = &shared;
+    shared(n, a);
+    (void)where;
+    kernel_t either = r > 1 ? star2 : &none;
+    either(n, a);
+}
+"""
+
+
+def test_calls_through_a_switch_assigned_function_pointer_list_its_targets(model):
+    """A local function pointer given only functions (initializer, ``=`` in a switch, ``&f``,
+    the arms of ``?:``)
+    and otherwise only called: the call names the pointer and lists the functions it may
+    reach; given exactly one, the call is that function's. Given a call's result or with
+    its address taken, it may hold anything: no targets."""
+    m = model(DISPATCH)
+    calls = {c.name: c for s in body(m, "run").walk() for c in s.calls}
+    assert calls["apply"].targets == ("none", "star1", "star2")
+    assert "once" not in calls and calls["star2"].targets == ()
+    assert calls["other"].targets == () and calls["shared"].targets == ()
+    assert calls["either"].targets == ("none", "star2")  # both arms of ``?:``
+    taken = {r.name for r in m.function_refs}
+    assert taken == {"star1", "star2"}  # pick's return values and other/shared's initializers

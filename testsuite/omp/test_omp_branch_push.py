@@ -63,3 +63,57 @@ def test_branch_write_is_pushed_inside_the_branch(load_source, tmp_path):
     # idempotent: the rewrite has its own mapping, a second run leaves it alone
     again = run_omp(load_source(rewritten, name="prog.c"))
     assert EditSet(again.edits).apply("prog.c", rewritten.encode()).decode() == rewritten
+
+
+# The kernels only read ``w``: both copies stay fresh, and the host re-weights one element
+# every 10 steps. Pushing that element keeps them equal (8 bytes) where the next kernel would
+# otherwise need all of ``w`` again (omp.flow: pushed where both copies are fresh, once per
+# device step). A host sweep over every element, in a loop without device work, is never
+# pushed element by element.
+BOTH_FRESH = """#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    int n = 4000, steps = argc > 1 ? atoi(argv[1]) : 30, k = 17;
+    double *w = malloc(n * sizeof(double)), *s = malloc(n * sizeof(double));
+    for (int i = 0; i < n; ++i) {
+        w[i] = 1.0;
+        s[i] = 0.0;
+    }
+    for (int step = 1; step <= steps; ++step) {
+#pragma omp target teams distribute parallel for map(to: w[0:n]) map(tofrom: s[0:n])
+        for (int i = 0; i < n; ++i)
+            s[i] += w[i] * (i % 5);
+        if (step % 10 == 0)
+            w[k] = 2.0 * w[k];
+    }
+    printf("%f %f\\n", s[k], s[n - 1]);
+    free(w);
+    free(s);
+    return 0;
+}
+"""
+
+SWEEP = BOTH_FRESH.replace("            w[k] = 2.0 * w[k];\n", "            w[k] = 2.0 * w[k];\n"
+                           "        if (step == 15)\n"
+                           "            for (int i = 0; i < n; ++i)\n"
+                           "                w[i] = 0.5;\n")
+
+
+def _rewrite(load_source, text: str) -> str:
+    loaded = load_source(text, name="prog.c")
+    return EditSet(run_omp(loaded).edits).apply("prog.c", loaded.source).decode()
+
+
+def test_an_element_written_where_both_copies_are_fresh_is_pushed(load_source, tmp_path):
+    rewritten = _rewrite(load_source, BOTH_FRESH)
+    assert "#pragma omp target update to(w[k:1])" in rewritten
+    assert "update to(w[0:n])" not in rewritten
+    original, new = run_both(tmp_path, BOTH_FRESH, rewritten)
+    assert new.returncode == 0 and new.stdout == original.stdout
+    # w and s in once, s[k] and s[n - 1] back, 3 pushed elements
+    assert new.copies.total_bytes == 2 * 4000 * 8 + 2 * 8 + 3 * 8
+    assert SWEEP != BOTH_FRESH
+    swept = _rewrite(load_source, SWEEP)
+    assert "update to(w[k:1])" in swept and "update to(w[i:1])" not in swept

@@ -59,10 +59,19 @@ int main()
 }
 """
 
-# The pointer is reassigned: it may reach either function, so the call stays unknown (a
-# host access of its arguments) and the kernels get a mapping of their own, said.
-REASSIGNED = POINTER_AND_WRAPPER.replace("        op(y, x, n);\n",
-                                         "        op(y, x, n);\n    op = decay;\n    op(y, x, n);\n")
+# The pointer is reassigned (a choice of two): it may reach either function, and nothing
+# else (issue 28: PRK stencil's ``stencil = star1`` ... in a switch): each call is followed
+# into both.
+REASSIGNED = POINTER_AND_WRAPPER.replace(
+    "        op(y, x, n);\n",
+    "        op(y, x, n);\n    op = n > 100 ? decay : &axpy;\n    op(y, x, n);\n")
+
+# The pointer is given what a function returns: it may hold anything, so the call stays
+# unknown (a host access of its arguments) and the kernels get a mapping of their own, said.
+ESCAPING = POINTER_AND_WRAPPER.replace(
+    "int main()\n", "typedef void (*op_t)(double *, const double *, int);\n"
+    "static op_t choose(int k) { return k ? decay : axpy; }\n\nint main()\n").replace(
+    "        op(y, x, n);\n", "        op(y, x, n);\n    op = choose(1);\n    op(y, x, n);\n")
 
 TEMPLATE_OWNER = """#include <cstdio>
 #include <cstdlib>
@@ -115,15 +124,27 @@ def test_function_pointer_and_generic_wrapper_calls_are_followed(load_source, tm
     assert (new.copies.h2d_bytes, new.copies.d2h_bytes) == (2 * 4096 * 8, 4096 * 8)
 
 
-def test_a_reassigned_function_pointer_is_not_followed(load_source, tmp_path):
+def test_a_reassigned_function_pointer_is_followed_into_each_function(load_source, tmp_path):
     rewritten, out = rewrite_source(load_source, REASSIGNED)
+    main = rewritten[rewritten.index("int main"):]
+    assert "#pragma omp target enter data map(to: y[0:n], x[0:n])" in main
+    assert main.index("enter data") < main.index("op = n > 100") < main.index("exit data")
+    assert not [d for d in out.diagnostics if d.severity is Severity.WARNING]
+    original, new = run_both(tmp_path, REASSIGNED, rewritten, suffix=".cpp")
+    assert new.returncode == 0 and new.stdout == original.stdout
+    assert len(original.unmapped) == 2 * (5 + 1 + 20 + 3) and new.unmapped == ()
+    assert (new.copies.h2d_bytes, new.copies.d2h_bytes) == (2 * 4096 * 8, 4096 * 8)
+
+
+def test_a_function_pointer_given_a_call_result_is_not_followed(load_source, tmp_path):
+    rewritten, out = rewrite_source(load_source, ESCAPING)
     warnings = [d for d in out.diagnostics if d.severity is Severity.WARNING]
     # the kernels reached only through the reassigned pointer are mapped per construct
     # (issue 28's safety net), and said so
     assert any(d.id == "omp-per-construct" and "function pointer" in d.message
                for d in warnings)
     assert not any(d.id == "omp-left-unmapped" for d in warnings)
-    original, new = run_both(tmp_path, REASSIGNED, rewritten, suffix=".cpp")
+    original, new = run_both(tmp_path, ESCAPING, rewritten, suffix=".cpp")
     assert new.returncode == 0 and new.stdout == original.stdout
     assert original.unmapped and new.unmapped == ()
 

@@ -56,9 +56,10 @@ def test_a_macro_construct_gets_a_data_region_outside_the_macro(load_source, tmp
     assert omp_harness.unmapped_constructs(original) == 1   # the construct the input left
 
 
-# the kernels are called through a function pointer: their functions' plan is refused and
-# each construct is mapped on its own, by enter/exit data lines around the macro use; a use
-# that is the lone body of an ``if`` can take no line before it and is left, and said
+# the kernels are called through a function pointer read from a table: their functions' plan
+# is refused and each construct is mapped on its own, by enter/exit data lines around the
+# macro use; a use that is the lone body of an ``if`` can take no line before it and is
+# left, and said
 DISPATCH = """#include <stdio.h>
 #include <stdlib.h>
 #include "pragmas.h"
@@ -83,7 +84,8 @@ typedef void (*kernel_t)(int, const double *, double *);
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 1000;
-    kernel_t k = argc > 5 ? zero : twice;
+    kernel_t table[2] = {twice, zero};
+    kernel_t k = table[argc > 5];
     double *in = malloc(n * sizeof(double)), *out = malloc(n * sizeof(double));
     for (int i = 0; i < n; i++) { in[i] = i; out[i] = -1.0; }
     k(n, in, out);

@@ -96,8 +96,8 @@ def _call_site(irs, root: FunctionIR, callee: str) -> tuple[tuple[str, ...], int
     for name, ir in irs.items():
         for node in ir.root.walk():
             for event in node.events + node.cond + node.step:
-                if isinstance(event, CallEvent) and event.callee == callee:
-                    if name != root.function.name or _in_loop(node):
+                if isinstance(event, CallEvent) and callee in event.targets:
+                    if name != root.function.name or _in_loop(node) or event.alternatives:
                         return None
                     sites.append((event.args, node.stmt.span.start))
     return sites[0] if len(sites) == 1 else None

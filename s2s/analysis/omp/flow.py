@@ -66,6 +66,7 @@ class Interpreter(CallHandling):
     clobbers: list = field(default_factory=list)  # updates that would copy stale data
     pushed: set = field(default_factory=set)  # (id(node), name) of elements pushed after
     _pushed_now: list = field(default_factory=list)  # (name, element) pushed by this statement
+    _device_loops: dict = field(default_factory=dict)  # id(loop node) -> it runs device work
     #: _same_length answers; shared by the interpreters of one planning run (same file)
     length_memo: dict = field(default_factory=dict)
     #: function name -> its body's text (None: device writes in callees are not located)
@@ -270,6 +271,8 @@ class Interpreter(CallHandling):
         if isinstance(event, CallEvent):
             self._calls.append((node, frame))
             try:
+                if event.alternatives:  # through a function pointer (omp.dispatch)
+                    return meet(*(self._call(one, state, frame) for one in event.each_target()))
                 return self._call(event, state, frame)
             finally:
                 self._calls.pop()
@@ -318,9 +321,15 @@ class Interpreter(CallHandling):
         full = access.full is not None and path_root(access.name) not in frame.offset_bound and \
             self._same_length(access.full, frame, state.get_pts(name))
         needs = access.reads or (access.writes and not full)
-        if side == "H" and access.writes and access.name in node.write_through and (
-                self._device_newest(node, access, state, name) if not access.reads
-                else state.get_valid(name) == BOTH):
+        through = side == "H" and access.writes and access.name in node.write_through
+        newest = through and not access.reads and self._device_newest(node, access, state, name)
+        # (a statement that reads the element too: pushed only where both copies are fresh)
+        read_both = through and access.reads and state.get_valid(name) == BOTH
+        # (both copies fresh: pushed, they stay equal, and a copy at the region's entry
+        # still serves the kernels after it)
+        equal = through and not access.reads and not newest and \
+            state.get_valid(name) == BOTH and self._once_per_device_step(node)
+        if newest or read_both or equal:
             # The element goes to the device right after the statement: the device copy
             # stays the newest one everywhere, the host copy stays stale elsewhere (a
             # statement that reads the element too is pushed only where both copies are
@@ -328,7 +337,8 @@ class Interpreter(CallHandling):
             if self.record:
                 self.pushed.add((id(node), access.name))
             state = state.copy()
-            state.pristine[name] = False
+            if newest or read_both:
+                state.pristine[name] = False
             element = self.section_of(access)
             if element is not None:
                 # Once the statement is done both copies agree on that element (not before:
@@ -340,6 +350,12 @@ class Interpreter(CallHandling):
             self._fail(node, frame, access, name, side, state)
         if access.writes:
             known = state.get_dirty(name)
+            # a host element write that a copy at the entry would let be pushed (``equal``
+            # above) leaves the array as good as untouched for choosing that entry copy
+            pushable = side == "H" and not access.reads and \
+                access.name in node.write_through and \
+                state.get_valid(name) == frozenset("H") and state.pristine.get(name, True) and \
+                self._once_per_device_step(node)
             state = state.copy()
             pts = state.get_pts(name)
             aliases = [n for n in set(state.valid) | set(state.pts) | set(pts) | {name}
@@ -351,7 +367,7 @@ class Interpreter(CallHandling):
                     state.valid[other] = frozenset(side)  # the same storage for sure
                 elif other != name:
                     state.valid[other] = state.get_valid(other) & frozenset(side)
-                if side == "H":
+                if side == "H" and not pushable:
                     state.pristine[other] = False
             state.valid[name] = frozenset(side)
             dirty = None
@@ -388,6 +404,27 @@ class Interpreter(CallHandling):
         return valid == frozenset("D") or (valid == BOTH and any(
             isinstance(u, Update) and u.side == "H" and u.name == access.name
             for u in node.before))
+
+    def _once_per_device_step(self, node: Node) -> bool:
+        """Whether a statement runs at most once between two device steps: no loop holds it,
+        or its innermost loop also runs device work (a time loop). There, pushing the one
+        element a host write changes keeps both copies fresh for fewer bytes than the whole
+        array the next kernel would otherwise need; in a host-only loop (an initialisation
+        sweep) it would be one copy per element."""
+        loop = node.parent
+        while loop is not None and loop.kind != "loop":
+            loop = loop.parent
+        if loop is None:
+            return True
+        if id(loop) not in self._device_loops:
+            self._device_loops[id(loop)] = any(
+                n.kind == "kernel" or any(
+                    isinstance(e, CallEvent) and callee in self.irs and
+                    self.irs[callee].has_device
+                    for e in n.events + n.cond + n.step if isinstance(e, CallEvent)
+                    for callee in e.targets)
+                for n in loop.walk())
+        return self._device_loops[id(loop)]
 
     def _fresh_element(self, access: Access, state: State, name: str, frame: Frame) -> bool:
         """A host read of one element that no kernel wrote since both copies were fresh:

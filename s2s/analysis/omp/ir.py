@@ -18,7 +18,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from s2s.analysis.omp.index_locals import index_locals
 from s2s.analysis.omp.loops import (
@@ -73,6 +73,19 @@ class CallEvent:
     indirect: bool = False
     #: (argument index, names) of pointer arguments ``c ? p : q``: either storage
     choices: tuple[tuple[int, tuple[str, ...]], ...] = ()
+    #: the other functions a call through a function pointer may reach
+    #: (``CallSite.targets``): the call reaches ``callee`` or one of these; the interpreter
+    #: runs each from the same state and meets the results, as for a branch's arms
+    alternatives: tuple[str, ...] = ()
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """Every function the call may reach (``callee`` and its alternatives)."""
+        return (self.callee, *self.alternatives)
+
+    def each_target(self) -> list[CallEvent]:
+        """The call as one call per function it may reach."""
+        return [replace(self, callee=name, alternatives=()) for name in self.targets]
 
 
 @dataclass(frozen=True)
@@ -157,7 +170,7 @@ def called_functions(irs: dict[str, FunctionIR], nodes) -> set[str]:
             for event in node.events + node.cond + node.step:
                 if not isinstance(event, CallEvent):
                     continue
-                for callee in (event.callee, *handed_functions(irs, event)):
+                for callee in (*event.targets, *handed_functions(irs, event)):
                     if callee in irs and callee not in found:
                         found.add(callee)
                         todo.append(irs[callee].root)
@@ -222,8 +235,8 @@ class IRBuilder:
         out = {}
         for name, function in self.bodies.items():
             out[name] = self.build(function)
-        calls = {name: [e for node in ir.root.walk() for e in node.events + node.cond + node.step
-                        if isinstance(e, CallEvent) and e.callee in out]
+        calls = {name: [one for node in ir.root.walk() for e in node.events + node.cond + node.step
+                        if isinstance(e, CallEvent) for one in e.each_target() if one.callee in out]
                  for name, ir in out.items()}
         changed = True
         while changed:  # a function that calls one with target regions has device work too
@@ -247,6 +260,10 @@ class IRBuilder:
         self._params = {p.name: k for k, p in enumerate(function.params)
                         if p.name and not p.is_pointer}
         self._pointer_params = frozenset(p.name for p in function.params if p.is_pointer)
+        # calls through a local function pointer that holds only functions of the file
+        # (frontend.host.callees): the pointer's name -> those functions
+        self._dispatch = {c.name: c.targets for s in function.body.walk() for c in s.calls
+                          if c.targets and all(t in self.bodies for t in c.targets)}
         self._owner = _innermost_owner(function.body, [r.span.start for r in refs]
                                        + [c.span.start for c in copies]
                                        + [c.span.start for s in function.body.walk()
@@ -431,7 +448,8 @@ class IRBuilder:
         events = []
         for ref in self._refs_of.get(id(stmt), ()):
             if inside_span(ref.span, within):
-                if ref.directive is not None or (ref.call and ref.call in self.bodies):
+                if ref.directive is not None or (ref.call and (ref.call in self.bodies or
+                                                               ref.call in self._dispatch)):
                     continue  # device accesses belong to kernels; user calls are inlined
                 events.append((_event_position(stmt, ref), Access(
                     ref.array, "H", ref.mode, ref,
@@ -448,6 +466,11 @@ class IRBuilder:
                     events.append((call.span.start, CallEvent(
                         call.name, self._call_args(stmt, call), call.span.start,
                         choices=self._call_choices(stmt, call))))
+                elif call.name in self._dispatch:
+                    first, *others = self._dispatch[call.name]
+                    events.append((call.span.start, CallEvent(
+                        first, self._call_args(stmt, call), call.span.start,
+                        choices=self._call_choices(stmt, call), alternatives=tuple(others))))
                 elif call.name in self._params:
                     events.append((call.span.start, CallEvent(
                         "*" + call.name, self._call_args(stmt, call), call.span.start, True)))

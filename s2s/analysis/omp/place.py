@@ -219,8 +219,9 @@ def _lift_out_of_calls(failure, irs, root: str):
         # local temporary); the ones on the way may not write anything there.
         name = failure.local if level == innermost else ""
         for event in call_node.events + call_node.cond + call_node.step:
-            if isinstance(event, CallEvent) and event.callee in irs and \
-                    writes_in(irs[event.callee].root, other, name, irs, set()):
+            if isinstance(event, CallEvent) and any(
+                    callee in irs and writes_in(irs[callee].root, other, name, irs, set())
+                    for callee in event.targets):
                 return failure
     outer_node, outer_frame = failure.chain[0]
     if outer_frame.function != root:
@@ -352,10 +353,12 @@ def writes_in(loop: Node, side: str, name: str, irs, seen: set) -> bool:
     group = _copy_group(loop, name) if name else set()
     for node in loop.walk():
         for event in node.events + node.cond + node.step:
-            if isinstance(event, CallEvent) and event.callee in irs and event.callee not in seen:
-                seen.add(event.callee)
-                if writes_in(irs[event.callee].root, side, "", irs, seen):
-                    return True
+            if isinstance(event, CallEvent):
+                for callee in event.targets:
+                    if callee in irs and callee not in seen:
+                        seen.add(callee)
+                        if writes_in(irs[callee].root, side, "", irs, seen):
+                            return True
             elif isinstance(event, Copy) and name and root_name(event.target) in group:
                 return True
             elif isinstance(event, Access) and event.side == side and event.writes and \
@@ -400,7 +403,8 @@ def _from_call(section: str, failure, irs, model, root: str, text) -> str | None
         return None
     call_node = failure.chain[0][0]
     calls = [e for e in call_node.events + call_node.cond + call_node.step
-             if isinstance(e, CallEvent) and e.callee == failure.function]
+             if isinstance(e, CallEvent) and e.callee == failure.function and
+             not e.alternatives]
     if len(calls) != 1:
         return None
     caller, callee = irs[root].function, irs[failure.function].function

@@ -47,7 +47,7 @@ def root_functions(irs: dict[str, FunctionIR]) -> list[str]:
         for node in ir.root.walk():
             for event in node.events + node.cond + node.step:
                 if isinstance(event, CallEvent):
-                    called.add(event.callee)
+                    called.update(event.targets)
                     called.update(handed_functions(irs, event))
     return [n for n, ir in irs.items() if ir.has_device and n not in called]
 
@@ -146,8 +146,9 @@ def device_nodes(irs: dict[str, FunctionIR], ignore: frozenset = frozenset()):
     def has(node: Node) -> bool:
         if id(node) not in memo:
             own = node.kind == "kernel" or any(
-                isinstance(e, CallEvent) and e.callee in irs and irs[e.callee].has_device
-                and e.callee not in ignore for e in node.events + node.cond + node.step)
+                callee in irs and irs[callee].has_device and callee not in ignore
+                for e in node.events + node.cond + node.step if isinstance(e, CallEvent)
+                for callee in e.targets)
             memo[id(node)] = own or any(has(p) for p in node.parts())
         return memo[id(node)]
 

@@ -95,6 +95,9 @@ def call_roots(irs: dict[str, FunctionIR], call: CallEvent, text, depth: int = 0
     caller's arrays. None: a callee without a body here, too deep, or one that reaches
     storage through a name that is neither a parameter nor declared in it (a global pointer
     may hold any array's address)."""
+    if call.alternatives:  # through a function pointer: whatever any of them touches
+        found = [call_roots(irs, one, text, depth) for one in call.each_target()]
+        return None if None in found else frozenset().union(*found)
     ir = irs.get(call.callee)
     if ir is None or depth > 8 or ir.function.body is None:
         return None

@@ -21,6 +21,8 @@ joined by omp.accessor_counts:
   ``return member;``;
 * ``member_writes``: (method, members...) the members a member function assigns, steps,
   takes the address of, binds to a non-const reference or, for a vector, may reallocate;
+* ``member_mentions``: (method, members...) every member a member function's body names
+  (frontend.cxx.member_calls: a call of it from another file touches those);
 * ``vector_resize``: (method, vector member, count) for a ``member.resize(count)`` that is a
   statement of the method's outermost block, the count written in members: each parameter it
   names replaced by the member the same block assigns it to (``nrows_ = rows;``), '' where
@@ -66,13 +68,29 @@ def accessor_facts(ctx: ExtractContext) -> list[ClassFact]:
     return out
 
 
-def _strip(cursor):
+def strip_through(cursor):
+    """``cursor`` with implicit conversions, parentheses and casts looked through."""
     while cursor.kind.name in THROUGH:
         kids = list(cursor.get_children())
         if len(kids) != 1:
             break
         cursor = kids[0]
     return cursor
+
+
+def method_call_on_variable(call):
+    """(method, the object's ``DECL_REF_EXPR``) for a call ``obj.method(...)`` or
+    ``obj->method(...)`` on a variable; None otherwise."""
+    method = call.referenced
+    callee = next(iter(call.get_children()), None)
+    if method is None or method.kind.name != "CXX_METHOD" or callee is None or \
+            callee.kind.name != "MEMBER_REF_EXPR":
+        return None
+    objects = list(callee.get_children())
+    target = strip_through(objects[0]) if len(objects) == 1 else None
+    if target is None or target.kind.name != "DECL_REF_EXPR":
+        return None
+    return method, target
 
 
 def _accessor_value(decl):
@@ -83,18 +101,13 @@ def _accessor_value(decl):
     kids = [k for k in decl.get_children() if k.kind.is_expression()]
     if len(kids) != 1:
         return None
-    call = _strip(kids[0])
+    call = strip_through(kids[0])
     if call.kind.name != "CALL_EXPR" or list(call.get_arguments()):
         return None
-    method = call.referenced
-    callee = next(iter(call.get_children()), None)
-    if method is None or method.kind.name != "CXX_METHOD" or callee is None or \
-            callee.kind.name != "MEMBER_REF_EXPR":
+    found = method_call_on_variable(call)
+    if found is None:
         return None
-    objects = list(callee.get_children())
-    target = _strip(objects[0]) if len(objects) == 1 else None
-    if target is None or target.kind.name != "DECL_REF_EXPR":
-        return None
+    method, target = found
     owner = method.semantic_parent
     field = _returned_data(method.get_definition() or method, owner)
     if field is None or field.access_specifier.name != "PRIVATE" or _has_friends(owner):
@@ -112,7 +125,7 @@ def _returned_data(method, owner):
     if member is None or member.kind.name != "MEMBER_REF_EXPR":
         return None
     inner = list(member.get_children())
-    field = _own_field(_strip(inner[0]), owner) if len(inner) == 1 else None
+    field = _own_field(strip_through(inner[0]), owner) if len(inner) == 1 else None
     return field if field is not None and is_vector_type(field.type.get_canonical()) else None
 
 
@@ -123,7 +136,7 @@ def _own_field(ref, owner):
     field = ref.referenced
     if field is None or field.kind.name != "FIELD_DECL" or field.semantic_parent != owner:
         return None
-    base = [_strip(k) for k in ref.get_children()]
+    base = [strip_through(k) for k in ref.get_children()]
     if base and (len(base) != 1 or base[0].kind.name != "CXX_THIS_EXPR"):
         return None
     return field
@@ -173,7 +186,7 @@ def _returned_value(method):
     if len(statements) != 1 or statements[0].kind.name != "RETURN_STMT":
         return None
     value = list(statements[0].get_children())
-    return _strip(value[0]) if len(value) == 1 else None
+    return strip_through(value[0]) if len(value) == 1 else None
 
 
 def _method_facts(method, owner, span) -> list[ClassFact]:
@@ -194,10 +207,28 @@ def _method_facts(method, owner, span) -> list[ClassFact]:
                 if field is not None and field.kind.name == "FIELD_DECL" and \
                         field.semantic_parent == owner and _written(child, cursor, parents):
                     written.add(field.spelling)
-    out = [ClassFact(cls, "member_writes", span, (name, *sorted(written)))]
+    out = [ClassFact(cls, "member_writes", span, (name, *sorted(written))),
+           ClassFact(cls, "member_mentions", span, (name, *member_mentions(method, owner)))]
     for field, count in _resizes(method, owner):
         out.append(ClassFact(cls, "vector_resize", span, (name, field, count)))
     return out
+
+
+def member_mentions(method, owner) -> list[str]:
+    """The members of ``owner`` that the definition ``method`` names, sorted; all of its
+    fields when it calls another member function of ``owner`` (which may touch any)."""
+    found = set()
+    for c in method.walk_preorder():
+        ref = c.referenced if c.kind.name in ("MEMBER_REF_EXPR", "MEMBER_REF", "CALL_EXPR") \
+            else None
+        if ref is None or ref.semantic_parent != owner:
+            continue
+        if ref.kind.name == "FIELD_DECL":
+            found.add(ref.spelling)
+        elif ref.kind.name in _METHODS and ref != method:
+            found.update(k.spelling for k in owner.get_children()
+                         if k.kind.name == "FIELD_DECL")
+    return sorted(found)
 
 
 def _written(ref, parent, parents) -> bool:
@@ -256,7 +287,7 @@ def _resizes(method, owner) -> list[tuple[str, str]]:
     body = [k for k in method.get_children() if k.kind.name == "COMPOUND_STMT"]
     if len(body) != 1:
         return []
-    statements = [_strip(s) for s in body[0].get_children()]
+    statements = [strip_through(s) for s in body[0].get_children()]
     stored = _stored_parameters(statements, owner)
     out = []
     for statement in statements:
@@ -264,7 +295,7 @@ def _resizes(method, owner) -> list[tuple[str, str]]:
             continue
         callee = next(iter(statement.get_children()), None)
         inner = list(callee.get_children()) if callee is not None else []
-        field = _own_field(_strip(inner[0]), owner) if len(inner) == 1 else None
+        field = _own_field(strip_through(inner[0]), owner) if len(inner) == 1 else None
         args = list(statement.get_arguments())
         if field is None or not is_vector_type(field.type.get_canonical()) or not args:
             continue
@@ -278,7 +309,7 @@ def _stored_parameters(statements, owner) -> dict:
     for statement in statements:
         if statement.kind.name != "BINARY_OPERATOR" or statement.binary_operator.name != "Assign":
             continue
-        left, right = (_strip(k) for k in statement.get_children())
+        left, right = (strip_through(k) for k in statement.get_children())
         field = _own_field(left, owner)
         param = right.referenced if right.kind.name == "DECL_REF_EXPR" else None
         if field is not None and param is not None and param.kind.name == "PARM_DECL":

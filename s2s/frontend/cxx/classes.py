@@ -15,6 +15,7 @@ from __future__ import annotations
 from s2s.frontend.core.context import ExtractContext
 from s2s.frontend.cxx.accessors import accessor_facts
 from s2s.frontend.cxx.class_fields import has_pointer_fields, pointer_field_facts
+from s2s.frontend.cxx.member_calls import member_call_facts
 from s2s.frontend.host.containers import is_vector_type, unit_has_vectors
 from s2s.model.host import ClassFact
 
@@ -54,7 +55,11 @@ def extract_class_facts(ctx: ExtractContext) -> tuple[ClassFact, ...]:
         elif kind == "CONSTRUCTOR" and cursor.is_definition() and _delegates(cursor):
             out.append(ClassFact(cursor.semantic_parent.spelling, "delegating",
                                  ctx.span(cursor)))
-    return tuple(out + (pointer_field_facts(ctx) if pointers else []) + accessor_facts(ctx))
+    accessors = accessor_facts(ctx)
+    # calls that may touch an accessor's storage matter only where a pointer took one
+    calls = member_call_facts(ctx) if any(f.kind == "accessor_value" for f in accessors) \
+        else []
+    return tuple(out + (pointer_field_facts(ctx) if pointers else []) + accessors + calls)
 
 
 def _delegates(constructor) -> bool:

@@ -1,12 +1,14 @@
-"""Calls through a local function pointer that can only ever reach one function.
+"""Calls through a local function pointer that can only ever reach functions of the file.
 
 ``void (*op)(double *, const double *, int) = axpy;`` then ``op(y, x, n)`` runs ``axpy``'s
 kernels: treated as a call of ``op``, the analyses would see an unknown function taking
 ``y`` and ``x`` (a host access of both) and miss the device work. The call is a call of
 ``axpy`` when the pointer is a local variable initialized with a function (``axpy`` or
 ``&axpy``) and every other mention of it in its function is the callee of a call: nothing
-assigns it, takes its address or hands it on. Facts from the cursors (the declaration's
-initializer and the references to it), memoized per tree.
+assigns it, takes its address or hands it on. A pointer given several functions (a kernel
+picked by a ``switch``, then called in the time loop) reaches one of them: the call keeps
+the pointer's name and lists them (``CallSite.targets``). Facts from the cursors (the
+declaration's initializer, the assignments and the references to it), memoized per tree.
 """
 
 from __future__ import annotations
@@ -22,6 +24,13 @@ _FUNCTION_KINDS = frozenset({"FUNCTION_DECL", "CXX_METHOD"})
 def pointer_callee(tree, i: int) -> str | None:
     """The function the call at tree node ``i`` certainly reaches through a local function
     pointer, else None."""
+    targets = pointer_targets(tree, i)
+    return targets[0] if targets is not None and len(targets) == 1 else None
+
+
+def pointer_targets(tree, i: int) -> tuple[str, ...] | None:
+    """The functions the call at tree node ``i`` may reach through a local function pointer
+    (sorted), when the pointer can hold nothing else (:func:`_targets`); else None."""
     kids = tree.children[i]
     if not kids:
         return None
@@ -36,14 +45,27 @@ def pointer_callee(tree, i: int) -> str | None:
     return pointer_callee_of(tree, i, variable)
 
 
-def _only_target(tree, i: int, variable) -> str | None:
+def _targets(tree, i: int, variable) -> tuple[str, ...] | None:
+    """The functions a local function pointer is given (its initializer and every plain
+    ``=``: ``stencil = star1``, ``= &star1``), when every other mention of it in its function
+    is the callee of a call: nothing takes its address, hands it on or gives it anything
+    but a function (PRK's ``stencil_t stencil = nothing; switch (...) { case 1: stencil =
+    star1; ... }``). A declarator without an initializer gives nothing (a call before an
+    assignment would be undefined). None when that does not hold."""
     canon = variable.type.get_canonical()
     if canon.kind.name != "POINTER" or \
             canon.get_pointee().kind.name not in ("FUNCTIONPROTO", "FUNCTIONNOPROTO"):
         return None
-    target = _initializer_function(variable)
-    if target is None:
-        return None
+    parent = variable.semantic_parent
+    if parent is None or parent.kind.name not in _FUNCTION_KINDS | {"FUNCTION_TEMPLATE"}:
+        return None  # a global: other functions may change it
+    targets = set()
+    initializer = [c for c in variable.get_children() if c.kind.name not in ("PARM_DECL", "TYPE_REF")]
+    if initializer:
+        named = _functions_named(initializer[-1])
+        if named is None:
+            return None
+        targets |= named
     function = i
     while function >= 0 and tree.kinds[function] not in ("FUNCTION_DECL", "CXX_METHOD",
                                                           "FUNCTION_TEMPLATE"):
@@ -51,29 +73,44 @@ def _only_target(tree, i: int, variable) -> str | None:
     if function < 0:
         return None
     for j in range(function, tree.end[function]):
-        if tree.kinds[j] == "DECL_REF_EXPR" and tree.nodes[j].cursor.referenced == variable \
-                and not _is_callee(tree, j):
-            return None
-    return target
-
-
-def _initializer_function(variable) -> str | None:
-    """``axpy`` for a declaration ``... = axpy`` or ``... = &axpy``."""
-    found = None
-    for child in variable.get_children():
-        kind = child.kind.name
-        if kind in ("PARM_DECL", "TYPE_REF"):
+        if tree.kinds[j] != "DECL_REF_EXPR" or tree.nodes[j].cursor.referenced != variable \
+                or _is_callee(tree, j):
             continue
-        found = child
+        value = _assigned_value(tree, j)
+        named = _functions_named(tree.nodes[value].cursor) if value is not None else None
+        if named is None:
+            return None
+        targets |= named
+    return tuple(sorted(targets)) or None
+
+
+def _assigned_value(tree, j: int) -> int | None:
+    """The right side's node of the plain ``=`` whose left side is the reference ``j``."""
+    child, up = j, tree.parent[j]
+    while up >= 0 and tree.kinds[up] in _WRAPPERS:
+        child, up = up, tree.parent[up]
+    if up < 0 or tree.kinds[up] != "BINARY_OPERATOR" or tree.children[up][:1] != [child] or \
+            len(tree.children[up]) != 2 or tree.nodes[up].cursor.binary_operator.name != "Assign":
+        return None
+    return tree.children[up][1]
+
+
+def _functions_named(found) -> set[str] | None:
+    """The functions an expression names: ``{axpy}`` for ``axpy``, ``&axpy`` or
+    ``(op_t)axpy``, both arms' for ``c ? axpy : scal``; None when it may be anything else."""
     while found is not None and found.kind.name in _WRAPPERS | {"UNARY_OPERATOR"}:
         children = list(found.get_children())
         found = children[0] if len(children) == 1 else None
+    if found is not None and found.kind.name == "CONDITIONAL_OPERATOR":
+        arms = list(found.get_children())[1:]
+        named = [_functions_named(arm) for arm in arms]
+        return None if len(arms) != 2 or None in named else named[0] | named[1]
     if found is None or found.kind.name != "DECL_REF_EXPR":
         return None
     function = found.referenced
     if function is None or function.kind.name not in _FUNCTION_KINDS:
         return None
-    return function.spelling
+    return {function.spelling}
 
 
 def _is_callee(tree, j: int) -> bool:
@@ -101,23 +138,43 @@ def function_refs(tree) -> tuple[FunctionRef, ...]:
         function = cursor.referenced
         if function is None or function.kind.name not in _FUNCTION_KINDS:
             continue
-        child, up = j, tree.parent[j]
-        while up >= 0 and kinds[up] in _WRAPPERS | {"UNARY_OPERATOR"}:
+        child, up, arm = j, tree.parent[j], False
+        while up >= 0 and (kinds[up] in _WRAPPERS | {"UNARY_OPERATOR"} or
+                           kinds[up] == "CONDITIONAL_OPERATOR" and
+                           tree.children[up][:1] != [child]):  # an arm, not the condition
+            arm = arm or kinds[up] == "CONDITIONAL_OPERATOR"
             child, up = up, tree.parent[up]
         if up >= 0 and kinds[up] == "VAR_DECL" and pointer_callee_of(tree, j, nodes[up].cursor):
             continue
+        if up >= 0 and kinds[up] == "BINARY_OPERATOR" and _assigned_to(tree, up, j):
+            continue
         call = index = None
-        if up >= 0 and kinds[up] == "CALL_EXPR":
+        if up >= 0 and kinds[up] == "CALL_EXPR" and not arm:  # (a wrapper binds one function)
             call = nodes[up].cursor.spelling or None
             index = tree.children[up].index(child) - 1
         out.append(FunctionRef(function.spelling, tree.span(j), call, index))
     return tuple(out)
 
 
-def pointer_callee_of(tree, j: int, variable) -> str | None:
-    """:func:`pointer_callee` for the pointer ``variable`` declared around node ``j``."""
+def pointer_callee_of(tree, j: int, variable) -> tuple[str, ...] | None:
+    """:func:`pointer_targets` for the pointer ``variable`` declared around node ``j``."""
     memo = tree.ctx.memo("callees.pointer", lambda _ctx: {})
     key = variable.hash
     if key not in memo:
-        memo[key] = _only_target(tree, j, variable)
+        memo[key] = _targets(tree, j, variable)
     return memo[key]
+
+
+def _assigned_to(tree, assignment: int, j: int) -> bool:
+    """Whether the function mention ``j`` is the value of the ``=`` node ``assignment`` to a
+    local pointer whose calls :func:`pointer_targets` follows."""
+    kids = tree.children[assignment]
+    if len(kids) != 2 or tree.nodes[assignment].cursor.binary_operator.name != "Assign":
+        return False
+    left = kids[0]
+    while tree.kinds[left] in _WRAPPERS and tree.children[left]:
+        left = tree.children[left][0]
+    variable = tree.nodes[left].cursor.referenced if tree.kinds[left] == "DECL_REF_EXPR" \
+        else None
+    return variable is not None and variable.kind.name == "VAR_DECL" and \
+        pointer_callee_of(tree, j, variable) is not None

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from s2s.frontend.host.callees import pointer_callee
+from s2s.frontend.host.callees import pointer_targets
 from s2s.frontend.host.tree import CALL_SCAN_SKIP, LAUNCH_CONFIG, HostTree, cursor_expr
 from s2s.model.host import CallSite
 
@@ -21,8 +21,10 @@ def _call_site(tree: HostTree, i: int) -> CallSite | None:
         return None
     if not name and ref is not None:
         name = ref.spelling
+    targets = ()
     if ref_kind == "VAR_DECL":
-        name = pointer_callee(tree, i) or name
+        targets = pointer_targets(tree, i) or ()
+        name = targets[0] if len(targets) == 1 else name
     kids = tree.children[i]
     skip = 0
     if (not name or name == "operator()") and kids:
@@ -46,7 +48,7 @@ def _call_site(tree: HostTree, i: int) -> CallSite | None:
         if expr.span.start == expr.span.end == 0:
             continue  # a default argument: it has no location at the call
         args.append(expr)
-    return CallSite(name, tuple(args), tree.span(i))
+    return CallSite(name, tuple(args), tree.span(i), targets if len(targets) > 1 else ())
 
 
 def _implicit_call(tree: HostTree, i: int) -> bool:
