@@ -49,7 +49,20 @@ def record_writes(tree: HostTree, i: int
     ...)`` ``(&g, type of g, 'address', None, None)``, ``grid_load(&g, f)`` with
     ``grid_load`` only declared ``(&g, type of g, 'address', None, 'grid_load')``; the
     value only for a plain ``=`` (C's assignment, or a class's ``operator=`` with two
-    operands). [] when ``i`` writes no struct."""
+    operands). [] when ``i`` writes no struct. Worked out once per node (the member writes
+    and the access scanner's copies both ask)."""
+    memo = tree.ctx.memo("host.record_writes", _new_memo)
+    found = memo.get(i)
+    if found is None:
+        found = memo[i] = _record_writes(tree, i)
+    return found
+
+
+def _new_memo(_ctx) -> dict:
+    return {}
+
+
+def _record_writes(tree: HostTree, i: int) -> list:
     kind = tree.kinds[i]
     kids = tree.children[i]
     if kind == "BINARY_OPERATOR" and kids and \
