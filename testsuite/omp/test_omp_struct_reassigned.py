@@ -176,3 +176,12 @@ def test_a_struct_callees_read_for_scalars_is_mapped_once(load_source, tmp_path)
     assert changing != PARAMS
     rewritten, _out = rewrite_source(load_source, changing, name="prog.c")
     assert "map(to: P)" not in rewritten and "P[0:1]" in rewritten, rewritten
+    # relax is also handed another struct through a pointer: that call would find nothing
+    # mapped, and the report would take the region's P for the callee's P
+    other = PARAMS.replace("    params_t P;\n", "    params_t P, Q;\n    params_t *pq = &Q;\n").replace(
+        "        relax(&P, u, n);\n", "    {\n        relax(&P, u, n);\n        relax(pq, u, n);\n    }\n"
+    ).replace("    double *u =", "    Q = P;\n    double *u =")
+    assert "relax(pq, u, n)" in other and "Q = P;" in other
+    rewritten, out = rewrite_source(load_source, other, name="prog.c")
+    assert "map(to: P)" not in rewritten and "P[0:1]" in rewritten, rewritten
+    assert dict(out.counts)["left unmapped"] == 0

@@ -17,7 +17,10 @@ mapped array does. Proved from the model:
   its members;
 * each such callee's kernels read members of it only, scalar ones (no pointer member, no
   write, no use of the pointer itself), and the callee is called nowhere but inside the
-  region (a call elsewhere would find nothing mapped).
+  region, each call handing that parameter ``&P`` itself (a call elsewhere, or given another
+  pointer, would find nothing mapped);
+* no other function's kernel reads through a pointer spelled like the struct (the report
+  takes a region's array names for mapped in every function its device work reaches).
 
 Then the host's copy never changes while the region runs, so ``to`` at its entry is all the
 device needs.
@@ -47,10 +50,31 @@ def callee_structs(model, region) -> tuple[list[MappedArray], tuple[tuple[str, s
         if any(m == name or m.startswith((name + ".", name + "->")) for m in mapped):
             continue
         bound = _bound_callees(model, region.function, name, refs[name], span)
-        if bound:
+        if bound and all(_every_call_binds(model, function, *b, name) for b in bound) and \
+                not _same_spelling(model, name, bound):
             arrays.append(MappedArray(name, "", "to", "release"))
-            names += bound
+            names += [b for b in bound if b not in names]
     return arrays, tuple(names)
+
+
+def _every_call_binds(model, caller, callee: str, param: str, name: str) -> bool:
+    """Whether every call of ``callee`` (all of them ``caller``'s, inside the region) hands
+    the parameter ``param`` the address of ``name``: a call given any other pointer
+    (``relax(pq, ...)``) would find nothing mapped."""
+    k = [p.name for p in model.function(callee).params].index(param)
+    return all(k < len(call.args) and
+               norm_text(call.args[k].text).replace(" ", "") == "&" + name
+               for call in caller.calls if call.name == callee)
+
+
+def _same_spelling(model, name: str, bound) -> bool:
+    """Whether a kernel of a function not among ``bound`` reads through a pointer spelled
+    ``name`` (``P->dt`` of another function's ``P``): the report takes the region's
+    array names for mapped wherever its device work runs, so mapping the struct would
+    claim that pointer mapped too."""
+    return any(ref.directive is not None and ref.root == name and
+               "->" in norm_text(ref.array) and (ref.function, name) not in bound
+               for ref in model.array_refs)
 
 
 def _bound_callees(model, caller: str, name: str, refs, span) -> list[tuple[str, str]]:
