@@ -97,7 +97,8 @@ def _extract(parsed: ParsedFile, contexts: list[ExtractContext], header: _Header
     macro_directives = (extract_macro_directives(host, project_headers, frozenset(
         d.span for d in directives if d.span.macro is not None))
                         if parsed.language != "cuda" else ())
-    array_refs, pointer_copies = extract_accesses(host, directives)
+    array_refs, pointer_copies = extract_accesses(host, directives,
+                                                  structs=parsed.language != "cuda")
     # Everything in source order, whichever order the extractors found it in.
     kernels, device_functions, launches, api_calls = (
         _in_source_order(items) for items in (kernels, device_functions, launches, api_calls))

@@ -83,3 +83,7 @@ class PointerCopy:
     offset: bool = False
     #: ``c ? p : q`` (source None): the names it may copy, each without offset
     choices: tuple[str, ...] = ()
+    #: a copy made by a call of a function the file only declares (``grid_load(&g, f)``
+    #: may give ``g.val`` new storage): that function; the program drops the copy where one
+    #: of its files defines it (:func:`s2s.model.program.merge`)
+    through: str | None = None

@@ -148,3 +148,7 @@ class MemberWrite:
     #: for a whole struct assigned a call's result (``SD = binary_read(in)``), the function
     #: called: the members are then that function's (checked where it is defined)
     made_by: str | None = None
+    #: for a struct whose address is given to a function the file only declares (an outside
+    #: library's ``grid_load(&g, f)``), that function; the program drops the write where one
+    #: of its files defines it (:func:`s2s.model.program.merge`)
+    through: str | None = None

@@ -94,6 +94,12 @@ def merge_units(parts: list[tuple[TranslationUnit, bytes]]) -> Program:
     merged["allocations"] = _with_helper_allocations(merged["allocations"],
                                                      merged["allocating_helpers"],
                                                      merged["helper_calls"])
+    defined = {f.name for f in merged["functions"] if f.body is not None}
+    for name in ("member_writes", "pointer_copies"):
+        # a call's writes of a struct it was given, kept for a function its file only
+        # declared: none where another file of the program defines it (its writes are
+        # extracted there)
+        merged[name] = [item for item in merged[name] if item.through not in defined]
     first = parts[0][0]
     unit = TranslationUnit(first.path, first.language, first.sides,
                            **{name: tuple(items) for name, items in merged.items()})

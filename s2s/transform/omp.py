@@ -258,6 +258,7 @@ def _with_companions(model, source: bytes, region):
     from dataclasses import replace
 
     from s2s.analysis.omp.callee_companions import callee_companions
+    from s2s.analysis.omp.callee_structs import callee_structs
     from s2s.analysis.omp.region_companions import region_companions
 
     added, refused = region_companions(model, source, region)
@@ -266,6 +267,8 @@ def _with_companions(model, source: bytes, region):
     more, names, refused = callee_companions(model, region)
     if refused is not None:
         return region, refused
+    structs, reached = callee_structs(model, region)
+    more, names = [*more, *structs], names + reached
     own = {a.name for a in added}
     added = [*added, *(a for a in more if a.name not in own)]
     if not added:

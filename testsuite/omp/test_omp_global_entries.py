@@ -110,3 +110,32 @@ def test_calloc_storage_is_entered_with_its_zeros(load_source, tmp_path):
     _original, new = run_both(tmp_path, program, rewritten)
     assert new.returncode == 0 and new.stdout == EXPECTED
     assert omp_harness.unmapped_constructs(new) == dict(out.counts)["left unmapped"] == 0
+
+
+def test_a_table_the_host_fills_is_entered_after_the_fill(load_source, tmp_path):
+    """The host fills the table right after allocating it (issue 28, omp28p): before, no
+    entry was made (the host touched its elements), the construct was counted left and the
+    routine read a null device pointer (the run crashed). Now the entry goes after the fill
+    loop and copies it in (``to``); nothing of the host's touches the table again."""
+    program = PROGRAM.replace(
+        "#pragma omp target teams distribute parallel for\n    for (int i = 0; i < size; i++)",
+        "    for (int i = 0; i < size; i++)").replace(
+        "        table[i] = i * 0.25;\n}", "        table[i] = i * 0.25;\n"
+        "    printf(\"table: %d entries\\n\", size);\n}")
+    assert "table: %d" in program and program.count("#pragma omp target teams") == 2
+    rewritten, out = rewrite_source(load_source, program, name="prog.c")
+    lines = rewritten.splitlines()
+    at = next(k for k, line in enumerate(lines) if "table[i] = i * 0.25;" in line)
+    assert lines[at + 1].strip() == "#pragma omp target enter data map(to: table[0:size])", \
+        lines[at - 2:at + 3]
+    assert dict(out.counts)["left unmapped"] == 0
+    original, new = run_both(tmp_path, program, rewritten)
+    assert original.returncode != 0 or original.stdout != new.stdout   # (null device pointer)
+    assert new.returncode == 0 and new.stdout == "table: 16 entries\n" + EXPECTED, new.stderr
+    assert new.unmapped == () and new.copies.total_bytes == 16 * 8 + 24, new.copies
+    # the host reads the table after the kernels: the fill is no longer all it does
+    later = program.replace('printf("sum %.3f\\n", sum);',
+                            'printf("sum %.3f %.3f\\n", sum, table[3]);')
+    assert later != program
+    rewritten, counts = _left(load_source, later)
+    assert "enter data map(to: table" not in rewritten and counts["left unmapped"] == 1

@@ -19,7 +19,10 @@ It is chosen only where nothing else can go wrong with it:
 * the host never touches its elements: every access outside a target construct is in a
   routine that only constructs call (so there is nothing to copy in or back, and ``alloc``
   moves nothing), and it is never passed to a call on the host (``free`` included: storage
-  freed while mapped would leave a stale mapping at an address ``malloc`` may hand out again).
+  freed while mapped would leave a stale mapping at an address ``malloc`` may hand out again);
+* or the host touches them only to fill them, in the statements right after the allocation
+  (``for (i ...) table[i] = ...;``), with no construct and no call of the program's
+  functions among them: then the entry is ``to`` and goes after the last of them.
 
 Facts from the model only: allocations, array references, pointer copies, call sites and
 directive clauses.
@@ -72,14 +75,59 @@ def global_entries(model: TranslationUnit) -> list[GlobalEntry]:
         host = [r for r in model.array_refs if norm_text(r.array) == name and
                 r.directive is None and (r.function not in routines or r.call is not None)]
         after = _statement_of(model, allocation)
-        if host or after is None or _passed_on_host(model, name, routines):
+        if after is None or _passed_on_host(model, name, routines):
             continue
+        map_type = "to" if allocation.kind == "calloc" or allocation.initialised else "alloc"
+        reason = "the host never touches its elements"
+        if host:
+            after = _filled_by(model, allocation, after, host)
+            if after is None:
+                continue
+            map_type, reason = "to", ("the host fills its elements right after the allocation "
+                                      "and never touches them again")
         out.append(GlobalEntry(allocation.function, name, allocation.count.text, after, (
             f"device routines read the global '{name}' in constructs of other functions, "
-            "and the host never touches its elements: its storage stays mapped from its "
-            "allocation to the end of the run"),
-            "to" if allocation.kind == "calloc" or allocation.initialised else "alloc"))
+            f"and {reason}: its storage stays mapped from then to the end of the run"),
+            map_type))
     return out
+
+
+def _filled_by(model: TranslationUnit, allocation, first: Stmt, host) -> Stmt | None:
+    """The last statement of the fill that follows ``allocation`` (``first`` its statement)
+    when every host access of the global (``host``: its array references) lies in the
+    statements of the same block from ``first`` on, in the allocating function, none a
+    call argument (a helper may keep the pointer): the entry copies the filled storage in
+    after it, and nothing touches the host copy again. None when the accesses are anywhere
+    else, or a statement up to the last one runs a construct or calls a function of the
+    program (whose kernels would find the storage unmapped)."""
+    block = _block_of(model.function(allocation.function), first)
+    if block is None or any(r.function != allocation.function or r.call is not None
+                            for r in host):
+        return None
+    statements = block.children[block.children.index(first):]
+    holding = [next((k for k, s in enumerate(statements) if _holds(s.span, r.span)), None)
+               for r in host]
+    if None in holding:
+        return None
+    fill = statements[:max(holding) + 1]
+    if any(d.is_target_region and any(_holds(s.span, d.span) for s in fill)
+           for d in model.directives) or any(
+               model.function(call.name) is not None for s in fill for sub in s.walk()
+               for call in sub.calls):
+        return None
+    return fill[-1]
+
+
+def _block_of(host, stmt: Stmt):
+    """The block of ``host``'s body that holds ``stmt`` as a child."""
+    if host is None or host.body is None:
+        return None
+    return next((s for s in host.body.walk() if s.kind == "block" and
+                 any(child is stmt for child in s.children)), None)
+
+
+def _holds(outer, span) -> bool:
+    return outer.file == span.file and outer.start <= span.start < outer.end
 
 
 def _copied(model: TranslationUnit, name: str, allocation) -> bool:

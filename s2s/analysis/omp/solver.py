@@ -385,6 +385,7 @@ def entry_state(model: TranslationUnit, function, start: int, to_labels) -> Stat
     for copy in model.pointer_copies:
         if copy.function != function.name or copy.span.start >= start:
             continue
+        _keep_earlier_copies(state, copy.target)
         if copy.source is None or copy.offset:
             state.pts.pop(copy.target, None)
             continue
@@ -392,3 +393,17 @@ def entry_state(model: TranslationUnit, function, start: int, to_labels) -> Stat
     for name, labels in state.pts.items():
         state.valid[name] = BOTH if labels and labels <= set(to_labels) else frozenset("H")
     return state
+
+
+def _keep_earlier_copies(state: State, target: str) -> None:
+    """Before ``target`` is given a new value ahead of the region: pointers copied from it
+    earlier (``v = g.val;`` then ``g = make(n)``, which writes ``g.val``) keep the storage
+    it held, which is then no longer the storage ``target`` holds when the region starts
+    (the label ``target`` names that one). They get a label of their own, the first of their
+    names, so that a count, a clause or a handle of ``target`` is never taken for them."""
+    if target not in state.get_pts(target):
+        return
+    holders = sorted(name for name, labels in state.pts.items()
+                     if name != target and target in labels)
+    for name in holders:
+        state.pts[name] = (state.pts[name] - {target}) | {holders[0]}

@@ -10,8 +10,9 @@ the copies, not the accesses; :class:`PointerCopies` is a mixin of that scanner.
 from __future__ import annotations
 
 from s2s.frontend.access.calls import CallArguments
-from s2s.frontend.access.chains import ADDR_OF, ASSIGN
+from s2s.frontend.access.chains import ADDR_OF, ASSIGN, DEREF
 from s2s.frontend.host import containers
+from s2s.frontend.host.struct_writes import pointer_members, record_writes
 from s2s.frontend.host.tree import ARRAY_TYPE_KINDS
 from s2s.model.access import PointerCopy
 
@@ -57,10 +58,10 @@ class PointerCopies(CallArguments):
         return tuple(dict.fromkeys(name for name, _ in names))
 
     def _copy(self, i: int, target: str, source: str | None, offset: bool,
-              choices: tuple[str, ...] = ()) -> None:
+              choices: tuple[str, ...] = (), through: str | None = None) -> None:
         node = self.nodes[i]
         self.copies.append(PointerCopy(target, source, self.tree.span(i), node.function, offset,
-                                       choices if source is None else ()))
+                                       choices if source is None else (), through))
 
     def _pointer_swap(self, i: int) -> bool:
         """``std::swap(p, q)`` of two pointers exchanges the pointers, not the data: three
@@ -89,6 +90,41 @@ class PointerCopies(CallArguments):
         target = self._name(self._strip(kids[0]))
         if target is not None:
             self._copy(i, target, *self._source(kids[1]), self._choices(kids[1]))
+
+    def _struct_copies(self, i: int) -> None:
+        """A struct written as a whole (``g = make(n)``, ``g = fine``, ``*pm = tmp``,
+        ``memcpy(&g, ...)``, ``&g`` given to a function only declared here:
+        frontend.host.struct_writes) gives each of its pointer members a
+        new value: one copy per member (``g.val = fine.val``; from unknown storage when the
+        value is no named struct). A pointer copied out of the member before (``v = g.val``)
+        then no longer holds the member's storage, and the member's own count, where the
+        analysis still knows one (the struct made by the function that allocates it),
+        describes the new storage only."""
+        for node, record, _, value, through in record_writes(self.tree, i):
+            target = self._struct_path(node)
+            if target is None:
+                continue
+            source = self._struct_path(value) if value is not None else None
+            for path in pointer_members(record.get_canonical()):
+                self._copy(i, target[0] + target[1] + path[1:],
+                           None if source is None else source[0] + source[1] + path[1:], False,
+                           through=through)
+
+    def _struct_path(self, i: int) -> tuple[str, str] | None:
+        """(the name, ``.`` or ``->``) its members are named with for a struct expression
+        (``g``, ``p->d``), its address (``&g``), a pointer to it (``pm``) or its
+        dereference (``*pm``); None for any other (``a[k]``, ``get()``, ``*this``)."""
+        x = self._strip(i)
+        if self.kinds[x] == "UNARY_OPERATOR" and self.children[x]:
+            op = self._op(x, self._unop)
+            if op not in (ADDR_OF, DEREF):
+                return None
+            name = self._name(self._strip(self.children[x][0]))
+            sep = "." if op == ADDR_OF else "->"
+        else:
+            name = self._name(x)
+            sep = "->" if self._type_kind(x) == "POINTER" else "."
+        return None if name is None or name == "this" else (name, sep)
 
     def _self_offset(self, i: int) -> None:
         """``p += k``, ``p++``: ``p`` now points elsewhere in the same storage."""

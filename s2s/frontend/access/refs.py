@@ -78,14 +78,16 @@ SKIP_SUBTREE = frozenset({"CXX_UNARY_EXPR", "STATIC_ASSERT", "TYPE_ALIAS_DECL", 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
-def extract_accesses(ctx: ExtractContext, directives=()) -> tuple[tuple[ArrayRef, ...],
-                                                                   tuple[PointerCopy, ...]]:
+def extract_accesses(ctx: ExtractContext, directives=(), structs: bool = True
+                     ) -> tuple[tuple[ArrayRef, ...], tuple[PointerCopy, ...]]:
     """Every array access and pointer copy of the main file's host code, in source order.
 
     ``directives`` is the file's OmpDirective tuple (``ArrayRef.directive`` indexes it).
     Code in ``__global__`` and ``__device__``-only functions is skipped (CUDA host code only).
+    ``structs``: whole-struct writes give their pointer members new values (copies; as the
+    member writes they go with, extracted for C and C++ files).
     """
-    scanner = _Scanner(host_tree(ctx), directives)
+    scanner = _Scanner(host_tree(ctx), directives, structs)
     scanner.run()
     return (tuple(sorted(scanner.refs, key=_source_order)),
             tuple(sorted(scanner.copies, key=_source_order)))
@@ -99,8 +101,9 @@ def _source_order(item) -> tuple[int, int]:
 class _Scanner(PointerCopies):
     """The walk: classifies storage expressions, calls and pointer assignments."""
 
-    def __init__(self, tree: HostTree, directives):
+    def __init__(self, tree: HostTree, directives, structs: bool = True):
         self.tree = tree
+        self.structs = structs
         self.nodes = tree.nodes
         self.kinds = tree.kinds
         self.parent = tree.parent
@@ -132,7 +135,7 @@ class _Scanner(PointerCopies):
 
     def run(self) -> None:
         kinds, end, nodes = self.kinds, self.tree.end, self.nodes
-        vectors = self.vectors
+        vectors, structs = self.vectors, self.structs
         i, count = 0, len(nodes)
         while i < count:
             kind = kinds[i]
@@ -157,9 +160,13 @@ class _Scanner(PointerCopies):
             elif kind == "CALL_EXPR":
                 if not (vectors and self._vector_call(i)):
                     self._call(i)
+                if structs:
+                    self._struct_copies(i)
             elif kind == "BINARY_OPERATOR":
                 if self._op(i, self._binop) == ASSIGN:
                     self._assignment(i)
+                    if structs:
+                        self._struct_copies(i)
             elif kind == "COMPOUND_ASSIGNMENT_OPERATOR":
                 if self._op(i, self._binop) in (ADD_ASSIGN, SUB_ASSIGN):
                     self._self_offset(i)

@@ -32,12 +32,43 @@ _DEPTH = 4
 def whole_struct_writes(tree: HostTree, i: int, function: str) -> list[MemberWrite]:
     """The member writes node ``i`` makes by writing a whole struct (module doc); none when
     it writes none."""
+    out: list[MemberWrite] = []
+    for node, written, role, value, through in record_writes(tree, i):
+        # (C's ``SD = binary_read(in)``; a class's ``operator=`` is a call of its own)
+        made_by = _maker(tree, value) if value is not None and \
+            tree.kinds[i] == "BINARY_OPERATOR" else None
+        out.extend(_writes(tree, node, written, role, i, function, made_by, through))
+    return out
+
+
+def record_writes(tree: HostTree, i: int
+                  ) -> list[tuple[int, object, str, int | None, str | None]]:
+    """(written expression, the record type it is written as, role, assigned value, the
+    function only declared here that wrote it) for each struct node ``i`` writes as a whole
+    (module doc): ``g = v`` gives ``(g, type of g, 'assign', v, None)``, ``memcpy(&g,
+    ...)`` ``(&g, type of g, 'address', None, None)``, ``grid_load(&g, f)`` with
+    ``grid_load`` only declared ``(&g, type of g, 'address', None, 'grid_load')``; the
+    value only for a plain ``=`` (C's assignment, or a class's ``operator=`` with two
+    operands). [] when ``i`` writes no struct. Worked out once per node (the member writes
+    and the access scanner's copies both ask)."""
+    memo = tree.ctx.memo("host.record_writes", _new_memo)
+    found = memo.get(i)
+    if found is None:
+        found = memo[i] = _record_writes(tree, i)
+    return found
+
+
+def _new_memo(_ctx) -> dict:
+    return {}
+
+
+def _record_writes(tree: HostTree, i: int) -> list:
     kind = tree.kinds[i]
     kids = tree.children[i]
     if kind == "BINARY_OPERATOR" and kids and \
             tree.nodes[i].cursor.binary_operator.name == "Assign":
-        return _writes(tree, kids[0], tree.nodes[kids[0]].cursor.type, "assign", i, function,
-                       _maker(tree, kids[-1]) if len(kids) == 2 else None)
+        return [(kids[0], tree.nodes[kids[0]].cursor.type, "assign",
+                 kids[-1] if len(kids) == 2 else None, None)]
     if kind != "CALL_EXPR":
         return []
     callee = tree.nodes[i].cursor.referenced
@@ -47,11 +78,12 @@ def whole_struct_writes(tree: HostTree, i: int, function: str) -> list[MemberWri
     if callee.spelling == "operator=":
         if not operands:
             return []
-        return _writes(tree, operands[0], tree.nodes[operands[0]].cursor.type, "assign", i,
-                       function)
-    if not callee.location.is_in_system_header or callee.spelling in RELEASES:
+        return [(operands[0], tree.nodes[operands[0]].cursor.type, "assign",
+                 operands[-1] if len(operands) == 2 else None, None)]
+    through = declared_only(callee)
+    if not (callee.location.is_in_system_header or through) or callee.spelling in RELEASES:
         return []
-    out: list[MemberWrite] = []
+    out = []
     arguments = list(tree.nodes[i].cursor.get_arguments())
     params = list(callee.type.argument_types()) if callee.type.kind.name == "FUNCTIONPROTO" \
         else []
@@ -64,8 +96,45 @@ def whole_struct_writes(tree: HostTree, i: int, function: str) -> list[MemberWri
         param = params[n] if n < len(params) else None
         written = _written_type(tree.nodes[node].cursor.type, param)
         if written is not None:
-            out.extend(_writes(tree, node, written, "address", i, function))
+            out.append((node, written, "address", None, through))
     return out
+
+
+def declared_only(callee) -> str | None:
+    """The name of ``callee`` when it is a function of the program's own headers that this
+    file only declares (an outside library's ``grid_load(grid_t *g, ...)``): its body may
+    write whatever its pointer parameters reach, and nothing here says what. None for a
+    system function (library calls are judged by their prototypes), a function this file
+    defines (its own writes are extracted where it is defined) and anything but a plain
+    function. The program drops what such a call wrote where another of its files defines
+    the function (:func:`s2s.model.program.merge`)."""
+    if callee.kind.name != "FUNCTION_DECL" or callee.location.is_in_system_header:
+        return None
+    definition = callee.get_definition()
+    return callee.spelling if definition is None or definition.is_null() else None
+
+
+def pointer_members(record, depth: int = _DEPTH) -> list[str]:
+    """The pointer members of ``record`` as paths below it (``.val``; ``.d.ptr`` for a
+    pointer in a nested struct; a base class's members as the class's own), in declaration
+    order: the pointers a write of the whole struct gives a new value. [] for no record or
+    one of a system header."""
+    if depth <= 0 or record.kind.name != "RECORD":
+        return []
+    decl = record.get_declaration()
+    if decl is None or decl.location.is_in_system_header:
+        return []
+    paths: list[str] = []
+    for child in decl.get_children():
+        if child.kind.name == "FIELD_DECL" and child.spelling:
+            canon = child.type.get_canonical()
+            if canon.kind.name == "POINTER":
+                paths.append("." + child.spelling)
+            else:
+                paths.extend("." + child.spelling + p for p in pointer_members(canon, depth - 1))
+        elif child.kind.name == "CXX_BASE_SPECIFIER":
+            paths.extend(pointer_members(child.type.get_canonical(), depth - 1))
+    return list(dict.fromkeys(paths))
 
 
 def _written_type(argument, param):
@@ -95,12 +164,13 @@ def _node_of(tree: HostTree, kids, argument) -> int | None:
 
 
 def _writes(tree: HostTree, node: int, written, role: str, writer: int,
-            function: str, made_by: str | None = None) -> list[MemberWrite]:
+            function: str, made_by: str | None = None, through: str | None = None
+            ) -> list[MemberWrite]:
     names = _members(written.get_canonical(), _DEPTH)
     if not names:
         return []
     span, extent, base = tree.span(node), tree.span(writer), _root(tree, node)
-    return [MemberWrite(name, role, span, function, extent, base, None, True, made_by)
+    return [MemberWrite(name, role, span, function, extent, base, None, True, made_by, through)
             for name in names]
 
 
