@@ -28,6 +28,9 @@ SYNC_NAMES = frozenset({
     "__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__syncwarp",
     "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync", "__any_sync",
     "__all_sync",
+    # cooperative groups' thread_block (cuda_stub/cooperative_groups.h): `cta.sync()`,
+    # `cg::sync(cta)` are its __syncthreads
+    "sync",
 })
 
 # identifier -> what to call it in the error message
@@ -35,7 +38,14 @@ UNSUPPORTED_NAMES = {
     "asm": "inline assembly (asm)", "__asm__": "inline assembly (asm)", "__asm": "inline assembly (asm)",
     "__half": "half precision (__half)", "__half2": "half precision (__half2)", "half2": "half precision (half2)",
     "__nv_bfloat16": "bfloat16 (__nv_bfloat16)", "__nv_bfloat162": "bfloat16 (__nv_bfloat162)",
-    "cooperative_groups": "cooperative groups", "wmma": "warp matrix functions (wmma)",
+    "tiled_partition": "cooperative groups' tiles (tiled_partition)",
+    "thread_block_tile": "cooperative groups' tiles (thread_block_tile)",
+    "this_grid": "cooperative groups' grid synchronization (this_grid)",
+    "grid_group": "cooperative groups' grid synchronization (grid_group)",
+    "this_multi_grid": "cooperative groups' multi-device groups (this_multi_grid)",
+    "coalesced_threads": "cooperative groups' coalesced groups (coalesced_threads)",
+    "coalesced_group": "cooperative groups' coalesced groups (coalesced_group)",
+    "wmma": "warp matrix functions (wmma)",
     "texture": "texture references", "tex1Dfetch": "texture fetch (tex1Dfetch)", "tex1D": "texture fetch (tex1D)",
     "tex2D": "texture fetch (tex2D)", "tex3D": "texture fetch (tex3D)", "surf2Dwrite": "surface writes",
     "surf2Dread": "surface reads", "cudaTextureObject_t": "texture objects",
@@ -49,11 +59,12 @@ UNSUPPORTED_NAMES = {
 }
 UNSUPPORTED_HEADERS = {
     "cuda_fp16.h": "half precision (cuda_fp16.h)", "cuda_bf16.h": "bfloat16 (cuda_bf16.h)",
-    "cooperative_groups.h": "cooperative groups (cooperative_groups.h)", "mma.h": "warp matrix functions (mma.h)",
+    "mma.h": "warp matrix functions (mma.h)",
     "curand_kernel.h": "the cuRAND device API (curand_kernel.h)", "cuda_pipeline.h": "cuda_pipeline.h",
     "cuda/barrier": "libcu++ barriers (cuda/barrier)", "cuda/atomic": "libcu++ atomics (cuda/atomic)",
 }
-UNSUPPORTED_HEADER_PREFIXES = {"cub/": "CUB", "thrust/": "Thrust", "cuda/std/": "libcu++"}
+UNSUPPORTED_HEADER_PREFIXES = {"cooperative_groups/": "cooperative groups' collectives",
+                               "cub/": "CUB", "thrust/": "Thrust", "cuda/std/": "libcu++"}
 
 ATTRIBUTE_WORDS = frozenset({"__launch_bounds__", "__attribute__", "__align__", "alignas", "__declspec",
                              "decltype", "__maxnreg__"})

@@ -110,6 +110,8 @@ def _fuse_file(loaded: Loaded) -> PassOutput:
         notes += said
         left += unfused
         kernels, edits = [], []
+        dropped = frozenset(b for g in groups if g.fused for b in g.dead) | frozenset(
+            rec.producer.buffer for rec in ctx.recompute.values())
         for group in groups:
             if not group.fused:
                 continue
@@ -120,10 +122,10 @@ def _fuse_file(loaded: Loaded) -> PassOutput:
                             "s2s_count(" in launch,
                             _after_kernels(ctx, group, loaded.path),
                             fuse_codegen.fused_prototype(ctx, group, name)))
-            edits += _host_edits(ctx, group, name, launch)
+            edits += _host_edits(ctx, group, name, launch, dropped)
         for rec in ctx.recompute.values():
             edits.append(_delete_statement(source, ctx.node(rec.producer.index).stmt.span))
-            edits += _buffer_edits(ctx, rec.producer.buffer)
+            edits += _buffer_edits(ctx, rec.producer.buffer, dropped)
         if kernels:
             planned.append((run, kernels, edits, _line_start(source, model.function(run.function).span.start)))
     edits, groups = _checked_groups(loaded.path, planned, source)
@@ -337,20 +339,24 @@ class _AllocSizes(Mapping):
         return sum(1 for _ in self)
 
 
-def _host_edits(ctx: fuse_plan.Context, group: fuse_plan.Group, name: str, launch: str
-                ) -> list[Edit]:
+def _host_edits(ctx: fuse_plan.Context, group: fuse_plan.Group, name: str, launch: str,
+                dropped: frozenset = frozenset()) -> list[Edit]:
+    """The fused launch in place of the group's last launch, the other launches deleted, and
+    the buffers only the group used (``dropped``: every buffer the run's edits drop)."""
     edits = []
     last = ctx.node(group.nodes[-1]).launch
     edits.append(Edit(last.span.file, last.span.start, last.span.length, launch))
     for i in group.nodes[:-1]:
         edits.append(_delete_statement(ctx.source, ctx.node(i).stmt.span))
     for buffer in sorted(group.dead):
-        edits += _buffer_edits(ctx, buffer)
+        edits += _buffer_edits(ctx, buffer, dropped)
     return edits
 
 
-def _buffer_edits(ctx: fuse_plan.Context, buffer: str) -> list[Edit]:
-    """Deletion of the ``cudaMalloc`` and ``cudaFree`` statements of ``buffer``."""
+def _buffer_edits(ctx: fuse_plan.Context, buffer: str, dropped: frozenset = frozenset()
+                  ) -> list[Edit]:
+    """Deletion of the ``cudaMalloc`` and ``cudaFree`` statements of ``buffer``, and of its
+    declarator (``dropped``: the other buffers whose declarators go with it)."""
     edits = []
     for call in ctx.unit.in_function("api_calls", ctx.run.function):
         if not call.args:
@@ -362,7 +368,78 @@ def _buffer_edits(ctx: fuse_plan.Context, buffer: str) -> list[Edit]:
             stmt = _statement_of(ctx, call.span)
             if stmt is not None:
                 edits.append(_delete_statement(ctx.source, stmt.span))
+    edits += _declaration_edits(ctx, buffer, list(edits), dropped)
     return edits
+
+
+def _declaration_edits(ctx: fuse_plan.Context, buffer: str, deleted: list[Edit],
+                       dropped: frozenset) -> list[Edit]:
+    """The deletion of ``buffer``'s declarator when nothing is left to use it (every other
+    mention is in a statement ``deleted`` removes or in an argument of a launch of the run,
+    which the fused launch no longer passes): left in place, nvcc warns that it is declared
+    but never referenced. The whole statement when it declares the buffer alone, else the
+    declarator with its comma (``float *d_a, *d_t, *d_b;`` -> ``float *d_a, *d_b;``); the
+    first of several only when the next one is written with the same ``*`` (``float *d_t,
+    *d_b;`` -> ``float *d_b;``, but ``float *d_t, n;`` stays). Only a declarator without a
+    value or with a null one; none when the buffer is mentioned anywhere else."""
+    uses = [u for u in ctx.unit.in_function("var_uses", ctx.run.function) if u.name == buffer]
+    mine = [u for u in uses if u.role in ("declare", "null-init")]
+    if len(mine) != 1 or len({u.decl for u in uses}) != 1 or mine[0].span.macro is not None:
+        return []
+    launches = [node.launch.span for node in ctx.run.nodes]
+    gone = [(e.offset, e.offset + e.length) for e in deleted]
+    for use in uses:
+        inside = [(lo, hi) for lo, hi in gone] + [(s.start, s.end) for s in launches]
+        if use is not mine[0] and not any(lo <= use.span.start and use.span.end <= hi
+                                          for lo, hi in inside):
+            return []
+    at = mine[0].span
+    stmt = next((s for s in ctx.unit.function(ctx.run.function).body.walk()
+                 if s.kind == "decl" and s.span.start <= at.start and at.end <= s.span.end), None)
+    if stmt is None:
+        return []
+    names = sorted((u for u in ctx.unit.in_function("var_uses", ctx.run.function)
+                    if u.role in ("declare", "null-init", "init")
+                    and stmt.span.start <= u.span.start < stmt.span.end),
+                   key=lambda u: u.span.start)
+    if len(names) == 1:
+        return [_delete_statement(ctx.source, stmt.span)]
+    k = names.index(mine[0])
+    if k == 0 and names[1].name in dropped:
+        return []                     # its deletion takes the comma this one's would take
+    return _declarator_edit(ctx.source, stmt.span, names, k)
+
+
+def _declarator_edit(source: bytes, span, names: list, k: int) -> list[Edit]:
+    """The deletion of the ``k``-th of the declarators ``names`` of one declaration statement
+    (:func:`_declaration_edits`), or none when its text is not the plain form."""
+    name = names[k].span
+    if k == 0:
+        after = names[1].span
+        comma = source.rfind(b",", name.end, after.start)
+        if comma < 0:
+            return []
+        stars = _bare(source[comma + 1:after.start])
+        before = source[span.start:name.start]
+        kind = before.rstrip(b"*& \t\n")
+        if stars.strip(b"*&") or _bare(before[len(kind):]) != stars or not kind.strip():
+            return []
+        return [Edit(span.file, name.start, after.start - name.start, "")]
+    comma = source.rfind(b",", names[k - 1].span.end, name.start)
+    if comma < 0 or source[comma + 1:name.start].strip(b" \t*&"):
+        return []
+    end = name.end
+    if names[k].role == "null-init":
+        ends = [i for i in (source.find(b",", end, span.end), source.find(b";", end, span.end + 1))
+                if i >= 0]
+        if not ends:
+            return []
+        end = min(ends)
+    return [Edit(span.file, comma, end - comma, "")]
+
+
+def _bare(text: bytes) -> bytes:
+    return b"".join(text.split())
 
 
 def _address_target(tree) -> str | None:

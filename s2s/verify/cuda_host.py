@@ -333,14 +333,22 @@ def _compile_unit(path: str, workdir: Path, source: bytes | None, compiler: str,
 def host_object(path: str, workdir: Path, flags: Sequence[str]) -> Path:
     """The object of a C or C++ file of a CUDA program (Rodinia lud's ``../common/common.c``),
     built as nvcc builds it: by the host compiler (gcc for ``.c``, g++ otherwise) with the
-    user's ``-D``/``-U``/``-I``/``-include`` flags; no CUDA in it is run. The same object
-    goes into the original and the rewritten program (the passes rewrite ``.cu`` files)."""
+    user's ``-D``/``-U``/``-I``/``-include`` flags. A C++ file finds the shim's CUDA headers
+    where a build finds the toolkit's (cuda-samples' ``main.cpp`` of mergeSort includes
+    ``cuda_runtime.h`` and allocates and copies the device buffers the ``.cu`` file's
+    functions launch on): its runtime calls go to the same emulated devices; it launches no
+    kernel (a ``.cpp`` file cannot), so its unit names no kernel file. The same object goes
+    into the original and the rewritten program (the passes rewrite ``.cu`` files)."""
     workdir.mkdir(parents=True, exist_ok=True)
     compiler = "gcc" if path.endswith(".c") else "g++"
     obj = workdir / (Path(path).stem + ".o")
     _defines, _dirs, host_flags = _preprocessing(flags)
+    shim = [] if compiler == "gcc" else [
+        f"-I{SHIM_DIR}", "-idirafter", str(RUNTIME_CPU_HEADERS),
+        _string_macro("S2S_SHIM_KERNELS", ""),
+        *[f for f in program_flags() if f.startswith("-I")]]
     command = [compiler, "-O1", "-w", "-iquote", os.path.dirname(os.path.abspath(path)),
-               *host_flags, "-c", os.path.abspath(path), "-o", str(obj)]
+               *host_flags, *shim, "-c", os.path.abspath(path), "-o", str(obj)]
     proc = run_process(command)
     if proc.returncode != 0:
         raise ToolchainError(f"building {path} with {compiler} failed:\n{proc.stderr[-3000:]}")

@@ -113,7 +113,7 @@ def replay(path: str, source: bytes | None = None, overrides: dict | None = None
     env = dict(numeric_macros(source))
     main = model.function("main")
     state = _State(rt, module, facts, env, Replay(instantiated=tuple(instantiate)), {}, {}, {},
-                   {}, [], _dtypes(model), traffic)
+                   {}, [], _dtypes(model), traffic, source)
     for stmt in main.body.children:
         if stmt.kind == "decl":
             for name in declare(stmt.span.text(source), env):
@@ -144,15 +144,94 @@ class _State:
     footprints: list     # per launch: (facts, launch values, {param: buffer}, reads, writes)
     dtypes: dict         # buffer -> numpy element type
     traffic: bool = True
+    source: bytes = b""  # the file's text (a called function's declarations)
+    #: a called function's parameter -> the caller's name it is bound to (host data is
+    #: chosen, and outputs are named, by the caller's names)
+    aliases: dict = field(default_factory=dict)
 
 
-def _statement(state: _State, model, stmt) -> None:
-    for launch in model.launches:
-        if stmt.span.contains(launch.span):
-            _launch(state, launch)
-    for call in model.api_calls:
-        if stmt.span.contains(call.span):
-            _api(state, call)
+#: runtime calls that give or move device data (the others are left out: the replay is
+#: serialized, and host memory is the replay's own data)
+_DATA = frozenset({"alloc", "memcpy", "memset", "launch"})
+#: allocations of host memory (pinned): the replay's host data is its own
+_HOST_ALLOC = frozenset({"cudaMallocHost", "cudaHostAlloc"})
+#: how deep calls of the file's functions doing device work are followed
+_DEPTH = 8
+
+
+def _statement(state: _State, model, stmt, depth: int = 0) -> None:
+    """The launches, runtime calls and calls of the file's functions that do device work
+    (launch wrappers, copy helpers: their bodies are replayed with the call's arguments) of
+    one statement, in the order they are written."""
+    work = [(launch.span.start, "launch", launch) for launch in model.launches
+            if stmt.span.contains(launch.span)]
+    work += [(call.span.start, "api", call) for call in model.api_calls
+             if stmt.span.contains(call.span)]
+    work += [(call.span.start, "call", call) for call in _calls_below(stmt)
+             if _does_device_work(model, call.name)]
+    for _at, kind, item in sorted(work, key=lambda w: w[0]):
+        if kind == "launch":
+            _launch(state, item)
+        elif kind == "api":
+            _api(state, item)
+        else:
+            _call(state, model, item, depth)
+
+
+def _calls_below(stmt) -> list:
+    """The calls of ``stmt`` and of the statements nested in it (a ``do { } while (0)``
+    checking macro)."""
+    return [call for inner in stmt.walk() for call in inner.calls]
+
+
+def _does_device_work(model, name: str, seen: frozenset = frozenset()) -> bool:
+    """Whether the file's function ``name`` launches, copies, allocates or sets device
+    memory, itself or through the file's functions it calls."""
+    function = model.function(name)
+    if function is None or function.body is None or name in seen or name == "main":
+        return False
+    if model.in_function("launches", name) or any(
+            c.category in _DATA for c in model.in_function("api_calls", name)):
+        return True
+    return any(_does_device_work(model, c.name, seen | {name}) for c in function.calls)
+
+
+def _call(state: _State, model, call, depth: int) -> None:
+    """Replay the body of the file's function ``call`` names with its parameters bound to the
+    call's arguments: a pointer parameter to the buffer its argument names, a scalar one to
+    its argument's value. Its own straight-line statements run as ``main``'s do."""
+    function = model.function(call.name)
+    if depth >= _DEPTH:
+        raise ReplayError(f"calls of '{call.name}' nested more than {_DEPTH} deep")
+    if len(call.args) != len(function.params):
+        raise ReplayError(f"call of '{call.name}' with {len(call.args)} arguments for "
+                          f"{len(function.params)} parameters")
+    env, buffers, aliases = dict(state.env), dict(state.buffers), dict(state.aliases)
+    for param, arg in zip(function.params, call.args, strict=True):
+        name = _name(arg.text)
+        state.aliases[param.name] = aliases.get(name, name)
+        if name in state.buffers:
+            state.buffers[param.name] = state.buffers[name]
+            if param.name in state.dtypes:
+                state.dtypes.setdefault(name, state.dtypes[param.name])
+        else:
+            try:
+                state.env[param.name] = evaluate(arg.text, env)
+            except EvalError:
+                state.env.pop(param.name, None)   # a value the replay does not know
+    try:
+        for stmt in function.body.children:
+            if stmt.kind == "decl":
+                declare(stmt.span.text(state.source), state.env)
+            elif stmt.kind in ("expr", "do"):
+                _statement(state, model, stmt, depth + 1)
+    finally:
+        state.env, state.aliases = env, aliases
+        state.buffers = {**state.buffers, **{p.name: buffers[p.name] for p in function.params
+                                             if p.name in buffers}}
+        for param in function.params:
+            if param.name not in buffers:
+                state.buffers.pop(param.name, None)
 
 
 def _callee(launch) -> str:
@@ -165,25 +244,34 @@ def _name(text: str) -> str:
 
 
 def _api(state: _State, call) -> None:
+    """One runtime call: allocations, sets and copies act on the runtime's buffers (the
+    ``Async`` forms as the plain ones: the replay runs everything in order); a call that
+    moves device data in a way not modelled here stops the replay (it is never skipped)."""
     args, env, rt = [a.text for a in call.args], state.env, state.rt
-    if call.name == "cudaMalloc":
+    name = call.name.removesuffix("Async")
+    if name not in ("cudaMalloc", "cudaMemset", "cudaMemcpy"):
+        if call.category in _DATA and call.name not in _HOST_ALLOC:
+            raise ReplayError(f"{call.name} at line {call.span.line} is not modelled")
+        return
+    if name == "cudaMalloc":
         size = int(evaluate(args[1], env))
         state.buffers[_name(args[0])] = (rt.malloc(size), size)
-    elif call.name == "cudaMemset":
+    elif name == "cudaMemset":
         buf, _size = state.buffers[_name(args[0])]
         rt.memset(buf, int(evaluate(args[1], env)), int(evaluate(args[2], env)))
-    elif call.name == "cudaMemcpy":
+    elif name == "cudaMemcpy":
         nbytes, kind = int(evaluate(args[2], env)), args[3]
         if "HostToDevice" in kind:
             name = _name(args[0])
-            rt.memcpy_htod(state.buffers[name][0],
-                           fill(_name(args[1]), nbytes, state.dtypes.get(name, np.float32)))
+            host = _name(args[1])
+            rt.memcpy_htod(state.buffers[name][0], fill(state.aliases.get(host, host), nbytes,
+                                                        state.dtypes.get(name, np.float32)))
             state.uploaded[name] = True
         elif "DeviceToHost" in kind:
             dtype = state.dtypes.get(_name(args[1]), np.float32)
             out = np.empty(nbytes // np.dtype(dtype).itemsize, dtype=dtype)
             rt.memcpy_dtoh(out, state.buffers[_name(args[1])][0])
-            state.result.outputs.append((_name(args[1]), out))
+            state.result.outputs.append((state.aliases.get(_name(args[1]), _name(args[1])), out))
         elif "DeviceToDevice" in kind:
             rt.memcpy_dtod(state.buffers[_name(args[0])][0], state.buffers[_name(args[1])][0],
                            nbytes)

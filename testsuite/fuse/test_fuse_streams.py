@@ -71,6 +71,18 @@ def test_launches_of_one_stream_fuse_on_it_and_no_other(tmp_path):
     assert compare(before, fused) == []
 
 
+def test_a_stream_in_parentheses_is_the_same_stream(tmp_path):
+    """``s[0]`` and ``(s[0])`` queue on one stream: the two launches fuse as before."""
+    path = tmp_path / "paren.cu"
+    path.write_text(SOURCE.replace("128, 0, s[0]>>>(z, y", "128, 0, ( s[0] )>>>(z, y"))
+    result = process_file(str(path), RunOptions(), run_fuse)
+    assert isinstance(result, Success) and result.change.changed
+    after = result.change.after.decode()
+    assert "    s2s_fused_0<<<(n + 127) / 128, 128, 0, s[0]>>>(y, x, 2.0f, n, z, 1.0f);\n" in after
+    notes = [d.message for d in result.diagnostics if d.id == "fuse-explain"]
+    assert not any("s[0] vs ( s[0] )" in m or "(s[0])" in m for m in notes), notes
+
+
 WRAPPED = """\
 #include <cstdio>
 #define B 128

@@ -383,11 +383,25 @@ def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) 
 
 def stream_of(launch: Launch) -> str:
     """The launch's explicit stream with blanks removed, '' for the default stream (none
-    given, ``0``, ``NULL``, ``nullptr``)."""
+    given, ``0``, ``NULL``, ``nullptr``), out of the parentheses that enclose all of it:
+    ``(s)`` and ``s`` are one stream (two streams, they would refuse the fusion)."""
     if launch.stream is None:
         return ""
-    text = re.sub(r"\s+", "", launch.stream.text)
+    text = _unparenthesized(re.sub(r"\s+", "", launch.stream.text))
     return "" if text in ("0", "NULL", "nullptr", "(cudaStream_t)0") else text
+
+
+def _unparenthesized(text: str) -> str:
+    """``text`` without the pairs of parentheses that enclose all of it (``((s))`` -> ``s``;
+    ``(a)+(b)`` stays)."""
+    while text.startswith("(") and text.endswith(")"):
+        depth = 0
+        for i, char in enumerate(text):
+            depth += {"(": 1, ")": -1}.get(char, 0)
+            if depth == 0 and i < len(text) - 1:
+                return text
+        text = text[1:-1]
+    return text
 
 
 def _instance_params(kernel, launch: Launch) -> tuple:
@@ -409,8 +423,10 @@ def _copied(unit: TranslationUnit, function: str) -> frozenset[str]:
     buffers ``s2s transfers`` pooled: ``d = reinterpret_cast<T>(s2s_device_pool + s2s_off_d)``
     assigned once is a slice of the pool disjoint from every other slice (docs/transfers.md),
     so fusion run after transfers sees the same buffers as before it; less the pointers
-    declared with the value of an allocation helper's call (:func:`_fresh`); and less the
-    buffers the copies only rotate (:func:`_rotated`)."""
+    declared with the value of an allocation helper's call (:func:`_fresh`); less the copies
+    of a null pointer (``float *d_u = NULL;``, ``d_u = 0;``: the target then holds no
+    buffer, a later ``cudaMalloc`` gives it its own, and any copy of another buffer into it
+    is a copy of its own); and less the buffers the copies only rotate (:func:`_rotated`)."""
     copies = unit.in_function("pointer_copies", function)
     targets: dict[str, int] = {}
     for c in copies:
@@ -422,9 +438,22 @@ def _copied(unit: TranslationUnit, function: str) -> frozenset[str]:
         if _fresh(unit, function, c):
             fresh.add(c.target)
             continue
+        if _null(unit, function, c):
+            continue
         rest.append(c)
         names.update(n for n in (c.target, c.source) if n is not None)
     return frozenset(names - _rotated(unit, function, rest, fresh))
+
+
+def _null(unit: TranslationUnit, function: str, copy) -> bool:
+    """Whether ``copy`` gives its target a null pointer constant (the front end's
+    ``null-init`` declarator, or an ``=`` whose value is one: ``VarUse.null``)."""
+    if copy.source is not None or copy.choices or copy.offset:
+        return False
+    uses = unit.cached(("fuse.graph.var_uses", function), lambda: SpanIndex(
+        unit.in_function("var_uses", function)))
+    return any(u.name == copy.target and (u.role == "null-init" or (u.role == "assign" and u.null))
+               for u in uses.inside(copy.span))
 
 
 def _fresh(unit: TranslationUnit, function: str, copy) -> bool:

@@ -261,13 +261,37 @@ def _device_call(unit: Unit, index: int, template: str | None,
             category = "other"
         else:
             user = not ref.location.is_in_system_header and ref.location.file is not None
-            category = device_call_category(name, user and "CUDADEVICE_ATTR" in attrs)
+            category = _group_sync(ref, cursor) or \
+                device_call_category(name, user and "CUDADEVICE_ATTR" in attrs)
             if category == "other" and _declared_in_math_header(ref, name):
                 category = "math"
     else:
         category = device_call_category(name, name in device_names)
     span, args = unit.call_args(index, template)
     return DeviceCall(name=name, category=category, args=args, span=span)
+
+
+def _group_sync(ref, cursor) -> str | None:
+    """The barrier a cooperative groups ``sync`` is, from the declaration the call resolves
+    to: ``cta.sync()`` or ``cg::sync(cta)`` on a thread block (or a thread group) is the
+    block's barrier (``syncthreads``, as ``__syncthreads``), on a tile or a coalesced group
+    a warp's (``warp``); a grid's is neither (None: ``other``, as before)."""
+    if ref.spelling != "sync":
+        return None
+    scopes, parent = [], ref.semantic_parent
+    while parent is not None and parent.kind.name != "TRANSLATION_UNIT":
+        scopes.append(parent.spelling)
+        parent = parent.semantic_parent
+    if "cooperative_groups" not in scopes:
+        return None
+    if ref.kind.name == "CXX_METHOD":
+        group = scopes[0]
+    else:
+        arguments = list(cursor.get_arguments())
+        group = arguments[0].type.get_canonical().spelling if arguments else ""
+    if "grid" in group:
+        return None
+    return "warp" if "tile" in group or "coalesced" in group else "syncthreads"
 
 
 def _implicit_operator(ref) -> bool:
