@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from s2s import deep_stack, gc_pause, parallel
 from s2s.diagnostics import Diagnostic, InputError, InternalError, Location, S2SError
 from s2s.edits import EditSet, beside_name
+from s2s.frontend.core import parse_reuse
 from s2s.frontend.core.parse import ParseOptions, check_parse, detect_language
 from s2s.frontend.extract import Loaded
 from s2s.frontend.fact_cache import cached_load, parse_errors, second_opinion
@@ -265,8 +266,14 @@ def generated_changes(path: str, edits: Iterable) -> tuple[FileChange, ...]:
     ``created``)."""
     edit_set = edits if isinstance(edits, EditSet) else EditSet(edits)
     out = []
+    earlier = {os.path.abspath(p): text for p, text in parse_reuse.overlay()}
     for other in edit_set.paths:
         if other == path:
+            continue
+        if os.path.abspath(other) in earlier:   # (an earlier pass of the chain generated it)
+            before = earlier[os.path.abspath(other)]
+            out.append(FileChange(other, before, edit_set.apply(other, before),
+                                  edit_set.for_path(other), not os.path.exists(other)))
             continue
         try:
             with open(other, "rb") as handle:
@@ -319,6 +326,7 @@ def checked_output(path: str, source: bytes, output: PassOutput, options: ParseO
 
     nvcc = _nvcc_for(path, options)
     original: list[list[Diagnostic] | None] = []     # nvcc's errors on the original, once
+    earlier = parse_reuse.overlay()   # (files earlier passes of a chain generated: mgpu's table)
 
     def errors(data: bytes, edits: tuple) -> list[Diagnostic]:
         generated = beside(path, edits)
@@ -332,11 +340,15 @@ def checked_output(path: str, source: bytes, output: PassOutput, options: ParseO
         if nvcc is None:  # (C and C++: clang-16 where it is; CUDA without nvcc: the parse)
             host_only = device is not None and _outside(device, edits)
             return _clang_errors(data, source, path, options, host_only)
-        compiled = nvcc_errors(data, path, options.user_flags, options.gpu_arch, nvcc, generated)
+        own = {os.path.abspath(p) for p, _ in generated}
+        compiled = nvcc_errors(data, path, options.user_flags, options.gpu_arch, nvcc,
+                               generated + tuple(f for f in earlier if os.path.abspath(f[0])
+                                                 not in own))
         if not compiled:
             return said if compiled is None else compiled
         if not original:
-            original.append(nvcc_errors(source, path, options.user_flags, options.gpu_arch, nvcc))
+            original.append(nvcc_errors(source, path, options.user_flags, options.gpu_arch, nvcc,
+                                        earlier))
         return introduced(compiled, original[0] or (), source, edits)
 
     checked = checked_edits(path, source, groups, errors)

@@ -63,6 +63,21 @@ def load_source():
     return _load
 
 
+@pytest.fixture(scope="module")
+def shim_ready():
+    """The runtime's C interface, built once, for host programs built against verify's CUDA
+    shim and run on the cpu devices (skips where g++ or the interface is missing)."""
+    if not shutil.which("g++"):
+        pytest.skip("no C++ compiler (g++) to build host programs against the runtime shim")
+    from runtime.capi_build import build_library
+    from runtime.errors import BackendUnavailable
+
+    try:
+        build_library()
+    except BackendUnavailable as error:
+        pytest.skip(f"the runtime's C interface is unavailable: {error}")
+
+
 @pytest.fixture
 def fact_cache_on(tmp_path, monkeypatch) -> Path:
     """The fact cache on, in a folder of this test's own (XDG_CACHE_HOME); its entries' folder."""

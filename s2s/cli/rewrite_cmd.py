@@ -86,6 +86,7 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
             if path in sources:
                 result = _emitted_to_stdout(result, args, sources[path], console)
             elif isinstance(result, Success) and result.change is not None:
+                _excerpts_before(printer, result)
                 result = _emitted(result, args, copies.get(path), console)
                 if isinstance(result, Success) and args.output_dir and args.command == "mgpu":
                     result = _with_header_copies(result, args.output_dir, copies)
@@ -111,6 +112,15 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
         code = max(code, 1)
     _print_document(args, results, counts, printer, code)
     return code
+
+
+def _excerpts_before(printer: DiagnosticPrinter, result: Success) -> None:
+    """The printer's excerpts of ``result``'s files from their text before the rewrite: its
+    messages are about the original's lines, and ``--in-place`` writes the rewrite before
+    they are printed (a warning showed the rewritten line under the original's line number)."""
+    for change in (result.change, *result.generated):
+        if not getattr(change, "created", False):
+            printer.sources.setdefault(change.path, change.before)
 
 
 def _with_header_copies(result: Success, output_dir: str, copies: dict[str, str]

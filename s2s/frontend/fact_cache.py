@@ -90,7 +90,7 @@ def cached_load(path: str, options: ParseOptions | None = None, source: bytes | 
     from s2s.frontend.extract import Loaded
 
     options = options or ParseOptions()
-    if not (enabled() and options.cache):
+    if not (enabled() and options.cache) or parse_reuse.overlay():  # (files only in memory)
         return load(path, options, source, skip_without=skip_without)
     if source is None:
         source = read_source(path)            # InputError as load would raise it
@@ -131,6 +131,7 @@ def parse_errors(data: bytes, path: str, options: ParseOptions,
     mend it)."""
     # (an OpenMP C or C++ rewrite: its -fopenmp parse alone, no load's parse to keep)
     reusable = not one_parse_checks(data, path, options)
+    unsaved = parse_reuse.with_overlay(unsaved)   # (a chain's generated files: never kept)
     if unsaved or not (enabled() and options.cache):   # (files not written yet: never kept)
         parsed = check_parse(data, path, options, unsaved)
         errors = [d for d in parsed.diagnostics if d.is_error]

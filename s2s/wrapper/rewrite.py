@@ -8,6 +8,7 @@ the original file name, so includes resolve exactly as for the original.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from s2s import run_cache
 from s2s.diagnostics import Diagnostic
+from s2s.edits import beside_name
 from s2s.frontend.core import parse_reuse
 from s2s.frontend.core.parse import DEFAULT_GPU_ARCH, LEGACY_PARSE_ID, ParseOptions, read_source
 from s2s.transform import registry
@@ -156,10 +158,11 @@ def chain_passes(path: str, options: RunOptions, passes: Sequence[tuple[str, Pas
     generated: dict[str, bytes] = {}
     with parse_reuse.reusing_checked_parses():   # (a checked rewrite is the next pass's input)
         for name, run_pass in passes:
-            if loaded is not None and loaded.source == current:
-                result = process_loaded(loaded, options, run_pass)
-            else:
-                result = process_file(path, options, run_pass, source=current)
+            with parse_reuse.overlaying(as_included(path, generated)):
+                if loaded is not None and loaded.source == current:
+                    result = process_loaded(loaded, options, run_pass)
+                else:
+                    result = process_file(path, options, run_pass, source=current)
             if isinstance(result, Failed):
                 errors = [d for d in result.diagnostics if d.is_error] or list(result.diagnostics)
                 raise RewriteFailed(path, errors[0] if errors else
@@ -176,6 +179,15 @@ def chain_passes(path: str, options: RunOptions, passes: Sequence[tuple[str, Pas
                 if result.incomplete and incomplete_is_error:
                     said.append(incomplete_rewrite(name, path))
     return Chained(before, current, tuple(said), tuple(generated.items()))
+
+
+def as_included(path: str, generated: dict[str, bytes]) -> tuple[tuple[str, bytes], ...]:
+    """The files earlier passes generated beside ``path`` under the names its quoted includes
+    form (its directory as given, "." for none, joined with the name beside it), for the next
+    pass's parses to read from memory (:func:`s2s.frontend.core.parse_reuse.overlaying`)."""
+    folder = os.path.dirname(path) or "."
+    return tuple((os.path.join(folder, beside_name(p, path)), text)
+                 for p, text in generated.items())
 
 
 def incomplete_rewrite(name: str, path: str) -> Diagnostic:

@@ -154,6 +154,35 @@ def test_rotated_buffers_of_an_allocation_helper_are_fused(tmp_path):
     assert not any("reassigned" in d.message for d in result.diagnostics)
 
 
+def test_a_helpers_value_assigned_after_the_declaration_is_a_buffer_of_its_own(tmp_path):
+    """``float *a, *b; a = device_alloc(n);`` (check_alloc_advect's ``d_flux``): the first
+    value of a local declared without one is no alias (it was blamed "pointer 'a' is
+    reassigned"); the rotation after it keeps the buffers distinct."""
+    main = ROTATE.replace("    float *a = device_alloc(n), *b = device_alloc(n), *w",
+                          "    float *a, *b;\n    a = device_alloc(n);\n"
+                          "    b = device_alloc(n);\n    float *w")
+    result = _program(tmp_path, main)
+    assert not any("reassigned" in d.message for d in result.diagnostics), result.diagnostics
+    assert "s2s_fused_0<<<iDivUp(n, BLOCK), BLOCK>>>(n, a, 0.5f, b, 2.0f);" in \
+        result.change.after.decode()
+
+
+def test_a_helpers_value_given_to_a_pointer_used_before_is_no_first_value(tmp_path):
+    """``b`` names a buffer of its own before the helper's value replaces it: judged as any
+    other reassignment (the loop's rotation of ``a`` and ``b`` is no longer provably one of
+    distinct buffers)."""
+    main = ROTATE.replace("    float *a = device_alloc(n), *b = device_alloc(n), *w",
+                          "    float *a = device_alloc(n), *b;\n"
+                          "    cudaMalloc((void **)&b, n * sizeof(float));\n"
+                          "    fill_k<<<iDivUp(n, BLOCK), BLOCK>>>(n, b, 0.5f);\n"
+                          "    b = device_alloc(n);\n    float *w")
+    result = _program(tmp_path, main)
+    said = " ".join(d.message for d in result.diagnostics if d.id == "fuse-unfused")
+    assert "left unfused (fill_k#0, scale_k#1): pointer 'a' is reassigned in 'main' " \
+        "(aliasing)" in said, said
+    assert result.change is None or b"s2s_fused" not in result.change.after
+
+
 def test_a_helper_given_a_pointer_may_return_an_alias(tmp_path):
     main = ROTATE.replace("static float *device_alloc(int n)\n{",
                           "static float *same(float *p) { return p; }\n"

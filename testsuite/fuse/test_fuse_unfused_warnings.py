@@ -135,3 +135,36 @@ def test_a_launch_alone_in_its_block_is_named(tmp_path):
     result = process_file(str(path), RunOptions(), run_fuse)
     lone = [w for w in _warnings(result) if "only launch of its block" in w.message]
     assert [w.location.line for w in lone] == [23]
+
+
+IN_PLACE = """\
+#include <cstdio>
+__global__ void add1(float *a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] += 1.0f; }
+__global__ void twice(float *a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] *= 2.0f; }
+__global__ void shift(float *b, const float *a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) b[i] = a[(i + 1) % n]; }
+int main() {
+  int n = 1024;
+  float *a, *b, h[1024];
+  cudaMalloc(&a, n * sizeof(float));
+  cudaMalloc(&b, n * sizeof(float));
+  cudaMemset(a, 0, n * sizeof(float));
+  add1<<<n / 256, 256>>>(a, n);
+  twice<<<n / 256, 256>>>(a, n);
+  shift<<<n / 256, 256>>>(b, a, n);
+  cudaMemcpy(h, b, n * sizeof(float), cudaMemcpyDeviceToHost);
+  printf("%f\\n", h[0]);
+  return 0;
+}
+"""
+
+
+def test_in_place_excerpts_show_the_original_line(tmp_path, capsys):
+    """``--in-place`` writes the rewrite before the warnings are printed: their excerpts are
+    the original's lines, which their line numbers name (they showed the rewritten file's)."""
+    path = tmp_path / "p.cu"
+    path.write_text(IN_PLACE)
+    assert main(["fuse", "--in-place", str(path)]) == 0
+    assert b"s2s_fused_0" in path.read_bytes()
+    err = capsys.readouterr().err
+    assert f"{path}:13:3: warning: 1 of 3 launches" in err, err
+    assert "\n  shift<<<n / 256, 256>>>(b, a, n);\n  ^\n" in err, err

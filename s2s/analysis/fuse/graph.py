@@ -457,22 +457,41 @@ def _null(unit: TranslationUnit, function: str, copy) -> bool:
 
 
 def _fresh(unit: TranslationUnit, function: str, copy) -> bool:
-    """Whether ``copy`` is the declaration of its target with the value of a call that is
-    given no pointer (``float *d_q = device_alloc(n);``): a pointer of its own, as a
-    parameter is, not a second name of another buffer (a helper handed no pointer cannot
-    return one of the caller's)."""
+    """Whether ``copy`` gives its target the value of a call that is given no pointer, at
+    its declaration (``float *d_q = device_alloc(n);``) or in the first assignment of a local
+    declared without a value (``float *d; d = device_alloc(n);``): a pointer of its own, as
+    a parameter is, not a second name of another buffer (a helper handed no pointer cannot
+    return one of the caller's). Later copies into it are judged on their own (a rotation,
+    :func:`_rotated`, or aliasing)."""
     if copy.source is not None or copy.choices or copy.offset:
         return False
     uses = unit.cached(("fuse.graph.var_uses", function), lambda: SpanIndex(
         unit.in_function("var_uses", function)))
     inside = uses.inside(copy.span)
-    declarator = [u for u in inside if u.name == copy.target and u.decl == u.span.start]
-    if not declarator or any(u.pointer for u in inside if u.name != copy.target):
+    named = [u for u in inside if u.name == copy.target]
+    if not named or any(u.pointer for u in inside if u.name != copy.target):
+        return False
+    if not any(u.decl == u.span.start for u in named) and \
+            not _first_value(unit, function, named[0], copy):
         return False
     calls = unit.cached(("fuse.graph.call_ends", function), lambda: {
         c.span.end: c for c in unit.function(function).calls} if unit.function(function) else {})
     call = calls.get(copy.span.end)
     return call is not None and copy.span.start <= call.span.start
+
+
+def _first_value(unit: TranslationUnit, function: str, use, copy) -> bool:
+    """Whether ``use`` (the target's mention in ``copy``) is the left side of an assignment
+    to a local of ``function`` whose declarator has no value and which no mention between
+    the two reads or writes (its first value: no buffer was named by it before)."""
+    if use.role != "assign" or not use.local or use.span.start != copy.span.start:
+        return False
+    same = [u for u in unit.in_function("var_uses", function)
+            if u.name == use.name and u.decl == use.decl]
+    declarator = [u for u in same if u.span.start == u.decl]
+    return len(declarator) == 1 and declarator[0].value is None and \
+        declarator[0].span.file == use.span.file and not any(
+            declarator[0].span.start < u.span.start < use.span.start for u in same)
 
 
 def _rotated(unit: TranslationUnit, function_name: str, copies: list,

@@ -274,6 +274,7 @@ def parse_source(source: str | bytes, name: str = "input.cu",
     kept = None if unsaved else parse_reuse.take_kept(name, source, options)
     if kept is not None:                # (a chain's checked rewrite, loaded by the next pass)
         return kept
+    unsaved = parse_reuse.with_overlay(unsaved)
     language = options.language or detect_language(name)
     parsed = ParsedFile(name, source, language, {}, input_warnings(name, source))
     _parse_sides(parsed, options, _sides(language, options.cuda_side, source), unsaved)
@@ -300,6 +301,7 @@ def check_parse(source: bytes, name: str, options: ParseOptions,
     Its unit is no load's (not detailed, pragmas hidden): never kept for one."""
     if not one_parse_checks(source, name, options):
         return parse_source(source, name, options, unsaved)
+    unsaved = parse_reuse.with_overlay(unsaved)
     _check_name(name)
     language = options.language or detect_language(name)
     parsed = ParsedFile(name, source, language, {}, input_warnings(name, source))

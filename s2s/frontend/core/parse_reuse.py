@@ -16,11 +16,17 @@ launcher's three passes):
   entries it serves: a result built from those parses and facts is a function of those
   files, the options and the code (the launcher's cache of whole rewrites,
   :func:`s2s.run_cache.cached_chain`, keys and checks its entries by them).
+* **The files the chain's earlier passes generated.** mgpu's kernel table
+  (``prog.cu.s2s_mgpu.h``), which its rewrite includes, exists only in memory until the
+  chain's output is written: inside :func:`overlaying` every parse reads those files from
+  memory (libclang's unsaved files), so a later pass parses the rewrite as the build will
+  compile it (``verify --passes mgpu,transfers``: "file not found" before).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterable, Iterator
 
 #: (name, bytes, options, ParsedFile) of the last checked parse, inside reusing_checked_parses
@@ -28,6 +34,8 @@ _KEPT: list[tuple] = []
 _REUSING: list[bool] = []
 #: the open recorders (lists of file names), innermost last
 _RECORDERS: list[list[str]] = []
+#: (path as the includer forms it, bytes) of the files earlier passes of a chain generated
+_OVERLAY: list[tuple[tuple[str, bytes], ...]] = []
 
 
 @contextlib.contextmanager
@@ -82,3 +90,27 @@ def record(names: Iterable[str]) -> None:
     names = list(names)
     for recorder in _RECORDERS:
         recorder.extend(names)
+
+
+@contextlib.contextmanager
+def overlaying(files: tuple[tuple[str, bytes], ...]) -> Iterator[None]:
+    """Within the block every parse reads ``files`` ((path, bytes): the path as an includer
+    forms it, its directory joined with the quoted name) from memory instead of the disk."""
+    _OVERLAY.append(tuple(files))
+    try:
+        yield
+    finally:
+        _OVERLAY.pop()
+
+
+def overlay() -> tuple[tuple[str, bytes], ...]:
+    """The files of the innermost :func:`overlaying` block (empty outside one)."""
+    return _OVERLAY[-1] if _OVERLAY else ()
+
+
+def with_overlay(unsaved: tuple[tuple[str, bytes], ...]) -> tuple[tuple[str, bytes], ...]:
+    """``unsaved`` and the overlay's files it does not name itself (its own text wins: a
+    pass's check of the files it generates again)."""
+    given = {os.path.abspath(path) for path, _ in unsaved}
+    return tuple(unsaved) + tuple((path, text) for path, text in overlay()
+                                  if os.path.abspath(path) not in given)
