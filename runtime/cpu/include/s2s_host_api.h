@@ -54,5 +54,14 @@ template <class T> static inline cudaError_t cudaMalloc(T **ptr, size_t bytes)
 {
     return cudaMalloc((void **)ptr, bytes);
 }
+/* the default stream, as CUDA's declarations default it */
+static inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+{
+    return cudaMemcpyAsync(dst, src, bytes, kind, (cudaStream_t)0);
+}
+static inline cudaError_t cudaMemsetAsync(void *ptr, int value, size_t bytes)
+{
+    return cudaMemsetAsync(ptr, value, bytes, (cudaStream_t)0);
+}
 #endif
 #endif
