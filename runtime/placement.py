@@ -33,7 +33,13 @@ class PendingCopies:
         return bool(self._ranges)
 
     def add(self, buffer: VirtualBuffer, lo: int, hi: int, fill: int | None = None) -> None:
-        self._ranges.setdefault(buffer, []).append((lo, hi, fill))
+        """Stage [lo, hi): it replaces what earlier staged ranges held there (the host memory holds
+        the newest bytes; a ``memset`` then a copy over it must upload the copy, not fill on top of
+        it at the launch: cuda-samples' asyncAPI fills its buffer with 255, then copies zeros)."""
+        ranges = self._ranges.setdefault(buffer, [])
+        ranges[:] = [piece for a, b, f in ranges
+                     for piece in ((a, min(b, lo), f), (max(a, hi), b, f)) if piece[0] < piece[1]]
+        ranges.append((lo, hi, fill))
 
     def drop(self, buffer: VirtualBuffer) -> None:
         self._ranges.pop(buffer, None)

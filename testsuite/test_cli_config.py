@@ -243,3 +243,30 @@ def test_pre_commit_hook_entry_fails_until_the_mapping_is_written(tmp_path, monk
     assert "main.c: would be changed" in capsys.readouterr().err
     assert main(["omp", "-q", "--in-place", "main.c", "solver.c"]) == 0
     assert main([*entry[1:], "main.c", "solver.c"]) == 0
+
+
+SCALE_CU = """#include <cuda_runtime.h>
+__global__ void scale(float *x, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= 2.0f;
+}
+int main()
+{
+    float *d;
+    cudaMalloc(&d, 256 * sizeof(float));
+    scale<<<1, 256>>>(d, 256);
+    cudaFree(d);
+    return 0;
+}
+"""
+
+
+def test_verbose_counts_a_generated_file_as_applied(tmp_path, capsys):
+    """mgpu's group edits the kernel table it generates beside the file: with every edit
+    applied, ``-v`` said "(dropped)" because it compared with the file's own edits only."""
+    source = tmp_path / "scale.cu"
+    source.write_text(SCALE_CU)
+    code, out, err = run(capsys, "mgpu", "-v", "--no-nvcc-check", "--diff", source)
+    line = next(x for x in err.splitlines() if "applied" in x)
+    assert code == 0 and "the file for the s2s runtime: " in line and "dropped" not in line

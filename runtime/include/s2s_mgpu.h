@@ -248,6 +248,35 @@ inline cudaError_t FreeHost(void *ptr)
     return cudaSuccess;
 }
 
+/* cudaHostRegister pins memory the program allocated: the runtime copies from any host memory.
+   Mapping (cudaHostRegisterMapped, then cudaHostGetDevicePointer) is not offered: the device
+   properties say canMapHostMemory = 0, and s2s mgpu refuses cudaHostGetDevicePointer */
+inline cudaError_t HostRegister(void *ptr, size_t, unsigned int = 0)
+{
+    return ptr ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+inline cudaError_t HostUnregister(void *ptr) { return ptr ? cudaSuccess : cudaErrorInvalidValue; }
+
+/* scheduling flags (spin, yield, blocking sync) are hints; the runtime's calls return when done */
+inline unsigned int &device_flags()
+{
+    static unsigned int flags = 0;
+    return flags;
+}
+
+inline cudaError_t SetDeviceFlags(unsigned int flags)
+{
+    device_flags() = flags;
+    return cudaSuccess;
+}
+
+inline cudaError_t GetDeviceFlags(unsigned int *flags)
+{
+    *flags = device_flags();
+    return cudaSuccess;
+}
+
 /* ---- streams (serialised) and events (host clock) ---- */
 struct stream_tag { int unused; };
 struct event_state { double at_ms; };   /* CLOCK_MONOTONIC, as steady_clock reads it */

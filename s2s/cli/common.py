@@ -312,8 +312,11 @@ def verbose_line(result: FileResult, console: Console, what: str = "",
     parts = [what] if what else []
     if result.change is not None:
         edits = result.change.edits
+        # (a group's edits of a file generated beside this one, mgpu's kernel table, are
+        # applied with it: not a dropped group)
+        applied = set(edits).union(*(c.edits for c in result.generated))
         planned = "; ".join(f"{g.label}: {plural(len(g.edits), 'edit')}"
-                            + ("" if set(g.edits) <= set(edits) or not edits else " (dropped)")
+                            + ("" if set(g.edits) <= applied or not edits else " (dropped)")
                             for g in result.groups)
         parts.append(f"{plural(len(edits), 'edit')} applied" + (f" ({planned})" if planned
                                                                else ""))

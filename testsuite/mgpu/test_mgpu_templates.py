@@ -47,7 +47,7 @@ def test_literal_and_arithmetic_arguments_give_a_partitionable_model(tmp_path):
     generic = instantiation_access(kernel, body, "T, BLOCK", {})
     assert generic is None                             # not arguments it can put in
     for arguments, size in (("float, 128", 4), ("double, 0x40", 8)):
-        data = instantiation_access(kernel, body, arguments, {})
+        data = instantiation_access(kernel, body, arguments, {}).to_dict()
         assert data["partitionable"], data["reason"]
         assert data["kernel"] == f"scale<{arguments}>"
         assert data["arrays"]["x"]["elem_size"] == size
@@ -205,3 +205,33 @@ def test_launch_inside_a_function_template_runs_each_instantiation_split(tmp_pat
     assert stdout == "1998 1998\n"
     assert sorted((s["kernel"], s["partitioned"], s["boxes"]) for s in stats["launches"]) == \
         [("twice<float>", True, 2), ("twice<int>", True, 2)]     # printf's arguments: any order
+
+
+TILED = """\
+template <int TILE>
+__global__ void tiled_copy(float *out, const float *in, int width)
+{
+    int c = width * TILE * blockIdx.y + TILE * blockIdx.x;
+    out[c + width * threadIdx.y + threadIdx.x] = in[c + width * threadIdx.y + threadIdx.x];
+}
+int main()
+{
+    float *out, *in;
+    tiled_copy<16><<<dim3(4, 4), dim3(16, 16)>>>(out, in, 64);
+    return 0;
+}
+"""
+
+
+def test_instantiation_whose_sizes_decide_is_checked_at_each_launch(tmp_path):
+    """cuda-samples' matrixMul: ``C[wB * BLOCK * by + BLOCK * bx + wB * ty + tx]`` is injective
+    only when ``wB`` covers the grid's columns. A plain kernel of that form was split where the
+    launch's sizes allow (the runtime checks each launch); its template instantiation ran on
+    one device ("threads of different blocks write C[16]")."""
+    path = tmp_path / "tiled.cu"
+    path.write_bytes(TILED.encode())
+    loaded = load(str(path))
+    plan = plan_file(loaded.model, loaded.source)
+    entry = {k.name: k for k in plan.kernels}["tiled_copy<16>"]
+    assert entry.access["partitionable"] and entry.checked_at_launch
+    assert [w.id for w in plan.warnings] == ["mgpu-run-time-check"]

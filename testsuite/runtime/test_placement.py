@@ -84,3 +84,25 @@ def test_pending_copy_read_back_and_copied_on_device():
     assert [names for _, _, names in rt.holders(a, 1200)] == [["cpu0"], ["cpu1"]]
     rt.memcpy_dtoh(out, b)
     assert np.array_equal(out, data)
+
+
+def test_copy_after_memset_supersedes_the_fill():
+    """cuda-samples' asyncAPI: ``cudaMemset(d, 255)`` then ``cudaMemcpy(d, zeros)``, both pending
+    until the launch. The launch must see the copy (it used to fill 255 on the device first, which
+    made the host's copy look placed already: the copy was lost). Whole and partial overlaps, a
+    split launch and one on a single device."""
+    for blocks, partial in ((4, False), (4, True), (1, False)):
+        rt = Runtime("cpu", 2, threads=2, distribute="launch")
+        mod = rt.load_module(path=str(CUDA_SAMPLES / "saxpy" / "saxpy.cu"))
+        n = 256 * blocks
+        x, y = np.arange(n, dtype=f32), np.full(n, 3, f32)
+        dx, dy = rt.malloc(4 * n), rt.malloc(4 * n)
+        rt.memset(dx, 255, 4 * n)
+        rt.memcpy_htod(dx, x)
+        rt.memset(dy, 0, 4 * n)
+        rt.memcpy_htod(dy, y[: n // 2] if partial else y)
+        rt.launch(mod["saxpy"], blocks, 256, [n, 2.0, dx, dy], access=SAXPY)
+        out = np.empty(n, f32)
+        rt.memcpy_dtoh(out, dy)
+        expected = 2 * x + (np.where(np.arange(n) < n // 2, y, 0) if partial else y)
+        assert np.array_equal(out, expected), (blocks, partial)

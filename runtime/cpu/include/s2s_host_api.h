@@ -11,6 +11,18 @@ typedef int cudaError_t;
 enum { cudaSuccess = 0 };
 typedef struct s2s_stream *cudaStream_t;
 typedef struct s2s_event *cudaEvent_t;
+#define cudaHostAllocDefault 0x00
+#define cudaHostAllocPortable 0x01
+#define cudaHostAllocMapped 0x02
+#define cudaHostRegisterDefault 0x00
+#define cudaHostRegisterPortable 0x01
+#define cudaHostRegisterMapped 0x02
+#define cudaDeviceScheduleAuto 0x00
+#define cudaDeviceScheduleSpin 0x01
+#define cudaDeviceScheduleYield 0x02
+#define cudaDeviceScheduleBlockingSync 0x04
+#define cudaDeviceBlockingSync 0x04
+#define cudaDeviceMapHost 0x08
 enum cudaMemcpyKind { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
                       cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4 };
 /* Declarations only, for the host wrappers of the program's headers (a static
@@ -23,6 +35,15 @@ cudaError_t cudaFree(void *ptr);
 cudaError_t cudaFreeHost(void *ptr);
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
 cudaError_t cudaMemset(void *ptr, int value, size_t bytes);
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
+                            cudaStream_t stream);
+cudaError_t cudaMemsetAsync(void *ptr, int value, size_t bytes, cudaStream_t stream);
+cudaError_t cudaHostAlloc(void **ptr, size_t bytes, unsigned int flags);
+cudaError_t cudaHostRegister(void *ptr, size_t bytes, unsigned int flags);
+cudaError_t cudaHostUnregister(void *ptr);
+cudaError_t cudaSetDeviceFlags(unsigned int flags);
+cudaError_t cudaGetDeviceFlags(unsigned int *flags);
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaGetLastError(void);
 cudaError_t cudaPeekAtLastError(void);
 cudaError_t cudaDeviceSynchronize(void);
@@ -32,6 +53,15 @@ const char *cudaGetErrorName(cudaError_t error);
 template <class T> static inline cudaError_t cudaMalloc(T **ptr, size_t bytes)
 {
     return cudaMalloc((void **)ptr, bytes);
+}
+/* the default stream, as CUDA's declarations default it */
+static inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+{
+    return cudaMemcpyAsync(dst, src, bytes, kind, (cudaStream_t)0);
+}
+static inline cudaError_t cudaMemsetAsync(void *ptr, int value, size_t bytes)
+{
+    return cudaMemsetAsync(ptr, value, bytes, (cudaStream_t)0);
 }
 #endif
 #endif

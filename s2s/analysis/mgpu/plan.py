@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 
-from s2s.analysis.kernel.access import analyze_unit
+from s2s.analysis.kernel.access import KernelAccessModel, analyze_unit
 from s2s.analysis.mgpu.globals import global_write
 from s2s.analysis.mgpu.header_calls import (
     before_project_includes,
@@ -57,6 +57,8 @@ SUPPORTED_API = {
     "cudaGetLastError": "GetLastError", "cudaPeekAtLastError": "PeekAtLastError",
     "cudaGetErrorString": "GetErrorString", "cudaGetErrorName": "GetErrorName",
     "cudaMallocHost": "MallocHost", "cudaHostAlloc": "HostAlloc", "cudaFreeHost": "FreeHost",
+    "cudaHostRegister": "HostRegister", "cudaHostUnregister": "HostUnregister",
+    "cudaSetDeviceFlags": "SetDeviceFlags", "cudaGetDeviceFlags": "GetDeviceFlags",
     "cudaStreamCreate": "StreamCreate", "cudaStreamCreateWithFlags": "StreamCreateWithFlags",
     "cudaStreamDestroy": "StreamDestroy", "cudaStreamSynchronize": "StreamSynchronize",
     "cudaEventCreate": "EventCreate", "cudaEventCreateWithFlags": "EventCreateWithFlags",
@@ -85,6 +87,8 @@ UNSUPPORTED_WHY = {
     "cudaMallocManaged": "managed memory is dereferenced by the host, the runtime's device "
                          "addresses are virtual",
     "cudaLaunchKernel": "launches through cudaLaunchKernel are not rewritten",
+    "cudaHostGetDevicePointer": "kernels would read host memory through a mapped address; the "
+                                "runtime's devices cannot map host memory (canMapHostMemory 0)",
 }
 
 #: why an instantiation has no access model
@@ -210,8 +214,8 @@ def _plan_launch(unit: TranslationUnit, others: tuple[TranslationUnit, ...], lau
     problem = _launch_problem(unit, others, launch, by_name)
     for name, arguments in _table_names(launch).items():
         if problem is None and arguments and name not in by_name:   # instantiation
-            entry = TableKernel(name, _instance_access(unit, others, launch, arguments),
-                                name, False)
+            data, checked = _instance_access(unit, others, launch, arguments)
+            entry = TableKernel(name, data, name, False, checked_at_launch=checked)
             kernels.append(entry)
             by_name[name] = entry
     found: list[LaunchTokens] = []
@@ -277,20 +281,34 @@ def run_time_fallback(access: dict) -> str | None:
 
 
 def _instance_access(model: TranslationUnit, headers: tuple[TranslationUnit, ...],
-                     launch, arguments: str) -> dict | None:
-    """The access model of the instantiation a launch names (None: it runs on one device),
-    made unpartitionable when it writes a ``__device__`` variable, as any kernel."""
+                     launch, arguments: str) -> tuple[dict | None, str]:
+    """The access model of the instantiation a launch names (None: it runs on one device) and
+    why the runtime checks each launch of it, as for any kernel (:func:`_table_access`)."""
     units = (model, *headers)
     kernel = next((k for unit in units if (k := unit.kernel(launch.kernel))), None)
     body = next((b for unit in units if (b := unit.kernel_body(launch.kernel))), None)
     if kernel is None or body is None:
-        return None
+        return None, ""
     functions = {b.name: b for unit in units for b in unit.kernel_bodies if not b.is_global}
-    data = instantiation_access(kernel, body, arguments, functions)
-    why = global_write(body, functions)
-    if data is not None and why and data["partitionable"]:
+    access = instantiation_access(kernel, body, arguments, functions)
+    if access is None:
+        return None, ""
+    return _table_access(access, global_write(body, functions))
+
+
+def _table_access(access: KernelAccessModel, why: str | None) -> tuple[dict, str]:
+    """A kernel's serialized access model as the table gives it, and why the runtime checks
+    each launch ("" when it need not): unpartitionable when it writes a ``__device__``
+    variable (``why``); partitionable, checked at each launch, when only the launch's sizes
+    decide whether threads of different blocks write one element (matrixMul's
+    ``C[wB * BLOCK * by + BLOCK * bx + wB * ty + tx]``: injective when ``wB`` covers the
+    grid's columns)."""
+    data = access.to_dict()
+    if why and data["partitionable"]:
         data = {**data, "partitionable": False, "reason": why}
-    return data
+    if access.sizes_decide and not why:
+        return {**data, "partitionable": True, "reason": None}, access.sizes_decide[0]
+    return data, ""
 
 
 def instance_args(launch) -> str | None:
@@ -359,14 +377,9 @@ def _kernel_table(model: TranslationUnit, headers: tuple[TranslationUnit, ...] =
     for access in analyze_unit(bodies):
         if access.kernel in templates:            # instantiations: by launch
             continue
-        data = access.to_dict()
         body = by_body.get(access.kernel)
-        why = global_write(body, functions) if body is not None else None
-        if why and data["partitionable"]:
-            data = {**data, "partitionable": False, "reason": why}
-        checked = ""
-        if access.sizes_decide and not why:
-            data, checked = {**data, "partitionable": True, "reason": None}, access.sizes_decide[0]
+        data, checked = _table_access(access, global_write(body, functions)
+                                      if body is not None else None)
         table.append(TableKernel(access.kernel, data, exported=access.kernel in own,
                                  checked_at_launch=checked))
     return table, {k.name: k for k in table}

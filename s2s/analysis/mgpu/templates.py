@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import fields, is_dataclass, replace
 
-from s2s.analysis.kernel.access import analyze_kernel
+from s2s.analysis.kernel.access import KernelAccessModel, analyze_kernel
 from s2s.model import kernel_ir as ir
 from s2s.model.cuda import Kernel
 from s2s.model.kernel_ir import KernelBody
@@ -48,14 +48,13 @@ def split_arguments(text: str) -> list[str]:
 
 
 def instantiation_access(kernel: Kernel, body: KernelBody, arguments: str,
-                         functions: dict[str, KernelBody]) -> dict | None:
-    """The access model (``KernelAccessModel.to_dict()``) of ``kernel<arguments>``, or None
-    when an argument is of a form this does not put in."""
+                         functions: dict[str, KernelBody]) -> KernelAccessModel | None:
+    """The access model of ``kernel<arguments>`` (named so), or None when an argument is of a
+    form this does not put in."""
     instance = instantiate(kernel, body, split_arguments(arguments))
     if instance is None:
         return None
-    data = analyze_kernel(instance, functions).to_dict()
-    return {**data, "kernel": f"{kernel.name}<{arguments}>"}
+    return replace(analyze_kernel(instance, functions), kernel=f"{kernel.name}<{arguments}>")
 
 
 def instantiate(kernel: Kernel, body: KernelBody, arguments: list[str],

@@ -170,23 +170,17 @@ class ExtractContext:
         return file is not None and file.name == self.path
 
     def _main_file_children(self, cursor) -> list:
-        """``[c for c in cursor.get_children() if self.in_main_file(c)]``, through libclang
-        directly: the translation unit's top level holds every declaration and macro of
-        every header (thousands of cursors), and the bindings' per-child Cursor checks cost
-        more than the test on the location that drops them."""
-        lib = self._cindex.conf.lib
-        location_of, is_main, is_system = lib.clang_getCursorLocation, self._is_main, \
-            self._is_system
-        found: list = []
-        lib.clang_visitChildren(cursor, _collect_children(), found)
-        kept = []
-        for child in found:
-            location = location_of(child)
-            if is_main(location) or (not is_system(location) and _file_is(location, self.path)):
-                child._tu = self.unit       # the cursor keeps its unit alive
-                child._loc = location       # what Cursor.location caches
-                kept.append(child)
-        return kept
+        """``[c for c in cursor.get_children() if self.in_main_file(c)]``, from the unit's
+        top level sorted by file once (:func:`_top_level_by_file`): the translation unit's
+        top level holds every declaration and macro of every header (thousands of cursors),
+        and the file and each project header read in its context (cuda-samples'
+        ``helper_*.h``: three contexts) each tested every one of them (BlackScholes: 70,000
+        file look-ups, a third of its load)."""
+        main, by_file = _top_level_by_file(self.unit, cursor)
+        if self.included:
+            return _owned(self.unit, by_file.get(self.path, ()))
+        own = {id(entry[0]) for entry in by_file.get(self.path, ())}
+        return _owned(self.unit, [e for e in main if e[2] or id(e[0]) in own])
 
     def project_headers(self) -> tuple[str, ...]:
         """The headers the unit includes that are not system headers, each once, in order."""
@@ -212,18 +206,69 @@ class ExtractContext:
         return self.index.cursor_text(cursor)
 
 
+def _top_level_by_file(unit, cursor) -> tuple[list, dict[str, list]]:
+    """The unit's top-level cursors outside system headers, worked out once per unit: in
+    order, each as (cursor, location, in the main file as libclang says: macro expansions
+    there included), and those outside the main file by the file their expansion lies in.
+    The cached cursors hold no reference to the unit (that would be a cycle through the
+    unit's own attribute, freed only by a full collection): :func:`_owned` hands out copies
+    that do."""
+    cached = getattr(unit, "_s2s_top_level", None)
+    if cached is not None:
+        return cached
+    lib = configure_libclang().conf.lib
+    location_of, is_main, is_system = lib.clang_getCursorLocation, \
+        lib.clang_Location_isFromMainFile, lib.clang_Location_isInSystemHeader
+    found: list = []
+    lib.clang_visitChildren(cursor, _collect_children(), found)
+    main: list = []
+    by_file: dict[str, list] = {}
+    for child in found:
+        location = location_of(child)
+        in_main = bool(is_main(location))
+        if not in_main and is_system(location):
+            continue
+        main.append((child, location, in_main))
+        file = None if in_main else location.file
+        if file is not None:
+            by_file.setdefault(file.name, []).append((child, location, in_main))
+    unit._s2s_top_level = (main, by_file)
+    return main, by_file
+
+
+def _owned(unit, entries) -> list:
+    """Copies of the cached cursors that keep ``unit`` alive and cache their location, as
+    ``Cursor.location`` would."""
+    kept = []
+    for child, location, _in_main in entries:
+        copy = type(child).from_buffer_copy(child)
+        copy._tu = unit
+        copy._loc = location
+        kept.append(copy)
+    return kept
+
+
 def project_headers_of(unit, path: str) -> tuple[str, ...]:
     """The headers libclang's ``unit`` (of the file ``path``) includes that are not system
-    headers, each once, in order."""
+    headers, each once, in order (worked out once per unit: a header included many times,
+    or by many headers, is looked up once; each look-up asks libclang for a location)."""
+    cached = getattr(unit, "_s2s_project_headers", None)
+    if cached is not None and cached[0] == path:
+        return cached[1]
     cindex = configure_libclang()
     is_system = cindex.conf.lib.clang_Location_isInSystemHeader
-    found = []
+    found, seen = [], set()
     for inclusion in unit.get_includes():
         name = inclusion.include.name
+        if name in seen:
+            continue
+        seen.add(name)
         start = cindex.SourceLocation.from_position(unit, inclusion.include, 1, 1)
         if name != path and not is_system(start):
             found.append(name)
-    return tuple(dict.fromkeys(found))
+    headers = tuple(found)
+    unit._s2s_project_headers = (path, headers)
+    return headers
 
 
 def _in_file(path: str, location) -> bool:

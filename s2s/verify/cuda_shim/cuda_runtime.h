@@ -76,6 +76,24 @@ struct s2s_shim_event { std::chrono::steady_clock::time_point at; };
 #define cudaEventDefault 0x00
 #define cudaEventDisableTiming 0x02
 #define cudaHostAllocDefault 0x00
+#define cudaHostAllocPortable 0x01
+#define cudaHostAllocMapped 0x02
+#define cudaHostAllocWriteCombined 0x04
+#define cudaHostRegisterDefault 0x00
+#define cudaHostRegisterPortable 0x01
+#define cudaHostRegisterMapped 0x02
+#define cudaHostRegisterIoMemory 0x04
+#define cudaHostRegisterReadOnly 0x08
+#define cudaStreamDefault 0x00
+#define cudaEventBlockingSync 0x01
+#define cudaEventInterprocess 0x04
+#define cudaDeviceScheduleAuto 0x00
+#define cudaDeviceScheduleSpin 0x01
+#define cudaDeviceScheduleYield 0x02
+#define cudaDeviceScheduleBlockingSync 0x04
+#define cudaDeviceBlockingSync 0x04
+#define cudaDeviceMapHost 0x08
+#define cudaDeviceLmemResizeToMax 0x10
 
 /* the fields of CUDA 13's cudaDeviceProp that s2s_device_prop.h fills, plus common ones (zero),
    plus those CUDA 13 removed that older programs print (zero: the original builds as nvcc 12
@@ -347,6 +365,16 @@ template <class T> inline cudaError_t cudaHostAlloc(T **ptr, size_t bytes, unsig
     return cudaMallocHost(ptr, bytes);
 }
 inline cudaError_t cudaFreeHost(void *ptr) { std::free(ptr); return cudaSuccess; }
+/* pinning memory the program allocated: nothing to do (as s2s_mgpu::HostRegister; the device
+   cannot map host memory, canMapHostMemory is 0) */
+inline cudaError_t cudaHostRegister(void *ptr, size_t, unsigned int = 0) {
+    return ptr ? cudaSuccess : cudaErrorInvalidValue;
+}
+inline cudaError_t cudaHostUnregister(void *ptr) { return ptr ? cudaSuccess : cudaErrorInvalidValue; }
+/* scheduling flags are hints: kept for cudaGetDeviceFlags only */
+inline unsigned int &s2s_shim_device_flags() { static unsigned int flags = 0; return flags; }
+inline cudaError_t cudaSetDeviceFlags(unsigned int flags) { s2s_shim_device_flags() = flags; return cudaSuccess; }
+inline cudaError_t cudaGetDeviceFlags(unsigned int *flags) { *flags = s2s_shim_device_flags(); return cudaSuccess; }
 
 /* streams run in program order; events read the host clock */
 inline cudaError_t cudaStreamCreate(cudaStream_t *stream) { *stream = new s2s_shim_stream(); return cudaSuccess; }
