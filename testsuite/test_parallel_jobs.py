@@ -66,3 +66,26 @@ def test_cuda_samples_are_the_same_with_any_jobs_and_cache(fact_cache_on, capsys
 def test_jobs_must_be_a_number(capsys):
     assert main(["inspect", "-j", "many", str(CUDA[1] / "saxpy.cu")]) == 2
     assert "-j takes a number" in capsys.readouterr().err
+
+
+def test_diffs_are_worked_out_on_the_workers(monkeypatch):
+    """``-j 2 --diff``: the diffs of a whole-program run are made on forked workers, each
+    the text one job makes (difflib on big files was the last serial step after the check)."""
+    import os
+
+    from s2s.cli import rewrite_cmd
+    from s2s.driver import Success
+    from s2s.output import FileChange, unified_diff
+
+    changes = [FileChange(f"f{k}.c", b"int a;\nint b;\n" * 50, b"int a;\nint c;\n" * 50)
+               for k in range(3)]
+    results = [Success(c.path, None, c) for c in changes] + \
+        [Success("same.c", None, FileChange("same.c", b"x\n", b"x\n"))]
+    parent = os.getpid()
+    monkeypatch.setattr(rewrite_cmd, "cached_diff",
+                        lambda change: f"{os.getpid()}\n{unified_diff(change)}")
+    ready = rewrite_cmd.diffs_ahead(results, 2)
+    assert set(ready) == {rewrite_cmd.diff_key(c) for c in changes}   # the unchanged: none
+    for change in changes:
+        pid, text = ready[rewrite_cmd.diff_key(change)].split("\n", 1)
+        assert int(pid) != parent and text == unified_diff(change)
