@@ -68,11 +68,33 @@ def test_jobs_must_be_a_number(capsys):
     assert "-j takes a number" in capsys.readouterr().err
 
 
-def test_diffs_are_worked_out_on_the_workers(monkeypatch):
-    """``-j 2 --diff``: the diffs of a whole-program run are made on forked workers, each
-    the text one job makes (difflib on big files was the last serial step after the check)."""
+
+def _slow_pid(item: int) -> tuple[int, int]:
+    import os
+    import time
+
+    time.sleep(0.2)
+    return item, os.getpid()
+
+
+def test_gathered_shares_the_work_with_the_run_itself():
+    """``parallel.gathered``: the results in order, made by a forked worker and by the run's
+    own process (which takes the items no worker started, from the back)."""
     import os
 
+    from s2s import parallel
+
+    found = parallel.gathered(_slow_pid, list(range(6)), 2)
+    assert [item for item, _pid in found] == list(range(6))
+    pids = {pid for _item, pid in found}
+    assert os.getpid() in pids and len(pids) == 2
+    assert found[-1][1] == os.getpid() and found[0][1] != os.getpid()
+
+
+def test_diffs_are_worked_out_ahead():
+    """``-j 2 --diff``: the diffs of a whole-program run are made before they are printed,
+    on the workers and the run itself, each the text one job makes (difflib on big files was
+    the last serial step after the check)."""
     from s2s.cli import rewrite_cmd
     from s2s.driver import Success
     from s2s.output import FileChange, unified_diff
@@ -81,11 +103,7 @@ def test_diffs_are_worked_out_on_the_workers(monkeypatch):
                for k in range(3)]
     results = [Success(c.path, None, c) for c in changes] + \
         [Success("same.c", None, FileChange("same.c", b"x\n", b"x\n"))]
-    parent = os.getpid()
-    monkeypatch.setattr(rewrite_cmd, "cached_diff",
-                        lambda change: f"{os.getpid()}\n{unified_diff(change)}")
     ready = rewrite_cmd.diffs_ahead(results, 2)
     assert set(ready) == {rewrite_cmd.diff_key(c) for c in changes}   # the unchanged: none
     for change in changes:
-        pid, text = ready[rewrite_cmd.diff_key(change)].split("\n", 1)
-        assert int(pid) != parent and text == unified_diff(change)
+        assert ready[rewrite_cmd.diff_key(change)] == unified_diff(change)

@@ -274,7 +274,7 @@ def diffs_ahead(results: list[FileResult], jobs: int) -> dict[tuple, str]:
     :func:`diff_key`: the text printers then only print them, in order, as with one job."""
     changes = [change for result in results if isinstance(result, Success)
                for change in result.changes if change.changed]
-    texts = parallel.ordered_map(cached_diff, changes, jobs)
+    texts = parallel.gathered(cached_diff, changes, jobs)
     return {diff_key(change): text for change, text in zip(changes, texts, strict=True)}
 
 
