@@ -66,7 +66,7 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
     copies = output_copies(args.files, args.output_dir) if args.output_dir else {}
     results: list[FileResult] = []  # kept for a JSON or SARIF document only
     tally = _Tally(args.check)
-    ready: dict[tuple, str] = {}    # the diffs worked out ahead, on -j workers
+    ready: dict[tuple, str] = {}    # the diffs worked out ahead, -j N at a time
     if registry.is_whole_program(run_pass):
         # one analysis of the whole program (files and their project headers), then per file
         # (the text printers read no model: a replayed run need not load them)
@@ -268,10 +268,10 @@ def _emitted_to_stdout(result: FileResult, args, source: bytes, console: Console
 
 
 def diffs_ahead(results: list[FileResult], jobs: int) -> dict[tuple, str]:
-    """The diffs of the results' changes (and of the files generated with them), each worked
-    out on one of ``jobs`` forked workers (:mod:`s2s.parallel`; ``difflib`` on a big file
-    with many repeated lines is most of what is left after the analysis), by
-    :func:`diff_key`: the text printers then only print them, in order, as with one job."""
+    """The diffs of the results' changes (and of the files generated with them), by
+    :func:`diff_key`, worked out ``jobs`` at a time (:func:`s2s.parallel.gathered`: difflib on
+    a big file with many repeated lines was the last serial step after the check); the text
+    printers then only print them, in order, as with one job."""
     changes = [change for result in results if isinstance(result, Success)
                for change in result.changes if change.changed]
     texts = parallel.gathered(cached_diff, changes, jobs)
