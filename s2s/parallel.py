@@ -7,6 +7,8 @@ file's result), each handed the index of a file. Results come back in the order 
 whatever order the workers finish in, so a run's output is that of ``-j 1`` byte for byte.
 A worker that dies, or a result that cannot be sent back, is that file's work done again in
 the run's own process: ``-j`` never changes an outcome, only when it is known.
+:func:`gathered`, for work whose results are all wanted at once, has the run itself take a
+share (the items no worker started).
 
 ``-j 1`` is the default: the compiler launcher is run by ``make -j`` many at once already,
 and each worker holds a copy of the run's memory; ``-j 0`` means one worker per CPU core.
@@ -66,6 +68,39 @@ def ordered_map(function: Callable[[T], R], items: Sequence[T], jobs: int) -> It
                 yield _outcome(future, function, items[index])
     finally:
         _WORK.clear()
+
+
+def gathered(function: Callable[[T], R], items: Sequence[T], jobs: int) -> list[R]:
+    """``[function(item) for item in items]`` on ``jobs`` processes at once: ``jobs - 1``
+    forked workers take the items from the front, and the run's own process takes those no
+    worker has started, from the back, while it waits. Where every result is wanted before
+    anything is done with them (a program's loads, its checks, its diffs), this keeps the
+    run's own core busy instead of waiting, and the results it makes need no pickling: on the
+    50,000-line program each load sent back is a model of some 15,000 objects, pickled by a
+    worker and read back by the run (0.84 s of the run's own CPU at ``-j 2`` when the workers
+    loaded all 11 files)."""
+    if jobs <= 1 or len(items) <= 1:
+        return [function(item) for item in items]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return [function(item) for item in items]
+    done: dict[int, R] = {}
+    _WORK[:] = [function, items]
+    try:
+        with ProcessPoolExecutor(min(jobs - 1, len(items)),
+                                 mp_context=multiprocessing.get_context("fork")) as pool:
+            futures: list[Future] = [pool.submit(_run_one, index) for index in range(len(items))]
+            for index in reversed(range(len(items))):
+                if futures[index].cancel():         # no worker took it: done here
+                    done[index] = function(items[index])
+            for index, future in enumerate(futures):
+                if index not in done:
+                    done[index] = _outcome(future, function, items[index])
+    finally:
+        _WORK.clear()
+    return [done[index] for index in range(len(items))]
 
 
 def _run_one(index: int):

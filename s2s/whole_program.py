@@ -150,7 +150,7 @@ def _loads(paths: list[str], options: RunOptions, sources: dict[str, bytes],
                 for path in paths]
     work = [(path, file_options(options, path), None, sources.get(path), skip_without)
             for path in paths]
-    return list(parallel.ordered_map(_load_one, work, options.jobs))
+    return parallel.gathered(_load_one, work, options.jobs)
 
 
 def _load_one(work: tuple) -> FileResult:
@@ -273,7 +273,7 @@ def _checked_program(program: Program, output: PassOutput, units: list[Loaded],
         split = program_parts(program, output, paths, skip=dropped)
         work = [(one.path, one.source, split[one.path], flags[one.path],
                  includers.get(one.path, ()), device[one.path]) for one in units]
-        for item, check in zip(work, parallel.ordered_map(_check_one, work, jobs), strict=True):
+        for item, check in zip(work, parallel.gathered(_check_one, work, jobs), strict=True):
             out[item[0]] = (item[2], check)
         newly = {}
         for path, (_part, check) in out.items():

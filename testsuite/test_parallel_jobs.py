@@ -66,3 +66,44 @@ def test_cuda_samples_are_the_same_with_any_jobs_and_cache(fact_cache_on, capsys
 def test_jobs_must_be_a_number(capsys):
     assert main(["inspect", "-j", "many", str(CUDA[1] / "saxpy.cu")]) == 2
     assert "-j takes a number" in capsys.readouterr().err
+
+
+
+def _slow_pid(item: int) -> tuple[int, int]:
+    import os
+    import time
+
+    time.sleep(0.2)
+    return item, os.getpid()
+
+
+def test_gathered_shares_the_work_with_the_run_itself():
+    """``parallel.gathered``: the results in order, made by a forked worker and by the run's
+    own process (which takes the items no worker started, from the back)."""
+    import os
+
+    from s2s import parallel
+
+    found = parallel.gathered(_slow_pid, list(range(6)), 2)
+    assert [item for item, _pid in found] == list(range(6))
+    pids = {pid for _item, pid in found}
+    assert os.getpid() in pids and len(pids) == 2
+    assert found[-1][1] == os.getpid() and found[0][1] != os.getpid()
+
+
+def test_diffs_are_worked_out_ahead():
+    """``-j 2 --diff``: the diffs of a whole-program run are made before they are printed,
+    on the workers and the run itself, each the text one job makes (difflib on big files was
+    the last serial step after the check)."""
+    from s2s.cli import rewrite_cmd
+    from s2s.driver import Success
+    from s2s.output import FileChange, unified_diff
+
+    changes = [FileChange(f"f{k}.c", b"int a;\nint b;\n" * 50, b"int a;\nint c;\n" * 50)
+               for k in range(3)]
+    results = [Success(c.path, None, c) for c in changes] + \
+        [Success("same.c", None, FileChange("same.c", b"x\n", b"x\n"))]
+    ready = rewrite_cmd.diffs_ahead(results, 2)
+    assert set(ready) == {rewrite_cmd.diff_key(c) for c in changes}   # the unchanged: none
+    for change in changes:
+        assert ready[rewrite_cmd.diff_key(change)] == unified_diff(change)

@@ -55,7 +55,7 @@ def add_file_options(parser: argparse.ArgumentParser,
     parser.add_argument("-x", dest="language", choices=["cuda", "c", "c++"],
                         help="treat every file as this language instead of by extension")
     parser.add_argument("-j", "--jobs", default="1", metavar="N",
-                        help="parse and extract N files at once in worker processes (0: one "
+                        help="parse and extract N files at once (worker processes; 0: one "
                         "per CPU core; default 1); the output is that of -j 1")
     parser.add_argument("--no-cache", dest="cache", action="store_false",
                         help="neither read nor write the fact cache ($XDG_CACHE_HOME/s2s/facts; "

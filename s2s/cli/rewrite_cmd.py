@@ -16,6 +16,7 @@ import os
 import sys
 from dataclasses import replace
 
+from s2s import parallel
 from s2s.cli.common import Console, plural, report_results, verbose_line
 from s2s.cli.inputs import STDIN
 from s2s.diagnostics import Diagnostic, DiagnosticPrinter, InputError, Location, UsageError
@@ -65,6 +66,7 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
     copies = output_copies(args.files, args.output_dir) if args.output_dir else {}
     results: list[FileResult] = []  # kept for a JSON or SARIF document only
     tally = _Tally(args.check)
+    ready: dict[tuple, str] = {}    # the diffs worked out ahead, -j N at a time
     if registry.is_whole_program(run_pass):
         # one analysis of the whole program (files and their project headers), then per file
         # (the text printers read no model: a replayed run need not load them)
@@ -77,6 +79,8 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
         if args.output_dir and extra:
             copies.update(output_copies(extra, args.output_dir))
         paths = [r.path for r in program]
+        if args.diff and args.format == "text" and options.jobs > 1:
+            ready = diffs_ahead([r for r in program if r.path not in sources], options.jobs)
         produce = _handed_out(program)
     else:
         produce = process_files(args.files, options, run_pass, sources)
@@ -87,7 +91,7 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
                 result = _emitted_to_stdout(result, args, sources[path], console)
             elif isinstance(result, Success) and result.change is not None:
                 _excerpts_before(printer, result)
-                result = _emitted(result, args, copies.get(path), console)
+                result = _emitted(result, args, copies.get(path), console, ready)
                 if isinstance(result, Success) and args.output_dir and args.command == "mgpu":
                     result = _with_header_copies(result, args.output_dir, copies)
             tally.add(result)
@@ -197,7 +201,8 @@ def _handed_out(results: list[FileResult]):
         yield results.pop()
 
 
-def _emitted(result: Success, args, copy: str | None, console: Console) -> FileResult:
+def _emitted(result: Success, args, copy: str | None, console: Console,
+             ready: dict[tuple, str] | None = None) -> FileResult:
     """Print or write ``result``'s change and the files generated with it (each written
     before the source that includes it: a failed write never leaves a source including a
     file that is not there); a write that fails (read-only directory, full disk, a refused
@@ -205,10 +210,10 @@ def _emitted(result: Success, args, copy: str | None, console: Console) -> FileR
     writes = args.in_place or copy is not None
     try:
         for generated in result.generated if writes else ():
-            _emit_generated(generated, args, copy, console, result.path)
-        _emit(result.change, args, copy, console)
+            _emit_generated(generated, args, copy, console, result.path, ready)
+        _emit(result.change, args, copy, console, ready)
         for generated in () if writes else result.generated:   # shown after the source
-            _emit_generated(generated, args, copy, console, result.path)
+            _emit_generated(generated, args, copy, console, result.path, ready)
     except InputError as error:
         said = error.diagnostic
         if said.id in ("write-failed", "output-not-regular"):
@@ -272,28 +277,48 @@ def _emitted_to_stdout(result: FileResult, args, source: bytes, console: Console
     return result
 
 
-def _write_diff(change: FileChange, console: Console) -> None:
-    diff = cached_diff(change)
+def diffs_ahead(results: list[FileResult], jobs: int) -> dict[tuple, str]:
+    """The diffs of the results' changes (and of the files generated with them), by
+    :func:`diff_key`, worked out ``jobs`` at a time (:func:`s2s.parallel.gathered`: difflib on
+    a big file with many repeated lines was the last serial step after the check); the text
+    printers then only print them, in order, as with one job."""
+    changes = [change for result in results if isinstance(result, Success)
+               for change in result.changes if change.changed]
+    texts = parallel.gathered(cached_diff, changes, jobs)
+    return {diff_key(change): text for change, text in zip(changes, texts, strict=True)}
+
+
+def diff_key(change: FileChange) -> tuple:
+    """What a diff is made of: the path, whether the file is new and both texts."""
+    return change.path, change.created, change.before, change.after
+
+
+def _write_diff(change: FileChange, console: Console, ready: dict[tuple, str] | None = None
+                ) -> None:
+    diff = (ready or {}).get(diff_key(change))
+    if diff is None:
+        diff = cached_diff(change)
     sys.stdout.write(colored_diff(diff) if console.out_color else diff)
     sys.stdout.flush()
 
 
-def _emit(change: FileChange, args, copy: str | None, console: Console) -> None:
+def _emit(change: FileChange, args, copy: str | None, console: Console,
+          ready: dict[tuple, str] | None = None) -> None:
     if args.check:
         if change.changed:
             console.status(f"{quote_path(change.path)}: would be changed")
             if args.diff and args.format == "text":
-                _write_diff(change, console)
+                _write_diff(change, console, ready)
     elif args.in_place:
         write_in_place(change, args.backup, force=args.force)
     elif copy is not None:
         _write_copy(change, copy)
     elif args.format == "text":
-        _write_diff(change, console)
+        _write_diff(change, console, ready)
 
 
 def _emit_generated(change: FileChange, args, copy: str | None, console: Console,
-                    source: str) -> None:
+                    source: str, ready: dict[tuple, str] | None = None) -> None:
     """A file the pass generates beside the source: ``--check`` says it, ``--diff`` shows it
     (from /dev/null when it is new), ``--in-place`` writes it beside the source, ``-o DIR``
     beside the source's copy."""
@@ -302,13 +327,13 @@ def _emit_generated(change: FileChange, args, copy: str | None, console: Console
             verb = "would be created" if change.created else "would be changed"
             console.status(f"{quote_path(change.path)}: {verb} (generated)")
             if args.diff and args.format == "text":
-                _write_diff(change, console)
+                _write_diff(change, console, ready)
     elif args.in_place:
         write_generated(change)
     elif copy is not None:
         write_generated(change, os.path.join(os.path.dirname(copy), beside_name(change.path, source)))
     elif args.format == "text":
-        _write_diff(change, console)
+        _write_diff(change, console, ready)
 
 
 def _write_copy(change: FileChange, target: str) -> None:
