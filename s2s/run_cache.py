@@ -282,11 +282,11 @@ def chain_kind(passes: Sequence[tuple[str, object]], options: ParseOptions) -> s
         digest.update(f"{name}={pass_name(run_pass)}\0".encode())
     for switch in switches():
         digest.update(switch.encode("utf-8", "surrogateescape") + b"\0")
-    digest.update(tool_version().encode() + b"\0" + _nvcc_identity().encode())
+    digest.update(tool_version().encode() + b"\0" + nvcc_identity().encode())
     return "rewrite-" + digest.hexdigest()
 
 
-def _nvcc_identity() -> str:
+def nvcc_identity() -> str:
     """``nvcc --version`` of the nvcc on PATH (the fuse pass's register counts come from it),
     asked once per nvcc (:func:`_kept_identity`), not once per process: a warm compiler
     launcher otherwise started nvcc for every compile only to read its version."""
