@@ -57,7 +57,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
-S2S = [sys.executable, "-m", "s2s"]
+#: (``-P``: the working directory is not put first on ``sys.path``; a run from the repository's
+#: root otherwise imported this tree's s2s for ``--baseline``'s "before" rows too)
+S2S = [sys.executable, "-P", "-m", "s2s"]
 CLANG = shutil.which("clang-16") or shutil.which("clang")
 NVCC = shutil.which("nvcc")
 NVCC_SAMPLE = REPO / "samples" / "cuda" / "cholesky_tiles" / "cholesky_tiles.cu"
@@ -103,8 +105,7 @@ def s2s_env(cache: str | None) -> dict:
     """The environment of an s2s run: its fact cache in ``cache`` (None: off); the tree
     measured first on PYTHONPATH."""
     env = dict(os.environ)
-    if TREE[0] is not None:
-        env["PYTHONPATH"] = TREE[0]
+    env["PYTHONPATH"] = TREE[0] if TREE[0] is not None else str(REPO)
     env.pop("S2S_NO_CACHE", None)
     if cache is None:
         env["S2S_NO_CACHE"] = "1"
