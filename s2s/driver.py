@@ -116,6 +116,9 @@ class RunOptions:
     flags_for: Callable[[str], tuple[str, ...]] | None = None
     #: worker processes that parse and extract files at once (``-j``; :mod:`s2s.parallel`)
     jobs: int = 1
+    #: the model's fields a run without a pass prints (``s2s inspect``): only those are
+    #: extracted (:func:`s2s.frontend.extract.load`); None: all of them
+    shown: frozenset[str] | None = None
 
 
 def process_file(path: str, options: RunOptions, run_pass: Pass | None = None,
@@ -152,7 +155,8 @@ def load_and_run(path: str, options: RunOptions, run_pass: Pass | None,
     try:
         parse_options = parse_options_for(options, path)
         start = time.perf_counter()
-        loaded = cached_load(path, parse_options, source, skip_without=skip_without)
+        loaded = cached_load(path, parse_options, source, skip_without=skip_without,
+                             shown=options.shown if run_pass is None else None)
         deep_stack.check_walks()
         if loaded.model is None:
             return Failed(path, loaded.diagnostics)
@@ -175,7 +179,7 @@ def parse_options_for(options: RunOptions, path: str) -> ParseOptions:
 
 def file_options(options: RunOptions, path: str) -> RunOptions:
     """The options of ``path`` alone (its flags from ``-p`` looked up now), for a worker."""
-    return RunOptions(parse_options_for(options, path))
+    return RunOptions(parse_options_for(options, path), shown=options.shown)
 
 
 def failed_by(path: str, error: Exception) -> Failed:

@@ -282,21 +282,72 @@ def chain_kind(passes: Sequence[tuple[str, object]], options: ParseOptions) -> s
         digest.update(f"{name}={pass_name(run_pass)}\0".encode())
     for switch in switches():
         digest.update(switch.encode("utf-8", "surrogateescape") + b"\0")
-    digest.update(tool_version().encode() + b"\0" + _nvcc_identity().encode())
+    digest.update(tool_version().encode() + b"\0" + nvcc_identity().encode())
     return "rewrite-" + digest.hexdigest()
 
 
-def _nvcc_identity() -> str:
-    """``nvcc --version`` of the nvcc on PATH (the fuse pass's register counts come from it)."""
+def nvcc_identity() -> str:
+    """``nvcc --version`` of the nvcc on PATH (the fuse pass's register counts come from it),
+    asked once per nvcc (:func:`_kept_identity`), not once per process: a warm compiler
+    launcher otherwise started nvcc for every compile only to read its version."""
     if "nvcc" not in _MEMO:
         nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc"
                                          if os.path.isfile("/usr/local/cuda/bin/nvcc") else None)
         text = "none"
         if nvcc is not None:
-            try:
-                text = nvcc + "\n" + subprocess.run([nvcc, "--version"], capture_output=True,
-                                                    text=True, timeout=60).stdout
-            except (OSError, subprocess.SubprocessError):
-                text = nvcc + " (does not run)"
+            text = _kept_identity(nvcc) or _asked_identity(nvcc)
         _MEMO["nvcc"] = text
     return _MEMO["nvcc"]
+
+
+def _asked_identity(nvcc: str) -> str:
+    try:
+        return nvcc + "\n" + subprocess.run([nvcc, "--version"], capture_output=True,
+                                            text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return nvcc + " (does not run)"
+
+
+def _kept_identity(nvcc: str) -> str | None:
+    """:func:`_asked_identity` from the fact cache's folder, kept while the files that make
+    up this nvcc (:func:`nvcc_files`) are as they were; asked and kept otherwise. None when
+    the cache is off or the files are unknown (every run asks)."""
+    files = nvcc_files(nvcc)
+    if not files or not fact_cache.enabled():
+        return None
+    key = hashlib.sha256("\0".join(("s2s nvcc identity 1", nvcc, *files)).encode(
+        "utf-8", "surrogateescape")).hexdigest()
+    found = fact_cache.read_entry(key, str)
+    if found is not None:
+        return found
+    text = _asked_identity(nvcc)
+    if not text.endswith(" (does not run)"):
+        fact_cache.write_entry_of_files(key, text, list(files), ParseOptions())
+    return text
+
+
+def nvcc_files(nvcc: str) -> tuple[str, ...]:
+    """The files whose change may change what ``nvcc --version`` says: the program itself
+    and, when it is a small shell script that starts another program (``exec
+    /usr/local/cuda-13.0/bin/nvcc "$@"``, as on these machines), the absolute paths of the
+    existing files its words name. Empty (never kept) when the script reads any variable but
+    its arguments (``$CUDA_HOME/bin/nvcc``: the program run may change without a file
+    changing)."""
+    real = os.path.realpath(nvcc)
+    try:
+        with open(real, "rb") as handle:
+            head = handle.read(4097)
+    except OSError:
+        return ()
+    if not head.startswith(b"#!"):
+        return (real,)
+    text = head.decode("utf-8", "replace")
+    if len(head) > 4096 or "`" in text or "$" in text.replace('"$@"', ""):
+        return ()
+    named = []
+    for line in text.splitlines()[1:]:
+        for word in line.split():
+            word = word.strip("\"'")
+            if word.startswith("/") and os.path.isfile(word):
+                named.append(os.path.realpath(word))
+    return (real, *dict.fromkeys(named))

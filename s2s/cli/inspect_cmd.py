@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import replace
+from dataclasses import fields, replace
 
 from s2s.analysis.kernel.access import analyze_unit
 from s2s.cli.common import Console, plural, report_results, verbose_line
@@ -19,7 +19,25 @@ from s2s.printers.json_doc import envelope, file_entry
 TABLES = ("kernels", "launches", "api", "allocations", "directives", "functions")
 
 
+#: the model's fields the tables (and ``-v``) show
+TABLE_FIELDS = frozenset({"kernels", "device_functions", "launches", "api_calls", "allocations",
+                          "directives", "functions"})
+
+
+def shown_fields(form: str, access: bool) -> frozenset[str]:
+    """The fields of the model ``s2s inspect`` prints in ``form`` (the JSON document holds
+    every field not marked ``json: False``; ``--access`` analyses the kernel bodies): the
+    only ones extracted (issue 30: a big file's other facts were most of its time and peak
+    memory)."""
+    from s2s.model.unit import TranslationUnit as Unit
+
+    names = TABLE_FIELDS if form == "text" else frozenset(
+        f.name for f in fields(Unit) if f.metadata.get("json", True))
+    return names | {"kernel_bodies"} if access else names
+
+
 def run_inspect(args, options: RunOptions, printer: DiagnosticPrinter, console: Console) -> int:
+    options = replace(options, shown=shown_fields(args.format, getattr(args, "access", False)))
     results: list[FileResult] = []
     with console.progress(len(args.files)) as advance:
         for path, result in zip(args.files, process_files(args.files, options), strict=True):

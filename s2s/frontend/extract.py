@@ -50,14 +50,16 @@ class Loaded:
         return self.model is not None
 
 
-def extract(parsed: ParsedFile, header: _Header | None = None
-            ) -> tuple[TranslationUnit, list[Diagnostic]]:
+def extract(parsed: ParsedFile, header: _Header | None = None,
+            shown: frozenset[str] | None = None) -> tuple[TranslationUnit, list[Diagnostic]]:
     """Build the model of an already parsed file; also return the extractors' warnings.
-    With ``header``: the model of that project header as the file's parse has it."""
+    With ``header``: the model of that project header as the file's parse has it. With
+    ``shown`` (names of the model's fields a printer shows: ``s2s inspect``'s): only
+    those fields; the others stay empty."""
     side = "host" if "host" in parsed.units else "device"
     contexts = [_context(parsed, parsed.primary, side, header)]
     try:
-        return _extract(parsed, contexts, header)
+        return _extract(parsed, contexts, header, shown)
     finally:
         for ctx in contexts:
             ctx.release()
@@ -79,9 +81,10 @@ def _context(parsed: ParsedFile, unit, side: str, header: _Header | None) -> Ext
                           span_path=header.path)
 
 
-def _extract(parsed: ParsedFile, contexts: list[ExtractContext], header: _Header | None
-             ) -> tuple[TranslationUnit, list[Diagnostic]]:
+def _extract(parsed: ParsedFile, contexts: list[ExtractContext], header: _Header | None,
+             shown: frozenset[str] | None = None) -> tuple[TranslationUnit, list[Diagnostic]]:
     host = contexts[0]
+    wanted = (lambda name: True) if shown is None else shown.__contains__
     kernels = device_functions = launches = api_calls = bodies = ()
     if parsed.language == "cuda":
         device = host
@@ -89,7 +92,7 @@ def _extract(parsed: ParsedFile, contexts: list[ExtractContext], header: _Header
             device = _context(parsed, parsed.units["device"], "device", header)
             contexts.append(device)
         kernels, device_functions = extract_kernels(device)
-        bodies = extract_kernel_bodies(device)
+        bodies = extract_kernel_bodies(device) if wanted("kernel_bodies") else ()
         launches = extract_launches(host)
         api_calls = extract_api_calls(host)
     directives = extract_directives(host)
@@ -98,11 +101,11 @@ def _extract(parsed: ParsedFile, contexts: list[ExtractContext], header: _Header
         d.span for d in directives if d.span.macro is not None))
                         if parsed.language != "cuda" else ())
     array_refs, pointer_copies = extract_accesses(host, directives,
-                                                  structs=parsed.language != "cuda")
+                                                  structs=parsed.language != "cuda") \
+        if wanted("array_refs") or wanted("pointer_copies") else ((), ())
     # Everything in source order, whichever order the extractors found it in.
     kernels, device_functions, launches, api_calls = (
         _in_source_order(items) for items in (kernels, device_functions, launches, api_calls))
-    helpers, helper_calls = extract_helper_facts(host)
     allocations = _in_source_order(extract_allocations(host))
     functions = tuple(extract_functions(host, directives))
     model = TranslationUnit(
@@ -120,20 +123,36 @@ def _extract(parsed: ParsedFile, contexts: list[ExtractContext], header: _Header
         pointer_copies=pointer_copies,
         kernel_bodies=bodies,
         project_headers=project_headers,
-        var_uses=extract_var_uses(host, None if parsed.language == "cuda" else var_use_functions(
-            functions, directives, allocations, helper_calls)),
-        member_writes=extract_member_writes(host) if parsed.language != "cuda" else (),
-        classes=extract_class_facts(host) if parsed.language == "c++" else (),
-        # (a function reached through a pointer runs its kernels where no region may be)
-        function_refs=function_refs(host_tree(host)) if parsed.language != "cuda" and any(
-            d.is_target_region for d in directives) else (),
-        host_args=extract_host_args(host) if parsed.language == "cuda" else (),
-        host_decls=extract_host_decls(host) if parsed.language == "cuda" else (),
         macro_directives=macro_directives,
+        **(_analysis_facts(host, parsed.language, directives, allocations, functions)
+           if shown is None or not shown.isdisjoint(ANALYSIS_FIELDS) else {}))
+    return model, [d for ctx in contexts for d in ctx.diagnostics]
+
+
+#: the fields of :func:`_analysis_facts`
+ANALYSIS_FIELDS = frozenset({"var_uses", "member_writes", "classes", "function_refs", "host_args",
+                             "host_decls", "allocating_helpers", "helper_calls"})
+
+
+def _analysis_facts(host: ExtractContext, language: str, directives, allocations,
+                    functions) -> dict:
+    """The model's fields only the passes read (no printer shows them): a run that prints
+    the model (``s2s inspect``) leaves them out and spends neither the time nor the memory
+    (issue 30: they are most of a big CUDA file's extraction)."""
+    helpers, helper_calls = extract_helper_facts(host)
+    return dict(
+        var_uses=extract_var_uses(host, None if language == "cuda" else var_use_functions(
+            functions, directives, allocations, helper_calls)),
+        member_writes=extract_member_writes(host) if language != "cuda" else (),
+        classes=extract_class_facts(host) if language == "c++" else (),
+        # (a function reached through a pointer runs its kernels where no region may be)
+        function_refs=function_refs(host_tree(host)) if language != "cuda" and any(
+            d.is_target_region for d in directives) else (),
+        host_args=extract_host_args(host) if language == "cuda" else (),
+        host_decls=extract_host_decls(host) if language == "cuda" else (),
         allocating_helpers=helpers,
         helper_calls=helper_calls,
     )
-    return model, [d for ctx in contexts for d in ctx.diagnostics]
 
 
 def var_use_functions(functions, directives, allocations, helper_calls) -> frozenset[str]:
@@ -168,7 +187,8 @@ def _in_source_order(items) -> tuple:
 
 
 def load(path: str, options: ParseOptions | None = None, source: bytes | None = None,
-         read_files: list[str] | None = None, skip_without: bytes | None = None) -> Loaded:
+         read_files: list[str] | None = None, skip_without: bytes | None = None,
+         shown: frozenset[str] | None = None) -> Loaded:
     """Parse and extract ``path`` (or ``source`` under that name).
 
     A file with libclang errors gets no model: every later stage would work from a wrong
@@ -180,6 +200,9 @@ def load(path: str, options: ParseOptions | None = None, source: bytes | None = 
     the file, nor a project header it includes, nor a user flag (``-DOFFLOAD=...``) contains
     it, the model is the file's :func:`outline` and nothing is extracted (issue 30, item 1: a
     file with no target region costs a parse, not a walk of every cursor).
+
+    ``shown``: the model's fields a printer shows (``s2s inspect``); only those are extracted
+    and no project header is modelled (a pass never sees such a model).
     """
     parsed = parse_file(path, options) if source is None else parse_source(source, path, options)
     if _device_side_in_headers(parsed, options):
@@ -198,9 +221,9 @@ def load(path: str, options: ParseOptions | None = None, source: bytes | None = 
         if not _mentions(parsed.source, model.project_headers, skip_without, words) and \
                 not any(skip_without in flag.encode("utf-8", "surrogateescape") for flag in flags):
             return Loaded(path, parsed.source, model, tuple(diagnostics), options, outlined=True)
-    model, warnings = extract(parsed)
+    model, warnings = extract(parsed, shown=shown)
     return Loaded(path, parsed.source, model, tuple(diagnostics + warnings), options,
-                  included_headers(parsed, model, options))
+                  included_headers(parsed, model, options) if shown is None else ())
 
 
 def host_helper_headers(loaded: Loaded, names: frozenset[str] | None = None,

@@ -84,22 +84,23 @@ def cache_dir() -> Path:
 
 
 def cached_load(path: str, options: ParseOptions | None = None, source: bytes | None = None,
-                skip_without: bytes | None = None) -> Loaded:
+                skip_without: bytes | None = None, shown: frozenset[str] | None = None
+                ) -> Loaded:
     """:func:`s2s.frontend.extract.load`, from the cache when the file, every file it
     includes and the options are as they were; the result is the same either way."""
     from s2s.frontend.extract import Loaded
 
     options = options or ParseOptions()
     if not (enabled() and options.cache) or parse_reuse.overlay():  # (files only in memory)
-        return load(path, options, source, skip_without=skip_without)
+        return load(path, options, source, skip_without=skip_without, shown=shown)
     if source is None:
         source = read_source(path)            # InputError as load would raise it
-    key = load_key(path, options, source, skip_without)
+    key = load_key(path, options, source, skip_without, shown)
     found = _read(key, Loaded)
     if found is not None:
         return _with_options(found, options)
     seen: list[str] = []
-    loaded = load(path, options, source, read_files=seen, skip_without=skip_without)
+    loaded = load(path, options, source, read_files=seen, skip_without=skip_without, shown=shown)
     if loaded.model is not None:
         _write(key, replace(loaded, options=None, headers=tuple(
             replace(h, options=None) for h in loaded.headers)), seen, options)
@@ -116,10 +117,13 @@ def load(path: str, options: ParseOptions, source: bytes | None = None, **kwargs
 
 
 def load_key(path: str, options: ParseOptions, source: bytes,
-             skip_without: bytes | None = None) -> str:
+             skip_without: bytes | None = None, shown: frozenset[str] | None = None) -> str:
     """The key of the entry of :func:`cached_load` (``path``, ``source``, ``options``)."""
-    # an outline (``skip_without``) is never served to a run that needs the whole model
+    # an outline (``skip_without``) or a model of some fields (``shown``) is never served
+    # to a run that needs the whole model
     kind = "load" if skip_without is None else "load-without-" + skip_without.hex()
+    if shown is not None:
+        kind += "-fields " + " ".join(sorted(shown))
     return entry_key(path, options, source, kind)
 
 

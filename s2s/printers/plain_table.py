@@ -91,7 +91,8 @@ def _column_widths(cells: list[list[str]], width: int) -> list[int] | None:
     from rich.table import Table
 
     count = len(cells[0])
-    measures = [[_measure(row[i]) for row in cells] for i in range(count)]
+    # (each distinct measurement once: the widths are maxima over them)
+    measures = [{_measure(cell) for cell in {row[i] for row in cells}} for i in range(count)]
     limit = width - (count + 1)
 
     def column(i: int, limit: int) -> tuple[int, int]:
@@ -114,6 +115,8 @@ def _column_widths(cells: list[list[str]], width: int) -> list[int] | None:
 def _wrap(text: str, width: int) -> list[str]:
     """``Text.wrap(width, justify="left", overflow="fold")`` of a one-line text, each line
     padded to ``width``."""
+    if len(text) <= width:                  # (most cells: divide_line breaks nothing)
+        return [text.ljust(width)]
     from rich._wrap import divide_line
 
     offsets = [0, *divide_line(text, width, fold=True), len(text)]
