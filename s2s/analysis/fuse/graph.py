@@ -550,6 +550,29 @@ def launches_by_argument(unit: TranslationUnit, function: str) -> dict[str, tupl
     return unit.cached(("fuse.graph.launch_args", function), build)
 
 
+def mentions_in_calls(unit: TranslationUnit, function: str) -> dict[str, tuple[tuple[object, object], ...]]:
+    """The mentions of each variable of ``function`` inside its CUDA API calls and kernel
+    launches, as (call or launch, ``VarUse``) pairs from the AST (the innermost call whose
+    extent holds where the mention is written; ``sizeof`` operands left out): fuse asks which
+    calls a buffer is given to from these, not from argument texts (``(d)``, ``d + 1`` and
+    ``(void **)&d`` are mentions too). Built once per function."""
+    def build() -> dict[str, tuple[tuple[object, object], ...]]:
+        calls = list(unit.in_function("api_calls", function)) + \
+            list(unit.in_function("launches", function))
+        index = SpanIndex(calls)
+        found: dict[str, list[tuple[object, object]]] = {}
+        for use in unit.in_function("var_uses", function):
+            if use.unevaluated:
+                continue
+            start, end = use.spelled or (use.span.start, use.span.end)
+            holders = [c for c in index.containing(start) if end <= c.span.end]
+            if holders:
+                found.setdefault(use.name, []).append(
+                    (max(holders, key=lambda c: c.span.start), use))
+        return {name: tuple(pairs) for name, pairs in found.items()}
+    return unit.cached(("fuse.graph.call_mentions", function), build)
+
+
 def allocated_here(unit: TranslationUnit, function: str, buffer: str) -> bool:
     """Whether ``function`` allocates ``buffer`` itself (``cudaMalloc(&buffer, ..)`` or
     another allocation call taking its address first), from the AST's variable mentions."""
