@@ -538,18 +538,6 @@ def span_layers(run: Run) -> dict[int, int]:
 
 # --- host liveness ----------------------------------------------------------------------------
 
-def launches_by_argument(unit: TranslationUnit, function: str) -> dict[str, tuple[Launch, ...]]:
-    """The launches of ``function`` by the text of each argument (blanks stripped), in model
-    order; built once per function."""
-    def build() -> dict[str, tuple[Launch, ...]]:
-        found: dict[str, list[Launch]] = {}
-        for launch in unit.in_function("launches", function):
-            for text in dict.fromkeys(a.text.strip() for a in launch.args):
-                found.setdefault(text, []).append(launch)
-        return {text: tuple(launches) for text, launches in found.items()}
-    return unit.cached(("fuse.graph.launch_args", function), build)
-
-
 def mentions_in_calls(unit: TranslationUnit, function: str) -> dict[str, tuple[tuple[object, object], ...]]:
     """The mentions of each variable of ``function`` inside its CUDA API calls and kernel
     launches, as (call or launch, ``VarUse``) pairs from the AST (the innermost call whose
