@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from s2s.analysis.fuse import plan as fuse_plan
-from s2s.analysis.fuse.graph import add_checks, find_runs, header_helpers
+from s2s.analysis.fuse.graph import add_checks, find_runs, header_helpers, mentions_in_calls
 from s2s.analysis.fuse.kernels import kernel_facts
 from s2s.analysis.fuse.resources import resource_usage
 from s2s.analysis.host_eval import EvalError, as_dim3, declare_facts, evaluate_tree, host_trees
@@ -23,6 +23,7 @@ from s2s.edits import Edit
 from s2s.frontend.extract import Loaded
 from s2s.frontend.headers import device_headers
 from s2s.model import kernel_ir as ir
+from s2s.model.cuda import Launch
 from s2s.transform import fuse_codegen, registry
 from s2s.transform.check import EditGroup
 from s2s.transform.fuse_through import helper_models, through_wrappers
@@ -357,18 +358,23 @@ def _buffer_edits(ctx: fuse_plan.Context, buffer: str, dropped: frozenset = froz
                   ) -> list[Edit]:
     """Deletion of the ``cudaMalloc`` and ``cudaFree`` statements of ``buffer``, and of its
     declarator (``dropped``: the other buffers whose declarators go with it)."""
+    edits = _release_edits(ctx, buffer)
+    edits += _declaration_edits(ctx, buffer, list(edits), dropped)
+    return edits
+
+
+def _release_edits(ctx: fuse_plan.Context, buffer: str) -> list[Edit]:
+    """Deletion of the statements of the allocation calls given ``&buffer`` first and of the
+    release calls given ``buffer`` first, found from the AST's mentions of the buffer inside
+    calls (casts and parentheses looked through: ``cudaMalloc((void **)&d, n)``)."""
     edits = []
-    for call in ctx.unit.in_function("api_calls", ctx.run.function):
-        if not call.args:
+    for call, use in mentions_in_calls(ctx.unit, ctx.run.function).get(buffer, ()):
+        if isinstance(call, Launch) or use.call != call.name or use.position != 0:
             continue
-        alloc = call.category == "alloc" and \
-            call.args[0].text.replace(" ", "").endswith("&" + buffer)
-        free = call.category == "free" and call.args[0].text.strip() == buffer
-        if alloc or free:
+        if (call.category, use.role) in (("alloc", "address"), ("free", "argument")):
             stmt = _statement_of(ctx, call.span)
             if stmt is not None:
                 edits.append(_delete_statement(ctx.source, stmt.span))
-    edits += _declaration_edits(ctx, buffer, list(edits), dropped)
     return edits
 
 
@@ -377,23 +383,16 @@ def _declaration_edits(ctx: fuse_plan.Context, buffer: str, deleted: list[Edit],
     """The deletion of ``buffer``'s declarator when nothing is left to use it (every other
     mention is in a statement ``deleted`` removes or in an argument of a launch of the run,
     which the fused launch no longer passes): left in place, nvcc warns that it is declared
-    but never referenced. The whole statement when it declares the buffer alone, else the
+    but never referenced. The whole statement when it declares the buffer alone or only
+    buffers the run drops (``float *d_v, *d_w;``: the last one's edit takes it), else the
     declarator with its comma (``float *d_a, *d_t, *d_b;`` -> ``float *d_a, *d_b;``); the
     first of several only when the next one is written with the same ``*`` (``float *d_t,
     *d_b;`` -> ``float *d_b;``, but ``float *d_t, n;`` stays). Only a declarator without a
     value or with a null one; none when the buffer is mentioned anywhere else."""
-    uses = [u for u in ctx.unit.in_function("var_uses", ctx.run.function) if u.name == buffer]
-    mine = [u for u in uses if u.role in ("declare", "null-init")]
-    if len(mine) != 1 or len({u.decl for u in uses}) != 1 or mine[0].span.macro is not None:
+    mine = _unused_declarator(ctx, buffer, deleted)
+    if mine is None:
         return []
-    launches = [node.launch.span for node in ctx.run.nodes]
-    gone = [(e.offset, e.offset + e.length) for e in deleted]
-    for use in uses:
-        inside = [(lo, hi) for lo, hi in gone] + [(s.start, s.end) for s in launches]
-        if use is not mine[0] and not any(lo <= use.span.start and use.span.end <= hi
-                                          for lo, hi in inside):
-            return []
-    at = mine[0].span
+    at = mine.span
     stmt = next((s for s in ctx.unit.function(ctx.run.function).body.walk()
                  if s.kind == "decl" and s.span.start <= at.start and at.end <= s.span.end), None)
     if stmt is None:
@@ -404,10 +403,36 @@ def _declaration_edits(ctx: fuse_plan.Context, buffer: str, deleted: list[Edit],
                    key=lambda u: u.span.start)
     if len(names) == 1:
         return [_delete_statement(ctx.source, stmt.span)]
-    k = names.index(mine[0])
+    k = names.index(mine)
+    if _all_dropped(ctx, names, mine, dropped):
+        return [_delete_statement(ctx.source, stmt.span)] if k == len(names) - 1 else []
     if k == 0 and names[1].name in dropped:
         return []                     # its deletion takes the comma this one's would take
     return _declarator_edit(ctx.source, stmt.span, names, k)
+
+
+def _unused_declarator(ctx: fuse_plan.Context, buffer: str, deleted: list[Edit]):
+    """``buffer``'s one declarator (without a value or with a null one) when every other
+    mention of it is in a statement ``deleted`` removes or in a launch of the run; else None."""
+    uses = [u for u in ctx.unit.in_function("var_uses", ctx.run.function) if u.name == buffer]
+    mine = [u for u in uses if u.role in ("declare", "null-init")]
+    if len(mine) != 1 or len({u.decl for u in uses}) != 1 or mine[0].span.macro is not None:
+        return None
+    inside = [(e.offset, e.offset + e.length) for e in deleted] + \
+        [(node.launch.span.start, node.launch.span.end) for node in ctx.run.nodes]
+    for use in uses:
+        if use is not mine[0] and not any(lo <= use.span.start and use.span.end <= hi
+                                          for lo, hi in inside):
+            return None
+    return mine[0]
+
+
+def _all_dropped(ctx: fuse_plan.Context, names: list, mine, dropped: frozenset) -> bool:
+    """Whether every declarator ``names`` of one statement is a buffer the run drops whose
+    declarator can go (each checked as ``mine`` was)."""
+    return all(u is mine or u.name in dropped and
+               _unused_declarator(ctx, u.name, _release_edits(ctx, u.name)) == u
+               for u in names)
 
 
 def _declarator_edit(source: bytes, span, names: list, k: int) -> list[Edit]:

@@ -61,21 +61,31 @@ int main()
 """
 
 
-def test_wrapper_calls_and_async_copies_replay_as_written_inline(tmp_path):
+@pytest.fixture(scope="module")
+def replayed(tmp_path_factory):
+    """Replays of in-memory sources under one file name, their kernels compiled once from
+    ``KERNEL`` (every source here defines just those): one cpu-device module for the module."""
+    path = str(tmp_path_factory.mktemp("replay") / "prog.cu")
     runtime = Runtime("cpu", 1, threads=2)
-    (tmp_path / "wrapped.cu").write_text(WRAPPED)
-    (tmp_path / "inline.cu").write_text(INLINE)
-    wrapped = replay(str(tmp_path / "wrapped.cu"), runtime=runtime, traffic=False)
-    inline = replay(str(tmp_path / "inline.cu"), runtime=runtime, traffic=False)
+
+    def run(text: str):
+        return replay(path, source=text.encode(), runtime=runtime, traffic=False,
+                      module_source=KERNEL.encode())
+    return run
+
+
+def test_wrapper_calls_and_async_copies_replay_as_written_inline(replayed):
+    wrapped = replayed(WRAPPED)
+    inline = replayed(INLINE)
     assert wrapped.launches == inline.launches == ["axpy", "axpy"]
     assert [name for name, _ in wrapped.outputs] == ["d_x"]
     assert compare(inline, wrapped) == []
 
 
-def test_a_device_copy_not_modelled_stops_the_replay(tmp_path):
-    path = tmp_path / "pitched.cu"
-    path.write_text(INLINE.replace(
+def test_a_device_copy_not_modelled_stops_the_replay(replayed):
+    pitched = INLINE.replace(
         "    cudaMemset(d_y, 0, n * sizeof(float));\n",
-        "    cudaMemcpy2D(d_y, 4, d_x, 4, 4, n, cudaMemcpyDeviceToDevice);\n"))
+        "    cudaMemcpy2D(d_y, 4, d_x, 4, 4, n, cudaMemcpyDeviceToDevice);\n")
+    assert pitched != INLINE
     with pytest.raises(ReplayError, match="cudaMemcpy2D at line 12 is not modelled"):
-        replay(str(path), runtime=Runtime("cpu", 1, threads=2), traffic=False)
+        replayed(pitched)

@@ -557,16 +557,27 @@ def span_layers(run: Run) -> dict[int, int]:
 
 # --- host liveness ----------------------------------------------------------------------------
 
-def launches_by_argument(unit: TranslationUnit, function: str) -> dict[str, tuple[Launch, ...]]:
-    """The launches of ``function`` by the text of each argument (blanks stripped), in model
-    order; built once per function."""
-    def build() -> dict[str, tuple[Launch, ...]]:
-        found: dict[str, list[Launch]] = {}
-        for launch in unit.in_function("launches", function):
-            for text in dict.fromkeys(a.text.strip() for a in launch.args):
-                found.setdefault(text, []).append(launch)
-        return {text: tuple(launches) for text, launches in found.items()}
-    return unit.cached(("fuse.graph.launch_args", function), build)
+def mentions_in_calls(unit: TranslationUnit, function: str) -> dict[str, tuple[tuple[object, object], ...]]:
+    """The mentions of each variable of ``function`` inside its CUDA API calls and kernel
+    launches, as (call or launch, ``VarUse``) pairs from the AST (the innermost call whose
+    extent holds where the mention is written; ``sizeof`` operands left out): fuse asks which
+    calls a buffer is given to from these, not from argument texts (``(d)``, ``d + 1`` and
+    ``(void **)&d`` are mentions too). Built once per function."""
+    def build() -> dict[str, tuple[tuple[object, object], ...]]:
+        calls = list(unit.in_function("api_calls", function)) + \
+            list(unit.in_function("launches", function))
+        index = SpanIndex(calls)
+        found: dict[str, list[tuple[object, object]]] = {}
+        for use in unit.in_function("var_uses", function):
+            if use.unevaluated:
+                continue
+            start, end = use.spelled or (use.span.start, use.span.end)
+            holders = [c for c in index.containing(start) if end <= c.span.end]
+            if holders:
+                found.setdefault(use.name, []).append(
+                    (max(holders, key=lambda c: c.span.start), use))
+        return {name: tuple(pairs) for name, pairs in found.items()}
+    return unit.cached(("fuse.graph.call_mentions", function), build)
 
 
 def allocated_here(unit: TranslationUnit, function: str, buffer: str) -> bool:

@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 
 from s2s.analysis.fuse import legal as fuse_legal
 from s2s.analysis.fuse import recompute as fuse_recompute
-from s2s.analysis.fuse.graph import LaunchNode, Run, launches_by_argument, live_after, span_layers
+from s2s.analysis.fuse.graph import LaunchNode, Run, live_after, mentions_in_calls, span_layers
 from s2s.analysis.fuse.resources import REGS_PER_BLOCK, REGS_PER_THREAD, SMEM_LIMIT
 from s2s.analysis.fuse.types import element_type, fused_parameter, is_volatile
+from s2s.model.cuda import Launch
 
 #: A launch costs about as much as moving this many bytes (a few microseconds of bandwidth).
 LAUNCH_BYTES = 4 << 20
@@ -453,14 +454,17 @@ def _dead_buffers(ctx: Context, group: Group) -> set[str]:
 
 
 def _only_used_in(ctx: Context, buffer: str, group: Group) -> bool:
-    using = launches_by_argument(ctx.unit, ctx.run.function).get(buffer, ())
-    if any(not any(ctx.node(i).launch is n for i in group.nodes) for n in using):
-        return False
-    function = ctx.run.function
-    passed = ctx.unit.cached(("fuse.plan.call_args", function), lambda: frozenset(
-        a.text.strip().lstrip("&") for c in ctx.unit.in_function("api_calls", function)
-        if c.category not in ("alloc", "free") for a in c.args))
-    return buffer not in passed and not ctx.run.in_loop
+    """Whether the group's launches are the only launches given ``buffer`` and no API call
+    but its allocation and release names it (``cudaMemcpy(h, d_t, ..)`` reads it back),
+    from the AST's mentions of the buffer inside calls and launches."""
+    mine = {id(ctx.node(i).launch) for i in group.nodes}
+    for call, _use in mentions_in_calls(ctx.unit, ctx.run.function).get(buffer, ()):
+        if isinstance(call, Launch):
+            if id(call) not in mine:
+                return False
+        elif call.category not in ("alloc", "free"):
+            return False
+    return not ctx.run.in_loop
 
 
 def cost(ctx: Context, group: Group) -> int:

@@ -44,10 +44,11 @@ from s2s.analysis.fuse.forms import (
     site_facts,
     straight_locals,
 )
-from s2s.analysis.fuse.graph import allocated_here, launches_by_argument, live_after
+from s2s.analysis.fuse.graph import allocated_here, live_after, mentions_in_calls
 from s2s.analysis.host_eval import EvalError, as_dim3, declare_facts, evaluate_tree, host_trees
 from s2s.analysis.kernel.loops import walk
 from s2s.model import kernel_ir as ir
+from s2s.model.cuda import Launch
 
 GRID_PARAMS = isl_helpers.GRID_PARAMS
 SIZE_SAMPLES = (None, 7, 37, 100)
@@ -332,8 +333,8 @@ def _check_run(ctx, node, producer: Producer, consumers) -> None:
         raise Refused(f"{buffer} is live on the host after {last.name} (or not allocated in "
                       f"'{run.function}')")
     launches = {n.launch.span.start for n in [node, *consumers]}
-    if any(la.span.start not in launches
-           for la in launches_by_argument(ctx.unit, run.function).get(buffer, ())):
+    if any(isinstance(call, Launch) and call.span.start not in launches
+           for call, _use in mentions_in_calls(ctx.unit, run.function).get(buffer, ())):
         raise Refused(f"another launch uses {buffer}")
 
 
