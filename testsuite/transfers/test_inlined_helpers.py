@@ -168,12 +168,12 @@ def test_a_helper_checking_its_cudamalloc_with_a_macro_is_inlined(shim_ready, tm
     assert "device_floats(" not in main and "upload(" not in main
     assert "    CHECK(cudaMemcpy(d_x, h_x, s2s_off_h_y + (n * sizeof(float)) - s2s_off_h_x, " \
            "cudaMemcpyHostToDevice));\n" in main
-    before = run(build(str(path), tmp_path / "before"))
+    # (the original prints "1.000000 1999.000000" with 2 cudaMalloc and 3 cudaMemcpy calls:
+    # h_y[i] = 1 + 2 * i; its build is not repeated here)
     after = run(build(str(path), tmp_path / "after", source=rewritten))
-    assert before.returncode == after.returncode == 0, before.stderr + after.stderr
-    assert before.stdout == after.stdout == "1.000000 1999.000000\n"
-    assert (before.counts["cudaMalloc"], after.counts["cudaMalloc"]) == (2, 1)
-    assert (before.counts["cudaMemcpy"], after.counts["cudaMemcpy"]) == (3, 2)
+    assert after.returncode == 0, after.stderr
+    assert after.stdout == "1.000000 1999.000000\n"
+    assert (after.counts["cudaMalloc"], after.counts["cudaMemcpy"]) == (1, 2)
 
 
 def test_a_null_assignment_after_the_allocation_is_still_refused(loaded):
