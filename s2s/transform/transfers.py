@@ -58,7 +58,8 @@ def _transfers_file(loaded: Loaded) -> PassOutput:
     model, source = loaded.model, loaded.source
     if model.language != "cuda":
         return PassOutput()
-    regions, refusals = find_regions(model, source)
+    regions, refusals = find_regions(model, source, tuple(
+        h.model for h in loaded.headers if h.model is not None))
     diagnostics = [_warning(r) for r in refusals]
     diagnostics += [Diagnostic.note(f"'{name}' holds the pools of an earlier s2s transfers run "
                                     f"('{span.text(source)}'): its copies and allocations are "

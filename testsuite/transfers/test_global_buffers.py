@@ -2,14 +2,18 @@
 
 ``unsigned char *d_idata;`` at file scope, allocated and uploaded by ``main``, read by the
 launches of ``runTest<TData>`` that ``main`` calls: the call mentions no buffer, yet it reads
-the upload, so the upload is not dead. ``s2s transfers`` used to drop it (the rewrite printed
-``nan``); a call of a function (a template, a plain one, in a loop) that names a region buffer
-declared outside it is now refused with ``transfers-escape`` and the function's transfers stay
-as written, while the file's other functions are still planned."""
+the upload, so the upload is not dead. ``s2s transfers`` once dropped it (the rewrite printed
+``nan``), then refused the whole function (``transfers-escape``). Now such a call (of a
+template, a plain function, in a loop) is an operation of the region that reads and writes
+every region buffer its callees name: the upload stays before it and the buffers are pooled.
+A callee that frees, allocates or re-points such a buffer, uses streams, or a call inside a
+statement with a launch or a copy, is still refused with the reason."""
 
 from __future__ import annotations
 
 import json
+
+import pytest
 
 from s2s.cli.main import main
 
@@ -116,26 +120,69 @@ def test_the_upload_a_called_template_reads_is_kept_and_the_rewrite_runs_the_sam
     out, err = capsys.readouterr()
     [verdict] = json.loads(out)["programs"]
     assert code == 0 and verdict["ok"] and verdict["differences"] == [], err
-    # warmUp's buffers are pooled (the file changes), main's upload of dev_src stays
+    # warmUp's and main's buffers are pooled, main's upload of dev_src stays
     assert verdict["changed"] == ["smooth_bench.cu"]
     assert verdict["original"]["copies"]["h2d_count"] == verdict["rewritten"]["copies"]["h2d_count"] == 2
     assert verdict["original"]["devices"]["cuda_malloc"] == 4
-    assert verdict["rewritten"]["devices"]["cuda_malloc"] == 3
+    assert verdict["rewritten"]["devices"]["cuda_malloc"] == 2
 
 
-def test_a_plain_function_called_in_a_loop_is_refused_with_its_name(capsys, tmp_path):
-    text = PROGRAM.replace("template <typename T> double runSmooth(int count)", "double runSmooth(int count)")
-    text = text.replace("(T *)", "(float *)").replace("(const T *)", "(const float *)")
-    text = text.replace("smooth<T>", "smooth<float>").replace("sizeof(T)", "sizeof(float)")
-    text = text.replace("    double total = runSmooth<float>(count);\n",
-                        "    double total = 0.0;\n    for (int pass = 0; pass < 2; pass++)\n"
-                        "        total += runSmooth(count);\n")
-    assert "template <typename T> double" not in text and "total += runSmooth(count)" in text
-    path = _write(tmp_path, text)
+#: main's dev_src given its slot of the device pool
+POOLED = "dev_src = reinterpret_cast<decltype(dev_src)>(s2s_device_pool + s2s_off_dev_src);"
+
+
+def _in_place(capsys, path) -> tuple[str, str]:
+    """``s2s transfers --in-place`` on ``path``: the rewritten text and what it said."""
     code = main(["transfers", "--in-place", str(path)])
     _out, err = capsys.readouterr()
     assert code == 0, err
-    rewritten = path.read_text()
+    return path.read_text(), err
+
+
+def _plain_runner(text: str) -> str:
+    text = text.replace("template <typename T> double runSmooth(int count)", "double runSmooth(int count)")
+    text = text.replace("(T *)", "(float *)").replace("(const T *)", "(const float *)")
+    return text.replace("smooth<T>", "smooth<float>").replace("sizeof(T)", "sizeof(float)")
+
+
+def test_a_plain_function_called_in_a_loop_is_an_operation_of_the_region(capsys, tmp_path):
+    text = _plain_runner(PROGRAM).replace(
+        "    double total = runSmooth<float>(count);\n",
+        "    double total = 0.0;\n    for (int pass = 0; pass < 2; pass++)\n"
+        "        total += runSmooth(count);\n")
+    assert "template <typename T> double" not in text and "total += runSmooth(count)" in text
+    rewritten, err = _in_place(capsys, _write(tmp_path, text))
+    assert UPLOAD in rewritten and rewritten.index(UPLOAD) < rewritten.index("total += runSmooth(count)")
+    assert POOLED in rewritten
+    assert rewritten.count("cudaMalloc(") == 2      # one pool in warmUp, one in main
+    assert "transfers-escape" not in err, err
+
+
+@pytest.mark.parametrize("old, new, reason", [
+    ("    CHECK(cudaGetLastError());\n", "    CHECK(cudaGetLastError());\n    CHECK(cudaFree(dev_src));\n"
+     "    CHECK(cudaMalloc((void **)&dev_src, count * sizeof(float)));\n",
+     "and makes 'dev_src' freed or allocated in 'runSmooth'"),
+    ("    double total = runSmooth(count);\n",
+     "    double total = 0.0;\n    smooth<float><<<1, 64>>>(dev_dst, dev_src, (int)runSmooth(count));\n",
+     "'runSmooth', called here in a statement with a launch, reaches region buffer"),
+])
+def test_calls_the_plan_cannot_follow_are_refused_with_the_reason(capsys, tmp_path, old, new, reason):
+    text = _plain_runner(PROGRAM).replace("runSmooth<float>(count)", "runSmooth(count)")
+    assert old in text
+    rewritten, err = _in_place(capsys, _write(tmp_path, text.replace(old, new)))
     assert UPLOAD in rewritten and "cudaMalloc((void **)&dev_src, bytes)" in rewritten
     assert "s2s_device_pool" in rewritten  # warmUp is still planned
-    assert "'runSmooth', called here, names region buffer" in err and "[transfers-escape]" in err
+    assert reason in err and "[transfers-escape]" in err, err
+
+
+def test_a_runner_in_a_header_the_file_includes_is_followed(capsys, tmp_path):
+    """The runner in ``runners.cuh``, included after the globals it names (it compiles only
+    there): the walk reads the header's functions as read in the file's context. Before, the
+    call found no function of the file, the upload looked dead and was dropped."""
+    start = PROGRAM.index("template <typename T> double runSmooth")
+    end = PROGRAM.index("// a warm-up pass")
+    (tmp_path / "runners.cuh").write_text(PROGRAM[start:end])
+    rewritten, _err = _in_place(capsys, _write(tmp_path, PROGRAM[:start] + '#include "runners.cuh"\n\n'
+                                               + PROGRAM[end:]))
+    assert UPLOAD in rewritten and rewritten.index(UPLOAD) < rewritten.index("runSmooth<float>(count)")
+    assert POOLED in rewritten

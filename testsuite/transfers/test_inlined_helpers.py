@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from s2s.driver import RunOptions, Success, process_file
 from s2s.edits import EditSet
+from s2s.frontend.core.parse import ParseOptions
 from s2s.frontend.extract import load
 from s2s.transform.alloc_helpers import LOCAL, helper_value
 from s2s.transform.fuse_wrappers import bound_text, parenthesized
@@ -51,17 +51,32 @@ def test_statement_endings_are_kept_or_added():
         "k<<<g, b>>>(a + 1);"
 
 
+@pytest.fixture(scope="module")
+def loaded():
+    """``loaded(text)``: the model of an in-memory ``prog.cu``, parsed once for the module
+    (several tests read one program: each parse of it costs seconds)."""
+    models = {}
+
+    def _load(text: str):
+        if text not in models:
+            models[text] = load("prog.cu", ParseOptions(), source=text.encode())
+        return models[text]
+    return _load
+
+
 def test_a_second_run_on_the_pass_output_changes_nothing_and_warns_nothing():
     """helper_alloc_poisson: the first run pools (``d_u = gpu_alloc(n, "u")`` inlined); on its
     output the second run warned "'h_u' is aliased or reassigned" (the pool's slots seen as
-    aliases of the pool). Now: no edit, no warning, a note naming the earlier run's pool."""
+    aliases of the pool). Now: no edit, no warning, a note naming the earlier run's pool.
+    (The first run's edits applied without the driver's compile check: one parse less.)"""
     path = CORPUS / "helper_alloc_poisson" / "poisson.cu"
-    first = process_file(str(path), RunOptions(), run_transfers)
-    assert isinstance(first, Success) and first.change.after.count(b"cudaMalloc(") == 1
-    assert b"    d_u = 0;\n" in first.change.after
-    again = load(str(path), source=first.change.after)
+    original = load(str(path))
+    first = EditSet(run_transfers(original).edits).apply(str(path), original.source)
+    assert first.count(b"cudaMalloc(") == 1
+    assert b"    d_u = 0;\n" in first
+    again = load(str(path), source=first)
     second = run_transfers(again)
-    assert EditSet(second.edits).apply(str(path), again.source) == first.change.after
+    assert EditSet(second.edits).apply(str(path), again.source) == first
     assert [d.message for d in second.diagnostics if d.severity.name == "WARNING"] == []
     notes = [d.message for d in second.diagnostics if "earlier s2s transfers run" in d.message]
     assert notes == ["'main' holds the pools of an earlier s2s transfers run ('s2s_device_pool'): "
@@ -72,6 +87,7 @@ IN_MACRO = """#include <cstdio>
 #include <cstdlib>
 #define CHECK(call) do { cudaError_t e = (call); if (e != cudaSuccess) { \\
     fprintf(stderr, "%s:%d: %s\\\\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+#define TRY(call) do { if ((call) != cudaSuccess) return NULL; } while (0)
 __global__ void axpy(float *y, const float *x, float a, int n)
 { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] += a * x[i]; }
 static float *device_floats(int n)
@@ -109,26 +125,27 @@ int main()
     return 0;
 }
 """
+#: IN_MACRO with a CHECK that stringizes its argument
+STRINGIZED = IN_MACRO.replace("exit(1);", "puts(#call); exit(1);")
 
 
-def test_mentions_in_a_forwarded_macro_argument_say_where_they_are_written(load_source):
+def test_mentions_in_a_forwarded_macro_argument_say_where_they_are_written(loaded):
     """libclang gives every mention inside ``CHECK(...)`` the macro call's extent; the fact
     ``spelled`` is where it is written in the call, when the macro expands the argument once
     as it is; a stringizing macro gives none."""
-    loaded = load_source(IN_MACRO, "prog.cu")
-    source = loaded.source
-    found = {(u.name, u.call): u.spelled for u in loaded.model.in_function("var_uses", "device_floats")
+    program = loaded(IN_MACRO)
+    source = program.source
+    found = {(u.name, u.call): u.spelled for u in program.model.in_function("var_uses", "device_floats")
              if u.span.macro == "CHECK"}
     start, end = found[("p", "cudaMalloc")]
     assert source[start:end] == b"p" and source[start - 1:end] == b"&p"
     start, end = found[("n", "cudaMalloc")]
     assert source[start:end + 2] == b"n *"
     assert found[("e", None)] is None                    # the macro's own local
-    stringized = load_source(IN_MACRO.replace("exit(1);", "puts(#call); exit(1);"), "prog.cu")
-    assert all(u.spelled is None for u in stringized.model.var_uses)
+    assert all(u.spelled is None for u in loaded(STRINGIZED).model.var_uses)
 
 
-def test_a_helper_checking_its_cudamalloc_with_a_macro_is_inlined(shim_ready, tmp_path):
+def test_a_helper_checking_its_cudamalloc_with_a_macro_is_inlined(shim_ready, tmp_path, loaded):
     """``CHECK(cudaMalloc((void **)&p, n * sizeof(float)))`` in the helper: the call's copy
     at each call site is the macro call with ``p`` and ``n`` replaced in its argument text;
     the pool's cudaMalloc keeps the CHECK. ``d_y = device_floats(n);`` sets ``d_y = 0;``
@@ -139,10 +156,10 @@ def test_a_helper_checking_its_cudamalloc_with_a_macro_is_inlined(shim_ready, tm
 
     path = tmp_path / "prog.cu"
     path.write_text(IN_MACRO)
-    result = process_file(str(path), RunOptions(), run_transfers)
-    assert isinstance(result, Success)
-    assert [d.message for d in result.diagnostics if d.severity.name == "WARNING"] == []
-    main = result.change.after.decode().split("int main()")[1]
+    output = run_transfers(loaded(IN_MACRO))          # (the build below checks the rewrite)
+    assert [d.message for d in output.diagnostics if d.severity.name == "WARNING"] == []
+    rewritten = EditSet(output.edits).apply("prog.cu", IN_MACRO.encode())
+    main = rewritten.decode().split("int main()")[1]
     assert "    float *d_x = 0;\n    CHECK(cudaMalloc((void **)&s2s_device_pool, s2s_device_bytes));\n" \
            "    d_x = reinterpret_cast<decltype(d_x)>(s2s_device_pool + s2s_off_h_x);\n" \
            "    if (d_x == NULL) {\n" \
@@ -151,19 +168,19 @@ def test_a_helper_checking_its_cudamalloc_with_a_macro_is_inlined(shim_ready, tm
     assert "device_floats(" not in main and "upload(" not in main
     assert "    CHECK(cudaMemcpy(d_x, h_x, s2s_off_h_y + (n * sizeof(float)) - s2s_off_h_x, " \
            "cudaMemcpyHostToDevice));\n" in main
-    before = run(build(str(path), tmp_path / "before"))
-    after = run(build(str(path), tmp_path / "after", source=result.change.after))
-    assert before.returncode == after.returncode == 0, before.stderr + after.stderr
-    assert before.stdout == after.stdout == "1.000000 1999.000000\n"
-    assert (before.counts["cudaMalloc"], after.counts["cudaMalloc"]) == (2, 1)
-    assert (before.counts["cudaMemcpy"], after.counts["cudaMemcpy"]) == (3, 2)
+    # (the original prints "1.000000 1999.000000" with 2 cudaMalloc and 3 cudaMemcpy calls:
+    # h_y[i] = 1 + 2 * i; its build is not repeated here)
+    after = run(build(str(path), tmp_path / "after", source=rewritten))
+    assert after.returncode == 0, after.stderr
+    assert after.stdout == "1.000000 1999.000000\n"
+    assert (after.counts["cudaMalloc"], after.counts["cudaMemcpy"]) == (1, 2)
 
 
-def test_a_null_assignment_after_the_allocation_is_still_refused(load_source):
+def test_a_null_assignment_after_the_allocation_is_still_refused(loaded):
     """``d = 0;`` before the buffer's cudaMalloc holds no storage; after it, it drops the
     buffer's only pointer: that is a reassignment, refused as before."""
     text = IN_MACRO.replace("    cudaFree(d_x);\n", "    d_x = 0;\n    cudaFree(d_x);\n")
-    said = [d.message for d in run_transfers(load_source(text, "prog.cu")).diagnostics
+    said = [d.message for d in run_transfers(loaded(text)).diagnostics
             if d.severity.name == "WARNING"]
     assert any("'d_x' is aliased or reassigned" in m for m in said)
 
@@ -176,30 +193,26 @@ def test_a_null_assignment_after_the_allocation_is_still_refused(load_source):
     (("    CHECK(cudaMalloc((void **)&p", "    TRY(cudaMalloc((void **)&p"),     # TRY returns NULL
      "its statement at line 11 returns, jumps or declares"),
 ])
-def test_a_macro_that_does_more_than_forward_is_refused_with_the_reason(load_source, change, why):
-    text = IN_MACRO.replace(*change).replace(
-        "__global__", "#define TRY(call) do { if ((call) != cudaSuccess) return NULL; } while (0)\n__global__", 1)
-    loaded = load_source(text, "prog.cu")
-    output = run_transfers(loaded)
+def test_a_macro_that_does_more_than_forward_is_refused_with_the_reason(loaded, change, why):
+    output = run_transfers(loaded(IN_MACRO.replace(*change)))
     said = [d.message for d in output.diagnostics if d.id == "transfers-wrapper"]
     assert any(why in m for m in said), said
     assert not output.edits
 
 
-def test_an_argument_named_as_the_macros_own_local_is_not_captured(load_source):
+def test_an_argument_named_as_the_macros_own_local_is_not_captured(loaded):
     """``device_floats(e)`` would put ``e`` into ``cudaError_t e = (cudaMalloc(..., e * 4))``,
     where it names the macro's local: that call stays as written."""
     text = IN_MACRO.replace("    int n = 1000;", "    int e = 1000, n = e;").replace(
         "float *d_x = device_floats(n);", "float *d_x = device_floats(e);")
-    output = run_transfers(load_source(text, "prog.cu"))
+    output = run_transfers(loaded(text))
     after = EditSet(output.edits).apply("prog.cu", text.encode()).decode()
     assert "float *d_x = device_floats(e);" in after and "CHECK(cudaMalloc((void **)&d_x" not in after
 
 
-def test_a_copy_wrapper_behind_a_stringizing_macro_says_why(load_source):
-    text = IN_MACRO.replace("exit(1);", "puts(#call); exit(1);")
-    said = [d.message for d in run_transfers(load_source(text, "prog.cu")).diagnostics
+def test_a_copy_wrapper_behind_a_stringizing_macro_says_why(loaded):
+    said = [d.message for d in run_transfers(loaded(STRINGIZED)).diagnostics
             if d.id == "transfers-wrapper" and "'upload'" in d.message]
-    assert said == ["the copies of 'upload' (prog.cu:17) are not followed to its calls: parameter "
+    assert said == ["the copies of 'upload' (prog.cu:18) are not followed to its calls: parameter "
                     "'dst' is mentioned in a macro's argument that the macro does not forward as "
                     "written, or in a template instantiation; they are left as written"]

@@ -29,9 +29,13 @@ and ``_uses``.
 
 from __future__ import annotations
 
-from s2s.analysis.transfers.region import HOST, Launch
+from dataclasses import dataclass
+
+from s2s.analysis.transfers.region import DEVICE, HOST, HostCode, Launch
 from s2s.model import Stmt
 from s2s.model.cuda_legacy import legacy_equivalent
+from s2s.model.host_facts import VALUE_ROLES, VarUse
+from s2s.model.span import SourceSpan
 
 #: CUDA calls a device call's callee may make besides its launches
 _QUIET = frozenset({"cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString", "cudaGetErrorName",
@@ -114,34 +118,138 @@ class DeviceCalls:
         self.has_value.update(buffers)
         return Launch(callee, reads, tuple(buffers), stmt.span)
 
-    def reached_buffer(self, stmt: Stmt):
-        """(the function called by ``stmt``, the region buffer it or a function it calls names
-        outside its own declarations, that use) for the first such mention, or None.
+    def reached(self, stmt: Stmt) -> Reach | None:
+        """What the functions ``stmt`` calls (those of a nested statement too, and what they
+        call, the file's functions, templates and members included) do with region buffers
+        declared outside them, or None when they name none.
 
         A function of the file that names a global region buffer (``float *d_in;`` at file
         scope, read by its launches or copied by it) reads or writes it where it is called,
         though the call mentions no buffer: a copy before the call is not dead, nor can one
-        move across it. Template functions and members count too (their bodies name the
-        buffer whatever their instantiations are)."""
+        move across it (cuda-samples alignedTypes: ``runTest<uint8>(1, MemorySize)``)."""
+        uses: list[VarUse] = []
+        problem: tuple[str, SourceSpan] | None = None
+        first = None
         seen: set[str] = {self.function.name}
         # every call in the statement, those of a nested loop's body too (its own statements:
         # the function's calls filtered by span, once per statement, were quadratic)
         for call in (c for inner in stmt.walk() for c in inner.calls):
-            found = self._names_region_buffer(call.name, seen)
-            if found is not None:
-                return call.name, found
-        return None
-
-    def _names_region_buffer(self, name: str, seen: set[str]):
-        if name in seen:
+            for name in self._called_from(call.name, seen):
+                facts = self._reach_facts(name)[0]
+                if facts.uses and first is None:
+                    first = call.name
+                uses += facts.uses
+                problem = problem or facts.problem
+        if not uses:
             return None
-        seen.add(name)
-        for function in (f for f in self.model.functions if f.name == name and f.body is not None):
-            for use in self.model.in_function("var_uses", name):
-                if use.name in self.space and not function.span.start <= use.decl < function.span.end:
-                    return use
-            for callee in {c.name for c in function.calls}:
-                found = self._names_region_buffer(callee, seen)
-                if found is not None:
-                    return found
-        return None
+        return Reach(first, tuple(uses), problem)
+
+    def _called_from(self, name: str, seen: set[str]) -> list[str]:
+        """``name`` and the file's functions it calls, transitively, less those in ``seen``
+        (which gets them)."""
+        out, todo = [], [name]
+        while todo:
+            current = todo.pop()
+            if current not in seen:
+                seen.add(current)
+                out.append(current)
+                todo += self._reach_facts(current)[1]
+        return out
+
+    def _reach_facts(self, name: str) -> tuple[Reach, tuple[str, ...]]:
+        """The region buffers function ``name`` (of the file, else of a project header it
+        includes) names outside its own declarations, the first thing it does that a call of
+        it cannot be planned around, and the functions it calls (once per function: every
+        statement of the region asks). A global is told by the AST (``VarUse.local``), not by
+        where it is declared: a header's function and the file's global are in two files."""
+        if name not in self.reach_cache:
+            uses: list[VarUse] = []
+            problem, callees = None, set()
+            for model in (self.model, *self.elsewhere):
+                functions = [f for f in model.functions if f.name == name and f.body is not None]
+                for function in functions:
+                    outside = [u for u in model.in_function("var_uses", name) if not u.local]
+                    uses += [u for u in outside if u.name in self.space]
+                    problem = problem or _reach_problem(model, function, outside, self.space)
+                    callees.update(c.name for c in function.calls)
+                if functions:
+                    break
+            self.reach_cache[name] = (Reach(name, tuple(uses), problem), tuple(sorted(callees)))
+        return self.reach_cache[name]
+
+    def reach_op(self, reach: Reach, span: SourceSpan) -> tuple[Launch | HostCode, ...]:
+        """The call's operations: it reads (where they hold a value) and writes every device
+        buffer it reaches, as a launch without an access model, then every host buffer, as
+        host code (what the callee copies between them moves values the plan does not see,
+        so both sides are read and written)."""
+        names = list(dict.fromkeys(u.name for u in reach.uses))
+        ops = []
+        for space, kind in ((DEVICE, Launch), (HOST, HostCode)):
+            buffers = tuple(n for n in names if self.space[n] == space)
+            if buffers:
+                reads = tuple(b for b in buffers if b in self.has_value)
+                self.has_value.update(buffers)
+                ops.append(kind(f"{reach.callee} (calls naming {', '.join(buffers)})", reads,
+                                buffers, span))
+        return tuple(ops)
+
+
+@dataclass(frozen=True)
+class Reach:
+    """The region buffers a call reaches through the globals its callees name."""
+
+    #: the function called in the statement whose callees name them
+    callee: str
+    uses: tuple[VarUse, ...]
+    #: (why the call cannot be an operation of the region, where), or None
+    problem: tuple[str, SourceSpan] | None = None
+
+
+#: CUDA calls a function reached through a global buffer may make: copies, fills, checks,
+#: events and queries (their effect on the buffers is within "reads and writes every buffer")
+_REACH_API = frozenset({"cudaMalloc", "cudaFree", "cudaMemcpy", "cudaMemset", "cudaMemcpyToSymbol",
+                        "cudaMemcpyFromSymbol", "cudaGetDevice", "cudaGetDeviceCount",
+                        "cudaGetDeviceProperties", "cudaDeviceGetAttribute", "cudaMemGetInfo",
+                        "cudaFuncGetAttributes"}) | _QUIET
+#: calls that end or replace a buffer given to them
+_RELEASES = frozenset({"cudaFree", "cudaFreeHost", "free", "realloc", "cudaMalloc", "cudaMallocHost",
+                       "cudaHostAlloc", "cudaMallocManaged"})
+
+
+def _reach_problem(model, function, outside: list[VarUse], space: dict[str, str]
+                   ) -> tuple[str, SourceSpan] | None:
+    """Why a call of ``function`` (which names region buffers declared outside it) cannot be
+    an operation reading and writing them: a CUDA call other than a copy, fill, check or
+    query (streams, device resets), a launch on a stream, a region buffer or a global
+    pointer given a value (``sdkCreateTimer(&timer)`` is none: only a region buffer's
+    address counts), a region buffer it names copied into anything but a local of its own,
+    or a pointer returned (either may keep the buffer past the call), a buffer it reaches or
+    is given freed or allocated."""
+    name = function.name
+    for call in model.in_function("api_calls", name):
+        called = legacy_equivalent(call.name)
+        if called not in _REACH_API and not called.startswith("cudaEvent"):
+            return f"'{call.name}' in '{name}'", call.span
+    for launch in model.in_function("launches", name):
+        if launch.stream is not None and launch.stream.text.strip() not in _DEFAULT_STREAMS:
+            return (f"a launch of '{launch.kernel}' on stream '{launch.stream.text.strip()}' in "
+                    f"'{name}'"), launch.span
+    params = {p.name for p in function.params}
+    reached = set(outside)
+    for use in model.in_function("var_uses", name):
+        if (use.call in _RELEASES or use.role == "delete") and (use.name in params or use in reached):
+            return f"'{use.name}' freed or allocated in '{name}'", use.span
+    for use in outside:
+        if use.name in space and use.role in VALUE_ROLES or use.pointer and use.role == "assign":
+            return f"'{use.name}', declared outside '{name}', given a value there", use.span
+    names = {u.name for u in outside if u.name in space}
+    uses = model.in_function("var_uses", name)
+    locals_ = {u.name for u in uses if u.local}
+    for copy in model.in_function("pointer_copies", name):
+        if (copy.source in names or set(copy.choices) & names) and copy.target not in locals_:
+            return f"'{copy.target}' given region buffer '{copy.source or copy.choices[0]}' in " \
+                   f"'{name}'", copy.span
+    for stmt in function.body.walk():     # (a pointer returned may be a region buffer's alias)
+        if stmt.kind == "return" and any(u.pointer and stmt.span.contains(u.span) for u in uses):
+            return f"a pointer returned by '{name}'", stmt.span
+    return None

@@ -46,7 +46,7 @@ from s2s.analysis.transfers.host_body import (
     clip_barriers,
     read_loop_body,
 )
-from s2s.analysis.transfers.host_calls import DeviceCalls
+from s2s.analysis.transfers.host_calls import DeviceCalls, Reach
 from s2s.analysis.transfers.host_checks import BufferChecks
 from s2s.analysis.transfers.host_choices import Choices
 from s2s.analysis.transfers.host_frames import CheckedCalls
@@ -125,6 +125,8 @@ class RegionStatement:
     last_op: int | None = None
     #: an ``element-loop``: (body statement, memory call, array) for each call (``host_slices``)
     parts: tuple = ()
+    #: a ``reaching-call``: the region buffers its callees name (``host_calls.Reach``)
+    reach: object = None
 
 
 @dataclass(frozen=True)
@@ -159,8 +161,11 @@ class HostRegion:
                     if s.op is not None and s.op <= op <= (s.op if s.last_op is None else s.last_op))
 
 
-def find_regions(model: TranslationUnit, source: bytes) -> tuple[list[HostRegion], list[UnsupportedConstruct]]:
-    """Every host function with CUDA memory calls, as a region or as a refusal."""
+def find_regions(model: TranslationUnit, source: bytes, elsewhere: tuple[TranslationUnit, ...] = ()
+                 ) -> tuple[list[HostRegion], list[UnsupportedConstruct]]:
+    """Every host function with CUDA memory calls, as a region or as a refusal. ``elsewhere``:
+    the models of the project headers the file includes (read in its context), whose functions
+    a call of the file may run (``host_calls.reached``)."""
     accesses = {m.kernel: m for m in analyze_unit(model.kernel_bodies)}
     index = _UnitIndex(model)
     regions, refusals = [], []
@@ -170,7 +175,8 @@ def find_regions(model: TranslationUnit, source: bytes) -> tuple[list[HostRegion
         if function.body is None or not calls or function.name in planned:
             continue
         try:
-            regions.append(_Extractor(model, source, function, accesses, index).extract())
+            regions.append(_Extractor(model, source, function, accesses, index,
+                                      elsewhere=elsewhere).extract())
         except UnsupportedConstruct as refusal:
             refusals.append(refusal)
     return regions, refusals
@@ -234,6 +240,10 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
     hoisted: dict[int, int] = field(default_factory=dict)
     #: function -> whether a call of it is a device call (``host_calls``)
     launching_cache: dict[str, bool] = field(default_factory=dict)
+    #: function -> the region buffers it names outside its declarations (``host_calls``)
+    reach_cache: dict[str, tuple[Reach, tuple[str, ...]]] = field(default_factory=dict)
+    #: the models of the project headers the file includes (``find_regions``)
+    elsewhere: tuple[TranslationUnit, ...] = ()
 
     # -- classification -------------------------------------------------------------
 
@@ -381,6 +391,9 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
         memory = [c for c in calls if c.name in MEMORY_CALLS or is_copy(c) or
                   c.name in DEVICE_FILLS and self._mentions(c)]
         control = stmt.kind not in ("expr", "decl") and stmt.span.macro is None
+        reach = self.reached(stmt)
+        if reach is not None and (memory or launches):
+            self._refuse_reach(reach, stmt, f"in a statement with {'a launch' if launches else 'a CUDA memory call'}")
         frame = self.checked_call(stmt, memory, launches) if control and memory else None
         control = control and frame is None
         parts = self.element_loop_calls(stmt, memory) if control and memory and self.bodies is not None \
@@ -426,16 +439,22 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
         if freed is not None:
             self.free_at[freed] = index
             return RegionStatement(stmt, "host-free", freed)
-        reached = self.reached_buffer(stmt)
-        if reached is not None:
-            callee, use = reached
-            self._refuse(f"'{callee}', called here, names region buffer '{use.name}' (line {use.span.line}), "
-                         "declared outside it: the call reads or writes it, which the plan cannot follow",
-                         stmt.span, "transfers-escape")
+        if reach is not None:
+            if reach.problem is not None:
+                self._refuse_reach(reach, stmt, f"and makes {reach.problem[0]} (line {reach.problem[1].line})")
+            if any(u.name in self.space or u.name in self.arrays for u in self._uses(stmt.span)):
+                self._refuse_reach(reach, stmt, "in a statement naming region buffers itself")
+            return RegionStatement(stmt, "reaching-call", reach=reach)
         if self.device_call(stmt) is not None:
             return RegionStatement(stmt, "device-call")
         self._check_uses(stmt)
         return RegionStatement(stmt, "host")
+
+    def _refuse_reach(self, reach: Reach, stmt: Stmt, why: str) -> None:
+        use = reach.uses[0]
+        self._refuse(f"'{reach.callee}', called here {why}, reaches region buffer '{use.name}' (line "
+                     f"{use.span.line}), declared outside it: the call reads or writes it, which the plan "
+                     "cannot follow there", stmt.span, "transfers-escape")
 
     def _check_calls(self, calls: list[ApiCall]) -> None:
         for call in calls:
@@ -507,6 +526,8 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
             return self._host_op(entry.stmt)
         if entry.role == "device-call":
             return self.device_call_op(entry.stmt)
+        if entry.role == "reaching-call":
+            return self.reach_op(entry.reach, entry.stmt.span)
         return None
 
     def _launch_op(self, launch: LaunchSite) -> Launch | None:
