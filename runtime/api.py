@@ -221,7 +221,8 @@ class Runtime:
         stats, again = TransferStats(), TransferStats()
         for buffer in waiting:
             reads = [(d, lo, hi) for d, buf, lo, hi in plan.reads if buf is buffer] if target is None else ()
-            self.pending.place(buffer, self.devices, target, _linear_cuts, stats, reads, again)
+            self.pending.place(buffer, self.devices, target, _linear_cuts, stats, reads, again,
+                               split_launch=target is None)
         self.copy_stats.merge(stats)
         return again
 

@@ -8,7 +8,9 @@ copy put there (issue 18 item 6: a 200 kB histogram input moved 100,672 bytes be
 In ``launch`` mode the copy is staged in the buffer's host memory and remembered as *pending*; the
 next launch that takes the buffer places it: when the launch is split over several devices, each
 device gets from the host the bytes it reads in that launch (a halo read by two devices comes from
-the host to both) and the rest is cut linearly as ``linear`` would have; whole on the one device that
+the host to both) and the bytes it does not read stay staged for the next launch that takes the buffer
+(cut linearly, a first launch over half of the buffer made later launches split another way fetch the
+other half between devices: the corpus program registered_streams); whole on the one device that
 runs the launch otherwise. Either way the first launch moves no bytes between devices. Operations that read or write the buffer in place of a launch
 (a device-to-device copy, a ``memset`` in another mode) place it linearly first. A ``cudaMemset`` in
 ``launch`` mode is pending the same way (the host memory is filled, and the chosen devices fill their
@@ -48,20 +50,29 @@ class PendingCopies:
         return buffer in self._ranges
 
     def place(self, buffer: VirtualBuffer, devices: list, device: int | None, cuts,
-              stats: TransferStats, reads=(), again: TransferStats | None = None) -> None:
+              stats: TransferStats, reads=(), again: TransferStats | None = None,
+              split_launch: bool = False) -> None:
         """Upload ``buffer``'s pending ranges from its host memory: all to ``device``; or (None) first
         the bytes each device reads in the launch, ``reads`` [(device, lo, hi)], to that device (they
         stay on the host too: a halo read by two devices comes from the host to both, not from one
         device to the other), then the rest cut linearly over ``devices`` by ``cuts(nbytes, parts)``,
         those devices becoming their only holders, as after a ``linear`` copy. ``stats`` counts
         each byte's first upload (the program's copy), ``again`` the uploads of bytes another
-        device got already (a halo: the launch's traffic, not the copy's)."""
+        device got already (a halo: the launch's traffic, not the copy's). ``split_launch``: the
+        bytes no device reads stay pending instead of being cut linearly (a first launch over
+        half of a buffer no longer decides where the other half goes)."""
         ranges = self._ranges.pop(buffer, ())
         sent: list[tuple[int, int]] = []      # bytes uploaded once: the program's copy
         for lo, hi, fill in ranges:
             for d, a, b in reads:
                 self._send(buffer, devices[d], d, max(a, lo), min(b, hi), fill, stats, keep_host=True,
                            sent=sent, again=again)
+            if device is None and split_launch:
+                # bytes this launch does not read stay staged for the launch that reads them (cut
+                # linearly here, a later launch split another way fetched them between devices)
+                for a, b in _outside(lo, hi, [(a, b) for _d, a, b in reads]):
+                    self._ranges.setdefault(buffer, []).append((a, b, fill))
+                continue
             if device is not None:
                 pieces = [(device, lo, hi)]
             else:
@@ -94,6 +105,15 @@ class PendingCopies:
                 buffer.tracker.add(x, y, device_bit(d))
             else:
                 buffer.tracker.assign(x, y, device_bit(d))
+
+
+def _outside(lo: int, hi: int, covered: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The pieces of [lo, hi) outside every range of ``covered``."""
+    pieces = [(lo, hi)]
+    for a, b in covered:
+        pieces = [piece for x, y in pieces
+                  for piece in ((x, min(y, a)), (max(x, b), y)) if piece[0] < piece[1]]
+    return pieces
 
 
 def _overlap(sent: list[tuple[int, int]], x: int, y: int) -> int:

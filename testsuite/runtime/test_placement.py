@@ -106,3 +106,28 @@ def test_copy_after_memset_supersedes_the_fill():
         rt.memcpy_dtoh(out, dy)
         expected = 2 * x + (np.where(np.arange(n) < n // 2, y, 0) if partial else y)
         assert np.array_equal(out, expected), (blocks, partial)
+
+
+def test_part_a_split_launch_does_not_read_waits_for_the_launch_that_does():
+    """registered_streams: the whole buffer copied, a first launch over its second half, then
+    launches over quarters of the first half with half-size blocks. The half the first launch does
+    not read used to be cut linearly at that launch (each quarter on one device), so each later
+    launch fetched half its quarter from the other device; it now waits for them: no bytes move
+    between devices, and the results are the same."""
+    rt = Runtime("cpu", 2, threads=2, distribute="launch")
+    mod = rt.load_module(path=str(CUDA_SAMPLES / "saxpy" / "saxpy.cu"))
+    n, quarter = 1024, 256
+    x, y = np.arange(n, dtype=f32), np.full(n, 3, f32)
+    dx, dy = rt.malloc(4 * n), rt.malloc(4 * n)
+    rt.memcpy_htod(dx, x)
+    rt.memcpy_htod(dy, y)
+    first = rt.launch(mod["saxpy"], 2, 256, [n // 2, 2.0, dx + 2 * n, dy + 2 * n], access=SAXPY)
+    assert first.partitioned and _device_bytes(first.transfers) == 0
+    later = [rt.launch(mod["saxpy"], 2, 128, [quarter, 1.0, dx + 4 * q * quarter, dy + 4 * q * quarter],
+                       access=SAXPY) for q in (0, 1)]
+    assert all(stats.partitioned for stats in later)
+    assert [_device_bytes(stats.transfers) for stats in later] == [0, 0]
+    assert sum(n for (src, _), n in rt.copy_stats.link_bytes.items() if src == "host") == 8 * n
+    out = np.empty(n, f32)
+    rt.memcpy_dtoh(out, dy)
+    assert np.array_equal(out, np.where(np.arange(n) < n // 2, x, 2 * x) + y)

@@ -38,7 +38,7 @@ static long checksum(const int *data, int n)
 
 int main(int argc, char **argv)
 {
-    int n = argc > 1 ? atoi(argv[1]) : 8192;
+    int n = argc > 1 ? atoi(argv[1]) : 1024;
     int sync_method = argc > 2 ? atoi(argv[2]) : 4;
     if (n % (NSTREAMS * THREADS) != 0 || sync_method < 0 || sync_method > 4 || sync_method == 3) {
         fprintf(stderr, "usage: %s [n, a multiple of %d] [sync method 0|1|2|4]\n", argv[0],

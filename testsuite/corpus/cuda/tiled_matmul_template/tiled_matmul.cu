@@ -92,7 +92,7 @@ static int multiply(int tile, int hA, int wA, int wB, int iterations)
 int main(int argc, char **argv)
 {
     int tile = argc > 1 ? atoi(argv[1]) : 16;
-    int n = argc > 2 ? atoi(argv[2]) : 64;
+    int n = argc > 2 ? atoi(argv[2]) : 32;
     if ((tile != 16 && tile != 8) || n % 16 != 0) {
         fprintf(stderr, "usage: %s [tile 16|8] [n, a multiple of 16]\n", argv[0]);
         return EXIT_FAILURE;
