@@ -29,6 +29,29 @@ def run_both(tmp_path, original: str | bytes, rewritten: str | bytes, suffix: st
     return runs[0], runs[1]
 
 
+def run_rewrite_and_host(tmp_path, original: str, rewritten: str, suffix: str = ".c"):
+    """(host fallback run, device run) of ``rewritten``, built once: the rewrite differs from
+    ``original`` only in OpenMP directives (checked here, line by line), and with
+    ``OMP_TARGET_OFFLOAD=DISABLED`` every directive that maps or copies is a no-op and the
+    target regions run on the host's own memory, so the first run is the original program's
+    output (a second build of the original would give the same); the second runs on the
+    host device with the rewrite's copies. Skips where the OpenMP toolchain is missing."""
+    if omp_harness.toolchain_problem():
+        pytest.skip(omp_harness.toolchain_problem())
+    assert _code_lines(rewritten) == _code_lines(original), "the rewrite changed code"
+    source = tmp_path / f"new{suffix}"
+    source.write_text(rewritten)
+    omp_harness.build(source, tmp_path / "new")
+    host = omp_harness.run(tmp_path / "new", env={"OMP_TARGET_OFFLOAD": "DISABLED"})
+    assert host.copies.total_count == 0, "the host fallback copied"
+    return host, omp_harness.run(tmp_path / "new")
+
+
+def _code_lines(text: str) -> list[str]:
+    """The lines of ``text`` that are not OpenMP directives."""
+    return [line for line in text.splitlines() if not line.lstrip().startswith("#pragma omp")]
+
+
 def check_mapped_per_call(load_source, tmp_path, program: str, reason: str,
                           added_destructor: str | None = None) -> None:
     """A class whose fields s2s refuses to map over each object's lifetime: one note gives

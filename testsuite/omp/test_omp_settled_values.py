@@ -10,13 +10,20 @@ caused by facts read from text).
   (omp.index_locals from the mentions, the macro expanded): the kernel overwrites ``un``
   through an if/else, so ``un`` is allocated, not copied in (macro_pragma_heat).
 
-Parsed in memory; the two rewrites run before and after on clang-16 host offload.
+* ``int n = w * h;`` then ``w = 2 * w;``: ``n`` no longer stands for ``w * h`` where the plan
+  compares the sections the host reads after a region (omp.ir's definitions follow the rule
+  of omp.settled): before, ``a[0:n]`` alone came back where the host reads ``a[0:w * h]``
+  too (wrong output).
+
+Parsed in memory; each rewrite is built once and run on clang-16 host offload and with
+offload disabled (the original program's output: omp_runs.run_rewrite_and_host).
 """
 
 from __future__ import annotations
 
+from s2s.analysis.omp.ir import IRBuilder
 from s2s.analysis.omp.settled import settled_definitions
-from testsuite.omp.omp_runs import rewrite_source, run_both
+from testsuite.omp.omp_runs import rewrite_source, run_rewrite_and_host
 
 VALUES = """#include <stddef.h>
 #include <stdlib.h>
@@ -62,6 +69,10 @@ def test_integer_values_are_read_without_their_casts(load_source):
     assert settled["npix"] == "width * height"
     assert settled["c"] == "(width * 7 + height)"
     assert "moved" not in settled and "later" not in settled and "width" not in settled
+    # the IR's definitions (the sections the plan compares) follow the same rule: moved's
+    # depth changes after it, so moved is no longer depth + 1; shifted's width does not
+    definitions = IRBuilder(model, VALUES.encode()).build_all()["main"].definitions
+    assert "moved" not in definitions and definitions["shifted"] == "(long)(width - 1) * 2 + -3"
 
 
 BLUR = """#include <stdio.h>
@@ -175,7 +186,7 @@ def test_a_count_defined_through_a_cast_is_the_nest_written_whole(load_source, t
     assert dict(out.counts)["target regions mapped"] == 2, [d.message for d in out.diagnostics]
     entry = _entry_of(rewritten)
     assert "alloc: " in entry and "tmp[0:npix]" in entry.split("alloc: ")[1], entry
-    original, new = run_both(tmp_path, BLUR, rewritten)
+    original, new = run_rewrite_and_host(tmp_path, BLUR, rewritten)
     assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()
     # tmp (4,800 bytes) no longer goes in: src goes in and comes back, nothing else moves
     assert new.copies.total_bytes == 2 * 40 * 30 * 4, new.copies
@@ -186,6 +197,46 @@ def test_an_index_local_written_through_a_macro_is_the_nest(load_source, tmp_pat
     assert dict(out.counts)["target regions mapped"] == 2, [d.message for d in out.diagnostics]
     entry = _entry_of(rewritten)
     assert "alloc: " in entry and "un[" in entry.split("alloc: ")[1], entry
-    original, new = run_both(tmp_path, HEAT, rewritten)
+    original, new = run_rewrite_and_host(tmp_path, HEAT, rewritten)
     assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()
     assert new.copies.total_bytes == 2 * 24 * 20 * 8, new.copies
+
+
+GROW = """#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    int w = argc > 1 ? atoi(argv[1]) : 40;
+    int h = 30;
+    int n = w * h;
+    float *a = (float *)malloc(4096 * sizeof(float));
+    for (int i = 0; i < 4096; i++)
+        a[i] = 0.0f;
+    w = 2 * w;
+    #pragma omp target teams distribute parallel for
+    for (int i = 0; i < w * h; i++)
+        a[i] = (float)(i % 7);
+    double first = 0.0, all = 0.0;
+    for (int i = 0; i < n; i++)
+        first += a[i];
+    for (int i = 0; i < w * h; i++)
+        all += a[i];
+    printf("%.1f %.1f\\n", first, all);
+    free(a);
+    return 0;
+}
+"""
+
+
+def test_a_count_whose_operand_changes_later_is_not_its_value(load_source, tmp_path):
+    rewritten, out = rewrite_source(load_source, GROW, name="grow.c")
+    assert dict(out.counts)["target regions mapped"] == 1, [d.message for d in out.diagnostics]
+    # both sections the host reads come back (before: a[0:n] only, n taken for w * h)
+    assert "target update from(a[0:n])" in rewritten and \
+        "target update from(a[0:h*w])" in rewritten, rewritten
+    original, new = run_rewrite_and_host(tmp_path, GROW, rewritten)
+    # the reference is the program's meaning: the first n = 1,200 elements, then all 2,400
+    expected = f"{sum(i % 7 for i in range(1200)):.1f} {sum(i % 7 for i in range(2400)):.1f}\n"
+    assert original.stdout == expected, original.stdout
+    assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()

@@ -28,6 +28,7 @@ from s2s.analysis.omp.loops import (
     inside_span,
     write_extent,
 )
+from s2s.analysis.omp.settled import steady_value
 from s2s.analysis.polynomial import assigned_names
 from s2s.model import ArrayRef, HostFunction, PointerCopy, Stmt, TranslationUnit
 from s2s.model.access import AccessMode
@@ -294,7 +295,9 @@ class IRBuilder:
         place and ``rows*cols`` in another is recognized as the same). From the AST's
         mentions (``VarUse``): a declarator of integer type with an initializer whose name
         nothing else in the function declares, assigns, steps or takes the address of (a
-        name declared twice, in any scopes, is neither's)."""
+        name declared twice, in any scopes, is neither's), and whose value's variables keep
+        their values after it (omp.settled.steady_value: parameters or locals never written
+        after it nor through their address; ``int n = w * h;`` then ``w *= 2;`` is not)."""
         uses = self.model.in_function("var_uses", function.name)
         writes = Counter(u.name for u in uses if u.role in VALUE_ROLES or u.role == "declare")
         out = {}
@@ -303,6 +306,9 @@ class IRBuilder:
                     writes[use.name] != 1 or use.value is None:
                 continue
             value = use.value.text.strip()
+            if not _MEMBER.match(value) and \
+                    not steady_value(self.model, function, use.value.span):
+                continue  # ``int n = w * h;`` then ``w = 2 * w;``: n is no longer w * h
             decl = self._declaration_of(function, use.span) if _MEMBER.match(value) else None
             out[use.name] = (decl is not None and
                              self._member_value(function, decl, value)) or value

@@ -36,14 +36,34 @@ def settled_definitions(model, function) -> dict[str, str]:
                         lambda: _definitions(model, function))
 
 
+def steady_value(model, function, value) -> bool:
+    """Whether the variables the value at span ``value`` (an initializer or an assigned
+    value in ``function``) reads keep their values wherever it is used after it: each is a
+    parameter or a local, declared at most once in the function, never written after the
+    value nor through its address (the rule of the module doc for a definition's value,
+    parameters included: they are never declared in the body)."""
+    uses, declared, addressed, by_name = _tables(model, function)
+    return all(u.local and declared[u.name] <= 1 and u.name not in addressed and
+               not any(w.span.start >= value.end for w in by_name.get(u.name, ())
+                       if w.role != "declare") for u in mentions_inside(uses, value))
+
+
+def _tables(model, function) -> tuple:
+    """(mentions, declarations per name, names whose address is taken, writes per name) of
+    ``function``, memoized per unit and function."""
+    def build():
+        uses = model.in_function("var_uses", function.name)
+        by_name: dict[str, list] = {}
+        for use in uses:
+            if use.role in VALUE_ROLES or use.role == "declare":
+                by_name.setdefault(use.name, []).append(use)
+        return (uses, Counter(u.name for u in uses if u.role in _DECLARING),
+                frozenset(u.name for u in uses if u.role == "address"), by_name)
+    return model.cached(("omp.settled.tables", function.name, function.span.start), build)
+
+
 def _definitions(model, function) -> dict[str, str]:
-    uses = model.in_function("var_uses", function.name)
-    declared = Counter(u.name for u in uses if u.role in _DECLARING)
-    addressed = {u.name for u in uses if u.role == "address"}
-    by_name: dict[str, list] = {}
-    for use in uses:
-        if use.role in VALUE_ROLES or use.role == "declare":
-            by_name.setdefault(use.name, []).append(use)
+    _uses, declared, addressed, by_name = _tables(model, function)
     top = [s.span for s in function.body.children if s.kind == "expr"]
     out = {}
     for name, writes in by_name.items():
@@ -53,10 +73,8 @@ def _definitions(model, function) -> dict[str, str]:
         if definition is None:
             continue
         value = definition.value.span
-        inner = mentions_inside(uses, value)
-        if all(u.local and declared[u.name] == 1 and u.name not in addressed and
-               not any(w.span.start >= value.end for w in by_name.get(u.name, ())
-                       if w.role != "declare") for u in inner):
+        if all(declared[u.name] == 1 for u in mentions_inside(_uses, value)) and \
+                steady_value(model, function, value):
             out[name] = definition.integral
     return out
 
