@@ -9,6 +9,8 @@ left with its reason, as before)."""
 
 from __future__ import annotations
 
+import pytest
+
 from s2s.verify import omp_harness
 from testsuite.omp.omp_runs import rewrite_source, run_both
 
@@ -139,3 +141,16 @@ def test_a_table_the_host_fills_is_entered_after_the_fill(load_source, tmp_path)
     assert later != program
     rewritten, counts = _left(load_source, later)
     assert "enter data map(to: table" not in rewritten and counts["left unmapped"] == 1
+
+
+@pytest.mark.parametrize("calls", ["    build_table(16);\n    build_table(16);\n",
+                                   "    for (int r = 0; r < 2; r++)\n        build_table(16);\n"],
+                         ids=["twice", "in_a_loop"])
+def test_no_entry_where_the_allocating_function_runs_more_than_once(load_source, calls):
+    """Each run would enter new storage and never release the old: refused, reported as
+    the construct left as it was (as where the table is freed)."""
+    program = PROGRAM.replace("    build_table(16);\n", calls)
+    assert program != PROGRAM
+    rewritten, counts = _left(load_source, program)
+    assert "enter data map(alloc: table" not in rewritten
+    assert counts["left unmapped"] == 1

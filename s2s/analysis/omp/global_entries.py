@@ -15,7 +15,8 @@ program ends). Every construct then finds it present, and the device global stay
 It is chosen only where nothing else can go wrong with it:
 
 * the global is allocated once (one allocation with a known count, never copied or
-  re-pointed) and no hand-written directive maps it;
+  re-pointed, in a function that runs once: ``main``, or called from one place outside
+  loops of a function that runs once) and no hand-written directive maps it;
 * the host never touches its elements: every access outside a target construct is in a
   routine that only constructs call (so there is nothing to copy in or back, and ``alloc``
   moves nothing), and it is never passed to a call on the host (``free`` included: storage
@@ -70,7 +71,7 @@ def global_entries(model: TranslationUnit) -> list[GlobalEntry]:
             continue
         allocation = allocations[0]
         if allocation.kind not in ("malloc", "calloc", "new[]") or allocation.count is None \
-                or allocation.function is None:
+                or allocation.function is None or not _runs_once(model, allocation.function):
             continue
         host = [r for r in model.array_refs if norm_text(r.array) == name and
                 r.directive is None and (r.function not in routines or r.call is not None)]
@@ -90,6 +91,25 @@ def global_entries(model: TranslationUnit) -> list[GlobalEntry]:
             f"and {reason}: its storage stays mapped from then to the end of the run"),
             map_type))
     return out
+
+
+def _runs_once(model: TranslationUnit, name: str, seen: frozenset = frozenset()) -> bool:
+    """Whether ``name`` runs at most once: ``main``, or a function whose address is never
+    taken, called from one place only, outside every loop of a caller that runs once. An
+    allocating function run twice would enter new storage each time and never release the
+    old (its device copy would stay mapped to the end of the run): no entry then."""
+    if name == "main":
+        return True
+    if name in seen or any(ref.name == name for ref in model.function_refs):
+        return False
+    sites = [(caller, call) for caller in model.functions for call in caller.calls
+             if call.name == name]
+    if len(sites) != 1:
+        return False
+    caller, call = sites[0]
+    if any(_holds(loop.span, call.span) for loop in caller.loops):
+        return False
+    return _runs_once(model, caller.name, seen | {name})
 
 
 def _filled_by(model: TranslationUnit, allocation, first: Stmt, host) -> Stmt | None:

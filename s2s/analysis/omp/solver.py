@@ -18,6 +18,7 @@ from __future__ import annotations
 import bisect
 import re
 
+from s2s.analysis.omp.callee_repoints import call_copies
 from s2s.analysis.omp.flow import Interpreter
 from s2s.analysis.omp.ir import Node, called_functions
 from s2s.analysis.omp.place import place_copy, push_after, push_candidates, source_texts
@@ -382,8 +383,12 @@ def entry_state(model: TranslationUnit, function, start: int, to_labels) -> Stat
     for those copied in), pointers copied before the region pointing where their source
     does (``r = result`` before the region makes ``r`` an alias of ``result``)."""
     state = State({label: BOTH for label in to_labels})
-    for copy in model.pointer_copies:
-        if copy.function != function.name or copy.span.start >= start:
+    copies = [c for c in model.pointer_copies if c.function == function.name]
+    made_by_calls = call_copies(model, function.name)
+    if made_by_calls:                   # refine(&g) re-points g.val in the callee
+        copies = sorted(copies + made_by_calls, key=lambda c: c.span.start)
+    for copy in copies:
+        if copy.span.start >= start:
             continue
         _keep_earlier_copies(state, copy.target)
         if copy.source is None or copy.offset:
