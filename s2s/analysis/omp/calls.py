@@ -184,4 +184,11 @@ def _members_through_pointers(ir: FunctionIR, param: str) -> bool:
     refs = [e.ref for e in events if isinstance(e, Access) and e.ref is not None and
             e.ref.root == param]
     return bool(refs) and all(r.pointer and r.array.startswith(param + ".") and
-                              r.call is None for r in refs)
+                              (r.call is None or _member_handed_on(r)) for r in refs)
+
+
+def _member_handed_on(ref) -> bool:
+    """Whether ``ref`` hands a pointer member itself to a call (``f(m.u, i)``, not ``&m.u``
+    nor ``m.u[k]``): the callee gets the caller's address, the copy's member is unchanged
+    (issue 28: RSBench's ``calculate_macro_xs(..., data.mats, ...)`` in a kernel)."""
+    return not ref.subscripts and "&" not in ref.array
