@@ -95,13 +95,14 @@ def test_recursion_in_libclangs_callbacks_is_the_one_diagnostic(tmp_path, capfd,
     """A 40,000-term sum in a CUDA kernel exceeded the recursion limit inside libclang's
     ``get_children`` visitor (a ctypes callback): Python printed each RecursionError's traceback
     on stderr and the walk went on with children missing. Here the limit is lowered so a
-    3,000-term sum meets it the same way: the file ends in the one ``nesting-too-deep`` error."""
+    3,000-term sum meets it the same way: the file ends in the one ``nesting-too-deep`` error.
+    (``inspect --access``: plain ``inspect`` builds no kernel bodies, so it never meets the sum.)"""
     from s2s import deep_stack
 
     monkeypatch.setattr(deep_stack, "RECURSION_LIMIT", 2500)
     src = write(tmp_path / "sum.cu", "__global__ void k(float *x, float *y) { y[threadIdx.x] = "
                 + "+".join(["x[threadIdx.x]"] * 3000) + "; }\n")
-    for command in (["inspect"], ["fuse", "--diff"]):
+    for command in (["inspect", "--access"], ["fuse", "--diff"]):
         code = main([*command, str(src)])
         out, err = capfd.readouterr()
         assert code == 1, err

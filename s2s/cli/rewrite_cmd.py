@@ -85,12 +85,13 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
     else:
         produce = process_files(args.files, options, run_pass, sources)
         paths = list(args.files)
+    excerpts: tuple[str, ...] = ()
     with console.progress(len(paths)) as advance:
         for path, result in zip(paths, produce, strict=True):
             if path in sources:
                 result = _emitted_to_stdout(result, args, sources[path], console)
             elif isinstance(result, Success) and result.change is not None:
-                _excerpts_before(printer, result)
+                excerpts = _excerpts_before(printer, result)
                 result = _emitted(result, args, copies.get(path), console, ready)
                 if isinstance(result, Success) and args.output_dir and args.command == "mgpu":
                     result = _with_header_copies(result, args.output_dir, copies)
@@ -99,6 +100,9 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
                 results.append(result)
             advance(path)
             report_results([result], printer, console)
+            for excerpted in excerpts:      # (a file's text is not kept once it is printed)
+                printer.sources.pop(excerpted, None)
+            excerpts = ()
             if console.verbose:
                 verbose_line(result, console)
             del result  # streamed: a file's model and texts go once it is printed
@@ -118,13 +122,20 @@ def run_rewrite(args, options: RunOptions, printer: DiagnosticPrinter, console: 
     return code
 
 
-def _excerpts_before(printer: DiagnosticPrinter, result: Success) -> None:
+def _excerpts_before(printer: DiagnosticPrinter, result: Success) -> tuple[str, ...]:
     """The printer's excerpts of ``result``'s files from their text before the rewrite: its
     messages are about the original's lines, and ``--in-place`` writes the rewrite before
-    they are printed (a warning showed the rewritten line under the original's line number)."""
+    they are printed (a warning showed the rewritten line under the original's line number).
+    Only for a result with messages; returns the paths added, which the caller drops once
+    the result is printed (a run over many files keeps no file's text)."""
+    if not result.diagnostics:
+        return ()
+    added = []
     for change in (result.change, *result.generated):
-        if not getattr(change, "created", False):
-            printer.sources.setdefault(change.path, change.before)
+        if not getattr(change, "created", False) and change.path not in printer.sources:
+            printer.sources[change.path] = change.before
+            added.append(change.path)
+    return tuple(added)
 
 
 def _with_header_copies(result: Success, output_dir: str, copies: dict[str, str]

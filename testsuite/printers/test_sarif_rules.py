@@ -25,7 +25,7 @@ ID_SHAPE = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9*]+)+$")
 #: transfers analysis's event kinds
 NOT_IDS = {"cuda-path", "gpu-arch", "nvcc-check", "copy-loop", "device-alloc", "device-free",
            "host-alloc", "host-free", "exact-path", "null-init", "null-test", "opaque-copy",
-           "element-loop", "device-call"}
+           "element-loop", "device-call", "reaching-call"}
 
 
 def _literal(node: ast.AST) -> str | None:
