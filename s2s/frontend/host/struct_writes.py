@@ -119,22 +119,8 @@ def pointer_members(record, depth: int = _DEPTH) -> list[str]:
     pointer in a nested struct; a base class's members as the class's own), in declaration
     order: the pointers a write of the whole struct gives a new value. [] for no record or
     one of a system header."""
-    if depth <= 0 or record.kind.name != "RECORD":
-        return []
-    decl = record.get_declaration()
-    if decl is None or decl.location.is_in_system_header:
-        return []
-    paths: list[str] = []
-    for child in decl.get_children():
-        if child.kind.name == "FIELD_DECL" and child.spelling:
-            canon = child.type.get_canonical()
-            if canon.kind.name == "POINTER":
-                paths.append("." + child.spelling)
-            else:
-                paths.extend("." + child.spelling + p for p in pointer_members(canon, depth - 1))
-        elif child.kind.name == "CXX_BASE_SPECIFIER":
-            paths.extend(pointer_members(child.type.get_canonical(), depth - 1))
-    return list(dict.fromkeys(paths))
+    return list(dict.fromkeys("." + ".".join(path) for path, canon in _fields(record, depth)
+                              if canon.kind.name == "POINTER" and all(path)))
 
 
 def _written_type(argument, param):
@@ -188,20 +174,26 @@ def _maker(tree: HostTree, value: int) -> str | None:
 def _members(record, depth: int) -> list[str]:
     """Names of ``record``'s members, those of its nested records and base classes
     included, in declaration order; [] for no record or one of a system header."""
+    return list(dict.fromkeys(path[-1] for path, _ in _fields(record, depth) if path[-1]))
+
+
+def _fields(record, depth: int, path: tuple[str, ...] = ()):
+    """Each member of ``record`` as (its path of field names, its canonical type), a field
+    before the members of its own record type, a base class's members as the class's own,
+    ``depth`` records deep; nothing for no record or one of a system header (the one walk
+    of :func:`_members` and :func:`pointer_members`)."""
     if depth <= 0 or record.kind.name != "RECORD":
-        return []
+        return
     decl = record.get_declaration()
     if decl is None or decl.location.is_in_system_header:
-        return []
-    names: list[str] = []
+        return
     for child in decl.get_children():
         if child.kind.name == "FIELD_DECL":
-            if child.spelling:
-                names.append(child.spelling)
-            names.extend(_members(child.type.get_canonical(), depth - 1))
+            canon = child.type.get_canonical()
+            yield path + (child.spelling,), canon
+            yield from _fields(canon, depth - 1, path + (child.spelling,))
         elif child.kind.name == "CXX_BASE_SPECIFIER":
-            names.extend(_members(child.type.get_canonical(), depth - 1))
-    return list(dict.fromkeys(names))
+            yield from _fields(child.type.get_canonical(), depth - 1, path)
 
 
 def _root(tree: HostTree, node: int) -> str | None:
