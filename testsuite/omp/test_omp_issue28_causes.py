@@ -36,8 +36,8 @@ int main(void)
         stop[0] = 0;
         #pragma omp target teams distribute parallel for map(tofrom: label[0:n], stop[0:1])
         for (int i = 1; i < n; i++) {
-            if (label[i - 1] < label[i]) {
-                label[i] = label[i - 1];
+            if (label[i] > 0) {
+                label[i] = label[i] - 1;
                 #pragma omp atomic write
                 stop[0] = 1;
             }

@@ -19,7 +19,7 @@ mentions of the function (:class:`s2s.model.host_facts.VarUse`), never the text:
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import replace
 
 from s2s.analysis.omp.loops import LOOP_KINDS
@@ -44,9 +44,13 @@ def expanded_ref(kernel: Stmt, ref, uses):
     return replace(ref, subscripts=subscripts)
 
 
-#: the last few mention lists' span indexes (a kernel's refs each ask: one scan of a long
-#: function's mentions per ref was quadratic), each kept with its list (ids are reused)
-_INDEXES: dict[int, tuple] = {}
+#: recently asked mention lists' span indexes (a kernel's refs each ask: one scan of a long
+#: function's mentions per ref was quadratic), each kept with its list (ids are reused), least
+#: recently asked dropped first: the plan comes back to a callee at every call site, and
+#: clearing the whole table once a program had more than its size of functions made the work
+#: of a main calling n offload functions quadratic (test_linear_work)
+_INDEXES: OrderedDict[int, tuple] = OrderedDict()
+_KEPT = 1024
 
 
 def mentions_inside(uses: tuple, span) -> list:
@@ -59,9 +63,10 @@ def _indexed(uses: tuple) -> tuple:
     """(``uses``, its span index, its kernels' index locals by span)."""
     got = _INDEXES.get(id(uses))
     if got is None or got[0] is not uses:
-        if len(_INDEXES) >= 64:
-            _INDEXES.clear()
         got = _INDEXES[id(uses)] = (uses, SpanIndex(uses), {})
+        if len(_INDEXES) > _KEPT:
+            _INDEXES.popitem(last=False)
+    _INDEXES.move_to_end(id(uses))
     return got
 
 
