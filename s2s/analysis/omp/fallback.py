@@ -66,6 +66,8 @@ class ConstructMap:
     directive: int
     span: SourceSpan
     clauses: tuple[str, ...]
+    #: (map type, ``p[lo:len]``) per item of ``clauses``
+    items: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,7 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
         by_type.setdefault(map_type, []).append(item)
     texts = tuple(f"map({t}: {', '.join(by_type[t])})" for t in ("to", "tofrom", "from")
                   if t in by_type)
-    return (ConstructMap(directive, span, texts) if texts else None,
+    return (ConstructMap(directive, span, texts, tuple(clauses)) if texts else None,
             Unbounded(directive, tuple(left), why) if left else None)
 
 

@@ -81,6 +81,7 @@ from s2s.analysis.omp.sizes import (
 )
 from s2s.analysis.omp.solver import Solver, entry_state
 from s2s.analysis.omp.state import Frame, Unsupported, norm_text
+from s2s.analysis.omp.touched_counts import touched_count
 from s2s.analysis.omp.touched import device_hulls, host_outside, narrow, unsound
 from s2s.model import SourceSpan, Stmt, TranslationUnit
 
@@ -244,6 +245,9 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
             section = helper_section(model, function, label)
         if section is None:
             section = member_section(model, source, label, function.name)
+        if section is None and skipped[label].startswith("its element count"):
+            section = touched_count(model, source, function, label,
+                                    survey.device_uses.get(label, ()), start, end)
         if section is not None and skipped[label].startswith("its element count"):
             lengths[label] = section
             del skipped[label]
