@@ -240,3 +240,52 @@ def test_a_count_whose_operand_changes_later_is_not_its_value(load_source, tmp_p
     expected = f"{sum(i % 7 for i in range(1200)):.1f} {sum(i % 7 for i in range(2400)):.1f}\n"
     assert original.stdout == expected, original.stdout
     assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()
+
+
+#: GROW with the count in a struct member: ``int n = p.len;`` then ``p.len = 2 * p.len;``
+GROW_MEMBER = """#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct { int len; int steps; } shape_t;
+
+int main(int argc, char **argv)
+{
+    shape_t p;
+    p.len = argc > 1 ? atoi(argv[1]) : 1200;
+    p.steps = 1;
+    int n = p.len;
+    float *a = (float *)malloc(4096 * sizeof(float));
+    for (int i = 0; i < 4096; i++)
+        a[i] = 0.0f;
+    p.len = 2 * p.len;
+    #pragma omp target teams distribute parallel for
+    for (int i = 0; i < p.len; i++)
+        a[i] = (float)(i % 7);
+    double first = 0.0, all = 0.0;
+    for (int i = 0; i < n; i++)
+        first += a[i];
+    for (int i = 0; i < p.len; i++)
+        all += a[i];
+    printf("%.1f %.1f\\n", first, all);
+    free(a);
+    return 0;
+}
+"""
+
+
+def test_a_count_read_from_a_member_written_later_is_not_its_value(load_source, tmp_path):
+    rewritten, out = rewrite_source(load_source, GROW_MEMBER, name="grow.c")
+    assert dict(out.counts)["target regions mapped"] == 1, [d.message for d in out.diagnostics]
+    # before: n stood for the text p.len, and a[0:n] alone came back (wrong output)
+    assert "target update from(a[0:n])" in rewritten and \
+        "target update from(a[0:p.len])" in rewritten, rewritten
+    definitions = IRBuilder(load_source(GROW_MEMBER, name="grow.c").model,
+                            GROW_MEMBER.encode()).build_all()["main"].definitions
+    assert "n" not in definitions
+    kept = GROW_MEMBER.replace("    p.len = 2 * p.len;\n", "")   # never written again: kept
+    assert IRBuilder(load_source(kept, name="grow.c").model,
+                     kept.encode()).build_all()["main"].definitions["n"] == "p.len"
+    original, new = run_rewrite_and_host(tmp_path, GROW_MEMBER, rewritten)
+    expected = f"{sum(i % 7 for i in range(1200)):.1f} {sum(i % 7 for i in range(2400)):.1f}\n"
+    assert original.stdout == expected, original.stdout
+    assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()

@@ -28,7 +28,7 @@ from s2s.analysis.omp.loops import (
     inside_span,
     write_extent,
 )
-from s2s.analysis.omp.settled import steady_value
+from s2s.analysis.omp.settled import steady_member, steady_value
 from s2s.analysis.polynomial import assigned_names
 from s2s.model import ArrayRef, HostFunction, PointerCopy, Stmt, TranslationUnit
 from s2s.model.access import AccessMode
@@ -310,8 +310,11 @@ class IRBuilder:
                     not steady_value(self.model, function, use.value.span):
                 continue  # ``int n = w * h;`` then ``w = 2 * w;``: n is no longer w * h
             decl = self._declaration_of(function, use.span) if _MEMBER.match(value) else None
-            out[use.name] = (decl is not None and
-                             self._member_value(function, decl, value)) or value
+            member = decl is not None and self._member_value(function, decl, value)
+            if _MEMBER.match(value) and not member and \
+                    not steady_member(self.model, function, use.value.span, value.split(".")):
+                continue  # ``int n = p.len;`` then ``p.len *= 2;``: n is no longer p.len
+            out[use.name] = member or value
         return out
 
     @staticmethod

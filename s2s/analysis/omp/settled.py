@@ -48,6 +48,26 @@ def steady_value(model, function, value) -> bool:
                        if w.role != "declare") for u in mentions_inside(uses, value))
 
 
+def steady_member(model, function, value, path: list[str]) -> bool:
+    """Whether the member path ``path`` (``["p", "len"]`` for ``p.len``) read by the value at
+    span ``value`` keeps its value wherever that value is used after it: ``p`` is a local
+    or parameter of ``function``, declared at most once, whose address is never taken, that
+    is never assigned or passed whole to a call after the value, and none of the path's
+    members (nor ``p`` whole) is written after it (:class:`s2s.model.host_facts.MemberWrite`,
+    which also counts ``&p.len`` handed on). A struct of the caller reached through a
+    pointer (``p->len``) is no such path."""
+    root, fields = path[0], set(path[1:])
+    uses, declared, addressed, _by_name = _tables(model, function)
+    mine = [u for u in uses if u.name == root]
+    if not mine or not all(u.local for u in mine) or declared[root] > 1 or root in addressed:
+        return False
+    if any(u.span.start >= value.end and u.role in ("assign", "argument") for u in mine):
+        return False
+    return not any(w.base == root and w.span.start >= value.end and
+                   (w.whole or w.member in fields)
+                   for w in model.in_function("member_writes", function.name))
+
+
 def _tables(model, function) -> tuple:
     """(mentions, declarations per name, names whose address is taken, writes per name) of
     ``function``, memoized per unit and function."""
