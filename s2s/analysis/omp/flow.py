@@ -43,6 +43,22 @@ from s2s.analysis.polynomial import (
 )
 
 
+def _expansions(text: str, definitions: dict[str, str], rounds: int = 4) -> list[str]:
+    """``text`` and its expansions by ``definitions`` one more level each time."""
+    out = [text]
+    for _ in range(rounds):
+        deeper = expand(out[-1], definitions, rounds=1)
+        if deeper == out[-1]:
+            break
+        out.append(deeper)
+    return out
+
+
+#: a variable's name in a count (not a member's: ``n`` of ``d->n`` is no variable)
+_NAME = re.compile(r"(?<![\w.>])[A-Za-z_]\w*")
+#: ``d->n``, ``g.n``: one member of a variable
+_MEMBER_PATH = re.compile(r"[A-Za-z_]\w*\s*(?:->|\.)\s*[A-Za-z_]\w*")
+
 @dataclass
 class Interpreter(CallHandling):
     """Runs the IR of ``root`` from an entry state; records failures for tracked names."""
@@ -449,22 +465,45 @@ class Interpreter(CallHandling):
         if len(wanted) != 1 or None in wanted:
             return False
         wanted_text = wanted.pop()
-        text = frame.scalars.get(count.strip(), count)
-        functions = (frame.function, *self._stack)
-        if text == count and frame.scalars:
-            # ``col*row`` in a callee: its scalar parameters are the caller's arguments, and
-            # then only the root function's definitions may expand it (``size`` of the
-            # callee is not ``size`` of the root)
-            bound = self._with_arguments(count, frame)
-            if bound is not None:
-                text, functions = bound, tuple(self._stack[:1])
+        root = self._stack[0] if self._stack else frame.function
+        text = count if frame.function == root else self._count_in_root(count, frame)
+        if text is None:
+            return False
         if same_value(text, wanted_text):
             return True
-        definitions = {}
-        for name in dict.fromkeys(functions):
-            if name in self.irs:
-                definitions = {**self.irs[name].definitions, **definitions}
-        return same_value(expand(text, definitions), expand(wanted_text, definitions))
+        # both in the root's names now: only the root's definitions expand them, a level
+        # at a time (a polynomial one level down may not be one further down: ``n`` of a
+        # ``size`` defined as ``n`` is ``argc > 1 ? ... : 1000``)
+        definitions = self.irs[root].definitions if root in self.irs else {}
+        texts, wanted_texts = _expansions(text, definitions), _expansions(wanted_text,
+                                                                          definitions)
+        return any(same_value(a, b) for a in texts for b in wanted_texts)
+
+    def _count_in_root(self, count: str, frame: Frame) -> str | None:
+        """The element count ``count`` of a full write in a called function, in the root's
+        names: the callee's own definitions expanded (``int size = m / 2;``), then its scalar
+        parameters replaced by the root's arguments (:meth:`_with_arguments`). None where a
+        name the callee declares is left (``size`` of the callee is not ``size`` of the root:
+        merging the two functions' definitions by name took one for the other), or a member
+        path (its struct is the callee's)."""
+        callee = self.irs.get(frame.function)
+        if callee is None or callee.scalar_locals is None:
+            return None
+        text = expand(count, callee.definitions)
+        if text.strip() in frame.scalars and len(self._stack) == 2:
+            return frame.scalars[text.strip()]
+        if re.search(r"\.|->", text):
+            # ``d->n`` with ``d`` the caller's pointer: the caller's member
+            path = text.strip()
+            return frame.resolve(path) if _MEMBER_PATH.fullmatch(path) and \
+                path_root(path) in frame.pointers and len(self._stack) == 2 else None
+        names = set(_NAME.findall(text))
+        own = {p.name for p in callee.function.params} | callee.scalar_locals
+        if not names & own:
+            return text     # globals and constants: the same in every function
+        if names & own - frame.scalars.keys():
+            return None
+        return self._with_arguments(text, frame)
 
     def _with_arguments(self, count: str, frame: Frame) -> str | None:
         """``count`` with the callee's scalar parameters replaced by the texts they are bound

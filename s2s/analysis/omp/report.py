@@ -206,8 +206,11 @@ def by_value_members(model: TranslationUnit, function: str | None, names) -> set
 
 
 def _region_names(plan: OmpPlan, function: str | None, by_region: dict) -> tuple[set[str], list]:
-    """What the planned regions covering ``function`` name there: (arrays, handles and
-    device names; each region's explicit clause names per directive span). Computed once
+    """What the planned regions covering ``function`` name there: (arrays and handles where
+    ``function`` is the region's own, its device names there; each region's explicit clause
+    names per directive span). A name is a variable of one function: a callee's local
+    ``a`` is not the region's ``a`` (matched by spelling, a kernel on the callee's own
+    storage was counted mapped while it used an unmapped pointer). Computed once
     per function, from each region's names indexed once (``by_region``): per directive, or
     per function over every region's lists, the scan was quadratic (5,000 regions: 25
     million steps)."""
@@ -217,7 +220,9 @@ def _region_names(plan: OmpPlan, function: str | None, by_region: dict) -> tuple
         if id(region) not in by_region:
             by_region[id(region)] = _names_of(region)
         base, device, clauses = by_region[id(region)]
-        named |= base
+        if region.function == function:
+            named |= base   # (the region's names are its own function's: a callee's ``a`` is
+            #                another variable, mapped only where ``device`` says so)
         named |= device.get(function, set())
         explicit.append(clauses)
     return named, explicit

@@ -1,0 +1,123 @@
+"""A name means what its own function declares (issue 28: facts merged by spelling).
+
+* ``omp.flow`` asked whether a callee's kernel writes a whole array by comparing its loop
+  bound with the array's count in the root function, and expanded both with the two
+  functions' definitions merged by name: ``size`` of ``fill`` (``m / 2``) was taken for
+  ``size`` of ``main`` (the allocation's count), the half-write for a full one, so the array
+  was allocated on the device, never copied in, and its other half came back as garbage.
+  The callee's count is now put in the root's names first (its own definitions, then its
+  parameters bound to the call's arguments); a name it declares that cannot be so
+  translated is no count of the root's.
+* ``omp.report`` took every array a planned region maps for mapped under the same name in
+  each function the region covers: a callee's own ``double *a = malloc(...)`` used by its
+  kernel was counted mapped because ``main``'s region maps ``main``'s ``a`` (summary "0 left
+  unmapped" while the run showed an implicit zero-length mapping, wrong on a GPU). A
+  region's names count in its own function; elsewhere only the names its kernels reach the
+  mapped storage under (the plan's device names) do, and the callee's construct gets the
+  safety net's clause.
+
+Parsed in memory; each rewrite is built once and run on clang-16 host offload and with
+offload disabled (the original program's output: omp_runs.run_rewrite_and_host).
+"""
+
+from __future__ import annotations
+
+from testsuite.omp.omp_runs import rewrite_source, run_rewrite_and_host
+
+HALF = """#include <stdio.h>
+#include <stdlib.h>
+
+static void fill(double *a, int m)
+{
+    int size = m / 2;
+    #pragma omp target teams distribute parallel for
+    for (int i = 0; i < size; i++)
+        a[i] = 1.0;
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 1000;
+    int size = n;
+    double *a = (double *)malloc(sizeof(double) * size);
+    for (int i = 0; i < size; i++)
+        a[i] = (double)(i % 5);
+    fill(a, n);
+    fill(a, n);
+    double sum = 0.0;
+    for (int i = 0; i < size; i++)
+        sum += a[i];
+    printf("%.1f\\n", sum);
+    free(a);
+    return 0;
+}
+"""
+
+
+def _entry(rewritten: str) -> str:
+    return next(line for line in rewritten.splitlines() if "target enter data" in line)
+
+
+def test_a_callees_local_is_not_the_roots_local_of_the_same_name(load_source, tmp_path):
+    rewritten, out = rewrite_source(load_source, HALF, name="half.c")
+    assert dict(out.counts)["target regions mapped"] == 1, [d.message for d in out.diagnostics]
+    # before: map(alloc: a[0:size]) (the half-write taken for a full one): wrong output
+    assert _entry(rewritten).endswith("map(to: a[0:size])"), rewritten
+    original, new = run_rewrite_and_host(tmp_path, HALF, rewritten)
+    assert original.stdout == f"{500 * 1.0 + sum(i % 5 for i in range(500, 1000)):.1f}\n"
+    assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()
+
+
+def test_a_callees_count_in_the_roots_names_is_still_a_full_write(load_source):
+    # ``int size = m;`` with ``m`` bound to main's ``n``: ``n`` is main's ``size``
+    whole = HALF.replace("int size = m / 2;", "int size = m;")
+    rewritten, _out = rewrite_source(load_source, whole, name="whole.c")
+    assert _entry(rewritten).endswith("map(alloc: a[0:size])"), rewritten
+
+
+SAME_NAME = """#include <stdio.h>
+#include <stdlib.h>
+
+static double work(const double *x, int n)
+{
+    double *a = (double *)malloc(sizeof(double) * n);
+    double s = 0.0;
+    #pragma omp target teams distribute parallel for
+    for (int i = 0; i < n; i++)
+        a[i] = 2.0 * x[i];
+    for (int i = 0; i < n; i++)
+        s += a[i];
+    free(a);
+    return s;
+}
+
+int main(void)
+{
+    int n = 1000;
+    double *a = (double *)malloc(sizeof(double) * n);
+    for (int i = 0; i < n; i++)
+        a[i] = (double)(i % 9);
+    double total = 0.0;
+    for (int step = 0; step < 3; step++) {
+        #pragma omp target teams distribute parallel for
+        for (int i = 0; i < n; i++)
+            a[i] += 1.0;
+        total += work(a, n);
+    }
+    printf("%.1f\\n", total);
+    free(a);
+    return 0;
+}
+"""
+
+
+def test_a_callees_array_is_not_mapped_by_the_roots_array_of_its_name(load_source, tmp_path):
+    rewritten, out = rewrite_source(load_source, SAME_NAME, name="same.c")
+    counts = dict(out.counts)
+    # before: 2 mapped, 0 per construct, 0 left: work's kernel used its a unmapped
+    assert (counts["target regions mapped"], counts["mapped per construct"],
+            counts["left unmapped"]) == (1, 1, 0), counts
+    lines = rewritten.splitlines()
+    assert lines[7].endswith("parallel for map(from: a[0:n])"), rewritten
+    original, new = run_rewrite_and_host(tmp_path, SAME_NAME, rewritten)
+    assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()
