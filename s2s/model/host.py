@@ -160,6 +160,9 @@ class HostFunction:
     #: the class whose member function this is (None: a free function); its data members
     #: are named here without ``this->``
     member_of: str | None = None
+    #: for a member function, the data members of its class and of the classes it derives
+    #: from (named bare in its body: in scope wherever a clause of it goes)
+    fields: tuple[str, ...] = ()
 
     @property
     def calls(self) -> tuple[CallSite, ...]:

@@ -72,6 +72,7 @@ def run_omp(loaded: Loaded, not_compiling: dict[tuple, str] | None = None) -> Pa
     from s2s.analysis.omp.out_members import with_callee_members
     from s2s.analysis.omp.plan import plan_file
     from s2s.analysis.omp.report import construct_report
+    from s2s.analysis.omp.scope import out_of_scope_edit
     from s2s.transform.omp_objects import object_edits, object_notes
 
     model = with_callee_members(model, source)   # ``init(&mesh)`` allocating mesh.u
@@ -109,13 +110,20 @@ def run_omp(loaded: Loaded, not_compiling: dict[tuple, str] | None = None) -> Pa
             # its constructs are not mapped by it: the report and the safety net see that
             plan.left.setdefault(region.function, f"its edits would land inside {origin}")
             continue
+        edits = tuple(_region_edits(region, source, loaded.path, model.language))
+        stray = out_of_scope_edit(model, edits)
+        if stray is not None:
+            why = f"its clauses would name '{stray[0]}', which is no variable in scope there"
+            warnings.append((f"the data mapping of '{region.function}' is left to each "
+                             f"construct: {why}", "omp-not-mapped", region.first.span))
+            plan.left.setdefault(region.function, why)
+            continue
         kept.append(region)
         mapped_now = ({a.name for a in region.arrays} |
                       {n for _, n in region.device_names}) - before
         warnings = [w for w in warnings if not _said_unmapped(w, mapped_now)]
         subjects.append(("region", region.function))
-        groups.append(EditGroup(f"the data mapping of '{region.function}'",
-                                tuple(_region_edits(region, source, loaded.path, model.language)),
+        groups.append(EditGroup(f"the data mapping of '{region.function}'", edits,
                                 region.first.span, INVALID_ID))
         notes += _explain(region)
     plan.regions = kept

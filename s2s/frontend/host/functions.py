@@ -84,8 +84,31 @@ def extract_functions(ctx: ExtractContext, directives=()) -> tuple[HostFunction,
             name=cursor.spelling, span=ctx.span(cursor, template),
             return_type=cursor.result_type.spelling, params=params, body=body,
             is_template=node.kind == "FUNCTION_TEMPLATE" or template is not None,
-            is_static=_is_static(ctx, cursor), member_of=_member_of(cursor)))
+            is_static=_is_static(ctx, cursor), member_of=_member_of(cursor),
+            fields=_class_fields(cursor)))
     return tuple(out)
+
+
+def _class_fields(cursor, depth: int = 8) -> tuple[str, ...]:
+    """The data members a member function names bare: every field and static data member
+    of its class and, through the base specifiers, of the classes it derives from (issue
+    28: a data region's clause may name them, ``dims.cells`` in a method of a class with a
+    ``dims`` member)."""
+    if cursor.kind.name not in MEMBER_KINDS or cursor.semantic_parent is None:
+        return ()
+    names: dict[str, None] = {}
+    pending = [(cursor.semantic_parent, depth)]
+    while pending:
+        record, left = pending.pop()
+        if record is None or left <= 0:
+            continue
+        for child in record.get_children():
+            kind = child.kind.name
+            if kind in ("FIELD_DECL", "VAR_DECL") and child.spelling:
+                names.setdefault(child.spelling)
+            elif kind == "CXX_BASE_SPECIFIER":
+                pending.append((child.type.get_canonical().get_declaration(), left - 1))
+    return tuple(names)
 
 
 def _member_of(cursor) -> str | None:
