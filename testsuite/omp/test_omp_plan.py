@@ -198,8 +198,7 @@ again:
                for message, id, _ in result.warnings)
 
 
-def test_unknown_size_keeps_per_kernel_mapping_with_a_warning(load_source):
-    result, _ = plan(load_source, """
+UNKNOWN_SIZE = """
 double *get(int n);
 int main(void) {
     int n = 10;
@@ -211,7 +210,21 @@ int main(void) {
     printf("%f\\n", x[0]);
     return 0;
 }
-""")
+"""
+
+
+def test_unknown_size_is_the_range_the_kernels_touch(load_source):
+    # x's storage has no count the plan can read: the kernel's range is its count
+    # (omp.touched_counts), as the per-construct clause would say on a second run
+    result, _ = plan(load_source, UNKNOWN_SIZE)
+    assert [(r.function, [(a.name, a.section) for a in r.arrays]) for r in result.regions] == \
+        [("main", [("x", "[0:n]")])]
+
+
+def test_unknown_size_keeps_per_kernel_mapping_with_a_warning(load_source):
+    # a kernel under a branch says nothing of the storage when it does not run
+    result, _ = plan(load_source, UNKNOWN_SIZE.replace(
+        "        #pragma omp target", "        if (t > 0)\n        #pragma omp target"))
     assert any(id == "omp-not-mapped" and "'x'" in message for message, id, _ in result.warnings)
 
 

@@ -68,8 +68,7 @@ def _always_runs(body, span) -> bool:
     if body is None or span is None:
         return False
     for stmt in body.walk():
-        if stmt.span.file == span.file and stmt.span.start <= span.start and \
-                span.end <= stmt.span.end and stmt.span != span and \
+        if stmt.span.file == span.file and stmt.span.start < span.start < stmt.span.end and \
                 stmt.kind not in _ALWAYS_RUN:
             return False
     return True
