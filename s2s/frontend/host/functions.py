@@ -64,6 +64,7 @@ def extract_functions(ctx: ExtractContext, directives=()) -> tuple[HostFunction,
     tree = host_tree(ctx)
     builder = StmtBuilder(tree, directives)
     out = []
+    fields_of: dict = {}    # class cursor's hash -> its data members (one walk per class)
     for i, node in enumerate(tree.nodes):
         if node.kind not in FUNCTION_KINDS:
             continue
@@ -85,19 +86,26 @@ def extract_functions(ctx: ExtractContext, directives=()) -> tuple[HostFunction,
             return_type=cursor.result_type.spelling, params=params, body=body,
             is_template=node.kind == "FUNCTION_TEMPLATE" or template is not None,
             is_static=_is_static(ctx, cursor), member_of=_member_of(cursor),
-            fields=_class_fields(cursor)))
+            fields=_class_fields(cursor, fields_of)))
     return tuple(out)
 
 
-def _class_fields(cursor, depth: int = 8) -> tuple[str, ...]:
+def _class_fields(cursor, known: dict, depth: int = 8) -> tuple[str, ...]:
     """The data members a member function names bare: every field and static data member
     of its class and, through the base specifiers, of the classes it derives from (issue
     28: a data region's clause may name them, ``dims.cells`` in a method of a class with a
     ``dims`` member)."""
     if cursor.kind.name not in MEMBER_KINDS or cursor.semantic_parent is None:
         return ()
+    key = (cursor.semantic_parent.hash, cursor.semantic_parent.spelling)
+    if key not in known:
+        known[key] = _record_fields(cursor.semantic_parent, depth)
+    return known[key]
+
+
+def _record_fields(record, depth: int) -> tuple[str, ...]:
     names: dict[str, None] = {}
-    pending = [(cursor.semantic_parent, depth)]
+    pending = [(record, depth)]
     while pending:
         record, left = pending.pop()
         if record is None or left <= 0:
