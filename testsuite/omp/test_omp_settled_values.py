@@ -285,6 +285,15 @@ def test_a_count_read_from_a_member_written_later_is_not_its_value(load_source, 
     kept = GROW_MEMBER.replace("    p.len = 2 * p.len;\n", "")   # never written again: kept
     assert IRBuilder(load_source(kept, name="grow.c").model,
                      kept.encode()).build_all()["main"].definitions["n"] == "p.len"
+    # &p handed to a function taking a pointer to const keeps it; to one that writes, not
+    for callee, value in (("static int look(const shape_t *s) { return s->len; }\n", "p.len"),
+                          ("static int grow(shape_t *s) { s->len *= 2; return 0; }\n", None)):
+        name = callee.split("(")[0].split()[-1]
+        program = kept.replace("int main(", callee + "\nint main(").replace(
+            "    float *a", f"    (void){name}(&p);\n    float *a")
+        definitions = IRBuilder(load_source(program, name="grow.c").model,
+                                program.encode()).build_all()["main"].definitions
+        assert definitions.get("n") == value, (name, definitions)
     original, new = run_rewrite_and_host(tmp_path, GROW_MEMBER, rewritten)
     expected = f"{sum(i % 7 for i in range(1200)):.1f} {sum(i % 7 for i in range(2400)):.1f}\n"
     assert original.stdout == expected, original.stdout

@@ -29,6 +29,7 @@ from s2s.analysis.omp.state import (
     Frame,
     State,
     Unsupported,
+    balanced,
     meet,
     norm_text,
     path_root,
@@ -495,6 +496,8 @@ class Interpreter(CallHandling):
         if re.search(r"\.|->", text):
             # ``d->n`` with ``d`` the caller's pointer: the caller's member
             path = text.strip()
+            while path.startswith("(") and path.endswith(")") and balanced(path[1:-1]):
+                path = path[1:-1].strip()   # ``(p->cells)`` of a definition expanded
             return frame.resolve(path) if _MEMBER_PATH.fullmatch(path) and \
                 path_root(path) in frame.pointers and len(self._stack) == 2 else None
         names = set(_NAME.findall(text))

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+from s2s.analysis.omp.changes import Scope
 from s2s.analysis.omp.index_locals import mentions_inside
+from s2s.analysis.omp.read_only_args import read_only_addresses
 from s2s.model.host_facts import VALUE_ROLES
 
 _DECLARING = ("declare", "init", "null-init")
@@ -59,13 +61,35 @@ def steady_member(model, function, value, path: list[str]) -> bool:
     root, fields = path[0], set(path[1:])
     uses, declared, addressed, _by_name = _tables(model, function)
     mine = [u for u in uses if u.name == root]
-    if not mine or not all(u.local for u in mine) or declared[root] > 1 or root in addressed:
+    if not mine or not all(u.local for u in mine) or declared[root] > 1:
+        return False
+    if root in addressed and not _addresses_read_members(model, function, mine, fields):
         return False
     if any(u.span.start >= value.end and u.role in ("assign", "argument") for u in mine):
         return False
     return not any(w.base == root and w.span.start >= value.end and
                    (w.whole or w.member in fields)
                    for w in model.in_function("member_writes", function.name))
+
+
+def _addresses_read_members(model, function, mentions, fields: set[str]) -> bool:
+    """Whether every ``&p`` among ``mentions`` hands ``p`` to a function of the program
+    whose parameter only reads it: a pointer to const (``const burgers_params *p``, from
+    the AST's type), or one used only as ``p->field`` (omp.read_only_args), and that
+    writes none of ``fields`` through it."""
+    harmless = read_only_addresses(model, Scope(function.name, (function.body.span,)))
+    for use in mentions:
+        if use.role != "address":
+            continue
+        callee = model.function(use.call) if use.call else None
+        if callee is None or use.position is None or use.position >= len(callee.params):
+            return False
+        param = callee.params[use.position]
+        if not (param.pointee_const or use.span.start in harmless) or any(
+                w.base == param.name and (w.whole or w.member in fields)
+                for w in model.in_function("member_writes", use.call)):
+            return False
+    return True
 
 
 def _tables(model, function) -> tuple:
