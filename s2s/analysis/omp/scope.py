@@ -12,7 +12,9 @@ region is emitted: each variable the clauses name must be
 * a data member of its class or of a class it derives from (:attr:`HostFunction.fields`),
 * or a global.
 
-An identifier that is no variable anywhere in the program (a macro, a type, an enum
+A function whose mentions were not extracted (``VarUse`` is kept only for the functions the
+analyses ask about) is not asked about: its declarations are not known. An identifier that
+is no variable anywhere in the program (a macro, a type, an enum
 constant, ``sizeof``) and a member name after ``.``/``->`` are not asked about. A region
 naming any other variable is refused: its constructs get the safety net's clauses.
 """
@@ -44,8 +46,8 @@ def out_of_scope_edit(model, edits) -> tuple[str, object] | None:
         if not edit.text:
             continue
         function = _function_at(model, edit.path, edit.offset)
-        if function is None:
-            continue
+        if function is None or not model.in_function("var_uses", function.name):
+            continue    # (mentions are extracted only for the functions analyses ask about)
         visible = _visible(model, function, edit.offset)
         for name in _IDENT.findall(edit.text):
             if name in variables and name not in visible and name not in _OMP_WORDS:
