@@ -55,6 +55,18 @@ def _expansions(text: str, definitions: dict[str, str], rounds: int = 4) -> list
     return out
 
 
+def _unwrapped(text: str) -> str:
+    """``text`` without parentheses around a lone name (``(mesh).nnode`` is
+    ``mesh.nnode``; ``f(x)`` stays a call)."""
+    while True:
+        plain = _WRAPPED.sub(r"\1", text)
+        if plain == text:
+            return text
+        text = plain
+
+
+#: a lone name in parentheses, not a call's argument list
+_WRAPPED = re.compile(r"(?<![\w\])])\(\s*([A-Za-z_]\w*)\s*\)")
 #: a variable's name in a count (not a member's: ``n`` of ``d->n`` is no variable)
 _NAME = re.compile(r"(?<![\w.>])[A-Za-z_]\w*")
 #: ``d->n``, ``g.n``: one member of a variable
@@ -470,6 +482,7 @@ class Interpreter(CallHandling):
         text = count if frame.function == root else self._count_in_root(count, frame)
         if text is None:
             return False
+        text, wanted_text = _unwrapped(text), _unwrapped(wanted_text)
         if same_value(text, wanted_text):
             return True
         # both in the root's names now: only the root's definitions expand them, a level
