@@ -57,7 +57,7 @@ def _expansions(text: str, definitions: dict[str, str], rounds: int = 4) -> list
 
 def _unwrapped(text: str) -> str:
     """``text`` without parentheses around a lone name (``(mesh).nnode`` is
-    ``mesh.nnode``; ``f(x)`` stays a call)."""
+    ``mesh.nnode``; ``f(x)`` stays a call, ``(size_t)n`` a cast)."""
     while True:
         plain = _WRAPPED.sub(r"\1", text)
         if plain == text:
@@ -65,8 +65,8 @@ def _unwrapped(text: str) -> str:
         text = plain
 
 
-#: a lone name in parentheses, not a call's argument list
-_WRAPPED = re.compile(r"(?<![\w\])])\(\s*([A-Za-z_]\w*)\s*\)")
+#: a lone name in parentheses, not a call's argument list nor a cast
+_WRAPPED = re.compile(r"(?<![\w\])])\(\s*([A-Za-z_]\w*)\s*\)(?!\s*[\w(])")
 #: a variable's name in a count (not a member's: ``n`` of ``d->n`` is no variable)
 _NAME = re.compile(r"(?<![\w.>])[A-Za-z_]\w*")
 #: ``d->n``, ``g.n``: one member of a variable
