@@ -195,12 +195,32 @@ def find_runs(unit: TranslationUnit, source: bytes, facts: dict,
         if function.body is None or len(launches) < 1:
             continue
         by_span = SpanIndex(launches)
+        if lone is not None:
+            lone += _bare_bodies(function.body, by_span)
         for block, in_loop in _blocks(function.body, False):
             if block.span.macro is not None:    # a macro's body: every statement has its span
                 continue
             runs += _runs_in_block(unit, function, block, in_loop, by_span, facts,
                                    [] if lone is None else lone)
     return runs
+
+
+def _bare_bodies(stmt: Stmt, launches: SpanIndex[Launch]) -> list[tuple[Launch, str]]:
+    """(launch, why) for each launch statement that is a loop's or branch's whole body
+    without braces (``for (m = 0; m < 12; m++) k<<<g, b>>>(m);``): no block holds it, so
+    it joins no run; the reason names the statement (it is no "statement of its own in a
+    block", but the user reads a loop body)."""
+    out = []
+    for inner in stmt.walk():
+        for part in (inner.body, inner.orelse):
+            if part is None or part.kind != "expr":
+                continue
+            what = "else branch" if part is inner.orelse else \
+                "body" if inner.kind in LOOPS else "then branch"
+            out += [(launch, f"it is the whole {what} of the {inner.kind} statement at line "
+                     f"{inner.span.line}, without braces")
+                    for launch in launches.inside(part.span)]
+    return out
 
 
 def _blocks(stmt: Stmt, in_loop: bool):
