@@ -238,7 +238,13 @@ def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Lau
                    lone: list) -> list[Run]:
     runs, current, after = [], [], ""
     harmless = harmless_calls(unit)
-    for child in block.children:
+    for child, entry in _statements(block):
+        if entry:              # a case label or a jump: control enters or leaves here
+            if current:
+                runs.append(Run(function.name, current, in_loop, function.span, after=after,
+                                ended=entry))
+            after, current = (entry if current else ""), []
+            continue
         inside = launches.inside(child.span)
         calls = [c for s in child.walk() for c in s.calls if c.name not in harmless]
         if len(inside) == 1 and child.kind == "expr" and len(calls) <= 1:
@@ -272,6 +278,30 @@ def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Lau
     for run in runs:
         run.deps = dependences(run.nodes)
     return runs
+
+
+def _statements(block: Stmt):
+    """(statement, "") for each statement of ``block`` in order, with (label, why) before
+    each statement that control can enter other than from the one before it, or that
+    leaves the block: a switch's ``case``/``default`` label is a separator and its
+    statement a statement of the block (``case 1: a<<<g, b>>>(d); b<<<g, b>>>(d); break;``
+    is a run of two launches, as in braces), and ``break``/``continue``/``return``/``goto``
+    ends the run (a launch after it is not run after the ones before it)."""
+    for child in block.children:
+        while child.kind in ("case", "default") and child.children:
+            label = "default" if child.kind == "default" else f"case {child.cond.text}"
+            yield child, (f"the switch label '{label}' at line {child.span.line} "
+                          "(control can enter the case there)")
+            child = child.children[-1]
+        if child.kind in ("case", "default"):              # a label with no statement
+            yield child, f"the switch label at line {child.span.line}"
+        elif child.kind in _JUMPS:
+            yield child, f"the {child.kind} statement at line {child.span.line}"
+        else:
+            yield child, ""
+
+
+_JUMPS = frozenset({"break", "continue", "return", "goto"})
 
 
 def _checks(unit: TranslationUnit) -> frozenset[str]:
