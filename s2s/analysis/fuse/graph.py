@@ -120,6 +120,9 @@ class Run:
     after: str = ""
     #: what ended this run ("" when its block did): the statement after its last launch
     ended: str = ""
+    #: the block that holds the run, in words ("the then branch of the if statement at
+    #: line 7"), for the warning on a launch alone in its block
+    block: str = ""
 
     def edges(self, a: int, b: int) -> list[Dependence]:
         lo, hi = min(a, b), max(a, b)
@@ -197,11 +200,12 @@ def find_runs(unit: TranslationUnit, source: bytes, facts: dict,
         by_span = SpanIndex(launches)
         if lone is not None:
             lone += _bare_bodies(function.body, by_span)
-        for block, in_loop in _blocks(function.body, False):
+        for block, in_loop, where in _blocks(function.body, False, "the body of the function"):
             if block.span.macro is not None:    # a macro's body: every statement has its span
                 continue
-            runs += _runs_in_block(unit, function, block, in_loop, by_span, facts,
+            found = _runs_in_block(unit, function, block, in_loop, by_span, facts,
                                    [] if lone is None else lone)
+            runs += [replace(run, block=where) for run in found]
     return runs
 
 
@@ -223,15 +227,23 @@ def _bare_bodies(stmt: Stmt, launches: SpanIndex[Launch]) -> list[tuple[Launch, 
     return out
 
 
-def _blocks(stmt: Stmt, in_loop: bool):
+def _blocks(stmt: Stmt, in_loop: bool, where: str):
+    """(block, in a loop, the block in words) for each block under ``stmt``, itself
+    included; ``where`` names ``stmt`` when it is a block."""
     if stmt.kind == "block":
-        yield stmt, in_loop
+        yield stmt, in_loop, where
     inner = in_loop or stmt.kind in LOOPS
-    for part in (stmt.body, stmt.orelse):
+    at = f"the {stmt.kind} statement at line {stmt.span.line}"
+    for part, what in ((stmt.body, "then branch" if stmt.kind == "if" else "body"),
+                       (stmt.orelse, "else branch")):
         if part is not None:
-            yield from _blocks(part, inner)
+            yield from _blocks(part, inner, f"the {what} of {at}")
     for child in stmt.children:
-        yield from _blocks(child, inner)
+        own = f"a block of its own at line {child.span.line}" if stmt.kind == "block" else \
+            f"the {'default' if stmt.kind == 'default' else 'case'} label's statement at line " \
+            f"{stmt.span.line}" if stmt.kind in ("case", "default") else \
+            f"a {stmt.kind} statement's block at line {child.span.line}"
+        yield from _blocks(child, inner, own)
 
 
 def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Launch], facts,
