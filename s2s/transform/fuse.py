@@ -139,9 +139,20 @@ def _lone_run_warning(run) -> Diagnostic:
     6: no silent pass): what ends the run after it, or its block."""
     launch = run.nodes[0].launch
     why = f"{run.ended} ends its launch run" if run.ended else \
-        "it is the only launch of its block (a loop or branch body, or a block of its own)"
+        f"it is the only launch of its block ({run.block or 'a loop or branch body, or a block of its own'}"\
+        f"{_branch_note(run.block)})"
     return Diagnostic.warning(f"launch of {launch.kernel} in '{run.function}' is not fused with another "
                               f"launch: {why}", UNFUSED_ID, launch.span)
+
+
+def _branch_note(block: str) -> str:
+    """Why a lone launch of a branch is not fused with the launch after the branch
+    statement (cuda-samples boxFilter: ``if (c) { a<<<>>>(t); } else { a<<<>>>(u); }
+    b<<<>>>();``): fuse fuses the launches of one block only."""
+    if "branch of the if statement" not in block:
+        return ""
+    return ("; a launch is fused only with launches of its own block, and the launches "
+            "after the if statement are not copied into its branches")
 
 
 def _outside_runs(model, runs, lone: list) -> list[Diagnostic]:

@@ -192,11 +192,11 @@ def fused_prototype(ctx: Context, group: Group, name: str) -> str:
 def fused_kernel_text(ctx: Context, group: Group, name: str) -> str:
     params, info = kernel_params(ctx, group)
     stages, calls = [], []
+    known: dict[str, str] = {}
     for segment in group.segments:
         seg_calls = []
         for i in segment.nodes:
-            stage = f"{name}_stage{i}_{ctx.node(i).launch.kernel}"
-            stages.append(stage_text(ctx, group, segment, i, stage, name))
+            stage = _shared_stage(ctx, group, segment, i, name, known, stages)
             if i in segment.barriers_before:
                 seg_calls.append("__syncthreads();")
             seg_calls.append(_call(ctx, group, segment, i, stage, info["passed"], len(group.segments)))
@@ -215,14 +215,29 @@ def fused_kernel_text(ctx: Context, group: Group, name: str) -> str:
     ticket = ""
     if group.tail is not None:
         ticket = f"__device__ unsigned int {name}_ticket;\n"
-        stage = f"{name}_stage{group.tail}_{ctx.node(group.tail).launch.kernel}"
-        stages.append(stage_text(ctx, group, Segment([]), group.tail, stage, name))
+        stage = _shared_stage(ctx, group, Segment([]), group.tail, name, known, stages)
         extra = [info["passed"][(r.producer.index, p.name)]
                  for r in _recomputes_in(group, group.tail) for p in _producer_params(ctx, r)]
         lines += _last_block(ctx, group.tail, stage, info["passed"], f"{name}_ticket", extra)
     lines.append("}")
     stages[:0] = [recompute_text(ctx, name, group.recomputed[b]) for b in sorted(group.recomputed)]
     return ticket + "\n".join(stages) + "\n" + "\n".join(lines) + "\n"
+
+
+#: the stage's name while its text is compared with the stages already written
+_UNNAMED = "s2s_stage_unnamed"
+
+
+def _shared_stage(ctx: Context, group: Group, segment: Segment, i: int, fused: str,
+                  known: dict[str, str], stages: list[str]) -> str:
+    """The name of node ``i``'s stage, its text appended to ``stages`` unless a stage with
+    the same text (but for its name) is there already: one kernel launched several times
+    with the same data plan runs one stage function, called once per launch."""
+    text = stage_text(ctx, group, segment, i, _UNNAMED, fused)
+    if text not in known:
+        known[text] = f"{fused}_stage{i}_{ctx.node(i).launch.kernel}"
+        stages.append(text.replace(f" {_UNNAMED}(", f" {known[text]}(", 1))
+    return known[text]
 
 
 def _last_block(ctx: Context, i: int, stage: str, passed: dict, ticket: str,

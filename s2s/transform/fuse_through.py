@@ -76,8 +76,9 @@ def through_wrappers(loaded, out, fuse_file, unfused_id: str, explain_id: str,
             dropped += 1
             continue
         head = diagnostic.message.split(": ")[0]
+        own = diagnostic.message[len(head) + 2:]     # what ends its run in its own function
         if name in refused:
-            diagnostic = replace(diagnostic, message=f"{head}: its calls are not followed "
+            diagnostic = replace(diagnostic, message=f"{head}: {own}; its calls are not followed "
                                  f"(launches of different host functions are not fused): "
                                  f"{refused[name]}")
         elif name in reasons:

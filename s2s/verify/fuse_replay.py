@@ -114,7 +114,7 @@ def replay(path: str, source: bytes | None = None, overrides: dict | None = None
     main = model.function("main")
     state = _State(rt, module, facts, env, Replay(instantiated=tuple(instantiate)), {}, {}, {},
                    {}, [], _dtypes(model), traffic, source)
-    for stmt in main.body.children:
+    for stmt in _taken(main.body.children, env):
         if stmt.kind == "decl":
             for name in declare(stmt.span.text(source), env):
                 if overrides and name in overrides:
@@ -178,6 +178,64 @@ def _statement(state: _State, model, stmt, depth: int = 0) -> None:
             _call(state, model, item, depth)
 
 
+def _taken(stmts, env: dict):
+    """``stmts`` in order, with each ``if`` or ``switch`` whose condition the replay can
+    evaluate replaced by the statements of the branch or the cases it takes (a launch in a
+    switch case: issue 29, cuda-samples' launches sit in branches); one whose condition it
+    cannot evaluate is left out, as every branch was before. Lazy: a declaration before the
+    branch is in ``env`` when its condition is evaluated."""
+    for stmt in stmts:
+        if stmt.kind not in ("if", "switch") or stmt.cond is None or stmt.init is not None:
+            yield stmt
+            continue
+        try:
+            value = evaluate(stmt.cond.text, env)
+        except EvalError:
+            continue
+        taken = list(_statements_of(stmt.body if value else stmt.orelse)) if stmt.kind == "if" \
+            else _case_statements(stmt.body, value, env)
+        if not any(inner.kind in _JUMPS for part in taken for inner in part.walk()):
+            yield from _taken(taken, env)     # (a jump out of it: left out, as before)
+
+
+_JUMPS = frozenset({"break", "continue", "return", "goto"})
+
+
+def _statements_of(part) -> tuple:
+    if part is None:
+        return ()
+    return part.children if part.kind == "block" else (part,)
+
+
+def _case_statements(body, value, env: dict) -> list:
+    """The statements a ``switch`` on ``value`` runs: from its matching ``case`` label (or
+    ``default``) to the first ``break`` at the switch's level, through later labels (a
+    fall-through). Nothing when a label's value cannot be evaluated."""
+    flat = []                                 # (label kind, label value text, statement)
+    for stmt in _statements_of(body):
+        while stmt.kind in ("case", "default") and stmt.children:
+            flat.append((stmt.kind, stmt.cond.text if stmt.cond is not None else None, None))
+            stmt = stmt.children[-1]
+        flat.append((None, None, stmt))
+    start = None
+    try:
+        for at, (kind, text, _stmt) in enumerate(flat):
+            if kind == "case" and evaluate(text, env) == value:
+                start = at
+                break
+    except EvalError:
+        return []
+    if start is None:
+        start = next((at for at, (kind, _t, _s) in enumerate(flat) if kind == "default"), None)
+    taken = []
+    for _kind, _text, stmt in flat[start:] if start is not None else ():
+        if stmt is not None and stmt.kind == "break":
+            break
+        if stmt is not None:
+            taken.append(stmt)
+    return taken
+
+
 def _calls_below(stmt) -> list:
     """The calls of ``stmt`` and of the statements nested in it (a ``do { } while (0)``
     checking macro)."""
@@ -220,7 +278,7 @@ def _call(state: _State, model, call, depth: int) -> None:
             except EvalError:
                 state.env.pop(param.name, None)   # a value the replay does not know
     try:
-        for stmt in function.body.children:
+        for stmt in _taken(function.body.children, state.env):
             if stmt.kind == "decl":
                 declare(stmt.span.text(state.source), state.env)
             elif stmt.kind in ("expr", "do"):

@@ -137,6 +137,23 @@ def test_a_launch_alone_in_its_block_is_named(tmp_path):
     assert [w.location.line for w in lone] == [23]
 
 
+
+def test_a_launch_that_is_a_whole_body_without_braces_is_named(tmp_path):
+    """XSBench's ``for (m = 0; m < 12; m++) k<<<g, b>>>(in, GSD, m);``: the reason names the
+    loop (it used to say "it is not a statement of its own in a block")."""
+    path = tmp_path / "bare.cu"
+    path.write_text(KERNELS + MAIN.replace("        BETWEEN\n", "        if (t > 0)\n"
+                                           "            add<<<n / 64, 64>>>(y, x, n);\n"
+                                           "        else\n"
+                                           "            rev<<<n / 64, 64>>>(x, y, n);\n"))
+    result = process_file(str(path), RunOptions(), run_fuse)
+    said = {w.location.line: w.message for w in _warnings(result) if "without braces" in w.message}
+    assert sorted(said) == [23, 25]
+    assert "whole then branch of the if statement at line 22" in said[23]
+    assert "whole else branch of the if statement at line 22" in said[25]
+    assert not any("not a statement of its own" in w.message for w in _warnings(result))
+
+
 IN_PLACE = """\
 #include <cstdio>
 __global__ void add1(float *a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] += 1.0f; }

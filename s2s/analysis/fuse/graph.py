@@ -120,6 +120,9 @@ class Run:
     after: str = ""
     #: what ended this run ("" when its block did): the statement after its last launch
     ended: str = ""
+    #: the block that holds the run, in words ("the then branch of the if statement at
+    #: line 7"), for the warning on a launch alone in its block
+    block: str = ""
 
     def edges(self, a: int, b: int) -> list[Dependence]:
         lo, hi = min(a, b), max(a, b)
@@ -195,30 +198,65 @@ def find_runs(unit: TranslationUnit, source: bytes, facts: dict,
         if function.body is None or len(launches) < 1:
             continue
         by_span = SpanIndex(launches)
-        for block, in_loop in _blocks(function.body, False):
+        if lone is not None:
+            lone += _bare_bodies(function.body, by_span)
+        for block, in_loop, where in _blocks(function.body, False, "the body of the function"):
             if block.span.macro is not None:    # a macro's body: every statement has its span
                 continue
-            runs += _runs_in_block(unit, function, block, in_loop, by_span, facts,
+            found = _runs_in_block(unit, function, block, in_loop, by_span, facts,
                                    [] if lone is None else lone)
+            runs += [replace(run, block=where) for run in found]
     return runs
 
 
-def _blocks(stmt: Stmt, in_loop: bool):
+def _bare_bodies(stmt: Stmt, launches: SpanIndex[Launch]) -> list[tuple[Launch, str]]:
+    """(launch, why) for each launch statement that is a loop's or branch's whole body
+    without braces (``for (m = 0; m < 12; m++) k<<<g, b>>>(m);``): no block holds it, so
+    it joins no run; the reason names the statement (it is no "statement of its own in a
+    block", but the user reads a loop body)."""
+    out = []
+    for inner in stmt.walk():
+        for part in (inner.body, inner.orelse):
+            if part is None or part.kind != "expr":
+                continue
+            what = "else branch" if part is inner.orelse else \
+                "body" if inner.kind in LOOPS else "then branch"
+            out += [(launch, f"it is the whole {what} of the {inner.kind} statement at line "
+                     f"{inner.span.line}, without braces")
+                    for launch in launches.inside(part.span)]
+    return out
+
+
+def _blocks(stmt: Stmt, in_loop: bool, where: str):
+    """(block, in a loop, the block in words) for each block under ``stmt``, itself
+    included; ``where`` names ``stmt`` when it is a block."""
     if stmt.kind == "block":
-        yield stmt, in_loop
+        yield stmt, in_loop, where
     inner = in_loop or stmt.kind in LOOPS
-    for part in (stmt.body, stmt.orelse):
+    at = f"the {stmt.kind} statement at line {stmt.span.line}"
+    for part, what in ((stmt.body, "then branch" if stmt.kind == "if" else "body"),
+                       (stmt.orelse, "else branch")):
         if part is not None:
-            yield from _blocks(part, inner)
+            yield from _blocks(part, inner, f"the {what} of {at}")
     for child in stmt.children:
-        yield from _blocks(child, inner)
+        own = f"a block of its own at line {child.span.line}" if stmt.kind == "block" else \
+            f"the {'default' if stmt.kind == 'default' else 'case'} label's statement at line " \
+            f"{stmt.span.line}" if stmt.kind in ("case", "default") else \
+            f"a {stmt.kind} statement's block at line {child.span.line}"
+        yield from _blocks(child, inner, own)
 
 
 def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Launch], facts,
                    lone: list) -> list[Run]:
     runs, current, after = [], [], ""
     harmless = harmless_calls(unit)
-    for child in block.children:
+    for child, entry in _statements(block):
+        if entry:              # a case label or a jump: control enters or leaves here
+            if current:
+                runs.append(Run(function.name, current, in_loop, function.span, after=after,
+                                ended=entry))
+            after, current = (entry if current else ""), []
+            continue
         inside = launches.inside(child.span)
         calls = [c for s in child.walk() for c in s.calls if c.name not in harmless]
         if len(inside) == 1 and child.kind == "expr" and len(calls) <= 1:
@@ -252,6 +290,30 @@ def _runs_in_block(unit, function, block: Stmt, in_loop, launches: SpanIndex[Lau
     for run in runs:
         run.deps = dependences(run.nodes)
     return runs
+
+
+def _statements(block: Stmt):
+    """(statement, "") for each statement of ``block`` in order, with (label, why) before
+    each statement that control can enter other than from the one before it, or that
+    leaves the block: a switch's ``case``/``default`` label is a separator and its
+    statement a statement of the block (``case 1: a<<<g, b>>>(d); b<<<g, b>>>(d); break;``
+    is a run of two launches, as in braces), and ``break``/``continue``/``return``/``goto``
+    ends the run (a launch after it is not run after the ones before it)."""
+    for child in block.children:
+        while child.kind in ("case", "default") and child.children:
+            label = "default" if child.kind == "default" else f"case {child.cond.text}"
+            yield child, (f"the switch label '{label}' at line {child.span.line} "
+                          "(control can enter the case there)")
+            child = child.children[-1]
+        if child.kind in ("case", "default"):              # a label with no statement
+            yield child, f"the switch label at line {child.span.line}"
+        elif child.kind in _JUMPS:
+            yield child, f"the {child.kind} statement at line {child.span.line}"
+        else:
+            yield child, ""
+
+
+_JUMPS = frozenset({"break", "continue", "return", "goto"})
 
 
 def _checks(unit: TranslationUnit) -> frozenset[str]:
