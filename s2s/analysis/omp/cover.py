@@ -181,12 +181,13 @@ class CoverInterpreter(Interpreter):
         if access.reads and self.record:
             read = self._in_context("read", access, node) if bounded else None
             # a read of the elements an earlier kernel's nest surely wrote, or that each
-            # iteration of this one writes first, is covered (omp.nest_cover)
-            same = self._in_context("nest", access, node) if bounded else None
+            # iteration of this one writes first, is covered (omp.nest_cover); the read's
+            # own pattern is looked for only where an earlier nest left one
             own = bounded and self._in_context("own nest", access, node) is not None
             for label in labels:
-                nested = own or same is not None and \
-                    same in state.cover.get(nest_key(label), ())
+                patterns = state.cover.get(nest_key(label), ())
+                nested = own or bounded and bool(patterns) and \
+                    self._in_context("nest", access, node) in patterns
                 self._expose(label, read or self._whole(label), state, nested)
         if access.writes and bounded and len(state.get_pts(name)) == 1 and \
                 self._runs_on_device(node):
