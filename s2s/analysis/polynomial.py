@@ -205,11 +205,15 @@ def declared_names(text: str) -> frozenset[str]:
     return frozenset(names)
 
 
+@functools.lru_cache(maxsize=16384)
 def assigned_names(text: str) -> frozenset[str]:
     """Every variable ``text`` may assign, declare or take the address of, by its root name
     (``d->n = 3`` gives ``d``): the over-approximation :func:`assigned_in` answers one name
     at a time. A section such as ``[m*r:m]`` means something else once one of its
-    variables has changed, so dataflow facts that mention them are forgotten there."""
+    variables has changed, so dataflow facts that mention them are forgotten there.
+    (Kept by text, least recently asked first: the planner asks once per statement, and
+    the statements of a program repeat: loop headers, ``++i``, the same update in many
+    kernels.)"""
     text = _NOT_CODE.sub(" ", text)
     names = set()
     for pattern in _ASSIGNS:

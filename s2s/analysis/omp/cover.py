@@ -99,6 +99,10 @@ class CoverInterpreter(Interpreter):
     _entered: dict = field(default_factory=dict)
     _changing: dict = field(default_factory=dict)  # variable -> assigned or address-taken
     settled: dict = field(default_factory=dict)  # the root function's (omp.settled)
+    #: (fact, id(statement node), id(access), ids of the active calls) -> the fact
+    #: (:meth:`_in_context`); the IRs, and so these ids, live as long as this run
+    _facts: dict = field(default_factory=dict)
+    _assigned_in: dict = field(default_factory=dict)  # (function, span or None) -> names
 
     # --- hooks into the dataflow --------------------------------------------------------------
 
@@ -175,24 +179,51 @@ class CoverInterpreter(Interpreter):
         bounded = access.ref is not None and name not in self._offset and \
             _root(access.name) not in frame.offset_bound
         if access.reads and self.record:
-            extent = write_extent(node.stmt, access.ref, self.text) if bounded else None
-            read = self._root_section(extent) if extent else None
+            read = self._in_context("read", access, node) if bounded else None
             # a read of the elements an earlier kernel's nest surely wrote, or that each
-            # iteration of this one writes first, is covered (omp.nest_cover)
-            same = self._nest(access, node, must=False) if bounded else None
-            own = bounded and self._nest(access, node, must=True) is not None
+            # iteration of this one writes first, is covered (omp.nest_cover); the read's
+            # own pattern is looked for only where an earlier nest left one
+            own = bounded and self._in_context("own nest", access, node) is not None
             for label in labels:
-                nested = own or same is not None and \
-                    same in state.cover.get(nest_key(label), ())
+                patterns = state.cover.get(nest_key(label), ())
+                nested = own or bounded and bool(patterns) and \
+                    self._in_context("nest", access, node) in patterns
                 self._expose(label, read or self._whole(label), state, nested)
         if access.writes and bounded and len(state.get_pts(name)) == 1 and \
                 self._runs_on_device(node):
-            section = self._must_written(access, node)
+            section = self._in_context("written", access, node)
             if section is not None:
                 self._pending.append((next(iter(labels)), section))
-            pattern = self._nest(access, node, must=True)
+            pattern = self._in_context("own nest", access, node)
             if pattern is not None:
                 self._pending.append((nest_key(next(iter(labels))), pattern))
+
+    def _in_context(self, fact: str, access: Access, node: Node) -> str | None:
+        """One of the facts of a device access the coverage reads (``read``: the section it
+        reads, ``written``: the section it surely writes, ``nest``/``own nest``: its nest
+        pattern, omp.nest_cover), in the root function's names. Each depends only on the
+        statement, the access and the active calls (their bindings), never on the state, so
+        it is worked out once per call context: a kernel in a loop, or in a function a loop
+        calls, is met once per trip of every fixpoint round."""
+        key = (fact, id(node), id(access), tuple(id(call) for _, call in self._callees))
+        if key not in self._facts:
+            if fact == "read":
+                extent = write_extent(node.stmt, access.ref, self.text)
+                found = self._root_section(extent) if extent else None
+            elif fact == "written":
+                found = self._must_written(access, node)
+            else:
+                found = self._nest(access, node, must=fact == "own nest")
+            self._facts[key] = found
+        return self._facts[key]
+
+    def _assigned(self, function: str, within=None) -> frozenset[str]:
+        """omp.nest_cover.assigned_names, once per function and statement of this run (a
+        scan of the function's mentions each time a kernel's access was bound or matched)."""
+        key = (function, within)
+        if key not in self._assigned_in:
+            self._assigned_in[key] = assigned_names(self.model, function, within)
+        return self._assigned_in[key]
 
     def _expose(self, label: str, read: str | None, state: State, nested: bool) -> None:
         """Record the read's elements outside the cover; a read the nest patterns cover
@@ -236,7 +267,7 @@ class CoverInterpreter(Interpreter):
         or None."""
         refs = [e.ref for e in node.events if isinstance(e, Access) and e.ref is not None]
         found = nest_pattern(node.stmt, access.ref, refs, self.text, must,
-                             assigned_names(self.model, node.function, node.stmt.span),
+                             self._assigned(node.function, node.stmt.span),
                              self.model.in_function("var_uses", node.function))
         return self._root_pattern(found) if found is not None else None
 
@@ -249,7 +280,7 @@ class CoverInterpreter(Interpreter):
         pieces = [p for half in pattern.split(" | ") for p in half.split(" ; ")]
         for ir, call in reversed(self._callees):
             pieces = bind_pattern(pieces, ir.function, call.args,
-                                  assigned_names(self.model, ir.function.name),
+                                  self._assigned(ir.function.name),
                                   ir.definitions, variables)
             if pieces is None:
                 return None
@@ -327,7 +358,7 @@ class CoverInterpreter(Interpreter):
         declares again, assigns, steps or takes the address of (its mentions, ``VarUse``;
         a callee whose mentions were not extracted binds nothing)."""
         failed = []
-        assigned = assigned_names(self.model, function) \
+        assigned = self._assigned(function) \
             if self.model.in_function("var_uses", function) else None
 
         def replace(match) -> str:
