@@ -43,6 +43,7 @@ import re
 from dataclasses import dataclass
 
 from s2s.analysis.omp.callee_reads import element_calls_as_accesses, written_through_calls
+from s2s.analysis.omp.guarded_index import guarded_extent
 from s2s.analysis.omp.guards import directive_chain
 from s2s.analysis.omp.hidden_uses import pointer_base
 from s2s.analysis.omp.host_floors import with_host_floors
@@ -165,7 +166,8 @@ def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text,
             return (f"'{pointer}' is passed to '{ref.call}' in the kernel" if ref.call else
                     f"'{pointer}' is accessed with {len(ref.subscripts)} subscripts")
         # ``AU[id]`` with ``const int id = (i + 1) + (j + 1) * stride;`` in the kernel
-        extent = write_extent(kernel, expanded_ref(kernel, ref, uses), text)
+        extent = write_extent(kernel, expanded_ref(kernel, ref, uses), text) or \
+            guarded_extent(kernel, ref, uses, text)
         if extent is None or declared is None or declared & set(_PLAIN.findall(extent)):
             return (f"the subscript '{ref.subscripts[0].text}' of '{pointer}' is not bounded "
                     "by the kernel's counting loops")
