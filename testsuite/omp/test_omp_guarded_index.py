@@ -89,3 +89,43 @@ def test_the_guard_fact_is_read_from_the_ast(load_source):
     # both sides of ``n > i`` are variables: each is bounded by the other
     assert guards == [(3, "n", (">", "i")), (3, "i", ("<", "n")), (3, "m", (">=", "0")),
                       (5, "i", ("<", "n * 2"))], guards
+
+
+# TeaLeaf's halo update: a counter with a negative coefficient under a row stride
+# (``buffer[base + (halo - kk - 1)]`` with ``int base = jj * x;``): intervals bound it where
+# the polynomial substitution of the loop bounds cannot
+HALO = """#include <stdio.h>
+#include <stdlib.h>
+
+static void reflect_left(int x, int y, int halo, int depth, double *buffer, int on_gpu)
+{
+    #pragma omp target teams distribute parallel for collapse(2) if(on_gpu)
+    for (int jj = halo; jj < y - halo; ++jj)
+        for (int kk = 0; kk < depth; ++kk) {
+            int base = jj * x;
+            buffer[base + (halo - kk - 1)] = buffer[base + (halo + kk)];
+        }
+}
+
+int main(void)
+{
+    int x = 16, y = 12, halo = 2, depth = 2;
+    double *buffer = (double *)malloc(x * y * sizeof(double));
+    for (int k = 0; k < x * y; k++) buffer[k] = (k * 7) % 13;
+    reflect_left(x, y, halo, depth, buffer, 1);
+    double sum = 0.0;
+    for (int k = 0; k < x * y; k++) sum += buffer[k] * (k + 1);
+    printf("%.1f %.1f %.1f\\n", sum, buffer[halo * x], buffer[(y - halo - 1) * x + 1]);
+    free(buffer);
+    return 0;
+}
+"""
+
+
+def test_a_reflected_halo_subscript_is_bounded(load_source, tmp_path):
+    rewritten, out = rewrite_source(load_source, HALO, name="halo.c")
+    assert dict(out.counts)["left unmapped"] == 0, [d.message for d in out.diagnostics]
+    assert "map(tofrom: buffer[halo*x - depth + halo:-2*halo*x + x*y + 2*depth - x])" in \
+        rewritten, rewritten
+    host, device = run_rewrite_and_host(tmp_path, HALO, rewritten)
+    assert device.returncode == 0 and device.stdout == host.stdout and device.unmapped == ()

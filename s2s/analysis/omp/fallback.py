@@ -295,7 +295,10 @@ def _nonnegative(p, floors: dict[str, int]) -> bool:
 
 def _floors(kernel: Stmt, text) -> dict[str, int]:
     """Least values of variables that the kernel's counting loops need to run at all:
-    ``for (i = a; i <= v + c; ...)`` with a constant ``a`` runs only when ``v >= a - c``."""
+    ``for (i = a; i <= v + c; ...)`` with a constant ``a`` runs only when ``v >= a - c``;
+    other terms of ``v + c - a`` with negative coefficients (TeaLeaf's ``for (kk = halo; kk
+    < x - halo; ...)``: ``x - 2 * halo - 1``) only raise that floor, as every variable is at
+    least 0 (extents and strides are not negative), so ``v >= -c`` holds still."""
     floors: dict[str, int] = {}
     for loop in kernel.walk():
         found = loop_range(loop, text) if loop.kind == "for" else None
@@ -303,9 +306,11 @@ def _floors(kernel: Stmt, text) -> dict[str, int]:
             continue
         _var, first, last = found
         span = add(last, scale(first, -1))
-        names = [key for key in span if key]
-        if len(names) == 1 and len(names[0]) == 1 and span[names[0]] == 1 and \
-                _PLAIN.fullmatch(names[0][0]):
+        names = [key for key in span if key and span[key] == 1 and len(key) == 1 and
+                 _PLAIN.fullmatch(key[0])]
+        rest = [key for key in span if key and key not in names]
+        if len(names) == 1 and all(span[key] < 0 and all(_PLAIN.fullmatch(atom)
+                                                         for atom in key) for key in rest):
             floor = -span.get((), 0)
             floors[names[0][0]] = max(floors.get(names[0][0], floor), floor)
     return floors

@@ -16,7 +16,8 @@ name in it is
   interval of its definition;
 * any other variable the kernel neither declares nor writes: itself.
 
-``+``, ``-``, ``*`` by a constant follow from the operands' ends; ``/`` and ``%`` need a
+``+``, ``-``, ``*`` by a constant or by a product of variables (a stride, taken to be not
+negative as everywhere in the safety net) follow from the operands' ends; ``/`` and ``%`` need a
 positive constant divisor: C's division truncates toward zero, which keeps order, so constant
 ends divide; ``x % c`` lies in 0..c-1 when ``x`` is not negative, in -(c-1)..c-1 otherwise.
 An end that is not a constant before a division is unknown, and there the guard comes in: an
@@ -198,6 +199,12 @@ def _product(left: tuple, right: tuple) -> tuple[Poly | None, Poly | None]:
             right[0] == right[1]:
         point = mul(left[0], right[0])
         return point, point
+    for factor, other in ((left, right), (right, left)):
+        if factor[0] is not None and factor[0] == factor[1] and \
+                all(value > 0 for value in factor[0].values()) and None not in other:
+            # a row stride (``jj * x``): not negative, as extents and strides are taken to
+            # be everywhere in the safety net (omp.fallback._nonnegative_hull)
+            return mul(other[0], factor[0]), mul(other[1], factor[0])
     return _UNKNOWN
 
 
