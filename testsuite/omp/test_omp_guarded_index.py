@@ -129,3 +129,15 @@ def test_a_reflected_halo_subscript_is_bounded(load_source, tmp_path):
         rewritten, rewritten
     host, device = run_rewrite_and_host(tmp_path, HALO, rewritten)
     assert device.returncode == 0 and device.stdout == host.stdout and device.unmapped == ()
+
+
+def test_a_guard_on_a_shadowed_name_bounds_nothing(load_source):
+    # the guard reads the function's ``s``; the subscript is the branch's own ``s``
+    program = PROGRAM.replace(
+        "        int s = id / PER_SITE;\n        if (s < sites && id >= 0) {\n",
+        "        if (s < sites && id >= 0) {\n            int s = id / PER_SITE;\n").replace(
+        "    int items = (sites + 1) * PER_SITE;\n",
+        "    int items = (sites + 1) * PER_SITE, s = 0;\n")
+    assert ", s = 0;" in program and "{\n            int s = id / PER_SITE;" in program
+    _rewritten, out = rewrite_source(load_source, program, name="prog.c")
+    assert dict(out.counts)["left unmapped"] == 1, [d.message for d in out.diagnostics]

@@ -81,6 +81,12 @@ class _Bounds:
         self.definitions = definitions
         self.declared = frozenset(u.name for u in inside if u.role in _DECLARING)
         self.changes = [u for u in inside if u.role in _CHANGING]
+        declarations: dict[str, set] = {}
+        for use in inside:
+            declarations.setdefault(use.name, set()).add(use.decl)
+        #: names that stand for one variable throughout the kernel (no shadowing): a guard
+        #: on an outer ``i`` says nothing of an ``i`` declared inside its branch
+        self.single = frozenset(name for name, decls in declarations.items() if len(decls) == 1)
         self.guards = [(stmt, u) for stmt in kernel.walk()
                        if stmt.kind == "if" and stmt.cond is not None and
                        stmt.body is not None and
@@ -150,7 +156,7 @@ class _Bounds:
     def _guarded(self, name: str, high: Poly | None, within, depth: int) -> Poly | None:
         """``high``, or the bound of a guard on ``name`` around the access (inside
         ``within``, the counter's loop body, when given) where ``high`` is not a constant."""
-        if _constant(high) is not None:
+        if _constant(high) is not None or name not in self.single:
             return high
         for stmt, use in self.guards:
             if use.name != name or \
