@@ -40,7 +40,7 @@ planned on its own.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from s2s.analysis.omp.callee_reads import element_calls_as_accesses, written_through_calls
 from s2s.analysis.omp.guarded_index import guarded_extent
@@ -162,6 +162,9 @@ def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text,
         return f"'{pointer}' is copied to '{copied[norm_text(pointer)]}' in the kernel"
     extents = []
     for ref in mine:
+        if ref.rows and ref.call is None and len(ref.subscripts) > 1:
+            # ``in[i][j]`` through ``double (*in)[n]``: the rows ``i`` touches (the model doc)
+            ref = replace(ref, subscripts=ref.subscripts[:1])
         if ref.call is not None or len(ref.subscripts) != 1:
             return (f"'{pointer}' is passed to '{ref.call}' in the kernel" if ref.call else
                     f"'{pointer}' is accessed with {len(ref.subscripts)} subscripts")
