@@ -87,13 +87,23 @@ class _Bounds:
         #: names that stand for one variable throughout the kernel (no shadowing): a guard
         #: on an outer ``i`` says nothing of an ``i`` declared inside its branch
         self.single = frozenset(name for name, decls in declarations.items() if len(decls) == 1)
-        self.guards = [(stmt, u) for stmt in kernel.walk()
-                       if stmt.kind == "if" and stmt.cond is not None and
-                       stmt.body is not None and
-                       stmt.body.span.start <= ref.span.start < stmt.body.span.end
-                       for u in inside if u.guard is not None and u.role == "read" and
-                       u.guard[0] in ("<", "<=") and
-                       stmt.cond.span.start <= u.span.start < stmt.cond.span.end]
+        self.kernel = kernel
+        self.guarding = [u for u in inside if u.guard is not None and u.role == "read" and
+                         u.guard[0] in ("<", "<=")]
+        self._guards: list | None = None
+
+    def guards(self) -> list:
+        """(``if`` statement, guarding mention in its condition) around the access: asked
+        only where a bound is missing, once."""
+        if self._guards is None:
+            start = self.ref.span.start
+            self._guards = [] if not self.guarding else [
+                (stmt, u) for stmt in self.kernel.walk()
+                if stmt.kind == "if" and stmt.cond is not None and stmt.body is not None and
+                stmt.body.span.start <= start < stmt.body.span.end
+                for u in self.guarding
+                if stmt.cond.span.start <= u.span.start < stmt.cond.span.end]
+        return self._guards
 
     def of(self, expression: str, depth: int) -> tuple[Poly | None, Poly | None]:
         """(least, greatest) value of ``expression``; an end is None where not known."""
@@ -158,7 +168,7 @@ class _Bounds:
         ``within``, the counter's loop body, when given) where ``high`` is not a constant."""
         if _constant(high) is not None or name not in self.single:
             return high
-        for stmt, use in self.guards:
+        for stmt, use in self.guards():
             if use.name != name or \
                     within is not None and not within.start <= stmt.span.start < within.end:
                 continue
