@@ -203,27 +203,33 @@ def _plan_callees_of_refused(model: TranslationUnit, irs: dict[str, FunctionIR],
     callee refused in turn hands down to its own callees."""
     holders = {d.function for d in model.directives if d.words[:2] in DATA_WORDS}
     kept = set().union(*(plan.reach[n] for n in planned if n not in plan.left))
-    refused = [n for n in planned if n in plan.left]
+    # (under a data directive of the caller's, or after an enter data of another callee,
+    # the device may hold an array already: the callee's copies would assume otherwise)
+    refused = [n for n in planned if n in plan.left and not plan.reach[n] & holders]
+    tried = set(refused)    # (recursive functions: each is tried once)
     while refused:
         below = set().union(*(callees_of(irs, n) for n in refused))
         below = {n for n in below if irs[n].has_device and n not in kept and
-                 n not in plan.reach and n not in plan.escaped and
+                 n not in plan.reach and n not in plan.escaped and n not in tried and
                  not ({n} | callees_of(irs, n)) & holders}
+        tried |= below
         refused = []
         for name in sorted(n for n in below
                            if not any(n in callees_of(irs, o) for o in below if o != n)):
-            plan.reach[name] = frozenset({name} | callees_of(irs, name))
-            warned = len(plan.warnings)
+            warned, left = len(plan.warnings), dict(plan.left)
             try:
                 region = _plan_root(model, irs, irs[name], plan, source, members=members,
                                     skip=skip, ignore=ignore, callee_root=True)
-            except Unsupported as why:
+            except Unsupported:
+                region = None
+            if region is None:
+                # (the refused root's reason stays the one its constructs report)
                 del plan.warnings[warned:]
-                plan.left[name] = str(why)
+                plan.left = left
                 refused.append(name)
                 continue
-            if region is not None:
-                plan.regions.append(region)
+            plan.reach[name] = frozenset({name} | callees_of(irs, name))
+            plan.regions.append(region)
 
 
 def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionIR,
