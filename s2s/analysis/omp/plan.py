@@ -213,9 +213,9 @@ def _plan_callees_of_refused(model: TranslationUnit, irs: dict[str, FunctionIR],
                  n not in plan.reach and n not in plan.escaped and n not in tried and
                  not ({n} | callees_of(irs, n)) & holders}
         tried |= below
+        covered = set().union(*(callees_of(irs, o) for o in below))
         refused = []
-        for name in sorted(n for n in below
-                           if not any(n in callees_of(irs, o) for o in below if o != n)):
+        for name in sorted(below - covered):
             warned, left = len(plan.warnings), dict(plan.left)
             try:
                 region = _plan_root(model, irs, irs[name], plan, source, members=members,
