@@ -65,6 +65,10 @@ class ArrayRef(AccessMode):
     #: inside a template, the storage's type depends on a template parameter (``P a`` with
     #: ``a[i]``): a pointer in some instantiations, so a target region may need a mapping
     dependent: bool = False
+    #: the storage is reached through a pointer to an array type (``double (*in)[n]``,
+    #: ``row_t *phi``): its first subscript counts rows, so a section ``in[lo:len]`` of the
+    #: first subscript's range holds every element the access may touch
+    rows: bool = False
 
 
 @dataclass(frozen=True, slots=True)

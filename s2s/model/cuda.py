@@ -17,6 +17,9 @@ class Param:
     is_pointer: bool = False
     pointee_const: bool = False
     restrict: bool = False
+    #: a reference to a ``std::vector`` (host functions): the caller's vector, whose
+    #: element count ``name.size()`` the function can name (omp.plan's callee roots)
+    vector: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -81,6 +81,11 @@ class VarUse:
     #: integral casts taken off, rendered from the AST (``(std::size_t)w * h`` -> ``(w) *
     #: h``; :mod:`s2s.frontend.host.integral`); None where the value holds anything else
     integral: str | None = None
+    #: a ``read`` of an integer variable that an ``if``'s condition compares, through
+    #: ``&&`` only, with an integer bound (``if (i < total && ok)``): (operator with the
+    #: variable on its left, the bound rendered from the AST as ``integral`` is), which holds
+    #: throughout the ``if``'s then-branch while the variable is not written; None elsewhere
+    guard: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,9 +40,10 @@ planned on its own.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from s2s.analysis.omp.callee_reads import element_calls_as_accesses, written_through_calls
+from s2s.analysis.omp.guarded_index import guarded_extent
 from s2s.analysis.omp.guards import directive_chain
 from s2s.analysis.omp.hidden_uses import pointer_base
 from s2s.analysis.omp.host_floors import with_host_floors
@@ -163,11 +164,15 @@ def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text,
         return f"'{pointer}' is copied to '{copied[norm_text(pointer)]}' in the kernel"
     extents = []
     for ref in mine:
+        if ref.rows and ref.call is None and len(ref.subscripts) > 1:
+            # ``in[i][j]`` through ``double (*in)[n]``: the rows ``i`` touches (the model doc)
+            ref = replace(ref, subscripts=ref.subscripts[:1])
         if ref.call is not None or len(ref.subscripts) != 1:
             return (f"'{pointer}' is passed to '{ref.call}' in the kernel" if ref.call else
                     f"'{pointer}' is accessed with {len(ref.subscripts)} subscripts")
         # ``AU[id]`` with ``const int id = (i + 1) + (j + 1) * stride;`` in the kernel
-        extent = write_extent(kernel, expanded_ref(kernel, ref, uses), text)
+        extent = write_extent(kernel, expanded_ref(kernel, ref, uses), text) or \
+            guarded_extent(kernel, ref, uses, text)
         if extent is None or declared is None or declared & set(_PLAIN.findall(extent)):
             return (f"the subscript '{ref.subscripts[0].text}' of '{pointer}' is not bounded "
                     "by the kernel's counting loops")
@@ -295,7 +300,10 @@ def _nonnegative(p, floors: dict[str, int]) -> bool:
 
 def _floors(kernel: Stmt, text) -> dict[str, int]:
     """Least values of variables that the kernel's counting loops need to run at all:
-    ``for (i = a; i <= v + c; ...)`` with a constant ``a`` runs only when ``v >= a - c``."""
+    ``for (i = a; i <= v + c; ...)`` with a constant ``a`` runs only when ``v >= a - c``;
+    other terms of ``v + c - a`` with negative coefficients (TeaLeaf's ``for (kk = halo; kk
+    < x - halo; ...)``: ``x - 2 * halo - 1``) only raise that floor, as every variable is at
+    least 0 (extents and strides are not negative), so ``v >= -c`` holds still."""
     floors: dict[str, int] = {}
     for loop in kernel.walk():
         found = loop_range(loop, text) if loop.kind == "for" else None
@@ -303,9 +311,11 @@ def _floors(kernel: Stmt, text) -> dict[str, int]:
             continue
         _var, first, last = found
         span = add(last, scale(first, -1))
-        names = [key for key in span if key]
-        if len(names) == 1 and len(names[0]) == 1 and span[names[0]] == 1 and \
-                _PLAIN.fullmatch(names[0][0]):
+        names = [key for key in span if key and span[key] == 1 and len(key) == 1 and
+                 _PLAIN.fullmatch(key[0])]
+        rest = [key for key in span if key and key not in names]
+        if len(names) == 1 and all(span[key] < 0 and all(_PLAIN.fullmatch(atom)
+                                                         for atom in key) for key in rest):
             floor = -span.get((), 0)
             floors[names[0][0]] = max(floors.get(names[0][0], floor), floor)
     return floors

@@ -183,16 +183,61 @@ def plan_file(model: TranslationUnit, source: bytes,
             continue
         if region is not None:
             plan.regions.append(region)
+    _plan_callees_of_refused(model, irs, plan, source, roots + owners, members,
+                             mapped_by_objects, entry_only)
     planned = {(r.function, a.name) for r in plan.regions for a in r.arrays}
     plan.local_maps, plan.static_entries = local_maps(model, irs, source, planned)
     return plan
+
+
+def _plan_callees_of_refused(model: TranslationUnit, irs: dict[str, FunctionIR], plan: OmpPlan,
+                             source: bytes, planned: list[str], members: frozenset,
+                             skip: frozenset, ignore: frozenset) -> None:
+    """Callees of refused roots planned as roots of their own: a data region over the
+    callee's body, per call (su3_bench's ``main`` is refused, ``su3_mat_nn`` holds every
+    kernel and the vectors' sizes). Only callees that no plan kept by another root
+    reaches (its copies assume the device holds what it planned), that no function
+    pointer reaches, with no data directives in reach (a caller's plan would replace
+    them), whose device work no other such callee calls (its region covers it). The
+    refused root's own constructs are mapped per construct, so every array's host copy
+    is fresh at each call: the callee's plan starts from that, as a root's does. A
+    callee refused in turn hands down to its own callees."""
+    holders = {d.function for d in model.directives if d.words[:2] in DATA_WORDS}
+    kept = set().union(*(plan.reach[n] for n in planned if n not in plan.left))
+    # (under a data directive of the caller's, or after an enter data of another callee,
+    # the device may hold an array already: the callee's copies would assume otherwise)
+    refused = [n for n in planned if n in plan.left and not plan.reach[n] & holders]
+    tried = set(refused)    # (recursive functions: each is tried once)
+    while refused:
+        below = set().union(*(callees_of(irs, n) for n in refused))
+        below = {n for n in below if irs[n].has_device and n not in kept and
+                 n not in plan.reach and n not in plan.escaped and n not in tried and
+                 not ({n} | callees_of(irs, n)) & holders}
+        tried |= below
+        covered = set().union(*(callees_of(irs, o) for o in below))
+        refused = []
+        for name in sorted(below - covered):
+            warned, left = len(plan.warnings), dict(plan.left)
+            try:
+                region = _plan_root(model, irs, irs[name], plan, source, members=members,
+                                    skip=skip, ignore=ignore, callee_root=True)
+            except Unsupported:
+                region = None
+            if region is None:
+                # (the refused root's reason stays the one its constructs report)
+                del plan.warnings[warned:]
+                plan.left = left
+                refused.append(name)
+                continue
+            plan.reach[name] = frozenset({name} | callees_of(irs, name))
+            plan.regions.append(region)
 
 
 def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionIR,
                plan: OmpPlan, source: bytes, extend: bool = True,
                members: frozenset = frozenset(), skip: frozenset = frozenset(),
                exact: frozenset = frozenset(), branches: bool = False,
-               ignore: frozenset = frozenset()) -> RegionPlan | None:
+               ignore: frozenset = frozenset(), callee_root: bool = False) -> RegionPlan | None:
     function = ir.function
     warned = len(plan.warnings)
     if any(node.jump in ("goto", "label") for node in ir.root.walk()):
@@ -237,6 +282,8 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         raise Unsupported(why)
     lengths, skipped = array_sections(model, function, survey.device_labels - elsewhere,
                                       start, end)
+    # a callee planned as a root of its own names its caller's vectors by reference
+    referred = {p.name for p in function.params if p.vector} if callee_root else set()
     for label in list(skipped):
         section = section_from_callees(model, survey.device_uses.get(label, ()), source)
         if section is None:
@@ -245,6 +292,8 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
             section = helper_section(model, function, label)
         if section is None:
             section = member_section(model, source, label, function.name)
+        if section is None and label in referred:
+            section = f"[0:{label}.size()]"
         if section is None and skipped[label].startswith("its element count"):
             section = touched_count(model, source, function, label,
                                     survey.device_uses.get(label, ()), start, end)
@@ -252,7 +301,8 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
             lengths[label] = section
             del skipped[label]
     text = source_texts(source)
-    vectors = vector_labels(model, function, lengths)
+    vectors = tuple(sorted(set(vector_labels(model, function, lengths)) |
+                           (referred & set(lengths))))
     drop_changing_counts(model, lengths, skipped, nodes, irs, vectors)
     pointer_arrays = pointer_array_maps(model, source, function.name, lengths, skipped, start)
     unmapped = sorted(label for label in set(skipped) |
@@ -316,7 +366,8 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
             # after a swap loop): again, with copies allowed before branches
             del plan.warnings[warned:]
             return _plan_root(model, irs, ir, plan, source, extend=extend, members=members,
-                              skip=skip, ignore=ignore, exact=exact, branches=True)
+                              skip=skip, ignore=ignore, exact=exact, branches=True,
+                              callee_root=callee_root)
         if stale & to_labels:
             raise Unsupported(f"'{sorted(stale & to_labels)[0]}' may be stale on both sides "
                               "where the region ends")
@@ -331,7 +382,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         # region's end after all (the stale sections are small): plan without the tail.
         del plan.warnings[warned:]
         return _plan_root(model, irs, ir, plan, source, extend=False, members=members,
-                          skip=skip, ignore=ignore, exact=exact)
+                          skip=skip, ignore=ignore, exact=exact, callee_root=callee_root)
 
     arrays, exit_updates, entry_updates, entry_reasons = map_arrays(
         solver, ir, block, live, to_labels, updates, exit_state)
@@ -343,7 +394,8 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         if bad:
             del plan.warnings[warned:]
             return _plan_root(model, irs, ir, plan, source, extend=extend, members=members,
-                              skip=skip, ignore=ignore, exact=exact | bad)
+                              skip=skip, ignore=ignore, exact=exact | bad,
+                              callee_root=callee_root)
     if removed and not existing.replaces_hand_mapping(
             model, ir, _data_directives(model, function.name, source), tracked, lengths,
             plan.warnings, end, (arrays, updates, exit_updates, entry_updates),

@@ -52,7 +52,8 @@ def vector_labels(model: TranslationUnit, function, labels) -> tuple[str, ...]:
     one): clauses must name them through a pointer handle."""
     named = {a.name for a in model.allocations if a.kind == "vector"}
     return tuple(sorted(label for label in labels if label in named
-                        and allocation_of(model, function, label).kind == "vector"))
+                        and getattr(allocation_of(model, function, label), "kind", None)
+                        == "vector"))
 
 
 def allocation_of(model: TranslationUnit, function, label: str) -> HostAllocation | None:

@@ -17,6 +17,7 @@ from clang import cindex
 from s2s.frontend.core import token_text
 from s2s.frontend.core.fast_cursor import canonical_type, type_kind
 from s2s.frontend.core.toolchain import configure_libclang
+from s2s.frontend.cuda.kernel_body import evaluate_cursor
 from s2s.frontend.host import containers
 from s2s.frontend.host.alloc import size_factor
 from s2s.frontend.host.tree import ARRAY_TYPE_KINDS
@@ -216,7 +217,12 @@ class StorageChains:
             return cursor.spelling
         if kind == "INTEGER_LITERAL":
             tokens = [text for _token, text in token_text.spellings(cursor)]
-            return tokens[0] if len(tokens) == 1 and tokens[0].isdigit() else None
+            if len(tokens) == 1 and tokens[0].isdigit():
+                return tokens[0]
+            # written in a macro's body (TeaLeaf's ``kx[index + 1]`` in ``tealeaf_SMVP(u)``):
+            # the literal's tokens are the macro call's, its value is clang's
+            value = evaluate_cursor(cursor)
+            return str(value) if isinstance(value, int) and value >= 0 else None
         if kind == "BINARY_OPERATOR" and len(kids) == 2 and cursor.spelling in ("+", "-", "*",
                                                                                   "/", "%"):
             left, right = self._render(kids[0], depth + 1), self._render(kids[1], depth + 1)

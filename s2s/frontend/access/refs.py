@@ -246,6 +246,8 @@ class _Scanner(PointerCopies):
             return
         kind = self._type_kind(root) if root is not None else None
         pointer = kind == "POINTER"
+        rows = pointer and self._type(root).get_pointee().get_canonical().kind.name in \
+            ARRAY_TYPE_KINDS
         dependent = kind == "UNEXPOSED" and bool(subs) and self.nodes[i].template is not None
         region_local = region is not None and root is not None and \
             self._declared_in(root, region) is not None
@@ -255,7 +257,7 @@ class _Scanner(PointerCopies):
             subscripts=tuple(subs), span=tree.span(i), function=self.nodes[i].function,
             directive=directive, call=call, arg_index=arg_index,
             conditional=self._conditional(i, region), pointer=pointer,
-            region_local=region_local, dependent=dependent))
+            region_local=region_local, dependent=dependent, rows=rows))
 
     # -- target regions and conditions ------------------------------------------------------
 

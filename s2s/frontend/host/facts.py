@@ -89,6 +89,7 @@ def _uses_in(tree: HostTree, f: int, function: str, out: list[VarUse]) -> None:
             span = tree.span(i)
             integral = integral_text(tree, value) if value is not None and \
                 _is_integer(ref) else None
+            guard = _if_guard(tree, i) if role == "read" and _is_integer(ref) else None
             out.append(VarUse(variable[0], role, span, function, variable[1],
                               variable[2], call, position, local=variable[3],
                               value=None if value is None else tree.expr(value),
@@ -97,7 +98,8 @@ def _uses_in(tree: HostTree, f: int, function: str, out: list[VarUse]) -> None:
                               field=_member_name(tree, i) if role == "member" else None,
                               null=value is not None and _is_null(tree, value),
                               spelled=None if span.macro is None else
-                              _spelled(tree, i, span, variable[0]), integral=integral))
+                              _spelled(tree, i, span, variable[0]), integral=integral,
+                              guard=guard))
         elif kind == "VAR_DECL":
             cursor = tree.nodes[i].cursor
             at = cursor.location.offset
@@ -110,6 +112,39 @@ def _uses_in(tree: HostTree, f: int, function: str, out: list[VarUse]) -> None:
                               record=_is_record(cursor), integer=integer,
                               integral=integral_text(tree, init) if integer and init is not None
                               else None))
+
+
+#: a relational operator as libclang names it -> its C spelling, and the spelling with the
+#: operands swapped (``n > i`` is ``i < n``)
+_RELATIONS = {"LT": ("<", ">"), "LE": ("<=", ">="), "GT": (">", "<"), "GE": (">=", "<=")}
+
+
+def _if_guard(tree: HostTree, i: int) -> tuple[str, str] | None:
+    """(operator, bound) when the mention ``i`` is one side of a relational operator whose
+    other side is an integer expression (:func:`integral_text`) and the comparison is the
+    condition of an ``if``, alone or as an operand of ``&&`` (parentheses and casts looked
+    through): inside the then-branch the comparison holds (``VarUse.guard``)."""
+    j, p = i, tree.parent[i]
+    while p >= 0 and tree.kinds[p] in THROUGH:
+        j, p = p, tree.parent[p]
+    if p < 0 or tree.kinds[p] != "BINARY_OPERATOR" or len(tree.children[p]) != 2:
+        return None
+    spelled = _RELATIONS.get(tree.nodes[p].cursor.binary_operator.name)
+    if spelled is None:
+        return None
+    left, right = tree.children[p]
+    bound = integral_text(tree, right if left == j else left)
+    if bound is None:
+        return None
+    op = spelled[0] if left == j else spelled[1]
+    j, p = p, tree.parent[p]
+    while p >= 0 and (tree.kinds[p] in THROUGH or tree.kinds[p] == "BINARY_OPERATOR" and
+                      tree.nodes[p].cursor.binary_operator.name == "LAnd"):
+        j, p = p, tree.parent[p]
+    if p < 0 or tree.kinds[p] != "IF_STMT" or tree.children[p][:1] != [j] or \
+            len(tree.children[p]) not in (2, 3):
+        return None
+    return op, bound
 
 
 def _spelled(tree: HostTree, i: int, span, name: str) -> tuple[int, int] | None:

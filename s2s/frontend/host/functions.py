@@ -32,17 +32,19 @@ def _param(ctx: ExtractContext, cursor, template: str | None) -> Param:
     canon = ptype.get_canonical()
     kind = fast_cursor.type_kind(canon)
     is_pointer = kind == "POINTER" or kind in ARRAY_TYPE_KINDS
-    pointee_const = False
+    pointee_const = vector = False
     if kind == "POINTER":
         pointee_const = canon.get_pointee().is_const_qualified()
     elif vector_reference(canon):
         # ``std::vector<T> &v`` names the caller's storage, as a pointer would
         is_pointer, pointee_const = True, canon.get_pointee().is_const_qualified()
+        vector = True
     elif kind in ARRAY_TYPE_KINDS:
         # An array parameter decays; clang keeps the element's const on the array type.
         pointee_const = canon.is_const_qualified() or canon.element_type.is_const_qualified()
     return Param(spelling(cursor), ptype.spelling, ctx.span(cursor, template), is_pointer,
-                 bool(pointee_const), bool(ptype.is_restrict_qualified() or canon.is_restrict_qualified()))
+                 bool(pointee_const), bool(ptype.is_restrict_qualified() or canon.is_restrict_qualified()),
+                 vector)
 
 
 def _is_static(ctx: ExtractContext, cursor) -> bool:
