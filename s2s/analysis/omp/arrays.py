@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from s2s.analysis.omp.cover import entry_coverage
-from s2s.analysis.omp.facts import drop_contained, guard_facts
+from s2s.analysis.omp.facts import contains, drop_contained, guard_facts
 from s2s.analysis.omp.guards import directive_chain
 from s2s.analysis.omp.ir import Access, Copy, FunctionIR, Node, called_functions
 from s2s.analysis.omp.place import same_section, source_texts
@@ -74,8 +74,7 @@ def map_arrays(solver: Solver, ir: FunctionIR, block: Node, live: set[str], to_l
     after = block.children[block.children.index(nodes[-1]) + 1:] + _continuation(block)
     coverage = entry_coverage(solver, entry_state(model, function, start, to_labels), updates)
     groups = alias_groups(model, function, 0, 0)
-    facts = guard_facts(function.body, start,
-                        lambda a, b: source[a:b].decode("utf-8", "replace"))
+    facts = guard_facts(model, function, start)
     names = ir_names(ir)
     through = _read_back_through_returns(solver, live, exit_state)
     # a pointer a call returned may be any of its arguments: whatever the host reads through
@@ -109,6 +108,8 @@ def map_arrays(solver: Solver, ir: FunctionIR, block: Node, live: set[str], to_l
             if parts is not None:
                 exit_type = "release"
                 parts = merge_adjacent(drop_contained(parts, facts, ir.definitions))
+                if written is not None:
+                    parts = _beside_written(parts, written, facts, ir.definitions)
                 exit_updates += [label + p for p in parts]
                 exit_sections = list(parts)
         if exit_type == "release" and exit_sections == [lengths[label] or None]:
@@ -128,6 +129,25 @@ def map_arrays(solver: Solver, ir: FunctionIR, block: Node, live: set[str], to_l
             entry_reasons += [why] * len(held)
         arrays.append(MappedArray(label, lengths[label], enter_type, exit_type))
     return arrays, exit_updates, entry_updates, entry_reasons
+
+
+def _beside_written(parts: list[str], written: list[str], facts: dict[str, int],
+                    definitions: dict[str, str]) -> list[str]:
+    """``parts`` without those whose copy-back another part already makes: the device wrote
+    only the ``written`` sections (the exit state's dirty set, complete), so the elements of
+    a part that come back stale lie in them; where the other parts hold every written
+    section, those elements come back with them. ``x[0:n]`` then ``x[n/2:1]`` after kernels
+    that wrote ``x[0:n]``: one copy, with no fact on ``n`` (for ``n <= 0`` nothing was
+    written, so ``x[0]`` on the host is current). Sections compare as written too (all of
+    them are read at the region's exit): a definition that is no polynomial (``n =
+    A.rows()``) leaves ``n`` a name."""
+    kept = list(parts)
+    for part in parts:
+        others = [q for q in kept if q is not part]
+        if others and all(any(contains(q, w, facts, definitions) or contains(q, w, facts, {})
+                              for q in others) for w in written):
+            kept = others
+    return kept
 
 
 def explicit_sections(model: TranslationUnit, nodes: list[Node], lengths, state

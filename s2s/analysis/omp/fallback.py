@@ -296,7 +296,7 @@ def _floors(kernel: Stmt, text) -> dict[str, int]:
     ``for (i = a; i <= v + c; ...)`` with a constant ``a`` runs only when ``v >= a - c``."""
     floors: dict[str, int] = {}
     for loop in kernel.walk():
-        found = loop_range(loop, text) if loop.kind == "for" else None
+        found = loop_range(loop) if loop.kind == "for" else None
         if found is None:
             continue
         _var, first, last = found
