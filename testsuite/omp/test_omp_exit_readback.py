@@ -56,3 +56,25 @@ def test_an_element_no_other_part_covers_still_comes_back(load_source):
     rewritten, _ = rewrite_source(load_source, program, name="prog.c")
     updates = [line.strip() for line in rewritten.splitlines() if "target update" in line]
     assert updates == ["#pragma omp target update from(x[(n / 2):1])"], updates
+
+
+def test_a_kernel_inside_the_region_gets_no_clause_that_moves_nothing(load_source):
+    # x and y are main's own pointers, mapped by the region under their own names: the
+    # kernel's implicit zero-length sections find them present (no clause, as an expert
+    # writes it), and a second run reads the region's maps as the kernel's
+    rewritten, _ = rewrite_source(load_source, PADDED, name="prog.c")
+    kernel = [line.strip() for line in rewritten.splitlines() if "target teams" in line]
+    assert kernel == ["#pragma omp target teams distribute parallel for"], kernel
+    again, out = rewrite_source(load_source, rewritten, name="prog.c")
+    assert again == rewritten and not out.edits
+
+
+def test_a_struct_member_in_a_kernel_keeps_its_clause(load_source):
+    # the kernel's implicit map of the struct would copy the host's pointer member: the
+    # clause attaches the member to the storage the region holds
+    program = PADDED.replace("int pad = 2;", "int pad = 2;\n    struct { double *v; } s;") \
+        .replace("    for (int step", "    s.v = y;\n    for (int step") \
+        .replace("x[i] = 0.5 * x[i] + y[i];", "x[i] = 0.5 * x[i] + s.v[i];")
+    rewritten, _ = rewrite_source(load_source, program, name="prog.c")
+    kernel = [line.strip() for line in rewritten.splitlines() if "target teams" in line]
+    assert len(kernel) == 1 and "s.v[" in kernel[0] and "map(tofrom: x" not in kernel[0], kernel

@@ -150,11 +150,18 @@ def _beside_written(parts: list[str], written: list[str], facts: dict[str, int],
     return kept
 
 
-def explicit_sections(model: TranslationUnit, nodes: list[Node], lengths, state
-                      ) -> list[tuple[SourceSpan, str]]:
+def explicit_sections(model: TranslationUnit, function, nodes: list[Node], lengths, state,
+                      arrays: list[MappedArray]) -> list[tuple[SourceSpan, str]]:
     """``map(tofrom: p[0:n])`` for pointers a target region of the region uses without a
-    map clause: inside the data region the storage is present, so the clause moves
-    nothing, but the kernel no longer depends on an implicit zero-length mapping."""
+    map clause, where the kernel's implicit mapping would not find the storage: a struct
+    member path, a class member (the implicit map of ``this`` copies the host's pointer), a
+    global, another name for a mapped array. A pointer variable of the function's own (a
+    parameter or local, no array) that the region maps under its own name needs none: its
+    storage is present inside the data region and the implicit zero-length section finds it
+    there, so the clause would move nothing (the copies and bytes of a run are the same with
+    and without it, as in an expert's port, which writes none), and a second run reads the
+    region's map of that name as the kernel's."""
+    held = {norm_text(a.name) for a in arrays}
     out = []
     for top in nodes:
         for node in top.walk():
@@ -172,9 +179,23 @@ def explicit_sections(model: TranslationUnit, nodes: list[Node], lengths, state
                 if len(sections) == 1 and next(iter(sections)) and event.name not in missing:
                     missing.append(event.name)
                     mapped.add(norm_text(event.name))
-                    out.append((directive.span,
-                                f"map(tofrom: {event.name}{next(iter(sections))})"))
+                    if norm_text(event.name) not in held or \
+                            not _own_pointer(model, function, event.name):
+                        out.append((directive.span,
+                                    f"map(tofrom: {event.name}{next(iter(sections))})"))
     return out
+
+
+def _own_pointer(model: TranslationUnit, function, name: str) -> bool:
+    """Whether ``name`` is only ever a pointer parameter or pointer local of ``function``
+    (every mention, ``VarUse``: not a member, a global or one of two variables of the name)
+    and no array the function declares (an array's implicit map copies all of it)."""
+    mentions = [u for u in model.in_function("var_uses", function.name) if u.name == name]
+    if not mentions or not all(u.local and u.pointer and u.decl == mentions[0].decl
+                               for u in mentions):
+        return False
+    return not any(a.name == name and a.function == function.name and
+                   a.kind in ("static_array", "vla") for a in model.allocations)
 
 
 def redundant_maps(model: TranslationUnit, nodes: list[Node], arrays, explicit,
