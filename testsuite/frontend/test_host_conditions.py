@@ -4,6 +4,10 @@ expressions (issue 28)."""
 
 from __future__ import annotations
 
+import pytest
+
+from s2s.frontend.core.parse import ParseOptions
+from s2s.frontend.extract import load
 from s2s.model.host import Comparison, LoopHeader
 
 PROGRAM = r"""
@@ -38,15 +42,19 @@ int main(int argc, char **argv)
 """
 
 
-def _statements(load_source, kind):
-    loaded = load_source(PROGRAM, name="conds.cpp")
+@pytest.fixture(scope="module")
+def model():
+    loaded = load("conds.cpp", ParseOptions(), source=PROGRAM.encode())
     assert loaded.model is not None
-    return [s for f in ("fill", "main") for s in loaded.model.function(f).body.walk()
-            if s.kind == kind]
+    return loaded.model
 
 
-def test_the_comparisons_of_a_conditions_top_level_or(load_source):
-    tests = [s.tests for s in _statements(load_source, "if")]
+def _statements(model, kind):
+    return [s for f in ("fill", "main") for s in model.function(f).body.walk() if s.kind == kind]
+
+
+def test_the_comparisons_of_a_conditions_top_level_or(model):
+    tests = [s.tests for s in _statements(model, "if")]
     assert tests == [
         (Comparison("argc", ">", "1"),),
         (Comparison("n", "<", "4"), Comparison("m", "<=", "0"), Comparison("16", ">", "k")),
@@ -55,8 +63,8 @@ def test_the_comparisons_of_a_conditions_top_level_or(load_source):
     ]
 
 
-def test_counting_loop_headers(load_source):
-    headers = [s.header for s in _statements(load_source, "for")]
+def test_counting_loop_headers(model):
+    headers = [s.header for s in _statements(model, "for")]
     assert headers == [
         LoopHeader("i", "0", "<", "n", 1),  # a template's dependent counter
         LoopHeader("k", "2", "<=", "n", 3),  # a qualified type, the counter in parentheses
