@@ -7,7 +7,7 @@ graphs from it, and every node keeps its span so edits can land before or around
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from s2s.model.cuda import Param
 from s2s.model.span import Expr, SourceSpan
@@ -104,6 +104,10 @@ class CallSite:
     #: a call through a local function pointer that may hold any of these functions of the
     #: file and nothing else (frontend.host.callees); ``name`` is then the pointer's
     targets: tuple[str, ...] = ()
+    #: the callee is declared never to return (``__attribute__((noreturn))``, ``_Noreturn``,
+    #: ``[[noreturn]]`` on a declaration the call sees: ``exit``, a header's ``fatal``);
+    #: left out of the JSON form
+    noreturn: bool = field(default=False, metadata={"json": False})
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,7 +41,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from s2s.analysis.omp.changes import changing_term
-from s2s.analysis.omp.facts import unchanged_after
+from s2s.analysis.omp.facts import ends_program, never_returning, unchanged_after
 from s2s.analysis.omp.flow import Interpreter
 from s2s.analysis.omp.guards import region_scope
 from s2s.analysis.omp.ir import Access, CallEvent, Copy, Node, Update
@@ -378,9 +378,6 @@ def _root(name: str) -> str:
 
 # --- does a loop run at least once? ------------------------------------------------------------
 
-_EXIT_CALL = re.compile(r"^\s*(?:std\s*::\s*)?(?:exit|abort|_Exit|quick_exit)\s*\(")
-
-
 def surely_entered(loop: Node, function, model, text) -> bool:
     """Whether a counting loop ``for (i = a; i < b; ...)`` runs its body at least once:
     ``b - a`` is a positive constant, or an early exit before it rules the opposite out —
@@ -400,7 +397,7 @@ def surely_entered(loop: Node, function, model, text) -> bool:
     strict = op == "<"
     if set(need) <= {()}:
         return need.get((), 0) > 0 or (not strict and need.get((), 0) == 0)
-    for guard in _guards(loop):
+    for guard in _guards(loop, never_returning(model)):
         for fact, fact_strict in _negated_tests(guard.stmt.tests):
             margin = add(need, scale(fact, -1))
             if set(margin) - {()}:
@@ -413,8 +410,9 @@ def surely_entered(loop: Node, function, model, text) -> bool:
     return False
 
 
-def _guards(loop: Node):
-    """``if`` statements that run before ``loop`` on every path reaching it."""
+def _guards(loop: Node, never: frozenset[str]):
+    """``if`` statements that run before ``loop`` on every path reaching it and leave
+    (``never``: the functions that never return)."""
     child, parent = loop, loop.parent
     while parent is not None:
         if parent.kind == "seq" and child.jump not in ("case", "default", "label"):
@@ -422,12 +420,12 @@ def _guards(loop: Node):
                 if sibling.jump in ("case", "default", "label"):
                     break
                 if sibling.kind == "if" and sibling.stmt is not None and \
-                        sibling.stmt.cond is not None and _always_leaves(sibling.children[0]):
+                        sibling.stmt.cond is not None and _always_leaves(sibling.children[0], never):
                     yield sibling
         child, parent = parent, parent.parent
 
 
-def _always_leaves(branch: Node) -> bool:
+def _always_leaves(branch: Node, never: frozenset[str]) -> bool:
     if any(n.jump in ("break", "continue", "goto", "label", "case", "default")
            for n in branch.walk()):
         return False
@@ -436,8 +434,7 @@ def _always_leaves(branch: Node) -> bool:
         last = last.children[-1]
     if last.kind == "jump" and last.jump == "return":
         return True
-    return last.kind == "leaf" and last.stmt is not None and last.stmt.calls and \
-        _EXIT_CALL.match(last.stmt.calls[-1].name + "(") is not None
+    return last.kind == "leaf" and last.stmt is not None and ends_program(last.stmt, never)
 
 
 def _negated_tests(tests):

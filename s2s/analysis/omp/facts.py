@@ -42,7 +42,7 @@ def guard_facts(model, function, before: int) -> dict[str, int]:
     body = function.body
     for stmt in body.children if body is not None else ():
         if stmt.span.end > before or stmt.kind != "if" or stmt.orelse is not None or \
-                stmt.body is None or not _leaves(stmt.body):
+                stmt.body is None or not _leaves(stmt.body, model):
             continue
         for test in stmt.tests:
             found = _lower_bound(test)
@@ -74,12 +74,52 @@ def unchanged_after(model, function, names, start: int, end: int) -> bool:
     return True
 
 
-def _leaves(stmt: Stmt) -> bool:
-    """Whether ``stmt`` certainly leaves the function (its last statement returns/exits)."""
+def _leaves(stmt: Stmt, model) -> bool:
+    """Whether ``stmt`` certainly leaves the function: it returns, or it ends the program
+    (:func:`ends_program`)."""
     last = stmt.children[-1] if stmt.kind == "block" and stmt.children else stmt
-    if last.kind == "return":
-        return True
-    return last.kind == "expr" and any(call.name in _EXITS for call in last.calls)
+    return last.kind == "return" or ends_program(last, never_returning(model))
+
+
+def ends_program(stmt: Stmt, never: frozenset[str]) -> bool:
+    """Whether every path through ``stmt`` ends in a call that never returns: a callee
+    declared so (``CallSite.noreturn``: ``exit``, a ``_Noreturn`` helper), one of ``never``
+    or of :data:`_EXITS`, as the statement's whole expression (it starts where the statement
+    does: not an operand of ``||`` or ``?:``, which may not run); a block through one of its
+    statements (what follows it is never reached), an ``if`` through both branches. Loops,
+    ``switch`` and jumps are not followed (a ``break`` or ``goto`` may leave them)."""
+    if stmt.kind == "expr":
+        return any((call.noreturn or call.name in never or call.name in _EXITS) and
+                   call.span.start == stmt.span.start for call in stmt.calls)
+    if stmt.kind == "block":
+        return any(ends_program(child, never) for child in stmt.children)
+    if stmt.kind == "if":
+        return stmt.body is not None and stmt.orelse is not None and \
+            ends_program(stmt.body, never) and ends_program(stmt.orelse, never)
+    return False
+
+
+def never_returning(model) -> frozenset[str]:
+    """The program's functions that never return (no ``return``, no ``goto``/label, and
+    :func:`ends_program` on their body: ``void fatal(const char *m) { fprintf(...);
+    exit(1); }``, also through another such function), with the calls seen declared
+    ``noreturn`` anywhere in the program. Computed once per model."""
+    return model.cached("omp.facts.never_returning", lambda: _never_returning(model))
+
+
+def _never_returning(model) -> frozenset[str]:
+    declared = {call.name for function in model.functions for call in function.calls
+                if call.noreturn}
+    candidates = [f for f in model.functions if f.body is not None and f.name not in declared
+                  and not any(s.kind in ("return", "goto", "label") for s in f.body.walk())]
+    never = frozenset(declared)
+    grown = True
+    while grown:
+        found = frozenset(f.name for f in candidates
+                          if f.name not in never and ends_program(f.body, never))
+        grown = bool(found)
+        never |= found
+    return never
 
 
 def _lower_bound(test: Comparison) -> tuple[str, int] | None:
