@@ -50,7 +50,14 @@ def _call_site(tree: HostTree, i: int) -> CallSite | None:
             continue  # a default argument: it has no location at the call
         args.append(expr)
     return CallSite(name, tuple(args), tree.span(i), targets if len(targets) > 1 else (),
-                    ref_kind in _NORETURN_KINDS and declared_noreturn(ref))
+                    ref_kind in _NORETURN_KINDS and _never_returns(tree, ref))
+
+
+def _never_returns(tree: HostTree, function) -> bool:
+    known = tree.noreturn.get(function)
+    if known is None:
+        known = tree.noreturn[function] = declared_noreturn(function)
+    return known
 
 
 _NORETURN_KINDS = frozenset({"FUNCTION_DECL", "CXX_METHOD"})
