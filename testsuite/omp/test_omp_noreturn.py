@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from s2s.analysis.omp.facts import never_returning
+from s2s.analysis.omp.facts import guard_facts, never_returning
 from s2s.analysis.omp.plan import plan_file
 from s2s.model.program import merge_units
 from testsuite.omp.omp_runs import rewrite_source, run_both
@@ -117,3 +117,31 @@ def test_a_function_that_may_return_gives_no_fact(load_source, body):
     loaded = load_source(program, name="prog.c")
     assert "fatal" not in never_returning(loaded.model)
     assert _entry_updates(loaded.model, loaded.source) != ENDS_ONLY
+
+
+CXX_GUARDS = """#include <cstdlib>
+#include <cstdio>
+#define DIE(m) fatal(m)
+void fatal(const char *m) { std::fprintf(stderr, "%s", m); std::exit(2); }
+void on_error(void (*handler)(int) __attribute__((noreturn))) { std::fprintf(stderr, "-"); }
+int main(int argc, char **argv) {
+    double x[4];
+    #pragma omp target map(tofrom: x[0:4])
+    x[0] = argc;
+    if (argc < 2) std::exit(1);
+    if (argc < 3) DIE("x");
+    if (argc < 4) { ::exit(3); }
+    if (argc < 5) on_error(std::exit);
+    return 0;
+}
+"""
+
+
+def test_cxx_exits_behind_an_exception_specification_and_a_macro(load_source):
+    # <cstdlib>'s exit is `void (int) __attribute__((noreturn)) noexcept(true)`; a
+    # parameter's noreturn function pointer says nothing of the function itself (on_error
+    # returns: no argc >= 5)
+    loaded = load_source(CXX_GUARDS, name="prog.cpp")
+    assert never_returning(loaded.model) >= {"exit", "fatal"}
+    main = loaded.model.function("main")
+    assert guard_facts(loaded.model, main, main.span.end) == {"argc": 4}

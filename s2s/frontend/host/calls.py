@@ -69,10 +69,10 @@ _NORETURN_TOKENS = frozenset({"noreturn", "__noreturn__", "_Noreturn"})
 def declared_noreturn(function) -> bool:
     """Whether the declaration ``function`` (a call's callee) says it never returns. The
     GNU attribute is part of the function's type (clang prints it after the parameters,
-    also on a redeclaration without it, a definition included); ``_Noreturn`` and
+    also on a redeclaration without it, a definition included: :func:`_type_says_noreturn`); ``_Noreturn`` and
     ``[[noreturn]]`` are attributes of the declaration (inherited by its redeclarations),
     which libclang exposes as an unexposed attribute whose token names it."""
-    if cursor_type(function).spelling.endswith("__attribute__((noreturn))"):
+    if _type_says_noreturn(cursor_type(function).spelling):
         return True
     return any(is_attribute(child) and any(token.spelling in _NORETURN_TOKENS
                                            for token in child.get_tokens())
@@ -119,3 +119,20 @@ def call_sites(tree: HostTree, roots) -> tuple[CallSite, ...]:
                     out.append(site)
             j += 1
     return tuple(out)
+
+
+_NORETURN_TYPE = " __attribute__((noreturn))"
+
+
+def _type_says_noreturn(spelling: str) -> bool:
+    """Whether clang's spelling of a function type carries the noreturn bit of the function
+    itself: printed after the parameter list, outside every parenthesis (before a method's
+    qualifiers and an exception specification: ``void (int) __attribute__((noreturn))
+    noexcept(true)``); one inside them belongs to a parameter's function pointer type."""
+    at = spelling.find(_NORETURN_TYPE)
+    while at >= 0:
+        before = spelling[:at]
+        if before.count("(") == before.count(")"):
+            return True
+        at = spelling.find(_NORETURN_TYPE, at + 1)
+    return False
