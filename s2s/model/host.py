@@ -7,7 +7,7 @@ graphs from it, and every node keeps its span so edits can land before or around
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from s2s.model.cuda import Param
 from s2s.model.span import Expr, SourceSpan
@@ -104,6 +104,35 @@ class CallSite:
     #: a call through a local function pointer that may hold any of these functions of the
     #: file and nothing else (frontend.host.callees); ``name`` is then the pointer's
     targets: tuple[str, ...] = ()
+    #: the callee is declared never to return (``__attribute__((noreturn))``, ``_Noreturn``,
+    #: ``[[noreturn]]`` on a declaration the call sees: ``exit``, a header's ``fatal``);
+    #: left out of the JSON form
+    noreturn: bool = field(default=False, metadata={"json": False})
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """``left op right`` (``op`` one of ``<``, ``<=``, ``>``, ``>=``), read from the AST's
+    binary operator: the operands' texts as written, parentheses around the comparison
+    itself removed (``(16 > k)``)."""
+
+    left: str
+    op: str
+    right: str
+
+
+@dataclass(frozen=True, slots=True)
+class LoopHeader:
+    """The header of a counting ``for`` loop as the AST has it: ``counter`` set to ``first``
+    (a declaration with one declarator, or an assignment), tested ``counter op bound`` (``op``
+    ``<`` or ``<=``, the counter on the left), stepped by ``++``/``+= step`` (a positive
+    integer literal)."""
+
+    counter: str
+    first: str
+    op: str
+    bound: str
+    step: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +146,10 @@ class Stmt:
     ``orelse`` the else-branch, ``children`` the statements of a block (or a case's statement),
     ``label`` a goto target or label name. ``directive`` indexes the OpenMP directive whose
     associated statement this is, if any. ``calls`` are the calls made directly by this
-    statement's own expressions (not by nested statements).
+    statement's own expressions (not by nested statements). ``header``: a counting ``for``
+    loop's header (:class:`LoopHeader`, None for any other loop); ``tests``: the operands of
+    an ``if`` condition's top-level ``||`` that are comparisons (each is false past the
+    ``if`` when its branch leaves).
     """
 
     kind: str
@@ -131,6 +163,8 @@ class Stmt:
     label: str | None = None
     calls: tuple[CallSite, ...] = ()
     directive: int | None = None
+    header: LoopHeader | None = None
+    tests: tuple[Comparison, ...] = ()
 
     def walk(self):
         """Yield this statement and every nested one, in source order.

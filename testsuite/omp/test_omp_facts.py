@@ -44,21 +44,27 @@ def test_guard_facts_from_early_returns(load_source):
     loaded = load_source("""
 #include <stdio.h>
 #include <stdlib.h>
+int g = 5;
 int main(int argc, char **argv) {
-    int n = 64, m = 3, k = 2, s = 1;
+    int n = 64, m = 3, k = 2, s = 1, w = 8, q = 1;
     if (argc > 1) n = atoi(argv[1]);
     if (n < 4 || m <= 0 || (16 > k)) { fprintf(stderr, "usage\\n"); return 1; }
     if (s < 9 && argc > 5) return 2;
     if (argc > 2) { m = 7; }
+    if (w <= 2 || (q < 1 && argc > 3) || g < 1) exit(3);
+    int *pq = &q;
     int start = 0;
-    return n + m + k + s + start;
+    double *a = malloc(n * sizeof(double));
+    free(a);
+    return n + m + k + s + start + w + *pq;
 }
 """, name="facts.c")
-    body = loaded.model.function("main").body
+    function = loaded.model.function("main")
     start = loaded.source.index(b"int start")
-    text = lambda a, b: loaded.source[a:b].decode()  # noqa: E731
-    # n >= 4, k >= 16; m is assigned after its check; a conjunction proves nothing.
-    assert guard_facts(body, start, text) == {"n": 4, "k": 16}
+    # n >= 4, k >= 16 (``16 > k`` in parentheses), w >= 3 (``||`` binds looser than ``&&``:
+    # the operand ``q < 1 && argc > 3`` proves nothing, the others still do); m is assigned
+    # after its check; a conjunction proves nothing; g is a global (any call may change it)
+    assert guard_facts(loaded.model, function, start) == {"n": 4, "k": 16, "w": 3}
 
 
 def _c_value(text: str, env: dict[str, int]) -> int:

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from s2s.analysis.omp.cover import entry_coverage
-from s2s.analysis.omp.facts import drop_contained, guard_facts
+from s2s.analysis.omp.facts import contains, drop_contained, guard_facts
 from s2s.analysis.omp.guards import directive_chain
 from s2s.analysis.omp.ir import Access, Copy, FunctionIR, Node, called_functions
 from s2s.analysis.omp.place import same_section, source_texts
@@ -74,8 +74,7 @@ def map_arrays(solver: Solver, ir: FunctionIR, block: Node, live: set[str], to_l
     after = block.children[block.children.index(nodes[-1]) + 1:] + _continuation(block)
     coverage = entry_coverage(solver, entry_state(model, function, start, to_labels), updates)
     groups = alias_groups(model, function, 0, 0)
-    facts = guard_facts(function.body, start,
-                        lambda a, b: source[a:b].decode("utf-8", "replace"))
+    facts = guard_facts(model, function, start)
     names = ir_names(ir)
     through = _read_back_through_returns(solver, live, exit_state)
     # a pointer a call returned may be any of its arguments: whatever the host reads through
@@ -109,6 +108,8 @@ def map_arrays(solver: Solver, ir: FunctionIR, block: Node, live: set[str], to_l
             if parts is not None:
                 exit_type = "release"
                 parts = merge_adjacent(drop_contained(parts, facts, ir.definitions))
+                if written is not None:
+                    parts = _beside_written(parts, written, facts, ir.definitions)
                 exit_updates += [label + p for p in parts]
                 exit_sections = list(parts)
         if exit_type == "release" and exit_sections == [lengths[label] or None]:
@@ -130,11 +131,37 @@ def map_arrays(solver: Solver, ir: FunctionIR, block: Node, live: set[str], to_l
     return arrays, exit_updates, entry_updates, entry_reasons
 
 
-def explicit_sections(model: TranslationUnit, nodes: list[Node], lengths, state
-                      ) -> list[tuple[SourceSpan, str]]:
+def _beside_written(parts: list[str], written: list[str], facts: dict[str, int],
+                    definitions: dict[str, str]) -> list[str]:
+    """``parts`` without those whose copy-back another part already makes: the device wrote
+    only the ``written`` sections (the exit state's dirty set, complete), so the elements of
+    a part that come back stale lie in them; where the other parts hold every written
+    section, those elements come back with them. ``x[0:n]`` then ``x[n/2:1]`` after kernels
+    that wrote ``x[0:n]``: one copy, with no fact on ``n`` (for ``n <= 0`` nothing was
+    written, so ``x[0]`` on the host is current). Sections compare as written too (all of
+    them are read at the region's exit): a definition that is no polynomial (``n =
+    A.rows()``) leaves ``n`` a name."""
+    kept = list(parts)
+    for part in parts:
+        others = [q for q in kept if q is not part]
+        if others and all(any(contains(q, w, facts, definitions) or contains(q, w, facts, {})
+                              for q in others) for w in written):
+            kept = others
+    return kept
+
+
+def explicit_sections(model: TranslationUnit, function, nodes: list[Node], lengths, state,
+                      arrays: list[MappedArray]) -> list[tuple[SourceSpan, str]]:
     """``map(tofrom: p[0:n])`` for pointers a target region of the region uses without a
-    map clause: inside the data region the storage is present, so the clause moves
-    nothing, but the kernel no longer depends on an implicit zero-length mapping."""
+    map clause, where the kernel's implicit mapping would not find the storage: a struct
+    member path, a class member (the implicit map of ``this`` copies the host's pointer), a
+    global, another name for a mapped array. A pointer variable of the function's own (a
+    parameter or local, no array) that the region maps under its own name needs none: its
+    storage is present inside the data region and the implicit zero-length section finds it
+    there, so the clause would move nothing (the copies and bytes of a run are the same with
+    and without it, as in an expert's port, which writes none), and a second run reads the
+    region's map of that name as the kernel's."""
+    held = {norm_text(a.name) for a in arrays}
     out = []
     for top in nodes:
         for node in top.walk():
@@ -152,9 +179,23 @@ def explicit_sections(model: TranslationUnit, nodes: list[Node], lengths, state
                 if len(sections) == 1 and next(iter(sections)) and event.name not in missing:
                     missing.append(event.name)
                     mapped.add(norm_text(event.name))
-                    out.append((directive.span,
-                                f"map(tofrom: {event.name}{next(iter(sections))})"))
+                    if norm_text(event.name) not in held or \
+                            not _own_pointer(model, function, event.name):
+                        out.append((directive.span,
+                                    f"map(tofrom: {event.name}{next(iter(sections))})"))
     return out
+
+
+def _own_pointer(model: TranslationUnit, function, name: str) -> bool:
+    """Whether ``name`` is only ever a pointer parameter or pointer local of ``function``
+    (every mention, ``VarUse``: not a member, a global or one of two variables of the name)
+    and no array the function declares (an array's implicit map copies all of it)."""
+    mentions = [u for u in model.in_function("var_uses", function.name) if u.name == name]
+    if not mentions or not all(u.local and u.pointer and u.decl == mentions[0].decl
+                               for u in mentions):
+        return False
+    return not any(a.name == name and a.function == function.name and
+                   a.kind in ("static_array", "vla") for a in model.allocations)
 
 
 def redundant_maps(model: TranslationUnit, nodes: list[Node], arrays, explicit,

@@ -41,6 +41,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from s2s.analysis.omp.changes import changing_term
+from s2s.analysis.omp.facts import ends_program, never_returning, unchanged_after
 from s2s.analysis.omp.flow import Interpreter
 from s2s.analysis.omp.guards import region_scope
 from s2s.analysis.omp.ir import Access, CallEvent, Copy, Node, Update
@@ -66,9 +67,7 @@ from s2s.analysis.polynomial import (
     subtract_all,
     within,
 )
-from s2s.model.host_facts import VALUE_ROLES
 
-_DECLARING = ("declare", "init", "null-init")
 MAX_SECTIONS = 4  # per label, in the cover and in the entry copies
 _IDENT = re.compile(r"(?<![\w.>])[A-Za-z_]\w*\b(?!\s*(?:\.|->|\())")
 _ANY_IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -410,10 +409,6 @@ def _root(name: str) -> str:
 
 # --- does a loop run at least once? ------------------------------------------------------------
 
-_COMPARE = re.compile(r"^\s*([^<>=!&|?]+?)\s*(<=|>=|<|>)\s*([^<>=!&|?]+?)\s*$")
-_EXIT_CALL = re.compile(r"^\s*(?:std\s*::\s*)?(?:exit|abort|_Exit|quick_exit)\s*\(")
-
-
 def surely_entered(loop: Node, function, model, text) -> bool:
     """Whether a counting loop ``for (i = a; i < b; ...)`` runs its body at least once:
     ``b - a`` is a positive constant, or an early exit before it rules the opposite out —
@@ -422,7 +417,7 @@ def surely_entered(loop: Node, function, model, text) -> bool:
     between), leave by ``return``/``exit()`` with no other jump, and its variables must be
     the function's own (parameters or locals), never assigned after it nor have their
     address taken."""
-    found = counting_loop(loop.stmt, text, stride=True)
+    found = counting_loop(loop.stmt, stride=True)
     if found is None:
         return False
     _, first, op, bound, _ = found
@@ -433,8 +428,8 @@ def surely_entered(loop: Node, function, model, text) -> bool:
     strict = op == "<"
     if set(need) <= {()}:
         return need.get((), 0) > 0 or (not strict and need.get((), 0) == 0)
-    for guard in _guards(loop):
-        for fact, fact_strict in _negated_disjuncts(text(guard.stmt.cond)):
+    for guard in _guards(loop, never_returning(model)):
+        for fact, fact_strict in _negated_tests(guard.stmt.tests):
             margin = add(need, scale(fact, -1))
             if set(margin) - {()}:
                 continue
@@ -446,8 +441,9 @@ def surely_entered(loop: Node, function, model, text) -> bool:
     return False
 
 
-def _guards(loop: Node):
-    """``if`` statements that run before ``loop`` on every path reaching it."""
+def _guards(loop: Node, never: frozenset[str]):
+    """``if`` statements that run before ``loop`` on every path reaching it and leave
+    (``never``: the functions that never return)."""
     child, parent = loop, loop.parent
     while parent is not None:
         if parent.kind == "seq" and child.jump not in ("case", "default", "label"):
@@ -455,12 +451,12 @@ def _guards(loop: Node):
                 if sibling.jump in ("case", "default", "label"):
                     break
                 if sibling.kind == "if" and sibling.stmt is not None and \
-                        sibling.stmt.cond is not None and _always_leaves(sibling.children[0]):
+                        sibling.stmt.cond is not None and _always_leaves(sibling.children[0], never):
                     yield sibling
         child, parent = parent, parent.parent
 
 
-def _always_leaves(branch: Node) -> bool:
+def _always_leaves(branch: Node, never: frozenset[str]) -> bool:
     if any(n.jump in ("break", "continue", "goto", "label", "case", "default")
            for n in branch.walk()):
         return False
@@ -469,63 +465,31 @@ def _always_leaves(branch: Node) -> bool:
         last = last.children[-1]
     if last.kind == "jump" and last.jump == "return":
         return True
-    return last.kind == "leaf" and last.stmt is not None and last.stmt.calls and \
-        _EXIT_CALL.match(last.stmt.calls[-1].name + "(") is not None
+    return last.kind == "leaf" and last.stmt is not None and ends_program(last.stmt, never)
 
 
-def _negated_disjuncts(cond: str):
-    """For each top-level ``||`` operand ``x < y`` of a guard condition: what holds when it is
-    false, as (``p``, strict) meaning ``p > 0`` (strict) or ``p >= 0`` (real arithmetic, so
-    the facts hold for floating-point variables too)."""
-    text = norm_text(cond)
-    depth, parts, current = 0, [], ""
-    index = 0
-    while index < len(text):
-        char = text[index]
-        depth += (char == "(") - (char == ")")
-        if depth == 0 and text.startswith("||", index):
-            parts.append(current)
-            current, index = "", index + 2
-            continue
-        current += char
-        index += 1
-    parts.append(current)
-    for part in parts:
-        match = _COMPARE.match(norm_text(part))
-        if match is None:
-            continue
+def _negated_tests(tests):
+    """For each comparison ``x < y`` among a guard condition's top-level ``||`` operands
+    (``Stmt.tests``, from the AST): what holds when it is false, as (``p``, strict) meaning
+    ``p > 0`` (strict) or ``p >= 0`` (real arithmetic, so the facts hold for floating-point
+    variables too)."""
+    for test in tests:
         try:
-            left, right = poly(match.group(1)), poly(match.group(3))
+            left, right = poly(norm_text(test.left)), poly(norm_text(test.right))
         except NotPoly:
             continue
-        op = match.group(2)
-        if op in ("<", "<="):  # false: left >= right (or >)
-            yield add(left, scale(right, -1)), op == "<="
+        if test.op in ("<", "<="):  # false: left >= right (or >)
+            yield add(left, scale(right, -1)), test.op == "<="
         else:  # false: left <= right (or <)
-            yield add(right, scale(left, -1)), op == ">="
+            yield add(right, scale(left, -1)), test.op == ">="
 
 
 def _own_and_unchanged(fact: dict, guard: Node, function, model) -> bool:
     """Whether every variable of ``fact`` is a parameter of ``function`` or a local it
-    declares before the guard, that nothing declares again, assigns or steps after the
-    guard and whose address is never taken (the function's mentions, ``VarUse``)."""
-    uses = model.in_function("var_uses", function.name)
-    if not uses:
-        return False
-    start, end = guard.stmt.span.start, guard.stmt.span.end
-    params = {p.name for p in function.params}
-    for key in fact:
-        for atom in key:
-            if not re.fullmatch(r"[A-Za-z_]\w*", atom):
-                return False  # a member, a division: not a plain variable
-            mine = [u for u in uses if u.name == atom]
-            declared = atom in params or any(
-                u.role in _DECLARING and u.local and u.span.start < start for u in mine)
-            if not declared or any(u.role == "address" for u in mine) or any(
-                    (u.role in VALUE_ROLES or u.role == "declare") and u.span.start >= end
-                    for u in mine):
-                return False
-    return True
+    declares before the guard, never changed after it (:func:`omp.facts.unchanged_after`)."""
+    atoms = {atom for key in fact for atom in key}
+    return unchanged_after(model, function, sorted(atoms), guard.stmt.span.start,
+                           guard.stmt.span.end)
 
 
 # --- the result the planner uses -------------------------------------------------------------

@@ -21,79 +21,122 @@ import math
 import re
 from itertools import product
 
-from s2s.analysis.polynomial import NotPoly, Poly, add, assigned_in, expand, mul, poly, scale
+from s2s.analysis.polynomial import NotPoly, Poly, add, expand, mul, poly, scale
 from s2s.model import Stmt
+from s2s.model.host import Comparison
+from s2s.model.host_facts import VALUE_ROLES
 
-_BOUND = re.compile(r"^\(?\s*([A-Za-z_]\w*)\s*(<=|<)\s*(-?\d+)\s*\)?$")
-_BOUND_FLIPPED = re.compile(r"^\(?\s*(-?\d+)\s*(>=|>)\s*([A-Za-z_]\w*)\s*\)?$")
+_PLAIN = re.compile(r"[A-Za-z_]\w*")
+_DECLARING = ("declare", "init", "null-init")
 _EXITS = ("exit", "abort", "_Exit", "quick_exit")
 MAX_CASES = 256
 
 
-def guard_facts(body: Stmt, before: int, source_text) -> dict[str, int]:
+def guard_facts(model, function, before: int) -> dict[str, int]:
     """Lower bounds ``var >= k`` established by early exits among the top-level statements
-    of ``body`` that end before offset ``before``: ``if (a < k || ...) { ...; return; }``
-    with no else. A variable assigned anywhere after its check loses its fact."""
+    of ``function``'s body that end before offset ``before``: ``if (a < k || ...) { ...;
+    return; }`` with no else (its comparisons from the AST, ``Stmt.tests``). Only for a
+    parameter or local that nothing assigns after its check and whose address is never
+    taken (:func:`unchanged_after`)."""
     facts: dict[str, int] = {}
-    for stmt in body.children:
+    body = function.body
+    for stmt in body.children if body is not None else ():
         if stmt.span.end > before or stmt.kind != "if" or stmt.orelse is not None or \
-                stmt.cond is None or stmt.body is None or not _leaves(stmt.body):
+                stmt.body is None or not _leaves(stmt.body, model):
             continue
-        later = source_text(stmt.span.end, body.span.end)
-        for part in _disjuncts(source_text(stmt.cond.span.start, stmt.cond.span.end)):
-            found = _lower_bound(part)
-            if found is not None and not assigned_in(found[0], later, declarations=False):
+        for test in stmt.tests:
+            found = _lower_bound(test)
+            if found is not None and \
+                    unchanged_after(model, function, (found[0],), stmt.span.start, stmt.span.end):
                 facts[found[0]] = max(found[1], facts.get(found[0], found[1]))
     return facts
 
 
-def _leaves(stmt: Stmt) -> bool:
-    """Whether ``stmt`` certainly leaves the function (its last statement returns/exits)."""
+def unchanged_after(model, function, names, start: int, end: int) -> bool:
+    """Whether every one of ``names`` is a parameter of ``function`` or a local it declares
+    before offset ``start``, that nothing declares again, assigns or steps from offset ``end``
+    on and whose address is never taken (the function's mentions, ``VarUse``): a fact
+    checked between ``start`` and ``end`` then holds for the rest of the function."""
+    uses = model.in_function("var_uses", function.name)
+    if not uses:
+        return False
+    params = {p.name for p in function.params}
+    for name in names:
+        if not _PLAIN.fullmatch(name):
+            return False  # a member, a division: not a plain variable
+        mine = [u for u in uses if u.name == name]
+        declared = name in params or any(
+            u.role in _DECLARING and u.local and u.span.start < start for u in mine)
+        if not declared or any(u.role == "address" for u in mine) or any(
+                (u.role in VALUE_ROLES or u.role == "declare") and u.span.start >= end
+                for u in mine):
+            return False
+    return True
+
+
+def _leaves(stmt: Stmt, model) -> bool:
+    """Whether ``stmt`` certainly leaves the function: it returns, or it ends the program
+    (:func:`ends_program`)."""
     last = stmt.children[-1] if stmt.kind == "block" and stmt.children else stmt
-    if last.kind == "return":
-        return True
-    return last.kind == "expr" and any(call.name in _EXITS for call in last.calls)
+    return last.kind == "return" or ends_program(last, never_returning(model))
 
 
-def _disjuncts(cond: str) -> list[str]:
-    """``a < 4 || (b < 1)`` -> the operands of the top-level ``||`` (an ``&&`` at top level
-    gives nothing: failing one conjunct proves nothing)."""
-    text = cond.strip()
-    while text.startswith("(") and _closing(text) == len(text) - 1:
-        text = text[1:-1].strip()
-    parts, depth, start = [], 0, 0
-    for at, char in enumerate(text):
-        depth += char == "("
-        depth -= char == ")"
-        if depth == 0 and text.startswith("||", at):
-            parts.append(text[start:at])
-            start = at + 2
-        if depth == 0 and text.startswith("&&", at):
-            return []
-    return parts + [text[start:]]
+def ends_program(stmt: Stmt, never: frozenset[str]) -> bool:
+    """Whether every path through ``stmt`` ends in a call that never returns: a callee
+    declared so (``CallSite.noreturn``: ``exit``, a ``_Noreturn`` helper), one of ``never``
+    or of :data:`_EXITS`, as the statement's whole expression (it starts where the statement
+    does: not an operand of ``||`` or ``?:``, which may not run); a block through one of its
+    statements (what follows it is never reached), an ``if`` through both branches. Loops,
+    ``switch`` and jumps are not followed (a ``break`` or ``goto`` may leave them)."""
+    if stmt.kind == "expr":
+        return any((call.noreturn or call.name in never or call.name in _EXITS) and
+                   call.span.start == stmt.span.start for call in stmt.calls)
+    if stmt.kind == "block":
+        return any(ends_program(child, never) for child in stmt.children)
+    if stmt.kind == "if":
+        return stmt.body is not None and stmt.orelse is not None and \
+            ends_program(stmt.body, never) and ends_program(stmt.orelse, never)
+    return False
 
 
-def _closing(text: str) -> int:
-    depth = 0
-    for at, char in enumerate(text):
-        depth += char == "("
-        depth -= char == ")"
-        if depth == 0:
-            return at
-    return -1
+def never_returning(model) -> frozenset[str]:
+    """The program's functions that never return (no ``return``, no ``goto``/label, and
+    :func:`ends_program` on their body: ``void fatal(const char *m) { fprintf(...);
+    exit(1); }``, also through another such function), with the calls seen declared
+    ``noreturn`` anywhere in the program. Computed once per model."""
+    return model.cached("omp.facts.never_returning", lambda: _never_returning(model))
 
 
-def _lower_bound(part: str) -> tuple[str, int] | None:
-    """What failing the check ``part`` proves: ``n < 4`` false means ``n >= 4``."""
-    found = _BOUND.match(part.strip())
-    if found:
-        var, op, k = found.group(1), found.group(2), int(found.group(3))
-        return var, k if op == "<" else k + 1
-    found = _BOUND_FLIPPED.match(part.strip())
-    if found:
-        k, op, var = int(found.group(1)), found.group(2), found.group(3)
-        return var, k if op == ">" else k + 1
-    return None
+def _never_returning(model) -> frozenset[str]:
+    declared = {call.name for function in model.functions for call in function.calls
+                if call.noreturn}
+    candidates = [f for f in model.functions if f.body is not None and f.name not in declared
+                  and not any(s.kind in ("return", "goto", "label") for s in f.body.walk())]
+    never = frozenset(declared)
+    grown = True
+    while grown:
+        found = frozenset(f.name for f in candidates
+                          if f.name not in never and ends_program(f.body, never))
+        grown = bool(found)
+        never |= found
+    return never
+
+
+def _lower_bound(test: Comparison) -> tuple[str, int] | None:
+    """What failing the check ``test`` proves: ``n < 4`` (or ``4 > n``) false means ``n >=
+    4``; ``n <= 4`` (``4 >= n``) false, ``n >= 5``."""
+    try:
+        left, right = poly(test.left), poly(test.right)
+    except NotPoly:
+        return None
+    var, bound = (left, right) if test.op in ("<", "<=") else (right, left)
+    if len(var) != 1 or set(bound) - {()}:
+        return None
+    (key, coefficient), = var.items()
+    if len(key) != 1 or coefficient != 1 or not _PLAIN.fullmatch(key[0]):
+        return None
+    k = bound.get((), 0)
+    return key[0], k if test.op in ("<", ">") else k + 1
 
 
 def contains(outer: str, inner: str, facts: dict[str, int], definitions: dict[str, str]

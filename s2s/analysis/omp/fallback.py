@@ -306,7 +306,7 @@ def _floors(kernel: Stmt, text) -> dict[str, int]:
     least 0 (extents and strides are not negative), so ``v >= -c`` holds still."""
     floors: dict[str, int] = {}
     for loop in kernel.walk():
-        found = loop_range(loop, text) if loop.kind == "for" else None
+        found = loop_range(loop) if loop.kind == "for" else None
         if found is None:
             continue
         _var, first, last = found

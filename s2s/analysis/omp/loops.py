@@ -27,38 +27,24 @@ from s2s.model import ArrayRef, Stmt
 LOOP_KINDS = ("for", "while", "do", "range_for")
 JUMP_KINDS = ("break", "continue", "return", "goto")
 
-#: the counter's type is any run of (qualified) names: ``int``, ``unsigned long long``,
-#: ``std::intptr_t``, ``int64_t``, ``auto`` (a counting loop in a template uses ``T``'s
-#: ``std::intptr_t``/``std::size_t`` as often as ``int``)
-_LOOP_HEAD = re.compile(r"^\s*(?:(?:[A-Za-z_][\w:]*\s+)+)?([A-Za-z_]\w*)\s*=\s*(.+?)\s*;?\s*$",
-                        re.S)
-_LOOP_COND = re.compile(r"^\s*([A-Za-z_]\w*)\s*(<=|<)\s*(.+?)\s*$", re.S)
-_LOOP_STEP = re.compile(r"^\s*(?:\+\+\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*\+\+|([A-Za-z_]\w*)\s*\+=\s*"
-                        r"([1-9]\d*))\s*$")
-
-
-def counting_loop(stmt: Stmt, text, stride: bool = False
+def counting_loop(stmt: Stmt, stride: bool = False
                   ) -> tuple[str, str, str, str] | tuple[str, str, str, str, int] | None:
     """(counter, first value, ``<`` or ``<=``, bound) of ``for (i = a; i < b; i++)`` (also
     ``++i``, ``i += 1``, ``<=``); None for any other loop. With ``stride``, loops stepping
-    by a constant ``i += c`` count too, and the step is a fifth element."""
-    if stmt is None or stmt.kind != "for" or not (stmt.init and stmt.cond and stmt.step):
+    by a constant ``i += c`` count too, and the step is a fifth element. The header is the
+    front end's reading of the AST (``Stmt.header``)."""
+    header = stmt.header if stmt is not None and stmt.kind == "for" else None
+    if header is None:
         return None
-    head, cond, step = _LOOP_HEAD.match(text(stmt.init)), _LOOP_COND.match(text(stmt.cond)), \
-        _LOOP_STEP.match(text(stmt.step))
-    if not (head and cond and step) or cond.group(1) != head.group(1) or \
-            head.group(1) not in step.groups()[:3]:
-        return None
-    by = int(step.group(4)) if step.group(4) else 1
     if stride:
-        return head.group(1), head.group(2), cond.group(2), cond.group(3), by
-    return (head.group(1), head.group(2), cond.group(2), cond.group(3)) if by == 1 else None
+        return header.counter, header.first, header.op, header.bound, header.step
+    return (header.counter, header.first, header.op, header.bound) if header.step == 1 else None
 
 
-def loop_range(stmt: Stmt, text) -> tuple[str, Poly, Poly] | None:
+def loop_range(stmt: Stmt) -> tuple[str, Poly, Poly] | None:
     """(counter, first value, last value) of a counting ``for`` loop (constant strides too:
     the last value is then ``first + step * ((last - first) / step)``)."""
-    found = counting_loop(stmt, text, stride=True)
+    found = counting_loop(stmt, stride=True)
     if found is None:
         return None
     var, first_text, op, bound_text, step = found
@@ -81,7 +67,7 @@ def full_writes(stmt: Stmt, refs: list[ArrayRef], text, indices: dict[str, str]
     and every path through the body writes it first. ``indices``: the nest's index locals
     (omp.index_locals: ``size_t c = IDX(i, j, ny);`` then ``un[c]``). Returns name ->
     element count."""
-    nest, body = _counting_nest(stmt, text)
+    nest, body = _counting_nest(stmt)
     if not nest:
         return {}
     by_name: dict[str, list[ArrayRef]] = {}
@@ -103,12 +89,12 @@ def _defined(index: str, definitions: dict[str, str]) -> str:
     return definitions.get(index.strip(), index)
 
 
-def _counting_nest(stmt: Stmt, text) -> tuple[list[tuple[str, str]], Stmt | None]:
+def _counting_nest(stmt: Stmt) -> tuple[list[tuple[str, str]], Stmt | None]:
     """The perfectly nested counting loops from 0 (``<``) starting at ``stmt`` as
     (counter, bound) pairs, outermost first, and the innermost body."""
     nest, body = [], stmt
     while body is not None:
-        loop = counting_loop(body, text)
+        loop = counting_loop(body)
         if loop is None or loop[1].strip() != "0" or loop[2] != "<":
             break
         nest.append((loop[0], loop[3]))
@@ -213,7 +199,7 @@ def write_extent(kernel: Stmt, ref: ArrayRef, text) -> str | None:
              s.span.start <= ref.span.start < s.span.end]
     counters = set()
     for loop in reversed(loops):  # innermost first: inner bounds may use outer counters
-        bounds = loop_range(loop, text)
+        bounds = loop_range(loop)
         if bounds is None:
             return None
         var, first, last = bounds
@@ -240,7 +226,7 @@ def must_write_extent(kernel: Stmt, ref: ArrayRef, refs: list[ArrayRef], text) -
     ``b <= a``: the length is then not positive). Unlike :func:`write_extent`, which bounds
     what a write MAY touch, this is what it MUST touch: elements the host never sent that a
     later kernel reads inside it hold the device's own values."""
-    loop = counting_loop(kernel, text)
+    loop = counting_loop(kernel)
     if loop is None or len(ref.subscripts) != 1 or kernel.body is None:
         return None
     var, first_text, op, bound_text = loop

@@ -151,7 +151,7 @@ def _nest(stmt: Stmt, text) -> tuple[list[tuple[str, str, str, str]], Stmt | Non
     innermost body."""
     nest, body = [], stmt
     while body is not None:
-        loop = counting_loop(body, text)
+        loop = counting_loop(body)
         if loop is None:
             break
         nest.append(loop)

@@ -408,7 +408,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     if pointer_arrays:
         updates, exit_updates, entry_updates = whole_copies(
             pointer_arrays, model, function.name, updates, exit_updates, entry_updates)
-    explicit = explicit_sections(model, nodes, lengths, exit_state)
+    explicit = explicit_sections(model, function, nodes, lengths, exit_state, arrays)
     handles = () if swapped else member_handles(irs, nodes, survey.device_uses, tracked, source)
     vectors = tuple(label for label in vectors if label in tracked)
     handles += vector_handles(vectors, source, handles)

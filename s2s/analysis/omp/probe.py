@@ -40,7 +40,7 @@ def constant_trips(loop: Node, text) -> int | None:
     bound: a ``break`` only shortens it), or None when that is not a known constant."""
     if loop.kind != "loop" or loop.stmt is None or loop.stmt.kind != "for":
         return None
-    found = counting_loop(loop.stmt, text, stride=True)
+    found = counting_loop(loop.stmt, stride=True)
     if found is None:
         return None
     var, first_text, op, bound_text, step = found

@@ -143,7 +143,7 @@ def ref_range(index: str, node: Node, anchor: Node, text):
     walker = node
     while walker is not None:
         if walker.kind == "loop" and walker.loop_kind in LOOP_KINDS:
-            bounds = loop_range(walker.stmt, text)
+            bounds = loop_range(walker.stmt)
             counters = _counters(walker)
             if bounds is None:
                 if any(c in atoms_of(value) for c in counters):

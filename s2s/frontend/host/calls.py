@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from s2s.frontend.core.fast_cursor import children, cursor_type, is_attribute
 from s2s.frontend.host.callees import pointer_targets
 from s2s.frontend.host.tree import CALL_SCAN_SKIP, LAUNCH_CONFIG, HostTree, cursor_expr
 from s2s.model.host import CallSite
@@ -48,7 +49,34 @@ def _call_site(tree: HostTree, i: int) -> CallSite | None:
         if expr.span.start == expr.span.end == 0:
             continue  # a default argument: it has no location at the call
         args.append(expr)
-    return CallSite(name, tuple(args), tree.span(i), targets if len(targets) > 1 else ())
+    return CallSite(name, tuple(args), tree.span(i), targets if len(targets) > 1 else (),
+                    ref_kind in _NORETURN_KINDS and _never_returns(tree, ref))
+
+
+def _never_returns(tree: HostTree, function) -> bool:
+    known = tree.noreturn.get(function)
+    if known is None:
+        known = tree.noreturn[function] = declared_noreturn(function)
+    return known
+
+
+_NORETURN_KINDS = frozenset({"FUNCTION_DECL", "CXX_METHOD"})
+#: the attribute's token, by spelling: ``__attribute__((noreturn))`` (also ``__noreturn__``),
+#: C11's ``_Noreturn`` (``noreturn`` through <stdnoreturn.h>), C++'s ``[[noreturn]]``
+_NORETURN_TOKENS = frozenset({"noreturn", "__noreturn__", "_Noreturn"})
+
+
+def declared_noreturn(function) -> bool:
+    """Whether the declaration ``function`` (a call's callee) says it never returns. The
+    GNU attribute is part of the function's type (clang prints it after the parameters,
+    also on a redeclaration without it, a definition included: :func:`_type_says_noreturn`); ``_Noreturn`` and
+    ``[[noreturn]]`` are attributes of the declaration (inherited by its redeclarations),
+    which libclang exposes as an unexposed attribute whose token names it."""
+    if _type_says_noreturn(cursor_type(function).spelling):
+        return True
+    return any(is_attribute(child) and any(token.spelling in _NORETURN_TOKENS
+                                           for token in child.get_tokens())
+               for child in children(function))
 
 
 def _implicit_call(tree: HostTree, i: int) -> bool:
@@ -91,3 +119,20 @@ def call_sites(tree: HostTree, roots) -> tuple[CallSite, ...]:
                     out.append(site)
             j += 1
     return tuple(out)
+
+
+_NORETURN_TYPE = " __attribute__((noreturn))"
+
+
+def _type_says_noreturn(spelling: str) -> bool:
+    """Whether clang's spelling of a function type carries the noreturn bit of the function
+    itself: printed after the parameter list, outside every parenthesis (before a method's
+    qualifiers and an exception specification: ``void (int) __attribute__((noreturn))
+    noexcept(true)``); one inside them belongs to a parameter's function pointer type."""
+    at = spelling.find(_NORETURN_TYPE)
+    while at >= 0:
+        before = spelling[:at]
+        if before.count("(") == before.count(")"):
+            return True
+        at = spelling.find(_NORETURN_TYPE, at + 1)
+    return False

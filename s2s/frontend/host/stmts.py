@@ -9,6 +9,7 @@ directive extractor may include the ``;``); the outermost statement at that offs
 from __future__ import annotations
 
 from s2s.frontend.host.calls import call_sites
+from s2s.frontend.host.conditions import disjunct_tests, loop_header
 from s2s.frontend.host.scan import skip_space, statement_header
 from s2s.frontend.host.tree import STMT_KINDS, HostTree
 from s2s.model.host import Stmt
@@ -171,13 +172,15 @@ class StmtBuilder:
 
     def _cond(self, plan, kids):
         """The condition among header children: a condition variable's declaration wins
-        (its implicit use of the variable is a second child inside the declaration)."""
+        (its implicit use of the variable is a second child inside the declaration).
+        Returns the condition's node when it is an expression (None: a declaration)."""
         if not kids:
-            return
+            return None
         decls = [k for k in kids if self.tree.kinds[k] in ("VAR_DECL", "DECL_STMT")]
         cond = decls[0] if decls else kids[0]
         plan.fields["cond"] = self.tree.expr(cond)
         plan.call_roots.extend(kids if not decls else decls)
+        return None if decls else cond
 
     def _init_stmt(self, i: int) -> Stmt:
         kind = "decl" if self.tree.kinds[i] in ("DECL_STMT", "VAR_DECL") else "expr"
@@ -200,10 +203,14 @@ class StmtBuilder:
         if init:
             plan.fields["init"] = self._init_stmt(init[0])
             plan.call_roots.extend(init)
-        self._cond(plan, cond)
+        test = self._cond(plan, cond)
         if step:
             plan.fields["step"] = tree.expr(step[0])
             plan.call_roots.extend(step)
+        header = loop_header(tree, init[0] if len(init) == 1 else None, test,
+                             step[0] if len(step) == 1 else None)
+        if header is not None:
+            plan.fields["header"] = header
         if rest:
             plan.sub("body", rest[-1])
 
@@ -246,7 +253,9 @@ class StmtBuilder:
         if init:
             plan.fields["init"] = self._init_stmt(init[0])
             plan.call_roots.extend(init)
-        self._cond(plan, [k for k in head if k not in init])
+        cond = self._cond(plan, [k for k in head if k not in init])
+        if cond is not None and plan.kind == "if":
+            plan.fields["tests"] = disjunct_tests(tree, cond)
 
     def _plan_range_for(self, plan, kids):
         tree = self.tree

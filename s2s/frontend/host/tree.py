@@ -75,6 +75,9 @@ class HostTree:
         self.children = Children(self.end)
         self._extents: dict[int, tuple[int, int]] = {}
         self.templates = [n.template for n in nodes]
+        #: whether a callee's declaration says it never returns, by its cursor
+        #: (host.calls: asked once per function, not once per call)
+        self.noreturn: dict = {}
         self._out_of_line_templates()
 
     def _out_of_line_templates(self) -> None:
