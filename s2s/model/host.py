@@ -104,6 +104,11 @@ class CallSite:
     #: a call through a local function pointer that may hold any of these functions of the
     #: file and nothing else (frontend.host.callees); ``name`` is then the pointer's
     targets: tuple[str, ...] = ()
+    #: the function called is declared in a system header (or in s2s's own parse headers): a
+    #: library's, which cannot name a variable of the program (from the AST: where the
+    #: callee's declaration is). False for every function of the program, also one whose body
+    #: is in another translation unit (``extern`` globals are in reach of such a body)
+    system: bool = False
 
 
 @dataclass(frozen=True, slots=True)

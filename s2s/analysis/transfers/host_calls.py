@@ -126,23 +126,44 @@ class DeviceCalls:
         A function of the file that names a global region buffer (``float *d_in;`` at file
         scope, read by its launches or copied by it) reads or writes it where it is called,
         though the call mentions no buffer: a copy before the call is not dead, nor can one
-        move across it (cuda-samples alignedTypes: ``runTest<uint8>(1, MemorySize)``)."""
+        move across it (cuda-samples alignedTypes: ``runTest<uint8>(1, MemorySize)``).
+
+        A function whose body is in neither the file nor a header it includes (another
+        translation unit's, through ``extern float *d_in;``) may do the same with every
+        global buffer of the region: the call reads and writes them all (``Reach.unseen``).
+        Only a library's functions (declared in a system header: ``CallSite.system``) are
+        known to name none."""
         uses: list[VarUse] = []
         problem: tuple[str, SourceSpan] | None = None
-        first = None
+        first = unseen = None
         seen: set[str] = {self.function.name}
         # every call in the statement, those of a nested loop's body too (its own statements:
         # the function's calls filtered by span, once per statement, were quadratic)
-        for call in (c for inner in stmt.walk() for c in inner.calls):
+        for call in (c for inner in stmt.walk() for c in inner.calls if not c.system):
             for name in self._called_from(call.name, seen):
                 facts = self._reach_facts(name)[0]
                 if facts.uses and first is None:
                     first = call.name
+                if facts.unseen and unseen is None:
+                    unseen, first = facts.unseen, first or call.name
                 uses += facts.uses
                 problem = problem or facts.problem
-        if not uses:
+        extra = self.global_buffers() if unseen is not None else ()
+        if not uses and not extra:
             return None
-        return Reach(first, tuple(uses), problem)
+        return Reach(first, tuple(uses), problem, unseen, extra)
+
+    def global_buffers(self) -> tuple[str, ...]:
+        """The region's buffers that are globals (the function mentions them, not as a
+        parameter or a local of its own), elements of a global array of device pointers
+        included: what a function of another translation unit can name."""
+        if self.globals_cache is None:
+            outside = {u.name for u in self.model.in_function("var_uses", self.function.name)
+                       if not u.local}
+            names = [n for n in self.space if n in outside]
+            names += [e for base, elements in self.arrays.items() if base in outside for e in elements]
+            self.globals_cache = tuple(dict.fromkeys(names))
+        return self.globals_cache
 
     def _called_from(self, name: str, seen: set[str]) -> list[str]:
         """``name`` and the file's functions it calls, transitively, less those in ``seen``
@@ -161,28 +182,44 @@ class DeviceCalls:
         includes) names outside its own declarations, the first thing it does that a call of
         it cannot be planned around, and the functions it calls (once per function: every
         statement of the region asks). A global is told by the AST (``VarUse.local``), not by
-        where it is declared: a header's function and the file's global are in two files."""
+        where it is declared: a header's function and the file's global are in two files.
+        A function of the program with no body in either (not a kernel, not a CUDA call) is
+        ``unseen``: its body may name any global."""
         if name not in self.reach_cache:
             uses: list[VarUse] = []
-            problem, callees = None, set()
+            problem, callees, found = None, set(), False
             for model in (self.model, *self.elsewhere):
                 functions = [f for f in model.functions if f.name == name and f.body is not None]
                 for function in functions:
                     outside = [u for u in model.in_function("var_uses", name) if not u.local]
                     uses += [u for u in outside if u.name in self.space]
                     problem = problem or _reach_problem(model, function, outside, self.space)
-                    callees.update(c.name for c in function.calls)
+                    callees.update(c.name for c in function.calls if not c.system)
                 if functions:
+                    found = True
                     break
-            self.reach_cache[name] = (Reach(name, tuple(uses), problem), tuple(sorted(callees)))
+            unseen = None if found or self._not_host_code(name) else name
+            self.reach_cache[name] = (Reach(name, tuple(uses), problem, unseen),
+                                      tuple(sorted(callees)))
         return self.reach_cache[name]
+
+    def _not_host_code(self, name: str) -> bool:
+        """A kernel or device function launched or named in the file, a CUDA call, or a
+        library function a template calls dependently (its callee unresolved in the AST)."""
+        if self.device_names is None:
+            self.device_names = frozenset(
+                [k.name for m in (self.model, *self.elsewhere) for k in m.kernels] +
+                [d.name for m in (self.model, *self.elsewhere) for d in m.device_functions] +
+                [c.name for c in self.model.api_calls] +
+                [launch.kernel for launch in self.model.launches])
+        return name in self.device_names or name in HOST_LIBRARY or name.startswith("__")
 
     def reach_op(self, reach: Reach, span: SourceSpan) -> tuple[Launch | HostCode, ...]:
         """The call's operations: it reads (where they hold a value) and writes every device
         buffer it reaches, as a launch without an access model, then every host buffer, as
         host code (what the callee copies between them moves values the plan does not see,
         so both sides are read and written)."""
-        names = list(dict.fromkeys(u.name for u in reach.uses))
+        names = reach.names()
         ops = []
         for space, kind in ((DEVICE, Launch), (HOST, HostCode)):
             buffers = tuple(n for n in names if self.space[n] == space)
@@ -203,6 +240,15 @@ class Reach:
     uses: tuple[VarUse, ...]
     #: (why the call cannot be an operation of the region, where), or None
     problem: tuple[str, SourceSpan] | None = None
+    #: a function it runs whose body is nowhere in sight (another translation unit's), so
+    #: that it may name every global buffer of the region; None when every body is seen
+    unseen: str | None = None
+    #: those global buffers (with ``unseen``)
+    globals: tuple[str, ...] = ()
+
+    def names(self) -> list[str]:
+        """The region buffers the call reads and writes, each once."""
+        return list(dict.fromkeys([u.name for u in self.uses] + list(self.globals)))
 
 
 #: CUDA calls a function reached through a global buffer may make: copies, fills, checks,
@@ -245,11 +291,15 @@ def _reach_problem(model, function, outside: list[VarUse], space: dict[str, str]
     names = {u.name for u in outside if u.name in space}
     uses = model.in_function("var_uses", name)
     locals_ = {u.name for u in uses if u.local}
+    aliases = set(names)    # the region buffers it names and the locals given one of them
     for copy in model.in_function("pointer_copies", name):
-        if (copy.source in names or set(copy.choices) & names) and copy.target not in locals_:
-            return f"'{copy.target}' given region buffer '{copy.source or copy.choices[0]}' in " \
-                   f"'{name}'", copy.span
+        if copy.source in names or set(copy.choices) & names:
+            if copy.target not in locals_:
+                return f"'{copy.target}' given region buffer '{copy.source or copy.choices[0]}' in " \
+                       f"'{name}'", copy.span
+            aliases.add(copy.target)
     for stmt in function.body.walk():     # (a pointer returned may be a region buffer's alias)
-        if stmt.kind == "return" and any(u.pointer and stmt.span.contains(u.span) for u in uses):
+        if stmt.kind == "return" and any(u.pointer and u.name in aliases and stmt.span.contains(u.span)
+                                         for u in uses):
             return f"a pointer returned by '{name}'", stmt.span
     return None

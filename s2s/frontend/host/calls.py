@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import os
+
+from s2s.frontend.core.toolchain import SHIM_DIR
 from s2s.frontend.host.callees import pointer_targets
 from s2s.frontend.host.tree import CALL_SCAN_SKIP, LAUNCH_CONFIG, HostTree, cursor_expr
 from s2s.model.host import CallSite
@@ -48,7 +51,25 @@ def _call_site(tree: HostTree, i: int) -> CallSite | None:
         if expr.span.start == expr.span.end == 0:
             continue  # a default argument: it has no location at the call
         args.append(expr)
-    return CallSite(name, tuple(args), tree.span(i), targets if len(targets) > 1 else ())
+    return CallSite(name, tuple(args), tree.span(i), targets if len(targets) > 1 else (),
+                    _declared_in_system_header(ref))
+
+
+#: s2s's own parse headers (the shim, its stubs, ``nvcc_compat.h``'s host ``min``/``max``)
+_TOOL_HEADERS = os.path.abspath(SHIM_DIR) + os.sep
+
+
+def _declared_in_system_header(ref) -> bool:
+    """Whether the called function is a library's: declared in a system header, or in the
+    headers s2s adds to the parse. A call through a variable is not (the variable is the
+    program's)."""
+    if ref is None or ref.kind.name in ("VAR_DECL", "PARM_DECL", "FIELD_DECL"):
+        return False
+    location = ref.location
+    if location.is_in_system_header:
+        return True
+    file = location.file
+    return file is not None and os.path.abspath(file.name).startswith(_TOOL_HEADERS)
 
 
 def _implicit_call(tree: HostTree, i: int) -> bool:
