@@ -7,7 +7,7 @@ storage is not the host pool's: its allocation and ``cudaFreeHost`` stay where t
 explanation says why it is not pooled), its copies are planned, and the device buffers go
 into the device pool. What the plan cannot follow is still refused with the reason: a
 page-locked buffer handed to a kernel (under unified addressing the kernel may read host
-memory directly) or to ``cudaHostGetDevicePointer``.
+memory directly) or to ``cudaHostGetDevicePointer``, or allocated under a loop or branch.
 """
 
 from __future__ import annotations
@@ -100,6 +100,9 @@ def test_page_locked_buffers_are_region_buffers_outside_the_host_pool(capsys, pr
     ("    float *d_x, *d_y;\n",
      "    float *d_x, *d_y;\n    float *mapped;\n    CHECK(cudaHostGetDevicePointer((void **)&mapped, h_x, 0));\n",
      "'cudaHostGetDevicePointer' on a region buffer is not supported"),
+    ("    CHECK(cudaMallocHost((void **)&h_x, bytes));\n",
+     "    for (int k = 0; k < 1; k++)\n        CHECK(cudaMallocHost((void **)&h_x, bytes));\n",
+     "'cudaMallocHost' on a region buffer is not supported"),
 ])
 def test_what_the_plan_cannot_follow_is_refused_with_the_reason(capsys, program, old, new, reason):
     assert old in PROGRAM

@@ -338,8 +338,9 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
                         self._refuse(*self._unfollowed_allocation(call))
                     for name in names:
                         self._device_buffer(name, call, index)
-                elif call.name in PINNED_ALLOCS and len(call.args) >= 2:
-                    self._pinned_buffer(call, index)
+                elif call.name in PINNED_ALLOCS and len(call.args) >= 2 and \
+                        (stmt.kind in ("expr", "decl") or stmt.span.macro is not None):
+                    self._pinned_buffer(call, index)    # (one under a loop or branch is not followed)
         if self.arrays:
             self.check_arrays({launch.kernel for launch in self.model.in_function("launches", self.function.name)})
         allocations = [a for a in self.model.in_function("allocations", self.function.name)
