@@ -193,7 +193,10 @@ class DeviceCalls:
                 for function in functions:
                     outside = [u for u in model.in_function("var_uses", name) if not u.local]
                     uses += [u for u in outside if u.name in self.space]
-                    problem = problem or _reach_problem(model, function, outside, self.space)
+                    problem = problem or (
+                        _reach_problem(model, function, outside, self.space)
+                        if _may_touch_buffers(function, outside, self.space)
+                        else _device_problem(model, name))
                     callees.update(c.name for c in function.calls if not c.system)
                 if functions:
                     found = True
@@ -260,6 +263,62 @@ _REACH_API = frozenset({"cudaMalloc", "cudaFree", "cudaMemcpy", "cudaMemset", "c
 #: calls that end or replace a buffer given to them
 _RELEASES = frozenset({"cudaFree", "cudaFreeHost", "free", "realloc", "cudaMalloc", "cudaMallocHost",
                        "cudaHostAlloc", "cudaMallocManaged"})
+
+
+#: CUDA calls that cannot change the plan of a region whose buffers they are not given: a
+#: stream's or an event's life, its copies, fills and launches on buffers of the caller's
+#: own (the calling function names no region buffer and is handed none), queries and
+#: waits. A copy on a stream of another buffer is ordered with nothing of the region; a
+#: wait or a query only delays. Pooled or not, the region's buffers stay what they are.
+_BUFFER_FREE_PREFIXES = ("cudaStream", "cudaEvent", "cudaGet", "cudaOccupancy", "cudaProfiler",
+                         "cudaMemcpy", "cudaMemset", "cudaFunc")
+_BUFFER_FREE_API = frozenset({"cudaMalloc", "cudaFree", "cudaMallocHost", "cudaFreeHost", "cudaHostAlloc",
+                              "cudaHostRegister", "cudaHostUnregister", "cudaHostGetDevicePointer",
+                              "cudaDeviceGetAttribute", "cudaMemGetInfo", "cudaDeviceGetLimit",
+                              "cudaDeviceSetCacheConfig", "cudaDeviceSetSharedMemConfig",
+                              "cudaDriverGetVersion", "cudaRuntimeGetVersion", "cudaLaunchKernel"}) | _QUIET
+#: Refused in any function reached, buffers named or not (every other CUDA call too): they
+#: act on the device itself, and the plan moves allocations across them.
+#: ``cudaDeviceReset`` (and ``cudaThreadExit``) destroy every allocation of the device, a
+#: pool allocated before the call and used after it included, where the program's own
+#: allocations after it were new; ``cudaSetDevice`` makes later allocations another
+#: device's, but the pool allocated before it stays on the first; ``cudaSetDeviceFlags``,
+#: ``cudaSetValidDevices`` and ``cudaDeviceSetLimit`` may only succeed before the context
+#: exists or its memory is in use, which a hoisted allocation changes; stream capture and
+#: graphs (``cudaStreamBeginCapture`` is a stream call, but capturing makes the default
+#: stream's copies of the region errors) are refused for the same want of proof.
+_CAPTURE = ("cudaStreamBeginCapture", "cudaStreamEndCapture", "cudaStreamIsCapturing",
+            "cudaStreamGetCaptureInfo", "cudaThreadExchangeStreamCaptureMode")
+#: parameter types that cannot carry a buffer: a number, a flag, a stream or event handle
+_SCALAR_WORDS = frozenset({"int", "unsigned", "signed", "long", "short", "char", "bool", "float",
+                           "double", "size_t", "const", "volatile", "cudaStream_t", "cudaEvent_t",
+                           "dim3", "std::size_t", "int64_t", "uint64_t", "int32_t", "uint32_t"})
+
+
+def _may_touch_buffers(function, outside: list[VarUse], space: dict[str, str]) -> bool:
+    """Whether ``function`` names a region buffer declared outside it, or may be handed one
+    (a parameter of a pointer, array, reference or any non-scalar type: a struct may hold
+    a buffer): then all of :func:`_reach_problem` applies to it. Else what it does with
+    streams, events and buffers of its own cannot change the plan (``_device_problem``)."""
+    if any(u.name in space for u in outside):
+        return True
+    for param in function.params:
+        if param.is_pointer and param.type.strip() not in ("cudaStream_t", "cudaEvent_t"):
+            return True
+        if not set(param.type.replace("&", " & ").split()) <= _SCALAR_WORDS:
+            return True
+    return False
+
+
+def _device_problem(model, name: str) -> tuple[str, SourceSpan] | None:
+    """Why a call of ``name``, a function that names no region buffer and is handed none,
+    still cannot be planned around: a CUDA call acting on the device itself (a reset, a
+    device switch, stream capture, or any call not known to be one of a buffer's own)."""
+    for call in model.in_function("api_calls", name):
+        called = legacy_equivalent(call.name)
+        if called in _CAPTURE or not (called in _BUFFER_FREE_API or called.startswith(_BUFFER_FREE_PREFIXES)):
+            return f"'{call.name}' in '{name}'", call.span
+    return None
 
 
 def _reach_problem(model, function, outside: list[VarUse], space: dict[str, str]
