@@ -153,6 +153,22 @@ class DeviceCalls:
             return None
         return Reach(first, tuple(uses), problem, unseen, extra)
 
+    def device_reset(self, stmt: Stmt, calls) -> tuple[str, SourceSpan] | None:
+        """A call of ``stmt`` that ends or switches the device's memory (``_DEVICE_STATE``),
+        made there or in a function it runs (the file's and its headers', transitively),
+        with where: no pool or moved copy of the region may live across it."""
+        direct = [c for c in calls if legacy_equivalent(c.name) in _DEVICE_STATE]
+        if direct:
+            return direct[0].name, direct[0].span
+        seen: set[str] = {self.function.name}
+        for call in (c for inner in stmt.walk() for c in inner.calls if not c.system):
+            for name in self._called_from(call.name, seen):
+                for model in (self.model, *self.elsewhere):
+                    for api in model.in_function("api_calls", name):
+                        if legacy_equivalent(api.name) in _DEVICE_STATE:
+                            return f"{api.name}' in '{name}", api.span
+        return None
+
     def global_buffers(self) -> tuple[str, ...]:
         """The region's buffers that are globals (the function mentions them, not as a
         parameter or a local of its own), elements of a global array of device pointers
@@ -289,6 +305,9 @@ _BUFFER_FREE_API = frozenset({"cudaMalloc", "cudaFree", "cudaMallocHost", "cudaF
 #: stream's copies of the region errors) are refused for the same want of proof.
 _CAPTURE = ("cudaStreamBeginCapture", "cudaStreamEndCapture", "cudaStreamIsCapturing",
             "cudaStreamGetCaptureInfo", "cudaThreadExchangeStreamCaptureMode")
+#: calls after which the device's allocations are not those before: a reset destroys them
+#: all, a device switch makes later ones another device's (the pool stays on the first)
+_DEVICE_STATE = frozenset({"cudaDeviceReset", "cudaSetDevice"})
 #: parameter types that cannot carry a buffer: a number, a flag, a stream or event handle
 _SCALAR_WORDS = frozenset({"int", "unsigned", "signed", "long", "short", "char", "bool", "float",
                            "double", "size_t", "const", "volatile", "cudaStream_t", "cudaEvent_t",

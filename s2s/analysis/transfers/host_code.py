@@ -317,7 +317,27 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
             elif entry.role == "copy":  # neither side followed (members, parameters): it stays too
                 entry = dataclasses.replace(entry, role="opaque-copy")
             statements.append(entry)
+        self._check_device_resets(top, calls, statements)
         return statements, ops
+
+    def _check_device_resets(self, top, calls: SpanIndex[ApiCall], statements: list[RegionStatement]
+                             ) -> None:
+        """Refuse a reset or a device switch between two operations of the region: the
+        pool allocated before it would be destroyed by ``cudaDeviceReset`` (or be another
+        device's after ``cudaSetDevice``) where the program's own allocations after it
+        were new; a copy moved across it would land in memory the reset freed. Before the
+        first operation on the device or after the last one it changes nothing of the plan
+        (host code around it, a result printed and freed, is the host's memory)."""
+        with_ops = [i for i, entry in enumerate(statements)
+                    if entry.op is not None and entry.role not in ("host", "host-alloc", "host-free")]
+        if not with_ops:
+            return
+        for index in range(with_ops[0] + 1, with_ops[-1]):
+            reset = self.device_reset(top[index], calls.inside(top[index].span))
+            if reset is not None:
+                self._refuse(f"'{reset[0]}' (line {reset[1].line}) between operations of the region: "
+                             "it ends or switches the device's allocations, so no pool or moved copy "
+                             "may live across it", top[index].span, "transfers-unsupported-call")
 
     def _refuse(self, message: str, span: SourceSpan, id: str):
         raise UnsupportedConstruct(f"{message}; the transfers of '{self.function.name}' are left as "
