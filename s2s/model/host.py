@@ -108,6 +108,11 @@ class CallSite:
     #: ``[[noreturn]]`` on a declaration the call sees: ``exit``, a header's ``fatal``);
     #: left out of the JSON form
     noreturn: bool = field(default=False, metadata={"json": False})
+    #: the function called is declared in a system header (or in s2s's own parse headers): a
+    #: library's, which cannot name a variable of the program (from the AST: where the
+    #: callee's declaration is). False for every function of the program, also one whose body
+    #: is in another translation unit (``extern`` globals are in reach of such a body)
+    system: bool = False
 
 
 @dataclass(frozen=True, slots=True)

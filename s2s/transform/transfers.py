@@ -24,17 +24,24 @@ touched. Refusals become warnings with the refusal's id; ``--explain`` adds note
 from __future__ import annotations
 
 from s2s.analysis.transfers.graph import Direction
-from s2s.analysis.transfers.host_code import HostRegion, RegionStatement, find_regions, planned_before
+from s2s.analysis.transfers.host_code import (
+    PINNED_ALLOCS,
+    HostRegion,
+    RegionStatement,
+    find_regions,
+    planned_before,
+)
 from s2s.analysis.transfers.host_frames import framed
 from s2s.analysis.transfers.host_plan import HostPlan, Message, plan_region
 from s2s.analysis.transfers.region import DEVICE_POOL, HOST, HOST_POOL
 from s2s.diagnostics import Diagnostic, UnsupportedConstruct
 from s2s.driver import PassOutput
 from s2s.edits import Edit
-from s2s.frontend.extract import Loaded
+from s2s.frontend.extract import Loaded, host_helper_headers
 from s2s.model import SourceSpan
 from s2s.transform import registry
 from s2s.transform.included_sources import TRANSFERS_ID, left_in_included_sources
+from s2s.transform.mgpu_table import includes_its_table
 from s2s.transform.transfers_through import through_copy_wrappers
 
 EXPLAIN_ID = "transfers-explain"
@@ -58,8 +65,15 @@ def _transfers_file(loaded: Loaded) -> PassOutput:
     model, source = loaded.model, loaded.source
     if model.language != "cuda":
         return PassOutput()
-    regions, refusals = find_regions(model, source, tuple(
-        h.model for h in loaded.headers if h.model is not None))
+    routed = _runtime_calls(loaded)
+    if routed:
+        return PassOutput((), (Diagnostic.warning(
+            f"'cuda{routed[0].name}' here is s2s_mgpu::{routed[0].name}, the s2s multi-GPU runtime's (the file "
+            f"is an s2s mgpu rewrite: its "
+            f"{len(routed)} CUDA memory calls go to the runtime through the macros of s2s_mgpu.h), which "
+            "transfers does not plan; the file is left as it is (run transfers before mgpu: --passes "
+            "transfers,mgpu)", "transfers-unsupported-call", routed[0].span),))
+    regions, refusals = find_regions(model, source, _headers_in_sight(loaded))
     diagnostics = [_warning(r) for r in refusals]
     diagnostics += [Diagnostic.note(f"'{name}' holds the pools of an earlier s2s transfers run "
                                     f"('{span.text(source)}'): its copies and allocations are "
@@ -69,6 +83,11 @@ def _transfers_file(loaded: Loaded) -> PassOutput:
                                             INCLUDED_COPY_CALLS)
     edits: list[Edit] = []
     for region in regions:
+        diagnostics += [Diagnostic.warning(
+            f"'{name}' stays out of the pools of '{region.function}': the call here runs '{unseen}', whose "
+            "body is not in this file or a header it includes, and may read, write, free or re-point it "
+            "(its copies stay on their side of the call)", "transfers-escape", span)
+            for name, unseen, span in region.kept_out]
         try:
             host_plan = plan_region(region)
         except UnsupportedConstruct as refusal:
@@ -87,6 +106,46 @@ def _transfers_file(loaded: Loaded) -> PassOutput:
             edits += region_edits(plan, source)
             diagnostics += _explain(plan)
     return PassOutput(tuple(edits), tuple(diagnostics), check_compiles=True)
+
+
+#: what ``cudaMalloc``, ``cudaMemcpy``... are after an mgpu rewrite (``s2s_mgpu.h``'s macros)
+RUNTIME_MEMORY_CALLS = frozenset({"Malloc", "Free", "Memcpy", "MemcpyAsync", "MallocHost", "HostAlloc",
+                                  "FreeHost", "Memset", "MemsetAsync"})
+
+
+def _runtime_calls(loaded: Loaded) -> list:
+    """The memory calls of a file s2s mgpu rewrote (it includes its kernel table), which its
+    prologue's macros hand to the runtime: library calls (``CallSite.system``: declared in
+    ``s2s_mgpu.h``) of the runtime's names. Planning them would take the runtime's
+    allocations for CUDA's (a pool's slots inside one runtime allocation); before, the pass
+    found no CUDA call and said nothing."""
+    model = loaded.model
+    if not includes_its_table(loaded.path, model.project_headers):
+        return []
+    return [c for f in model.functions for c in f.calls if c.system and c.name in RUNTIME_MEMORY_CALLS]
+
+
+def _headers_in_sight(loaded: Loaded) -> tuple:
+    """The models of the project headers whose functions a call of the file may run: those
+    with device code, and, where the file's host code names a global it allocates or copies
+    and calls a function defined in neither, the headers of host code only that name such a
+    function (a second parse of the file, only then: ``host_calls.reached`` takes a function
+    it cannot see for one that reads and writes every global buffer)."""
+    model = loaded.model
+    headers = tuple(h.model for h in loaded.headers if h.model is not None)
+    if not any(not u.local and u.call in GLOBAL_BUFFER_CALLS for u in model.var_uses):
+        return headers
+    defined = {f.name for m in (model, *headers) for f in m.functions if f.body is not None}
+    unseen = frozenset(c.name for f in model.functions for c in f.calls
+                       if not c.system and c.name not in defined)
+    if not unseen:
+        return headers
+    return headers + tuple(h.model for h in host_helper_headers(loaded, unseen, b"")
+                           if h.model is not None)
+
+
+#: the calls whose arguments name the region buffers that a global may be
+GLOBAL_BUFFER_CALLS = frozenset({"cudaMalloc", "cudaMemcpy", "cudaMemcpyAsync", "cudaFree"})
 
 
 def _body_plans(plan: HostPlan) -> tuple[list[HostPlan], list[UnsupportedConstruct]]:
@@ -415,10 +474,12 @@ def _explain(plan: HostPlan) -> list[Diagnostic]:
             if name is not None and name not in (region.host_pooled | region.device_pooled) \
                     and name in region.alloc_at and name not in named:
                 named.add(name)
-                notes.append(Diagnostic.note(f"'{name}' stays out of the {space} pool (not allocated and "
-                                             "freed at the top level, or its size is not known where the "
-                                             "pool is made)", EXPLAIN_ID,
-                                             region.statements[region.alloc_at[name]].stmt.span))
+                at = region.statements[region.alloc_at[name]]
+                why = f"page-locked storage of its '{at.call.name}', not the pool's malloc" \
+                    if at.call is not None and at.call.name in PINNED_ALLOCS else \
+                    "not allocated and freed at the top level, or its size is not known where the pool is made"
+                notes.append(Diagnostic.note(f"'{name}' stays out of the {space} pool ({why})", EXPLAIN_ID,
+                                             at.stmt.span))
     return notes
 
 

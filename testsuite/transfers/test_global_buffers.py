@@ -186,3 +186,69 @@ def test_a_runner_in_a_header_the_file_includes_is_followed(capsys, tmp_path):
                                                + PROGRAM[end:]))
     assert UPLOAD in rewritten and rewritten.index(UPLOAD) < rewritten.index("runSmooth<float>(count)")
     assert POOLED in rewritten
+
+
+#: a timing helper of the runner's: a stream and events of its own, no region buffer named
+#: or handed to it
+TIMER = r"""static float lastMs;
+
+static void timeSync(int repeats)
+{
+    cudaStream_t side;
+    cudaEvent_t start, stop;
+    CHECK(cudaStreamCreate(&side));
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+    CHECK(cudaEventRecord(start, side));
+    CHECK(cudaStreamSynchronize(side));
+    CHECK(cudaEventRecord(stop, side));
+    CHECK(cudaEventSynchronize(stop));
+    CHECK(cudaEventElapsedTime(&lastMs, start, stop));
+    CHECK(cudaEventDestroy(start));
+    CHECK(cudaEventDestroy(stop));
+    CHECK(cudaStreamDestroy(side));
+    if (repeats < 0)
+        printf("timed %.3f ms\n", lastMs);
+}
+
+"""
+
+
+def _with_helper(helper: str, call: str) -> str:
+    """The plain runner calling ``call`` after its launches, ``helper`` defined before it."""
+    text = _plain_runner(PROGRAM).replace("runSmooth<float>(count)", "runSmooth(count)")
+    text = text.replace("double runSmooth(int count)", helper + "double runSmooth(int count)")
+    return text.replace("    CHECK(cudaGetLastError());\n", f"    CHECK(cudaGetLastError());\n    {call}\n")
+
+
+def test_a_helper_using_streams_on_no_region_buffer_does_not_refuse_its_caller(capsys, tmp_path):
+    """Before, any CUDA call but copies, fills and queries in any function the runner reached
+    refused main (``and makes 'cudaStreamCreate' in 'timeSync'``), though the helper names no
+    region buffer and is handed none."""
+    rewritten, err = _in_place(capsys, _write(tmp_path, _with_helper(TIMER, "timeSync(REPEATS);")))
+    assert POOLED in rewritten and rewritten.count("cudaMalloc(") == 2, err
+    assert UPLOAD in rewritten and rewritten.index(UPLOAD) < rewritten.index("runSmooth(count);")
+    assert "transfers-escape" not in err, err
+
+
+@pytest.mark.parametrize("helper, call, reason", [
+    # destroys every allocation: the pool, allocated before the call, used after it
+    ("static void resetAll(int n)\n{\n    if (n < 0)\n        CHECK(cudaDeviceReset());\n}\n\n",
+     "resetAll(count);", "and makes 'cudaDeviceReset' in 'resetAll'"),
+    # the legacy spelling of the same call
+    ("static void resetAll(int n)\n{\n    if (n < 0)\n        cudaThreadExit();\n}\n\n",
+     "resetAll(count);", "and makes 'cudaThreadExit' in 'resetAll'"),
+    # later allocations another device's, the pool the first device's
+    ("static void pickDevice(int n)\n{\n    CHECK(cudaSetDevice(n % 1));\n}\n\n",
+     "pickDevice(count);", "and makes 'cudaSetDevice' in 'pickDevice'"),
+    # handed a region buffer: what it does with a stream is ordered against its copies
+    ("static void touch(float *buf, int n)\n{\n    cudaStream_t s;\n    CHECK(cudaStreamCreate(&s));\n"
+     "    CHECK(cudaMemsetAsync(buf, 0, n, s));\n    CHECK(cudaStreamDestroy(s));\n}\n\n",
+     "touch(dev_dst, 4);", "and makes 'cudaStreamCreate' in 'touch'"),
+])
+def test_a_helper_whose_cuda_calls_can_invalidate_the_plan_still_refuses(capsys, tmp_path, helper, call,
+                                                                          reason):
+    rewritten, err = _in_place(capsys, _write(tmp_path, _with_helper(helper, call)))
+    assert UPLOAD in rewritten and "cudaMalloc((void **)&dev_src, bytes)" in rewritten
+    assert "s2s_device_pool" in rewritten  # warmUp is still planned
+    assert reason in err and "[transfers-escape]" in err, err

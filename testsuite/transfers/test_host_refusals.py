@@ -204,3 +204,38 @@ def test_cli_diff_explain_and_warning(tmp_path, capsys, monkeypatch):
     assert f"bad.cu:{line}:5: warning: 'h_a' is aliased or reassigned" in err and "[transfers-escape]" in err
     assert main(["transfers", "good.cu", "--in-place"]) == 0
     assert good.read_text().count("cudaMemcpy(") == 2
+
+
+#: a helper of the program that ends the device's allocations (or switches the device)
+RESET_HELPER = "static void resetDevice(int verbose)\n{\n    if (verbose)\n        printf(\"resetting\\n\");\n" \
+               "    cudaDeviceReset();\n}\n"
+
+
+@pytest.mark.parametrize("between", [
+    "    cudaDeviceReset();\n",
+    "    cudaThreadExit();\n",
+    "    resetDevice(0);\n",
+    "    CHECK(cudaSetDevice(0));\n",
+])
+def test_a_device_reset_between_operations_of_the_region_is_refused(load_source, between):
+    """``cudaDeviceReset`` destroys every allocation: a pool allocated before it and used
+    after it (the program's own buffers after it were new ones) would be freed memory.
+    Before, main was pooled across it, directly or in a helper."""
+    body = PLAIN.replace("    cudaMemcpy(d_b, h_b", between + "    cudaMemcpy(d_b, h_b")
+    text = program(body).replace("int main()", RESET_HELPER + "int main()")
+    after, warnings = transfers(load_source, text)
+    assert after == text and [w.id for w in warnings] == ["transfers-unsupported-call"]
+    assert "between operations of the region" in warnings[0].message, warnings[0].message
+    assert warnings[0].location.line == line_of(body, between.strip()) + RESET_HELPER.count("\n")
+
+
+@pytest.mark.parametrize("body", [
+    "    CHECK(cudaSetDevice(0));\n" + PLAIN,        # before the first operation
+    PLAIN + "    cudaDeviceReset();\n",             # after the last one
+    PLAIN + "    resetDevice(1);\n",
+    # between the last device operation and the host's frees
+    PLAIN.replace("    free(h_a);\n", "    cudaDeviceReset();\n    free(h_a);\n"),
+])
+def test_a_device_reset_outside_the_operations_changes_nothing(load_source, body):
+    after, warnings = transfers(load_source, program(body).replace("int main()", RESET_HELPER + "int main()"))
+    assert not warnings and after.count("cudaMalloc(") == 1 and after.count("cudaMemcpy(") == 2

@@ -51,5 +51,12 @@ def test_a_later_pass_parses_the_table_an_earlier_pass_generated(tmp_path, monke
     ((overlay, said),) = seen
     assert overlay == (("./prog.cu.s2s_mgpu.h", table[1]),)
     assert not any(d.is_error for d in said)
+    # and says why it plans nothing: the copies go to the runtime (before: silence)
+    [warning] = [d for d in chained.diagnostics if d.id == "transfers-unsupported-call"]
+    assert warning.message.startswith(
+        "prog.cu, in the code the earlier passes produced (line 13): 'cudaMalloc' here is "
+        "s2s_mgpu::Malloc, the s2s multi-GPU runtime's (the file is an s2s mgpu rewrite: its 4 CUDA "
+        "memory calls go to the runtime"), warning.message
+    assert "run transfers before mgpu" in warning.message
     assert not (tmp_path / "prog.cu.s2s_mgpu.h").exists()    # (nothing written by the chain)
     assert parse_reuse.overlay() == ()

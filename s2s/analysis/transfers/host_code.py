@@ -79,6 +79,8 @@ from s2s.model.span import SpanIndex
 from s2s.model.unit import TranslationUnit
 
 MEMORY_CALLS = {"cudaMalloc", "cudaMemcpy", "cudaFree"}
+#: allocations of page-locked host memory: region host buffers outside the host pool
+PINNED_ALLOCS = {"cudaMallocHost", "cudaHostAlloc"}
 #: calls that write a device buffer in place like a kernel (``cudaMemset(d, value, bytes)``):
 #: an operation of the region, not a transfer; the call stays where it is and, the pooled
 #: buffer's variable being assigned its slot of the pool, addresses the pool (base + offset)
@@ -154,6 +156,9 @@ class HostRegion:
     loops: tuple[HostRegion, ...] = ()
     #: for the region of a loop's body, which loop (its pools are the function's)
     body_of: str | None = None
+    #: (buffer, function, call) for each buffer allocated and freed here that stays out of the
+    #: pools because the call may run ``function``, whose body is not in sight
+    kept_out: tuple[tuple[str, str, SourceSpan], ...] = ()
 
     def statement_of_kernel(self, kernel: int) -> int:
         op = self.graph.op_of_kernel[kernel]
@@ -244,6 +249,15 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
     reach_cache: dict[str, tuple[Reach, tuple[str, ...]]] = field(default_factory=dict)
     #: the models of the project headers the file includes (``find_regions``)
     elsewhere: tuple[TranslationUnit, ...] = ()
+    #: page-locked host buffer -> its ``cudaMallocHost``/``cudaHostAlloc`` call
+    pinned: dict[str, ApiCall] = field(default_factory=dict)
+    #: the region's global buffers (``host_calls.global_buffers``)
+    globals_cache: tuple[str, ...] | None = None
+    #: the names of the file's kernels, device functions and CUDA calls (``host_calls``)
+    device_names: frozenset[str] | None = None
+    #: global buffer -> (the function with no body in sight that a call may run, the call):
+    #: such a function may free or re-point the buffer, so it stays out of the pools
+    unseen_reach: dict[str, tuple[str, SourceSpan]] = field(default_factory=dict)
 
     # -- classification -------------------------------------------------------------
 
@@ -257,7 +271,8 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
                 self.host_alloc_at.setdefault(index, []).append(name)
         statements, ops = self.statements_of(top, calls, launches)
         buffers = self.whole_arrays([Buffer(name, self.space[name], 1, name in self.local,
-                                            self._poolable(name, statements)) for name in self.space])
+                                            name not in self.unseen_reach and self._poolable(name, statements))
+                                     for name in self.space])
         pairs = [op for body in self.bodies for op in body.ops if isinstance(op, Copy)]
         graph = build_region_graph(buffers, ops, shared_device=True, pairs=pairs)
         kernel_of = {op: k for k, op in enumerate(graph.op_of_kernel)}
@@ -270,7 +285,10 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
                       for b in self.bodies)
         return HostRegion(self.function.name, tuple(statements), tuple(buffers), dict(self.sizes), tuple(ops),
                           graph, host_pooled, device_pooled, dict(self.alloc_at), dict(self.free_at),
-                          dict(self.allocation_spans), unfused, dict(self.hoisted), loops)
+                          dict(self.allocation_spans), unfused, dict(self.hoisted), loops,
+                          kept_out=tuple((name, *self.unseen_reach[name]) for name in self.space
+                                         if name in self.unseen_reach and name in self.local
+                                         and name in self.free_at))
 
     def statements_of(self, top, calls: SpanIndex[ApiCall], launches: SpanIndex[LaunchSite]
                       ) -> tuple[list[RegionStatement], list[Op]]:
@@ -299,7 +317,27 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
             elif entry.role == "copy":  # neither side followed (members, parameters): it stays too
                 entry = dataclasses.replace(entry, role="opaque-copy")
             statements.append(entry)
+        self._check_device_resets(top, calls, statements)
         return statements, ops
+
+    def _check_device_resets(self, top, calls: SpanIndex[ApiCall], statements: list[RegionStatement]
+                             ) -> None:
+        """Refuse a reset or a device switch between two operations of the region: the
+        pool allocated before it would be destroyed by ``cudaDeviceReset`` (or be another
+        device's after ``cudaSetDevice``) where the program's own allocations after it
+        were new; a copy moved across it would land in memory the reset freed. Before the
+        first operation on the device or after the last one it changes nothing of the plan
+        (host code around it, a result printed and freed, is the host's memory)."""
+        with_ops = [i for i, entry in enumerate(statements)
+                    if entry.op is not None and entry.role not in ("host", "host-alloc", "host-free")]
+        if not with_ops:
+            return
+        for index in range(with_ops[0] + 1, with_ops[-1]):
+            reset = self.device_reset(top[index], calls.inside(top[index].span))
+            if reset is not None:
+                self._refuse(f"'{reset[0]}' (line {reset[1].line}) between operations of the region: "
+                             "it ends or switches the device's allocations, so no pool or moved copy "
+                             "may live across it", top[index].span, "transfers-unsupported-call")
 
     def _refuse(self, message: str, span: SourceSpan, id: str):
         raise UnsupportedConstruct(f"{message}; the transfers of '{self.function.name}' are left as "
@@ -320,6 +358,9 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
                         self._refuse(*self._unfollowed_allocation(call))
                     for name in names:
                         self._device_buffer(name, call, index)
+                elif call.name in PINNED_ALLOCS and len(call.args) >= 2 and \
+                        (stmt.kind in ("expr", "decl") or stmt.span.macro is not None):
+                    self._pinned_buffer(call, index)    # (one under a loop or branch is not followed)
         if self.arrays:
             self.check_arrays({launch.kernel for launch in self.model.in_function("launches", self.function.name)})
         allocations = [a for a in self.model.in_function("allocations", self.function.name)
@@ -364,6 +405,23 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
         self.size_words[name] = {u.name for u in self._arg_uses(call.span, call.name, 1)}
         self.local.add(name)
         self.alloc_at[name] = index
+
+    def _pinned_buffer(self, call: ApiCall, index: int) -> None:
+        """Record the page-locked host buffer ``cudaMallocHost(&h, size)`` (or
+        ``cudaHostAlloc``) allocates in statement ``index``: a host buffer of the region whose
+        storage is not the host pool's (it stays where it is, as its ``cudaFreeHost``; its
+        copies are planned like any host buffer's). A target other than one variable is
+        not followed (the statement is refused where it names a region buffer)."""
+        name = self._address_of(call)
+        if name is None or "[" in name:
+            return
+        if name in self.space:
+            self._refuse(f"'{name}' is allocated twice", call.span, "transfers-realloc")
+        self.space[name], self.sizes[name] = HOST, call.args[1].text
+        self._size_tree(name, call.span, call.name, 1)
+        self.size_words[name] = {u.name for u in self._arg_uses(call.span, call.name, 1)}
+        self.alloc_at[name] = index
+        self.pinned[name] = call
 
     def _api_statement(self, stmt: Stmt, call: ApiCall) -> str | None:
         """The wrapper macro's name (or None) when ``stmt`` is just ``call`` or ``M(call)``
@@ -416,7 +474,7 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
                 self._refuse("several launches or calls in one statement", launches[0].span,
                              "transfers-unsupported-call")
             return RegionStatement(stmt, "launch", launch=launches[0])
-        self._check_calls(calls)
+        self._check_calls([c for c in calls if not self._pinned_call(c)])
         if memory:
             call = memory[0]
             if len(memory) > 1:
@@ -431,6 +489,9 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
                 return RegionStatement(stmt, "device-free", self._plain(call.span, call.name, 0,
                                                                         call.args[0].text), wrapper, call)
             return RegionStatement(stmt, "copy", None, wrapper, call)
+        pinned = self._pinned_statement(stmt, calls, index)
+        if pinned is not None:
+            return pinned
         host_alloc = self.host_alloc_at.get(index)
         if host_alloc is not None:
             self._check_uses(stmt, allowed=set(host_alloc))
@@ -444,6 +505,8 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
                 self._refuse_reach(reach, stmt, f"and makes {reach.problem[0]} (line {reach.problem[1].line})")
             if any(u.name in self.space or u.name in self.arrays for u in self._uses(stmt.span)):
                 self._refuse_reach(reach, stmt, "in a statement naming region buffers itself")
+            for name in reach.globals:
+                self.unseen_reach.setdefault(name, (reach.unseen, stmt.span))
             return RegionStatement(stmt, "reaching-call", reach=reach)
         if self.device_call(stmt) is not None:
             return RegionStatement(stmt, "device-call")
@@ -451,6 +514,11 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
         return RegionStatement(stmt, "host")
 
     def _refuse_reach(self, reach: Reach, stmt: Stmt, why: str) -> None:
+        if not reach.uses:
+            self._refuse(f"'{reach.callee}', called here {why}, runs '{reach.unseen}', whose body is not in "
+                         f"this file or a header it includes: it may read or write global region buffer "
+                         f"'{reach.globals[0]}', which the plan cannot follow there", stmt.span,
+                         "transfers-escape")
         use = reach.uses[0]
         self._refuse(f"'{reach.callee}', called here {why}, reaches region buffer '{use.name}' (line "
                      f"{use.span.line}), declared outside it: the call reads or writes it, which the plan "
@@ -468,6 +536,35 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
                                  "legal", call.span, "transfers-stream")
                 self._refuse(f"'{call.name}' on a region buffer is not supported", call.span,
                              "transfers-unsupported-call")
+
+    def _pinned_call(self, call: ApiCall) -> bool:
+        """``call`` allocates or frees a page-locked buffer of the region (``_pinned_buffer``)."""
+        if call.name in PINNED_ALLOCS:
+            return any(c is call for c in self.pinned.values())
+        return call.name == "cudaFreeHost" and len(call.args) == 1 and \
+            self._variable(call.span, call.name, 0) in self.pinned
+
+    def _pinned_statement(self, stmt: Stmt, calls: list[ApiCall], index: int) -> RegionStatement | None:
+        """The statement that is only the ``cudaMallocHost`` of a page-locked buffer (its
+        ``host-alloc``) or only its ``cudaFreeHost`` (its ``host-free``), alone or as the
+        argument of a checking macro or function; None for any other."""
+        pinned = [c for c in calls if self._pinned_call(c)]
+        if not pinned or stmt.kind not in ("expr", "decl") and stmt.span.macro is None:
+            return None
+        call = pinned[0]
+        if len(pinned) > 1:
+            self._refuse("several CUDA memory calls in one statement", call.span, "transfers-unsupported-call")
+        self._check_calls([c for c in calls if c is not call])
+        self._api_statement(stmt, call)     # (refuses a call that is part of a larger statement)
+        if call.name == "cudaFreeHost":
+            name = self._variable(call.span, call.name, 0)
+            self.free_at[name] = index
+            return RegionStatement(stmt, "host-free", name, call=call)
+        name = next(n for n, c in self.pinned.items() if c is call)
+        if any(u.name in self.space and u.name != name for u in self._uses(stmt.span)):
+            self._refuse(f"'{call.name}' in a statement naming other region buffers", call.span,
+                         "transfers-unsupported-call")
+        return RegionStatement(stmt, "host-alloc", name, call=call)
 
     def _host_free(self, stmt: Stmt) -> str | None:
         """The host buffer a statement that is only ``free(h)`` or ``delete[] h`` frees."""

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import os
+
 from s2s.frontend.core.fast_cursor import children, cursor_type, is_attribute
+from s2s.frontend.core.toolchain import SHIM_DIR
 from s2s.frontend.host.callees import pointer_targets
 from s2s.frontend.host.tree import CALL_SCAN_SKIP, LAUNCH_CONFIG, HostTree, cursor_expr
 from s2s.model.host import CallSite
@@ -50,7 +53,8 @@ def _call_site(tree: HostTree, i: int) -> CallSite | None:
             continue  # a default argument: it has no location at the call
         args.append(expr)
     return CallSite(name, tuple(args), tree.span(i), targets if len(targets) > 1 else (),
-                    ref_kind in _NORETURN_KINDS and _never_returns(tree, ref))
+                    noreturn=ref_kind in _NORETURN_KINDS and _never_returns(tree, ref),
+                    system=_declared_in_system_header(ref))
 
 
 def _never_returns(tree: HostTree, function) -> bool:
@@ -77,6 +81,23 @@ def declared_noreturn(function) -> bool:
     return any(is_attribute(child) and any(token.spelling in _NORETURN_TOKENS
                                            for token in child.get_tokens())
                for child in children(function))
+
+
+#: s2s's own parse headers (the shim, its stubs, ``nvcc_compat.h``'s host ``min``/``max``)
+_TOOL_HEADERS = os.path.abspath(SHIM_DIR) + os.sep
+
+
+def _declared_in_system_header(ref) -> bool:
+    """Whether the called function is a library's: declared in a system header, or in the
+    headers s2s adds to the parse. A call through a variable is not (the variable is the
+    program's)."""
+    if ref is None or ref.kind.name in ("VAR_DECL", "PARM_DECL", "FIELD_DECL"):
+        return False
+    location = ref.location
+    if location.is_in_system_header:
+        return True
+    file = location.file
+    return file is not None and os.path.abspath(file.name).startswith(_TOOL_HEADERS)
 
 
 def _implicit_call(tree: HostTree, i: int) -> bool:
