@@ -256,6 +256,7 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
             if self.space[name] == HOST:
                 self.host_alloc_at.setdefault(index, []).append(name)
         statements, ops = self.statements_of(top, calls, launches)
+        self._live_to_exit(len(statements), calls)
         buffers = self.whole_arrays([Buffer(name, self.space[name], 1, name in self.local,
                                             self._poolable(name, statements)) for name in self.space])
         pairs = [op for body in self.bodies for op in body.ops if isinstance(op, Copy)]
@@ -271,6 +272,21 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
         return HostRegion(self.function.name, tuple(statements), tuple(buffers), dict(self.sizes), tuple(ops),
                           graph, host_pooled, device_pooled, dict(self.alloc_at), dict(self.free_at),
                           dict(self.allocation_spans), unfused, dict(self.hoisted), loops)
+
+    def _live_to_exit(self, end: int, calls: SpanIndex[ApiCall]) -> None:
+        """In ``main``, a device buffer allocated here that no ``cudaFree`` names lives until
+        the program exits (the OLCF training programs free none): its free is placed past the
+        last statement, so it can join the pool, which is then not freed either (as the
+        buffers were not)."""
+        if self.function.name != "main":
+            return
+        freed = {use.name for call in calls.inside(self.function.span)
+                 if call.name == "cudaFree"
+                 for use in self.index.var_uses.inside(call.span)}
+        for name in self.local:
+            if self.space.get(name) == DEVICE and name in self.alloc_at and \
+                    name not in self.free_at and name not in freed:
+                self.free_at[name] = end
 
     def statements_of(self, top, calls: SpanIndex[ApiCall], launches: SpanIndex[LaunchSite]
                       ) -> tuple[list[RegionStatement], list[Op]]:
