@@ -93,8 +93,7 @@ def _extract(parsed: ParsedFile, contexts: list[ExtractContext], header: _Header
             contexts.append(device)
         kernels, device_functions = extract_kernels(device)
         bodies = extract_kernel_bodies(device) if wanted("kernel_bodies") else ()
-        launches = with_launch_targets(host_tree(host), extract_launches(host),
-                                       {k.name for k in kernels})
+        launches = with_launch_targets(host, extract_launches(host))
         api_calls = extract_api_calls(host)
     directives = extract_directives(host)
     project_headers = host.project_headers()

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from s2s.frontend.core.fast_cursor import spelling
+from s2s.frontend.host.tree import host_tree
 from s2s.model.host import FunctionRef
 
 _DEFINITION_KINDS = frozenset({"FUNCTION_DECL", "CXX_METHOD", "FUNCTION_TEMPLATE"})
@@ -126,14 +127,15 @@ def _is_compared(tree, j: int) -> bool:
         tree.nodes[up].cursor.binary_operator.name in ("EQ", "NE")
 
 
-def with_launch_targets(tree, launches, kernels: set[str]) -> tuple:
+def with_launch_targets(ctx, launches) -> tuple:
     """``launches`` with the kernels each launch through a local function pointer can run
-    (``Launch.targets``): those whose callee names no kernel of ``kernels``, matched to the
-    tree's call by extent (a launch in a macro has the macro call's extent: not followed)."""
+    (``Launch.targets``), matched to the host tree's call by extent (a launch in a macro has
+    the macro call's extent: not followed); the tree is built only when there is one."""
     wanted = {(la.span.start, la.span.end) for la in launches
-              if la.kernel not in kernels and la.span.macro is None}
+              if la.through_pointer and la.span.macro is None}
     if not wanted:
         return tuple(launches)
+    tree = host_tree(ctx)
     found = {}
     for i, kind in enumerate(tree.kinds):
         if kind == "CALL_EXPR" and tree.extent(i) in wanted:
