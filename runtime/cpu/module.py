@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from runtime.cpu.compiler import compile_module
-from runtime.cpu.source import inline_included_sources, prepare
+from runtime.cpu.source import inline_included_sources, inline_shared_headers, prepare
 from runtime.errors import ConfigError, LaunchError
 
 KIND_NAMES = {0: "pointer", 1: "signed", 2: "unsigned", 3: "float", 4: "struct"}
@@ -191,6 +191,7 @@ def load(text: str, name: str = "kernels.cu", instantiate: list[str] | None = No
     """Preprocess, compile (cached) and load CUDA kernel source; the same object is loaded once per process.
     ``flags``: the program's own -D/-U/-I/-std (``compiler.kernel_flags``)."""
     text = inline_included_sources(text, name, [str(d) for d in include_dirs or []])
+    text = inline_shared_headers(text, name, [str(d) for d in include_dirs or []])
     compiled = compile_module(prepare(text, name), instantiate, include_dirs, flags)
     if compiled.path not in _loaded:
         _loaded[compiled.path] = Module(compiled.path, compiled.exported)

@@ -416,6 +416,73 @@ def inline_included_sources(text: str, name: str, include_dirs, depth: int = 0) 
     return "".join(out) + text[at:]
 
 
+_QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"[^\n]*$', re.M)
+
+
+def inline_shared_headers(text: str, name: str, include_dirs, seen: set | None = None,
+                          depth: int = 0) -> str:
+    """``text`` with each quoted ``#include`` of a header that declares ``extern __shared__``
+    (cuda-samples' ``sharedmem.cuh``: ``extern __shared__ int s_int[];`` in a member function
+    of a struct), or includes one, replaced by the header's text between ``#line``
+    directives, so that :func:`prepare` turns those declarations into pointers to the
+    dynamic shared memory (the host compiler accepts no ``extern static thread_local``).
+    Each header once (a second include is what its guard or ``#pragma once`` skips), 8 deep
+    at most; a header that reaches none stays an ``#include``, made absolute inside an
+    inlined header (whose folder is no longer the including file's)."""
+    seen = set() if seen is None else seen
+    here = os.path.dirname(os.path.abspath(name)) if depth else None
+    out, at, memo = [], 0, {}
+    for match in _QUOTED_INCLUDE.finditer(text) if depth <= 8 else ():
+        found = _quoted_header(match.group(1), here, include_dirs)
+        if found is None:
+            continue
+        if not _reaches_shared(found, include_dirs, memo):
+            if here:
+                out += [text[at:match.start()], f'#include "{_quoted(found)}"']
+                at = match.end()
+            continue
+        line = text.count("\n", 0, match.end()) + 2
+        out.append(text[at:match.start()])
+        if found not in seen:
+            seen.add(found)
+            with open(found, encoding="utf-8", errors="surrogateescape") as handle:
+                inner = handle.read().replace("#pragma once", "", 1)
+            inner = inline_shared_headers(inner, found, include_dirs, seen, depth + 1)
+            out += [f'#line 1 "{_quoted(found)}"\n', inner, "" if inner.endswith("\n") else "\n",
+                    f'#line {line} "{_quoted(name)}"']
+        at = match.end()
+    return "".join(out) + text[at:]
+
+
+def _quoted_header(target: str, here: str | None, include_dirs) -> str | None:
+    """Where ``#include "target"`` finds a header that is not a ``.cu`` file (those are
+    :func:`inline_included_sources`'): the including file's folder (``here``; None for the
+    kernels' own text), then the include folders."""
+    if target.endswith(".cu"):
+        return None
+    folders = ([here] if here else []) + [str(d) for d in include_dirs]
+    return next((os.path.realpath(os.path.join(d, target)) for d in folders
+                 if os.path.isfile(os.path.join(d, target))), None)
+
+
+def _reaches_shared(path: str, include_dirs, memo: dict, depth: int = 0) -> bool:
+    """Whether the header at ``path`` declares ``extern __shared__`` or includes (quoted, 8
+    deep) a header that does."""
+    if path not in memo:
+        memo[path] = False                     # an include cycle adds nothing
+        try:
+            with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+                text = handle.read()
+        except OSError:
+            return False
+        here = os.path.dirname(path)
+        memo[path] = bool(EXTERN_SHARED.search(mask_text(text))) or depth < 8 and any(
+            _reaches_shared(found, include_dirs, memo, depth + 1)
+            for match in _QUOTED_INCLUDE.finditer(text)
+            if (found := _quoted_header(match.group(1), here, include_dirs)) is not None)
+    return memo[path]
+
+
 def _quoted(path: str) -> str:
     return path.replace("\\", "\\\\").replace('"', '\\"')
 

@@ -18,7 +18,7 @@ from s2s.frontend.cuda.constructs import extract_api_calls, extract_kernels, ext
 from s2s.frontend.cuda.kernel_body import extract_kernel_bodies
 from s2s.frontend.cxx.classes import extract_class_facts
 from s2s.frontend.host.allocators import extract_allocations, extract_helper_facts
-from s2s.frontend.host.callees import function_refs
+from s2s.frontend.host.callees import function_refs, with_launch_targets
 from s2s.frontend.host.facts import extract_host_args, extract_host_decls, extract_var_uses
 from s2s.frontend.host.functions import extract_functions
 from s2s.frontend.host.member_writes import extract_member_writes
@@ -93,7 +93,7 @@ def _extract(parsed: ParsedFile, contexts: list[ExtractContext], header: _Header
             contexts.append(device)
         kernels, device_functions = extract_kernels(device)
         bodies = extract_kernel_bodies(device) if wanted("kernel_bodies") else ()
-        launches = extract_launches(host)
+        launches = with_launch_targets(host, extract_launches(host))
         api_calls = extract_api_calls(host)
     directives = extract_directives(host)
     project_headers = host.project_headers()

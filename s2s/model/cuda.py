@@ -142,6 +142,14 @@ class Launch:
     macro_frame: tuple[str, str] | None = None
     #: for such a macro call without a frame: why the call cannot be replaced ('' otherwise)
     macro_why: str = ""
+    #: a launch through a local function pointer (``kernel<<<g, b>>>(...)`` after ``kernel =
+    #: &transposeNaive``; ``kernel`` is then the pointer's name): the functions it can hold,
+    #: sorted, when the file shows every value it is given (s2s/frontend/host/callees.py);
+    #: () for a launch of a named kernel or through a pointer that may hold anything
+    targets: tuple[str, ...] = ()
+    #: the callee is a variable, parameter or member holding a function pointer, not a
+    #: kernel's name (``targets`` lists what it can hold where the file shows that)
+    through_pointer: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ from s2s.analysis.transfers.host_code import (
     find_regions,
     planned_before,
 )
+from s2s.analysis.transfers.host_exits import check_plan
 from s2s.analysis.transfers.host_frames import framed
 from s2s.analysis.transfers.host_plan import HostPlan, Message, plan_region
 from s2s.analysis.transfers.region import DEVICE_POOL, HOST, HOST_POOL
@@ -90,6 +91,8 @@ def _transfers_file(loaded: Loaded) -> PassOutput:
             for name, unseen, span in region.kept_out]
         try:
             host_plan = plan_region(region)
+            check_plan(region.function, region.exits, [m.boundary for m in host_plan.messages],
+                       region.statements)
         except UnsupportedConstruct as refusal:
             diagnostics.append(_warning(refusal))
             continue

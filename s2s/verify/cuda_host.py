@@ -72,7 +72,8 @@ def _host_unit(path: str, source: bytes | None, options: ParseOptions | None
         raise ToolchainError(f"{path}: cannot parse the CUDA program: "
                              + "; ".join(d.message for d in loaded.diagnostics[:3]))
     model, text = loaded.model, loaded.source
-    edits = _device_bodies_blanked(model, text, path)
+    pointed = {t for launch in model.launches for t in launch.targets}
+    edits = _device_bodies_blanked(model, text, path, pointed)
     templates = {f.name for f in model.functions if f.is_template}
     header_kernels = [k for header in device_headers(loaded) for k in header.model.kernels]
     in_headers = {k.name for k in header_kernels if k.body_span is not None}
@@ -97,6 +98,9 @@ def _host_unit(path: str, source: bytes | None, options: ParseOptions | None
             raise ShimUnsupported(f"{launch.span.location()}: the host shim runs plain launches "
                                   "and launches of template kernels with their arguments written "
                                   "out or deduced (not launches in macros or inside templates)")
+        if launch.through_pointer:
+            edits.add(_pointer_launch_edit(path, text, launch, model))
+            continue
         kernel = launch.kernel
         here = model.kernel(kernel)
         own = here is not None and here.body_span is not None
@@ -132,6 +136,29 @@ def _launch_edit(path: str, text: bytes, launch, kernel: str, foreign: bool) -> 
     open_paren = text.index(b"(", launch.config_span.end)
     return Edit(path, launch.span.start, open_paren + 1 - launch.span.start,
                 head + (", " if launch.args else ""))
+
+
+def _pointer_launch_edit(path: str, text: bytes, launch, model) -> Edit:
+    """The launcher call for a launch through a local function pointer whose values are all
+    kernels this file defines (``Launch.targets``): the kernel's name, which the runtime
+    loads it by, chosen at run time by the pointer's value (the kernels keep an empty body in
+    the host unit, so their addresses exist)."""
+    own = {k.name for k in model.kernels if k.body_span is not None and not k.is_template}
+    if not launch.targets or not set(launch.targets) <= own or launch.span.macro is not None:
+        raise ShimUnsupported(f"{launch.span.location()}: the host shim runs a launch through "
+                              f"the function pointer '{launch.kernel}' only when it can hold "
+                              "nothing but kernels this file defines (no templates), outside "
+                              "macros")
+    value = f"reinterpret_cast<const void *>({launch.kernel})"
+    name = "".join(f"{value} == reinterpret_cast<const void *>(&{t}) ? \"{t}\" : "
+                   for t in launch.targets) + "\"\""
+    grid, block = launch.grid.text, launch.block.text
+    shared = launch.shared_bytes.text if launch.shared_bytes is not None else "0"
+    open_paren = text.index(b"(", launch.config_span.end)
+    return Edit(path, launch.span.start, open_paren + 1 - launch.span.start,
+                f"s2s_shim::launcher<std::remove_pointer<decltype({launch.kernel})>::type>::"
+                f"launch(({name}), dim3({grid}), dim3({block}), (size_t)({shared})"
+                + (", " if launch.args else ""))
 
 
 def _included_launches(header, includer: str, edits: EditSet, instantiate: list[str]) -> None:
@@ -210,9 +237,10 @@ def _framed_launch(launch) -> tuple[int, int, str]:
     return launch.span.start, launch.span.length, f"{before}{head}{args}){after}"
 
 
-def _device_bodies_blanked(model, text: bytes, path: str) -> EditSet:
+def _device_bodies_blanked(model, text: bytes, path: str, pointed=frozenset()) -> EditSet:
     """Edits replacing each kernel's and ``__device__``-only function's body by ``;`` (the
-    runtime runs them; the host compiler knows no ``threadIdx``)."""
+    runtime runs them; the host compiler knows no ``threadIdx``); a kernel a function pointer
+    of the file can hold (``pointed``) gets an empty body instead, so it has an address."""
     edits = EditSet()
     for kernel in (*model.kernels, *model.device_functions):
         if kernel.body_span is None:
@@ -222,7 +250,9 @@ def _device_bodies_blanked(model, text: bytes, path: str) -> EditSet:
             continue
         # the body's line breaks stay: __LINE__ after it is the user's line number
         newlines = text.count(b"\n", kernel.body_span.start, kernel.body_span.end)
-        edits.add(Edit(path, kernel.body_span.start, kernel.body_span.length, ";" + "\n" * newlines))
+        blank = "{}" if kernel.is_global and kernel.name in pointed else ";"
+        edits.add(Edit(path, kernel.body_span.start, kernel.body_span.length,
+                       blank + "\n" * newlines))
     return edits
 
 

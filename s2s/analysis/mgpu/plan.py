@@ -318,7 +318,10 @@ def instance_args(launch) -> str | None:
 
 def _table_names(launch) -> dict[str, str | None]:
     """The runtime's names of what a launch runs, with their template arguments: the kernel,
-    its instantiation, or (inside a function template) one per instantiation of the caller."""
+    its instantiation, (inside a function template) one per instantiation of the caller, or
+    each kernel a function pointer can hold."""
+    if launch.targets:
+        return {t: None for t in launch.targets}
     if launch.instances:
         return {f"{launch.kernel}<{a}>": a for a in launch.instances}
     if not instance_args(launch):
@@ -401,14 +404,40 @@ def _launch_problem(model: TranslationUnit, headers: tuple[TranslationUnit, ...]
         return None
     if launch.template_args:
         return "template arguments given to a kernel that is not a template"
+    if launch.targets:
+        return _pointer_problem(launch, table, templates_of(model, headers))
     if launch.kernel not in table and kernel is not None and kernel.body_span is None:
         return None                             # declared only: defined in another .cu file
+    if launch.kernel not in table and launch.through_pointer:
+        return (f"'{launch.kernel}' is a function pointer whose values the file does not all "
+                "show (a local pointer given only kernels by '=' or its initializer, and "
+                "otherwise only called or compared, is followed): the runtime must find the "
+                "kernel by its address in this file's table")
     if launch.kernel not in table:
         searched = ", ".join(model.project_headers) or "none"
         return ("the kernel is not defined in this file or a project header it includes "
                 f"(project headers, read in this file's context: {searched}; the runtime "
                 "compiles kernels from the file that launches them)")
     return None
+
+
+def templates_of(model: TranslationUnit, headers: tuple[TranslationUnit, ...]) -> set[str]:
+    """The template kernels of the file and its headers, by name."""
+    return {k.name for unit in (model, *headers) for k in unit.kernels if k.is_template}
+
+
+def _pointer_problem(launch, table: dict[str, TableKernel], templates: set[str]) -> str | None:
+    """Why a launch through a local function pointer cannot run on the runtime, None when it
+    can: the launcher finds the kernel by the pointer's value in the file's table (the host
+    stub's address), so each function the pointer can hold must be a kernel of that table
+    (cuda-samples transpose's ``kernel = &transposeNaive; ... kernel<<<grid, threads>>>``)."""
+    missing = [t for t in launch.targets if t not in table or t in templates]
+    if not missing:
+        return None
+    return (f"the function pointer '{launch.kernel}' can hold '{missing[0]}', which is not a "
+            "kernel of this file's table (defined in this file or a project header it "
+            "includes, no template): the runtime finds the kernel a launch runs by its address "
+            "in that table")
 
 
 def _after_includes(masked: bytes, before: int) -> int:

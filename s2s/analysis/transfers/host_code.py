@@ -47,6 +47,7 @@ from s2s.analysis.transfers.host_body import (
     read_loop_body,
 )
 from s2s.analysis.transfers.host_calls import DeviceCalls, Reach
+from s2s.analysis.transfers.host_exits import GotoExit, before_exits, check_frees, check_region, goto_exits, unwrapped
 from s2s.analysis.transfers.host_checks import BufferChecks
 from s2s.analysis.transfers.host_choices import Choices
 from s2s.analysis.transfers.host_frames import CheckedCalls
@@ -159,6 +160,8 @@ class HostRegion:
     #: (buffer, function, call) for each buffer allocated and freed here that stays out of the
     #: pools because the call may run ``function``, whose body is not in sight
     kept_out: tuple[tuple[str, str, SourceSpan], ...] = ()
+    #: forward ``goto`` jumps to a cleanup label (``host_exits``)
+    exits: tuple[GotoExit, ...] = ()
 
     def statement_of_kernel(self, kernel: int) -> int:
         op = self.graph.op_of_kernel[kernel]
@@ -262,7 +265,8 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
     # -- classification -------------------------------------------------------------
 
     def extract(self) -> HostRegion:
-        top = self.function.body.children
+        exits = goto_exits(self.function.name, self.function.body.children)
+        top = unwrapped(self.function.body.children)
         calls = SpanIndex(self.model.in_function("api_calls", self.function.name))
         launches = SpanIndex(self.model.in_function("launches", self.function.name))
         self._collect_buffers(top, calls)
@@ -270,9 +274,12 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
             if self.space[name] == HOST:
                 self.host_alloc_at.setdefault(index, []).append(name)
         statements, ops = self.statements_of(top, calls, launches)
+        self._live_to_exit(len(statements), calls)
+        check_region(self.function.name, exits, statements, self._own_variables() if exits else set(),
+                     self.space)
         buffers = self.whole_arrays([Buffer(name, self.space[name], 1, name in self.local,
-                                            name not in self.unseen_reach and self._poolable(name, statements))
-                                     for name in self.space])
+                                            name not in self.unseen_reach and self._poolable(name, statements) and
+                                            before_exits(exits, self.alloc_at[name])) for name in self.space])
         pairs = [op for body in self.bodies for op in body.ops if isinstance(op, Copy)]
         graph = build_region_graph(buffers, ops, shared_device=True, pairs=pairs)
         kernel_of = {op: k for k, op in enumerate(graph.op_of_kernel)}
@@ -280,6 +287,7 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
         unfused = {name: kernel_of[op] for name, op in self.unfused.items()}
         host_pooled = frozenset(b.name for b in buffers if b.space == HOST and b.can_move)
         device_pooled = frozenset(b.name for b in buffers if b.space == DEVICE and b.can_move)
+        check_frees(self.function.name, exits, statements, self.free_at, (host_pooled, device_pooled))
         loops = tuple(body_region(self, b, host_pooled, device_pooled,
                                   {n for n, op in self.unfused.items() if op < b.first_op})
                       for b in self.bodies)
@@ -288,7 +296,30 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
                           dict(self.allocation_spans), unfused, dict(self.hoisted), loops,
                           kept_out=tuple((name, *self.unseen_reach[name]) for name in self.space
                                          if name in self.unseen_reach and name in self.local
-                                         and name in self.free_at))
+                                         and name in self.free_at),
+                          exits=exits)
+
+    def _live_to_exit(self, end: int, calls: SpanIndex[ApiCall]) -> None:
+        """In ``main``, a device buffer allocated here that no ``cudaFree`` names lives until
+        the program exits (the OLCF training programs free none): its free is placed past the
+        last statement, so it can join the pool, which is then not freed either (as the
+        buffers were not)."""
+        if self.function.name != "main":
+            return
+        freed = {use.name for call in calls.inside(self.function.span)
+                 if call.name == "cudaFree"
+                 for use in self.index.var_uses.inside(call.span)}
+        for name in self.local:
+            if self.space.get(name) == DEVICE and name in self.alloc_at and \
+                    name not in self.free_at and name not in freed:
+                self.free_at[name] = end
+
+    def _own_variables(self) -> set[str]:
+        """The variables declared in the function body (not parameters, not globals): no
+        caller sees the buffers they hold after it returns."""
+        params = {p.name for p in self.function.params}
+        return {use.name for use in self.index.var_uses.inside(self.function.span)
+                if use.local and use.name not in params}
 
     def statements_of(self, top, calls: SpanIndex[ApiCall], launches: SpanIndex[LaunchSite]
                       ) -> tuple[list[RegionStatement], list[Op]]:

@@ -371,7 +371,14 @@ def _launch(unit: Unit, index: int, config_index: int) -> Launch:
                   args=tuple(args), function=unit.function_name(index),
                   template_args=template_args, deduced_args=deduced, instances=instances,
                   resolved_args=resolved, instance_types=types, forwarded=forwarded,
-                  macro_frame=frame, macro_why="" if frame else why)
+                  macro_frame=frame, macro_why="" if frame else why,
+                  through_pointer=_through_pointer(cursor))
+
+
+def _through_pointer(cursor) -> bool:
+    """Whether the launch's callee is a variable, parameter or member (a function pointer)."""
+    ref = cursor.referenced
+    return ref is not None and ref.kind.name in ("VAR_DECL", "PARM_DECL", "FIELD_DECL")
 
 
 def _forwarded(unit: Unit, span: SourceSpan, exprs, args) -> bool:

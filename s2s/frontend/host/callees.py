@@ -13,7 +13,10 @@ declaration's initializer, the assignments and the references to it), memoized p
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from s2s.frontend.core.fast_cursor import spelling
+from s2s.frontend.host.tree import host_tree
 from s2s.model.host import FunctionRef
 
 _DEFINITION_KINDS = frozenset({"FUNCTION_DECL", "CXX_METHOD", "FUNCTION_TEMPLATE"})
@@ -48,7 +51,8 @@ def pointer_targets(tree, i: int) -> tuple[str, ...] | None:
 def _targets(tree, i: int, variable) -> tuple[str, ...] | None:
     """The functions a local function pointer is given (its initializer and every plain
     ``=``: ``stencil = star1``, ``= &star1``), when every other mention of it in its function
-    is the callee of a call: nothing takes its address, hands it on or gives it anything
+    is the callee of a call or an operand of ``==``/``!=`` (cuda-samples transpose's
+    ``if (kernel == &copy)``): nothing takes its address, hands it on or gives it anything
     but a function (PRK's ``stencil_t stencil = nothing; switch (...) { case 1: stencil =
     star1; ... }``). A declarator without an initializer gives nothing (a call before an
     assignment would be undefined). None when that does not hold."""
@@ -74,7 +78,7 @@ def _targets(tree, i: int, variable) -> tuple[str, ...] | None:
         return None
     for j in range(function, tree.end[function]):
         if tree.kinds[j] != "DECL_REF_EXPR" or tree.nodes[j].cursor.referenced != variable \
-                or _is_callee(tree, j):
+                or _is_callee(tree, j) or _is_compared(tree, j):
             continue
         value = _assigned_value(tree, j)
         named = _functions_named(tree.nodes[value].cursor) if value is not None else None
@@ -111,6 +115,33 @@ def _functions_named(found) -> set[str] | None:
     if function is None or function.kind.name not in _FUNCTION_KINDS:
         return None
     return {function.spelling}
+
+
+def _is_compared(tree, j: int) -> bool:
+    """Whether the reference at node ``j`` is (through wrappers) an operand of ``==`` or
+    ``!=``: a read that neither changes the pointer nor lets it escape."""
+    up = tree.parent[j]
+    while up >= 0 and tree.kinds[up] in _WRAPPERS:
+        up = tree.parent[up]
+    return up >= 0 and tree.kinds[up] == "BINARY_OPERATOR" and \
+        tree.nodes[up].cursor.binary_operator.name in ("EQ", "NE")
+
+
+def with_launch_targets(ctx, launches) -> tuple:
+    """``launches`` with the kernels each launch through a local function pointer can run
+    (``Launch.targets``), matched to the host tree's call by extent (a launch in a macro has
+    the macro call's extent: not followed); the tree is built only when there is one."""
+    wanted = {(la.span.start, la.span.end) for la in launches
+              if la.through_pointer and la.span.macro is None}
+    if not wanted:
+        return tuple(launches)
+    tree = host_tree(ctx)
+    found = {}
+    for i, kind in enumerate(tree.kinds):
+        if kind == "CALL_EXPR" and tree.extent(i) in wanted:
+            found.setdefault(tree.extent(i), pointer_targets(tree, i))
+    return tuple(replace(la, targets=found.get((la.span.start, la.span.end)) or ())
+                 for la in launches)
 
 
 def _is_callee(tree, j: int) -> bool:

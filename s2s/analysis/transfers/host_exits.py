@@ -1,0 +1,126 @@
+"""Forward ``goto`` to a cleanup label: the C error-handling exit of a region.
+
+``if (bad) goto end; ... end: free(h); cudaFree(d); return 0;`` leaves the straight-line
+order of the region: the statements between the ``goto`` and the label are skipped. Such a
+function is planned when every path stays correct:
+
+* each label a ``goto`` names is a top-level statement after the one holding the ``goto``
+  (a backward jump, or one into a loop or branch, is refused: ``transfers-control-flow``);
+* from the first such label on, the statements only free buffers or touch none (printing,
+  ``cudaDeviceReset``, ``return``): on the jump's path nothing reads a buffer again;
+* the statement holding the ``goto`` is host code the plan leaves in place (not a copy or an
+  allocation in an error-check frame, which the plan moves or merges);
+* every buffer is the function's own: a buffer the caller sees could be left with another
+  value on the jump's path when the plan moved its copies;
+* buffers allocated at or after a ``goto`` stay out of the pools, so the pools (and the
+  declarations the rewrite inserts for them) come before every jump: C++ forbids a jump past
+  an initialised declaration, and the pool is freed once on each path;
+* the pools are freed after the label, or before the ``goto``, and no planned copy is placed
+  after the label (:func:`check_plan`).
+
+On the jump's path the rewritten function then runs the same statements as on the
+fall-through path up to the ``goto``, skips copies that only the skipped statements needed,
+and frees the pools once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from s2s.diagnostics import UnsupportedConstruct
+from s2s.model import Stmt
+
+#: roles of the statements a cleanup tail may hold (``host`` only when it touches no buffer)
+TAIL_ROLES = {"host-free", "device-free", "host"}
+
+
+@dataclass(frozen=True)
+class GotoExit:
+    """A ``goto`` in top-level statement ``at`` jumping forward to the label at ``label``."""
+
+    goto: Stmt
+    at: int
+    label: int
+
+
+def _refused(function: str, message: str, stmt: Stmt) -> UnsupportedConstruct:
+    return UnsupportedConstruct(f"{message}; the transfers of '{function}' are left as written",
+                                stmt.span, "transfers-control-flow")
+
+
+def goto_exits(function: str, top: tuple[Stmt, ...]) -> tuple[GotoExit, ...]:
+    """The ``goto`` statements of a function body (top-level statements ``top``), each a
+    forward jump to a top-level label; anything else is refused."""
+    labels = {stmt.label: index for index, stmt in enumerate(top) if stmt.kind == "label"}
+    exits = []
+    for index, stmt in enumerate(top):
+        for inner in stmt.walk():
+            if inner.kind != "goto":
+                continue
+            target = labels.get(inner.label)
+            if target is None:
+                raise _refused(function, f"'goto {inner.label}' jumps to a label inside a loop or branch "
+                               "(or one s2s cannot see)", inner)
+            if target <= index:
+                raise _refused(function, f"'goto {inner.label}' jumps backward (label at line "
+                               f"{top[target].span.line}): the region is not straight-line", inner)
+            exits.append(GotoExit(inner, index, target))
+    return tuple(exits)
+
+
+def unwrapped(top: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
+    """``top`` with each label statement replaced by the statement it labels (its edits then
+    keep the label: ``end: free(h);`` -> ``end: free(pool);``)."""
+    return tuple(stmt.children[0] if stmt.kind == "label" and stmt.children else stmt for stmt in top)
+
+
+def check_region(function: str, exits: tuple[GotoExit, ...], statements, own: set[str],
+                 space: dict[str, str]) -> None:
+    """Refuse a region whose jumps the plan could not keep correct (see the module)."""
+    if not exits:
+        return
+    tail = min(e.label for e in exits)
+    for entry in statements[tail:]:
+        if entry.role not in TAIL_ROLES or entry.role == "host" and entry.op is not None:
+            raise _refused(function, f"the statements after label at line {statements[tail].stmt.span.line} "
+                           "(where a 'goto' jumps) do more than free buffers, so the copies skipped "
+                           "on the jump's path could be needed there", entry.stmt)
+    for exit in exits:
+        held = statements[exit.at]
+        if held.role != "host":
+            raise _refused(function, f"'goto {exit.goto.label}' sits in a statement with a CUDA memory call "
+                           "or launch, which the plan moves or merges", exit.goto)
+    outside = sorted(name for name in space if name not in own)
+    if outside:
+        raise _refused(function, f"'{outside[0]}' is seen by the caller, and 'goto {exits[0].goto.label}' "
+                       "leaves early: its value on that path is not proven when the plan moves its copies",
+                       exits[0].goto)
+
+
+def before_exits(exits: tuple[GotoExit, ...], at: int) -> bool:
+    """Whether an allocation in top-level statement ``at`` runs before every jump (a buffer
+    allocated later stays out of the pools)."""
+    return all(at < exit.at for exit in exits)
+
+
+def check_frees(function: str, exits: tuple[GotoExit, ...], statements, free_at: dict[str, int],
+                pooled: tuple[frozenset[str], ...]) -> None:
+    """Each pool is freed by one statement (its last pooled free): it must run on the jump's
+    path too, so it sits after the label or before the jump."""
+    for names in pooled:
+        last = max((free_at[n] for n in names), default=None)
+        for exit in exits:
+            if last is not None and exit.at <= last < exit.label:
+                raise _refused(function, f"the pool would be freed at line {statements[last].stmt.span.line}, "
+                               f"which 'goto {exit.goto.label}' skips", exit.goto)
+
+
+def check_plan(function: str, exits: tuple[GotoExit, ...], boundaries, statements) -> None:
+    """No planned copy after a label a ``goto`` reaches: on the jump's path it would move
+    values the skipped statements did not make."""
+    for exit in exits:
+        late = [b for b in boundaries if b > exit.label]
+        if late:
+            at = statements[min(late[0], len(statements) - 1)].stmt
+            raise _refused(function, f"the plan places a copy after label '{exit.goto.label}' (line "
+                           f"{statements[exit.label].stmt.span.line}), where 'goto' paths arrive", at)

@@ -1,0 +1,125 @@
+"""``s2s transfers`` on the C error-handling idiom: ``if (bad) goto end; ... end: free(h);
+cudaFree(d); return status;`` (the OLCF hw8 tasks). A forward ``goto`` to a cleanup label at
+the end of the function is an exit path: the function is planned (pools made before every
+jump, freed once after the label). A backward jump, a jump into a loop, a cleanup tail that
+copies, or a buffer the caller sees keep it as written, with the reason."""
+
+from __future__ import annotations
+
+from s2s.edits import EditSet
+from s2s.transform.transfers import run_transfers
+
+PROGRAM = """#include <cstdio>
+#include <cstdlib>
+#define CHECK(call) (call)
+__global__ void scale(const float *in, float *out, float f, int n)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = f * in[i]; }
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 1000;
+    int status = 0;
+    float *h_in = (float *)malloc(n * sizeof(float));
+    float *h_out = (float *)malloc(n * sizeof(float));
+    float *d_in, *d_out, *d_tmp;
+    CHECK(cudaMalloc((void **)&d_in, n * sizeof(float)));
+    CHECK(cudaMalloc((void **)&d_out, n * sizeof(float)));
+    CHECK(cudaMalloc((void **)&d_tmp, n * sizeof(float)));
+    for (int i = 0; i < n; i++)
+        h_in[i] = (float)(i % 7);
+    if (n < 8) {
+        printf("too small: %d\\n", n);
+        goto end;
+    }
+    CHECK(cudaMemcpy(d_in, h_in, n * sizeof(float), cudaMemcpyHostToDevice));
+    scale<<<(n + 127) / 128, 128>>>(d_in, d_tmp, 2.0f, n);
+    scale<<<(n + 127) / 128, 128>>>(d_tmp, d_out, 3.0f, n);
+    CHECK(cudaMemcpy(h_out, d_out, n * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++) {
+        if (h_out[i] != 6.0f * h_in[i]) {
+            printf("FAIL at %d\\n", i);
+            status = 1;
+            goto end;
+        }
+    }
+    printf("PASS %f\\n", h_out[n - 1]);
+end:
+    free(h_in);
+    free(h_out);
+    CHECK(cudaFree(d_in));
+    CHECK(cudaFree(d_out));
+    CHECK(cudaFree(d_tmp));
+    return status;
+}
+"""
+
+
+def _run(load_source, text: str):
+    loaded = load_source(text, "prog.cu")
+    output = run_transfers(loaded)
+    after = EditSet(output.edits).apply("prog.cu", loaded.source).decode()
+    warnings = [d for d in output.diagnostics if d.severity.name.lower() == "warning"]
+    return after, warnings
+
+
+def test_cleanup_label_is_an_exit_path_and_the_function_is_pooled(load_source):
+    after, warnings = _run(load_source, PROGRAM)
+    assert warnings == []
+    assert after.count("cudaMalloc(") == 1 and after.count(" malloc(") + after.count(")malloc(") == 1  # the pools
+    # the pools and their declarations come before the first goto (no jump past an initialisation)
+    assert after.index("char *s2s_device_pool = NULL;") < after.index("goto end;")
+    assert after.index("char *s2s_host_pool") < after.index("goto end;")
+    # each pool freed once, after the label: on the jump's path and the fall-through path
+    tail = after[after.index("end:"):]
+    assert tail.split() == ["end:", "free(s2s_host_pool);", "CHECK(cudaFree(s2s_device_pool));",
+                            "return", "status;", "}"]
+    assert after.count("cudaFree(") == 1 and after.count("goto end;") == 2
+    second, _ = _run(load_source, after)      # a second run changes nothing
+    assert second == after
+
+
+def test_buffer_allocated_after_a_goto_stays_out_of_the_pool(load_source):
+    text = PROGRAM.replace("    CHECK(cudaMalloc((void **)&d_tmp, n * sizeof(float)));\n", "") \
+        .replace("    CHECK(cudaMemcpy(d_in,", "    CHECK(cudaMalloc((void **)&d_tmp, n * sizeof(float)));\n"
+                 "    CHECK(cudaMemcpy(d_in,")
+    text = text.replace("float *d_in, *d_out, *d_tmp;", "float *d_in, *d_out, *d_tmp = NULL;")
+    after, warnings = _run(load_source, text)
+    assert warnings == []
+    assert "CHECK(cudaMalloc((void **)&d_tmp, n * sizeof(float)));" in after
+    assert "CHECK(cudaFree(d_tmp));" in after and "s2s_off_d_tmp" not in after
+    assert after.count("cudaMalloc(") == 2
+
+
+def _refusal(load_source, text: str) -> str:
+    after, warnings = _run(load_source, text)
+    assert after == text
+    assert len(warnings) == 1 and warnings[0].id == "transfers-control-flow"
+    return warnings[0].message
+
+
+def test_backward_goto_is_refused(load_source):
+    text = PROGRAM.replace("    for (int i = 0; i < n; i++)\n        h_in[i]",
+                           "again:\n    for (int i = 0; i < n; i++)\n        h_in[i]") \
+        .replace("            status = 1;\n            goto end;", "            status = 1;\n            goto again;")
+    assert "'goto again' jumps backward" in _refusal(load_source, text)
+
+
+def test_goto_into_a_branch_is_refused(load_source):
+    text = PROGRAM.replace('printf("too small: %d\\n", n);\n        goto end;',
+                           'printf("too small: %d\\n", n);\n        goto inside;') \
+        .replace("end:\n", "    if (status) {\n    inside:\n        printf(\"failed\\n\");\n    }\nend:\n")
+    assert "'goto inside' jumps to a label inside a loop or branch" in _refusal(load_source, text)
+
+
+def test_cleanup_tail_that_copies_is_refused(load_source):
+    text = PROGRAM.replace("end:\n    free(h_in);",
+                           "end:\n    CHECK(cudaMemcpy(h_out, d_out, n * sizeof(float), cudaMemcpyDeviceToHost));\n"
+                           "    free(h_in);")
+    assert "do more than free buffers" in _refusal(load_source, text)
+
+
+def test_buffer_the_caller_sees_is_refused(load_source):
+    text = PROGRAM.replace("int main(int argc, char **argv)\n{\n    int n = argc > 1 ? atoi(argv[1]) : 1000;",
+                           "int run(float *h_out, int n)\n{") \
+        .replace("    float *h_out = (float *)malloc(n * sizeof(float));\n", "") \
+        .replace("    free(h_out);\n", "") + "int main() { float h[100]; return run(h, 100); }\n"
+    assert "'h_out' is seen by the caller" in _refusal(load_source, text)
