@@ -129,3 +129,8 @@ class TranslationUnit:
     @cached_property
     def _memo(self) -> dict:
         return {}
+
+
+#: the fields only the passes read (no printer shows them: ``s2s inspect`` leaves them out)
+ANALYSIS_FIELDS = frozenset({"var_uses", "member_writes", "classes", "function_refs", "host_args",
+                             "host_decls", "allocating_helpers", "helper_calls"})
