@@ -26,7 +26,7 @@ from s2s.frontend.host.member_writes import extract_member_writes
 from s2s.frontend.host.tree import host_tree
 from s2s.frontend.openmp.directives import extract_directives
 from s2s.frontend.openmp.macros import extract_macro_directives
-from s2s.model.unit import ANALYSIS_FIELDS, TranslationUnit
+from s2s.model.unit import ANALYSIS_FIELDS, CALL_ARGUMENTS, TranslationUnit
 
 
 def model_of(parsed: ParsedFile, contexts: list[ExtractContext], shown: frozenset[str] | None,
@@ -60,7 +60,7 @@ def model_of(parsed: ParsedFile, contexts: list[ExtractContext], shown: frozense
     kernels, device_functions, launches, api_calls = (
         _in_source_order(items) for items in (kernels, device_functions, launches, api_calls))
     allocations = _in_source_order(extract_allocations(host))
-    functions = tuple(extract_functions(host, directives))
+    functions = tuple(extract_functions(host, directives, shown is None or CALL_ARGUMENTS in shown))
     model = TranslationUnit(
         path=host.index.path,
         language=parsed.language,

@@ -137,3 +137,8 @@ class TranslationUnit:
 #: the fields only the passes read (no printer shows them: ``s2s inspect`` leaves them out)
 ANALYSIS_FIELDS = frozenset({"var_uses", "member_writes", "classes", "function_refs", "host_args",
                              "host_decls", "allocating_helpers", "helper_calls"})
+
+#: not a field: in the fields a printer shows (``shown``), the arguments of the host functions'
+#: call sites (``functions[*].body ... calls[*].args``); ``s2s inspect``'s tables print only
+#: the callees' names, its JSON document every argument
+CALL_ARGUMENTS = "functions.call_args"
