@@ -15,7 +15,8 @@ import os
 from s2s.diagnostics import Diagnostic
 from s2s.frontend.core.fast_cursor import offsets
 from s2s.frontend.core.toolchain import SHIM_DIR, configure_libclang
-from s2s.frontend.core.walk import Node, main_file_nodes  # noqa: F401  (Node re-exported)
+from s2s.frontend.core.walk import (  # noqa: F401  (Node re-exported)
+    Node, SubtreeLinks, main_file_nodes, subtree_links)
 from s2s.frontend.core.walk import file_is as _file_is
 from s2s.model.span import Expr, SourceSpan
 
@@ -196,6 +197,10 @@ class ExtractContext:
         if self._nodes is None:
             self._nodes = main_file_nodes(self, _kind_of, TEMPLATE_KINDS, FUNCTION_KINDS)
         return self._nodes
+
+    def subtree_links(self) -> SubtreeLinks:
+        """Each node's parent and subtree end (:func:`walk.subtree_links`), once per context."""
+        return self.memo("core.subtree_links", lambda ctx: subtree_links(ctx.nodes()))
 
     def span(self, cursor, template: str | None = None) -> SourceSpan:
         return self.index.cursor_span(cursor, template)
