@@ -261,7 +261,7 @@ def test_checkers_find_what_they_look_for():
 #: The front end's layers (docs/ARCHITECTURE-brief.md): a module imports only from its own
 #: package or from a lower layer.
 FRONTEND_LAYERS = {"core": 0, "cuda": 1, "openmp": 1, "host": 2, "access": 3, "cxx": 3,
-                   "extract": 4, "headers": 5, "fact_cache": 6}
+                   "walk_extract": 4, "extract": 5, "headers": 6, "fact_cache": 7}
 
 
 def test_front_end_packages_import_forward_only():

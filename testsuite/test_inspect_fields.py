@@ -18,7 +18,7 @@ from s2s.frontend import fact_cache
 from s2s.frontend.core.parse import ParseOptions
 from s2s.frontend.core.toolchain import default_toolchain
 from s2s.frontend.extract import ANALYSIS_FIELDS, load
-from s2s.model.unit import TranslationUnit
+from s2s.model.unit import CALL_ARGUMENTS, TranslationUnit
 
 SOURCE = b"""#include <cuda_runtime.h>
 __global__ void scale(float *x, float a, int n) {
@@ -54,7 +54,13 @@ def test_the_printed_fields_are_those_of_the_whole_model_and_the_rest_is_left_ou
     assert partial.diagnostics == whole.diagnostics
     for field in fields(TranslationUnit):
         value = getattr(partial.model, field.name)
-        if field.name in shown or field.name in ("path", "language", "sides", "project_headers"):
+        if field.name == "functions" and CALL_ARGUMENTS not in shown:
+            # the tables print each function's callees, not the calls' arguments
+            assert _outline(value) == _outline(whole.model.functions)
+            assert not any(c.args for f in value for c in f.calls)
+            assert any(c.args for f in whole.model.functions for c in f.calls)
+        elif field.name in shown or field.name in ("path", "language", "sides",
+                                                   "project_headers"):
             assert value == getattr(whole.model, field.name), field.name
         else:
             assert value == (), field.name
@@ -62,8 +68,14 @@ def test_the_printed_fields_are_those_of_the_whole_model_and_the_rest_is_left_ou
     assert whole.model.var_uses and whole.model.host_args and whole.model.kernel_bodies
     assert all(whole.model.launches and whole.model.functions for _ in (form,))
     assert ("kernel_bodies" in shown) == access
-    assert ("array_refs" in shown) == (form == "json")
+    assert ("array_refs" in shown) == (form == "json") == (CALL_ARGUMENTS in shown)
     assert TABLE_FIELDS <= shown and shown.isdisjoint(ANALYSIS_FIELDS)
+
+
+def _outline(functions) -> list:
+    """What the functions table prints of each function (and every call's place)."""
+    return [(f.name, f.span, f.params, len(f.loops), len(f.branches),
+             [(c.name, c.span, c.targets) for c in f.calls]) for f in functions]
 
 
 def test_a_model_of_some_fields_is_never_served_to_a_run_that_needs_them_all(

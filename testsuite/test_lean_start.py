@@ -93,3 +93,11 @@ def test_omp_on_a_file_without_target_regions_imports_only_its_pass(tmp_path):
     assert "0 would change" in done.stderr
     assert "s2s.transform.omp" in modules and "clang.cindex" in modules  # the work was done
     assert _heavy(modules, ("s2s.analysis",)) == []     # nothing to plan: no analysis either
+    # nothing to extract: a parse and the project headers, no extractor and no fact class
+    assert _heavy(modules, EXTRACTION) == []
+
+
+#: what only the extraction of a model needs (s2s.frontend.walk_extract and what it imports)
+EXTRACTION = ("s2s.frontend.walk_extract", "s2s.frontend.cuda", "s2s.frontend.host",
+              "s2s.frontend.access", "s2s.frontend.cxx", "s2s.frontend.openmp.directives",
+              "s2s.model.kernel_ir", "s2s.model.host_facts")

@@ -29,10 +29,11 @@ def shown_fields(form: str, access: bool) -> frozenset[str]:
     every field not marked ``json: False``; ``--access`` analyses the kernel bodies): the
     only ones extracted (issue 30: a big file's other facts were most of its time and peak
     memory)."""
+    from s2s.model.unit import CALL_ARGUMENTS
     from s2s.model.unit import TranslationUnit as Unit
 
     names = TABLE_FIELDS if form == "text" else frozenset(
-        f.name for f in fields(Unit) if f.metadata.get("json", True))
+        f.name for f in fields(Unit) if f.metadata.get("json", True)) | {CALL_ARGUMENTS}
     return names | {"kernel_bodies"} if access else names
 
 

@@ -6,27 +6,16 @@ exists only there), everything host-side from the host unit.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from s2s.diagnostics import Diagnostic
-from s2s.frontend.access.refs import extract_accesses
 from s2s.frontend.core.context import ExtractContext, project_headers_of
 from s2s.frontend.core.parse import ParsedFile, ParseOptions, parse_file, parse_source
-from s2s.frontend.cuda.constructs import extract_api_calls, extract_kernels, extract_launches
-from s2s.frontend.cuda.kernel_body import extract_kernel_bodies
-from s2s.frontend.cxx.classes import extract_class_facts
-from s2s.frontend.host.allocators import extract_allocations, extract_helper_facts
-from s2s.frontend.host.callees import function_refs, with_launch_targets
-from s2s.frontend.host.facts import extract_host_args, extract_host_decls, extract_var_uses
-from s2s.frontend.host.functions import extract_functions
-from s2s.frontend.host.member_writes import extract_member_writes
-from s2s.frontend.host.tree import host_tree
-from s2s.frontend.openmp.directives import extract_directives
-from s2s.frontend.openmp.macros import directive_macro_names, extract_macro_directives
 from s2s.model.launch_syntax import OPEN
-from s2s.model.unit import TranslationUnit
+from s2s.model.unit import ANALYSIS_FIELDS, TranslationUnit  # noqa: F401  (re-exported)
 
 
 @dataclass(frozen=True)
@@ -57,9 +46,12 @@ def extract(parsed: ParsedFile, header: _Header | None = None,
     ``shown`` (names of the model's fields a printer shows: ``s2s inspect``'s): only
     those fields; the others stay empty."""
     side = "host" if "host" in parsed.units else "device"
+    # (every extractor: imported by the first file with something to extract)
+    from s2s.frontend.walk_extract import model_of
+
     contexts = [_context(parsed, parsed.primary, side, header)]
     try:
-        return _extract(parsed, contexts, header, shown)
+        return model_of(parsed, contexts, shown, functools.partial(_context, parsed, header=header))
     finally:
         for ctx in contexts:
             ctx.release()
@@ -79,111 +71,6 @@ def _context(parsed: ParsedFile, unit, side: str, header: _Header | None) -> Ext
         return ExtractContext(parsed.path, parsed.source, unit, side)
     return ExtractContext(header.name, header.source, unit, side, included=True,
                           span_path=header.path)
-
-
-def _extract(parsed: ParsedFile, contexts: list[ExtractContext], header: _Header | None,
-             shown: frozenset[str] | None = None) -> tuple[TranslationUnit, list[Diagnostic]]:
-    host = contexts[0]
-    wanted = (lambda name: True) if shown is None else shown.__contains__
-    kernels = device_functions = launches = api_calls = bodies = ()
-    if parsed.language == "cuda":
-        device = host
-        if "device" in parsed.units and parsed.units["device"] is not parsed.primary:
-            device = _context(parsed, parsed.units["device"], "device", header)
-            contexts.append(device)
-        kernels, device_functions = extract_kernels(device)
-        bodies = extract_kernel_bodies(device) if wanted("kernel_bodies") else ()
-        launches = with_launch_targets(host, extract_launches(host))
-        api_calls = extract_api_calls(host)
-    directives = extract_directives(host)
-    project_headers = host.project_headers()
-    macro_directives = (extract_macro_directives(host, project_headers, frozenset(
-        d.span for d in directives if d.span.macro is not None))
-                        if parsed.language != "cuda" else ())
-    array_refs, pointer_copies = extract_accesses(host, directives,
-                                                  structs=parsed.language != "cuda") \
-        if wanted("array_refs") or wanted("pointer_copies") else ((), ())
-    # Everything in source order, whichever order the extractors found it in.
-    kernels, device_functions, launches, api_calls = (
-        _in_source_order(items) for items in (kernels, device_functions, launches, api_calls))
-    allocations = _in_source_order(extract_allocations(host))
-    functions = tuple(extract_functions(host, directives))
-    model = TranslationUnit(
-        path=parsed.path if header is None else header.path,
-        language=parsed.language,
-        sides=tuple(parsed.units),
-        kernels=tuple(kernels),
-        device_functions=tuple(device_functions),
-        launches=tuple(launches),
-        api_calls=tuple(api_calls),
-        allocations=allocations,
-        directives=tuple(directives),
-        functions=functions,
-        array_refs=array_refs,
-        pointer_copies=pointer_copies,
-        kernel_bodies=bodies,
-        project_headers=project_headers,
-        macro_directives=macro_directives,
-        **(_analysis_facts(host, parsed.language, directives, allocations, functions)
-           if shown is None or not shown.isdisjoint(ANALYSIS_FIELDS) else {}))
-    return model, [d for ctx in contexts for d in ctx.diagnostics]
-
-
-#: the fields of :func:`_analysis_facts`
-ANALYSIS_FIELDS = frozenset({"var_uses", "member_writes", "classes", "function_refs", "host_args",
-                             "host_decls", "allocating_helpers", "helper_calls"})
-
-
-def _analysis_facts(host: ExtractContext, language: str, directives, allocations,
-                    functions) -> dict:
-    """The model's fields only the passes read (no printer shows them): a run that prints
-    the model (``s2s inspect``) leaves them out and spends neither the time nor the memory
-    (issue 30: they are most of a big CUDA file's extraction)."""
-    helpers, helper_calls = extract_helper_facts(host)
-    return dict(
-        var_uses=extract_var_uses(host, None if language == "cuda" else var_use_functions(
-            functions, directives, allocations, helper_calls)),
-        member_writes=extract_member_writes(host) if language != "cuda" else (),
-        classes=extract_class_facts(host) if language == "c++" else (),
-        # (a function reached through a pointer runs its kernels where no region may be)
-        function_refs=function_refs(host_tree(host)) if language != "cuda" and any(
-            d.is_target_region for d in directives) else (),
-        host_args=extract_host_args(host) if language == "cuda" else (),
-        host_decls=extract_host_decls(host) if language == "cuda" else (),
-        allocating_helpers=helpers,
-        helper_calls=helper_calls,
-    )
-
-
-def var_use_functions(functions, directives, allocations, helper_calls) -> frozenset[str]:
-    """The functions of a C or C++ file whose variable mentions are extracted: those with
-    a directive or an allocation (an allocating helper's call too), those that call one of
-    them and those one of them calls (directly or not, in the file): the functions OpenMP's
-    analyses ask about (the locals of an allocating function, the uses of an array of
-    pointers, a callee's definition of a count; a callee in another file without either
-    has none, which its readers take as "not known"). Transfers and fuse, which read the mentions of every host
-    function, run on CUDA files, which get all of them. A mention costs a span and a
-    referenced cursor: the never-called helpers of a big program are most of its mentions."""
-    chosen = {d.function for d in directives} | {a.function for a in allocations} | \
-        {c.function for c in helper_calls}
-    chosen.discard(None)
-    defined = {f.name for f in functions}
-    calls = {f.name: {c.name for c in f.calls} & defined for f in functions}
-    grown = True
-    while grown:
-        grown = False
-        for name, callees in calls.items():
-            if name not in chosen and callees & chosen:
-                chosen.add(name)
-                grown = True
-            if name in chosen and not callees <= chosen:
-                chosen |= callees
-                grown = True
-    return frozenset(chosen)
-
-
-def _in_source_order(items) -> tuple:
-    return tuple(sorted(items, key=lambda item: (item.span.start, item.span.end)))
 
 
 def load(path: str, options: ParseOptions | None = None, source: bytes | None = None,
@@ -334,6 +221,8 @@ def included_headers(parsed: ParsedFile, model: TranslationUnit,
         except OSError:
             continue
     if parsed.language != "cuda":   # directives written through _Pragma macros, too
+        from s2s.frontend.openmp.macros import directive_macro_names
+
         words = words + directive_macro_names(parsed.primary, tuple(texts))
     launches = parsed.language == "cuda"        # a header with launches only: its launches
     chosen = [name for name, text in texts.items() if any(word in text for word in words)

@@ -4,20 +4,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-from s2s.model.access import ArrayRef, PointerCopy
-from s2s.model.cuda import ApiCall, Kernel, Launch
-from s2s.model.host import (
-    AllocatingHelper,
-    ClassFact,
-    FunctionRef,
-    HelperCall,
-    HostAllocation,
-    HostFunction,
-)
-from s2s.model.host_facts import HostArg, HostDecl, MemberWrite, VarUse
-from s2s.model.kernel_ir import KernelBody
-from s2s.model.openmp import MacroDirective, OmpDirective
+if TYPE_CHECKING:   # (annotations only: a file outlined for a run's pass builds its model
+    # without the dataclasses of every kind of fact, a tenth of such a run: issue 30)
+    from s2s.model.access import ArrayRef, PointerCopy
+    from s2s.model.cuda import ApiCall, Kernel, Launch
+    from s2s.model.host import (
+        AllocatingHelper,
+        ClassFact,
+        FunctionRef,
+        HelperCall,
+        HostAllocation,
+        HostFunction,
+    )
+    from s2s.model.host_facts import HostArg, HostDecl, MemberWrite, VarUse
+    from s2s.model.kernel_ir import KernelBody
+    from s2s.model.openmp import MacroDirective, OmpDirective
 
 
 @dataclass(frozen=True)
@@ -129,3 +132,13 @@ class TranslationUnit:
     @cached_property
     def _memo(self) -> dict:
         return {}
+
+
+#: the fields only the passes read (no printer shows them: ``s2s inspect`` leaves them out)
+ANALYSIS_FIELDS = frozenset({"var_uses", "member_writes", "classes", "function_refs", "host_args",
+                             "host_decls", "allocating_helpers", "helper_calls"})
+
+#: not a field: in the fields a printer shows (``shown``), the arguments of the host functions'
+#: call sites (``functions[*].body ... calls[*].args``); ``s2s inspect``'s tables print only
+#: the callees' names, its JSON document every argument
+CALL_ARGUMENTS = "functions.call_args"

@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from s2s.frontend.core import walk
 from s2s.frontend.core.context import FUNCTION_KINDS, TEMPLATE_KINDS, ExtractContext
@@ -160,3 +162,44 @@ def test_a_lambda_capturing_this_in_a_template_and_template_keyword_calls(load_s
     loaded = load_source(MINIBUDE_SHAPES, name="bude.cpp")
     assert loaded.model is not None and len(loaded.model.directives) == 1
     assert not [d for d in loaded.diagnostics if d.is_error]
+
+
+def _naive_links(depths: list[int]) -> tuple[list[int], list[int]]:
+    """Parent: the last earlier node one level up; end: the first later node not deeper."""
+    parent = [next((j for j in range(i - 1, -1, -1) if depths[j] < d), -1)
+              for i, d in enumerate(depths)]
+    end = [next((j for j in range(i + 1, len(depths)) if depths[j] <= d), len(depths))
+           for i, d in enumerate(depths)]
+    return parent, end
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=3), max_size=60))
+def test_subtree_links_are_the_parents_and_ends_of_a_preorder_walk(steps):
+    depths, depth = [], 0      # a pre-order walk: each node at most one level below the last
+    for step in steps:
+        depth = min(depth + 1, max(0, depth - step + 1)) if depths else 0
+        depths.append(depth)
+    nodes = [walk.Node(None, "X", d, None, None) for d in depths]
+    assert tuple(walk.subtree_links(nodes)) == _naive_links(depths)
+
+
+def test_host_tree_and_cuda_unit_share_the_contexts_subtree_links(tmp_path):
+    """Both read the subtree ends of every node (431,000 on the 1 MB CUDA file): worked out
+    once per context, and the CUDA unit's function ends are those of a scan of its items."""
+    from s2s.frontend.cuda.unit import unit_of
+    from s2s.frontend.host.tree import host_tree
+
+    (tmp_path / "local.h").write_text("#define LOCAL_VALUE 7\n")
+    (tmp_path / "body.inc").write_text("    s += helper_value(s);\n")
+    source = tmp_path / "tricky.cpp"
+    source.write_text("static int helper_value(int v) { return v; }\n" + TRICKY)
+    parsed = parse_file(str(source))
+    ctx = ExtractContext(str(source), parsed.source, parsed.primary)
+    links = ctx.subtree_links()
+    tree, unit = host_tree(ctx), unit_of(ctx)
+    assert tree.end is links.end and tree.parent is links.parent
+    assert (tree.parent, tree.end) == _naive_links([n.depth for n in ctx.nodes()])
+    _, item_ends = _naive_links(unit.depths)
+    assert [f.end for f in unit.functions] == [item_ends[f.index] for f in unit.functions]
+    assert len(unit.functions) >= 6

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import bisect
 import functools
+import os
 
 from s2s.diagnostics import Diagnostic
 from s2s.frontend.core.fast_cursor import offsets
-from s2s.frontend.core.toolchain import configure_libclang
-from s2s.frontend.core.walk import Node, main_file_nodes  # noqa: F401  (Node re-exported)
+from s2s.frontend.core.toolchain import SHIM_DIR, configure_libclang
+from s2s.frontend.core.walk import (  # noqa: F401  (Node re-exported)
+    Node, SubtreeLinks, main_file_nodes, subtree_links)
 from s2s.frontend.core.walk import file_is as _file_is
 from s2s.model.span import Expr, SourceSpan
 
@@ -196,6 +198,10 @@ class ExtractContext:
             self._nodes = main_file_nodes(self, _kind_of, TEMPLATE_KINDS, FUNCTION_KINDS)
         return self._nodes
 
+    def subtree_links(self) -> SubtreeLinks:
+        """Each node's parent and subtree end (:func:`walk.subtree_links`), once per context."""
+        return self.memo("core.subtree_links", lambda ctx: subtree_links(ctx.nodes()))
+
     def span(self, cursor, template: str | None = None) -> SourceSpan:
         return self.index.cursor_span(cursor, template)
 
@@ -250,11 +256,22 @@ def _owned(unit, entries) -> list:
 
 def project_headers_of(unit, path: str) -> tuple[str, ...]:
     """The headers libclang's ``unit`` (of the file ``path``) includes that are not system
-    headers, each once, in order (worked out once per unit: a header included many times,
-    or by many headers, is looked up once; each look-up asks libclang for a location)."""
-    cached = getattr(unit, "_s2s_project_headers", None)
-    if cached is not None and cached[0] == path:
-        return cached[1]
+    headers, each once, in order, ``path`` itself left out. s2s's own headers (the parse's
+    ``-include`` of ``shim/nvcc_compat.h`` and the legacy-API stub) are the tool's, not the
+    project's: none is modelled, searched or copied as the user's (the device-word filter of
+    ``included_headers`` modelled ``nvcc_compat.h`` in every CUDA run, issue 30).
+
+    The unit's headers are worked out once (a header included many times, or by many
+    headers, is looked up once; each look-up asks libclang for a location) and shared by the
+    file's context and those of the project headers read in it (each asked with its own
+    ``path``: keyed by path, the cache was rebuilt for every header context)."""
+    headers = getattr(unit, "_s2s_project_headers", None)
+    if headers is None:
+        headers = unit._s2s_project_headers = _non_system_headers(unit)
+    return tuple(name for name in headers if name != path)
+
+
+def _non_system_headers(unit) -> tuple[str, ...]:
     cindex = configure_libclang()
     is_system = cindex.conf.lib.clang_Location_isInSystemHeader
     found, seen = [], set()
@@ -264,11 +281,17 @@ def project_headers_of(unit, path: str) -> tuple[str, ...]:
             continue
         seen.add(name)
         start = cindex.SourceLocation.from_position(unit, inclusion.include, 1, 1)
-        if name != path and not is_system(start):
+        if not is_system(start) and not _tool_header(name):
             found.append(name)
-    headers = tuple(found)
-    unit._s2s_project_headers = (path, headers)
-    return headers
+    return tuple(found)
+
+
+def _tool_header(name: str) -> bool:
+    """Whether ``name`` is one of s2s's own parse headers (under ``shim/``)."""
+    return os.path.abspath(name).startswith(_SHIM_PREFIX)
+
+
+_SHIM_PREFIX = os.path.join(os.path.abspath(str(SHIM_DIR)), "")
 
 
 def _in_file(path: str, location) -> bool:

@@ -56,7 +56,7 @@ class Unit:
         calls = [c for c in self.macros.outer if c.name not in ATTRIBUTE_MACROS]
         if not calls or not nodes:
             return nodes
-        ends = _subtree_ends(nodes)
+        ends = self.ctx.subtree_links().end
         if self._walk_enters_macros(nodes, ends, calls):
             return nodes
         containers = {self._container(nodes, ends, call) for call in calls}
@@ -150,6 +150,12 @@ class Unit:
         return out
 
     def _find_functions(self) -> list[UnitFunction]:
+        """Each function-like item with its subtree end: the context's subtree ends where the
+        items are the walk itself (no macro-hidden cursors added), else a scan of depths."""
+        if self.items is self.ctx.nodes():
+            ends = self.ctx.subtree_links().end
+            return [UnitFunction(node, i, ends[i]) for i, node in enumerate(self.items)
+                    if node.kind in FUNCTION_KINDS]
         depths, count, out = self.depths, len(self.items), []
         for i, node in enumerate(self.items):
             if node.kind in FUNCTION_KINDS:
@@ -309,17 +315,6 @@ class Unit:
         text = self.expr(callee, None).text.split("<", 1)[0]
         match = IDENT_AT_END.search(text)
         return match.group(1) if match else ""
-
-
-def _subtree_ends(nodes: list[Node]) -> list[int]:
-    """For each pre-order index, the index just past its subtree."""
-    ends = [len(nodes)] * len(nodes)
-    stack: list[int] = []
-    for i, node in enumerate(nodes):
-        while stack and nodes[stack[-1]].depth >= node.depth:
-            ends[stack.pop()] = i
-        stack.append(i)
-    return ends
 
 
 def unit_of(ctx: ExtractContext) -> Unit:

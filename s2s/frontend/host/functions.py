@@ -56,15 +56,17 @@ def _is_static(ctx: ExtractContext, cursor) -> bool:
     return re.search(rb"\bstatic\b", ctx.source[start:max(start, name_at)]) is not None
 
 
-def extract_functions(ctx: ExtractContext, directives=()) -> tuple[HostFunction, ...]:
+def extract_functions(ctx: ExtractContext, directives=(), call_args: bool = True
+                      ) -> tuple[HostFunction, ...]:
     """Every host function defined in the main file, with its body as a Stmt tree.
 
     Kernels (``__global__``) and ``__device__``-only functions are left out; ``__host__
     __device__`` functions are host code too. ``directives`` (the file's OmpDirective tuple)
-    lets a statement record which directive governs it.
+    lets a statement record which directive governs it. Without ``call_args`` the call
+    sites carry no arguments (a model for ``s2s inspect``'s tables only).
     """
     tree = host_tree(ctx)
-    builder = StmtBuilder(tree, directives)
+    builder = StmtBuilder(tree, directives, call_args)
     out = []
     fields_of: dict = {}    # class cursor's hash -> its data members (one walk per class)
     for i, node in enumerate(tree.nodes):

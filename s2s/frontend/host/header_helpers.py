@@ -29,9 +29,11 @@ MAX_HEADER_BYTES = 8 * 1024 * 1024
 def header_helper_names(ctx: ExtractContext) -> dict[str, set[str]]:
     """Per project header (as libclang names it), the functions it defines that the main
     file's host code calls and that return a pointer."""
-    tree = host_tree(ctx)
     headers = set(ctx.project_headers())
     found: dict[str, set[str]] = {}
+    if not headers:     # (no header to define one: the scan of every call is not needed;
+        return found    # 7% of the 1 MB CUDA file's extraction, issue 30)
+    tree = host_tree(ctx)
     for i, kind in enumerate(tree.kinds):
         if kind != "CALL_EXPR" or tree.nodes[i].function is None:
             continue

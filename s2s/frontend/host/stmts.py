@@ -45,8 +45,9 @@ class _Plan:
 class StmtBuilder:
     """Builds the Stmt tree of one function body with an explicit stack (post-order)."""
 
-    def __init__(self, tree: HostTree, directives):
+    def __init__(self, tree: HostTree, directives, call_args: bool = True):
         self.tree = tree
+        self.call_args = call_args      # (see host.calls.call_sites)
         self.src = tree.ctx.source
         self.by_start: dict[int, int] = {}
         for index, directive in enumerate(directives or ()):
@@ -79,7 +80,7 @@ class StmtBuilder:
             else:
                 parts[role] = stmt
         return Stmt(plan.kind, self.tree.span(plan.node), children=tuple(children),
-                    calls=call_sites(self.tree, plan.call_roots), directive=plan.directive, **parts)
+                    calls=call_sites(self.tree, plan.call_roots, self.call_args), directive=plan.directive, **parts)
 
     # -- planning: which children are nested statements, which are header expressions ------
 

@@ -61,17 +61,8 @@ class HostTree:
     def __init__(self, ctx: ExtractContext):
         self.ctx = ctx
         self.nodes = nodes = ctx.nodes()
-        count = len(nodes)
         self.kinds = [n.kind for n in nodes]
-        self.parent = [-1] * count
-        self.end = [count] * count
-        stack: list[int] = []
-        for i, node in enumerate(nodes):
-            while stack and nodes[stack[-1]].depth >= node.depth:
-                self.end[stack.pop()] = i
-            if stack:
-                self.parent[i] = stack[-1]
-            stack.append(i)
+        self.parent, self.end = ctx.subtree_links()
         self.children = Children(self.end)
         self._extents: dict[int, tuple[int, int]] = {}
         self.templates = [n.template for n in nodes]
