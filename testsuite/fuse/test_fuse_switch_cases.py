@@ -111,7 +111,7 @@ def test_a_launch_alone_in_a_branch_names_the_branch(fused):
             and "'pick'" in d.message and "only launch of its block" in d.message]
     assert len(said) == 2, said
     line = SWITCHED.splitlines().index("    if (flag) {") + 1
-    for branch, message in zip(("then", "else"), said):
+    for branch, message in zip(("then", "else"), said, strict=True):
         assert f"the {branch} branch of the if statement at line {line}" in message, message
         assert "not copied into its branches" in message, message
 

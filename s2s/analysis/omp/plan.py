@@ -81,8 +81,8 @@ from s2s.analysis.omp.sizes import (
 )
 from s2s.analysis.omp.solver import Solver, entry_state
 from s2s.analysis.omp.state import Frame, Unsupported, norm_text
-from s2s.analysis.omp.touched_counts import touched_count
 from s2s.analysis.omp.touched import device_hulls, host_outside, narrow, unsound
+from s2s.analysis.omp.touched_counts import touched_count
 from s2s.model import SourceSpan, Stmt, TranslationUnit
 
 

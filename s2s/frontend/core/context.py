@@ -15,8 +15,7 @@ import os
 from s2s.diagnostics import Diagnostic
 from s2s.frontend.core.fast_cursor import offsets
 from s2s.frontend.core.toolchain import SHIM_DIR, configure_libclang
-from s2s.frontend.core.walk import (  # noqa: F401  (Node re-exported)
-    Node, SubtreeLinks, main_file_nodes, subtree_links)
+from s2s.frontend.core.walk import Node, SubtreeLinks, main_file_nodes, subtree_links  # noqa: F401  (Node re-exported)
 from s2s.frontend.core.walk import file_is as _file_is
 from s2s.model.span import Expr, SourceSpan
 
