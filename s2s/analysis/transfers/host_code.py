@@ -47,9 +47,16 @@ from s2s.analysis.transfers.host_body import (
     read_loop_body,
 )
 from s2s.analysis.transfers.host_calls import DeviceCalls, Reach
-from s2s.analysis.transfers.host_exits import GotoExit, before_exits, check_frees, check_region, goto_exits, unwrapped
 from s2s.analysis.transfers.host_checks import BufferChecks
 from s2s.analysis.transfers.host_choices import Choices
+from s2s.analysis.transfers.host_exits import (
+    GotoExit,
+    before_exits,
+    check_frees,
+    check_region,
+    goto_exits,
+    unwrapped,
+)
 from s2s.analysis.transfers.host_frames import CheckedCalls
 from s2s.analysis.transfers.host_loops import loop_op
 from s2s.analysis.transfers.host_slices import Slices
