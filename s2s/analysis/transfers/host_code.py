@@ -25,7 +25,8 @@ expressions (``&h``, host aliases, returns: ``transfers-escape``; slices ``d + k
 part of a buffer, pointer choices and aliases of device buffers are followed: ``host_slices``,
 ``host_choices``), ``realloc`` (``transfers-realloc``), streams and
 other memory calls on region buffers (``transfers-unsupported-call``), API calls produced by a
-macro body (``transfers-in-macro``). Buffers that cannot go into a pool (allocated by other
+macro body (``transfers-in-macro``). A forward ``goto`` to a cleanup label at the end of
+the function is an exit path (``host_exits``; other jumps: ``transfers-control-flow``). Buffers that cannot go into a pool (allocated by other
 means, not freed in the region, sizes not known where the pool is made) stay as they are;
 their transfers are planned but not fused.
 """
