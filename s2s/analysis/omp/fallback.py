@@ -172,7 +172,7 @@ def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text,
                     f"'{pointer}' is accessed with {len(ref.subscripts)} subscripts")
         # ``AU[id]`` with ``const int id = (i + 1) + (j + 1) * stride;`` in the kernel
         extent = write_extent(kernel, expanded_ref(kernel, ref, uses), text) or \
-            guarded_extent(kernel, ref, uses, text)
+            guarded_extent(kernel, ref, uses)
         if extent is None or declared is None or declared & set(_PLAIN.findall(extent)):
             return (f"the subscript '{ref.subscripts[0].text}' of '{pointer}' is not bounded "
                     "by the kernel's counting loops")

@@ -50,7 +50,7 @@ _DEPTH = 12  # definitions and loop bounds followed at most this deep
 _UNKNOWN = (None, None)
 
 
-def guarded_extent(kernel: Stmt, ref, uses: tuple, text) -> str | None:
+def guarded_extent(kernel: Stmt, ref, uses: tuple) -> str | None:
     """``[lo:len]`` holding every element the one-subscript access ``ref`` may touch in
     ``kernel`` (module doc), or None. ``uses``: the function's variable mentions."""
     if len(ref.subscripts) != 1 or not uses:
@@ -60,7 +60,7 @@ def guarded_extent(kernel: Stmt, ref, uses: tuple, text) -> str | None:
     for loop in kernel.walk():
         if loop.kind not in LOOP_KINDS or not loop.span.start <= ref.span.start < loop.span.end:
             continue
-        found = loop_range(loop, text)
+        found = loop_range(loop)
         if found is None or loop.body is None:
             return None
         counters[found[0]] = (found[1], found[2], loop)
