@@ -86,10 +86,12 @@ def test_a_pointer_chosen_at_run_time_is_said_not_guessed(load_source):
     argument's first name (``k``) was taken for the array, and the plan mapped ``k[0:n]`` (a
     rewrite that did not compile, dropped by the parse check). Now the plan says why it
     leaves main as written (without the offset, both are mapped:
-    test_omp_pointer_choice.py)."""
+    test_omp_pointer_choice.py); ``step`` is then planned as a root of its own, which holds
+    whichever array the call hands it."""
     loaded = load_source(CONDITIONAL_ARGUMENT, name="prog.c")
     output = run_omp(loaded)
-    assert not output.edits
+    main = CONDITIONAL_ARGUMENT.encode().index(b"int main")
+    assert output.edits and all(edit.offset + edit.length < main for edit in output.edits)
     said = [d for d in output.diagnostics if d.id == "omp-unsupported"]
     assert said and "'k % 2 ? q + 1 : p' of the call to 'step' is not one array" in \
         said[0].message
