@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import bisect
 import functools
-import os
 
 from s2s.diagnostics import Diagnostic
 from s2s.frontend.core.fast_cursor import offsets
-from s2s.frontend.core.toolchain import SHIM_DIR, configure_libclang
+from s2s.frontend.core.toolchain import configure_libclang, is_tool_header
 from s2s.frontend.core.walk import Node, SubtreeLinks, main_file_nodes, subtree_links  # noqa: F401  (Node re-exported)
 from s2s.frontend.core.walk import file_is as _file_is
 from s2s.model.span import Expr, SourceSpan
@@ -280,17 +279,9 @@ def _non_system_headers(unit) -> tuple[str, ...]:
             continue
         seen.add(name)
         start = cindex.SourceLocation.from_position(unit, inclusion.include, 1, 1)
-        if not is_system(start) and not _tool_header(name):
+        if not is_system(start) and not is_tool_header(name):
             found.append(name)
     return tuple(found)
-
-
-def _tool_header(name: str) -> bool:
-    """Whether ``name`` is one of s2s's own parse headers (under ``shim/``)."""
-    return os.path.abspath(name).startswith(_SHIM_PREFIX)
-
-
-_SHIM_PREFIX = os.path.join(os.path.abspath(str(SHIM_DIR)), "")
 
 
 def _in_file(path: str, location) -> bool:

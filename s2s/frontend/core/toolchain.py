@@ -18,6 +18,14 @@ from pathlib import Path
 from s2s.diagnostics import ToolchainError
 
 SHIM_DIR = Path(__file__).parent.parent / "shim"
+_SHIM_PREFIX = os.path.join(os.path.abspath(str(SHIM_DIR)), "")
+
+
+def is_tool_header(name: str) -> bool:
+    """Whether the file ``name`` is one of s2s's own parse headers (under ``shim/``: the
+    shim, its stubs, ``nvcc_compat.h``), which are neither the program's headers nor a
+    library's declarations of its own."""
+    return os.path.abspath(name).startswith(_SHIM_PREFIX)
 #: Empty stand-ins for toolkit headers that are absent here but pulled in by cuda_runtime.h.
 STUB_DIR = SHIM_DIR / "stubs"
 #: Where Debian's clang-16 keeps omp.h; libclang-ng ships no omp.h of its own.

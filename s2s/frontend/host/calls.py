@@ -3,10 +3,8 @@
 
 from __future__ import annotations
 
-import os
-
 from s2s.frontend.core.fast_cursor import children, cursor_type, is_attribute
-from s2s.frontend.core.toolchain import SHIM_DIR
+from s2s.frontend.core.toolchain import is_tool_header
 from s2s.frontend.host.callees import pointer_targets
 from s2s.frontend.host.tree import CALL_SCAN_SKIP, LAUNCH_CONFIG, HostTree, cursor_expr
 from s2s.model.host import CallSite
@@ -83,10 +81,6 @@ def declared_noreturn(function) -> bool:
                for child in children(function))
 
 
-#: s2s's own parse headers (the shim, its stubs, ``nvcc_compat.h``'s host ``min``/``max``)
-_TOOL_HEADERS = os.path.abspath(SHIM_DIR) + os.sep
-
-
 def _declared_in_system_header(ref) -> bool:
     """Whether the called function is a library's: declared in a system header, or in the
     headers s2s adds to the parse. A call through a variable is not (the variable is the
@@ -97,7 +91,7 @@ def _declared_in_system_header(ref) -> bool:
     if location.is_in_system_header:
         return True
     file = location.file
-    return file is not None and os.path.abspath(file.name).startswith(_TOOL_HEADERS)
+    return file is not None and is_tool_header(file.name)
 
 
 def _implicit_call(tree: HostTree, i: int) -> bool:
