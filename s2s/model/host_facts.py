@@ -27,6 +27,11 @@ ROLES = ("declare", "null-init", "init", "assign", "address", "subscript", "dere
 #: the roles of a mention that may give the variable a value (of these only ``init`` and a
 #: plain ``=`` record it in ``VarUse.value``; ``address`` lets a callee give one)
 VALUE_ROLES = frozenset({"init", "null-init", "assign", "address"})
+#: the roles of a mention that declares the variable
+DECLARING_ROLES = frozenset({"declare", "null-init", "init"})
+#: the roles of a mention after the declaration that may change its value (an assignment,
+#: a step; the address handed on)
+CHANGING_ROLES = frozenset({"assign", "address"})
 
 
 @dataclass(frozen=True, slots=True)

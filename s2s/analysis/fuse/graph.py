@@ -29,6 +29,7 @@ from s2s.analysis.host_eval import host_trees
 from s2s.model.cuda import Launch
 from s2s.model.cuda_legacy import LEGACY_CALLS
 from s2s.model.host import Stmt
+from s2s.model.host_facts import CHANGING_ROLES, DECLARING_ROLES
 from s2s.model.span import SpanIndex
 from s2s.model.unit import TranslationUnit
 
@@ -345,7 +346,7 @@ def header_helpers(helpers) -> tuple[frozenset[str], frozenset[str], frozenset[s
 
 
 #: roles of a mention that give the variable a new value (``s2s.model.host_facts``)
-_CHANGING = frozenset({"declare", "null-init", "init", "assign", "address"})
+_CHANGING = DECLARING_ROLES | CHANGING_ROLES
 
 
 def _changes_launch_values(unit: TranslationUnit, stmt: Stmt, nodes: list) -> str:

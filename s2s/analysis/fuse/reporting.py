@@ -21,13 +21,14 @@ A *reporting helper* is a host function with a body that
 
 from __future__ import annotations
 
+from s2s.model.host_facts import CHANGING_ROLES, DECLARING_ROLES
 from s2s.model.unit import TranslationUnit
 
 #: statement kinds a reporting helper's body may hold (branches, no loops)
 _KINDS = frozenset({"block", "return", "decl", "if", "expr", "null", "switch", "case",
                     "default", "break"})
 #: roles of a mention that give a variable a value (``s2s.model.host_facts``)
-_CHANGING = frozenset({"declare", "null-init", "init", "assign", "address"})
+_CHANGING = DECLARING_ROLES | CHANGING_ROLES
 
 
 def reporting_helpers(unit: TranslationUnit, allowed: frozenset[str]) -> frozenset[str]:

@@ -29,12 +29,12 @@ import re
 from dataclasses import dataclass
 
 from s2s.model import SourceSpan, TranslationUnit
+from s2s.model.host_facts import CHANGING_ROLES
 
 #: the variables and member paths a section is written in
 _TERM = re.compile(r"(?<![\w.>])[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*")
 _SEP = re.compile(r"\s*(?:\.|->)\s*")
 _DECLARATORS = frozenset({"declare", "null-init", "init"})
-_CHANGES = frozenset({"assign", "address"})
 
 
 @dataclass(frozen=True)
@@ -90,14 +90,14 @@ class _Changed:
         self.model, self.scope = model, scope
         uses = model.in_function("var_uses", scope.function)
         self.names = frozenset(
-            u.name for u in uses if (u.role in _DECLARATORS or u.role in _CHANGES and
+            u.name for u in uses if (u.role in _DECLARATORS or u.role in CHANGING_ROLES and
                                      u.span.start not in scope.read_only) and
             scope.holds(u.span))
         self.own = frozenset(u.name for u in uses if u.local)
         callee_uses = [model.in_function("var_uses", c) for c in scope.callees]
         self.unextracted = any(not found for found in callee_uses)
         self.callee_globals = frozenset(u.name for found in callee_uses for u in found
-                                        if not u.local and u.role in _CHANGES)
+                                        if not u.local and u.role in CHANGING_ROLES)
         self.callees = frozenset(scope.callees)
 
     def variable(self, name: str) -> bool:

@@ -30,9 +30,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from s2s.analysis.omp.pointer_arrays import CHANGES, DECLARATORS, count_holds
+from s2s.analysis.omp.pointer_arrays import count_holds
 from s2s.analysis.omp.state import norm_text
 from s2s.model import HostAllocation, TranslationUnit
+from s2s.model.host_facts import CHANGING_ROLES, DECLARING_ROLES
 from s2s.model.span import Expr
 
 _ELEMENT = re.compile(r"([A-Za-z_]\w*)\s*\[\s*(\d+)\s*\]")
@@ -72,7 +73,7 @@ def _kept(model: TranslationUnit, uses, copy) -> bool:
     for use in uses:
         if use.decl != copy.decl or use is copy or use.unevaluated:
             continue
-        if use.role in CHANGES or use.role in DECLARATORS:
+        if use.role in CHANGING_ROLES or use.role in DECLARING_ROLES:
             return False
         if use.role == "argument" and _rebinds(model, use):
             return False
@@ -97,7 +98,7 @@ def _element_storage(model: TranslationUnit, uses, function: str, array: str, co
                      ) -> tuple[str, str] | None:
     """(count, element type) of the elements of the local array ``array`` the copy reads,
     or None (module doc)."""
-    declared = [u for u in uses if u.name == array and u.role in DECLARATORS and u.local]
+    declared = [u for u in uses if u.name == array and u.role in DECLARING_ROLES and u.local]
     if len(declared) != 1 or not declared[0].pointer and not declared[0].record:
         return None
     decl = declared[0].decl

@@ -24,10 +24,9 @@ from itertools import product
 from s2s.analysis.polynomial import NotPoly, Poly, add, expand, mul, poly, scale
 from s2s.model import Stmt
 from s2s.model.host import Comparison
-from s2s.model.host_facts import VALUE_ROLES
+from s2s.model.host_facts import DECLARING_ROLES, VALUE_ROLES
 
 _PLAIN = re.compile(r"[A-Za-z_]\w*")
-_DECLARING = ("declare", "init", "null-init")
 _EXITS = ("exit", "abort", "_Exit", "quick_exit")
 MAX_CASES = 256
 
@@ -66,7 +65,7 @@ def unchanged_after(model, function, names, start: int, end: int) -> bool:
             return False  # a member, a division: not a plain variable
         mine = [u for u in uses if u.name == name]
         declared = name in params or any(
-            u.role in _DECLARING and u.local and u.span.start < start for u in mine)
+            u.role in DECLARING_ROLES and u.local and u.span.start < start for u in mine)
         if not declared or any(u.role == "address" for u in mine) or any(
                 (u.role in VALUE_ROLES or u.role == "declare") and u.span.start >= end
                 for u in mine):

@@ -40,10 +40,9 @@ from s2s.analysis.omp.index_locals import index_locals, mentions_inside
 from s2s.analysis.omp.loops import LOOP_KINDS, loop_range
 from s2s.analysis.polynomial import Poly, add, mul, render, scale
 from s2s.model import Stmt
+from s2s.model.host_facts import CHANGING_ROLES, DECLARING_ROLES
 
 #: mention roles that change a variable, and those that declare one (host_facts.VarUse)
-_CHANGING = ("assign", "address")
-_DECLARING = ("declare", "init", "null-init")
 #: what an integer value rendered from the AST (frontend.host.integral) or a loop bound holds
 _SAFE = re.compile(r"^[\w\s+\-*/%()]*$")
 _DEPTH = 12  # definitions and loop bounds followed at most this deep
@@ -79,8 +78,8 @@ class _Bounds:
         self.ref = ref
         self.counters = counters
         self.definitions = definitions
-        self.declared = frozenset(u.name for u in inside if u.role in _DECLARING)
-        self.changes = [u for u in inside if u.role in _CHANGING]
+        self.declared = frozenset(u.name for u in inside if u.role in DECLARING_ROLES)
+        self.changes = [u for u in inside if u.role in CHANGING_ROLES]
         declarations: dict[str, set] = {}
         for use in inside:
             declarations.setdefault(use.name, set()).add(use.decl)

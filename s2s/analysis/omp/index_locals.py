@@ -25,10 +25,8 @@ from dataclasses import replace
 from s2s.analysis.omp.loops import LOOP_KINDS
 from s2s.analysis.polynomial import expand
 from s2s.model import Expr, Stmt
+from s2s.model.host_facts import CHANGING_ROLES, DECLARING_ROLES
 from s2s.model.span import SpanIndex
-
-_WRITES = ("assign", "address")
-_DECLARING = ("declare", "init", "null-init")
 
 
 def expanded_ref(kernel: Stmt, ref, uses):
@@ -91,10 +89,10 @@ def _index_locals(kernel: Stmt, uses) -> dict[str, str]:
     loops = [(loop.span.start, loop.body.span.start, loop.body.span.end)
              for loop in kernel.walk() if loop.kind in LOOP_KINDS and loop.body is not None]
     headers = [(a, b) for a, b, _ in loops]
-    declared = Counter(u.name for u in inside if u.role in _DECLARING)
+    declared = Counter(u.name for u in inside if u.role in DECLARING_ROLES)
     found = {u.name: u for u in inside if u.role == "init" and declared[u.name] == 1 and
              not any(a <= u.span.start < b for a, b in headers)}
-    written = [u for u in inside if u.role in _WRITES]
+    written = [u for u in inside if u.role in CHANGING_ROLES]
     out, used = {}, {}
     for name, definition in found.items():
         if definition.integral is None or not definition.integer or definition.pointer or \

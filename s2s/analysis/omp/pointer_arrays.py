@@ -30,13 +30,12 @@ from dataclasses import dataclass
 
 from s2s.analysis.omp.state import norm_text
 from s2s.model import TranslationUnit
+from s2s.model.host_facts import CHANGING_ROLES, DECLARING_ROLES
 
 #: more elements than this are not listed one by one in a clause
 MAX_EXTENT = 16
 _WORD = re.compile(r"(?<![\w.>])([A-Za-z_]\w*)")
 #: mentions that declare a variable, and those that may change its value
-DECLARATORS = frozenset({"declare", "init", "null-init"})
-CHANGES = frozenset({"assign", "address"})
 
 
 @dataclass(frozen=True)
@@ -106,7 +105,7 @@ def _element_count(model: TranslationUnit, source: bytes, array) -> str | None:
     if function is None or function.body is None:
         return None
     uses = model.in_function("var_uses", array.function)
-    declared = next((u for u in uses if u.name == array.name and u.role in DECLARATORS and
+    declared = next((u for u in uses if u.name == array.name and u.role in DECLARING_ROLES and
                      array.span.start <= u.span.start < array.span.end), None)
     if declared is None:
         return None            # its mentions were not extracted: not known
@@ -123,9 +122,9 @@ def count_holds(count: str, uses, after: int) -> bool:
         # declared after the array (perhaps in the allocation loop: out of scope at the
         # kernels), or changed after the array's declaration: the count does not hold there;
         # a global changed in the function before it (a call may change it again)
-        if any(u.name == name and (u.role in CHANGES or u.role in DECLARATORS) and
+        if any(u.name == name and (u.role in CHANGING_ROLES or u.role in DECLARING_ROLES) and
                u.span.start >= after or
-               u.name == name and u.role in CHANGES and not u.local for u in uses):
+               u.name == name and u.role in CHANGING_ROLES and not u.local for u in uses):
             return False
     return True
 

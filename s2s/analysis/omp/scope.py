@@ -24,8 +24,9 @@ from __future__ import annotations
 import os
 import re
 
+from s2s.model.host_facts import DECLARING_ROLES
+
 _IDENT = re.compile(r"(?<![\w.>$])(?<!->)[A-Za-z_]\w*")
-_DECLARING = ("declare", "init", "null-init")
 _SCOPES = frozenset({"block", "for", "range_for", "while", "do", "if", "switch"})
 
 
@@ -70,7 +71,7 @@ def _same_file(a: str, b: str) -> bool:
 
 def _program_variables(model) -> frozenset[str]:
     """Every variable the program declares: locals, parameters, globals, data members."""
-    names = {u.name for u in model.var_uses if u.role in _DECLARING or not u.local}
+    names = {u.name for u in model.var_uses if u.role in DECLARING_ROLES or not u.local}
     for function in model.functions:
         names.update(p.name for p in function.params if p.name)
         names.update(function.fields)
@@ -86,7 +87,7 @@ def _visible(model, function, at: int) -> frozenset[str]:
     scopes = model.cached(("omp.scope.scopes", function.name, function.span.start),
                           lambda: [s.span for s in function.body.walk() if s.kind in _SCOPES])
     for use in uses:
-        if use.role not in _DECLARING or use.span.start >= at:
+        if use.role not in DECLARING_ROLES or use.span.start >= at:
             continue
         if use.span.file != function.body.span.file:
             names.add(use.name)     # (a declaration through a macro of another file)

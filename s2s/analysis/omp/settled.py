@@ -24,9 +24,7 @@ from collections import Counter
 from s2s.analysis.omp.changes import Scope
 from s2s.analysis.omp.index_locals import mentions_inside
 from s2s.analysis.omp.read_only_args import read_only_addresses
-from s2s.model.host_facts import VALUE_ROLES
-
-_DECLARING = ("declare", "init", "null-init")
+from s2s.model.host_facts import DECLARING_ROLES, VALUE_ROLES
 
 
 def settled_definitions(model, function) -> dict[str, str]:
@@ -101,7 +99,7 @@ def _tables(model, function) -> tuple:
         for use in uses:
             if use.role in VALUE_ROLES or use.role == "declare":
                 by_name.setdefault(use.name, []).append(use)
-        return (uses, Counter(u.name for u in uses if u.role in _DECLARING),
+        return (uses, Counter(u.name for u in uses if u.role in DECLARING_ROLES),
                 frozenset(u.name for u in uses if u.role == "address"), by_name)
     return model.cached(("omp.settled.tables", function.name, function.span.start), build)
 

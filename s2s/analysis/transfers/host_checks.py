@@ -12,9 +12,10 @@ import bisect
 from s2s.analysis.transfers.host_hoist import hoistable
 from s2s.analysis.transfers.region import DEVICE, HOST
 from s2s.model import Stmt
+from s2s.model.host_facts import CHANGING_ROLES, DECLARING_ROLES
 
 #: roles of a mention (``s2s.model.host_facts``) that give a variable a new value
-CHANGING = frozenset({"declare", "null-init", "init", "assign", "address"})
+CHANGING = DECLARING_ROLES | CHANGING_ROLES
 #: roles of a buffer's mention in a host statement that let nothing escape: declared without
 #: a value (a cudaMalloc target), or tested against null
 HARMLESS = frozenset({"declare", "null-init", "null-test"})

@@ -25,12 +25,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from s2s.model import SourceSpan
-from s2s.model.host_facts import VarUse
+from s2s.model.host_facts import DECLARING_ROLES, VarUse
 
 #: allocators whose arguments are sizes taken by value
 BY_VALUE = frozenset({"malloc", "calloc", "aligned_alloc"})
 #: a declarator's own mention, not a read
-DECLARING = frozenset({"declare", "null-init", "init"})
 
 
 def hoistable(statements: Sequence, j: int, start: int, function_span: SourceSpan,
@@ -42,8 +41,8 @@ def hoistable(statements: Sequence, j: int, start: int, function_span: SourceSpa
             or any(s.calls for s in stmt.walk()) or not start < j:
         return False
     mine = uses(stmt.span)
-    declared = {u.name for u in mine if u.role in DECLARING}
-    read = {u.name: u.decl for u in mine if u.role not in DECLARING}
+    declared = {u.name for u in mine if u.role in DECLARING_ROLES}
+    read = {u.name: u.decl for u in mine if u.role not in DECLARING_ROLES}
     inside = range(function_span.start, function_span.end)
     if any(decl not in inside for decl in read.values()):
         return False   # a global or a member: any call may change it
