@@ -85,6 +85,10 @@ class KernelHandle:
     def __init__(self, name: str, params, per_device):
         self.name, self.params = name, params
         self._per_device = per_device
+        #: parameter index -> byte offsets of the device pointers its by-value argument holds (a
+        #: struct ``{int n; float *data;}``): the tool reads the layout from the AST
+        #: (``s2s_set_access``'s ``held_pointers``); each launch translates them per device
+        self.held: dict[int, tuple[int, ...]] = {}
 
     def on(self, device: int):
         return self._per_device(device)
@@ -249,6 +253,14 @@ class Runtime:
     def synchronize(self) -> None:
         for device in self.devices:
             device.synchronize()
+
+    def reset(self) -> None:
+        """cudaDeviceReset: every live allocation is freed, as a GPU's context destruction frees
+        them, so that a pointer used after the reset is reported (use after free) instead of
+        reading memory a GPU would no longer have."""
+        self.synchronize()
+        for buffer in self.space.live_buffers():
+            self.free(buffer)
 
     # ---- memory ----
     def malloc(self, nbytes: int) -> VirtualBuffer:

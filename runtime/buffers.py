@@ -134,6 +134,10 @@ class AddressSpace:
             raise OutOfMemory(f"cannot allocate {nbytes} bytes: {self.live_bytes} of the {self.capacity} "
                               f"bytes of device memory are in use")
 
+    def live_buffers(self) -> list[VirtualBuffer]:
+        """The allocations not freed, oldest first."""
+        return list(self._live.values())
+
     def remove(self, buf: VirtualBuffer) -> None:
         if self._live.get(buf.addr) is not buf:
             raise AddressError(f"free of {buf.addr:#x}, which is not a live allocation")

@@ -225,6 +225,13 @@ def synchronize() -> int:
     return 0
 
 
+def device_reset() -> int:
+    """cudaDeviceReset: as on a GPU, the device's allocations are gone afterwards."""
+    _calls["device_reset"] += 1
+    runtime().reset()
+    return 0
+
+
 def _register(module) -> int:
     _state["modules"].append(module)
     return len(_state["modules"]) - 1
@@ -249,7 +256,13 @@ def module_load_source(name: str, source: bytes | str, instantiate: str | None, 
 
 
 def set_access(handle: int, kernel: str, access_json: str) -> int:
+    """The kernel's access model and/or (``held_pointers``) where its by-value arguments hold
+    device pointers; a JSON object with only ``held_pointers`` sets no access model."""
     data = json.loads(access_json)
+    if "held_pointers" in data:
+        _set_held(_module(handle)[kernel], data.pop("held_pointers"))
+        if not data:
+            return 0
     if runtime().device_count == 1 and {"kernel", "params", "partitionable"} <= data.keys():
         access = OneDeviceModel(data["kernel"], tuple(data["params"]), bool(data["partitionable"]),
                                 data.get("reason"))
@@ -265,6 +278,23 @@ def set_access(handle: int, kernel: str, access_json: str) -> int:
                           f"kernel {kernel} has {len(k.params)}")
     _state["access"][(handle, kernel)] = access
     return 0
+
+
+def _set_held(kernel, held: dict) -> None:
+    """``{"index": [byte offsets]}``: each offset must leave room for a pointer inside a by-value
+    (struct) parameter of the kernel, or nothing is set (ConfigError)."""
+    table = {}
+    for index, offsets in dict(held).items():
+        i = int(index)
+        if not 0 <= i < len(kernel.params) or kernel.params[i].kind != "struct":
+            raise ConfigError(f"s2s_set_access: parameter {index} of {kernel.name} is not passed "
+                              "by value as a struct")
+        size = kernel.params[i].size
+        if any(not 0 <= int(o) <= size - 8 for o in offsets):
+            raise ConfigError(f"s2s_set_access: pointer offsets {offsets} outside parameter "
+                              f"{index} of {kernel.name} ({size} bytes)")
+        table[i] = tuple(int(o) for o in offsets)
+    kernel.held = table
 
 
 def _module(handle: int):

@@ -35,7 +35,7 @@ import operator
 import time
 from dataclasses import dataclass, field
 
-from runtime.buffers import DevicePointer, device_bit
+from runtime.buffers import DevicePointer, device_bit, is_virtual
 from runtime.coherence import TransferStats, execute, plan_fetches
 from runtime.errors import LaunchError
 from runtime.partition import Box, Launch, dim3, split_grid
@@ -163,6 +163,41 @@ def _box_ranges(boxes, pointers, names, elem_sizes, access, config):
     return reads, writes
 
 
+def held_pointers(runtime, kernel, args) -> dict[int, list[tuple[int, DevicePointer]]]:
+    """Device pointers inside by-value arguments (``KernelHandle.held``: a struct holding
+    ``float *elements``), by parameter index, as (byte offset, resolved pointer); NULL and host
+    addresses stay as they are (CUDA would pass them unchanged too)."""
+    found: dict[int, list[tuple[int, DevicePointer]]] = {}
+    for i, offsets in (getattr(kernel, "held", None) or {}).items():
+        data = args[i]
+        for offset in offsets:
+            value = int.from_bytes(data[offset:offset + 8], "little")
+            if is_virtual(value):
+                found.setdefault(i, []).append((offset, runtime.space.resolve(value)))
+    return found
+
+
+def _holding_plan(kernel, grid, pointers, held, ndevices: int) -> Plan:
+    """A launch whose by-value arguments hold device pointers runs whole on device 0, every
+    buffer they name brought up to date there and afterwards held by device 0 alone (the
+    access model sees parameters, not the pointers a struct holds)."""
+    why = "by-value argument(s) hold device pointers the access model cannot see"
+    plan = whole_plan(kernel, grid, pointers, why if ndevices > 1 else None)
+    for fields in held.values():
+        for _offset, ptr in fields:
+            plan.reads.append((0, ptr.buffer, 0, ptr.buffer.nbytes))
+            plan.writes.append((0, ptr.buffer, 0, ptr.buffer.nbytes))
+    return Plan(plan.boxes, plan.reads, plan.writes, False, plan.reason)
+
+
+def _translated(data: bytes, fields, device: int) -> bytes:
+    """A by-value argument with each device pointer it holds replaced by ``device``'s address."""
+    out = bytearray(data)
+    for offset, ptr in fields:
+        out[offset:offset + 8] = (ptr.buffer.instance(device) + ptr.offset).to_bytes(8, "little")
+    return bytes(out)
+
+
 def resolve_pointers(runtime, kernel, args) -> dict[int, DevicePointer]:
     """Pointer arguments (non-null) resolved to (buffer, offset), by parameter index."""
     return {i: runtime.space.resolve(a) for i, (a, p) in enumerate(zip(args, kernel.params, strict=True))
@@ -246,11 +281,11 @@ def cached_plan(shapes: dict, kernel, grid, block, args, pointers, access, ndevi
 class _Site:
     """What a launch with given arguments needs before it looks at the trackers (see ``_site``)."""
 
-    __slots__ = ("kernel", "access", "grid", "block", "pointers", "plan", "trackers", "transitions")
+    __slots__ = ("kernel", "access", "grid", "block", "pointers", "plan", "trackers", "transitions", "held")
 
-    def __init__(self, kernel, access, grid, block, pointers, plan):
+    def __init__(self, kernel, access, grid, block, pointers, plan, held=None):
         self.kernel, self.access, self.grid, self.block = kernel, access, grid, block
-        self.pointers, self.plan = pointers, plan
+        self.pointers, self.plan, self.held = pointers, plan, held or {}
         self.trackers, self.transitions = plan.trackers, plan.transitions   # one object less to reach
 
 
@@ -272,9 +307,10 @@ def _site(runtime, kernel, grid, block, args, access, mode: str, key) -> _Site:
     if len(args) != len(kernel.params):
         raise LaunchError(f"{kernel.name}: {len(args)} arguments for {len(kernel.params)} parameters")
     pointers = resolve_pointers(runtime, kernel, args)
-    site = _Site(kernel, access, *dims, pointers,
-                 cached_plan(runtime.launch_shapes, kernel, *dims, args, pointers, access, len(runtime.devices),
-                             mode))
+    held = held_pointers(runtime, kernel, args)
+    plan = _holding_plan(kernel, dims[0], pointers, held, len(runtime.devices)) if held else \
+        cached_plan(runtime.launch_shapes, kernel, *dims, args, pointers, access, len(runtime.devices), mode)
+    site = _Site(kernel, access, *dims, pointers, plan, held)
     if key is not None:
         if len(_SITES) >= _SITE_LIMIT:
             _SITES.clear()
@@ -371,6 +407,8 @@ def run(runtime, kernel, grid, block, args, shared: int = 0, access=None, mode: 
     for device, box in plan.boxes:
         raw = [(ptr.buffer.instance(device) + ptr.offset) if (ptr := pointers.get(i)) else
                (0 if p.kind == "pointer" else a) for i, (a, p) in enumerate(zip(args, kernel.params, strict=True))]
+        for i, fields in site.held.items():
+            raw[i] = _translated(raw[i], fields, device)
         devices[device].launch(kernel.on(device), grid, block, raw, shared, (box.lo, box.hi))
     kernel_s = time.perf_counter() - kernel_start
     return LaunchStats(kernel.name, plan.partitioned, plan.reason, plan.boxes, transfers, bookkeeping, kernel_s,

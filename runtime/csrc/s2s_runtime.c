@@ -202,6 +202,8 @@ int s2s_memset(void *ptr, int value, size_t bytes)
 
 int s2s_synchronize(void) { return call("synchronize", NULL, "()"); }
 
+int s2s_device_reset(void) { return call("device_reset", NULL, "()"); }
+
 int s2s_memcpy_symbol(s2s_module_t module, const char *symbol, void *ptr, size_t bytes, size_t offset,
                       int to_symbol)
 {

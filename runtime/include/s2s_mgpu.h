@@ -146,7 +146,7 @@ inline cudaError_t MemsetAsync(void *ptr, int value, size_t bytes, cudaStream_t 
 }
 
 inline cudaError_t DeviceSynchronize() { return check(s2s_synchronize(), "cudaDeviceSynchronize"); }
-inline cudaError_t DeviceReset() { return DeviceSynchronize(); }
+inline cudaError_t DeviceReset() { return check(s2s_device_reset(), "cudaDeviceReset"); }
 
 inline cudaError_t GetDeviceCount(int *count)
 {

@@ -71,6 +71,8 @@ int s2s_free(void *ptr);
 int s2s_memcpy(void *dst, const void *src, size_t bytes, int kind);
 int s2s_memset(void *ptr, int value, size_t bytes);
 int s2s_synchronize(void);
+/* cudaDeviceReset: every allocation freed (a later use of one of its pointers is a use after free) */
+int s2s_device_reset(void);
 
 /* kernels: a .cu file (its host code is ignored) or source text; `instantiate`
    lists template kernels to build, separated by ';' (NULL for none) */

@@ -396,7 +396,8 @@ inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_
     return cudaSuccess;
 }
 inline cudaError_t cudaEventDestroy(cudaEvent_t event) { delete event; return cudaSuccess; }
-inline cudaError_t cudaDeviceReset() { return cudaSuccess; }
+/* the allocations are freed, as a GPU frees them: a later use of one is reported */
+inline cudaError_t cudaDeviceReset() { return s2s_shim::check(s2s_device_reset()); }
 /* cache preferences are hints a device may ignore; the emulated device does */
 template <class F>
 inline cudaError_t cudaFuncSetCacheConfig(F *, cudaFuncCache) { return cudaSuccess; }
