@@ -20,6 +20,9 @@ class Param:
     #: a reference to a ``std::vector`` (host functions): the caller's vector, whose
     #: element count ``name.size()`` the function can name (omp.plan's callee roots)
     vector: bool = False
+    #: a record passed by value: byte offsets of the pointers it holds (s2s/frontend/cuda/
+    #: held_pointers.py); the runtime translates the device pointers among them per device
+    held_pointers: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

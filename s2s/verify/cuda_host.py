@@ -20,6 +20,7 @@ missing name, which is the honest outcome.
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from collections.abc import Sequence
@@ -117,9 +118,26 @@ def _host_unit(path: str, source: bytes | None, options: ParseOptions | None
             instantiate.append(kernel)
         edits.add(_launch_edit(path, text, launch, kernel, foreign))
     own_kernels = [k.name for k in model.kernels if k.body_span is not None and not k.is_template]
+    registrations += _held_registrations((*model.kernels, *header_kernels))
     if registrations:
         edits.add(Edit(path, len(text), 0, "\n" + "".join(dict.fromkeys(registrations))))
     return edits.apply(path, text), list(dict.fromkeys(instantiate)), own_kernels
+
+
+def _held_registrations(kernels) -> list[str]:
+    """The shim's table of the kernels whose by-value parameters hold pointers
+    (``Param.held_pointers``), one line each, registered at the end of the host unit: the
+    runtime translates the device pointers among them at each launch (not for templates, whose
+    layout depends on the instantiation)."""
+    calls = []
+    for kernel in kernels:
+        held = {str(i): list(p.held_pointers) for i, p in enumerate(kernel.params)
+                if p.held_pointers}
+        if held and not kernel.is_template:
+            text = c_string(json.dumps({"held_pointers": held})).decode()
+            calls.append(f"s2s_shim::held(\"{kernel.name}\", \"{text}\")")
+    return [f"static const bool s2s_shim_held_{number} = {call};\n"
+            for number, call in enumerate(dict.fromkeys(calls))]
 
 
 def _launch_edit(path: str, text: bytes, launch, kernel: str, foreign: bool) -> Edit:

@@ -383,9 +383,20 @@ def _kernel_table(model: TranslationUnit, headers: tuple[TranslationUnit, ...] =
         body = by_body.get(access.kernel)
         data, checked = _table_access(access, global_write(body, functions)
                                       if body is not None else None)
+        data = _with_held_pointers(data, next((k for unit in units
+                                               if (k := unit.kernel(access.kernel))), None))
         table.append(TableKernel(access.kernel, data, exported=access.kernel in own,
                                  checked_at_launch=checked))
     return table, {k.name: k for k in table}
+
+
+def _with_held_pointers(data: dict, kernel) -> dict:
+    """The table's access model with ``held_pointers`` where the kernel's by-value parameters
+    hold pointers (``Param.held_pointers``): the runtime translates the device pointers among
+    them at each launch and runs such a launch whole (runtime/launch.py)."""
+    held = {str(i): list(p.held_pointers) for i, p in enumerate(kernel.params)
+            if p.held_pointers} if kernel is not None else {}
+    return {**data, "held_pointers": held} if held else data
 
 
 def _launch_problem(model: TranslationUnit, headers: tuple[TranslationUnit, ...], launch,

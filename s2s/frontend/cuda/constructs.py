@@ -39,6 +39,7 @@ from s2s.frontend.cuda.names import (
     api_category,
     device_call_category,
 )
+from s2s.frontend.cuda.held_pointers import held_pointer_offsets
 from s2s.frontend.cuda.templates import (
     caller_instances,
     find_kernel_template,
@@ -138,7 +139,7 @@ def _param(unit: Unit, cursor, template: str | None) -> Param:
         re.search(r"\*[^*]*\b(?:__restrict__|__restrict|restrict)\b[^*]*$", spelling))
     return Param(name=cursor.spelling, type=spelling, span=unit.span(cursor, template),
                  is_pointer=is_pointer or is_array, pointee_const=pointee_const,
-                 restrict=restrict)
+                 restrict=restrict, held_pointers=held_pointer_offsets(ptype))
 
 
 def _body_facts(unit: Unit, function: UnitFunction, device_names: set[str],

@@ -236,6 +236,28 @@ const char *instance_name(const char *kernel, const std::type_info &type) {
     return found->second.c_str();
 }
 
+/* kernels whose by-value parameters hold pointers (a struct with `float *elements`): the byte
+   offsets, from the s2s model's layout, as s2s_set_access's held_pointers; sent once per module
+   before the kernel's first launch so the runtime translates the device pointers they hold */
+std::map<std::string, std::string> &held_table() {
+    static std::map<std::string, std::string> table;
+    return table;
+}
+
+bool held(const char *kernel, const char *json) {
+    held_table()[kernel] = json;
+    return true;
+}
+
+cudaError_t send_held(s2s_module_t module, const char *name) {
+    auto found = held_table().find(name);
+    if (found == held_table().end()) return cudaSuccess;
+    static std::map<std::pair<s2s_module_t, std::string>, bool> sent;
+    if (sent[{module, found->first}]) return cudaSuccess;
+    sent[{module, found->first}] = true;
+    return check(s2s_set_access(module, name, found->second.c_str()));
+}
+
 template <class F> struct launcher;
 
 template <class... P> struct launcher<void(P...)> {
@@ -260,6 +282,7 @@ template <class... P> struct launcher<void(P...)> {
         void *pointers[] = {static_cast<void *>(&std::get<I>(values))..., nullptr};
         counts().launches++;
         s2s_dim3 g = {grid.x, grid.y, grid.z}, b = {block.x, block.y, block.z};
+        if (send_held(load(), name) != cudaSuccess) return last_error();
         return check(s2s_launch(load(), name, g, b, shared, pointers));
     }
 };
