@@ -29,6 +29,8 @@ from runtime.errors import BackendUnavailable, CompileError
 
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 STUB_DIR = INCLUDE_DIR / "cuda_stub"
+#: the CUDA flag constants, one home for s2s's headers (s2s_host_api.h includes it)
+FLAGS_HEADER = INCLUDE_DIR.parent.parent / "include" / "s2s_cuda_flags.h"
 BASE_FLAGS = ("-std=c++17", "-O2", "-fPIC", "-shared", "-fopenmp", "-ffp-contract=off", "-fno-math-errno",
               "-w")
 ABI_VERSION = "3"
@@ -100,7 +102,7 @@ def translation_unit(source: KernelSource, instantiate: list[str]) -> tuple[str,
 def _header_digest(include_dirs: list[Path], names: list[str]) -> str:
     """Hash of the runtime headers plus the quoted includes a source names (found textually)."""
     h = hashlib.sha256()
-    for path in sorted(INCLUDE_DIR.rglob("*.h")):
+    for path in [*sorted(INCLUDE_DIR.rglob("*.h")), FLAGS_HEADER]:
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     seen: set[Path] = set()
     todo = list(names)

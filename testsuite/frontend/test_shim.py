@@ -66,3 +66,23 @@ def test_shim_declares_the_openmp_runtime_api(tmp_path):
     assert [d.headline() for d in loaded.diagnostics if d.is_error] == []
     assert [c.name for c in loaded.model.functions[0].calls][:3] == [
         "omp_get_wtime", "omp_get_default_device", "omp_get_initial_device"]
+
+
+def test_the_cuda_flag_constants_have_one_home():
+    """cudaHostAllocMapped, cudaStreamNonBlocking, ...: s2s's parse headers, verify's host shim
+    and the cpu backend's kernel compile take them from runtime/include/s2s_cuda_flags.h, so a
+    value cannot differ between the parse and the builds that run the program."""
+    import re
+
+    home = REPO / "runtime" / "include" / "s2s_cuda_flags.h"
+    flag = re.compile(r"^#define (cuda\w+) (?:0x[0-9a-fA-F]+|\(\(\w+\)-?\w+\))$", re.M)
+    assert len(flag.findall(home.read_text())) >= 40
+    others = {path.relative_to(REPO).as_posix(): flag.findall(path.read_text())
+              for root in ("s2s", "runtime") for path in (REPO / root).rglob("*.h")
+              if path != home}
+    assert not {path: names for path, names in others.items() if names}
+    including = [path for path in ("s2s/frontend/shim/driver_types.h",
+                                   "s2s/verify/cuda_shim/cuda_runtime.h",
+                                   "runtime/cpu/include/s2s_host_api.h")
+                 if "s2s_cuda_flags.h\"" in (REPO / path).read_text()]
+    assert len(including) == 3

@@ -11,18 +11,8 @@ typedef int cudaError_t;
 enum { cudaSuccess = 0 };
 typedef struct s2s_stream *cudaStream_t;
 typedef struct s2s_event *cudaEvent_t;
-#define cudaHostAllocDefault 0x00
-#define cudaHostAllocPortable 0x01
-#define cudaHostAllocMapped 0x02
-#define cudaHostRegisterDefault 0x00
-#define cudaHostRegisterPortable 0x01
-#define cudaHostRegisterMapped 0x02
-#define cudaDeviceScheduleAuto 0x00
-#define cudaDeviceScheduleSpin 0x01
-#define cudaDeviceScheduleYield 0x02
-#define cudaDeviceScheduleBlockingSync 0x04
-#define cudaDeviceBlockingSync 0x04
-#define cudaDeviceMapHost 0x08
+/* the flag constants, one home for s2s's stand-ins of the toolkit's headers */
+#include "../../include/s2s_cuda_flags.h"
 enum cudaMemcpyKind { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
                       cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4 };
 /* Declarations only, for the host wrappers of the program's headers (a static

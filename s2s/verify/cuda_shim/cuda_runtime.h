@@ -72,28 +72,8 @@ typedef struct s2s_shim_stream *cudaStream_t;
 typedef struct s2s_shim_event *cudaEvent_t;
 struct s2s_shim_stream { int unused; };
 struct s2s_shim_event { std::chrono::steady_clock::time_point at; };
-#define cudaStreamNonBlocking 0x01
-#define cudaEventDefault 0x00
-#define cudaEventDisableTiming 0x02
-#define cudaHostAllocDefault 0x00
-#define cudaHostAllocPortable 0x01
-#define cudaHostAllocMapped 0x02
-#define cudaHostAllocWriteCombined 0x04
-#define cudaHostRegisterDefault 0x00
-#define cudaHostRegisterPortable 0x01
-#define cudaHostRegisterMapped 0x02
-#define cudaHostRegisterIoMemory 0x04
-#define cudaHostRegisterReadOnly 0x08
-#define cudaStreamDefault 0x00
-#define cudaEventBlockingSync 0x01
-#define cudaEventInterprocess 0x04
-#define cudaDeviceScheduleAuto 0x00
-#define cudaDeviceScheduleSpin 0x01
-#define cudaDeviceScheduleYield 0x02
-#define cudaDeviceScheduleBlockingSync 0x04
-#define cudaDeviceBlockingSync 0x04
-#define cudaDeviceMapHost 0x08
-#define cudaDeviceLmemResizeToMax 0x10
+/* the flag constants (one home: runtime/include, on this compile's -I path) */
+#include "s2s_cuda_flags.h"
 
 /* the fields of CUDA 13's cudaDeviceProp that s2s_device_prop.h fills, plus common ones (zero),
    plus those CUDA 13 removed that older programs print (zero: the original builds as nvcc 12
