@@ -19,6 +19,11 @@ __global__ void scale_span(Span s, float f)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < s.n) s.data[i] = f * s.from[i];
 }
+__global__ void add_one(float *x, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] += 1.0f;
+}
 """
 
 
@@ -69,3 +74,23 @@ def test_device_reset_frees_every_allocation():
     with pytest.raises(AddressError, match="use after free"):
         rt.memcpy_dtoh(np.zeros(64, dtype=np.float32), buf)
     assert rt.malloc(256).addr != buf.addr          # a fresh allocation works after the reset
+
+
+def test_a_staged_copy_read_through_a_struct_is_not_uploaded_again_later():
+    """``launch`` distribution (the C interface's default): the copy waits for the launch that
+    takes the buffer as a pointer; the launch through a struct reads the staged bytes from the
+    host and writes the buffer, and the later placement uploads only what the host still holds
+    alone (the tracker says device 0 holds the new bytes), not the stale staged copy."""
+    rt = Runtime(backend="cpu", devices=2, distribute="launch")
+    module = rt.load_module(KERNELS, name="span.cu")
+    scale, add = module["scale_span"], module["add_one"]
+    scale.held = {0: (8, 16)}
+    n = 512
+    x = rt.malloc(n * 4)
+    host = np.arange(n, dtype=np.float32)
+    rt.memcpy_htod(x, host)
+    rt.launch(scale, 4, 128, [_span(n, x.addr, x.addr), 2.0])      # in place: x = 2x
+    rt.launch(add, 4, 128, [x.addr, n])
+    out = np.zeros(n, dtype=np.float32)
+    rt.memcpy_dtoh(out, x)
+    assert np.array_equal(out, 2 * host + 1)
