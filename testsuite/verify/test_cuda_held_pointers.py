@@ -23,6 +23,7 @@ template <class T> struct Boxed { T *p; };
 __global__ void plain(int n, float *p) {}
 __global__ void derived(Derived d) {}
 template <class T> __global__ void boxed(Boxed<T> b) {}
+__global__ void specialised(int n, const Boxed<float> b) {}
 """
 
 PROGRAM = r"""#include <cstdio>
@@ -98,6 +99,7 @@ def test_the_model_gives_the_offsets_of_the_pointers_a_struct_holds(load_source)
     # Base::counts at 0; pair[k].values at 16 + 16k + 8; the union's pointer left out
     assert params["derived"][0].held_pointers == (0, 24, 40)
     assert params["boxed"][0].held_pointers == ()                       # dependent layout
+    assert params["specialised"][1].held_pointers == (0,)               # a specialization's
 
 
 def test_mgpu_rewrites_and_verifies_a_kernel_taking_structs_of_device_pointers(
