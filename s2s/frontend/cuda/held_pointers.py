@@ -64,10 +64,9 @@ def _collect(canonical, base: int, found: list[int]) -> bool:
                 return False
     for field in canonical.get_fields():
         offset = field.get_field_offsetof()
-        if offset < 0 or field.is_bitfield():
-            if offset < 0:
-                return False
-            continue
-        if not _collect(field.type.get_canonical(), base + offset // 8, found):
+        if offset < 0:
+            return False
+        if not field.is_bitfield() and not _collect(field.type.get_canonical(),
+                                                    base + offset // 8, found):
             return False
     return True
