@@ -102,6 +102,32 @@ def test_the_model_gives_the_offsets_of_the_pointers_a_struct_holds(load_source)
     assert params["specialised"][1].held_pointers == (0,)               # a specialization's
 
 
+def test_mgpu_warns_that_a_partitionable_kernel_taking_such_a_struct_runs_whole(load_source):
+    """``gather(View v, float *out)`` writes only through ``out`` (partitionable), but the
+    runtime runs every launch whole: the warning says so at rewrite time, not only the run."""
+    from s2s.analysis.mgpu.plan import plan_file
+
+    loaded = load_source(PROGRAM.replace("__global__ void transpose_scaled(Pair p)", """\
+struct View { int n; const float *values; };
+__global__ void gather(View v, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < v.n) out[i] = 2.0f * v.values[i];
+}
+__global__ void transpose_scaled(Pair p)""").replace("    cudaFree(p.in.elements);", """\
+    View v;
+    v.n = w * h;
+    v.values = p.in.elements;
+    gather<<<w * h / 256, 256>>>(v, p.out.elements);
+    cudaFree(p.in.elements);"""))
+    plan = plan_file(loaded.model, loaded.source)
+    [gather] = [k for k in plan.kernels if k.name == "gather"]
+    assert gather.access["partitionable"] and gather.access["held_pointers"] == {"0": [8]}
+    [warning] = [w for w in plan.warnings if "'gather'" in w.message]
+    assert warning.id == "mgpu-one-device"
+    assert "by-value argument(s) hold device pointers" in warning.message
+
+
 def test_mgpu_rewrites_and_verifies_a_kernel_taking_structs_of_device_pointers(
         capsys, tmp_path, monkeypatch):
     if shutil.which("g++") is None or shutil.which("nvcc") is None:

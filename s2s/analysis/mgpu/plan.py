@@ -273,6 +273,10 @@ def run_time_fallback(access: dict) -> str | None:
     the model already says so (runtime/launch.py's partition_plan checks the same at each
     launch): an array whose element size the model does not know (``void *``, a type of
     unknown size) cannot be split into byte ranges. None: nothing known now stops a split."""
+    if access.get("held_pointers"):
+        return ("its by-value argument(s) hold device pointers (a struct's pointer members): "
+                "the runtime translates them and runs each launch whole, the buffers they name "
+                "on one device")
     unsized = [name for name, array in access["arrays"].items() if not array["elem_size"]]
     if not unsized:
         return None
