@@ -82,6 +82,13 @@ class Kernel:
         return bool(self.template_params)
 
     @property
+    def held_pointer_table(self) -> dict[str, list[int]]:
+        """``{"parameter index": [byte offsets]}`` of the by-value parameters that hold
+        pointers (``Param.held_pointers``), as the runtime's ``s2s_set_access`` takes them."""
+        return {str(i): list(p.held_pointers) for i, p in enumerate(self.params)
+                if p.held_pointers}
+
+    @property
     def syncthreads(self) -> tuple[DeviceCall, ...]:
         return tuple(c for c in self.calls if c.category == "syncthreads")
 

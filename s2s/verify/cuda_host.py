@@ -131,8 +131,7 @@ def _held_registrations(kernels) -> list[str]:
     layout depends on the instantiation)."""
     calls = []
     for kernel in kernels:
-        held = {str(i): list(p.held_pointers) for i, p in enumerate(kernel.params)
-                if p.held_pointers}
+        held = kernel.held_pointer_table
         if held and not kernel.is_template:
             text = c_string(json.dumps({"held_pointers": held})).decode()
             calls.append(f"s2s_shim::held(\"{kernel.name}\", \"{text}\")")

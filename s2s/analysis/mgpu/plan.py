@@ -398,8 +398,7 @@ def _with_held_pointers(data: dict, kernel) -> dict:
     """The table's access model with ``held_pointers`` where the kernel's by-value parameters
     hold pointers (``Param.held_pointers``): the runtime translates the device pointers among
     them at each launch and runs such a launch whole (runtime/launch.py)."""
-    held = {str(i): list(p.held_pointers) for i, p in enumerate(kernel.params)
-            if p.held_pointers} if kernel is not None else {}
+    held = kernel.held_pointer_table if kernel is not None else {}
     return {**data, "held_pointers": held} if held else data
 
 
