@@ -275,6 +275,13 @@ def _enter_point(model: TranslationUnit, irs, constructor, covered, fields) -> S
     return at
 
 
+def _passes_on(function) -> bool:
+    """``function`` may hand what it holds to its own caller: the later-device-work check
+    of its calls then says nothing about the uses."""
+    return any(c in function.return_type for c in "&*") or any(
+        "&" in param.type and "*" in param.type for param in function.params)
+
+
 def _handouts(model: TranslationUnit, cls: str, methods, mapped) -> dict[str, frozenset]:
     """Member function -> the fields it hands out through pointer-to-const reference
     parameters (omp.member_pointers' ``handout`` facts)."""
@@ -364,6 +371,11 @@ def _check_escapes(model: TranslationUnit, irs: dict[str, FunctionIR], readers, 
         for call in function.calls:
             if call.name not in escaping:
                 continue
+            if call.name in handouts and _passes_on(function):
+                raise _Refused(f"the pointers '{call.name}' hands out at "
+                               f"{call.span.location()} may leave '{function.name}' (it "
+                               "returns a pointer or reference, or takes a reference to a "
+                               "pointer)")
             at = call.span.start
             later = [c for c in function.calls
                      if c.name in runs_device and c.span.start > at]
