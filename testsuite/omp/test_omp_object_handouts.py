@@ -272,3 +272,22 @@ def test_the_class_in_a_header_its_members_in_another_file(tmp_path, monkeypatch
     assert new.returncode == 0 and new.stdout == EXPECTED
     assert new.unmapped == ()
     assert new.copies.d2h_bytes == 4 * 4 + 4 * 8 + 3 * (3000 * 4 + 5000 * 8)
+
+
+def test_a_header_class_with_inline_member_bodies_is_left_per_call(tmp_path, monkeypatch,
+                                                                    capsys):
+    """A member function defined in the header's class body is in no unit: what it does with
+    the members is unknown (here it hands one out), so the class is not planned."""
+    start = STREAM.index("template <class T>\nTargetKernels<T>::TargetKernels")
+    stop = STREAM.index("template <class T>\nvoid check(")
+    header = STREAM[:start].replace("    T inner() override;",
+                                    "    T inner() override;\n    T *raw() { return a; }")
+    (tmp_path / "kernels.hpp").write_text("#pragma once\n" + header)
+    (tmp_path / "target_kernels.cpp").write_text(
+        '#include "kernels.hpp"\n\n' + STREAM[start:stop] +
+        "template class TargetKernels<float>;\ntemplate class TargetKernels<double>;\n")
+    (tmp_path / "main.cpp").write_text('#include "kernels.hpp"\n\n' + STREAM[stop:])
+    monkeypatch.chdir(tmp_path)
+    files = ["main.cpp", "target_kernels.cpp"]
+    assert main(["omp", "-o", "out", *files, "--", "-fopenmp", "-std=c++17", "-I."]) == 0
+    assert "0 target regions mapped, 4 mapped per construct" in capsys.readouterr().err

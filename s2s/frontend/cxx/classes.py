@@ -23,6 +23,8 @@ from s2s.model.span import SourceSpan
 
 _CLASS_KINDS = frozenset({"CLASS_DECL", "STRUCT_DECL", "CLASS_TEMPLATE"})
 _NAMESPACE_KINDS = frozenset({"TRANSLATION_UNIT", "NAMESPACE"})
+_FUNCTION_MEMBERS = frozenset({"CXX_METHOD", "CONSTRUCTOR", "DESTRUCTOR", "FUNCTION_TEMPLATE",
+                               "CONVERSION_FUNCTION"})
 
 
 def extract_class_facts(ctx: ExtractContext) -> tuple[ClassFact, ...]:
@@ -97,7 +99,10 @@ def _header_facts(headers: list) -> list[ClassFact]:
     out = []
     for cursor, bases in headers:
         fields = cursor_fields(cursor)
-        if any(kind == "pointer" for _, kind, _ in fields):
+        # (a member function whose body is in the header is no unit's code: the facts of
+        # what it does with the members would be missing, so the class gets no definition
+        # fact and omp.lifetime leaves it alone)
+        if any(kind == "pointer" for _, kind, _ in fields) and not _inline_bodies(cursor):
             out.append(ClassFact(cursor.spelling, "definition", header_span(cursor)))
             field_cursors = [c for c in cursor.get_children() if c.kind.name == "FIELD_DECL"]
             out += [ClassFact(cursor.spelling, "field", header_span(c), facts)
@@ -107,6 +112,13 @@ def _header_facts(headers: list) -> list[ClassFact]:
             if target is not None and target.spelling:
                 out.append(ClassFact(target.spelling, "derived", header_span(base)))
     return out
+
+
+def _inline_bodies(cursor) -> bool:
+    """Whether the class at ``cursor`` defines a member function (or a friend) in its body."""
+    return any(c.kind.name in _FUNCTION_MEMBERS and c.is_definition()
+               for c in cursor.get_children()) or \
+        any(c.kind.name == "FRIEND_DECL" for c in cursor.get_children())
 
 
 def header_span(cursor) -> SourceSpan:
