@@ -13,8 +13,8 @@ have a class with a pointer member (whose own facts are frontend.cxx.class_field
 from __future__ import annotations
 
 from s2s.frontend.core.context import ExtractContext
-from s2s.frontend.cxx.accessors import accessor_facts
 from s2s.frontend.core.toolchain import is_tool_header
+from s2s.frontend.cxx.accessors import accessor_facts
 from s2s.frontend.cxx.class_fields import cursor_fields, has_pointer_fields, pointer_field_facts
 from s2s.frontend.cxx.member_calls import member_call_facts
 from s2s.frontend.host.containers import is_vector_type, unit_has_vectors
