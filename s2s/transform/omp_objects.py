@@ -65,14 +65,22 @@ def object_notes(mapping: ObjectMapping, explain_id: str) -> list[Diagnostic]:
         "vectors" if not mapping.pointers else "vectors and pointer members"
     notes = [Diagnostic.note(
         f"the {what} {fields} of '{mapping.cls}' stay mapped on the device from the end of "
-        f"each constructor to the start of the destructor: the device work of {covered} finds "
-        "them present, and only member functions reach them", explain_id, mapping.class_span)]
+        f"each constructor{_early(mapping)} to the start of the destructor: the device work of "
+        f"{covered} finds them present, and only member functions reach them", explain_id,
+        mapping.class_span)]
     for name, body, read in mapping.readers:
         notes.append(Diagnostic.note(
             f"target update from({', '.join(read)}) at the start of '{name}': it reads them on "
             "the host, and between member functions the device copy is the newest",
             explain_id, body.span))
     return notes
+
+
+def _early(mapping: ObjectMapping) -> str:
+    """`` (or where it starts device work, line N)`` for constructors that enter early."""
+    lines = [stmt.span.line for stmt in mapping.enter_at if stmt is not None]
+    return f" (or where it starts device work: line {', '.join(map(str, lines))})" \
+        if lines else ""
 
 
 def _inner(body: Stmt, fallback: str) -> str:
