@@ -52,11 +52,11 @@ from s2s.analysis.omp.guards import (
     region_scope,
     unknown_storage,
 )
+from s2s.analysis.omp.if_guards import IfGuard, if_guard
 from s2s.analysis.omp.ir import FunctionIR, IRBuilder, Node
 from s2s.analysis.omp.lifetime import ObjectMapping, object_mappings
 from s2s.analysis.omp.locals import LocalMap, StaticEntry, local_maps, static_table_entry
 from s2s.analysis.omp.member_counts import member_section
-from s2s.analysis.omp.if_guards import IfGuard, if_guard
 from s2s.analysis.omp.place import PlannedUpdate, insertion_span, source_texts
 from s2s.analysis.omp.pointer_arrays import pointer_array_maps, whole_copies
 from s2s.analysis.omp.region import (
