@@ -465,6 +465,23 @@ def _region_edits(region: RegionPlan, source: bytes, path: str, language: str
             edits += _wrapped_after(group[0].anchor, lines, source, unit)
         else:
             edits.append(_line_after(group[0].anchor, source, lines))
+    for guard in region.guards:
+        edits += _guard_edits(guard, source)
+    return edits
+
+
+def _guard_edits(guard, source: bytes) -> list[Edit]:
+    """The two updates around a construct with an ``if`` clause (omp.if_guards), each run
+    only when the construct runs on the host."""
+    clause = f"#pragma omp target update if(!({guard.condition})) "
+
+    def lines(motion: str, items) -> list[str]:
+        return [line.replace("#pragma omp target update ", clause, 1)
+                for line in _update_lines([(motion, item) for item in items])]
+
+    edits = [_line_before(guard.at, source, line) for line in lines("from", guard.fetch)]
+    if guard.push:
+        edits.append(_line_after(guard.kernel, source, lines("to", guard.push)))
     return edits
 
 

@@ -5,7 +5,8 @@ takes an addressable section, which a vector is not; ``auto s2s_u_ = u_;`` for a
 member, whose section ``[0:n_]`` names its count field) with ``[0:m_x.size()]`` sections:
 
 * at the end of every constructor: ``target enter data map(to: ...)`` (``alloc`` for storage
-  the constructors leave undefined);
+  the constructors leave undefined), or before the statement where a constructor starts
+  running device work;
 * at the start of the destructor (added, public, before the class's closing brace when the
   class has none): ``target exit data map(release: ...)``;
 * at the start of each member function that reads fields on the host:
@@ -38,9 +39,11 @@ def object_edits(mapping: ObjectMapping, source: bytes) -> list[Edit]:
                for way in ("to", "alloc")]
     enter = [line for way, fields in entries if fields
              for line in lines(fields, f"enter data map({way}: SECTIONS)")]
+    at = mapping.enter_at or (None,) * len(mapping.enters)
     edits = [_before_close(body, source, list(dict.fromkeys(enter)),
-                           _inner(body, body.span.indent + unit))
-             for body in mapping.enters]
+                           _inner(body, body.span.indent + unit)) if stmt is None else
+             _before_statement(stmt, source, list(dict.fromkeys(enter)))
+             for body, stmt in zip(mapping.enters, at, strict=True)]
     release = lines(everything, "exit data map(release: SECTIONS)")
     if mapping.release is not None:
         edits.append(_after_open(mapping.release, source, release,
@@ -62,14 +65,22 @@ def object_notes(mapping: ObjectMapping, explain_id: str) -> list[Diagnostic]:
         "vectors" if not mapping.pointers else "vectors and pointer members"
     notes = [Diagnostic.note(
         f"the {what} {fields} of '{mapping.cls}' stay mapped on the device from the end of "
-        f"each constructor to the start of the destructor: the device work of {covered} finds "
-        "them present, and only member functions reach them", explain_id, mapping.class_span)]
+        f"each constructor{_early(mapping)} to the start of the destructor: the device work of "
+        f"{covered} finds them present, and only member functions reach them", explain_id,
+        mapping.class_span)]
     for name, body, read in mapping.readers:
         notes.append(Diagnostic.note(
             f"target update from({', '.join(read)}) at the start of '{name}': it reads them on "
             "the host, and between member functions the device copy is the newest",
             explain_id, body.span))
     return notes
+
+
+def _early(mapping: ObjectMapping) -> str:
+    """`` (or where it starts device work, line N)`` for constructors that enter early."""
+    lines = [stmt.span.line for stmt in mapping.enter_at if stmt is not None]
+    return f" (or where it starts device work: line {', '.join(map(str, lines))})" \
+        if lines else ""
 
 
 def _inner(body: Stmt, fallback: str) -> str:
@@ -89,6 +100,16 @@ def _after_open(body: Stmt, source: bytes, lines: list[str], indent: str) -> Edi
         return Edit(body.span.file, newline + 1, 0, block)
     blanks = len(source[at:]) - len(source[at:].lstrip(b" \t"))
     return Edit(body.span.file, at, blanks, "\n" + block + indent)
+
+
+def _before_statement(stmt: Stmt, source: bytes, lines: list[str]) -> Edit:
+    """Insert ``lines`` on lines of their own before the statement ``stmt``, at its
+    indentation (after what precedes it when it does not start its line)."""
+    line_start = source.rfind(b"\n", 0, stmt.span.start) + 1
+    block = "".join(f"{stmt.span.indent}{line}\n" for line in lines)
+    if source[line_start:stmt.span.start].strip() == b"":
+        return Edit(stmt.span.file, line_start, 0, block)
+    return Edit(stmt.span.file, stmt.span.start, 0, "\n" + block + stmt.span.indent)
 
 
 def _before_close(body: Stmt, source: bytes, lines: list[str], indent: str) -> Edit:

@@ -22,7 +22,7 @@ static void scale_one(int k, const double *in, double *out)
 
 static double run(const double *a, double *b, int n, int on_gpu)
 {
-    #pragma omp target teams distribute parallel for if(on_gpu)
+    #pragma omp target teams distribute parallel for if(on_gpu != 0)
     for (int k = 0; k < n; k++)
         scale_one(k, &a[k], &b[k]);
     double s = 0.0;

@@ -20,7 +20,7 @@ typedef struct { double e[3][4]; } block_t;
 static void contract(const block_t *in, const double *w, block_t *out, int sites, int on_gpu)
 {
     int items = (sites + 1) * PER_SITE;
-    #pragma omp target teams distribute parallel for if(on_gpu)
+    #pragma omp target teams distribute parallel for if(on_gpu != 0)
     for (int id = 0; id < items; id++) {
         int s = id / PER_SITE;
         if (s < sites && id >= 0) {
@@ -99,7 +99,7 @@ HALO = """#include <stdio.h>
 
 static void reflect_left(int x, int y, int halo, int depth, double *buffer, int on_gpu)
 {
-    #pragma omp target teams distribute parallel for collapse(2) if(on_gpu)
+    #pragma omp target teams distribute parallel for collapse(2) if(on_gpu != 0)
     for (int jj = halo; jj < y - halo; ++jj)
         for (int kk = 0; kk < depth; ++kk) {
             int base = jj * x;

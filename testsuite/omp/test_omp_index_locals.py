@@ -17,14 +17,14 @@ static double sweep(const double *in, double *out, int nx, int ny, int on_gpu)
 {
     int inner_x = nx - 2, inner_y = ny - 2;
     double sum = 0.0;
-    #pragma omp target teams distribute parallel for collapse(2) if(on_gpu)
+    #pragma omp target teams distribute parallel for collapse(2) if(on_gpu != 0)
     for (int j = 0; j < inner_y; j++)
         for (int i = 0; i < inner_x; i++) {
             const int id = (i + 1) + (j + 1) * nx;
             const int id_r = id + 1;
             out[id] = 0.5 * (in[id] + in[id_r]);
         }
-    #pragma omp target teams distribute parallel for reduction(+: sum) if(on_gpu)
+    #pragma omp target teams distribute parallel for reduction(+: sum) if(on_gpu != 0)
     for (int k = 0; k < inner_x; k++) {
         int at = nx + 1 + k;
         sum += out[at];

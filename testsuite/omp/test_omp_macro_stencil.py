@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from testsuite.omp.omp_runs import rewrite_source, run_rewrite_and_host
 
-# the if clause refuses the plan of the function: the construct is mapped per construct
+# the if clause refuses the plan of the function (a condition that is no plain name: a plain
+# flag would be guarded, omp.if_guards): the construct is mapped per construct
 PROGRAM = """#include <stdio.h>
 #include <stdlib.h>
 
@@ -22,7 +23,7 @@ static double smooth(int x, int y, int halo, const double *u, const double *kx, 
                      int on_gpu)
 {
     double norm = 0.0;
-    #pragma omp target teams distribute parallel for collapse(2) reduction(+: norm) if(on_gpu)
+    #pragma omp target teams distribute parallel for collapse(2) reduction(+: norm) if(on_gpu != 0)
     for (int jj = halo; jj < y - halo; ++jj)
         for (int kk = halo; kk < x - halo; ++kk) {
             const int index = kk + jj * x;

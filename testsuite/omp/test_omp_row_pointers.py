@@ -65,7 +65,7 @@ ROW_KERNEL = """#include <stdio.h>
 
 static void star(int n, const double (*restrict in)[n], double (*restrict out)[n], int on_gpu)
 {
-    #pragma omp target teams distribute parallel for collapse(2) if(on_gpu)
+    #pragma omp target teams distribute parallel for collapse(2) if(on_gpu != 0)
     for (int i = 1; i < n - 1; i++)
         for (int j = 1; j < n - 1; j++)
             out[i][j] += 0.5 * (in[i + 1][j] - in[i - 1][j]) + 0.25 * (in[i][j + 1] - in[i][j - 1]);

@@ -14,18 +14,19 @@ from testsuite.omp.omp_runs import rewrite_source, run_both
 
 HEAD = "#include <stdio.h>\n#include <stdlib.h>\n"
 
-# an if clause refuses the plan (the region may run on the host); a 5-point stencil over
+# an if clause refuses the plan (the region may run on the host; a condition that is no plain
+# name, which omp.if_guards would guard); a 5-point stencil over
 # the interior, the result written whole, a reduction the host reads
 IF_CLAUSE = HEAD + """
 static double step(const double *t, double *r, double *out, int nx, int ny, int on_gpu)
 {
     double sum = 0.0;
-    #pragma omp target teams distribute parallel for collapse(2) if(on_gpu)
+    #pragma omp target teams distribute parallel for collapse(2) if(on_gpu != 0)
     for (int j = 1; j < ny - 1; j++)
         for (int i = 1; i < nx - 1; i++)
             r[j * nx + i] = 0.2 * (t[j * nx + i] + t[(j - 1) * nx + i] + t[(j + 1) * nx + i]
                                    + t[j * nx + i - 1] + t[j * nx + i + 1]);
-    #pragma omp target teams distribute parallel for reduction(+: sum) if(on_gpu)
+    #pragma omp target teams distribute parallel for reduction(+: sum) if(on_gpu != 0)
     for (int k = 0; k < nx * ny; k++) {
         out[k] = r[k] * 0.5;
         sum += out[k];
@@ -99,8 +100,8 @@ def test_a_refused_plan_maps_each_construct_by_what_it_touches(load_source, tmp_
     # read by the second kernel; out: written, then read (tofrom: reads are not analysed
     # for being covered by the same iteration's write)
     _check(load_source, tmp_path, IF_CLAUSE, 2, [
-        "if(on_gpu) map(to: t[1:nx*ny - 2]) map(tofrom: r[nx + 1:nx*ny - 2*nx - 2])",
-        "if(on_gpu) map(to: r[0:nx*ny]) map(tofrom: out[0:nx*ny])"])
+        "if(on_gpu != 0) map(to: t[1:nx*ny - 2]) map(tofrom: r[nx + 1:nx*ny - 2*nx - 2])",
+        "if(on_gpu != 0) map(to: r[0:nx*ny]) map(tofrom: out[0:nx*ny])"])
 
 
 def test_pointers_swapped_next_to_the_kernels_are_mapped_per_construct(load_source,

@@ -23,6 +23,13 @@ invariant holds when
   reference or pointer to a field, every caller uses the result before any later call that
   can run the class's device work (a reference held across a time step would see a stale
   host copy).
+  A member function that hands a field out through a pointer-to-const reference parameter
+  (BabelStream's ``get_arrays(T const *&a, ...)``) is such a reader of what it hands out,
+  with the same condition on its callers;
+* a constructor that runs device work (BabelStream's calls ``init_arrays``) enters the
+  fields before the first top-level statement that does (after every allocation): from
+  there on it may only call member functions whose device work the mapping covers, and
+  touch no field on the host.
 
 Otherwise the class is left to the per-call regions, and ``--explain`` says why.
 Facts about the class come from the front end (``ClassFact``); what each member function
@@ -32,7 +39,7 @@ calls and local handles such as ``double *e = m_e.data()``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from s2s.analysis.omp.flow import Interpreter
 from s2s.analysis.omp.ir import Copy, FunctionIR
@@ -41,6 +48,7 @@ from s2s.analysis.omp.member_pointers import (
     PointerRefused,
     check_pointers,
     constructor_of,
+    member_name,
     pointer_members,
 )
 from s2s.analysis.omp.region import DATA_WORDS, callees_of
@@ -72,6 +80,9 @@ class ObjectMapping:
     hand_written: bool = False
     #: raw pointer members among ``fields`` (omp.member_pointers)
     pointers: tuple[PointerField, ...] = ()
+    #: per entry of ``enters``: the statement before which the constructor enters the
+    #: fields (it runs device work from there on), or None for the end of its body
+    enter_at: tuple[Stmt | None, ...] = ()
 
     def length(self, name: str) -> str:
         """The element count of field ``name`` in any member function."""
@@ -114,7 +125,8 @@ def object_mappings(model: TranslationUnit, irs: dict[str, FunctionIR],
     """The classes whose fields are mapped per object, and (reason, class span) for each
     class with device work on its fields that is not."""
     plans, refused = [], []
-    for fact in model.classes:
+    # (a class of a project header is defined in every unit that includes it: once here)
+    for fact in dict.fromkeys(model.classes):
         if fact.kind != "definition":
             continue
         fields = frozenset(a.name for a in model.allocations
@@ -157,14 +169,13 @@ def _plan_class(model, irs, locals_of, fact, fields) -> ObjectMapping | None:
         raise _Refused("it has no constructor of its own")
     holders = {d.function: d.words[:2] for d in model.directives if d.words[:2] in DATA_WORDS}
     if any(m.name in holders for m in methods):
-        if holders.get(cls) != ("target", "enter"):
+        # (a class template's constructor is named ``Field<T>``)
+        if not any(holders.get(m.name) == ("target", "enter") for m in constructors):
             raise _Refused("its member functions have data directives of their own")
         return ObjectMapping(cls, tuple(sorted(mapped)), (), None, fact.span, fact.indent, (),
                              frozenset(m.name for m in others if irs[m.name].has_device),
                              tuple(sorted(set().union(*(u.device_names for u in uses.values())))),
                              hand_written=True)
-    for constructor in constructors:
-        _check_constructor(model, irs, constructor)
     # a delegating constructor runs another one first, whose end enters the fields
     delegating = {f.span.start for f in model.classes
                   if f.class_name == cls and f.kind == "delegating"}
@@ -176,8 +187,14 @@ def _plan_class(model, irs, locals_of, fact, fields) -> ObjectMapping | None:
                                   entering, destructor)
     except PointerRefused as why:
         raise _Refused(str(why)) from None
+    handouts = _handouts(model, cls, others, mapped)
+    for name, handed in handouts.items():
+        if name in uses:
+            uses[name] = replace(uses[name], reads=uses[name].reads | handed)
     covered, readers = _sort_methods(irs, others, destructor, uses, mapped)
-    _check_escapes(model, irs, readers, covered)
+    enter_at = {m.span.start: _enter_point(model, irs, m, covered, mapped)
+                for m in constructors}
+    _check_escapes(model, irs, readers, covered, frozenset(handouts))
     bodies = [m.body for m in constructors + readers + ([destructor] if destructor else [])]
     if any(body.kind != "block" for body in bodies):
         raise _Refused("a member function's body is a function-try-block")
@@ -188,15 +205,16 @@ def _plan_class(model, irs, locals_of, fact, fields) -> ObjectMapping | None:
     if any(span.macro is not None or span.template not in (None, template)
            for span in [fact.span] + [body.span for body in bodies]):
         raise _Refused("the class is in a macro expansion or another class's template")
-    order = tuple(dict.fromkeys(a.name for a in model.allocations
+    order = tuple(dict.fromkeys(member_name(a.name) for a in model.allocations
                                 if (a.function == f"{cls}::" or constructor_of(a.function, cls))
-                                and a.name in mapped))
+                                and member_name(a.name) in mapped))
     names = set().union(*(uses[m].device_names for m in covered | {r.name for r in readers}))
     return ObjectMapping(
         cls, order, tuple(m.body for m in entering),
         destructor.body if destructor is not None else None, fact.span, fact.indent,
         tuple((m.name, m.body, tuple(sorted(uses[m.name].reads & mapped))) for m in readers),
-        frozenset(covered), tuple(sorted(names)), pointers=tuple(pointers.values()))
+        frozenset(covered), tuple(sorted(names)), pointers=tuple(pointers.values()),
+        enter_at=tuple(enter_at[m.span.start] for m in entering))
 
 
 def _vectors(model: TranslationUnit, cls: str) -> frozenset[str]:
@@ -215,17 +233,66 @@ def _check_names(model: TranslationUnit, methods) -> None:
             raise _Refused(f"another function of the program is also named '{method.name}'")
 
 
-def _check_constructor(model: TranslationUnit, irs, constructor) -> None:
-    """A constructor enters the fields at its end: it must get there (no ``return``) and
-    run no device work before (read from its own body: constructors may be overloaded)."""
-    body = constructor.body
+def _enter_point(model: TranslationUnit, irs, constructor, covered, fields) -> Stmt | None:
+    """Where a constructor enters the fields: at its end (None), which it must reach (no
+    ``return``), or, when it runs device work, before the first top-level statement that
+    does (read from its own body: constructors may be overloaded). Every allocation comes
+    before that statement, and from there on the body only calls member functions whose
+    device work the mapping covers and touches no field on the host."""
+    body, where = constructor.body, constructor.span.location()
     if any(stmt.kind == "return" for stmt in body.walk()):
-        raise _Refused(f"the constructor at {constructor.span.location()} returns early")
-    device = any(d.is_target_region and body.span.start <= d.span.start < body.span.end
-                 for d in model.directives) or \
-        any(call.name in irs and irs[call.name].has_device for call in constructor.calls)
-    if device:
-        raise _Refused(f"the constructor at {constructor.span.location()} runs device work")
+        raise _Refused(f"the constructor at {where} returns early")
+    if any(d.is_target_region and body.span.start <= d.span.start < body.span.end
+           for d in model.directives):
+        raise _Refused(f"the constructor at {where} runs device work of its own")
+    device = [call for call in constructor.calls
+              if call.name in irs and ({call.name} | callees_of(irs, call.name)) & {
+                  n for n in irs if irs[n].has_device}]
+    if not device:
+        return None
+    first = min(call.span.start for call in device)
+    at = next((stmt for stmt in body.children
+               if stmt.span.start <= first < stmt.span.end), None)
+    if at is None or at.kind not in ("expr", "decl"):
+        raise _Refused(f"the constructor at {where} runs device work under a loop or a branch")
+    start = at.span.start
+    if any(constructor_of(a.function, constructor.member_of) and
+           member_name(a.name) in fields and start <= a.span.start < body.span.end
+           for a in model.allocations):
+        raise _Refused(f"the constructor at {where} allocates a field after its device work "
+                       "starts")
+    for call in constructor.calls:
+        if start <= call.span.start < body.span.end and call.name not in covered:
+            raise _Refused(f"the constructor at {where} calls '{call.name}' after its device "
+                           "work starts")
+    copies = {c.target for c in model.pointer_copies if constructor.span.contains(c.span)
+              and member_name(c.source or "") in fields}
+    if any(start <= r.span.start < body.span.end and
+           (member_name(r.root) in fields or r.root in copies)
+           for r in model.array_refs):
+        raise _Refused(f"the constructor at {where} touches a field on the host after its "
+                       "device work starts")
+    return at
+
+
+def _passes_on(function) -> bool:
+    """``function`` may hand what it holds to its own caller: the later-device-work check
+    of its calls then says nothing about the uses."""
+    return any(c in function.return_type for c in "&*") or any(
+        "&" in param.type and "*" in param.type for param in function.params)
+
+
+def _handouts(model: TranslationUnit, cls: str, methods, mapped) -> dict[str, frozenset]:
+    """Member function -> the fields it hands out through pointer-to-const reference
+    parameters (omp.member_pointers' ``handout`` facts)."""
+    out: dict[str, frozenset] = {}
+    for fact in model.classes:
+        if fact.class_name != cls or fact.kind != "handout" or fact.names[0] not in mapped:
+            continue
+        for method in methods:
+            if method.span.contains(fact.span):
+                out[method.name] = out.get(method.name, frozenset()) | {fact.names[0]}
+    return out
 
 
 def _sort_methods(irs, methods, destructor, uses, mapped) -> tuple[set[str], list]:
@@ -290,10 +357,13 @@ def _census(model, irs, locals_of, ir: FunctionIR, fields: frozenset) -> _Use:
     return _Use(device, reads, writes, renews, names)
 
 
-def _check_escapes(model: TranslationUnit, irs: dict[str, FunctionIR], readers, covered):
-    """A reader returning a reference or pointer into a field: its callers must be done with
-    the result before anything can run the class's device work again."""
-    escaping = {m.name for m in readers if any(c in m.return_type for c in "&*")}
+def _check_escapes(model: TranslationUnit, irs: dict[str, FunctionIR], readers, covered,
+                   handouts: frozenset = frozenset()):
+    """A reader returning a reference or pointer into a field, or handing one out through a
+    parameter: its callers must be done with the result before anything can run the class's
+    device work again."""
+    escaping = {m.name for m in readers
+                if any(c in m.return_type for c in "&*") or m.name in handouts}
     if not escaping:
         return
     runs_device = {name for name in irs if ({name} | callees_of(irs, name)) & covered}
@@ -301,6 +371,11 @@ def _check_escapes(model: TranslationUnit, irs: dict[str, FunctionIR], readers, 
         for call in function.calls:
             if call.name not in escaping:
                 continue
+            if call.name in handouts and _passes_on(function):
+                raise _Refused(f"the pointers '{call.name}' hands out at "
+                               f"{call.span.location()} may leave '{function.name}' (it "
+                               "returns a pointer or reference, or takes a reference to a "
+                               "pointer)")
             at = call.span.start
             later = [c for c in function.calls
                      if c.name in runs_device and c.span.start > at]

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from s2s.analysis.omp.state import norm_text
 from s2s.model import TranslationUnit
+from s2s.model.host_facts import DECLARING_ROLES
 
 #: allocations whose storage holds nothing defined until written
 _UNINITIALISED = frozenset({"malloc", "aligned_alloc", "posix_memalign"})
@@ -50,8 +51,14 @@ class PointerField:
 def pointer_members(model: TranslationUnit, cls: str) -> frozenset[str]:
     """The pointer data members of ``cls`` that some constructor allocates."""
     pointers = {f.names[0] for f in _facts(model, cls, "field") if f.names[1] == "pointer"}
-    return frozenset(a.name for a in model.allocations
-                     if constructor_of(a.function, cls) and a.name in pointers)
+    return frozenset(member_name(a.name) for a in model.allocations
+                     if constructor_of(a.function, cls) and member_name(a.name) in pointers)
+
+
+def member_name(name: str) -> str:
+    """The member an allocation in a constructor names (``this->a`` is ``a``: BabelStream
+    writes ``this->a = (T *)aligned_alloc(...)`` where a parameter shadows nothing)."""
+    return name.removeprefix("this->")
 
 
 def check_pointers(model: TranslationUnit, cls: str, names, constructors, entering,
@@ -62,14 +69,15 @@ def check_pointers(model: TranslationUnit, cls: str, names, constructors, enteri
     for name in sorted(names):
         if fields[name].names[2] == "public":
             raise PointerRefused(f"'{name}' is public (code outside the class can reach it)")
-        for fact in _facts(model, cls, "escape"):
-            if fact.names[0] == name:
-                raise PointerRefused(f"'{name}' is handed out at {fact.span.location()}")
+        # (an assignment first: ``t = u_; u_ = w_; w_ = t;`` also stores a copy of u_)
         for fact in _facts(model, cls, "write"):
             if fact.names[0] == name and not any(
                     m.span.contains(fact.span) for m in constructors + [destructor] if m):
                 raise PointerRefused(f"'{name}' is assigned at {fact.span.location()}, "
                                      "outside the constructors")
+        for fact in _facts(model, cls, "escape"):
+            if fact.names[0] == name:
+                raise PointerRefused(f"'{name}' is handed out at {fact.span.location()}")
         for fact in _facts(model, cls, "free"):
             if fact.names[0] == name and not (destructor and destructor.span.contains(fact.span)):
                 raise PointerRefused(f"'{name}' is freed at {fact.span.location()}, outside "
@@ -96,7 +104,7 @@ def _count_field(model: TranslationUnit, cls: str, name: str, fields, constructo
     ``constructor``."""
     where = constructor.span.location()
     allocations = [a for a in model.allocations
-                   if constructor_of(a.function, cls) and a.name == name and
+                   if constructor_of(a.function, cls) and member_name(a.name) == name and
                    constructor.span.contains(a.span)]
     inits = [f for f in _facts(model, cls, "init") if constructor.span.contains(f.span)]
     stores = [f for f in inits if f.names[0] == name] + [
@@ -136,13 +144,22 @@ def _entry(model: TranslationUnit, name: str, constructors) -> str:
     """``alloc`` when every allocation of ``name`` leaves it uninitialised and no
     constructor touches it on the host afterwards (no access, no copy of the pointer)."""
     spans = [k.span for k in constructors]
-    allocations = [a for a in model.allocations if a.name == name and
+    allocations = [a for a in model.allocations if member_name(a.name) == name and
                    any(s.contains(a.span) for s in spans)]
     if any(a.kind not in _UNINITIALISED and (a.kind != "new[]" or a.initialised)
            for a in allocations):
         return "to"
-    used = any(r.root == name and any(s.contains(r.span) for s in spans)
+    used = any(member_name(r.root) == name and any(s.contains(r.span) for s in spans)
                for r in model.array_refs) or \
-        any(c.source == name and any(s.contains(c.span) for s in spans)
-            for c in model.pointer_copies)
+        any(member_name(c.source or "") == name and _copy_used(model, c, spans)
+            for c in model.pointer_copies if any(s.contains(c.span) for s in spans))
     return "to" if used else "alloc"
+
+
+def _copy_used(model: TranslationUnit, copy, spans) -> bool:
+    """A constructor's local copy of the pointer (``T *a = this->a;``, BabelStream's, kept
+    for its data directives) that it mentions again (any mention may touch the storage)."""
+    if copy.offset or copy.choices:
+        return True
+    return any(use.name == copy.target and use.role not in DECLARING_ROLES and
+               any(s.contains(use.span) for s in spans) for use in model.var_uses)

@@ -52,6 +52,7 @@ from s2s.analysis.omp.guards import (
     region_scope,
     unknown_storage,
 )
+from s2s.analysis.omp.if_guards import IfGuard, if_guard
 from s2s.analysis.omp.ir import FunctionIR, IRBuilder, Node
 from s2s.analysis.omp.lifetime import ObjectMapping, object_mappings
 from s2s.analysis.omp.locals import LocalMap, StaticEntry, local_maps, static_table_entry
@@ -118,6 +119,9 @@ class RegionPlan:
     #: members the region maps (``g.h`` read as ``g->h`` in ``scale(&g)``): what
     #: omp.callee_companions maps beside them
     member_uses: tuple[tuple[str, str, str], ...] = ()
+    #: constructs with an ``if`` clause in the region's reach, with their guarding updates
+    #: (omp.if_guards)
+    guards: tuple[IfGuard, ...] = ()
 
 
 @dataclass
@@ -242,14 +246,18 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
     warned = len(plan.warnings)
     if any(node.jump in ("goto", "label") for node in ir.root.walk()):
         raise Unsupported("it uses goto (control can re-enter the data region)")
+    guards = []
     for name in sorted({function.name} | callees_of(irs, function.name)):
         for node in irs[name].root.walk():
             if node.kind == "kernel" and any(d.clause("if") for d in
                                              directive_chain(model, node.directive)):
-                # if(false) runs the region on the host, on the host copies: which copy is
-                # fresh afterwards depends on a run-time value.
-                raise Unsupported(f"the target region at {node.stmt.span.location()} has an "
-                                  "if clause (it may run on the host)")
+                # if(false) runs the region on the host, on the host copies: guarded by
+                # updates that keep the device copy the fresh one (omp.if_guards), or refused
+                guard = if_guard(model, source, node.stmt)
+                if isinstance(guard, str):
+                    raise Unsupported(f"the target region at {node.stmt.span.location()} has "
+                                      f"an if clause (it may run on the host): {guard}")
+                guards.append(guard)
     callee_maps = callee_mappings(model, irs, ir, root_functions(irs),
                                   callees_of(irs, function.name) - skip, source, DATA_WORDS)
     # The function's own data directives are replaced by the plan (which is computed
@@ -420,7 +428,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
                                     for use in survey.device_uses.get(label, ())})),
                       vectors, redundant_maps(model, nodes, arrays, explicit, bool(swapped)),
                       tuple(pointer_arrays.items()),
-                      _member_uses(survey.device_uses, tracked))
+                      _member_uses(survey.device_uses, tracked), guards=tuple(guards))
 
 
 def _scalar_member(model: TranslationUnit, uses) -> bool:

@@ -182,6 +182,15 @@ class ExtractContext:
         own = {id(entry[0]) for entry in by_file.get(self.path, ())}
         return _owned(self.unit, [e for e in main if e[2] or id(e[0]) in own])
 
+    def header_top_level(self) -> list:
+        """The unit's top-level cursors in its project headers (neither the main file nor a
+        system header; none for a header read in its includer's context, whose includer's
+        other headers are the includer's business)."""
+        if self.included:
+            return []
+        main, _by_file = _top_level_by_file(self.unit, self.unit.cursor)
+        return _owned(self.unit, [e for e in main if not e[2]])
+
     def project_headers(self) -> tuple[str, ...]:
         """The headers the unit includes that are not system headers, each once, in order."""
         return project_headers_of(self.unit, self.path)

@@ -14,7 +14,12 @@ read here from the cursors of classes with at least one pointer member:
 * ``free``: a pointer member deleted or given to ``free``;
 * ``escape``: a pointer member mentioned in a function returning a pointer or reference
   (which may return it, an element's address or a reference to one), or its value stored
-  anywhere but a local variable (a global, another member).
+  anywhere but a local variable (a global, another member), also through a local copy
+  (``T *a = this->a; ... g = a;``);
+* ``handout``: a pointer member (or a local copy of it) stored into a reference parameter
+  of type pointer-to-const (``void get(const T *&out) { out = a; }``, BabelStream's
+  ``get_arrays``): the caller may read the storage on the host through it, never write it
+  (omp.lifetime treats the function as a host reader and checks its callers).
 """
 
 from __future__ import annotations
@@ -31,10 +36,20 @@ _CARRY = THROUGH | {"CONDITIONAL_OPERATOR", "ARRAY_SUBSCRIPT_EXPR"}
 
 
 def has_pointer_fields(ctx: ExtractContext) -> bool:
-    """Whether a class of the main file has a data member of pointer type (cheap: only the
-    ``FIELD_DECL`` cursors' types are looked up)."""
-    return any(node.kind == "FIELD_DECL" and _kind(node.cursor) == "pointer"
-               for node in ctx.nodes())
+    """Whether a class of the main file has a data member of pointer type, or the file's
+    code names a pointer member of a project header's class (cheap: only the ``FIELD_DECL``
+    cursors' types, and the members that ``MEMBER_REF_EXPR`` cursors name, are looked up)."""
+    for node in ctx.nodes():
+        if node.kind == "FIELD_DECL" and _kind(node.cursor) == "pointer":
+            return True
+        if node.kind == "MEMBER_REF_EXPR":
+            field = node.cursor.referenced
+            if field is not None and field.kind.name == "FIELD_DECL" and \
+                    _kind(field) == "pointer" and not field.location.is_in_system_header and \
+                    field.location.file is not None and \
+                    field.location.file.name != ctx.path:
+                return True
+    return False
 
 
 def pointer_field_facts(ctx: ExtractContext) -> list[ClassFact]:
@@ -42,6 +57,7 @@ def pointer_field_facts(ctx: ExtractContext) -> list[ClassFact]:
     tree = host_tree(ctx)
     fields: dict[str, dict[str, str]] = {}  # class -> field -> kind
     out: list[ClassFact] = []
+    copies: dict = {}  # local copy of a pointer member (cursor) -> (class, member)
     for i, node in enumerate(tree.nodes):
         if node.kind in _CLASS_KINDS and node.cursor.is_definition() and node.cursor.spelling:
             found = _fields(tree, i)
@@ -51,28 +67,83 @@ def pointer_field_facts(ctx: ExtractContext) -> list[ClassFact]:
                 out += [ClassFact(cls, "field", span, (name, kind, access))
                         for (name, kind, access), span in zip(found, _field_spans(tree, i),
                                                               strict=True)]
-    if not fields:
-        return out
     for i, node in enumerate(tree.nodes):
         kind = node.kind
         if kind == "CONSTRUCTOR" and node.cursor.is_definition():
             owner = node.cursor.semantic_parent
+            _known(fields, owner)
             if owner is not None and owner.spelling in fields:
                 out += _initializers(tree, i, owner.spelling)
         elif kind == "MEMBER_REF_EXPR":  # (a member initializer's is a MEMBER_REF)
             field = node.cursor.referenced
             owner = field.semantic_parent if field is not None else None
+            _known(fields, owner)
             if owner is None or owner.spelling not in fields or \
                     field.spelling not in fields[owner.spelling]:
                 continue
             cls, name = owner.spelling, field.spelling
             pointer = fields[cls][name] == "pointer"
-            if _written(tree, i):
-                out.append(ClassFact(cls, "write", tree.span(i), (name,)))
-            elif pointer and _freed(tree, i):
+            # (``free(a)`` in a template is a dependent call: not matched to a declaration)
+            if pointer and _freed(tree, i):
                 out.append(ClassFact(cls, "free", tree.span(i), (name,)))
-            elif pointer and _escapes(tree, i):
-                out.append(ClassFact(cls, "escape", tree.span(i), (name,)))
+            elif _written(tree, i):
+                out.append(ClassFact(cls, "write", tree.span(i), (name,)))
+            elif pointer and (how := _escapes(tree, i)):
+                out.append(ClassFact(cls, how, tree.span(i), (name,)))
+            elif pointer:
+                copy = _local_copy(tree, i)
+                if copy is not None:
+                    copies[copy] = (cls, name)
+    for i, node in enumerate(tree.nodes):
+        if node.kind == "DECL_REF_EXPR" and node.cursor.referenced in copies:
+            how = _escapes(tree, i)
+            if how:
+                cls, name = copies[node.cursor.referenced]
+                out.append(ClassFact(cls, how, tree.span(i), (name,)))
+    return out
+
+
+def _local_copy(tree: HostTree, i: int):
+    """The local variable the pointer member at node ``i`` initialises (``T *a = this->a;``),
+    whose mentions then stand for the member's value, or None."""
+    p = tree.parent[i]
+    while p >= 0 and tree.kinds[p] in THROUGH:
+        p = tree.parent[p]
+    if p < 0 or tree.kinds[p] != "VAR_DECL":
+        return None
+    cursor = tree.nodes[p].cursor
+    if cursor.type.get_canonical().kind.name != "POINTER" or \
+            cursor.storage_class.name == "STATIC":
+        return None
+    return cursor
+
+
+def _known(fields: dict, owner) -> None:
+    """Add to ``fields`` a class defined in a project header (BabelStream's ``OMPStream.h``)
+    whose member functions this file defines: its fields, read from its cursor (its
+    ``field`` facts come with its definition: frontend.cxx.classes)."""
+    if owner is not None and owner.spelling not in fields and _project_class(owner):
+        fields[owner.spelling] = {name: kind for name, kind, _ in cursor_fields(owner)}
+
+
+def _project_class(cursor) -> bool:
+    """A class definition with a pointer member outside the main file and outside system
+    headers."""
+    if cursor.kind.name not in _CLASS_KINDS or not cursor.is_definition() or \
+            cursor.location.is_in_system_header or not cursor.spelling:
+        return False
+    return any(k == "pointer" for _, k, _ in cursor_fields(cursor))
+
+
+def cursor_fields(cursor) -> list[tuple[str, str, str]]:
+    """(name, kind, access) of each data member of the class at ``cursor``."""
+    default_public = cursor.kind.name == "STRUCT_DECL"
+    out = []
+    for child in cursor.get_children():
+        if child.kind.name == "FIELD_DECL":
+            access = child.access_specifier.name
+            public = access == "PUBLIC" or (access == "INVALID" and default_public)
+            out.append((child.spelling, _kind(child), "public" if public else "private"))
     return out
 
 
@@ -178,33 +249,68 @@ def _freed(tree: HostTree, i: int) -> bool:
     if tree.kinds[p] == "CXX_DELETE_EXPR":
         return True
     return tree.kinds[p] == "CALL_EXPR" and tree.children[p][:1] != [j] and \
-        tree.nodes[p].cursor.spelling in ("free", "std::free")
+        _callee_spelling(tree, p) in ("free", "std::free")
 
 
-def _escapes(tree: HostTree, i: int) -> bool:
-    """The pointer member at node ``i`` (or an element's address or reference) is returned
-    from a function returning a pointer or reference (any mention in such a function counts:
-    ``double *p = u_; return p;``), or stored but to a local variable."""
+def _callee_spelling(tree: HostTree, call: int) -> str:
+    """The name a call calls; a dependent call in a template (``free(a)`` with ``T *a``)
+    has no spelling of its own, only its callee's unresolved ``OVERLOADED_DECL_REF``."""
+    spelling = tree.nodes[call].cursor.spelling
+    k = call
+    while not spelling and tree.children[k]:
+        k = tree.children[k][0]
+        if tree.kinds[k] == "OVERLOADED_DECL_REF":
+            spelling = tree.nodes[k].cursor.spelling
+        elif tree.kinds[k] not in THROUGH | {"DECL_REF_EXPR"}:
+            break
+    return spelling
+
+
+def _escapes(tree: HostTree, i: int) -> str:
+    """``escape`` when the pointer member at node ``i`` (or an element's address or
+    reference) is returned from a function returning a pointer or reference (any mention in
+    such a function counts: ``double *p = u_; return p;``), or stored but to a local variable;
+    ``handout`` when it is stored into a pointer-to-const reference parameter; else ''."""
     function = _enclosing_function(tree, i)
     if function is not None and function.kind.name != "CONSTRUCTOR" and \
             function.result_type.get_canonical().kind.name in _HANDLES:
-        return True
+        return "escape"
     j, p = i, tree.parent[i]
     while p >= 0 and (tree.kinds[p] in _CARRY or _address_or_offset(tree, p)):
         j, p = p, tree.parent[p]
     if p < 0:
-        return False
+        return ""
     kind = tree.kinds[p]
     if tree.nodes[j].cursor.type.get_canonical().kind.name != "POINTER":
         # an element's value (``s = u_[i]``) carries no pointer, unless bound to a
         # non-const reference that outlives the statement
-        return kind == "VAR_DECL" and _writable_reference(tree.nodes[p].cursor)
+        writable = kind == "VAR_DECL" and _writable_reference(tree.nodes[p].cursor)
+        return "escape" if writable else ""
     if kind == "BINARY_OPERATOR" and tree.nodes[p].cursor.binary_operator.name == "Assign" \
             and tree.children[p][1:] == [j]:
-        return not _local_variable(tree, tree.children[p][0])
+        target = tree.children[p][0]
+        if _const_pointer_parameter(tree, target):
+            return "handout"
+        return "" if _local_variable(tree, target) else "escape"
     if kind == "VAR_DECL":
-        return tree.nodes[p].cursor.storage_class.name == "STATIC"
-    return False
+        return "escape" if tree.nodes[p].cursor.storage_class.name == "STATIC" else ""
+    return ""
+
+
+def _const_pointer_parameter(tree: HostTree, k: int) -> bool:
+    """Node ``k`` names a parameter of type reference to pointer-to-const (``const T *&``)."""
+    while tree.kinds[k] in THROUGH and tree.children[k]:
+        k = tree.children[k][0]
+    if tree.kinds[k] != "DECL_REF_EXPR":
+        return False
+    ref = tree.nodes[k].cursor.referenced
+    if ref is None or ref.kind.name != "PARM_DECL":
+        return False
+    canon = ref.type.get_canonical()
+    if canon.kind.name != "LVALUEREFERENCE":
+        return False
+    pointer = canon.get_pointee()
+    return pointer.kind.name == "POINTER" and pointer.get_pointee().is_const_qualified()
 
 
 def _writable_reference(cursor) -> bool:
