@@ -62,6 +62,24 @@ def test_walk_cursors_hold_their_unit_without_a_dictionary():
     ctx.release()
 
 
+def test_walk_makes_a_cursor_when_first_asked_and_keeps_it():
+    """The walk keeps its cursors' bytes; a cursor object (about 240 bytes) is made for the
+    nodes an extractor reads, once (``walk.CursorStore``): ``s2s inspect`` of the 1 MB CUDA
+    file reads a third of its 431,451 cursors."""
+    parsed = _parsed()
+    ctx = ExtractContext("mem.cu", parsed.source, parsed.primary)
+    inner = [node for node in ctx.nodes() if node.depth]
+    store = inner[0].store
+    assert store is not None and all(node.store is store for node in inner)
+    assert len(store.made) == len(inner) and store.made.count(None) == len(inner)
+    calls = [node for node in inner if node.kind == "CALL_EXPR"]
+    first = calls[0].cursor
+    assert calls[0].cursor is first and first.kind.name == "CALL_EXPR"
+    assert len(store.made) - store.made.count(None) == 1
+    assert bytes(first) == bytes(store.raw[calls[0].ref * store.width:][:store.width])
+    ctx.release()
+
+
 def test_children_on_demand_are_the_nodes_whose_parent_is_the_node():
     parsed = _parsed()
     ctx = ExtractContext("mem.cu", parsed.source, parsed.primary)

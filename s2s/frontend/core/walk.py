@@ -24,6 +24,9 @@ expression cursor records the declaration its visit started from (``data[0]``, w
 ``semantic_parent`` returns for it), which a visit started at a statement leaves null. So a
 statement or expression whose parent is no declaration gets a null there, as before.
 
+The walk keeps each cursor's bytes, not the object the callback was given: a
+:class:`CursorStore` makes the object when an extractor first asks for a node's ``cursor``.
+
 The callback never lets an exception escape into ctypes (which would print it and go on): the
 traversal is stopped and the exception raised again after it.
 """
@@ -46,13 +49,59 @@ _MACRO_BIT = 1 << 31
 
 
 class Node(NamedTuple):
-    """A main-file cursor with the context extractors need."""
+    """A main-file cursor with the context extractors need.
 
-    cursor: object
+    ``ref`` is the cursor itself, or (``store`` set) its number in the walk's
+    :class:`CursorStore`, which makes the cursor object when it is first asked for."""
+
+    ref: object
     kind: str
     depth: int
     template: str | None
     function: str | None
+    store: CursorStore | None = None
+
+    @property
+    def cursor(self):
+        """The cursor (made once, on first use, for a node of the walk)."""
+        store = self.store
+        return self.ref if store is None else store.cursor(self.ref)
+
+
+#: a null pointer's bytes
+_NULL = bytes(ctypes.sizeof(ctypes.c_void_p))
+
+
+class CursorStore:
+    """The walk's cursors as the bytes libclang gave, each made into a cursor object when an
+    extractor first asks for it (and kept from then on: the bindings cache values on it).
+
+    A cursor object is about 240 bytes (the ctypes object, its slots, its 32-byte buffer);
+    the walk of the 1 MB CUDA file visits 431,451 cursors, of which ``s2s inspect``'s
+    extractors ask for about a third: keeping every one was a third of its peak memory
+    (issue 30). Here a cursor not asked for costs its 32 bytes and a list entry."""
+
+    __slots__ = ("raw", "made", "unit", "kind", "width", "data0")
+
+    def __init__(self, unit, kind):
+        #: the cursors' bytes, ``width`` each, in the order they were numbered
+        self.raw = bytearray()
+        #: the cursor objects made so far (None: not asked for yet); see ``complete``
+        self.made: list = []
+        self.unit, self.kind = unit, kind
+        #: a cursor's size (32 bytes: kind, xdata, three pointers) and where ``data[0]`` lies
+        self.width, self.data0 = ctypes.sizeof(kind), kind.data.offset
+
+    def complete(self) -> None:
+        """Room for every cursor numbered (the walk fills ``raw`` and calls this once)."""
+        self.made = [None] * (len(self.raw) // self.width)
+
+    def cursor(self, number: int):
+        found = self.made[number]
+        if found is None:
+            found = self.made[number] = self.kind.from_buffer_copy(self.raw, number * self.width)
+            found._tu = self.unit       # the cursor keeps its unit alive
+        return found
 
 
 class SubtreeLinks(NamedTuple):
@@ -113,20 +162,21 @@ def main_file_nodes(ctx, kind_name, template_kinds, function_kinds) -> list[Node
     errors: list[BaseException] = []
     kinds: dict[int, _KindInfo] = {}
     new_node = tuple.__new__        # Node(...) without the Python frame of its __new__
+    store = CursorStore(tu, _slim_visitor()[2])
+    raw, width, data0 = store.raw, store.width, store.data0
+    extend_raw = raw.extend
+    data0_end = data0 + len(_NULL)
 
     def info(kind_id: int) -> _KindInfo:
         found = kinds[kind_id] = _kind_info(kind_id, kind_name, template_kinds, function_kinds)
         return found
 
-    def node(cursor, depth: int, template: str | None, function: str | None) -> None:
+    def top_node(cursor) -> None:
         kind = kinds.get(cursor._kind_id) or info(cursor._kind_id)
-        if kind.template and template is None:
-            template = cursor.spelling
-        if kind.function and cursor.is_definition():
-            function = cursor.spelling
-        out.append(Node(cursor, kind.name, depth, template, function))
+        template, function = _scope_of(kind, cursor, None, None)
+        out.append(Node(cursor, kind.name, 0, template, function))
         keys.append(bytes(cursor))
-        scopes.append((depth, template, function))
+        scopes.append((0, template, function))
 
     def visit(child, parent, _data) -> int:
         try:
@@ -151,38 +201,42 @@ def main_file_nodes(ctx, kind_name, template_kinds, function_kinds) -> list[Node
                 del keys[at + 1:], scopes[at + 1:]
             depth, template, function = scopes[-1]
             depth += 1
-            child._tu = tu          # the cursor keeps its unit alive
-            if kind.scope:          # (node() does the rest; here the frequent kinds only)
-                node(child, depth, template, function)
-            else:
-                out.append(new_node(Node, (child, kind.name, depth, template, function)))
-                keys.append(bytes(child))
-                scopes.append((depth, template, function))
-            # (the key of the child is taken as libclang has it, before data[0] is cleared)
+            if kind.scope:          # (the spelling and definition of a function or template)
+                child._tu = tu
+                template, function = _scope_of(kind, child, template, function)
+            # (the key of the child is taken as libclang has it; a statement or expression
+            # whose parent is no declaration is kept with data[0] null, as a visit started
+            # at the parent leaves it)
+            key, at = bytes(child), len(raw)
+            extend_raw(key)
             if kind.code and not parent_kind.declaration:
-                child.data[0] = None    # as a visit started at the parent leaves it
+                raw[at + data0:at + data0_end] = _NULL
+            out.append(new_node(Node, (at // width, kind.name, depth, template, function, store)))
+            keys.append(key)
+            scopes.append((depth, template, function))
             return _RECURSE
         except BaseException as error:  # noqa: BLE001 - raised again after the traversal
             errors.append(error)
             return _BREAK
 
-    callback_type, visit_children = _slim_visitor()
+    callback_type, visit_children, _slim = _slim_visitor()
     callback = callback_type(visit)
     for top in ctx.top_level:
         if kind_name(top._kind_id) in _PREPROCESSING:
             continue
         keys.clear()
         scopes.clear()
-        node(top, 0, None, None)
+        top_node(top)
         visit_children(top, callback, None)
         if errors:
             raise errors[0]
+    store.complete()
     return out
 
 
 @functools.cache
 def _slim_visitor():
-    """(callback type, ``clang_visitChildren``) whose visited cursors are ``SlimCursor``s: the
+    """(callback type, ``clang_visitChildren``, ``SlimCursor``) whose visited cursors are ``SlimCursor``s: the
     bindings' ``Cursor`` with slots for its unit and for the values the bindings cache on a
     cursor (``_spelling``, ``_referenced``, ``_type`` ...).
 
@@ -220,7 +274,17 @@ def _slim_visitor():
     visit_children = cindex.conf.lib["clang_visitChildren"]
     visit_children.argtypes = [cindex.Cursor, callback_type, ctypes.py_object]
     visit_children.restype = ctypes.c_uint
-    return callback_type, visit_children
+    return callback_type, visit_children, slim
+
+
+def _scope_of(kind: _KindInfo, cursor, template: str | None, function: str | None
+              ) -> tuple[str | None, str | None]:
+    """The template and function around ``cursor``'s subtree, given those around it."""
+    if kind.template and template is None:
+        template = cursor.spelling
+    if kind.function and cursor.is_definition():
+        function = cursor.spelling
+    return template, function
 
 
 #: what a walk cursor holds: its unit, and what the bindings' properties cache on it
