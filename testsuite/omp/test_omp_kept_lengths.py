@@ -1,0 +1,163 @@
+"""Counts a callee spells through a struct the caller owns (issue 28, "above the expert").
+
+Two shapes, each run before and after on clang-16 host offload:
+
+- a parameter block passed as ``const params *p``: the callee's ``n = nx * ny`` with
+  ``nx = p->nx`` is main's ``n = p.nx * p.ny`` (main's fields are never written after ``n``,
+  and ``&p`` only reaches pointer-to-const parameters: omp.settled), so the callee's
+  ``memcpy(result, t, n * sizeof(double))`` writes all of ``result`` and the device's copy of
+  it need not come back;
+- a struct a creator function fills (``p->n = n; p->rho = alloc(n);``): the callee's loop
+  over ``P->n`` writes the whole of ``P->rho`` (omp.member_agree proves ``P->n`` is the
+  storage's count where main maps it by the creator call's ``n``), so it goes in with
+  ``alloc``, not ``to``.
+
+Where a write of the field breaks the proof, the old, costlier plan stays (and runs right).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from testsuite.omp.omp_runs import rewrite_source, run_both
+
+PARAMS = r"""#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct { int nx, ny, steps; } params;
+
+static void show(const params *p) { fprintf(stderr, "%d x %d\n", p->nx, p->ny); }
+
+static int relax(const params *p, double *result, double *temp)
+{
+    const int nx = p->nx, ny = p->ny, n = nx * ny;
+    double *r = result, *t = temp;
+    int step;
+    for (step = 0; step < p->steps; step++) {
+        #pragma omp target teams distribute parallel for
+        for (int k = 1; k < n - 1; k++)
+            r[k] = 0.5 * t[k] + 0.25 * (t[k - 1] + t[k + 1]);
+        double *swap = t;
+        t = r;
+        r = swap;
+    }
+    if (t != result)
+        memcpy(result, t, (size_t)n * sizeof(double));
+    return step;
+}
+
+int main(int argc, char **argv)
+{
+    params p = {40, 30, 7};
+    if (argc > 1) p.steps = atoi(argv[1]);
+    const int n = p.nx * p.ny;
+    double *result = (double *)malloc((size_t)n * sizeof(double));
+    double *temp = (double *)malloc((size_t)n * sizeof(double));
+    for (int k = 0; k < n; k++)
+        result[k] = temp[k] = (k % 17) * 0.5;
+    show(&p);
+    int steps = relax(&p, result, temp);
+    double sum = 0.0;
+    for (int k = 0; k < n; k++)
+        sum += result[k] * (k % 5);
+    printf("%d steps, sum %.6f\n", steps, sum);
+    free(result);
+    free(temp);
+    return 0;
+}
+"""
+
+CREATOR = r"""#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct { int n; double h; double *x, *rho; } Particles;
+
+static double *doubles(int count)
+{
+    double *a = (double *)malloc(sizeof(double) * (size_t)count);
+    if (a == NULL) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    return a;
+}
+
+static Particles *create(int n, double h)
+{
+    Particles *p = (Particles *)malloc(sizeof(Particles));
+    p->n = n;
+    p->h = h;
+    p->x = doubles(n);
+    p->rho = doubles(n);
+    for (int i = 0; i < n; i++)
+        p->x[i] = (i % 13) * 0.25;
+    return p;
+}
+
+static void shrink(Particles *P) { (void)P; }
+
+static void density(Particles *P)
+{
+    const int n = P->n;
+    const double h = P->h;
+    #pragma omp target teams distribute parallel for
+    for (int i = 0; i < n; i++) {
+        double s = 0.0;
+        for (int j = 0; j < n; j += 7)
+            s += (P->x[i] - P->x[j]) * (P->x[i] - P->x[j]) / h;
+        P->rho[i] = s;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 500;
+    Particles *P = create(n, 1.5);
+    shrink(P);
+    double total = 0.0;
+    for (int round = 0; round < 3; round++) {
+        density(P);
+        for (int i = 0; i < P->n; i++)
+            total += P->rho[i];
+    }
+    printf("total %.6f\n", total);
+    free(P->x);
+    free(P->rho);
+    free(P);
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("resized", [False, True])
+def test_a_count_through_a_const_parameter_block(load_source, tmp_path, resized):
+    program = PARAMS
+    if resized:   # main's p.ny written after n: the callee's n is no longer known to be it
+        program = program.replace("show(const params *p) {",
+                                  "show(params *p) { p->ny = p->ny + 0;")
+    rewritten, out = rewrite_source(load_source, program, name="prog.c")
+    assert dict(out.counts)["left unmapped"] == 0, [d.message for d in out.diagnostics]
+    update = next(line for line in rewritten.splitlines() if "target update from" in line)
+    # the memcpy writes all of result where the counts agree: only t comes back
+    assert ("result[0:n]" in update) == resized, rewritten
+    if resized:
+        return    # the plan of before (run-checked by the corpus)
+    original, new = run_both(tmp_path, program, rewritten)
+    assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()
+
+
+@pytest.mark.parametrize("shrunk", [False, True])
+def test_a_member_length_a_creator_sets(load_source, tmp_path, shrunk):
+    program = CREATOR
+    if shrunk:    # P->n written outside the creator: not known to be the storage's count
+        program = program.replace("static void shrink(Particles *P) { (void)P; }",
+                                  "static void shrink(Particles *P) { P->n = P->n - 0; }")
+    rewritten, out = rewrite_source(load_source, program, name="prog.c")
+    assert dict(out.counts)["left unmapped"] == 0, [d.message for d in out.diagnostics]
+    entry = next(line for line in rewritten.splitlines() if "data map(" in line)
+    assert ("map(alloc: P->rho" in entry) != shrunk, rewritten
+    if shrunk:
+        return
+    original, new = run_both(tmp_path, program, rewritten)
+    assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()
