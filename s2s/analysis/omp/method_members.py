@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from s2s.analysis.omp.loops import LOOP_KINDS
 from s2s.analysis.omp.member_pointers import constructor_of
 from s2s.analysis.omp.state import norm_text
 from s2s.model import TranslationUnit
@@ -145,3 +146,56 @@ def _written_before(model: TranslationUnit, member: str, allocating, allocation,
             if any(at < start for at in later):
                 return False
     return True
+
+
+def left_behind(model: TranslationUnit, method, label: str) -> bool:
+    """Whether the host copy of the class's pointer member ``label`` is never read once
+    ``method`` returns, so the method's data region need not copy it back (heat_class_setup:
+    ``Advance()`` steps ``temp`` on the device; the expert maps it ``to`` because main
+    calls ``plate.Advance(steps, 100)`` once and nothing reads ``temp`` after). Proved when
+
+    * the member is one the class allocates in its constructor phase (the allocation of the
+      class this module adds: nothing else writes it, no method hands it out);
+    * no other function of the program mentions its storage (array references, pointer
+      copies, ``this->`` or ``obj.`` included) but the constructor phase, which runs before
+      any call of ``method`` (the destructor only ``free``s it: no mention);
+    * ``method`` runs at most once per object: its one call in the program is in ``main``,
+      outside any loop of a ``main`` without ``goto``, and its address is never taken (a
+      second call would copy in the stale host copy)."""
+    cls = method.member_of
+    if cls is None or label not in method.fields or constructor_of(method.name, cls) or \
+            not any(a.function == f"{cls}::" and a.name == label for a in model.allocations):
+        return False
+    own = [m for m in model.functions if m.member_of == cls and m.body is not None]
+    phase = _constructor_phase(model, own, [m for m in own if constructor_of(m.name, cls)])
+    allowed = set(phase) | {method.name}
+    methods = {m.name for m in own}
+    mentions = [(r.function, r.array) for r in model.array_refs] + \
+        [(c.function, c.source) for c in model.pointer_copies if c.source is not None]
+    if any(function not in allowed and _names(text, label, function in methods)
+           for function, text in mentions):
+        return False
+    return _called_once(model, method.name)
+
+
+def _names(text: str, label: str, method: bool) -> bool:
+    """Whether ``text`` (an array reference's storage, a copied pointer) may be the member
+    ``label`` of some object: ``obj.label``, ``p->label``, and in a method of the class
+    also ``label`` bare (elsewhere a bare name is a variable of that function)."""
+    text = norm_text(text)
+    return text.endswith((f".{label}", f"->{label}")) or method and text == label
+
+
+def _called_once(model: TranslationUnit, name: str) -> bool:
+    """Whether the function ``name`` runs at most once: one call in the whole program, in
+    ``main``, under no loop there (``main`` has no ``goto``), and no address of it taken."""
+    sites = [(function, call) for function in model.functions for call in function.calls
+             if call.name == name or name in call.targets]
+    if len(sites) != 1 or any(ref.name == name for ref in model.function_refs):
+        return False
+    caller, call = sites[0]
+    if caller.name != "main" or caller.body is None:
+        return False
+    return not any(stmt.kind == "goto" or stmt.kind in LOOP_KINDS and
+                   stmt.span.start <= call.span.start < stmt.span.end
+                   for stmt in caller.body.walk())
