@@ -245,3 +245,74 @@ def test_fields_a_method_main_calls_once_leaves_behind(load_source, tmp_path, tw
         ("tofrom: v[0:n], u[0:n]" if twice else "map(to: u[0:n])") in region, rewritten
     original, new = run_both(tmp_path, program, rewritten, suffix=".cpp")
     assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()
+
+
+# a pointer copied out of a struct a helper made, before the struct is given a new value:
+# its count is what the helper stored beside the member, in the call's arguments
+# (omp.copied_members), so main's region maps it once instead of each launch
+LEVELS = r"""#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct { int n; double *val; } Level;
+
+static Level level_make(int n, double scale)
+{
+    Level g;
+    g.n = n;
+    g.val = (double *)malloc(sizeof(double) * g.n);
+    for (int i = 0; i < g.n; i++)
+        g.val[i] = scale * ((i * 7) % 23);
+    return g;
+}
+
+static double level_sum(const double *c, int n)
+{
+    double s = 0.0;
+    #pragma omp target teams distribute parallel for reduction(+: s)
+    for (int i = 0; i < n; i++)
+        s += c[i];
+    return s;
+}
+
+static void smooth(Level *g)
+{
+    double *v = g->val;
+    int n = g->n;
+    #pragma omp target teams distribute parallel for
+    for (int i = 0; i < n; i++)
+        v[i] = 0.5 * v[i] + 1.0;
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 300;
+    Level g = level_make(n, 0.5);
+    double *coarse = g.val;
+    g = level_make(4 * n, 0.25);
+    double weight = 0.0;
+    for (int step = 0; step < 5; step++) {
+        smooth(&g);
+        weight += level_sum(coarse, n);
+    }
+    printf("%.6f %.6f %d\n", weight, g.val[7], g.n);
+    free(coarse);
+    free(g.val);
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("written", [False, True])
+def test_a_pointer_copied_out_of_a_made_struct(load_source, tmp_path, written):
+    program = LEVELS
+    if written:   # the helper's count is no longer the argument
+        program = program.replace("    return g;\n", "    g.n = n + 0 * g.n;\n    return g;\n")
+    rewritten, out = rewrite_source(load_source, program, name="prog.c")
+    assert dict(out.counts)["left unmapped"] == 0, [d.message for d in out.diagnostics]
+    assert ("coarse[0:n]" in rewritten.split("int main")[1]) != written, rewritten
+    if written:
+        return
+    original, new = run_both(tmp_path, program, rewritten)
+    assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()
+    # each level goes in once (300 + 1,200 doubles), and the five sums' initial values
+    assert new.copies.h2d_bytes == 8 * (300 + 1200) + 5 * 8, new.copies
