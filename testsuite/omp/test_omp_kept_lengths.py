@@ -316,3 +316,75 @@ def test_a_pointer_copied_out_of_a_made_struct(load_source, tmp_path, written):
     assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()
     # each level goes in once (300 + 1,200 doubles), and the five sums' initial values
     assert new.copies.h2d_bytes == 8 * (300 + 1200) + 5 * 8, new.copies
+
+
+# Rodinia hotspot's shape: the time loop runs in a callee over its parameter, swapping two
+# buffers; main's guard (a function that never returns) leaves the argument >= 1, so the
+# loop's first trip writes all of ``result`` through ``r`` before anything reads it
+# (omp.cover: the first trip run alone, its trip count from the caller's guard)
+SWAP = r"""#include <stdio.h>
+#include <stdlib.h>
+
+static void fail(const char *why)
+{
+    fprintf(stderr, "%s\n", why);
+    exit(1);
+}
+
+static void sweep(float *out, const float *in, int rows, int cols)
+{
+    #pragma omp target teams distribute parallel for collapse(2)
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) {
+            int k = r * cols + c;
+            float west = c > 0 ? in[k - 1] : in[k];
+            out[k] = 0.5f * (in[k] + west);
+        }
+}
+
+static float *advance(float *result, int steps, float *temp, int rows, int cols)
+{
+    float *r = result, *t = temp;
+    for (int i = 0; i < steps; i++) {
+        sweep(r, t, rows, cols);
+        float *swap = t;
+        t = r;
+        r = swap;
+    }
+    return t;
+}
+
+int main(int argc, char **argv)
+{
+    int rows = 40, cols = 30, steps = argc > 1 ? atoi(argv[1]) : 5;
+    if (steps <= 0)
+        fail("steps must be positive");
+    size_t size = (size_t)rows * cols;
+    float *temp = (float *)malloc(size * sizeof(float));
+    float *result = (float *)calloc(size, sizeof(float));
+    for (size_t k = 0; k < size; k++)
+        temp[k] = (float)(k % 9);
+    float *final = advance(result, steps, temp, rows, cols);
+    double sum = 0.0;
+    for (size_t k = 0; k < size; k++)
+        sum += final[k] * (k % 4);
+    printf("%.4f\n", sum);
+    free(temp);
+    free(result);
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("guarded", [True, False])
+def test_a_callee_time_loop_the_callers_guard_runs(load_source, tmp_path, guarded):
+    program = SWAP if guarded else SWAP.replace("if (steps <= 0)", "if (steps < -1)")
+    rewritten, out = rewrite_source(load_source, program, name="prog.c")
+    assert dict(out.counts)["left unmapped"] == 0, [d.message for d in out.diagnostics]
+    entry = next(line for line in rewritten.splitlines() if "enter data" in line)
+    assert ("map(alloc: result[0:size])" in entry) == guarded, rewritten
+    if not guarded:
+        return    # with 0 steps final is temp: result's zeros are never read, but the
+                  # plan does not know which buffer final is
+    original, new = run_both(tmp_path, program, rewritten)
+    assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()

@@ -217,6 +217,7 @@ class Interpreter(CallHandling):
             state = self.run(node.init, state, frame)
             if state is None:
                 return None
+        state = self._first_trip(node, state, frame)
         recording, self.record = self.record, False
         head = state
         for _ in range(50):
@@ -232,6 +233,12 @@ class Interpreter(CallHandling):
         if recording and back is not None and not frame.prefix:
             self._join_fixes(node, state, back)
         return self._loop_exit(node, back, exit_state, frame)
+
+    def _first_trip(self, node: Node, state: State, frame: Frame) -> State:
+        """The state the loop's fixpoint starts from, after its ``init`` (a hook: an
+        analysis that knows the loop runs at least once may run the first trip alone, so
+        that what it surely does holds from the second trip on)."""
+        return state
 
     def _loop_exit(self, node: Node, back: State | None, exit_state: State | None,
                    frame: Frame) -> State | None:
