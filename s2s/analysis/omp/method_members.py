@@ -169,21 +169,34 @@ def left_behind(model: TranslationUnit, method, label: str) -> bool:
     own = [m for m in model.functions if m.member_of == cls and m.body is not None]
     phase = _constructor_phase(model, own, [m for m in own if constructor_of(m.name, cls)])
     allowed = set(phase) | {method.name}
-    methods = {m.name for m in own}
-    mentions = [(r.function, r.array) for r in model.array_refs] + \
-        [(c.function, c.source) for c in model.pointer_copies if c.source is not None]
-    if any(function not in allowed and _names(text, label, function in methods)
-           for function, text in mentions):
+    if not _mentioning(model, cls, label) <= allowed:
         return False
     return _called_once(model, method.name)
 
 
-def _names(text: str, label: str, method: bool) -> bool:
-    """Whether ``text`` (an array reference's storage, a copied pointer) may be the member
-    ``label`` of some object: ``obj.label``, ``p->label``, and in a method of the class
-    also ``label`` bare (elsewhere a bare name is a variable of that function)."""
-    text = norm_text(text)
-    return text.endswith((f".{label}", f"->{label}")) or method and text == label
+def _mentioning(model: TranslationUnit, cls: str, label: str) -> frozenset[str]:
+    """The functions whose array references or pointer copies may name the member
+    ``label`` of a ``cls`` object: ``obj.label``, ``p->label`` anywhere, and ``label`` bare
+    in a method of the class (elsewhere a bare name is a variable of that function).
+    Indexed once per unit and class."""
+    def build() -> dict[str, set[str]]:
+        methods = {m.name for m in model.functions if m.member_of == cls}
+        index: dict[str, set[str]] = {}
+        mentions = [(r.function, r.array) for r in model.array_refs] + \
+            [(c.function, c.source) for c in model.pointer_copies if c.source is not None]
+        for function, text in mentions:
+            text = norm_text(text)
+            found = _MEMBER_END.search(text)
+            if found is not None:
+                index.setdefault(found.group(1), set()).add(function)
+            elif function in methods:
+                index.setdefault(text, set()).add(function)
+        return index
+    return frozenset(model.cached(("omp.method_members.mentioning", cls), build).get(label, ()))
+
+
+#: the member a storage expression ends with (``obj.u``, ``p->u``)
+_MEMBER_END = re.compile(r"(?:\.|->)\s*([A-Za-z_]\w*)$")
 
 
 def _called_once(model: TranslationUnit, name: str) -> bool:

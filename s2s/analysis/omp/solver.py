@@ -334,7 +334,9 @@ def _storage_counts(model, source, function, tracked) -> dict[str, str]:
     out = {}
     for label in tracked:
         path = MEMBER.fullmatch(label)
-        if path and (count := agreed_count(model, *path.groups())):
+        count = path and model.cached(("omp.solver.storage_count", label),
+                                      lambda path=path: agreed_count(model, *path.groups()))
+        if count:
             out[label] = f"[0:{count}]"
     return out
 
