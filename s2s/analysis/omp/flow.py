@@ -29,7 +29,6 @@ from s2s.analysis.omp.state import (
     Frame,
     State,
     Unsupported,
-    balanced,
     meet,
     norm_text,
     path_root,
