@@ -157,8 +157,9 @@ def left_behind(model: TranslationUnit, method, label: str) -> bool:
     * the member is one the class allocates in its constructor phase (the allocation of the
       class this module adds: nothing else writes it, no method hands it out);
     * no other function of the program mentions its storage (array references, pointer
-      copies, ``this->`` or ``obj.`` included) but the constructor phase, which runs before
-      any call of ``method`` (the destructor only ``free``s it: no mention);
+      copies) but the constructor phase, which runs before any call of ``method``, and
+      there only as its own member (bare or ``this->``; a copy constructor's ``o.temp`` reads
+      another object's); the destructor only ``free``s it (no mention);
     * ``method`` runs at most once per object: its one call in the program is in ``main``,
       outside any loop of a ``main`` without ``goto``, and its address is never taken (a
       second call would copy in the stale host copy)."""
@@ -169,30 +170,35 @@ def left_behind(model: TranslationUnit, method, label: str) -> bool:
     own = [m for m in model.functions if m.member_of == cls and m.body is not None]
     phase = _constructor_phase(model, own, [m for m in own if constructor_of(m.name, cls)])
     allowed = set(phase) | {method.name}
-    if not _mentioning(model, cls, label) <= allowed:
+    own, other = _mentioning(model, cls, label)
+    if not own <= allowed or other:
         return False
     return _called_once(model, method.name)
 
 
-def _mentioning(model: TranslationUnit, cls: str, label: str) -> frozenset[str]:
-    """The functions whose array references or pointer copies may name the member
-    ``label`` of a ``cls`` object: ``obj.label``, ``p->label`` anywhere, and ``label`` bare
-    in a method of the class (elsewhere a bare name is a variable of that function).
+def _mentioning(model: TranslationUnit, cls: str, label: str) -> tuple[frozenset, frozenset]:
+    """(the methods of ``cls`` whose array references or pointer copies name their own
+    member ``label``: bare or ``this->label``; the functions that name it of another
+    object: ``obj.label``, ``p->label``, a copy constructor's ``o.label`` included).
     Indexed once per unit and class."""
-    def build() -> dict[str, set[str]]:
+    def build() -> tuple[dict, dict]:
         methods = {m.name for m in model.functions if m.member_of == cls}
-        index: dict[str, set[str]] = {}
+        own: dict[str, set[str]] = {}
+        other: dict[str, set[str]] = {}
         mentions = [(r.function, r.array) for r in model.array_refs] + \
             [(c.function, c.source) for c in model.pointer_copies if c.source is not None]
         for function, text in mentions:
             text = norm_text(text)
             found = _MEMBER_END.search(text)
             if found is not None:
-                index.setdefault(found.group(1), set()).add(function)
+                mine = function in methods and text.startswith("this->") and \
+                    "." not in text and text.count("->") == 1
+                (own if mine else other).setdefault(found.group(1), set()).add(function)
             elif function in methods:
-                index.setdefault(text, set()).add(function)
-        return index
-    return frozenset(model.cached(("omp.method_members.mentioning", cls), build).get(label, ()))
+                own.setdefault(text, set()).add(function)
+        return own, other
+    own, other = model.cached(("omp.method_members.mentioning", cls), build)
+    return frozenset(own.get(label, ())), frozenset(other.get(label, ()))
 
 
 #: the member a storage expression ends with (``obj.u``, ``p->u``)
