@@ -116,6 +116,9 @@ def var_use_functions(functions, directives, allocations, helper_calls) -> froze
         {c.function for c in helper_calls}
     chosen.discard(None)
     defined = {f.name for f in functions}
+    # ``main`` roots every plan of the program, also where its offload work is all in other
+    # files (its calls of them are to functions this file only declares)
+    chosen |= defined & {"main"}
     calls = {f.name: {c.name for c in f.calls} & defined for f in functions}
     grown = True
     while grown:

@@ -151,18 +151,68 @@ class CoverInterpreter(Interpreter):
             self._bindings.pop()
             self._callees.pop()
 
+    def _first_trip(self, node: Node, state: State, frame: Frame) -> State:
+        """A loop that surely runs once starts its fixpoint after its first trip, run alone
+        from the entry: what that trip writes through pointers it holds for certain only
+        then (``r = result`` before a swap of double buffers) stays covered for the trips
+        after it, which would otherwise meet the entry's empty cover at the head."""
+        if not self._surely_once(node):
+            return state
+        back, _ = self._iteration(node, state.copy(), frame)
+        return state if back is None else back
+
+    def _surely_once(self, node: Node) -> bool:
+        """A counting ``for`` loop without ``break`` that surely runs at least once."""
+        if node.loop_kind != "for" or any(n.jump == "break" for n in node.body.walk()):
+            return False
+        key = (id(node), self._calling_context(node))
+        if key not in self._entered:
+            function = self.irs[node.function].function
+            self._entered[key] = surely_entered(node, function, self.model, self.text) or \
+                self._entered_by_caller(node, function)
+        return self._entered[key]
+
+    def _calling_context(self, node: Node):
+        """The call ``node``'s function was entered by, when it is the innermost one."""
+        if not self._calls or not self._callees or \
+                self._callees[-1][0].function.name != node.function:
+            return None
+        return id(self._calls[-1][0])
+
+    def _entered_by_caller(self, node: Node, function) -> bool:
+        """A loop whose trip count is its function's parameters (``i < num_iterations``,
+        never assigned there) runs once when a guard before the call in the caller leaves
+        the arguments that many: ``if (... || sim_time <= 0) fatal(...)`` then
+        ``compute_tran_temp(result, sim_time, ...)``."""
+        if self._calling_context(node) is None:
+            return False
+        found = loop_need(node)
+        call_node, _caller_frame = self._calls[-1]
+        _ir, call = self._callees[-1]
+        params = [p.name for p in function.params]
+        if found is None or len(call.args) != len(params):
+            return False
+        need, strict = found
+        atoms = {atom for key in need for atom in key}
+        if not atoms or not atoms <= set(params) or \
+                not unchanged_after(self.model, function, sorted(atoms), function.body.span.start,
+                                    function.body.span.start):
+            return False
+        args = dict(zip(params, call.args, strict=True))
+        try:
+            need = poly(_IDENT.sub(lambda m: f"({norm_text(args[m.group(0)])})"
+                                   if m.group(0) in atoms else m.group(0), render(need)))
+        except NotPoly:
+            return False
+        outer = self.irs[call_node.function].function
+        return guarded_positive(need, strict, call_node, outer, self.model)
+
     def _loop_exit(self, node: Node, back: State | None, exit_state: State | None,
                    frame: Frame) -> State | None:
         """After a loop that surely runs once and has no ``break``, the device wrote what
         the end of an iteration says (``back`` is that state from the fixpoint head, so
         its cover holds in every iteration, the first one included)."""
-        if exit_state is None or back is None or not back.cover or node.loop_kind != "for" \
-                or any(n.jump == "break" for n in node.body.walk()):
-            return exit_state
-        if id(node) not in self._entered:
-            function = self.irs[node.function].function
-            self._entered[id(node)] = surely_entered(node, function, self.model, self.text)
-        if not self._entered[id(node)]:
+        if exit_state is None or back is None or not back.cover or not self._surely_once(node):
             return exit_state
         out = exit_state.copy()
         out.cover = dict(back.cover)
@@ -428,7 +478,26 @@ def surely_entered(loop: Node, function, model, text) -> bool:
     strict = op == "<"
     if set(need) <= {()}:
         return need.get((), 0) > 0 or (not strict and need.get((), 0) == 0)
-    for guard in _guards(loop, never_returning(model)):
+    return guarded_positive(need, strict, loop, function, model)
+
+
+def loop_need(loop: Node):
+    """(``b - a`` as a polynomial, whether the test is strict) of a counting loop ``for (i
+    = a; i < b; ...)``; None for any other loop."""
+    found = counting_loop(loop.stmt, stride=True)
+    if found is None:
+        return None
+    _, first, op, bound, _ = found
+    try:
+        return add(poly(bound), scale(poly(first), -1)), op == "<"
+    except NotPoly:
+        return None
+
+
+def guarded_positive(need: dict, strict: bool, anchor: Node, function, model) -> bool:
+    """Whether an early exit before ``anchor`` in ``function`` leaves ``need`` positive
+    (non-negative where not ``strict``), its variables unchanged after the guard."""
+    for guard in _guards(anchor, never_returning(model)):
         for fact, fact_strict in _negated_tests(guard.stmt.tests):
             margin = add(need, scale(fact, -1))
             if set(margin) - {()}:

@@ -29,7 +29,6 @@ from s2s.analysis.omp.state import (
     Frame,
     State,
     Unsupported,
-    balanced,
     meet,
     norm_text,
     path_root,
@@ -105,6 +104,9 @@ class Interpreter(CallHandling):
     #: label -> ``[0:count]`` of arrays mapped whole by name (``int hist[NBINS]``): what a
     #: loop must cover to write one whole
     whole_counts: dict = field(default_factory=dict)
+    #: label -> ``[0:count]`` of a struct member's whole storage (omp.member_counts): a
+    #: write of all of it is a full write whatever section the region maps
+    storage_counts: dict = field(default_factory=dict)
     #: ids of host accesses to elements no kernel of the region touches (omp.touched):
     #: they neither need the device's copy nor make it stale where it is ever read
     ignored: frozenset = frozenset()
@@ -214,6 +216,7 @@ class Interpreter(CallHandling):
             state = self.run(node.init, state, frame)
             if state is None:
                 return None
+        state = self._first_trip(node, state, frame)
         recording, self.record = self.record, False
         head = state
         for _ in range(50):
@@ -229,6 +232,12 @@ class Interpreter(CallHandling):
         if recording and back is not None and not frame.prefix:
             self._join_fixes(node, state, back)
         return self._loop_exit(node, back, exit_state, frame)
+
+    def _first_trip(self, node: Node, state: State, frame: Frame) -> State:
+        """The state the loop's fixpoint starts from, after its ``init`` (a hook: an
+        analysis that knows the loop runs at least once may run the first trip alone, so
+        that what it surely does holds from the second trip on)."""
+        return state
 
     def _loop_exit(self, node: Node, back: State | None, exit_state: State | None,
                    frame: Frame) -> State | None:
@@ -473,15 +482,24 @@ class Interpreter(CallHandling):
         return self.length_memo[key]
 
     def _compare_length(self, count: str, frame: Frame, labels: frozenset) -> bool:
-        wanted = {_section_length(self.lengths.get(label, "") or
-                                  self.whole_counts.get(label, "")) for label in labels}
-        if len(wanted) != 1 or None in wanted:
-            return False
-        wanted_text = wanted.pop()
         root = self._stack[0] if self._stack else frame.function
         text = count if frame.function == root else self._count_in_root(count, frame)
         if text is None:
             return False
+        mapped = {self.lengths.get(label, "") or self.whole_counts.get(label, "")
+                  for label in labels}
+        stored = {self.storage_counts.get(label, "") for label in labels}
+        # the section mapped, else the member's whole storage (``P->rho[0:P->n]`` covers
+        # whatever part of it the region maps: omp.member_counts proved the count)
+        return any(self._same_count(text, wanted, root) for wanted in (mapped, stored))
+
+    def _same_count(self, text: str, wanted: set, root: str) -> bool:
+        """Whether the count ``text`` (in the root's names) is the one length in ``wanted``
+        (section texts ``[0:n]``)."""
+        wanted = {_section_length(section) for section in wanted}
+        if len(wanted) != 1 or None in wanted:
+            return False
+        wanted_text = wanted.pop()
         text, wanted_text = _unwrapped(text), _unwrapped(wanted_text)
         if same_value(text, wanted_text):
             return True
@@ -507,12 +525,20 @@ class Interpreter(CallHandling):
         if text.strip() in frame.scalars and len(self._stack) == 2:
             return frame.scalars[text.strip()]
         if re.search(r"\.|->", text):
-            # ``d->n`` with ``d`` the caller's pointer: the caller's member
-            path = text.strip()
-            while path.startswith("(") and path.endswith(")") and balanced(path[1:-1]):
-                path = path[1:-1].strip()   # ``(p->cells)`` of a definition expanded
-            return frame.resolve(path) if _MEMBER_PATH.fullmatch(path) and \
-                path_root(path) in frame.pointers and len(self._stack) == 2 else None
+            # ``d->n`` with ``d`` the caller's pointer: the caller's member; so is each
+            # member path of ``(p->nx) * (p->ny)`` (a product of plain definitions)
+            if len(self._stack) != 2:
+                return None
+            paths = list(_MEMBER_PATH.finditer(text))
+            if any(path_root(m.group(0)) not in frame.pointers for m in paths):
+                return None
+            text = _MEMBER_PATH.sub(lambda m: frame.resolve(re.sub(r"\s+", "", m.group(0))),
+                                    text)
+            if re.search(r"\.\s*[A-Za-z_]|->", _MEMBER_PATH.sub("", text)):
+                return None     # a member of something else (``a[i].n``, ``f()->n``)
+            names = set(_NAME.findall(_MEMBER_PATH.sub("", text)))
+            own = {p.name for p in callee.function.params} | callee.scalar_locals
+            return None if names & own else text
         names = set(_NAME.findall(text))
         own = {p.name for p in callee.function.params} | callee.scalar_locals
         if not names & own:

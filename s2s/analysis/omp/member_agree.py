@@ -57,6 +57,7 @@ def agreed_count(model: TranslationUnit, root: str, sep: str, member: str) -> st
     if not _only_allocated(model, member, [a for a, _ in allocations]):
         return None
     functions = {f.name: f for f in model.functions}
+    allocations = _own_allocations(allocations, functions)
     if any(a.function not in functions or functions[a.function].body is None
            for a, _ in allocations):
         return None
@@ -76,6 +77,23 @@ def agreed_count(model: TranslationUnit, root: str, sep: str, member: str) -> st
     return None
 
 
+def _own_allocations(allocations, functions: dict) -> list:
+    """``allocations`` without those a program records at a call of a function that makes
+    the struct (``Particles *P = particles_create(n, h);`` stands for the ``p->rho =
+    alloc_doubles(n)`` inside it): the call's count is the inner allocation's, which the
+    agreement is proved on, in the function that writes the owner's members."""
+    makers = {a.function for a, _ in allocations}
+    kept = []
+    for allocation, found in allocations:
+        caller = functions.get(allocation.function)
+        made = allocation.kind == "helper" and caller is not None and any(
+            call.name in makers and call.name != allocation.function and
+            call.span.start <= allocation.span.start < call.span.end for call in caller.calls)
+        if not made:
+            kept.append((allocation, found))
+    return kept
+
+
 def _candidates(allocations, model) -> list[tuple[str, tuple[str, str]]]:
     """Counts to try, in the owner's terms (``(owner, sep)`` with each): those naming one
     member first (the length the program keeps beside the array). A count naming a
@@ -93,6 +111,23 @@ def _candidates(allocations, model) -> list[tuple[str, tuple[str, str]]]:
             continue
         out.append((count, (owner, found.group(2))))
     out.sort(key=lambda c: len(_MEMBER.findall(c[0])) != 1 or bool(re.search(r"[-+*/]", c[0])))
+    return out + _kept_lengths(allocations, model, {c for c, _ in out})
+
+
+def _kept_lengths(allocations, model, tried: set) -> list[tuple[str, tuple[str, str]]]:
+    """The owner's members the allocating function gives a value with a plain ``=``
+    (``p->n = n;`` beside ``p->rho = alloc_doubles(n);``): the length the program keeps
+    beside the array, to try where the allocation's own count names a local or a
+    parameter of that function (``n``), which means nothing where the member is used."""
+    out = []
+    for allocation, found in allocations:
+        owner, sep = found.group(1), found.group(2)
+        for write in model.in_function("member_writes", allocation.function):
+            candidate = f"{owner}{sep}{write.member}"
+            if write.base == owner and write.role == "assign" and write.value is not None \
+                    and not write.whole and candidate not in tried:
+                tried.add(candidate)
+                out.append((candidate, (owner, sep)))
     return out
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from s2s.analysis.omp.loops import LOOP_KINDS
 from s2s.analysis.omp.member_pointers import constructor_of
 from s2s.analysis.omp.state import norm_text
 from s2s.model import TranslationUnit
@@ -145,3 +146,75 @@ def _written_before(model: TranslationUnit, member: str, allocating, allocation,
             if any(at < start for at in later):
                 return False
     return True
+
+
+def left_behind(model: TranslationUnit, method, label: str) -> bool:
+    """Whether the host copy of the class's pointer member ``label`` is never read once
+    ``method`` returns, so the method's data region need not copy it back (heat_class_setup:
+    ``Advance()`` steps ``temp`` on the device; the expert maps it ``to`` because main
+    calls ``plate.Advance(steps, 100)`` once and nothing reads ``temp`` after). Proved when
+
+    * the member is one the class allocates in its constructor phase (the allocation of the
+      class this module adds: nothing else writes it, no method hands it out);
+    * no other function of the program mentions its storage (array references, pointer
+      copies) but the constructor phase, which runs before any call of ``method``, and
+      there only as its own member (bare or ``this->``; a copy constructor's ``o.temp`` reads
+      another object's); the destructor only ``free``s it (no mention);
+    * ``method`` runs at most once per object: its one call in the program is in ``main``,
+      outside any loop of a ``main`` without ``goto``, and its address is never taken (a
+      second call would copy in the stale host copy)."""
+    cls = method.member_of
+    if cls is None or label not in method.fields or constructor_of(method.name, cls) or \
+            not any(a.function == f"{cls}::" and a.name == label for a in model.allocations):
+        return False
+    own = [m for m in model.functions if m.member_of == cls and m.body is not None]
+    phase = _constructor_phase(model, own, [m for m in own if constructor_of(m.name, cls)])
+    allowed = set(phase) | {method.name}
+    own, other = _mentioning(model, cls, label)
+    if not own <= allowed or other:
+        return False
+    return _called_once(model, method.name)
+
+
+def _mentioning(model: TranslationUnit, cls: str, label: str) -> tuple[frozenset, frozenset]:
+    """(the methods of ``cls`` whose array references or pointer copies name their own
+    member ``label``: bare or ``this->label``; the functions that name it of another
+    object: ``obj.label``, ``p->label``, a copy constructor's ``o.label`` included).
+    Indexed once per unit and class."""
+    def build() -> tuple[dict, dict]:
+        methods = {m.name for m in model.functions if m.member_of == cls}
+        own: dict[str, set[str]] = {}
+        other: dict[str, set[str]] = {}
+        mentions = [(r.function, r.array) for r in model.array_refs] + \
+            [(c.function, c.source) for c in model.pointer_copies if c.source is not None]
+        for function, text in mentions:
+            text = norm_text(text)
+            found = _MEMBER_END.search(text)
+            if found is not None:
+                mine = function in methods and text.startswith("this->") and \
+                    "." not in text and text.count("->") == 1
+                (own if mine else other).setdefault(found.group(1), set()).add(function)
+            elif function in methods:
+                own.setdefault(text, set()).add(function)
+        return own, other
+    own, other = model.cached(("omp.method_members.mentioning", cls), build)
+    return frozenset(own.get(label, ())), frozenset(other.get(label, ()))
+
+
+#: the member a storage expression ends with (``obj.u``, ``p->u``)
+_MEMBER_END = re.compile(r"(?:\.|->)\s*([A-Za-z_]\w*)$")
+
+
+def _called_once(model: TranslationUnit, name: str) -> bool:
+    """Whether the function ``name`` runs at most once: one call in the whole program, in
+    ``main``, under no loop there (``main`` has no ``goto``), and no address of it taken."""
+    sites = [(function, call) for function in model.functions for call in function.calls
+             if call.name == name or name in call.targets]
+    if len(sites) != 1 or any(ref.name == name for ref in model.function_refs):
+        return False
+    caller, call = sites[0]
+    if caller.name != "main" or caller.body is None:
+        return False
+    return not any(stmt.kind == "goto" or stmt.kind in LOOP_KINDS and
+                   stmt.span.start <= call.span.start < stmt.span.end
+                   for stmt in caller.body.walk())

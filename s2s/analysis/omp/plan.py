@@ -43,6 +43,7 @@ from s2s.analysis.omp.arrays import (
 )
 from s2s.analysis.omp.callee_maps import callee_mappings
 from s2s.analysis.omp.changes import Scope, changing_term
+from s2s.analysis.omp.copied_members import copied_section
 from s2s.analysis.omp.flow import Interpreter
 from s2s.analysis.omp.global_entries import entry_only_functions, global_entries
 from s2s.analysis.omp.guards import (
@@ -297,7 +298,8 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
         if section is None:
             section = dict(callee_maps.lengths).get(label)
         if section is None:
-            section = helper_section(model, function, label)
+            section = helper_section(model, function, label) or \
+                copied_section(model, function, label)
         if section is None:
             section = member_section(model, source, label, function.name)
         if section is None and label in referred:

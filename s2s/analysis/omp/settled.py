@@ -43,9 +43,24 @@ def steady_value(model, function, value) -> bool:
     value nor through its address (the rule of the module doc for a definition's value,
     parameters included: they are never declared in the body)."""
     uses, declared, addressed, by_name = _tables(model, function)
-    return all(u.local and declared[u.name] <= 1 and u.name not in addressed and
-               not any(w.span.start >= value.end for w in by_name.get(u.name, ())
-                       if w.role != "declare") for u in mentions_inside(uses, value))
+    inside = mentions_inside(uses, value)
+    return all(u.local and declared[u.name] <= 1 and (
+        u.name not in addressed and
+        not any(w.span.start >= value.end for w in by_name.get(u.name, ())
+                if w.role != "declare") or
+        _steady_fields(model, function, value, u.name, inside)) for u in inside)
+
+
+def _steady_fields(model, function, value, name: str, inside: list) -> bool:
+    """Whether the struct ``name``, whose address is taken, keeps the members the value at
+    span ``value`` reads (``n = p.nx * p.ny`` then ``heat_run(&p, ...)`` with a
+    ``const heat_params *`` parameter): every mention of it there reads one member
+    (``VarUse.field``, through ``.``: not a pointer's target) and :func:`steady_member`
+    holds for those members."""
+    mine = [u for u in inside if u.name == name]
+    if not mine or any(u.role != "member" or u.field is None or u.pointer for u in mine):
+        return False
+    return steady_member(model, function, value, [name, *sorted({u.field for u in mine})])
 
 
 def steady_member(model, function, value, path: list[str]) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from s2s.analysis.omp.method_members import left_behind
 from s2s.analysis.omp.pointer_arrays import is_array_of_pointers
 from s2s.analysis.omp.state import norm_text
 from s2s.analysis.polynomial import NotPoly, assigned_in, poly, render, same_value
@@ -216,7 +217,8 @@ def live_after(model: TranslationUnit, function, start: int, end: int, tracked) 
             continue
         allocation = allocation_of(model, function, label)
         if escapes and (root_name(label) in params or allocation is None
-                        or allocation.function is None or not group & freed):
+                        or allocation.function is None or not group & freed) and \
+                not left_behind(model, function, label):
             live.add(label)
             continue
         for ref in model.array_refs:

@@ -21,6 +21,8 @@ import re
 from s2s.analysis.omp.callee_repoints import call_copies
 from s2s.analysis.omp.flow import Interpreter
 from s2s.analysis.omp.ir import Node, called_functions
+from s2s.analysis.omp.member_agree import agreed_count
+from s2s.analysis.omp.member_counts import MEMBER
 from s2s.analysis.omp.place import place_copy, push_after, push_candidates, source_texts
 from s2s.analysis.omp.sections import atoms_of
 from s2s.analysis.omp.sizes import allocation_of
@@ -54,6 +56,7 @@ class Solver:
         self.length_memo: dict = {}
         self.root_memo: dict = {}
         self.whole_counts = _whole_counts(model, function, tracked, lengths)
+        self.storage_counts = _storage_counts(model, source, function, tracked)
         texts: dict[str, str] = {}
 
         def body_text(name: str) -> str:
@@ -69,6 +72,7 @@ class Solver:
                            distinct=self.distinct, section_of=self.section_of,
                            length_memo=self.length_memo, body_text=self.body_text,
                            root_memo=self.root_memo, whole_counts=self.whole_counts,
+                           storage_counts=self.storage_counts,
                            ignored=self.ignored)
 
     def _run(self, to_labels):
@@ -319,6 +323,21 @@ def _whole_counts(model, function, tracked, lengths) -> dict[str, str]:
         if allocation is not None and allocation.count is not None and \
                 len(allocation.dims) <= 1:
             out[label] = f"[0:{allocation.count.text}]"
+    return out
+
+
+def _storage_counts(model, source, function, tracked) -> dict[str, str]:
+    """``[0:count]`` per struct member label (``P->rho``) whose storage's count
+    omp.member_counts proves, so that a callee's loop over ``P->n`` elements counts as a
+    write of the whole member where the region maps it by the allocating call's count
+    (``n`` of ``particles_create(n, ...)``)."""
+    out = {}
+    for label in tracked:
+        path = MEMBER.fullmatch(label)
+        count = path and model.cached(("omp.solver.storage_count", label),
+                                      lambda path=path: agreed_count(model, *path.groups()))
+        if count:
+            out[label] = f"[0:{count}]"
     return out
 
 
