@@ -288,7 +288,8 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
                      self.space)
         buffers = self.whole_arrays([Buffer(name, self.space[name], 1, name in self.local,
                                             name not in self.unseen_reach and self._poolable(name, statements) and
-                                            before_exits(exits, self.alloc_at[name])) for name in self.space])
+                                            before_exits(exits, self.alloc_at[name], statements))
+                                            for name in self.space])
         pairs = [op for body in self.bodies for op in body.ops if isinstance(op, Copy)]
         graph = build_region_graph(buffers, ops, shared_device=True, pairs=pairs)
         kernel_of = {op: k for k, op in enumerate(graph.op_of_kernel)}

@@ -165,9 +165,12 @@ class Streams:
         """Record stream work touching region buffers (``(name, read, write)`` triples)."""
         touched = frozenset(name for name, read, write in accesses if read or write)
         if touched:
+            fixed = self.fixed_stream(uses)
+            if fixed:   # one variable: '(stream)' and 'stream' are one stream
+                text = "".join(c for c in text if c not in "() \t\n")
             self.stream_work.append(StreamWork(text, span, touched,
                                                frozenset(name for name, _, write in accesses if write),
-                                               self.fixed_stream(uses)))
+                                               fixed))
 
     def check_stream_order(self, statements) -> None:
         """Refuse two pieces of stream work on possibly different streams sharing a written
@@ -208,6 +211,6 @@ class Streams:
         for call in self.model.in_function("api_calls", self.function.name):
             if entry.stmt.span.start <= call.span.start and call.span.end <= entry.stmt.span.end:
                 if call.name in _DEVICE_SYNCS or fixed and call.name == "cudaStreamSynchronize" and \
-                        len(call.args) == 1 and call.args[0].text.strip() == stream:
+                        len(call.args) == 1 and "".join(c for c in call.args[0].text if c not in "() \t\n") == stream:
                     return True
         return False
