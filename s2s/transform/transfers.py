@@ -348,12 +348,13 @@ def element_loop_edits(plan: HostPlan, index: int, source: bytes, device_ends: t
     entry = plan.region.statements[index]
     first_device, last_device_free = device_ends
     pooled = _pooled_arrays(plan)
-    edits, removed, pool_free = [], 0, None
+    edits, removed, pool_free, pool_made = [], 0, None, False
     for child, call, array, element, wrapper in entry.parts:
         if array not in pooled or call.name not in ("cudaMalloc", "cudaFree"):
             continue
         if call.name == "cudaMalloc":
-            if index == first_device:
+            if index == first_device and not pool_made:   # (once: the loop may allocate two arrays)
+                pool_made = True
                 inserts.setdefault(index, []).append(
                     _wrap(wrapper, f"cudaMalloc((void **)&{DEVICE_POOL}, s2s_device_bytes)"))
             slot = element[len(array):]

@@ -384,7 +384,11 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
                     if entry.op is not None and entry.role not in ("host", "host-alloc", "host-free")]
         if not with_ops:
             return
-        for index in range(with_ops[0] + 1, with_ops[-1]):
+        # (a loop at either end switching devices between its own operations, a per-GPU
+        # ``for (g..) { cudaSetDevice(g); cudaMalloc(&d[g], n); }``, puts its buffers on
+        # several devices, which one pool cannot hold)
+        ends = [i for i in (with_ops[0], with_ops[-1]) if statements[i].role in ("element-loop", "loop")]
+        for index in sorted({*range(with_ops[0] + 1, with_ops[-1]), *ends}):
             reset = self.device_reset(top[index], calls.inside(top[index].span))
             if reset is not None:
                 self._refuse(f"'{reset[0]}' (line {reset[1].line}) between operations of the region: "
