@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from s2s.analysis.transfers.host_code import find_regions
-from s2s.analysis.transfers.host_exits import check_plan
+from s2s.analysis.transfers.host_exits import check_plan, check_seen_values
 from s2s.cli.main import main
 from s2s.diagnostics import UnsupportedConstruct
 from s2s.edits import EditSet
@@ -123,12 +123,40 @@ def test_cleanup_tail_that_copies_is_refused(load_source):
     assert "do more than free buffers" in _refusal(load_source, text)
 
 
-def test_buffer_the_caller_sees_is_refused(load_source):
-    text = PROGRAM.replace("int main(int argc, char **argv)\n{\n    int n = argc > 1 ? atoi(argv[1]) : 1000;",
-                           "int run(float *h_out, int n)\n{") \
+def _caller_sees(text: str = PROGRAM) -> str:
+    return text.replace("int main(int argc, char **argv)\n{\n    int n = argc > 1 ? atoi(argv[1]) : 1000;",
+                        "int run(float *h_out, int n)\n{") \
         .replace("    float *h_out = (float *)malloc(n * sizeof(float));\n", "") \
-        .replace("    free(h_out);\n", "") + "int main() { float h[100]; return run(h, 100); }\n"
-    assert "'h_out' is seen by the caller" in _refusal(load_source, text)
+        .replace("    free(h_out);\n", "") + \
+        "int main(int argc, char **argv)\n{\n    static float h[4096];\n" \
+        "    return run(h, argc > 1 ? atoi(argv[1]) : 1000);\n}\n"
+
+
+def test_a_buffer_the_caller_sees_is_planned_when_each_jump_sees_its_value(load_source, capsys, tmp_path):
+    """issue 29: 'h_out' is the caller's: the plan downloads into it as often before each
+    jump as the program did (check_seen_values), so the caller sees the same on every path."""
+    text = _caller_sees()
+    after, warnings = _run(load_source, text)
+    assert warnings == [] and after.count("cudaMalloc(") == 1
+    assert after.index("CHECK(cudaMemcpy(h_out, d_out") < after.index("            goto end;")
+    path = tmp_path / "seen.cu"
+    path.write_text(text)
+    assert main(["verify", "-q", "--passes", "transfers", "--args", "1000", str(path)]) == 0
+    assert "verdict: OK" in capsys.readouterr().out
+
+
+def test_a_download_into_the_callers_buffer_moved_past_a_jump_is_refused(load_source):
+    loaded = load_source(_caller_sees(), "prog.cu")
+    region, = find_regions(loaded.model, loaded.source)[0]
+    assert region.seen_by_caller == {"h_out"}
+    download = next(i for i, s in enumerate(region.statements) if "cudaMemcpy(h_out" in s.stmt.span.text(loaded.source))
+    check_seen_values(region.function, region.exits, region.statements, region.ops, region.seen_by_caller,
+                      [("h_out", download)])
+    late = region.exits[-1]     # the check loop's jump, after the program's download
+    with pytest.raises(UnsupportedConstruct, match=r"copies into it 0 time\(s\) before 'goto end' \(line "
+                       f"{late.goto.span.line}\\) where the program did 1"):
+        check_seen_values(region.function, region.exits, region.statements, region.ops, region.seen_by_caller,
+                          [("h_out", late.at + 1)])
 
 
 #: issue 29: each memory call checked by an ``if`` whose error branch is the ``goto``; a

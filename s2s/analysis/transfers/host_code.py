@@ -56,6 +56,7 @@ from s2s.analysis.transfers.host_exits import (
     check_frees,
     check_region,
     goto_exits,
+    seen_by_caller,
     unwrapped,
 )
 from s2s.analysis.transfers.host_frames import CheckedCalls
@@ -168,6 +169,9 @@ class HostRegion:
     kept_out: tuple[tuple[str, str, SourceSpan], ...] = ()
     #: forward ``goto`` jumps to a cleanup label (``host_exits``)
     exits: tuple[GotoExit, ...] = ()
+    #: with jumps: the buffers the caller sees, which hold on each jump's path what the
+    #: program left there (``host_exits.check_seen_values``)
+    seen_by_caller: frozenset[str] = frozenset()
 
     def statement_of_kernel(self, kernel: int) -> int:
         op = self.graph.op_of_kernel[kernel]
@@ -284,8 +288,8 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
         statements, ops = self.statements_of(top, calls, launches)
         self.check_stream_order(statements)
         self._live_to_exit(len(statements), calls)
-        check_region(self.function.name, exits, statements, self._own_variables() if exits else set(),
-                     self.space)
+        own = self._own_variables() if exits else set()
+        check_region(self.function.name, exits, statements, own, self.space)
         buffers = self.whole_arrays([Buffer(name, self.space[name], 1, name in self.local,
                                             name not in self.unseen_reach and self._poolable(name, statements) and
                                             before_exits(exits, self.alloc_at[name], statements))
@@ -307,7 +311,7 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
                           kept_out=tuple((name, *self.unseen_reach[name]) for name in self.space
                                          if name in self.unseen_reach and name in self.local
                                          and name in self.free_at),
-                          exits=exits)
+                          exits=exits, seen_by_caller=seen_by_caller(exits, self.space, own))
 
     def _live_to_exit(self, end: int, calls: SpanIndex[ApiCall]) -> None:
         """In ``main``, a device buffer allocated here that no ``cudaFree`` names lives until

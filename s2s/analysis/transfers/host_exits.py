@@ -15,8 +15,9 @@ function is planned when every path stays correct:
   other allocations become slots that cannot fail (allocations after such jumps may join the
   pool), and every planned copy takes a copy's frame and jump. The copies' jumps must all
   reach one label, and no planned copy may jump past a declaration (:func:`check_plan`);
-* every buffer is the function's own: a buffer the caller sees could be left with another
-  value on the jump's path when the plan moved its copies;
+* a buffer the caller sees (a parameter, a global) is copied into by the plan as often
+  before each jump as by the program (:func:`check_seen_values`): else the caller could find
+  another value in it on the jump's path; a loop of copies next to such a buffer is refused;
 * buffers allocated at or after a ``goto`` stay out of the pools, so the pools (and the
   declarations the rewrite inserts for them) come before every jump: C++ forbids a jump past
   an initialised declaration, and the pool is freed once on each path;
@@ -104,10 +105,35 @@ def check_region(function: str, exits: tuple[GotoExit, ...], statements, own: se
             raise _refused(function, f"'goto {exit.goto.label}' sits in a statement with a CUDA memory call "
                            "or launch, which the plan moves or merges", exit.goto)
     outside = sorted(name for name in space if name not in own)
-    if outside:
+    looped = [s for s in statements if s.role in ("copy-loop", "element-loop")]
+    if outside and looped:
         raise _refused(function, f"'{outside[0]}' is seen by the caller, and 'goto {exits[0].goto.label}' "
-                       "leaves early: its value on that path is not proven when the plan moves its copies",
-                       exits[0].goto)
+                       "leaves early: its value on that path is not proven when the plan moves the copies "
+                       f"of the loop at line {looped[0].stmt.span.line}", exits[0].goto)
+
+
+def seen_by_caller(exits: tuple[GotoExit, ...], space: dict[str, str], own: set[str]) -> frozenset[str]:
+    """The region buffers a caller sees (parameters, globals) of a function with jumps."""
+    return frozenset(name for name in space if name not in own) if exits else frozenset()
+
+
+def check_seen_values(function: str, exits: tuple[GotoExit, ...], statements, ops, seen: frozenset[str],
+                      planned: list[tuple[str, int]]) -> None:
+    """A buffer the caller sees holds, on each jump's path, what the program left in it: the
+    plan writes it by copies (``planned``: (buffer, boundary) per copy the plan places) as often
+    before each ``goto`` as the program's own copies did (those the plan replaces). A download
+    moved past a jump would leave the caller's buffer stale on that path."""
+    own_copies = [(ops[s.op].dst, index) for index, s in enumerate(statements)
+                  if s.role == "copy" and s.op is not None and getattr(ops[s.op], "dst", None) in seen]
+    for exit in exits:
+        for name in sorted(seen):
+            before = sum(1 for n, at in own_copies if n == name and at <= exit.at)
+            placed = sum(1 for n, boundary in planned if n == name and boundary <= exit.at)
+            if before != placed:
+                raise _refused(function, f"'{name}' is seen by the caller, and the plan copies into it "
+                               f"{placed} time(s) before 'goto {exit.goto.label}' (line {exit.goto.span.line}) "
+                               f"where the program did {before}: on the jump's path the caller would see "
+                               "another value", exit.goto)
 
 
 def framed_exit(entry) -> bool:
