@@ -273,6 +273,8 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
     unseen_reach: dict[str, tuple[str, SourceSpan]] = field(default_factory=dict)
     #: launches and copies kept as written on a blocking stream (``host_streams``)
     stream_work: list = field(default_factory=list)
+    #: stream variable (name, declaration) -> why it is not a blocking stream (None: it is)
+    stream_verdicts: dict = field(default_factory=dict)
 
     # -- classification -------------------------------------------------------------
 

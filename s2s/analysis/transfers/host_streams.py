@@ -29,6 +29,7 @@ changes the default stream's order and is not seen here (the flags do not reach 
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
 from s2s.model.cuda import ApiCall
@@ -94,6 +95,13 @@ class Streams:
         root = min(uses, key=lambda u: u.span.start)
         if not root.local:
             return f"stream '{text}' is not created in '{self.function.name}'"
+        key = (root.name, root.decl)
+        if key not in self.stream_verdicts:     # (once per variable: a file may launch often)
+            self.stream_verdicts[key] = self._variable_problem(root)
+        return self.stream_verdicts[key]
+
+    def _variable_problem(self, root) -> str | None:
+        """Why the stream variable of mention ``root`` is not provably a blocking stream."""
         creations = 0
         for use in self._uses(self.function.span):
             if use.name != root.name or use.decl != root.decl or not _gives_value(use):
@@ -178,6 +186,10 @@ class Streams:
         them (module docstring)."""
         work = sorted((w for w in (self._placed(w, statements) for w in self.stream_work) if w is not None),
                       key=lambda w: (w.statement, w.span.start))
+        if len(work) < 2:
+            return
+        moved = [i for i, entry in enumerate(statements) if entry.role in _MOVED_ROLES]
+        barriers = self._barriers(statements)
         for k, first in enumerate(work):
             for second in work[k + 1:]:
                 if second.statement == first.statement or not (first.written & second.touched or
@@ -185,15 +197,16 @@ class Streams:
                     continue
                 if first.fixed and second.fixed and first.stream == second.stream:
                     continue
-                moved = next((i for i in range(first.statement + 1, second.statement)
-                              if statements[i].role in _MOVED_ROLES), None)
-                if moved is None or any(self._orders(statements[i], first.stream, first.fixed)
-                                        for i in range(first.statement + 1, second.statement)):
+                at = bisect.bisect_right(moved, first.statement)
+                if at == len(moved) or moved[at] >= second.statement:
+                    continue     # nothing the plan moves lies between them
+                if any(first.statement < b < second.statement
+                       for b in barriers.get(first.stream if first.fixed else None, ()) + barriers.get("", ())):
                     continue
                 shared = sorted((first.written & second.touched) | (second.written & first.touched))[0]
                 self._refuse(f"the work on stream '{first.stream}' (line {first.span.line}) and on stream "
                              f"'{second.stream}' (line {second.span.line}) both use '{shared}', and what "
-                             f"orders them may be the statement at line {statements[moved].stmt.span.line}, "
+                             f"orders them may be the statement at line {statements[moved[at]].stmt.span.line}, "
                              "which the plan moves (no device or stream synchronisation between them)",
                              second.span, "transfers-stream")
 
@@ -203,14 +216,22 @@ class Streams:
                 return StreamWork(work.stream, work.span, work.touched, work.written, work.fixed, index)
         return None
 
-    def _orders(self, entry, stream: str, fixed: bool) -> bool:
-        """Statement ``entry`` (kept in place) finishes the work of ``stream`` before what
-        follows: a device synchronisation, that stream's, or a default-stream launch."""
-        if entry.role == "launch" and entry.launch is not None and stream_text(entry.launch.stream) is None:
-            return True
-        for call in self.model.in_function("api_calls", self.function.name):
-            if entry.stmt.span.start <= call.span.start and call.span.end <= entry.stmt.span.end:
-                if call.name in _DEVICE_SYNCS or fixed and call.name == "cudaStreamSynchronize" and \
-                        len(call.args) == 1 and "".join(c for c in call.args[0].text if c not in "() \t\n") == stream:
-                    return True
-        return False
+    def _barriers(self, statements) -> dict[str, tuple[int, ...]]:
+        """Statement indices that finish earlier stream work, kept in place: under key ""
+        those that finish every stream's (a device synchronisation, a default-stream launch),
+        under a stream's text those that finish its own (``cudaStreamSynchronize``)."""
+        found: dict[str, list[int]] = {}
+        calls = sorted(self.model.in_function("api_calls", self.function.name), key=lambda c: c.span.start)
+        starts = [c.span.start for c in calls]
+        for index, entry in enumerate(statements):
+            if entry.role == "launch" and entry.launch is not None and stream_text(entry.launch.stream) is None:
+                found.setdefault("", []).append(index)
+            span = entry.stmt.span
+            for call in calls[bisect.bisect_left(starts, span.start):bisect.bisect_right(starts, span.end)]:
+                if call.span.end > span.end:
+                    continue
+                if call.name in _DEVICE_SYNCS:
+                    found.setdefault("", []).append(index)
+                elif call.name == "cudaStreamSynchronize" and len(call.args) == 1:
+                    found.setdefault("".join(c for c in call.args[0].text if c not in "() \t\n"), []).append(index)
+        return {key: tuple(indices) for key, indices in found.items()}
