@@ -416,12 +416,16 @@ RULES: tuple[Rule, ...] = (
          "A host buffer of the region is passed to realloc or free inside it.",
          "Nothing to do.",
          "m.cu:60:5: warning: 'h' is passed to realloc [transfers-realloc]"),
-        ("transfers-stream", "copy on a non-default stream",
-         "A copy on another stream than the default is ordered by that stream; s2s leaves "
-         "it as written.",
-         "Nothing to do.",
-         "m.cu:33:5: warning: 'cudaMemcpyAsync' on stream 's1': a copy on another stream than "
-         "the default one is ordered by it [transfers-stream]"),
+        ("transfers-stream", "stream work the plan cannot order",
+         "Launches and copies on a blocking stream the function creates are planned around; "
+         "a non-blocking stream, one chosen at run time, or two streams' work ordered only by "
+         "a copy the plan moves is not provably ordered with the planned copies; the region's "
+         "transfers are left as written.",
+         "Create the stream with cudaStreamCreate, or synchronise the first stream before the "
+         "second uses its result.",
+         "m.cu:33:5: warning: 'cudaMemcpyAsync' on stream 's1': stream 's1' is created at line 20 "
+         "with flags 'cudaStreamNonBlocking': a non-blocking stream is not ordered with the "
+         "default stream's copies the plan places, ... [transfers-stream]"),
         ("transfers-control-flow", "transfer would have to move into a loop",
          "The planned place of a transfer lies inside a loop or branch; the region is left as "
          "written.",

@@ -31,7 +31,7 @@ from s2s.analysis.transfers.host_code import (
     find_regions,
     planned_before,
 )
-from s2s.analysis.transfers.host_exits import check_plan
+from s2s.analysis.transfers.host_exits import check_plan, check_seen_values
 from s2s.analysis.transfers.host_frames import framed
 from s2s.analysis.transfers.host_plan import HostPlan, Message, plan_region
 from s2s.analysis.transfers.region import DEVICE_POOL, HOST, HOST_POOL
@@ -93,6 +93,9 @@ def _transfers_file(loaded: Loaded) -> PassOutput:
             host_plan = plan_region(region)
             check_plan(region.function, region.exits, [m.boundary for m in host_plan.messages],
                        region.statements)
+            if moves_copies(host_plan):     # (else the program's copies stay as written)
+                check_seen_values(region.function, region.exits, region.statements, region.ops,
+                                  region.seen_by_caller, _written_by_messages(host_plan))
         except UnsupportedConstruct as refusal:
             diagnostics.append(_warning(refusal))
             continue
@@ -149,6 +152,12 @@ def _headers_in_sight(loaded: Loaded) -> tuple:
 
 #: the calls whose arguments name the region buffers that a global may be
 GLOBAL_BUFFER_CALLS = frozenset({"cudaMalloc", "cudaMemcpy", "cudaMemcpyAsync", "cudaFree"})
+
+
+def _written_by_messages(plan: HostPlan) -> list[tuple[str, int]]:
+    """(buffer written, boundary) for each operand of each planned copy."""
+    return [(op.device if message.direction is Direction.UP else op.host, message.boundary)
+            for message in plan.messages for op in (plan.operands[o] for o in message.operands)]
 
 
 def _body_plans(plan: HostPlan) -> tuple[list[HostPlan], list[UnsupportedConstruct]]:
@@ -348,12 +357,13 @@ def element_loop_edits(plan: HostPlan, index: int, source: bytes, device_ends: t
     entry = plan.region.statements[index]
     first_device, last_device_free = device_ends
     pooled = _pooled_arrays(plan)
-    edits, removed, pool_free = [], 0, None
+    edits, removed, pool_free, pool_made = [], 0, None, False
     for child, call, array, element, wrapper in entry.parts:
         if array not in pooled or call.name not in ("cudaMalloc", "cudaFree"):
             continue
         if call.name == "cudaMalloc":
-            if index == first_device:
+            if index == first_device and not pool_made:   # (once: the loop may allocate two arrays)
+                pool_made = True
                 inserts.setdefault(index, []).append(
                     _wrap(wrapper, f"cudaMalloc((void **)&{DEVICE_POOL}, s2s_device_bytes)"))
             slot = element[len(array):]

@@ -6,6 +6,12 @@ copies, or a buffer the caller sees keep it as written, with the reason."""
 
 from __future__ import annotations
 
+import pytest
+
+from s2s.analysis.transfers.host_code import find_regions
+from s2s.analysis.transfers.host_exits import check_plan, check_seen_values
+from s2s.cli.main import main
+from s2s.diagnostics import UnsupportedConstruct
 from s2s.edits import EditSet
 from s2s.transform.transfers import run_transfers
 
@@ -117,9 +123,130 @@ def test_cleanup_tail_that_copies_is_refused(load_source):
     assert "do more than free buffers" in _refusal(load_source, text)
 
 
-def test_buffer_the_caller_sees_is_refused(load_source):
-    text = PROGRAM.replace("int main(int argc, char **argv)\n{\n    int n = argc > 1 ? atoi(argv[1]) : 1000;",
-                           "int run(float *h_out, int n)\n{") \
+def _caller_sees(text: str = PROGRAM) -> str:
+    return text.replace("int main(int argc, char **argv)\n{\n    int n = argc > 1 ? atoi(argv[1]) : 1000;",
+                        "int run(float *h_out, int n)\n{") \
         .replace("    float *h_out = (float *)malloc(n * sizeof(float));\n", "") \
-        .replace("    free(h_out);\n", "") + "int main() { float h[100]; return run(h, 100); }\n"
-    assert "'h_out' is seen by the caller" in _refusal(load_source, text)
+        .replace("    free(h_out);\n", "") + \
+        "int main(int argc, char **argv)\n{\n    static float h[4096];\n" \
+        "    return run(h, argc > 1 ? atoi(argv[1]) : 1000);\n}\n"
+
+
+def test_a_buffer_the_caller_sees_is_planned_when_each_jump_sees_its_value(load_source, capsys, tmp_path):
+    """issue 29: 'h_out' is the caller's: the plan downloads into it as often before each
+    jump as the program did (check_seen_values), so the caller sees the same on every path."""
+    text = _caller_sees()
+    after, warnings = _run(load_source, text)
+    assert warnings == [] and after.count("cudaMalloc(") == 1
+    assert after.index("CHECK(cudaMemcpy(h_out, d_out") < after.index("            goto end;")
+    path = tmp_path / "seen.cu"
+    path.write_text(text)
+    assert main(["verify", "-q", "--passes", "transfers", "--args", "1000", str(path)]) == 0
+    assert "verdict: OK" in capsys.readouterr().out
+
+
+def test_a_download_into_the_callers_buffer_moved_past_a_jump_is_refused(load_source):
+    loaded = load_source(_caller_sees(), "prog.cu")
+    region, = find_regions(loaded.model, loaded.source)[0]
+    assert region.seen_by_caller == {"h_out"}
+    download = next(i for i, s in enumerate(region.statements) if "cudaMemcpy(h_out" in s.stmt.span.text(loaded.source))
+    check_seen_values(region.function, region.exits, region.statements, region.ops, region.seen_by_caller,
+                      [("h_out", download)])
+    late = region.exits[-1]     # the check loop's jump, after the program's download
+    with pytest.raises(UnsupportedConstruct, match=r"copies into it 0 time\(s\) before 'goto end' \(line "
+                       f"{late.goto.span.line}\\) where the program did 1"):
+        check_seen_values(region.function, region.exits, region.statements, region.ops, region.seen_by_caller,
+                          [("h_out", late.at + 1)])
+
+
+#: issue 29: each memory call checked by an ``if`` whose error branch is the ``goto``; a
+#: scratch buffer sized by the second argument makes an allocation fail on demand
+CHECKED = """#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+
+__global__ void axpy(float *y, const float *x, float a, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] += a * x[i];
+}
+
+static int run(int n, size_t extra)
+{
+    int status = 1;
+    size_t bytes = n * sizeof(float);
+    float *h_x = (float *)malloc(bytes);
+    float *h_y = (float *)malloc(bytes);
+    float *d_x = NULL, *d_y = NULL, *d_scratch = NULL;
+    for (int i = 0; i < n; ++i) { h_x[i] = i % 13; h_y[i] = 1.0f; }
+    if (cudaMalloc((void **)&d_x, bytes) != cudaSuccess) goto done;
+    if (cudaMalloc((void **)&d_y, bytes) != cudaSuccess) goto done;
+    if (cudaMalloc((void **)&d_scratch, extra) != cudaSuccess) goto done;
+    if (cudaMemcpy(d_x, h_x, bytes, cudaMemcpyHostToDevice) != cudaSuccess) goto done;
+    if (cudaMemcpy(d_y, h_y, bytes, cudaMemcpyHostToDevice) != cudaSuccess) goto done;
+    axpy<<<(n + 127) / 128, 128>>>(d_y, d_x, 2.0f, n);
+    if (cudaMemcpy(h_y, d_y, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) goto done;
+    {
+        double sum = 0.0;
+        for (int i = 0; i < n; ++i) sum += h_y[i];
+        printf("sum %.1f\\n", sum);
+    }
+    status = 0;
+done:
+    cudaFree(d_x);
+    cudaFree(d_y);
+    cudaFree(d_scratch);
+    free(h_x);
+    free(h_y);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 1000;
+    size_t extra = argc > 2 ? (size_t)strtoull(argv[2], NULL, 10) : 64;
+    printf("status %d\\n", run(n, extra));
+    return 0;
+}
+"""
+
+
+def test_a_goto_in_the_error_check_of_a_memory_call_is_an_exit_path(load_source, capsys, tmp_path):
+    """The pool is made in the first allocation's check (its jump: nothing allocated), the
+    other allocations become slots, the merged upload keeps the check and its jump; on cpu
+    devices the program runs the same on the fall-through path and on the path where an
+    allocation fails (2**50 bytes of scratch)."""
+    after, warnings = _run(load_source, CHECKED)
+    assert warnings == []
+    assert "    if (cudaMalloc((void **)&s2s_device_pool, s2s_device_bytes) != cudaSuccess) goto done;\n" in after
+    assert after.count("cudaMalloc(") == 1 and after.count("cudaFree(") == 1
+    assert "    if (cudaMemcpy(d_x, h_x, s2s_off_h_y + (bytes) - s2s_off_h_x, cudaMemcpyHostToDevice) " \
+        "!= cudaSuccess) goto done;\n" in after
+    assert after.count("cudaMemcpy(") == 2 and after.count("goto done;") == 3
+    assert after.index("char *s2s_device_pool = NULL;") < after.index("goto done;")
+    second, _ = _run(load_source, after)
+    assert second == after
+    path = tmp_path / "checked.cu"
+    path.write_text(CHECKED)
+    for args in ("700", "700 1125899906842624"):
+        assert main(["verify", "-q", "--passes", "transfers", "--args", args, str(path)]) == 0
+        assert "verdict: OK" in capsys.readouterr().out
+
+
+def test_copies_checked_with_jumps_to_different_labels_are_refused(load_source):
+    text = CHECKED.replace("cudaMemcpyHostToDevice) != cudaSuccess) goto done;\n    axpy",
+                           "cudaMemcpyHostToDevice) != cudaSuccess) goto late;\n    axpy") \
+        .replace("    free(h_y);\n    return status;", "late:\n    free(h_y);\n    return status;")
+    assert "jumps to different labels (done, late)" in _refusal(load_source, text)
+
+
+def test_a_checked_copy_may_not_jump_past_a_declaration(load_source):
+    """The new jumps of planned copies in a ``goto`` frame: one placed before a declaration
+    that comes before the program's first jump would skip it (check_plan)."""
+    loaded = load_source(CHECKED, "prog.cu")
+    region, = find_regions(loaded.model, loaded.source)[0]
+    check_plan(region.function, region.exits, [region.exits[0].at], region.statements)
+    declaration = next(i for i, s in enumerate(region.statements) if s.stmt.kind == "decl")
+    line = region.statements[declaration].stmt.span.line    # int status = 1;
+    with pytest.raises(UnsupportedConstruct, match=f"before the declaration at line {line}, which its jump"):
+        check_plan(region.function, region.exits, [declaration], region.statements)

@@ -82,3 +82,76 @@ def test_a_data_member_is_refused_with_where_it_lives():
                                           "'~ParticleSystem'")
     notes = [d.message for d in result.diagnostics if d.id == "transfers-explain"]
     assert any(m.startswith("'energy': nothing merges: 2 cudaMemcpy calls") for m in notes)
+
+
+#: issue 29: per-device halves of a vector in arrays of device pointers sized by a macro,
+#: both arrays allocated (and freed) by one loop (OLCF hw7's shape, on one device)
+PER_DEVICE = """#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+#define NGPU 2
+__global__ void square(float *y, const float *x, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] * x[i];
+}
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 1024;
+    int chunk = n / NGPU;
+    size_t bytes = chunk * sizeof(float);
+    float *h_x = (float *)malloc(n * sizeof(float));
+    float *h_y = (float *)malloc(n * sizeof(float));
+    for (int i = 0; i < n; ++i) h_x[i] = (i % 17) * 0.5f;
+    float *d_x[NGPU], *d_y[NGPU];
+    for (int g = 0; g < NGPU; ++g) {
+        cudaMalloc((void **)&d_x[g], bytes);
+        cudaMalloc((void **)&d_y[g], bytes);
+    }
+    for (int g = 0; g < NGPU; ++g)
+        cudaMemcpy(d_x[g], h_x + g * chunk, bytes, cudaMemcpyHostToDevice);
+    for (int g = 0; g < NGPU; ++g)
+        square<<<(chunk + 127) / 128, 128>>>(d_y[g], d_x[g], chunk);
+    for (int g = 0; g < NGPU; ++g)
+        cudaMemcpy(h_y + g * chunk, d_y[g], bytes, cudaMemcpyDeviceToHost);
+    double sum = 0.0;
+    for (int i = 0; i < n; ++i) sum += h_y[i];
+    printf("sum %.2f\\n", sum);
+    for (int g = 0; g < NGPU; ++g) {
+        cudaFree(d_x[g]);
+        cudaFree(d_y[g]);
+    }
+    free(h_x);
+    free(h_y);
+    return 0;
+}
+"""
+
+
+def test_arrays_sized_by_a_macro_allocated_by_one_loop_share_one_pool(load_source, capsys, tmp_path):
+    """The count is the extent clang gives the array's type (NGPU); the pool is made once
+    before the loop, though the loop allocates two arrays."""
+    loaded = load_source(PER_DEVICE, "prog.cu")
+    output = run_transfers(loaded)
+    after = EditSet(output.edits).apply("prog.cu", loaded.source).decode()
+    assert [d.message for d in output.diagnostics if d.severity.name == "WARNING"] == []
+    assert after.count("cudaMalloc(") == 1 and after.count("cudaFree(") == 1
+    assert "        d_y[g] = reinterpret_cast<decltype(+d_y[g])>(s2s_device_pool + s2s_off_d_y[g]);" in after
+    path = tmp_path / "per_device.cu"
+    path.write_text(PER_DEVICE)
+    assert main(["verify", "-q", "--passes", "transfers", "--args", "1000", str(path)]) == 0
+    assert "verdict: OK" in capsys.readouterr().out
+
+
+def test_a_loop_switching_devices_between_its_allocations_is_refused(load_source):
+    """``cudaSetDevice(g)`` before each ``cudaMalloc(&d[g])`` puts the elements on different
+    devices: one pool cannot hold them (this was pooled before, wrongly)."""
+    text = PER_DEVICE.replace("    for (int g = 0; g < NGPU; ++g) {\n        cudaMalloc((void **)&d_x[g]",
+                              "    for (int g = 0; g < NGPU; ++g) {\n        cudaSetDevice(g);\n"
+                              "        cudaMalloc((void **)&d_x[g]")
+    loaded = load_source(text, "prog.cu")
+    output = run_transfers(loaded)
+    assert output.edits == [] or EditSet(output.edits).apply("prog.cu", loaded.source).decode() == text
+    warning, = [d for d in output.diagnostics if d.severity.name == "WARNING"]
+    assert warning.id == "transfers-unsupported-call"
+    assert warning.message.startswith(f"'cudaSetDevice' (line {text[:text.index('cudaSetDevice(g)')].count(chr(10)) + 1})")

@@ -124,10 +124,15 @@ def test_pointer_arithmetic_in_a_launch_is_a_slice_of_the_buffer(load_source):
 
 
 def test_stream_launch(load_source):
+    # issue 29: a launch on a blocking stream the function creates is ordered with the
+    # default stream's copies the plan places (test_streams.py); a non-blocking one is not
     body = "    cudaStream_t s;\n    cudaStreamCreate(&s);\n" + PLAIN.replace(
         "scale<<<1, 64>>>(n, d_b, d_c)", "scale<<<1, 64, 0, s>>>(n, d_b, d_c)")
+    after, warnings = transfers(load_source, program(body))
+    assert not warnings and after.count("cudaMalloc(") == 1 and "scale<<<1, 64, 0, s>>>(n, d_b, d_c);" in after
+    body = body.replace("cudaStreamCreate(&s)", "cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)")
     id, line, _ = refused(load_source, body)
-    assert (id, line) == ("transfers-unsupported-call", line_of(body, "0, s>>>"))
+    assert (id, line) == ("transfers-stream", line_of(body, "0, s>>>"))
 
 
 def test_call_from_a_macro_body(load_source):

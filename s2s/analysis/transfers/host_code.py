@@ -56,11 +56,13 @@ from s2s.analysis.transfers.host_exits import (
     check_frees,
     check_region,
     goto_exits,
+    seen_by_caller,
     unwrapped,
 )
 from s2s.analysis.transfers.host_frames import CheckedCalls
 from s2s.analysis.transfers.host_loops import loop_op
 from s2s.analysis.transfers.host_slices import Slices
+from s2s.analysis.transfers.host_streams import NULL_STREAMS, Streams, stream_text
 from s2s.analysis.transfers.region import (
     DEVICE,
     DEVICE_POOL,
@@ -101,9 +103,6 @@ NEUTRAL_API = {"cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString", 
 #: original program read nothing uninitialised, or transfers would have refused it), though the
 #: access analysis of the fused kernel, seeing the stages' reads and writes together, says read.
 FUSED_PREFIX = "s2s_fused_"
-#: the stream arguments that name the default (legacy) stream: a null constant spelled in the
-#: argument cannot name another stream, so this text test decides nothing a variable could change
-NULL_STREAMS = {"0", "NULL", "nullptr", "cudaStreamLegacy"}
 _KIND_SPACES = {"cudaMemcpyHostToDevice": (DEVICE, HOST), "cudaMemcpyDeviceToHost": (HOST, DEVICE)}
 
 
@@ -170,6 +169,9 @@ class HostRegion:
     kept_out: tuple[tuple[str, str, SourceSpan], ...] = ()
     #: forward ``goto`` jumps to a cleanup label (``host_exits``)
     exits: tuple[GotoExit, ...] = ()
+    #: with jumps: the buffers the caller sees, which hold on each jump's path what the
+    #: program left there (``host_exits.check_seen_values``)
+    seen_by_caller: frozenset[str] = frozenset()
 
     def statement_of_kernel(self, kernel: int) -> int:
         op = self.graph.op_of_kernel[kernel]
@@ -222,7 +224,7 @@ class _UnitIndex:
 
 
 @dataclass
-class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCalls):
+class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCalls, Streams):
     model: TranslationUnit
     source: bytes
     function: HostFunction
@@ -269,6 +271,10 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
     #: global buffer -> (the function with no body in sight that a call may run, the call):
     #: such a function may free or re-point the buffer, so it stays out of the pools
     unseen_reach: dict[str, tuple[str, SourceSpan]] = field(default_factory=dict)
+    #: launches and copies kept as written on a blocking stream (``host_streams``)
+    stream_work: list = field(default_factory=list)
+    #: stream variable (name, declaration) -> why it is not a blocking stream (None: it is)
+    stream_verdicts: dict = field(default_factory=dict)
 
     # -- classification -------------------------------------------------------------
 
@@ -282,12 +288,14 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
             if self.space[name] == HOST:
                 self.host_alloc_at.setdefault(index, []).append(name)
         statements, ops = self.statements_of(top, calls, launches)
+        self.check_stream_order(statements)
         self._live_to_exit(len(statements), calls)
-        check_region(self.function.name, exits, statements, self._own_variables() if exits else set(),
-                     self.space)
+        own = self._own_variables() if exits else set()
+        check_region(self.function.name, exits, statements, own, self.space)
         buffers = self.whole_arrays([Buffer(name, self.space[name], 1, name in self.local,
                                             name not in self.unseen_reach and self._poolable(name, statements) and
-                                            before_exits(exits, self.alloc_at[name])) for name in self.space])
+                                            before_exits(exits, self.alloc_at[name], statements))
+                                            for name in self.space])
         pairs = [op for body in self.bodies for op in body.ops if isinstance(op, Copy)]
         graph = build_region_graph(buffers, ops, shared_device=True, pairs=pairs)
         kernel_of = {op: k for k, op in enumerate(graph.op_of_kernel)}
@@ -305,7 +313,7 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
                           kept_out=tuple((name, *self.unseen_reach[name]) for name in self.space
                                          if name in self.unseen_reach and name in self.local
                                          and name in self.free_at),
-                          exits=exits)
+                          exits=exits, seen_by_caller=seen_by_caller(exits, self.space, own))
 
     def _live_to_exit(self, end: int, calls: SpanIndex[ApiCall]) -> None:
         """In ``main``, a device buffer allocated here that no ``cudaFree`` names lives until
@@ -347,6 +355,7 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
                 op = self._op(entry, index, len(ops))
                 new = [] if op is None else list(op) if isinstance(op, tuple) else [op]
             if new:
+                self._note_kept_copy(entry, new)
                 ops.extend(new)
                 # a copy the plan does not move (one side not followed) stays as written
                 role = "opaque-copy" if entry.role == "copy" and not isinstance(new[0], Copy) else entry.role
@@ -358,6 +367,16 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
             statements.append(entry)
         self._check_device_resets(top, calls, statements)
         return statements, ops
+
+    def _note_kept_copy(self, entry: RegionStatement, new: list[Op]) -> None:
+        """A copy on a blocking stream the plan keeps as written (part of a buffer, a side not
+        followed) is stream work like a launch (``host_streams``)."""
+        if entry.role != "copy" or isinstance(new[0], Copy) or self.copy_stream(entry.call) is None:
+            return
+        accesses = [(name, True, False) for op in new for name in getattr(op, "reads", ())] + \
+            [(name, True, True) for op in new for name in getattr(op, "writes", ())]
+        self.note_stream_work(self.copy_stream(entry.call), entry.call.span,
+                              self._arg_uses(entry.call.span, entry.call.name, 4), accesses)
 
     def _check_device_resets(self, top, calls: SpanIndex[ApiCall], statements: list[RegionStatement]
                              ) -> None:
@@ -371,7 +390,11 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
                     if entry.op is not None and entry.role not in ("host", "host-alloc", "host-free")]
         if not with_ops:
             return
-        for index in range(with_ops[0] + 1, with_ops[-1]):
+        # (a loop at either end switching devices between its own operations, a per-GPU
+        # ``for (g..) { cudaSetDevice(g); cudaMalloc(&d[g], n); }``, puts its buffers on
+        # several devices, which one pool cannot hold)
+        ends = [i for i in (with_ops[0], with_ops[-1]) if statements[i].role in ("element-loop", "loop")]
+        for index in sorted({*range(with_ops[0] + 1, with_ops[-1]), *ends}):
             reset = self.device_reset(top[index], calls.inside(top[index].span))
             if reset is not None:
                 self._refuse(f"'{reset[0]}' (line {reset[1].line}) between operations of the region: "
@@ -420,7 +443,7 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
             self.alloc_at[alloc.name] = index
             self.allocation_spans[alloc.name] = alloc.span
         for call in self.model.in_function("api_calls", self.function.name):
-            if not is_copy(call):
+            if not self.planned_copy(call):
                 continue
             for position, arg in enumerate(call.args[:2]):
                 name = self._variable(call.span, call.name, position)
@@ -485,7 +508,7 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
 
     def _classify(self, index: int, stmt: Stmt, calls: list[ApiCall],
                   launches: list[LaunchSite]) -> RegionStatement:
-        memory = [c for c in calls if c.name in MEMORY_CALLS or is_copy(c) or
+        memory = [c for c in calls if c.name in MEMORY_CALLS or self.planned_copy(c) or
                   c.name in DEVICE_FILLS and self._mentions(c)]
         control = stmt.kind not in ("expr", "decl") and stmt.span.macro is None
         reach = self.reached(stmt)
@@ -567,14 +590,16 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
         for call in calls:
             known = MEMORY_CALLS | DEVICE_FILLS | NEUTRAL_API
             if legacy_equivalent(call.name) not in known and call.name.startswith("cuda") \
-                    and not is_copy(call) and self._mentions(call):
-                if call.name == "cudaMemcpyAsync" and len(call.args) == 5:
-                    self._refuse(f"'{call.name}' on stream '{call.args[4].text.strip()}': a copy on another "
-                                 "stream than the default one is ordered only with its stream's work, so "
-                                 "moving or merging it with the default stream's copies is not provably "
-                                 "legal", call.span, "transfers-stream")
+                    and not self.planned_copy(call) and self._mentions(call):
+                if self.copy_stream(call) is not None:
+                    self.refuse_stream_copy(call)
                 self._refuse(f"'{call.name}' on a region buffer is not supported", call.span,
                              "transfers-unsupported-call")
+
+    def planned_copy(self, call: ApiCall) -> bool:
+        """A copy the plan may move and merge: one on the default stream (``is_copy``) or a
+        ``cudaMemcpyAsync`` on a blocking stream of the function (``host_streams``)."""
+        return is_copy(call) or self.blocking_copy(call)
 
     def _pinned_call(self, call: ApiCall) -> bool:
         """``call`` allocates or frees a page-locked buffer of the region (``_pinned_buffer``)."""
@@ -682,16 +707,20 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
         """``(buffer, read, write)`` for each region buffer argument of ``launch``, from the
         kernel's access model (a parameter without one is read and written); ``has_value``:
         the buffers holding a value when it runs (see :data:`FUSED_PREFIX`)."""
-        if launch.stream is not None and launch.stream.text.strip() not in ("0", "NULL", "nullptr"):
-            self._refuse("a launch on a stream", launch.span, "transfers-unsupported-call")
+        uses = self.check_stream_launch(launch)
         model = self.accesses.get(launch.kernel)
         kernel = self.model.kernel(launch.kernel)
+        found = []
         for position, arg in enumerate(launch.args):
             for name in self._candidates(launch.span, launch.kernel, position) or \
                     [self.sliced_buffer(launch.span, launch.kernel, position) or
                      self._plain(launch.span, launch.kernel, position, arg.text, arg.span)]:
                 if name:
-                    yield from self._argument_access(launch, model, kernel, has_value, name, position, arg)
+                    found.extend(self._argument_access(launch, model, kernel, has_value, name, position, arg))
+        if uses is not None:
+            self.note_stream_work(stream_text(launch.stream), launch.span, uses,
+                                  [(name, True, write) for name, _, write in found])
+        yield from found
 
     def _argument_access(self, launch: LaunchSite, model, kernel, has_value: set[str], name: str,
                          position: int, arg):

@@ -156,10 +156,15 @@ class Slices:
         return array, value
 
     def _array_count(self, array: str) -> int | None:
-        """The literal size of local array of pointers ``array`` (``float *d[3]``)."""
+        """The size of local array of pointers ``array``: written as a literal (``float
+        *d[3]``) or one the type fixes (``float *d[NGPU]``, ``d[num_gpus]`` of a ``const int``:
+        the extent clang gives the array's type)."""
         for alloc in self.model.in_function("allocations", self.function.name):
-            if alloc.name == array and alloc.kind == "static_array" and alloc.element_type.endswith("*") \
-                    and alloc.count is not None and re.fullmatch(r"\d+", alloc.count.text.strip()):
+            if alloc.name != array or alloc.kind != "static_array" or not alloc.element_type.endswith("*"):
+                continue
+            if len(alloc.extents) == 1 and isinstance(alloc.extents[0], int):
+                return alloc.extents[0]
+            if alloc.count is not None and re.fullmatch(r"\d+", alloc.count.text.strip()):
                 return int(alloc.count.text.strip())
         return None
 
