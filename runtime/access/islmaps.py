@@ -239,7 +239,19 @@ def write_conflict(access: isl.Map) -> tuple[str, int] | None:
             pairs.has_tuple_id(isl.dim_type.in_)) else filt
         clash = pairs.intersect(filt)
         if not clash.is_empty():
-            element = access.intersect_domain(clash.domain()).range()
-            point = element.sample_point()
+            met = _met_element(access, clash)
+            inside = met.lower_bound_val(isl.dim_type.set, 0, isl.Val.int_from_si(met.get_ctx(), 0))
+            point = (met if inside.is_empty() else inside).lexmin().sample_point()
             return kind, point.get_coordinate_val(isl.dim_type.set, 0).to_python()
     return None
+
+
+def _met_element(access: isl.Map, clash: isl.Map) -> isl.Set:
+    """The elements both threads of a pair of ``clash`` write: the element a conflict names
+    (not any element of a clashing thread: a column walk ``od[x + y * w]`` would name
+    ``od[0]``, which thread 0 alone writes; issue 29, cuda-samples boxFilter). The smallest
+    element at or above 0 is named where there is one (sample sizes can put a loop's writes
+    before the array's start)."""
+    by_element = access.reverse()
+    both = by_element.range_product(by_element).intersect_range(clash.wrap())
+    return both.domain()

@@ -5,8 +5,8 @@ program's default sizes (``int n = 1000000;``), legality and recomputation bind 
 parameters through the host arguments, and the fusion checker replays a program's launch
 sequence on the runtime's cpu devices. All only need the straight-line arithmetic a CUDA
 ``main`` uses for sizes (``(n + THREADS - 1) / THREADS``, ``(size_t)m * n * sizeof(float)``,
-``dim3 grid(a, b)``) with C integer semantics (truncating ``/`` and ``%``). Anything else
-raises :class:`EvalError` and the caller falls back (unit weights, "not replayable", a
+``dim3 grid(a, b)``) with C integer semantics (truncating ``/`` and ``%``; a comparison gives
+the int 0 or 1). Anything else raises :class:`EvalError` and the caller falls back (unit weights, "not replayable", a
 refused fusion).
 
 **From the AST** (issue 19, item 4): :func:`evaluate_tree`, :func:`declare_facts` and
@@ -120,6 +120,11 @@ def _eval(node, env: dict, text: str):
         return -value if isinstance(node.op, ast.USub) else value
     if isinstance(node, ast.BinOp):
         return _binary(node.op, _eval(node.left, env, text), _eval(node.right, env, text), text)
+    if isinstance(node, ast.Compare):  # C chains left to right: ``a < b < c`` is ``(a < b) < c``
+        value = _eval(node.left, env, text)
+        for op, right in zip(node.ops, node.comparators, strict=True):
+            value = _binary(op, value, _eval(right, env, text), text)
+        return value
     if isinstance(node, ast.Attribute) and node.attr in ("x", "y", "z"):
         return getattr(as_dim3(_eval(node.value, env, text)), node.attr)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
@@ -135,9 +140,16 @@ def _eval(node, env: dict, text: str):
     raise EvalError(f"cannot evaluate '{text}'")
 
 
+#: C's comparisons, whose value is the int 0 or 1 (``if (n > LIMIT)`` in a replayed ``main``)
+_COMPARE = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b,
+            ast.GtE: lambda a, b: a >= b, ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
+
+
 def _binary(op, a, b, text: str):
     if isinstance(a, Dim3) or isinstance(b, Dim3):
         raise EvalError(f"arithmetic on dim3 in '{text}'")
+    if type(op) in _COMPARE:
+        return int(_COMPARE[type(op)](a, b))
     both_int = isinstance(a, int) and isinstance(b, int)
     if isinstance(op, ast.Add):
         return a + b
@@ -298,7 +310,8 @@ def evaluate_tree(tree, env: dict):
 
 
 _TREE_OPS = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "%": ast.Mod, "<<": ast.LShift,
-             ">>": ast.RShift}
+             ">>": ast.RShift, "<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE, "==": ast.Eq,
+             "!=": ast.NotEq}
 
 
 def declare_facts(decls, env: dict) -> list[str]:

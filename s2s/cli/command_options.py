@@ -34,7 +34,7 @@ def add_verify_options(parser) -> None:
     parser.add_argument("--passes", default=None, metavar="LIST",
                         help="passes that make the rewritten program (default: omp for OpenMP "
                         "programs, fuse,transfers,mgpu for CUDA programs)")
-    parser.add_argument("--devices", type=int, default=2, metavar="N",
+    parser.add_argument("--devices", type=int, default=None, metavar="N",
                         help="cpu devices a CUDA program rewritten by mgpu runs on (default 2)")
     parser.add_argument("--ranks", type=int, default=1, metavar="N",
                         help="run a CUDA program rewritten by mgpu as an MPI job of N processes "

@@ -37,13 +37,15 @@ from s2s.wrapper.config import ConfigProblem, parse_pass_list
 
 def run_verify(args, run_options: RunOptions, extra_flags: tuple[str, ...],
                printer: DiagnosticPrinter, console: Console) -> int:
-    if args.devices < 1:
+    devices = 2 if args.devices is None else args.devices     # None: not asked for
+    if devices < 1:
         raise UsageError("--devices must be at least 1")
     if args.ranks < 1:
         raise UsageError("--ranks must be at least 1")
     options = VerifyOptions(run=run_options, passes=(), args=program_args(args.args),
                             tolerance=args.tolerance, timeout=args.timeout,
-                            build_flags=extra_flags, devices=args.devices, ranks=args.ranks,
+                            build_flags=extra_flags, devices=devices, ranks=args.ranks,
+                            devices_asked=args.devices is not None,
                             ignore_lines=_line_patterns(args.ignore_lines),
                             progress=lambda step: console.step("verify", step))
     programs = [[f] for f in args.files] if args.each else [list(args.files)]

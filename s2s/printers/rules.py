@@ -628,6 +628,13 @@ RULES: tuple[Rule, ...] = (
          "Read them for the cause of the failure.",
          "note: the rewritten program exited with status 1: s2s runtime: ... "
          "[verify-exit-message]"),
+        ("verify-one-device", "the rewritten program ran on one device",
+         "Under --devices N, the passes did not rewrite the program for the s2s runtime (only "
+         "mgpu does): a plain CUDA program runs on one cpu device, as the original does.",
+         "Add mgpu to --passes to run the program on N devices; nothing to fix otherwise.",
+         "note: the rewritten program ran on 1 cpu device, as the original did, not on the 2 "
+         "asked for: the passes (fuse) did not rewrite it for the s2s runtime ... "
+         "[verify-one-device]"),
         ("verify-unmapped", "rewritten program uses unmapped memory",
          "The rewritten program uses a pointer with no device mapping: right on the host "
          "device, wrong on a GPU.",

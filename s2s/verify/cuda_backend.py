@@ -102,7 +102,7 @@ def verify_cuda(sources: Sequence[str], options: VerifyOptions) -> Verdict:
         return Verdict(sources, "cuda", changed, diagnostics=(*said, *failures))
     differences = output_differences(original, rewritten, options)
     verdict_said = (*said, *judge(original, rewritten, differences),
-                    *_failed_runs(original, rewritten))
+                    *_failed_runs(original, rewritten), *_one_device(options, for_runtime))
     return Verdict(sources, "cuda", changed, original, rewritten, differences, verdict_said)
 
 
@@ -119,6 +119,19 @@ def rewritten_beside(generated: dict[str, tuple[tuple[str, bytes], ...]]) -> tup
         except OSError:
             continue                      # created by the pass
     return tuple(dict.fromkeys(out))
+
+
+def _one_device(options: VerifyOptions, for_runtime: bool) -> list[Diagnostic]:
+    """Why the table shows 1 device under ``--devices N`` (issue 29): only a program rewritten
+    for the s2s runtime (by mgpu) spreads its launches over devices; any other rewrite (fuse,
+    transfers) is a plain CUDA program, run as the original is, on one cpu device."""
+    if for_runtime or options.devices <= 1 or not options.devices_asked:
+        return []
+    passes = ", ".join(name for name, _pass in options.passes)
+    return [Diagnostic.note(f"the rewritten program ran on 1 cpu device, as the original did, not "
+                            f"on the {options.devices} asked for: the passes ({passes}) did not "
+                            "rewrite it for the s2s runtime (only mgpu does), and a plain CUDA "
+                            "program runs on one device", "verify-one-device")]
 
 
 def _failed_runs(original: ProgramRun, rewritten: ProgramRun) -> list[Diagnostic]:

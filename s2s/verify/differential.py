@@ -49,6 +49,8 @@ class VerifyOptions:
     timeout: float = 120.0  # seconds per run
     build_flags: tuple[str, ...] = ()  # compiler flags for both builds (-D, -I ...)
     devices: int = 2  # cpu devices a program rewritten for the runtime (mgpu) runs on
+    #: ``devices`` was asked for (``--devices N``): a rewrite that cannot run on them says why
+    devices_asked: bool = False
     ranks: int = 1  # MPI processes (mpirun -np) the rewritten runtime program runs as, each with devices
     ignore_lines: tuple[str, ...] = ()  # output lines matching one (re.search) are not compared
     #: told the step that starts ("building both versions"), for a progress line on stderr

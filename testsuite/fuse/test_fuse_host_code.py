@@ -89,7 +89,9 @@ def test_fuse_after_transfers_sees_the_pooled_buffers(tmp_path, capsys, monkeypa
     assert result.change.after.count(b"s2s_fused_0<<<") == 1
     assert any("fused: vadd_kernel#0 + vadd_kernel#1" in d.message for d in result.diagnostics)
     assert cli_main(["verify", "--passes", "transfers,fuse", path]) == 0
-    assert "verdict: OK" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "verdict: OK" in out
+    assert "verify-one-device" not in err       # --devices not asked for: nothing to explain
 
 
 PATTERNS = REPO / "testsuite" / "fuse" / "data" / "patterns"
@@ -102,8 +104,15 @@ def test_buffers_rotated_at_the_top_of_a_frame_loop_fuse(capsys):
     result = process_file(path, RunOptions(), run_fuse)
     assert isinstance(result, Success) and not result.incomplete
     assert result.change.after.count(b"<<<") == 1
-    assert cli_main(["verify", "--passes", "fuse", path]) == 0
-    assert "verdict: OK" in capsys.readouterr().out
+    assert cli_main(["verify", "--passes", "fuse", "--devices", "2", path]) == 0
+    out, err = capsys.readouterr()
+    assert "verdict: OK" in out
+    # issue 29: the table's "devices" column says 1 under --devices 2; the note says why
+    rows = [line for line in out.splitlines() if line.startswith("│")]
+    assert len(rows) == 2 and all(row.split("│")[2].strip() == "1" for row in rows), out
+    assert "the rewritten program ran on 1 cpu device, as the original did, not on the 2 asked " \
+        "for: the passes (fuse) did not rewrite it for the s2s runtime" in err, err
+    assert "[verify-one-device]" in err
 
 
 def test_a_copy_that_is_no_rotation_still_blocks_fusion(tmp_path):

@@ -34,6 +34,10 @@ FUSE_TYPE_SIZES = {**TYPE_SIZES, "__half": 2, "half": 2, "__nv_bfloat16": 2}
 THREAD_ATOMS = frozenset({"tx", "ty", "tz"})
 BLOCK_ATOMS = frozenset({"bx", "by", "bz"})
 GRID_ATOMS = frozenset({"gdx", "gdy", "gdz", "bdx", "bdy", "bdz"})
+#: why a kernel whose cross-block writes only the small sample launches show stays unfused
+#: (a column walk ``od[x + y * w]`` over a grid of more threads than ``w``: boxFilter's y pass)
+SIZES_DECIDE = ("whether threads of different blocks write one element depends on the launch's "
+                "sizes (large ones do not), which fuse does not check")
 
 
 @dataclass(frozen=True)
@@ -202,6 +206,8 @@ def _classify(kernel, body, access, records, barriers, warp, instance) -> tuple[
                              "(struct members are not modelled: its accesses are unknown)")
         return "other", "writes no global memory"
     if not access.partitionable and not _only_atomic_conflicts(access, records):
+        if access.sizes_decide and access.cross_block_only:
+            return "other", f"{access.reason} on a sample launch: {SIZES_DECIDE}"
         return "other", access.reason or "access not analysable"
     if any(r.index is None for r in records):
         return "other", "an access offset is not affine in the thread indices"
