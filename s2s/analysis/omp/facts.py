@@ -98,6 +98,12 @@ def ends_program(stmt: Stmt, never: frozenset[str]) -> bool:
     return False
 
 
+def may_end_program(stmt: Stmt, never: frozenset[str]) -> bool:
+    """Whether ``stmt``'s own expressions call a function that never returns anywhere (an
+    operand of ``||``, ``?:`` or a comma too): running it may end the program."""
+    return any(call.noreturn or call.name in never or call.name in _EXITS for call in stmt.calls)
+
+
 def never_returning(model) -> frozenset[str]:
     """The program's functions that never return (no ``return``, no ``goto``/label, and
     :func:`ends_program` on their body: ``void fatal(const char *m) { fprintf(...);

@@ -296,7 +296,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
             section = f"[0:{label}.size()]"
         if section is None and skipped[label].startswith("its element count"):
             section = touched_count(model, source, function, label,
-                                    survey.device_uses.get(label, ()), start, end)
+                                    survey.device_uses.get(label, ()), start, end, region=nodes)
         if section is not None and skipped[label].startswith("its element count"):
             lengths[label] = section
             del skipped[label]
