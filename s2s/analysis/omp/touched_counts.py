@@ -56,7 +56,7 @@ def touched_count(model: TranslationUnit, source: bytes, function, label: str, u
         if not any(r.directive == index and norm_text(r.array) == label
                    for r in model.array_refs):
             continue
-        if not _surely_runs(model, function, _kernel_node(region, index), region):
+        if not surely_runs(model, function, index, region):
             return None
         found, unbounded = construct_maps(model, source, index, (label,))
         items = [item for _type, item in found.items] if found is not None else []
@@ -68,6 +68,19 @@ def touched_count(model: TranslationUnit, source: bytes, function, label: str, u
         return None
     lower, length = whole[1:-1].split(":", 1)
     return f"[0:{length}]" if same_value(lower, "0") else None
+
+
+def surely_runs(model: TranslationUnit, function, index: int, region) -> bool:
+    """Whether target construct ``index`` runs every time the ``region``'s statements (its
+    top-level IR nodes) run; True for a directive outside them or no target construct (a
+    data directive's clause holds where it is)."""
+    directive = model.directives[index]
+    node = _kernel_node(region, index)
+    if not directive.is_target_region or node is None and not any(
+            top.stmt is not None and top.stmt.span.file == directive.span.file and
+            top.stmt.span.start <= directive.span.start < top.stmt.span.end for top in region):
+        return True
+    return _surely_runs(model, function, node, region)
 
 
 def _kernel_node(region, index: int) -> Node | None:
