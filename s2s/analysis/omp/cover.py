@@ -465,7 +465,8 @@ def _always_leaves(branch: Node, never: frozenset[str]) -> bool:
         last = last.children[-1]
     if last.kind == "jump" and last.jump == "return":
         return True
-    return last.kind == "leaf" and last.stmt is not None and ends_program(last.stmt, never)
+    return last.kind in ("leaf", "loop") and last.stmt is not None and \
+        ends_program(last.stmt, never)
 
 
 def _negated_tests(tests):
