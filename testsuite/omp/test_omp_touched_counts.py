@@ -82,7 +82,7 @@ def test_a_loop_that_may_not_run_gives_no_count(load_source, tmp_path):
     assert dict(out.counts)["left unmapped"] == 0
     assert rewrite_source(load_source, rewritten, name="prog.c")[0] == rewritten
     original, new = _runs(tmp_path, PROGRAM, rewritten, [(), ("3000000", "0")])
-    for before, after in zip(original, new):
+    for before, after in zip(original, new, strict=True):
         assert before.returncode == 0 and after.returncode == 0, after.stderr[-400:]
         assert after.stdout == before.stdout and after.unmapped == ()
     assert original[0].unmapped  # (the stripped kernel's pointer is not mapped at all)

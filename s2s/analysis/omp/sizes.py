@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 
+from s2s.analysis.omp.changes import assigns_any
 from s2s.analysis.omp.pointer_arrays import is_array_of_pointers
 from s2s.analysis.omp.state import norm_text
-from s2s.analysis.polynomial import NotPoly, assigned_in, poly, render, same_value
+from s2s.analysis.polynomial import NotPoly, poly, render, same_value
 from s2s.model import HostAllocation, TranslationUnit
 from s2s.model.host_facts import VALUE_ROLES
 
@@ -396,9 +397,8 @@ def entry_sections(model: TranslationUnit, function, label: str, start: int, sou
             value = poly(index)
         except NotPoly:
             return None
-        between = source[ref.span.end:start].decode("utf-8", "replace")
         names = {v for key in value for atom in key for v in re.findall(r"[A-Za-z_]\w*", atom)}
-        if any(assigned_in(v, between) for v in names):
+        if assigns_any(model, function.name, names, [(ref.span.file, ref.span.end, start)]):
             return None
         section = f"[{render(value)}:1]"
         if not any(same_value(section[1:-3], known[1:-3]) for known in sections):

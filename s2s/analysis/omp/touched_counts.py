@@ -35,6 +35,7 @@ from s2s.analysis.omp.state import norm_text
 from s2s.analysis.polynomial import hull, same_value
 from s2s.model import TranslationUnit
 
+
 def touched_count(model: TranslationUnit, source: bytes, function, label: str, uses,
                   start: int, end: int, region: tuple[Node, ...] | list[Node] = ()
                   ) -> str | None:
