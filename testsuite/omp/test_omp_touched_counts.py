@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from s2s.verify import omp_harness
-from testsuite.omp.omp_runs import rewrite_source, run_both
+from testsuite.omp.omp_runs import rewrite_source, run_rewrite_and_host
 
 PROGRAM = r"""#include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +94,6 @@ def test_an_early_exit_shows_the_loop_runs(load_source, tmp_path):
     rewritten, out = rewrite_source(load_source, GUARDED, name="prog.c")
     assert REGION in rewritten, rewritten
     assert dict(out.counts)["target regions mapped"] == 1
-    original, new = run_both(tmp_path, GUARDED, rewritten)
+    original, new = run_rewrite_and_host(tmp_path, GUARDED, rewritten)
     assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()
     assert new.copies.total_bytes == 4000 * 8 + 4 * 16
