@@ -109,13 +109,16 @@ def var_use_functions(functions, directives, allocations, helper_calls) -> froze
     them and those one of them calls (directly or not, in the file): the functions OpenMP's
     analyses ask about (the locals of an allocating function, the uses of an array of
     pointers, a callee's definition of a count; a callee in another file without either
-    has none, which its readers take as "not known"). Transfers and fuse, which read the mentions of every host
+    has none, which its readers take as "not known"), and those calling a function of
+    another file (a data region may be placed there: omp.scope needs its declarations).
+    Transfers and fuse, which read the mentions of every host
     function, run on CUDA files, which get all of them. A mention costs a span and a
     referenced cursor: the never-called helpers of a big program are most of its mentions."""
-    chosen = {d.function for d in directives} | {a.function for a in allocations} | \
-        {c.function for c in helper_calls}
-    chosen.discard(None)
     defined = {f.name for f in functions}
+    chosen = {d.function for d in directives} | {a.function for a in allocations} | \
+        {c.function for c in helper_calls} | \
+        {f.name for f in functions if any(_elsewhere(c, defined) for c in f.calls)}
+    chosen.discard(None)
     # ``main`` roots every plan of the program, also where its offload work is all in other
     # files (its calls of them are to functions this file only declares)
     chosen |= defined & {"main"}
@@ -131,6 +134,13 @@ def var_use_functions(functions, directives, allocations, helper_calls) -> froze
                 chosen |= callees
                 grown = True
     return frozenset(chosen)
+
+
+def _elsewhere(call, defined) -> bool:
+    """Whether ``call`` runs a program function of another file (not defined in this one, not
+    declared in a system header): one that may hold directives, so that the caller may get a
+    data region whose clauses need its declarations (omp.scope)."""
+    return not call.system and call.name not in defined
 
 
 def _in_source_order(items) -> tuple:

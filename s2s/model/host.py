@@ -113,6 +113,10 @@ class CallSite:
     #: callee's declaration is). False for every function of the program, also one whose body
     #: is in another translation unit (``extern`` globals are in reach of such a body)
     system: bool = False
+    #: the call may be skipped while its statement's expression runs: it is in the right
+    #: operand of ``&&``/``||`` or a branch of ``?:`` (from the AST; ``fprintf(...), exit(1)``
+    #: runs both); left out of the JSON form
+    conditional: bool = field(default=False, metadata={"json": False})
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +158,7 @@ class Stmt:
     statement's own expressions (not by nested statements). ``header``: a counting ``for``
     loop's header (:class:`LoopHeader`, None for any other loop); ``tests``: the operands of
     an ``if`` condition's top-level ``||`` that are comparisons (each is false past the
-    ``if`` when its branch leaves).
+    ``if`` when its branch leaves); ``forever``: a loop only a jump leaves.
     """
 
     kind: str
@@ -170,6 +174,10 @@ class Stmt:
     directive: int | None = None
     header: LoopHeader | None = None
     tests: tuple[Comparison, ...] = ()
+    #: a ``for``/``while``/``do`` loop whose condition is absent or a true literal
+    #: (``for (;;)``, ``while (1)``, ``while (true)``): only a jump leaves it; left out of the
+    #: JSON form
+    forever: bool = field(default=False, metadata={"json": False})
 
     def walk(self):
         """Yield this statement and every nested one, in source order.

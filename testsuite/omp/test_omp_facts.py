@@ -10,7 +10,13 @@ import ast
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from s2s.analysis.omp.facts import contains, drop_contained, guard_facts, nonnegative
+from s2s.analysis.omp.facts import (
+    contains,
+    drop_contained,
+    guard_facts,
+    never_returning,
+    nonnegative,
+)
 from s2s.analysis.polynomial import poly
 
 
@@ -65,6 +71,48 @@ int main(int argc, char **argv) {
     # the operand ``q < 1 && argc > 3`` proves nothing, the others still do); m is assigned
     # after its check; a conjunction proves nothing; g is a global (any call may change it)
     assert guard_facts(loaded.model, function, start) == {"n": 4, "k": 16, "w": 3}
+
+
+EXIT_FORMS = """
+#include <stdio.h>
+#include <stdlib.h>
+#define DIE(msg) do { fprintf(stderr, "%s\\n", msg); exit(2); } while (0)
+#define SOFT(msg) do { if (msg[0]) break; exit(2); } while (0)
+static void serve(void) { for (;;) { fprintf(stderr, "waiting\\n"); } }
+static void spin(int k) { while (1) { switch (k) { case 1: break; } } }
+static void not_forever(int k) { while (1) { if (k > 3) break; } }
+static void not_forever_either(int k) { for (;;) { if (k > 3) return; } }
+int main(int argc, char **argv) {
+    int a = 9, b = 9, c = 9, d = 9, e = 9, f = 9, g = 9, h = 9, x = 9;
+    if (argc > 1) a = b = c = d = e = f = g = h = x = atoi(argv[1]);
+    if (a < 3) fprintf(stderr, "too small\\n"), exit(1);
+    if (b < 4) DIE("four");
+    if (c < 5) serve();
+    if (d < 6) spin(d);
+    if (e < 7) not_forever(e);
+    if (f < 8) f > 2 ? exit(1) : (void)0;
+    if (g < 9) argc > 4 && (exit(1), 1);
+    if (h < 2) SOFT("h");
+    if (x < 2) not_forever_either(x);
+    double s = 0;
+    #pragma omp target teams distribute parallel for reduction(+: s)
+    for (int i = 0; i < a; i++) s += i;
+    printf("%f %d\\n", s, a + b + c + d + e + f + g + h + x);
+    return 0;
+}
+"""
+
+
+def test_exit_forms_give_facts(load_source):
+    loaded = load_source(EXIT_FORMS, name="exits.c", user_flags=("-fopenmp",))
+    model = loaded.model
+    assert never_returning(model) >= {"serve", "spin"}
+    assert not never_returning(model) & {"not_forever", "not_forever_either", "main"}
+    # a comma's last operand, a do-while(0) macro, a function ending in an infinite loop (a
+    # break of an inner switch does not leave it); not: a loop a break or return leaves, a
+    # branch of ?:, an operand after &&, a do-while(0) a break leaves
+    facts = guard_facts(model, model.function("main"), EXIT_FORMS.index("    double s"))
+    assert facts == {"a": 3, "b": 4, "c": 5, "d": 6}, facts
 
 
 def _c_value(text: str, env: dict[str, int]) -> int:

@@ -19,7 +19,11 @@
   parameters, locals declared before in a statement holding them, the class's data members
   including inherited ones, globals; from the AST). A region naming another function's
   variable is left to the safety net; a method's region naming its class's member
-  (heat_class_setup's ``dims``) stays planned.
+  (heat_class_setup's ``dims``) stays planned. Every function is asked (omp28v): one calling
+  another file's function now has its mentions, and one without them knows only its
+  parameters, members and globals in scope.
+* A callee's count in the caller's names: a pointer parameter bound to ``&g`` reads
+  ``g->n`` as ``g.n`` (was ``&g->n``: the compile check dropped the region).
 
 Parsed in memory; each rewrite is built once and run on clang-16 host offload and with
 offload disabled (the original program's output: omp_runs.run_rewrite_and_host).
@@ -27,8 +31,12 @@ offload disabled (the original program's output: omp_runs.run_rewrite_and_host).
 
 from __future__ import annotations
 
+import pytest
+
 from s2s.analysis.omp.scope import out_of_scope_edit
+from s2s.cli.main import main
 from s2s.edits import Edit
+from s2s.verify import omp_harness
 from testsuite.omp.omp_runs import rewrite_source, run_rewrite_and_host
 
 HALF = """#include <stdio.h>
@@ -200,3 +208,131 @@ def test_a_region_naming_a_variable_out_of_scope_is_left_to_each_construct(
     assert rewritten.splitlines()[6].endswith("parallel for map(from: a[0:size])"), rewritten
     assert any("would name 'm', which is no variable in scope there" in d.message
                for d in out.diagnostics)
+
+
+# --- every function is asked (issue 28, omp28v) ----------------------------------------------
+
+UNASKED = """static void helper(double *w, int m)
+{
+    int inner = m;
+    #pragma omp target teams distribute parallel for map(tofrom: w[0:inner])
+    for (int i = 0; i < inner; i++)
+        w[i] += 1.0;
+}
+int idle(int q)
+{
+    int kept = q * 2;
+    return kept;
+}
+void step(double *w, int m);
+int driver(double *w, int m)
+{
+    int half = m / 2;
+    step(w, half);
+    return half;
+}
+int main(void)
+{
+    double w[8] = {0};
+    helper(w, 8);
+    return driver(w, 8);
+}
+"""
+
+
+def test_a_function_without_mentions_is_asked_too(load_source):
+    loaded = load_source(UNASKED, name="unasked.c", user_flags=("-fopenmp",))
+    model = loaded.model
+    # idle has no directive, allocation, call of another file's function nor caller: no
+    # mentions
+    assert not model.in_function("var_uses", "idle")
+    # driver calls step, defined in another file (a region may be placed there)
+    assert {u.name for u in model.in_function("var_uses", "driver")} >= {"half", "w", "m"}
+    in_idle = UNASKED.index("    return kept;")
+    in_driver = UNASKED.index("    step(w, half);")
+
+    def stray(at: int, text: str):
+        found = out_of_scope_edit(model, [Edit("unasked.c", at, 0, text)])
+        return found and found[0]
+
+    assert stray(in_driver, "#pragma omp target data map(to: w[0:half + m])\n") is None
+    assert stray(in_driver, "#pragma omp target data map(to: w[0:inner])\n") == "inner"
+    # without mentions only parameters (members, globals) are known in scope
+    assert stray(in_idle, "#pragma omp target data map(to: q)\n") is None
+    assert stray(in_idle, "#pragma omp target data map(to: inner)\n") == "inner"
+
+
+# A callee handed ``&g`` maps ``g->n`` in a clause of its own and ``g->val[0:n]``, the grid made
+# in another file (grid_levels_structs shipped): the region in main spelled the count
+# ``&g->n`` (no pointer: the compile check dropped the region) and left ``g.n`` to the
+# kernel's clause, which would extend the struct the region maps member by member ("illegal
+# mapping", the run aborts). Now: ``g.val[0:(g.n)]`` and ``g.n`` in the region.
+GRID_H = """typedef struct { int n; double *val; } Grid;
+typedef struct { int steps; double dt; } Params;
+Grid grid_make(int n);
+void relax(const Params *P, Grid *g);
+"""
+
+GRID_C = r"""#include <stdlib.h>
+#include "grid.h"
+
+Grid grid_make(int n)
+{
+    Grid g;
+    g.n = n;
+    g.val = (double *)malloc(sizeof(double) * n);
+    for (int i = 0; i < n; i++)
+        g.val[i] = (i % 7) * 0.125;
+    return g;
+}
+
+void relax(const Params *P, Grid *g)
+{
+    const int n = g->n;
+    #pragma omp target teams distribute parallel for map(to: P[0:1], g->n) map(tofrom: g->val[0:n])
+    for (int i = 1; i < n - 1; i++)
+        g->val[i] += P->dt * (0.5 - g->val[i]);
+}
+"""
+
+BOUND_MAIN = r"""#include <stdio.h>
+#include <stdlib.h>
+#include "grid.h"
+
+int main(int argc, char **argv)
+{
+    Params P;
+    P.steps = argc > 1 ? atoi(argv[1]) : 30;
+    P.dt = 0.25;
+    Grid g = grid_make(5000);
+    for (int step = 0; step < P.steps; step++)
+        relax(&P, &g);
+    printf("%.9f %.9f\n", g.val[1], g.val[g.n / 2]);
+    free(g.val);
+    return 0;
+}
+"""
+
+
+def test_a_struct_handed_by_address_is_named_by_its_members(tmp_path, monkeypatch, capsys):
+    for name, text in (("grid.h", GRID_H), ("grid.c", GRID_C), ("main.c", BOUND_MAIN)):
+        (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    code = main(["omp", "-o", "out", "main.c", "grid.c", "--", "-fopenmp"])
+    err = capsys.readouterr().err
+    assert code == 0 and "omp-rewrite-invalid" not in err, err
+    region = next(line for line in (tmp_path / "out" / "main.c").read_text().splitlines()
+                  if "target enter data" in line)
+    assert "g.val[0:(g.n)]" in region and "g.n," in region and "&g" not in region, region
+    if omp_harness.toolchain_problem():
+        pytest.skip(omp_harness.toolchain_problem())
+    runs = []
+    for where in (tmp_path, tmp_path / "out"):
+        omp_harness.build([where / "main.c", tmp_path / "grid.c"], where / "prog",
+                          extra_flags=[f"-I{tmp_path}"])
+        runs.append(omp_harness.run(where / "prog"))
+    original, new = runs
+    assert new.returncode == 0 and new.stdout == original.stdout and new.unmapped == ()
+    # g.val in and out once (the kernel's own clauses: 30 launches x 2 x 40,000 B)
+    assert original.copies.total_bytes > 30 * 2 * 40_000 > 3 * new.copies.total_bytes, \
+        (original.copies, new.copies)

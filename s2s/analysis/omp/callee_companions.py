@@ -6,7 +6,10 @@ the members named. A kernel in a callee reaches the same struct through a parame
 (``compute_density(P)`` reading ``P->h`` beside ``P->x[i]``): without a clause for ``P->h``
 it reads garbage on the device, and a clause of the kernel's own would extend the present
 struct. So the region maps those members too, under the caller's name of the struct
-(issue 28: such a construct was warned about and counted mapped).
+(issue 28: such a construct was warned about and counted mapped). The same holds for a
+member the callee's construct names in a map clause of its own through a pointer to the
+caller's struct (``map(to: g->n)`` in a shipped program): mapped by the region, the clause
+finds it present (a struct passed by value is the callee's own copy: its clauses map that).
 
 Facts from the model: the region's device names per callee (which pointer names the callee's
 kernels use for the mapped members) and the array references of the callee's kernels.
@@ -30,7 +33,8 @@ def callee_companions(model, region) -> tuple[list[MappedArray], tuple, str | No
                     if ref.directive is None and ref.mode != "read"}
     added: list[str] = []
     names: list[tuple[str, str]] = []
-    for where, root, sep, home in _bindings(region, caller):
+    bindings = _bindings(region, caller)
+    for where, root, sep, home in bindings:
         refs = _scalar_refs(model, where, root, sep, caller[home])
         # only the members a kernel reads matter: a host write of another is no concern
         read = {member for ref, member in refs if ref.directive is not None}
@@ -52,6 +56,16 @@ def callee_companions(model, region) -> tuple[list[MappedArray], tuple, str | No
                 added.append(path)
             if (where, norm_text(ref.array)) not in names:
                 names.append((where, norm_text(ref.array)))
+    for where, root, sep, home in bindings:
+        if sep != "->":
+            continue    # (a struct passed by value: the callee's clauses map its own copy)
+        for member in _clause_members(model, where, root, sep, caller[home]):
+            path = f"{home[0]}{home[1]}{member}"
+            if path in host_written:
+                return [], (), (f"the host in '{region.function}' writes '{path}', which "
+                                f"a construct of '{where}' maps beside the arrays")
+            if path not in added:
+                added.append(path)
     return [MappedArray(path, "", "to", "release") for path in added], tuple(names), None
 
 
@@ -91,6 +105,25 @@ def _scalar_refs(model, where: str, root: str, sep: str, mapped: set[str]) -> li
         if not ref.pointer and found is not None and found.group(1, 2) == (root, sep) and \
                 found.group(3) not in mapped:
             out.append((ref, found.group(3)))
+    return out
+
+
+def _clause_members(model, where: str, root: str, sep: str, mapped: set[str]) -> list[str]:
+    """The members of ``root`` other than the ``mapped`` ones that a target construct of
+    ``where`` names in a map clause of its own (``map(to: g->n)`` beside the region's
+    ``g.val``): the construct would extend the struct the region maps, which libomptarget
+    refuses ("illegal mapping"), unless the region maps them too."""
+    out = []
+    for directive in model.in_function("directives", where):
+        if not directive.is_target_region:
+            continue
+        for clause in directive.maps:
+            for item in clause.items:
+                found = MEMBER.fullmatch(norm_text(item.base))
+                if not item.sections and found is not None and \
+                        found.group(1, 2) == (root, sep) and found.group(3) not in mapped \
+                        and found.group(3) not in out:
+                    out.append(found.group(3))
     return out
 
 

@@ -21,14 +21,16 @@ a scalar parameter its argument's expression.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
+from s2s.analysis.omp.changes import assigns_any
 from s2s.analysis.omp.existing import Transfer
 from s2s.analysis.omp.ir import CallEvent, FunctionIR
 from s2s.analysis.omp.locals import static_table_entry
 from s2s.analysis.omp.state import Unsupported, norm_text
-from s2s.analysis.polynomial import NotPoly, assigned_in, poly, render
+from s2s.analysis.polynomial import NotPoly, poly, render
 from s2s.model import SourceSpan, TranslationUnit
 
 ENTER_EXIT = (("target", "enter"), ("target", "exit"))
@@ -65,6 +67,7 @@ def callee_mappings(model: TranslationUnit, irs: dict[str, FunctionIR], root: Fu
         ir = irs[callee]
         body = source[ir.function.body.span.start:ir.function.body.span.end].decode(
             "utf-8", "replace")
+        assigned = functools.partial(assigns_any, model, callee)
         binding = {p.name: (a.strip(), p.is_pointer)
                    for p, a in zip(ir.function.params, args, strict=False)}
         for directive in directives:
@@ -73,7 +76,7 @@ def callee_mappings(model: TranslationUnit, irs: dict[str, FunctionIR], root: Fu
                 kinds = {"to": "to", "tofrom": "to"} if directive.words[1] == "enter" \
                     else {"from": "from", "tofrom": "from"}
                 for item in clause.items:
-                    base, section, resolved = _in_root(item, binding, body)
+                    base, section, resolved = _in_root(item, binding, body, assigned)
                     if resolved and section is not None and section.startswith("[0:"):
                         lengths.setdefault(base, section)
                     kind = kinds.get(clause.map_type)
@@ -112,7 +115,7 @@ def _in_loop(node) -> bool:
     return False
 
 
-def _in_root(item, binding: dict, body: str) -> tuple[str, str | None, bool]:
+def _in_root(item, binding: dict, body: str, assigned) -> tuple[str, str | None, bool]:
     """(base, section, resolved) of a map item in the root's names; ``resolved`` when the
     base names the root's storage for sure (a pointer parameter bound to a plain name, or
     a global: not declared in the callee), no section when it cannot be translated."""
@@ -130,7 +133,7 @@ def _in_root(item, binding: dict, body: str) -> tuple[str, str | None, bool]:
     parts = [section.lower.text if section.lower else "0", section.length.text]
     out = []
     for part in parts:
-        text = _bound_text(part, binding, body)
+        text = _bound_text(part, binding, assigned)
         if text is None:
             return base, None, resolved
         try:
@@ -140,14 +143,15 @@ def _in_root(item, binding: dict, body: str) -> tuple[str, str | None, bool]:
     return base, f"[{out[0]}:{out[1]}]", resolved
 
 
-def _bound_text(part: str, binding: dict, body: str) -> str | None:
+def _bound_text(part: str, binding: dict, assigned) -> str | None:
     """``part`` with the callee's scalar parameters replaced by the call's arguments; None
-    when it uses any other name, a member, or a parameter the callee assigns."""
+    when it uses any other name, a member, or a parameter the callee may assign
+    (``assigned``: a function of names, from the AST's mentions)."""
     failed = []
 
     def replace(match) -> str:
         name = match.group(0)
-        if name not in binding or binding[name][1] or assigned_in(name, body):
+        if name not in binding or binding[name][1] or assigned((name,)):
             failed.append(name)
             return name
         return f"({binding[name][0]})"

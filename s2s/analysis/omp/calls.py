@@ -18,7 +18,7 @@ import re
 
 from s2s.analysis.omp.ir import Access, CallEvent, Copy, FunctionIR, function_argument
 from s2s.analysis.omp.state import Frame, State, Unsupported, balanced, meet, path_root
-from s2s.analysis.polynomial import NotPoly, assigned_in, poly, render
+from s2s.analysis.polynomial import NotPoly, poly, render
 
 _PATH = re.compile(r"^[A-Za-z_]\w*(?:(?:\.|->)[A-Za-z_]\w*)*$")
 MAX_INLINE_DEPTH = 8
@@ -134,7 +134,7 @@ class CallHandling:
         50`` nor a local ``q = p + 3``: its indices are then not the storage's), for any
         other name in the section, or a parameter the callee assigns."""
         param = path_root(name)
-        if self.body_text is None or len(self._stack) != 2 or param not in frame.pointers \
+        if self.assigns is None or len(self._stack) != 2 or param not in frame.pointers \
                 or param in frame.offset_bound or frame.pointers[param].startswith("&") or \
                 frame.pointers.keys() & set(re.findall(r"[A-Za-z_]\w*", section)):
             return None
@@ -144,12 +144,11 @@ class CallHandling:
         return self.root_memo[key]
 
     def _translate(self, section: str, frame: Frame) -> str | None:
-        body = self.body_text(frame.function)
         failed = []
 
         def replace(match) -> str:
             name = match.group(0)
-            if name not in frame.scalars or assigned_in(name, body):
+            if name not in frame.scalars or self.assigns(frame.function, name):
                 failed.append(name)
                 return name
             return f"({frame.scalars[name]})"

@@ -114,6 +114,45 @@ class _Changed:
                    for w in _writes_of(self.model, member))
 
 
+def assigns_any(model: TranslationUnit, function: str, names, within=None,
+                declarations: bool = True, outside=None) -> bool:
+    """Whether ``function`` may assign, step or take the address of one of the variables
+    ``names`` (``VarUse`` roles ``assign``/``address``), or with ``declarations`` declare one
+    (which may only shadow it), in its statements at the spans ``within`` (all of its body
+    when None) and not in ``outside``: the AST's answer to what a scan of the statements'
+    text answered (``polynomial.assigned_in``), which macros and comments misled. True
+    where the function's mentions were not extracted (nothing is known of it)."""
+    if not model.in_function("var_uses", function):
+        return True
+    index = model.cached(("omp.changes.assigning", function),
+                         lambda: _assigning(model, function))
+    roles = CHANGING_ROLES | _DECLARATORS if declarations else CHANGING_ROLES
+    for name in names:
+        for use in index.get(name, ()):
+            if use.role in roles and \
+                    (within is None or any(_inside(use.span, s) for s in within)) and \
+                    not any(_inside(use.span, s) for s in outside or ()):
+                return True
+    return False
+
+
+def _assigning(model: TranslationUnit, function: str) -> dict[str, tuple]:
+    """The mentions of ``function`` that assign, step, take the address of or declare a
+    variable, by name (built once per function: the analyses ask per access)."""
+    out: dict[str, list] = {}
+    for use in model.in_function("var_uses", function):
+        if use.role in CHANGING_ROLES or use.role in _DECLARATORS:
+            out.setdefault(use.name, []).append(use)
+    return {name: tuple(uses) for name, uses in out.items()}
+
+
+def _inside(span: SourceSpan, outer) -> bool:
+    """Whether ``span`` starts inside ``outer`` (a span, or a (file, start, end) triple)."""
+    file, start, end = (outer.file, outer.start, outer.end) if isinstance(outer, SourceSpan) \
+        else outer
+    return span.file == file and start <= span.start < end
+
+
 def _writes_of(model: TranslationUnit, member: str) -> tuple:
     """The program's writes of members named ``member`` (``MemberWrite``), indexed once."""
     index = model.cached(("omp.changes.member_writes",), lambda: _by_member(model))

@@ -257,7 +257,7 @@ class CoverInterpreter(Interpreter):
         key = (fact, id(node), id(access), tuple(id(call) for _, call in self._callees))
         if key not in self._facts:
             if fact == "read":
-                extent = write_extent(node.stmt, access.ref, self.text)
+                extent = write_extent(node.stmt, access.ref, self.text, self.model)
                 found = self._root_section(extent) if extent else None
             elif fact == "written":
                 found = self._must_written(access, node)
@@ -306,7 +306,7 @@ class CoverInterpreter(Interpreter):
 
     def _must_written(self, access: Access, node: Node) -> str | None:
         refs = [e.ref for e in node.events if isinstance(e, Access) and e.ref is not None]
-        local = must_write_extent(node.stmt, access.ref, refs, self.text)
+        local = must_write_extent(node.stmt, access.ref, refs, self.text, self.model)
         if local is None and access.full is not None:
             local = f"[0:{access.full}]"
         return self._root_section(local) if local else None
@@ -534,7 +534,8 @@ def _always_leaves(branch: Node, never: frozenset[str]) -> bool:
         last = last.children[-1]
     if last.kind == "jump" and last.jump == "return":
         return True
-    return last.kind == "leaf" and last.stmt is not None and ends_program(last.stmt, never)
+    return last.kind in ("leaf", "loop") and last.stmt is not None and \
+        ends_program(last.stmt, never)
 
 
 def _negated_tests(tests):

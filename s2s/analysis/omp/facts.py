@@ -81,21 +81,47 @@ def _leaves(stmt: Stmt, model) -> bool:
 
 
 def ends_program(stmt: Stmt, never: frozenset[str]) -> bool:
-    """Whether every path through ``stmt`` ends in a call that never returns: a callee
-    declared so (``CallSite.noreturn``: ``exit``, a ``_Noreturn`` helper), one of ``never``
-    or of :data:`_EXITS`, as the statement's whole expression (it starts where the statement
-    does: not an operand of ``||`` or ``?:``, which may not run); a block through one of its
-    statements (what follows it is never reached), an ``if`` through both branches. Loops,
-    ``switch`` and jumps are not followed (a ``break`` or ``goto`` may leave them)."""
+    """Whether no path through ``stmt`` reaches what follows it: every one ends in a call
+    that never returns — a callee declared so (``CallSite.noreturn``: ``exit``, a
+    ``_Noreturn`` helper), one of ``never`` or of :data:`_EXITS`, anywhere in the statement's
+    expression where it surely runs (``fprintf(...), exit(1);`` too; not an operand after
+    ``&&``/``||`` nor a branch of ``?:``: ``CallSite.conditional``) — or in a loop only a
+    jump leaves (``for (;;)``, ``while (1)``: ``Stmt.forever``) that has none that leaves it.
+    A block through one of its statements (what follows it is never reached), an ``if``
+    through both branches, a ``do`` through its body when nothing in it jumps (the
+    ``do { ...; exit(1); } while (0)`` of a macro). ``switch`` and jumps are not followed (a
+    ``break`` or ``goto`` may leave them)."""
     if stmt.kind == "expr":
         return any((call.noreturn or call.name in never or call.name in _EXITS) and
-                   call.span.start == stmt.span.start for call in stmt.calls)
+                   not call.conditional for call in stmt.calls)
     if stmt.kind == "block":
         return any(ends_program(child, never) for child in stmt.children)
     if stmt.kind == "if":
         return stmt.body is not None and stmt.orelse is not None and \
             ends_program(stmt.body, never) and ends_program(stmt.orelse, never)
+    if stmt.kind in ("for", "while", "do") and stmt.forever:
+        return stmt.body is not None and not _leaves_loop(stmt.body)
+    if stmt.kind == "do":
+        return stmt.body is not None and ends_program(stmt.body, never) and \
+            not any(s.kind in ("break", "continue", "goto", "label")
+                    for s in stmt.body.walk())
     return False
+
+
+def _leaves_loop(body: Stmt, depth: int = 0) -> bool:
+    """Whether a jump in ``body`` (a loop's, ``depth`` loops or ``switch``es deeper) may
+    leave the loop: a ``return``, a ``goto``, or a ``break`` of its own."""
+    if body.kind in ("return", "goto") or body.kind == "break" and depth == 0:
+        return True
+    inner = depth + (body.kind in ("for", "while", "do", "range_for", "switch"))
+    parts = [*body.children, *(p for p in (body.body, body.orelse) if p is not None)]
+    return any(_leaves_loop(part, inner) for part in parts)
+
+
+def may_end_program(stmt: Stmt, never: frozenset[str]) -> bool:
+    """Whether ``stmt``'s own expressions call a function that never returns anywhere (an
+    operand of ``||``, ``?:`` or a comma too): running it may end the program."""
+    return any(call.noreturn or call.name in never or call.name in _EXITS for call in stmt.calls)
 
 
 def never_returning(model) -> frozenset[str]:

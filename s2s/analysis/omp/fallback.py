@@ -131,7 +131,7 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
                 continue
         elif _PLAIN.fullmatch(pointer):
             found = _clause(kernel, element_calls_as_accesses(model, mine), refs, pointer,
-                            text, copied, declared, floors, uses)
+                            text, copied, declared, floors, uses, model=model)
         else:
             found = _member_clause(model, source, kernel, mine, refs, pointer, text, copied,
                                    declared, floors, uses)
@@ -154,7 +154,8 @@ def construct_maps(model: TranslationUnit, source: bytes, directive: int,
 
 def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text,
             copied: dict[str, str], declared: frozenset[str] | None,
-            floors: dict[str, int] | None = None, uses: tuple = ()) -> tuple[str, str] | str:
+            floors: dict[str, int] | None = None, uses: tuple = (), model=None
+            ) -> tuple[str, str] | str:
     """(map type, ``p[lo:len]``) for one pointer of the construct, or why it has none.
     ``declared``: the variables the kernel declares (:func:`_declared_inside`); ``uses``:
     the function's variable mentions (its index locals, omp.index_locals)."""
@@ -171,7 +172,7 @@ def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text,
             return (f"'{pointer}' is passed to '{ref.call}' in the kernel" if ref.call else
                     f"'{pointer}' is accessed with {len(ref.subscripts)} subscripts")
         # ``AU[id]`` with ``const int id = (i + 1) + (j + 1) * stride;`` in the kernel
-        extent = write_extent(kernel, expanded_ref(kernel, ref, uses), text) or \
+        extent = write_extent(kernel, expanded_ref(kernel, ref, uses), text, model) or \
             guarded_extent(kernel, ref, uses)
         if extent is None or declared is None or declared & set(_PLAIN.findall(extent)):
             return (f"the subscript '{ref.subscripts[0].text}' of '{pointer}' is not bounded "
@@ -185,7 +186,7 @@ def _clause(kernel: Stmt, mine: list, refs: list, pointer: str, text,
     if not any(r.writes for r in mine):
         return "to", item
     if not any(r.reads for r in mine) and any(
-            (must := must_write_extent(kernel, r, refs, text)) is not None and
+            (must := must_write_extent(kernel, r, refs, text, model)) is not None and
             within(touched, must) for r in mine if r.writes):
         return "from", item
     return "tofrom", item
@@ -240,7 +241,8 @@ def _member_clause(model: TranslationUnit, source: bytes, kernel: Stmt, mine: li
     path = MEMBER.fullmatch(pointer)
     if path is None:
         return f"'{pointer}' is a member path of more than one level"
-    found = _clause(kernel, mine, refs, pointer, text, copied, declared, floors, uses)
+    found = _clause(kernel, mine, refs, pointer, text, copied, declared, floors, uses,
+                    model=model)
     if isinstance(found, tuple) or not mine:
         return found
     count = member_count(model, source, path.group(1), path.group(2), path.group(3)) or \

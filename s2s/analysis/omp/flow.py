@@ -97,8 +97,9 @@ class Interpreter(CallHandling):
     _device_loops: dict = field(default_factory=dict)  # id(loop node) -> it runs device work
     #: _same_length answers; shared by the interpreters of one planning run (same file)
     length_memo: dict = field(default_factory=dict)
-    #: function name -> its body's text (None: device writes in callees are not located)
-    body_text: object = None
+    #: (function, variable) -> whether the function may assign or declare it (omp.changes.
+    #: assigns_any; None: device writes in callees are not located)
+    assigns: object = None
     #: _in_root translations; shared like length_memo
     root_memo: dict = field(default_factory=dict)
     #: label -> ``[0:count]`` of arrays mapped whole by name (``int hist[NBINS]``): what a

@@ -22,7 +22,8 @@ from __future__ import annotations
 import math
 import re
 
-from s2s.analysis.polynomial import NotPoly, assigned_in, poly
+from s2s.analysis.omp.changes import assigns_any
+from s2s.analysis.polynomial import NotPoly, poly
 from s2s.model import Stmt, TranslationUnit
 
 #: ``[const] int name = value;`` (one declarator, an integer type)
@@ -38,8 +39,7 @@ def with_host_floors(model: TranslationUnit, directive: int, floors: dict[str, i
     body = _function_body(model, directive)
     if body is None or not floors:
         return floors
-    whole = text(body)
-    start = model.directives[directive].span.start
+    start, owner = model.directives[directive].span.start, model.directives[directive].function
     defined: dict[str, tuple[str, int]] = {}
     for stmt in body.walk():
         if stmt.kind != "decl" or stmt.span.start >= start:
@@ -56,8 +56,8 @@ def with_host_floors(model: TranslationUnit, directive: int, floors: dict[str, i
         if len(atoms) != 1 or len(atoms[0]) != 1 or p[atoms[0]] != 1:
             continue
         root = atoms[0][0]
-        rest = whole.replace(text(stmt), "", 1)
-        if name in defined or assigned_in(name, rest) or assigned_in(root, whole):
+        if name in defined or assigns_any(model, owner, (name,), outside=(stmt.span,)) or \
+                assigns_any(model, owner, (root,)):
             continue
         defined[name] = (root, p.get((), 0))
     roots: dict[str, int] = {}

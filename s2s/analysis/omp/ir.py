@@ -522,7 +522,7 @@ class IRBuilder:
             if stmt.kind == "for" else {}
         events = []
         for ref in refs:
-            extent = write_extent(stmt, ref, self.text) if ref.writes else None
+            extent = write_extent(stmt, ref, self.text, self.model) if ref.writes else None
             events.append(Access(ref.array, "D", ref.mode, ref, full.get(ref.array), extent))
         events += self._through_kernel_pointers(stmt, refs)
         return events

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from s2s.analysis.omp.changes import assigns_any
 from s2s.analysis.polynomial import (
     NotPoly,
     Poly,
@@ -183,7 +184,7 @@ def writes_first(stmt: Stmt, refs: list[ArrayRef], text) -> bool:
     return _writes_first(stmt, refs, text) == _WRITES
 
 
-def write_extent(kernel: Stmt, ref: ArrayRef, text) -> str | None:
+def write_extent(kernel: Stmt, ref: ArrayRef, text, model=None) -> str | None:
     """``[lo:len]`` holding every element a kernel's write ``a[f(i, j)]`` may touch: ``f``
     affine in the counters of the counting loops around it (non-negative coefficients), its
     other variables not assigned in the kernel. Elements outside it keep their host value,
@@ -208,15 +209,24 @@ def write_extent(kernel: Stmt, ref: ArrayRef, text) -> str | None:
         high, ok_high = substitute(high, var, last)
         if not (ok_low and ok_high):
             return None
-    body = text(kernel)
     names = {v for key in list(low) + list(high) for atom in key
              for v in re.findall(r"[A-Za-z_]\w*", atom)}
-    if names & counters or any(assigned_in(v, body) for v in names):
+    if names & counters or _assigned(names, kernel, ref, text, model):
         return None
     return f"[{render(low)}:{render(add(add(high, scale(low, -1)), {(): 1}))}]"
 
 
-def must_write_extent(kernel: Stmt, ref: ArrayRef, refs: list[ArrayRef], text) -> str | None:
+def _assigned(names, kernel: Stmt, ref: ArrayRef, text, model) -> bool:
+    """Whether the kernel may assign or declare one of ``names``: from the AST's mentions
+    (omp.changes.assigns_any) given the ``model``, else from its text."""
+    if model is not None:
+        return assigns_any(model, ref.function, names, [kernel.span])
+    body = text(kernel)
+    return any(assigned_in(v, body) for v in names)
+
+
+def must_write_extent(kernel: Stmt, ref: ArrayRef, refs: list[ArrayRef], text,
+                      model=None) -> str | None:
     """``[lo:len]`` of the elements a kernel surely writes through ``ref``: the kernel is a
     counting loop ``for (i = a; i < b; i++)`` whose every iteration writes ``x[i + c]`` on
     every path (``_writes_first`` over the array's writes: no jump, no write under
@@ -243,8 +253,7 @@ def must_write_extent(kernel: Stmt, ref: ArrayRef, refs: list[ArrayRef], text) -
     offset = add(index, {(var,): -1})
     names = {v for p in (offset, first, bound) for key in p for atom in key
              for v in re.findall(r"[A-Za-z_]\w*", atom)}
-    body = text(kernel)
-    if var in names or any(assigned_in(v, body) for v in names):
+    if var in names or _assigned(names, kernel, ref, text, model):
         return None
     if _writes_first(kernel.body, writes, text) != _WRITES:
         return None

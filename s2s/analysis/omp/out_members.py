@@ -23,12 +23,13 @@ callee's parameters (never assigned there) bound to the call's arguments.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import replace
 
+from s2s.analysis.omp.changes import assigns_any
 from s2s.analysis.omp.member_counts import member_count
 from s2s.analysis.omp.state import norm_text
-from s2s.analysis.polynomial import assigned_in
 from s2s.model import HostAllocation, TranslationUnit
 from s2s.model.host import HelperCall
 from s2s.model.span import Expr
@@ -99,13 +100,13 @@ def _returned_members(model: TranslationUnit, source: bytes, by_callee: dict,
         params = [p.name for p in callee.params]
         if len(params) != len(call.args):
             continue
-        text = source[callee.span.start:callee.span.end].decode("utf-8", "replace")
         for allocation in model.allocations:
             found = _MEMBER.fullmatch(norm_text(allocation.name))
             if found is None or found.group(1) != local or allocation.function != callee.name \
                     or allocation.count is None:
                 continue
-            count = _bound(allocation.count.text, params, call.args, text)
+            count = _bound(allocation.count.text, params, call.args, functools.partial(
+                assigns_any, model, callee.name, declarations=False))
             name = f"{call.target.strip()}->{found.group(2)}"
             if count is None or (call.function, name) in known:
                 continue
@@ -143,11 +144,13 @@ def _returned_local(function) -> str | None:
     return value if _POINTER.fullmatch(value) and value not in params else None
 
 
-def _bound(count: str, params: list[str], args: tuple[str, ...], text: str) -> str | None:
+def _bound(count: str, params: list[str], args: tuple[str, ...], assigned) -> str | None:
     """``count`` (the callee's) with its parameters replaced by the call's arguments; None
-    when it names anything else (a local, a member) or a parameter the callee assigns."""
+    when it names anything else (a local, a member) or the callee may assign one of its
+    parameters (``assigned``: whether the callee may assign one of the names it is given,
+    from the AST's mentions)."""
     names = {m.group(0) for m in _WORD.finditer(count)} - {"sizeof"} - _TYPE_WORDS
-    if not names <= set(params) or any(assigned_in(n, text, declarations=False) for n in names):
+    if not names <= set(params) or any(assigned((n,)) for n in names):
         return None
     binding = {p: a.strip() if _POINTER.fullmatch(a.strip()) or a.strip().isdigit()
                else f"({a.strip()})" for p, a in zip(params, args, strict=True)}

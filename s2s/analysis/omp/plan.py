@@ -84,7 +84,7 @@ from s2s.analysis.omp.sizes import (
 from s2s.analysis.omp.solver import Solver, entry_state
 from s2s.analysis.omp.state import Frame, Unsupported, norm_text
 from s2s.analysis.omp.touched import device_hulls, host_outside, narrow, unsound
-from s2s.analysis.omp.touched_counts import touched_count
+from s2s.analysis.omp.touched_counts import surely_runs, touched_count
 from s2s.model import SourceSpan, Stmt, TranslationUnit
 
 
@@ -289,8 +289,9 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
                                  if use[0] == function.name))
     if why is not None:
         raise Unsupported(why)
-    lengths, skipped = array_sections(model, function, survey.device_labels - elsewhere,
-                                      start, end)
+    lengths, skipped = array_sections(
+        model, function, survey.device_labels - elsewhere, start, end,
+        counts=lambda index: surely_runs(model, function, index, nodes))
     # a callee planned as a root of its own names its caller's vectors by reference
     referred = {p.name for p in function.params if p.vector} if callee_root else set()
     for label in list(skipped):
@@ -306,7 +307,7 @@ def _plan_root(model: TranslationUnit, irs: dict[str, FunctionIR], ir: FunctionI
             section = f"[0:{label}.size()]"
         if section is None and skipped[label].startswith("its element count"):
             section = touched_count(model, source, function, label,
-                                    survey.device_uses.get(label, ()), start, end)
+                                    survey.device_uses.get(label, ()), start, end, region=nodes)
         if section is not None and skipped[label].startswith("its element count"):
             lengths[label] = section
             del skipped[label]

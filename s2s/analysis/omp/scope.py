@@ -12,8 +12,11 @@ region is emitted: each variable the clauses name must be
 * a data member of its class or of a class it derives from (:attr:`HostFunction.fields`),
 * or a global.
 
-A function whose mentions were not extracted (``VarUse`` is kept only for the functions the
-analyses ask about) is not asked about: its declarations are not known. An identifier that
+Every function is asked about. Mentions (``VarUse``) are kept for the functions the analyses
+ask about, which include every caller of another file's function
+(``frontend.walk_extract.var_use_functions``): where a region lands in a function without
+them, its locals are not known, and only parameters, members and globals count as in scope
+(a refusal, never a name let through). An identifier that
 is no variable anywhere in the program (a macro, a type, an enum
 constant, ``sizeof``) and a member name after ``.``/``->`` are not asked about. A region
 naming any other variable is refused: its constructs get the safety net's clauses.
@@ -47,8 +50,8 @@ def out_of_scope_edit(model, edits) -> tuple[str, object] | None:
         if not edit.text:
             continue
         function = _function_at(model, edit.path, edit.offset)
-        if function is None or not model.in_function("var_uses", function.name):
-            continue    # (mentions are extracted only for the functions analyses ask about)
+        if function is None:
+            continue
         visible = _visible(model, function, edit.offset)
         for name in _IDENT.findall(edit.text):
             if name in variables and name not in visible and name not in _OMP_WORDS:

@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 
 from s2s.analysis.omp.method_members import left_behind
+from s2s.analysis.omp.changes import assigns_any
 from s2s.analysis.omp.pointer_arrays import is_array_of_pointers
 from s2s.analysis.omp.state import norm_text
-from s2s.analysis.polynomial import NotPoly, assigned_in, poly, render, same_value
+from s2s.analysis.polynomial import NotPoly, poly, render, same_value
 from s2s.model import HostAllocation, TranslationUnit
 from s2s.model.host_facts import VALUE_ROLES
 
@@ -24,8 +25,12 @@ def root_name(name: str) -> str:
     return match.group(0) if match else name
 
 
-def array_sections(model: TranslationUnit, function, labels: set[str], start: int, end: int):
-    """Section text per mappable label, and why the others are not mapped."""
+def array_sections(model: TranslationUnit, function, labels: set[str], start: int, end: int,
+                   counts=None):
+    """Section text per mappable label, and why the others are not mapped. ``counts``: which
+    directives' map clauses may give a count (by index; None: all of them). A target
+    construct's clause says how much storage there is only when it runs: one under a loop
+    that may run zero times is no count for a region around that loop."""
     lengths: dict[str, str] = {}
     skipped: dict[str, str] = {}
     for label in sorted(labels):
@@ -39,7 +44,7 @@ def array_sections(model: TranslationUnit, function, labels: set[str], start: in
         if _freed_inside(model, function, label, start, end):
             skipped[label] = "freed inside the region"
             continue
-        section = _section(model, function, label, allocation, start)
+        section = _section(model, function, label, allocation, start, counts)
         if section is None:
             skipped[label] = "its element count is not known (no allocation or map clause " \
                              "with a section in this function)"
@@ -83,7 +88,7 @@ def _freed_inside(model, function, label, start, end) -> bool:
     return False
 
 
-def _section(model, function, label, allocation, start: int) -> str | None:
+def _section(model, function, label, allocation, start: int, counts=None) -> str | None:
     """``[0:count]`` from the allocation or the program's own map clauses; '' for arrays
     mapped whole by name (fixed-size and variable-length arrays). The clauses may name the
     array through a local that certainly holds its address (``double *x = net->x;`` then
@@ -93,7 +98,7 @@ def _section(model, function, label, allocation, start: int) -> str | None:
     if allocation is not None and allocation.count is not None and allocation.kind != "helper":
         return f"[0:{allocation.count.text}]"
     for name in (label, *sorted(exact_aliases(model, function, label, start))):
-        found = clause_section(model, function.name, name, from_zero=True)
+        found = clause_section(model, function.name, name, from_zero=True, counts=counts)
         if found:
             return f"[0:{found[1]}]"
     return None  # (a helper's count comes last: helper_section)
@@ -130,12 +135,14 @@ def section_from_callees(model: TranslationUnit, uses, source: bytes) -> str | N
 
 
 def clause_section(model: TranslationUnit, function: str, name: str,
-                   from_zero: bool = False) -> tuple[str, str] | None:
+                   from_zero: bool = False, counts=None) -> tuple[str, str] | None:
     """(lower, length) of the first one-dimensional section of ``name`` in a map clause of
     ``function`` (with ``from_zero``: the first one starting at 0). A ``target update``
-    moves part of an array already mapped: its section says nothing about the length."""
-    for directive in model.directives:
-        if directive.function != function or directive.words[:2] == ("target", "update"):
+    moves part of an array already mapped: its section says nothing about the length.
+    ``counts``: which directives (by index) may give it (None: all)."""
+    for index, directive in enumerate(model.directives):
+        if directive.function != function or directive.words[:2] == ("target", "update") or \
+                counts is not None and not counts(index):
             continue
         for clause in directive.maps:
             for item in clause.items:
@@ -161,11 +168,11 @@ def _in_caller_names(text: str, model, function: str, pointers: dict, scalars: d
     uses = model.in_function("var_uses", function)
 
     def replace_name(match) -> str:
-        name = match.group(0)
+        name, arrow = match.group(1), match.group(2) or ""
         if name in scalars:
-            return f"({scalars[name]})"
+            return f"({scalars[name]}){arrow}"
         if name in pointers:
-            return pointers[name]
+            return _bound_pointer(pointers[name], arrow)
         if name in params:
             raise LookupError(name)
         writes = [u for u in uses if u.name == name and u.role in VALUE_ROLES]
@@ -176,12 +183,24 @@ def _in_caller_names(text: str, model, function: str, pointers: dict, scalars: d
                                  scalars, source, depth + 1)
         if inner is None:
             raise LookupError(name)
-        return f"({inner})"
+        return f"({inner}){arrow}"
 
     try:
-        return re.sub(r"(?<![\w.>])[A-Za-z_]\w*", replace_name, text)
+        return re.sub(r"(?<![\w.>])([A-Za-z_]\w*)(\s*->)?", replace_name, text)
     except LookupError:
         return None
+
+
+def _bound_pointer(binding: str, arrow: str) -> str:
+    """A pointer parameter's argument in place of its name: ``g->n`` with ``g`` bound to
+    ``&grid`` is ``grid.n`` (``&grid->n`` would take the address of a member of a struct that
+    is no pointer); any other argument but a plain name or path is parenthesized."""
+    plain = re.fullmatch(r"&\s*([A-Za-z_][\w.]*)", binding.strip())
+    if arrow and plain:
+        return plain.group(1) + "."
+    if re.fullmatch(r"[A-Za-z_][\w.]*(->[A-Za-z_]\w*)*", binding.strip()):
+        return binding + arrow
+    return f"({binding}){arrow}"
 
 
 def first_use(model: TranslationUnit, label: str) -> int:
@@ -380,9 +399,8 @@ def entry_sections(model: TranslationUnit, function, label: str, start: int, sou
             value = poly(index)
         except NotPoly:
             return None
-        between = source[ref.span.end:start].decode("utf-8", "replace")
         names = {v for key in value for atom in key for v in re.findall(r"[A-Za-z_]\w*", atom)}
-        if any(assigned_in(v, between) for v in names):
+        if assigns_any(model, function.name, names, [(ref.span.file, ref.span.end, start)]):
             return None
         section = f"[{render(value)}:1]"
         if not any(same_value(section[1:-3], known[1:-3]) for known in sections):

@@ -19,6 +19,7 @@ import bisect
 import re
 
 from s2s.analysis.omp.callee_repoints import call_copies
+from s2s.analysis.omp.changes import assigns_any
 from s2s.analysis.omp.flow import Interpreter
 from s2s.analysis.omp.ir import Node, called_functions
 from s2s.analysis.omp.member_agree import agreed_count
@@ -27,7 +28,7 @@ from s2s.analysis.omp.place import place_copy, push_after, push_candidates, sour
 from s2s.analysis.omp.sections import atoms_of
 from s2s.analysis.omp.sizes import allocation_of
 from s2s.analysis.omp.state import BOTH, State, Unsupported
-from s2s.analysis.polynomial import NotPoly, assigned_in, poly, render
+from s2s.analysis.polynomial import NotPoly, poly, render
 from s2s.model import TranslationUnit
 from s2s.model.host_facts import VALUE_ROLES
 
@@ -47,7 +48,7 @@ class Solver:
         self.start = nodes[0].stmt.span.start
         self.top_ids = {id(n) for n in nodes}
         self._tops = None  # (starts, spans, in order) of the top-level statements
-        self.section_of = _element_section(nodes, source_texts(source))
+        self.section_of = _element_section(model, nodes)
         self.candidates = push_candidates(nodes, self.section_of)
         self.reading = [(node, access, section) for node, access, section in
                         push_candidates(nodes, _element_here, reading=True)
@@ -57,20 +58,19 @@ class Solver:
         self.root_memo: dict = {}
         self.whole_counts = _whole_counts(model, function, tracked, lengths)
         self.storage_counts = _storage_counts(model, source, function, tracked)
-        texts: dict[str, str] = {}
+        answers: dict[tuple[str, str], bool] = {}
 
-        def body_text(name: str) -> str:
-            if name not in texts:
-                body = irs[name].function.body
-                texts[name] = source[body.span.start:body.span.end].decode("utf-8", "replace")
-            return texts[name]
+        def assigns(function: str, name: str) -> bool:
+            if (function, name) not in answers:
+                answers[function, name] = assigns_any(model, function, (name,))
+            return answers[function, name]
 
-        self.body_text = body_text
+        self.assigns = assigns
 
     def _interpreter(self) -> Interpreter:
         return Interpreter(self.irs, self.tracked, self.lengths, self.locals_of, record=True,
                            distinct=self.distinct, section_of=self.section_of,
-                           length_memo=self.length_memo, body_text=self.body_text,
+                           length_memo=self.length_memo, assigns=self.assigns,
                            root_memo=self.root_memo, whole_counts=self.whole_counts,
                            storage_counts=self.storage_counts,
                            ignored=self.ignored)
@@ -355,10 +355,10 @@ def _first_to_fix(failures):
     raise AssertionError("no failure to fix")
 
 
-def _element_section(nodes: list[Node], text):
+def _element_section(model, nodes: list[Node]):
     """``[e:1]`` for a host write ``a[e] = ...`` whose index is the same wherever it is
     evaluated in the region (its variables are assigned nowhere in it), else None."""
-    region_text = "\n".join(text(n.stmt) for n in nodes if n.stmt is not None)
+    spans = [n.stmt.span for n in nodes if n.stmt is not None]
 
     def section_of(access) -> str | None:
         ref = access.ref
@@ -369,7 +369,7 @@ def _element_section(nodes: list[Node], text):
         except NotPoly:
             return None
         names = {v for atom in atoms_of(index) for v in re.findall(r"[A-Za-z_]\w*", atom)}
-        if any(assigned_in(v, region_text) for v in names):
+        if assigns_any(model, nodes[0].function, names, spans):
             return None
         return f"[{render(index)}:1]"
 

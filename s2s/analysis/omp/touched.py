@@ -66,7 +66,7 @@ def device_hulls(model, ir: FunctionIR, nodes: list[Node], tracked: frozenset,
                 (pointers | {label}) & copied or \
                 any(not re.fullmatch(r"[A-Za-z_]\w*", p) for p in pointers):
             continue
-        hull = _hull(nodes, pointers, text)
+        hull = _hull(nodes, pointers, text, model)
         if hull is not None and changing_term(model, hull, scope) is None:
             hulls[label] = (pointers, hull)
     return hulls
@@ -138,7 +138,7 @@ def _offset_targets(root: Node) -> frozenset:
                      if isinstance(event, Copy) and event.offset)
 
 
-def _hull(nodes: list[Node], pointers: frozenset, text) -> str | None:
+def _hull(nodes: list[Node], pointers: frozenset, text, model=None) -> str | None:
     """The hull of every device access through ``pointers`` in the region, or None when
     one is not bounded (outside a kernel's counting loops, a call's argument ...)."""
     extents = []
@@ -148,7 +148,7 @@ def _hull(nodes: list[Node], pointers: frozenset, text) -> str | None:
                 if not (isinstance(event, Access) and event.name in pointers) or \
                         event.side != "D":
                     continue
-                extent = write_extent(node.stmt, event.ref, text) \
+                extent = write_extent(node.stmt, event.ref, text, model) \
                     if node.kind == "kernel" and event.ref is not None else None
                 if extent is None:
                     return None

@@ -3,10 +3,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from s2s.frontend.core.fast_cursor import children, cursor_type, is_attribute
 from s2s.frontend.core.toolchain import is_tool_header
 from s2s.frontend.host.callees import pointer_targets
-from s2s.frontend.host.tree import CALL_SCAN_SKIP, LAUNCH_CONFIG, HostTree, cursor_expr
+from s2s.frontend.host.tree import (
+    CALL_SCAN_SKIP,
+    LAUNCH_CONFIG,
+    HostTree,
+    binary_operator_name,
+    cursor_expr,
+)
 from s2s.model.host import CallSite
 
 # --------------------------------------------------------------------------------------------
@@ -53,6 +61,24 @@ def _call_site(tree: HostTree, i: int, with_args: bool = True) -> CallSite | Non
     return CallSite(name, tuple(args), tree.span(i), targets if len(targets) > 1 else (),
                     noreturn=ref_kind in _NORETURN_KINDS and _never_returns(tree, ref),
                     system=_declared_in_system_header(ref))
+
+
+#: the operators whose later operands may not run: ``a && b``, ``a || b``, ``c ? x : y``
+_SHORT_CIRCUIT = frozenset({"LAnd", "LOr"})
+
+
+def _conditional(tree: HostTree, i: int, root: int) -> bool:
+    """Whether node ``i`` (inside the expression ``root``) may be skipped while ``root``
+    runs: an operand after the first of ``&&``, ``||`` or ``?:`` on its way up (a node's
+    first child is the node after it)."""
+    child, parent = i, tree.parent[i]
+    while child != root and parent >= 0:
+        kind = tree.kinds[parent]
+        if child != parent + 1 and (kind == "CONDITIONAL_OPERATOR" or kind == "BINARY_OPERATOR" and
+                          binary_operator_name(tree.nodes[parent].cursor) in _SHORT_CIRCUIT):
+            return True
+        child, parent = parent, tree.parent[parent]
+    return False
 
 
 def _never_returns(tree: HostTree, function) -> bool:
@@ -133,6 +159,8 @@ def call_sites(tree: HostTree, roots, with_args: bool = True) -> tuple[CallSite,
             if kind == "CALL_EXPR":
                 site = _call_site(tree, j, with_args)
                 if site is not None:
+                    if _conditional(tree, j, root):
+                        site = replace(site, conditional=True)
                     out.append(site)
             j += 1
     return tuple(out)

@@ -64,6 +64,22 @@ def comparison(tree: HostTree, i: int) -> Comparison | None:
     return Comparison(_text(tree, operands[0]).strip(), op, _text(tree, operands[1]).strip())
 
 
+def always_true(tree: HostTree, i: int) -> bool:
+    """Whether condition node ``i`` is a literal that is true: ``1``, ``true`` (parentheses
+    and implicit conversions around it skipped; a macro such as ``TRUE`` expands to one)."""
+    i = _bare(tree, i)
+    kind = tree.kinds[i]
+    if kind == "CXX_BOOL_LITERAL_EXPR":
+        return _text(tree, i).strip() == "true" or tree.nodes[i].cursor.spelling == "true"
+    if kind != "INTEGER_LITERAL":
+        return False
+    tokens = [t.spelling for t in tree.nodes[i].cursor.get_tokens()]
+    try:
+        return len(tokens) == 1 and int(tokens[0].rstrip("uUlL"), 0) != 0
+    except ValueError:
+        return False
+
+
 def disjunct_tests(tree: HostTree, cond: int) -> tuple[Comparison, ...]:
     """The comparisons among the operands of the top-level ``||`` chain of condition node
     ``cond`` (the condition itself when it is no ``||``), in source order."""

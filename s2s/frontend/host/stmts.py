@@ -9,7 +9,7 @@ directive extractor may include the ``;``); the outermost statement at that offs
 from __future__ import annotations
 
 from s2s.frontend.host.calls import call_sites
-from s2s.frontend.host.conditions import disjunct_tests, loop_header
+from s2s.frontend.host.conditions import always_true, disjunct_tests, loop_header
 from s2s.frontend.host.scan import skip_space, statement_header
 from s2s.frontend.host.tree import STMT_KINDS, HostTree
 from s2s.model.host import Stmt
@@ -159,6 +159,8 @@ class StmtBuilder:
         if len(kids) > 1:
             plan.fields["cond"] = self.tree.expr(kids[1])
             plan.call_roots.append(kids[1])
+            if always_true(self.tree, kids[1]):
+                plan.fields["forever"] = True
 
     def _split(self, plan, kids, keyword: bytes):
         """(init children, condition children, rest) of a statement with a ``(...)`` header."""
@@ -205,6 +207,8 @@ class StmtBuilder:
             plan.fields["init"] = self._init_stmt(init[0])
             plan.call_roots.extend(init)
         test = self._cond(plan, cond)
+        if split is not None and not cond or test is not None and always_true(tree, test):
+            plan.fields["forever"] = True
         if step:
             plan.fields["step"] = tree.expr(step[0])
             plan.call_roots.extend(step)
@@ -218,7 +222,9 @@ class StmtBuilder:
     def _plan_while(self, plan, kids):
         split = self._split(plan, kids, b"while")
         head, rest = (kids[:-1], kids[-1:]) if split is None else (split[0], split[2])
-        self._cond(plan, head)
+        test = self._cond(plan, head)
+        if test is not None and always_true(self.tree, test):
+            plan.fields["forever"] = True
         if rest:
             plan.sub("body", rest[0])
 
