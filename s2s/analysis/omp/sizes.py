@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from s2s.analysis.omp.method_members import left_behind
 from s2s.analysis.omp.changes import assigns_any
+from s2s.analysis.omp.method_members import left_behind
 from s2s.analysis.omp.pointer_arrays import is_array_of_pointers
 from s2s.analysis.omp.state import norm_text
 from s2s.analysis.polynomial import NotPoly, poly, render, same_value

@@ -27,6 +27,7 @@ import os
 import re
 
 from s2s.frontend.core.context import FUNCTION_KINDS, ExtractContext
+from s2s.frontend.cuda.held_pointers import held_pointer_offsets
 from s2s.frontend.cuda.macro_frame import launch_frame
 from s2s.frontend.cuda.names import (
     API_CATEGORY,
@@ -39,7 +40,6 @@ from s2s.frontend.cuda.names import (
     api_category,
     device_call_category,
 )
-from s2s.frontend.cuda.held_pointers import held_pointer_offsets
 from s2s.frontend.cuda.templates import (
     caller_instances,
     find_kernel_template,
