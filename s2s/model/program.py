@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+from operator import is_not
 from dataclasses import dataclass, fields, is_dataclass, replace
 
 from s2s.model.access import ArrayRef
@@ -143,9 +144,10 @@ class _Shift:
         if kind is _SPAN:
             return self.span(value)
         if kind is _TUPLE:
-            moved = tuple(map(self, value))
-            return value if all(a is b for a, b in zip(moved, value, strict=True)) else moved
-        mover = _MOVERS.get(type(value)) or _mover(type(value))
+            return self.items(value)
+        mover = _MOVERS.get(type(value), _UNKNOWN)
+        if mover is _UNKNOWN:
+            mover = _mover(type(value))
         if mover is not None:
             return mover(self, value)
         changes = {}
@@ -160,6 +162,13 @@ class _Shift:
             if new is not old:
                 changes[name] = new
         return _with(value, changes) if changes else value
+
+    def items(self, value: tuple) -> tuple:
+        """The tuple ``value`` with each item moved (``value`` itself where none moved)."""
+        if not value:
+            return value
+        moved = tuple(map(self, value))
+        return moved if any(map(is_not, moved, value)) else value
 
     def span(self, value: SourceSpan) -> SourceSpan:
         """``value`` moved by the base (one moved object per span object)."""
@@ -227,6 +236,8 @@ def _span_mover():
 
 #: a compiled mover by dataclass (None: the generic loop of _Shift.__call__), see _mover
 _MOVERS: dict[type, object] = {}
+#: (a class not seen yet by ``_MOVERS``)
+_UNKNOWN = object()
 
 
 def _mover(cls: type):
@@ -245,6 +256,7 @@ def _mover(cls: type):
         lines.append(f"    k = _get(type(v{k}))")
         step = ["if k is _PLAIN:", f"    n{k} = v{k}",
                 "elif k is _SPAN:", f"    n{k} = shift.span(v{k})",
+                "elif k is _TUPLE:", f"    n{k} = shift.items(v{k})",
                 "else:", f"    n{k} = shift(v{k})",
                 f"if n{k} is not v{k}:", "    changed = True"]
         if indexes:
@@ -256,7 +268,8 @@ def _mover(cls: type):
     lines += ["    if not changed:", "        return value", "    moved = _new(cls)"]
     lines += [f"    _set(moved, {name!r}, n{k})" for k, (name, _i) in enumerate(names)]
     lines.append("    return moved")
-    scope = {"_get": _KINDS.get, "_PLAIN": _PLAIN, "_SPAN": _SPAN, "_new": object.__new__,
+    scope = {"_get": _KINDS.get, "_PLAIN": _PLAIN, "_SPAN": _SPAN, "_TUPLE": _TUPLE,
+             "_new": object.__new__,
              "_set": object.__setattr__, "cls": cls}
     exec("\n".join(lines), scope)      # noqa: S102 - our own field names, no input text
     _MOVERS[cls] = scope["move"]
