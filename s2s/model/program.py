@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import bisect
 import functools
-from operator import is_not
 from dataclasses import dataclass, fields, is_dataclass, replace
+from operator import is_not
 
 from s2s.model.access import ArrayRef
 from s2s.model.host import Stmt
