@@ -308,6 +308,10 @@ _CAPTURE = ("cudaStreamBeginCapture", "cudaStreamEndCapture", "cudaStreamIsCaptu
 #: calls after which the device's allocations are not those before: a reset destroys them
 #: all, a device switch makes later ones another device's (the pool stays on the first)
 _DEVICE_STATE = frozenset({"cudaDeviceReset", "cudaSetDevice"})
+#: CUDA handle types: a value of one names a stream, an event, a graph or an array object, never
+#: data a copy moves (a host array of them is bookkeeping, not a buffer the plan could pool)
+HANDLE_TYPES = frozenset({"cudaStream_t", "cudaEvent_t", "cudaGraph_t", "cudaGraphExec_t",
+                          "cudaArray_t", "cudaTextureObject_t", "cudaSurfaceObject_t"})
 #: parameter types that cannot carry a buffer: a number, a flag, a stream or event handle
 _SCALAR_WORDS = frozenset({"int", "unsigned", "signed", "long", "short", "char", "bool", "float",
                            "double", "size_t", "const", "volatile", "cudaStream_t", "cudaEvent_t",
@@ -322,7 +326,7 @@ def _may_touch_buffers(function, outside: list[VarUse], space: dict[str, str]) -
     if any(u.name in space for u in outside):
         return True
     for param in function.params:
-        if param.is_pointer and param.type.strip() not in ("cudaStream_t", "cudaEvent_t"):
+        if param.is_pointer and param.type.strip() not in HANDLE_TYPES:
             return True
         if not set(param.type.replace("&", " & ").split()) <= _SCALAR_WORDS:
             return True
