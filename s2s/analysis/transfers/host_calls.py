@@ -326,7 +326,7 @@ def _may_touch_buffers(function, outside: list[VarUse], space: dict[str, str]) -
     if any(u.name in space for u in outside):
         return True
     for param in function.params:
-        if param.is_pointer and param.type.strip() not in HANDLE_TYPES:
+        if param.is_pointer and param.type.strip() not in ("cudaStream_t", "cudaEvent_t"):
             return True
         if not set(param.type.replace("&", " & ").split()) <= _SCALAR_WORDS:
             return True
