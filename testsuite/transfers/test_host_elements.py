@@ -155,3 +155,35 @@ def test_a_loop_switching_devices_between_its_allocations_is_refused(load_source
     warning, = [d for d in output.diagnostics if d.severity.name == "WARNING"]
     assert warning.id == "transfers-unsupported-call"
     assert warning.message.startswith(f"'cudaSetDevice' (line {text[:text.index('cudaSetDevice(g)')].count(chr(10)) + 1})")
+
+
+def test_arrays_declared_after_the_pool_get_their_slots_where_they_are_allocated(load_source, capsys, tmp_path):
+    """The pool is made at the first allocation (``d_x``'s loop); ``d_y`` (an element loop)
+    and ``d_z`` (constant indices) are declared after it: each element's slot is assigned
+    where the program allocated it, after its array's declaration (an assignment moved up to
+    the pool would name an array not yet declared and not compile)."""
+    text = PER_DEVICE.replace(
+        "    float *d_x[NGPU], *d_y[NGPU];\n    for (int g = 0; g < NGPU; ++g) {\n"
+        "        cudaMalloc((void **)&d_x[g], bytes);\n        cudaMalloc((void **)&d_y[g], bytes);\n    }\n",
+        "    float *d_x[NGPU];\n    for (int g = 0; g < NGPU; ++g)\n        cudaMalloc((void **)&d_x[g], bytes);\n"
+        "    float *d_y[NGPU];\n    for (int g = 0; g < NGPU; ++g)\n        cudaMalloc((void **)&d_y[g], bytes);\n"
+        "    float *d_z[2];\n    cudaMalloc((void **)&d_z[0], bytes);\n    cudaMalloc((void **)&d_z[1], bytes);\n"
+        "    cudaMemcpy(d_z[0], h_x, bytes, cudaMemcpyHostToDevice);\n"
+        "    square<<<(chunk + 127) / 128, 128>>>(d_z[1], d_z[0], chunk);\n"
+        "    cudaMemcpy(h_y, d_z[1], bytes, cudaMemcpyDeviceToHost);\n"
+        "    printf(\"z %.2f\\n\", h_y[chunk - 1]);\n").replace(
+        "        cudaFree(d_y[g]);\n    }\n", "        cudaFree(d_y[g]);\n    }\n    cudaFree(d_z[0]);\n    cudaFree(d_z[1]);\n")
+    assert "float *d_z[2];" in text and "cudaFree(d_z[1]);" in text
+    loaded = load_source(text, "prog.cu")
+    output = run_transfers(loaded)
+    after = EditSet(output.edits).apply("prog.cu", loaded.source).decode()
+    assert [d.message for d in output.diagnostics if d.severity.name == "WARNING"] == []
+    assert after.count("cudaMalloc(") == 1
+    pool = after.index("cudaMalloc((void **)&s2s_device_pool")
+    assert pool < after.index("float *d_y[NGPU];") < after.index("        d_y[g] = reinterpret_cast")
+    assert after.index("float *d_z[2];") < after.index("    d_z[0] = reinterpret_cast") < \
+        after.index("    d_z[1] = reinterpret_cast")
+    path = tmp_path / "late_arrays.cu"
+    path.write_text(text)
+    assert main(["verify", "-q", "--passes", "transfers", "--args", "1000", str(path)]) == 0
+    assert "verdict: OK" in capsys.readouterr().out

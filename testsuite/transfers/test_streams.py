@@ -142,3 +142,54 @@ def test_a_stream_given_another_value_is_refused(tmp_path):
     _, after, warnings = transferred(tmp_path, text)
     assert after == text and [w.id for w in warnings] == ["transfers-stream"]
     assert f"is given a value at line {line_of(text, 'side[1] = side[0]')}" in warnings[0].message
+
+
+#: simpleHyperQ's shape: the streams live in a malloc'd host array
+STREAM_ARRAY = """#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+__global__ void inc(int *a, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) a[i] += 1;
+}
+int main(int argc, char **argv)
+{
+    int nstreams = argc > 1 ? atoi(argv[1]) : 4;
+    int n = 1024;
+    size_t bytes = n * sizeof(int);
+    int *h_a = (int *)malloc(bytes);
+    for (int i = 0; i < n; ++i) h_a[i] = i;
+    cudaStream_t *streams = (cudaStream_t *)malloc(nstreams * sizeof(cudaStream_t));
+    for (int i = 0; i < nstreams; ++i)
+        cudaStreamCreate(&streams[i]);
+    int *d_a;
+    cudaMalloc((void **)&d_a, bytes);
+    cudaMemcpy(d_a, h_a, bytes, cudaMemcpyHostToDevice);
+    for (int i = 0; i < nstreams; ++i)
+        inc<<<(n + 127) / 128, 128, 0, streams[i]>>>(d_a, n);
+    cudaDeviceSynchronize();
+    cudaMemcpy(h_a, d_a, bytes, cudaMemcpyDeviceToHost);
+    printf("a[7] = %d\\n", h_a[7]);
+    for (int i = 0; i < nstreams; ++i)
+        cudaStreamDestroy(streams[i]);
+    free(streams);
+    cudaFree(d_a);
+    free(h_a);
+    return 0;
+}
+"""
+
+
+def test_a_host_array_of_streams_is_named_as_such(load_source):
+    """``cudaStreamCreate(&streams[i])`` on a malloc'd ``cudaStream_t`` array: the refusal
+    says the array holds stream handles (it was called a region buffer, which it is not)."""
+    loaded = load_source(STREAM_ARRAY, "prog.cu")
+    output = run_transfers(loaded)
+    assert not output.edits
+    warning, = [d for d in output.diagnostics if d.severity.name == "WARNING"]
+    assert warning.id == "transfers-unsupported-call"
+    assert warning.message.startswith("'cudaStreamCreate' writes 'streams', a host array of cudaStream_t "
+                                      "handles (not data a copy moves)")
+    assert "region buffer" not in warning.message
+    assert warning.location.line == STREAM_ARRAY.splitlines().index("        cudaStreamCreate(&streams[i]);") + 1

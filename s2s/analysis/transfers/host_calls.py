@@ -308,6 +308,10 @@ _CAPTURE = ("cudaStreamBeginCapture", "cudaStreamEndCapture", "cudaStreamIsCaptu
 #: calls after which the device's allocations are not those before: a reset destroys them
 #: all, a device switch makes later ones another device's (the pool stays on the first)
 _DEVICE_STATE = frozenset({"cudaDeviceReset", "cudaSetDevice"})
+#: CUDA handle types: a value of one names a stream, an event, a graph or an array object, never
+#: data a copy moves (a host array of them is bookkeeping, not a buffer the plan could pool)
+HANDLE_TYPES = frozenset({"cudaStream_t", "cudaEvent_t", "cudaGraph_t", "cudaGraphExec_t",
+                          "cudaArray_t", "cudaTextureObject_t", "cudaSurfaceObject_t"})
 #: parameter types that cannot carry a buffer: a number, a flag, a stream or event handle
 _SCALAR_WORDS = frozenset({"int", "unsigned", "signed", "long", "short", "char", "bool", "float",
                            "double", "size_t", "const", "volatile", "cudaStream_t", "cudaEvent_t",

@@ -47,7 +47,7 @@ from s2s.analysis.transfers.host_body import (
     clip_barriers,
     read_loop_body,
 )
-from s2s.analysis.transfers.host_calls import DeviceCalls, Reach
+from s2s.analysis.transfers.host_calls import HANDLE_TYPES, DeviceCalls, Reach
 from s2s.analysis.transfers.host_checks import BufferChecks
 from s2s.analysis.transfers.host_choices import Choices
 from s2s.analysis.transfers.host_exits import (
@@ -593,8 +593,24 @@ class _Extractor(BufferChecks, CallArgs, Choices, Slices, CheckedCalls, DeviceCa
                     and not self.planned_copy(call) and self._mentions(call):
                 if self.copy_stream(call) is not None:
                     self.refuse_stream_copy(call)
+                handles = self._handle_array(call)
+                if handles is not None:
+                    self._refuse(f"'{call.name}' writes '{handles[0]}', a host array of {handles[1]} "
+                                 "handles (not data a copy moves): the pass does not follow an array "
+                                 "of CUDA handles", call.span, "transfers-unsupported-call")
                 self._refuse(f"'{call.name}' on a region buffer is not supported", call.span,
                              "transfers-unsupported-call")
+
+    def _handle_array(self, call: ApiCall) -> tuple[str, str] | None:
+        """The host buffer ``call`` names whose elements are CUDA handles (``cudaStream_t
+        *streams = malloc(..); cudaStreamCreate(&streams[i]);``) and their type; None when it
+        names no such buffer. It is allocated like data, but what the call does to it is
+        not a transfer: the refusal says so instead of calling it a region buffer."""
+        named = {u.name for u in self._uses(call.span) if u.call == call.name and self.space.get(u.name) == HOST}
+        for alloc in self.model.in_function("allocations", self.function.name):
+            if alloc.name in named and alloc.element_type.strip() in HANDLE_TYPES:
+                return alloc.name, alloc.element_type.strip()
+        return None
 
     def planned_copy(self, call: ApiCall) -> bool:
         """A copy the plan may move and merge: one on the default stream (``is_copy``) or a
