@@ -1,6 +1,7 @@
 """The interpreter follows calls at most ``MAX_INLINE_DEPTH`` deep (omp.calls): a root whose
-kernel sits deeper (TeaLeaf's halo kernels are 9 calls below its time loop) is refused with
-that reason, not called recursive (it said "recursive call to update_left")."""
+kernel sits deeper is refused with that reason, not called recursive (TeaLeaf's halo kernels,
+9 calls below its time loop, were refused as "recursive call to update_left" under the old
+limit of 8; the limit is now 12)."""
 
 from __future__ import annotations
 

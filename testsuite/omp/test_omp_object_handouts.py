@@ -8,8 +8,11 @@ members are entered (``alloc``: nothing touched them yet) before the constructor
 statement that runs device work, released at the start of the destructor, and brought back
 (``target update from``) where they are handed out, when every caller is done with them
 before any later device work. The class may live in a header that the file defining its
-member functions includes (the public program's layout). Each program runs before and after
-on clang-16 host offload: same output, no unmapped pointer, the bytes counted exactly.
+member functions includes (the public program's layout). Each rewrite is built once and run
+on clang-16 host offload twice: with offload disabled (every map a no-op, the rewrite's only
+code lines copies of the member pointers: the original program's output) and on the host
+device (same output, no unmapped pointer, the bytes counted exactly). The two-file layout's
+rewrite is the single file's, piece for piece, so that one run checks both.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ from __future__ import annotations
 import pytest
 
 from s2s.cli.main import main
-from s2s.verify import omp_harness
-from testsuite.omp.omp_runs import rewrite_source, run_both
+from s2s.frontend.core.parse import ParseOptions
+from s2s.frontend.extract import load
+from testsuite.omp.omp_runs import rewrite_source, run_rewrite_and_host
 
 STREAM = """#include <cstdio>
 #include <cstdlib>
@@ -178,8 +182,18 @@ EXPECTED = ("float: 300.000004 34254.374409 17426.249897 dot 1712.603516\n"
             "double: 499.900000 57087.500000 29053.125000 dot 2855.312500\n")
 
 
-def test_members_entered_where_the_constructor_starts_device_work(load_source, tmp_path):
-    rewritten, out = rewrite_source(load_source, STREAM, name="stream.cpp")
+def _load(text: str, name: str):
+    return load(name, ParseOptions(), source=text.encode())
+
+
+@pytest.fixture(scope="module")
+def stream_rewrite():
+    """(rewritten text, pass output) of STREAM, shared by the single- and two-file tests."""
+    return rewrite_source(_load, STREAM, name="stream.cpp")
+
+
+def test_members_entered_where_the_constructor_starts_device_work(stream_rewrite, tmp_path):
+    rewritten, out = stream_rewrite
     constructor = rewritten[rewritten.index("TargetKernels<T>::TargetKernels"):
                             rewritten.index("TargetKernels<T>::~TargetKernels")]
     enter = "#pragma omp target enter data map(alloc: s2s_a[0:len], s2s_b[0:len], s2s_c[0:len])"
@@ -191,14 +205,15 @@ def test_members_entered_where_the_constructor_starts_device_work(load_source, t
     assert "#pragma omp target update from(s2s_a[0:len], s2s_b[0:len], s2s_c[0:len])" in view
     assert "map(" not in rewritten[rewritten.index("::reset("):rewritten.index("::view(")]
     assert ("target regions mapped", 4) in out.counts and ("mapped per construct", 0) in out.counts
-    original, new = run_both(tmp_path, STREAM, rewritten, suffix=".cpp")
+    original, new = run_rewrite_and_host(tmp_path, STREAM, rewritten, suffix=".cpp",
+                                         aliases=True)
     assert original.stdout == EXPECTED and new.stdout == EXPECTED and new.returncode == 0
     assert new.unmapped == ()
     # in: only the reductions' sums (4 float, 4 double); out: the sums and, once per object
     # at view(), its three arrays (3000 floats, 5000 doubles each)
     assert new.copies.h2d_bytes == 4 * 4 + 4 * 8
     assert new.copies.d2h_bytes == 4 * 4 + 4 * 8 + 3 * (3000 * 4 + 5000 * 8)
-    again, _ = rewrite_source(load_source, rewritten, name="stream.cpp")
+    again, _ = rewrite_source(_load, rewritten, name="stream.cpp")
     assert again == rewritten
 
 
@@ -242,14 +257,16 @@ def test_members_stay_mapped_per_call_where_the_lifetime_cannot_be_shown(
     assert "target enter data" not in rewritten
     if case != "read after device work":    # (the per-call mapping is the same in each)
         return
-    original, new = run_both(tmp_path, program, rewritten, suffix=".cpp")
+    original, new = run_rewrite_and_host(tmp_path, program, rewritten, suffix=".cpp")
     assert new.returncode == 0 and new.stdout == original.stdout
     assert new.unmapped == ()
 
 
-def test_the_class_in_a_header_its_members_in_another_file(tmp_path, monkeypatch, capsys):
+def test_the_class_in_a_header_its_members_in_another_file(stream_rewrite, tmp_path,
+                                                           monkeypatch, capsys):
     """BabelStream's layout: the class in ``kernels.hpp``, its member functions (and the
-    explicit instantiations) in ``target_kernels.cpp``, the caller in ``main.cpp``."""
+    explicit instantiations) in ``target_kernels.cpp``, the caller in ``main.cpp``. Each
+    output file is the single-file rewrite's piece (which the test above runs)."""
     start = STREAM.index("template <class T>\nTargetKernels<T>::TargetKernels")
     stop = STREAM.index("template <class T>\nvoid check(")
     (tmp_path / "kernels.hpp").write_text("#pragma once\n" + STREAM[:start])
@@ -263,15 +280,17 @@ def test_the_class_in_a_header_its_members_in_another_file(tmp_path, monkeypatch
     assert "4 target regions mapped, 0 mapped per construct" in capsys.readouterr().err
     rewritten = (tmp_path / "out" / "target_kernels.cpp").read_text()
     assert "target enter data map(alloc: s2s_a[0:len]" in rewritten
-    if omp_harness.toolchain_problem():
-        pytest.skip(omp_harness.toolchain_problem())
-    sources = [tmp_path / "out" / f for f in files]
-    omp_harness.build(sources, tmp_path / "new", extra_flags=[f"-I{tmp_path}", "-std=c++17"])
-    new = omp_harness.run(tmp_path / "new")
-    # (the original's output: the single-file test builds and runs it)
-    assert new.returncode == 0 and new.stdout == EXPECTED
-    assert new.unmapped == ()
-    assert new.copies.d2h_bytes == 4 * 4 + 4 * 8 + 3 * (3000 * 4 + 5000 * 8)
+    single = stream_rewrite[0]
+    members = single.index("template <class T>\nTargetKernels<T>::TargetKernels")
+    callers = single.index("template <class T>\nvoid check(")
+    assert single[:members] == STREAM[:start] and single[callers:] == STREAM[stop:]
+    assert rewritten == ('#include "kernels.hpp"\n\n' + single[members:callers] +
+                         "template class TargetKernels<float>;\n"
+                         "template class TargetKernels<double>;\n")
+    assert not (tmp_path / "out" / "kernels.hpp").exists() or \
+        (tmp_path / "out" / "kernels.hpp").read_text() == "#pragma once\n" + STREAM[:start]
+    assert (tmp_path / "out" / "main.cpp").read_text() == \
+        '#include "kernels.hpp"\n\n' + STREAM[stop:]
 
 
 def test_a_header_class_with_inline_member_bodies_is_left_per_call(tmp_path, monkeypatch,
