@@ -1,26 +1,28 @@
 """Kernels written in a member function that reach the object's members through ``this``
-(issue 28; noticed by omp28u, open). A kernel naming ``u[i]`` or ``n`` inside a method reads
-``this->u`` / ``this->n``: clang-16 maps ``this[0:1]`` implicitly (the whole object, tofrom)
-and the device copy of ``*this`` holds whatever member pointers the host object holds, unless
-a map of the member's section through ``this`` attached the device address.
+(issue 28; noticed by omp28u). A kernel naming ``u[i]`` or ``n`` inside a method reads
+``this->u`` / ``this->n``: clang-16 maps the members it names implicitly (tofrom, as one
+extent of ``*this``), and the device copy of ``*this`` holds the host object's member
+pointers unless a map of the member's section through ``this`` attached the device address.
 
-Two plans get this wrong today, each shown by one program built and run on clang-16 host
-offload (outputs compared with the original's):
+Two plans got this wrong, each shown by one program built and run on clang-16 host offload
+(outputs compared with the original's); the first is still open:
 
 * a data region in a member function maps the members through ``this``
   (``map(to: u[0:dims.n], v[0:dims.n])``: a 16-byte partial entry of ``*this``, members
   ``u`` and ``v`` only); a kernel in another method that also reads the scalar member ``n``
-  then maps ``this[0:1]`` (the whole object) and libomptarget aborts ("explicit extension not
-  allowed"). Mapping ``this[0:1]`` with the members in the region's entry (and releasing it at
-  the exit) runs right by hand, but is only sound where no scalar member is written on the host
+  then maps ``this->u``, ``this->v``, ``this->n`` (a 20-byte extent) and libomptarget aborts
+  ("explicit extension not allowed"). Mapping ``this[0:1]`` with the members in the
+  region's entry (``map(to: this[0:1], u[0:dims.n], v[0:dims.n])``, released at the exit)
+  runs right by hand, but is only sound where no scalar member is written on the host
   or a device between entry and exit (the device copy of ``*this`` would be stale); not done.
 * the per-object plan (omp.lifetime / omp.member_pointers) maps pointer members through local
   handles (``auto s2s_u = u; ... map(to: s2s_u[0:n])``), which attaches nothing to a device
   copy of ``*this``: a kernel naming ``u`` directly reads and writes the host storage, while
   ``target update from(s2s_u[0:n])`` before the host reads brings back the stale device copy
   (wrong output, silently; on a real GPU the kernel would dereference a host address).
-  The plan should require that kernels reach the pointer fields only through locals, or map
-  ``this[0:1]`` under the conditions above.
+  Fixed: the per-object plan is refused where a kernel names a pointer member itself
+  (omp.lifetime); the class is then mapped per call (here per construct, as the arrays'
+  counts are unknown in ``Run``), which runs right.
 """
 
 from __future__ import annotations
@@ -144,15 +146,16 @@ def _check(load_source, tmp_path, program: str) -> None:
 
 @pytest.mark.xfail(strict=True, reason="open (issue 28): a region in a method maps a 16-byte "
                    "part of *this; a kernel in another method reading the scalar member n maps "
-                   "this[0:1] (the whole object): libomptarget aborts 'explicit extension not "
-                   "allowed'")
+                   "this->u, this->v, this->n (20 bytes): libomptarget aborts 'explicit "
+                   "extension not allowed'")
 def test_a_kernel_reading_a_scalar_member_in_a_method_region(load_source, tmp_path):
     _check(load_source, tmp_path, IN_METHOD_REGION)
 
 
-@pytest.mark.xfail(strict=True, reason="open (issue 28): the per-object plan maps pointer "
-                   "members through local handles, so kernels naming u through this use the "
-                   "host pointer and the update from before Sum() brings back a stale device "
-                   "copy (wrong output)")
-def test_kernels_naming_pointer_members_under_the_per_object_plan(load_source, tmp_path):
+def test_kernels_naming_pointer_members_refuse_the_per_object_plan(load_source, tmp_path):
+    # before: the constructor entered s2s_u[0:n], s2s_v[0:n] and Sum() updated them from the
+    # device: output 2000.5000000000 where the original prints 1996.0298847396
+    rewritten, out = rewrite_source(load_source, LIFETIME)
+    assert "enter data" not in rewritten and "auto s2s_" not in rewritten
+    assert any("names the pointer member 'u' itself" in d.message for d in out.diagnostics)
     _check(load_source, tmp_path, LIFETIME)
