@@ -16,6 +16,8 @@ invariant holds when
   has no friends and no derived classes, and no object is copied or moved (a copy's vectors
   are new storage nobody maps), or defined with static storage (constructed before the
   offload runtime is up, destroyed after it);
+* no kernel names a pointer field itself (``u[i]`` in a member function is ``this->u[i]``,
+  which the handles' mapping leaves the host address on the device): only through a local;
 * no member function but a constructor writes a field on the host or gives it new storage
   (``resize``, ``push_back``); the destructor does not touch them;
 * a member function that reads fields on the host (an accessor, a checksum) runs no device
@@ -191,6 +193,7 @@ def _plan_class(model, irs, locals_of, fact, fields) -> ObjectMapping | None:
     for name, handed in handouts.items():
         if name in uses:
             uses[name] = replace(uses[name], reads=uses[name].reads | handed)
+    _check_member_kernels(uses, pointers)
     covered, readers = _sort_methods(irs, others, destructor, uses, mapped)
     enter_at = {m.span.start: _enter_point(model, irs, m, covered, mapped)
                 for m in constructors}
@@ -215,6 +218,21 @@ def _plan_class(model, irs, locals_of, fact, fields) -> ObjectMapping | None:
         tuple((m.name, m.body, tuple(sorted(uses[m.name].reads & mapped))) for m in readers),
         frozenset(covered), tuple(sorted(names)), pointers=tuple(pointers.values()),
         enter_at=tuple(enter_at[m.span.start] for m in entering))
+
+
+def _check_member_kernels(uses, pointers) -> None:
+    """Refused where a kernel names a pointer member itself (``u[i]`` in a member function is
+    ``this->u[i]``): the storage is entered through a local handle, which attaches nothing to
+    a device copy of ``*this``, so the kernel would follow the host address (a stale host
+    copy, or a fault on a real device); only kernels reaching it through a local pointer
+    find the mapped storage."""
+    for method, use in sorted(uses.items()):
+        for _function, name in sorted(use.device_names):
+            member = name.removeprefix("this->")
+            if member in pointers:
+                raise _Refused(f"a kernel of '{method}' names the pointer member '{member}' "
+                               "itself (through this), which no mapping of the storage alone "
+                               "reaches on the device")
 
 
 def _vectors(model: TranslationUnit, cls: str) -> frozenset[str]:
