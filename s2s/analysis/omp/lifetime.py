@@ -193,7 +193,7 @@ def _plan_class(model, irs, locals_of, fact, fields) -> ObjectMapping | None:
     for name, handed in handouts.items():
         if name in uses:
             uses[name] = replace(uses[name], reads=uses[name].reads | handed)
-    _check_member_kernels(uses, pointers)
+    _check_member_kernels(uses, pointers, locals_of)
     covered, readers = _sort_methods(irs, others, destructor, uses, mapped)
     enter_at = {m.span.start: _enter_point(model, irs, m, covered, mapped)
                 for m in constructors}
@@ -220,16 +220,17 @@ def _plan_class(model, irs, locals_of, fact, fields) -> ObjectMapping | None:
         enter_at=tuple(enter_at[m.span.start] for m in entering))
 
 
-def _check_member_kernels(uses, pointers) -> None:
+def _check_member_kernels(uses, pointers, locals_of) -> None:
     """Refused where a kernel names a pointer member itself (``u[i]`` in a member function is
     ``this->u[i]``): the storage is entered through a local handle, which attaches nothing to
     a device copy of ``*this``, so the kernel would follow the host address (a stale host
     copy, or a fault on a real device); only kernels reaching it through a local pointer
-    find the mapped storage."""
+    find the mapped storage (also a local spelled as the member, ``T *a = this->a;``)."""
     for method, use in sorted(uses.items()):
-        for _function, name in sorted(use.device_names):
+        for function, name in sorted(use.device_names):
             member = name.removeprefix("this->")
-            if member in pointers:
+            local = name == member and name in locals_of.get(function, ())
+            if member in pointers and not local:
                 raise _Refused(f"a kernel of '{method}' names the pointer member '{member}' "
                                "itself (through this), which no mapping of the storage alone "
                                "reaches on the device")
