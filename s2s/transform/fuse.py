@@ -11,7 +11,6 @@ lists every kernel's class and every fusion made or refused with the reason.
 from __future__ import annotations
 
 import re
-
 from collections.abc import Iterator, Mapping
 
 from s2s.analysis.fuse import plan as fuse_plan
