@@ -126,6 +126,17 @@ def test_a_pointer_copied_into_a_member_refuses_the_launch():
         refusals(plans)
 
 
+def test_a_member_the_helper_points_at_another_buffer_is_not_a_buffer_of_its_own():
+    """``f.w = f.v;`` in the helper that fills the struct: spread_k's ``f.w`` may be
+    ``f.v``, so its launch is refused as aliasing; seed_k + square_k (u, v) still fuse."""
+    text = FIELDS.replace("    cudaMalloc((void **)&f.w, n * sizeof(float));\n",
+                          "    f.w = f.v;\n")
+    _facts, plans = planned(text)
+    assert fused_sets(plans) == [["seed_k", "square_k"]]
+    assert any("'f.w' is given a pointer in 'make_fields'" in r for r in refusals(plans)), \
+        refusals(plans)
+
+
 def _held_pointers_run() -> bool:
     """Whether the runtime translates device pointers held in by-value struct arguments on
     the cpu devices (without it, the original program itself crashes there)."""

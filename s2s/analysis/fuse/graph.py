@@ -431,6 +431,7 @@ def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) 
                 scalars[name] = text
                 trees[name] = host_trees(unit).argument(launch.span, launch.kernel, position)
         problem = _member_buffers(kernel_facts, launch, uses, buffers) or problem
+        problem = problem or _member_copied(unit, kernel_facts)
         copied = unit.cached(("fuse.graph.copied", launch.function),
                              lambda: _copied(unit, launch.function))
         aliased = sorted(set(buffers.values()) & copied)
@@ -464,6 +465,24 @@ def _member_buffers(kernel_facts: KernelFacts, launch: Launch, uses, buffers: di
             return (f"struct argument '{text}' holds buffers the kernel uses ('{struct}."
                     f"{member}') and is not a plain struct variable")
         buffers[member_param(struct, member)] = f"{text}.{member}"
+    return None
+
+
+def _member_copied(unit: TranslationUnit, kernel_facts: KernelFacts) -> str | None:
+    """Why a struct member the kernel uses as a buffer may hold another buffer's storage: a
+    function of the file (the helper that fills the struct, or any other) copies a pointer
+    into a member of that name (``f.v = f.u;``, ``g->v = d;``); None when none does (the
+    member got its storage from an allocation, as ``cudaMalloc(&f.v, ...)``)."""
+    names = {member for _struct, member in kernel_facts.members}
+    if not names:
+        return None
+    for copy in unit.pointer_copies:
+        member = re.split(r"\.|->", copy.target)[-1]
+        if member in names and copy.target != member and \
+                (copy.source is not None or copy.choices or copy.through):
+            return (f"'{copy.target}' is given a pointer in '{copy.function}' at line "
+                    f"{copy.span.line}: the struct member '{member}' may share another "
+                    "buffer's storage (aliasing)")
     return None
 
 
