@@ -95,11 +95,18 @@ class Index:
 
 @dataclass(frozen=True, slots=True)
 class Member:
-    """``base.name`` or ``base->name`` (``arrow``)."""
+    """``base.name`` or ``base->name`` (``arrow``). ``kind`` is the member's own type kind as
+    in :class:`Decl` (``pointer`` for ``GSD.samples`` of a struct holding ``double
+    *samples``; '' where unknown), with ``elem_size`` and ``const`` of its pointee as for a
+    pointer :class:`IrParam`: a by-value struct parameter's pointer members are buffers the
+    analyses can follow (:mod:`s2s.analysis.kernel.members`)."""
 
     base: object
     name: str
     arrow: bool
+    kind: str = ""
+    elem_size: int | None = None
+    const: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ lists every kernel's class and every fusion made or refused with the reason.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 
 from s2s.analysis.fuse import plan as fuse_plan
@@ -96,7 +97,12 @@ def _fuse_file(loaded: Loaded) -> PassOutput:
         if usage is None:
             notes.append(Diagnostic.note("resource limits not checked: nvcc --resource-usage "
                                          "unavailable", EXPLAIN_ID))
-    counter, planned = 0, []
+    # a fused kernel whose text (but for its name) another run of the file made already is
+    # that kernel: one definition, launched from both places (each run's edit group inserts
+    # the same text at the same place, and identical insertions are one edit, so either run
+    # stands alone if the other's rewrite is dropped); not one with a last-block ticket (a
+    # global counter two concurrent launches would share)
+    counter, planned, made = 0, [], {}
     values = HostValues(model, source)
     for run in runs:
         ctx = context(model, source, run, facts, usage, values)
@@ -116,11 +122,17 @@ def _fuse_file(loaded: Loaded) -> PassOutput:
         for group in groups:
             if not group.fused:
                 continue
-            name = f"s2s_fused_{counter}"
-            counter += 1
+            text = fuse_codegen.fused_kernel_text(ctx, group, _UNNAMED)
+            key = _renamed_buffers(ctx, group, text)
+            name = made.get(key) if group.tail is None else None
+            if name is None:
+                name = f"s2s_fused_{counter}"
+                counter += 1
+                made.setdefault(key, (name, text))
+            else:
+                name, text = name
             launch = fuse_codegen.launch_text(ctx, group, name)
-            kernels.append((fuse_codegen.fused_kernel_text(ctx, group, name),
-                            "s2s_count(" in launch,
+            kernels.append((text.replace(_UNNAMED, name), "s2s_count(" in launch,
                             _after_kernels(ctx, group, loaded.path),
                             fuse_codegen.fused_prototype(ctx, group, name)))
             edits += _host_edits(ctx, group, name, launch, dropped)
@@ -132,6 +144,30 @@ def _fuse_file(loaded: Loaded) -> PassOutput:
     edits, groups = _checked_groups(loaded.path, planned, source)
     return PassOutput(edits, tuple(notes), groups, check_compiles=True,
                       counts=(("left unfused", left),) if several else ())
+
+
+#: the fused kernel's name while its text is compared with the kernels made before
+_UNNAMED = "s2s_fused_unnamed"
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def _renamed_buffers(ctx: fuse_plan.Context, group, text: str) -> str:
+    """The fused kernel's text with the names bound to the buffers made placeholders by
+    position: each buffer parameter of the ``__global__`` kernel (``y`` -> ``@b0``, there
+    only: a stage is a function of its own whose body names its kernel's parameters) and
+    its register (``s2s_y`` -> ``@r0``, a variable of the kernel and a parameter of the
+    stages, every mention alike). Two runs whose texts are then equal differ only in the
+    names of the buffers they pass (a time step's branches with the buffers swapped): one
+    kernel runs both. Any other difference keeps them apart."""
+    receivers = fuse_codegen.buffer_receivers(ctx, [*group.nodes])
+    names = [n for _t, n in fuse_codegen.kernel_params(ctx, group)[0] if n in receivers]
+    registers = {fuse_codegen.var(b): f"@r{k}" for k, b in enumerate(names)}
+    buffers = {**registers, **{b: f"@b{k}" for k, b in enumerate(names)}}
+    at = text.find(f"__global__ void {_UNNAMED}(")
+    if at < 0:
+        return text
+    return _IDENTIFIER.sub(lambda m: registers.get(m.group(0), m.group(0)), text[:at]) + \
+        _IDENTIFIER.sub(lambda m: buffers.get(m.group(0), m.group(0)), text[at:])
 
 
 def _lone_run_warning(run) -> Diagnostic:

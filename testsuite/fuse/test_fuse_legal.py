@@ -147,15 +147,18 @@ def test_host_evaluator_uses_c_semantics(text, expected):
     assert evaluate(text, {"n": 1000}) == expected
 
 
-def test_a_write_through_a_struct_member_is_named_not_called_no_write():
+def test_a_write_through_a_member_of_a_member_is_named_not_called_no_write():
     """XSBench's ``sampling_kernel(Inputs in, SimulationData GSD)`` stores through
-    ``GSD.p_energy_samples``: the kernel is not fusible, and the reason says which member."""
-    facts, plans = planned("struct State { double *energy; int n; };\n"
+    ``GSD.p_energy_samples``: a pointer member of a by-value struct parameter is a buffer of
+    its own (test_fuse_struct_members.py); one of a member struct is not followed, the
+    kernel is not fusible, and the reason says which member."""
+    facts, plans = planned("struct Grid { double *energy; };\n"
+                           "struct State { Grid g; int n; };\n"
                            "__global__ void sample(State s)\n"
                            "{ int i = blockIdx.x * blockDim.x + threadIdx.x;"
-                           " if (i < s.n) s.energy[i] = 0.5 * i; }\n" + MAP + main(
-                               "State s; s.n = n; s.energy = 0; sample<<<g, 256>>>(s);"
+                           " if (i < s.n) s.g.energy[i] = 0.5 * i; }\n" + MAP + main(
+                               "State s; s.n = n; s.g.energy = 0; sample<<<g, 256>>>(s);"
                                "scale<<<g, 256>>>(a, b, 2.0f, n);"))
-    assert facts["sample"].kind == "other"
-    assert facts["sample"].detail.startswith("writes through 's.energy', a pointer member")
+    assert facts["sample"].kind == "other" and facts["sample"].members == ()
+    assert facts["sample"].detail.startswith("writes through 's.g.energy', a pointer member")
     assert fused_sets(plans) == []

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from s2s.analysis.fuse.kernels import KernelFacts, facts_key, instance_problem
 from s2s.analysis.fuse.reporting import closed_under_calls, reporting_helpers
 from s2s.analysis.host_eval import host_trees
+from s2s.analysis.kernel.members import member_param
 from s2s.model.cuda import Launch
 from s2s.model.cuda_legacy import LEGACY_CALLS
 from s2s.model.host import Stmt
@@ -429,6 +430,8 @@ def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) 
             else:
                 scalars[name] = text
                 trees[name] = host_trees(unit).argument(launch.span, launch.kernel, position)
+        problem = _member_buffers(kernel_facts, launch, uses, buffers) or problem
+        problem = problem or _member_copied(unit, kernel_facts)
         copied = unit.cached(("fuse.graph.copied", launch.function),
                              lambda: _copied(unit, launch.function))
         aliased = sorted(set(buffers.values()) & copied)
@@ -442,6 +445,45 @@ def _node(unit: TranslationUnit, index: int, launch: Launch, stmt: Stmt, facts) 
                           one_block, trees, _instance_params(kernel, launch),
                           kernel_facts.instance, stream_of(launch))
     return LaunchNode(index, launch, kernel_facts, buffers, scalars, config, stmt, problem)
+
+
+def _member_buffers(kernel_facts: KernelFacts, launch: Launch, uses, buffers: dict) -> str | None:
+    """Adds to ``buffers`` the pointer members of the by-value struct arguments the kernel's
+    access model follows (``GSD.samples``: the launch's struct variable ``GSD`` holds the
+    buffer in its member ``samples``); why not when such an argument is no plain variable.
+    Two members of one struct, or a member and a pointer variable, are distinct buffers
+    unless this function copies a pointer into or out of one (``_copied`` names
+    ``GSD.samples`` then, and the launch is refused as aliasing), as pointer parameters
+    are."""
+    positions = {name: i for i, (name, _kind) in enumerate(kernel_facts.params)}
+    for struct, member in kernel_facts.members:
+        position = positions[struct]
+        arg = launch.args[position]
+        text = arg.text.strip()
+        named = uses.get(position, ())
+        if len(named) != 1 or named[0].name != text or named[0].role not in ("argument", "read"):
+            return (f"struct argument '{text}' holds buffers the kernel uses ('{struct}."
+                    f"{member}') and is not a plain struct variable")
+        buffers[member_param(struct, member)] = f"{text}.{member}"
+    return None
+
+
+def _member_copied(unit: TranslationUnit, kernel_facts: KernelFacts) -> str | None:
+    """Why a struct member the kernel uses as a buffer may hold another buffer's storage: a
+    function of the file (the helper that fills the struct, or any other) copies a pointer
+    into a member of that name (``f.v = f.u;``, ``g->v = d;``); None when none does (the
+    member got its storage from an allocation, as ``cudaMalloc(&f.v, ...)``)."""
+    names = {member for _struct, member in kernel_facts.members}
+    if not names:
+        return None
+    for copy in unit.pointer_copies:
+        member = re.split(r"\.|->", copy.target)[-1]
+        if member in names and copy.target != member and \
+                (copy.source is not None or copy.choices or copy.through):
+            return (f"'{copy.target}' is given a pointer in '{copy.function}' at line "
+                    f"{copy.span.line}: the struct member '{member}' may share another "
+                    "buffer's storage (aliasing)")
+    return None
 
 
 def stream_of(launch: Launch) -> str:

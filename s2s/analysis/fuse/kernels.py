@@ -21,12 +21,17 @@ from dataclasses import dataclass
 
 from s2s.analysis.kernel.access import KernelAccessModel, analyze_kernel
 from s2s.analysis.kernel.interp import interpret
+from s2s.analysis.kernel.members import flatten_members, member_param
 from s2s.analysis.kernel.values import AccessRecord
 from s2s.analysis.mgpu.templates import TYPE_SIZES, instantiate, split_arguments
 from s2s.model import kernel_ir as ir
 from s2s.model.cuda import Kernel
 from s2s.model.span import SourceSpan
 from s2s.model.unit import TranslationUnit
+
+#: the reason of a read record through a pointer the interpreter does not know (memory.py):
+#: it may read any buffer, also one no parameter names
+UNKNOWN_READ = "read through an unknown pointer"
 
 #: type arguments put in a template's body: mgpu's arithmetic types and the 2-byte floats
 #: (fusion needs no host-side arithmetic on them, only their size)
@@ -74,6 +79,10 @@ class KernelFacts:
     #: specializations (``template <> __global__ void k<double>``), and the model's kernel
     #: of the name need not be the body a launch runs (class 'other')
     definitions: int = 1
+    #: (struct parameter, member) of each pointer member of a by-value struct parameter the
+    #: access model follows as a buffer of its own named ``s.m`` (kernel.members); the launch
+    #: passes a struct variable whose member of that name is the buffer
+    members: tuple = ()
 
     @property
     def fusible(self) -> bool:
@@ -156,6 +165,9 @@ def instance_problem(base: KernelFacts, launch) -> str:
 
 def _facts(kernel: Kernel, body: ir.KernelBody, functions, device,
            instance: str | None = None, definitions: int = 1) -> KernelFacts:
+    params = tuple((p.name, p.kind) for p in body.params)
+    flat = flatten_members(body)
+    body = flat.body
     outcome = interpret(body, functions)
     access = analyze_kernel(body, functions)
     called = _called(kernel, device)
@@ -167,18 +179,20 @@ def _facts(kernel: Kernel, body: ir.KernelBody, functions, device,
     device_builtins = any(k.builtins for k in called)
     pointers = {p.name for p in body.pointer_params}
     sites, escapes = _sites(body.body, pointers, kernel.name)
+    escapes |= {member_param(*m) for m in flat.members}  # never rewritten in place
     kind, detail = _classify(kernel, body, access, outcome.records, barriers, warp, instance)
     single = kind == "other" and access.cross_block_only and barriers and not warp \
         and (instance is not None or not kernel.is_template) \
         and all(r.index is not None for r in outcome.records)
+    if kind == "other" and flat.why:
+        detail += f" ({flat.why})"
     if definitions > 1:
         kind, single = "other", False
         detail = (f"{definitions} definitions of '{kernel.name}' (overloads or explicit "
                   "specializations of a template): which body a launch runs is not told apart")
     return KernelFacts(kernel.name, kind, detail, access, tuple(outcome.records), barriers,
                        atomics, shared, device_builtins, sites, frozenset(escapes),
-                       tuple((p.name, p.kind) for p in body.params), single, instance,
-                       kernel, definitions)
+                       params, single, instance, kernel, definitions, flat.members)
 
 
 def _called(kernel: Kernel, device: dict) -> list[Kernel]:
@@ -203,13 +217,15 @@ def _classify(kernel, body, access, records, barriers, warp, instance) -> tuple[
         member = _member_write(body.body)
         if member:
             return "other", (f"writes through '{member}', a pointer member of a struct "
-                             "(struct members are not modelled: its accesses are unknown)")
+                             "the access model does not follow (only pointer members of a "
+                             "by-value struct parameter named as 's.m' are): its accesses "
+                             "are unknown")
         return "other", "writes no global memory"
     if not access.partitionable and not _only_atomic_conflicts(access, records):
         if access.sizes_decide and access.cross_block_only:
             return "other", f"{access.reason} on a sample launch: {SIZES_DECIDE}"
         return "other", access.reason or "access not analysable"
-    if any(r.index is None for r in records):
+    if any(r.index is None and (r.mode == "write" or r.why == UNKNOWN_READ) for r in records):
         return "other", "an access offset is not affine in the thread indices"
     atomic = [r for r in writes if r.atomic]
     walks = _walks(records)

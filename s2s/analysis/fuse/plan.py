@@ -402,6 +402,8 @@ def _buffer_types(ctx: Context, nodes: list[int]) -> str:
         for buffer in dict.fromkeys(node.buffers.values()):
             seen.setdefault(buffer, []).extend(_params(ctx, node, buffer))
     for buffer, params in seen.items():
+        if not params:              # a struct argument's member (``GSD.samples``): in the struct
+            continue
         if fused_parameter([p.type for p in params], [p.pointee_const for p in params]) is None:
             types = " and ".join(sorted({f"'{p.type}'" for p in params}))
             return f"{buffer} is passed as {types}: no one parameter type fits every kernel"

@@ -194,7 +194,8 @@ class _MapBuilder:
         return self.header + "{ " + "; ".join(dict.fromkeys(pieces)) + " }"
 
     def piece(self, name: str, record: AccessRecord | None) -> str:
-        tuple_name = name if name not in ISL_WORDS else "A"
+        # a struct member's buffer (``GSD.samples``, kernel.members) is no isl identifier
+        tuple_name = name.replace(".", "_") if name not in ISL_WORDS else "A"
         head = f"[{', '.join(THREAD_DIMS)}] -> {tuple_name}[{self.out_dim}] : "
         if record is None or record.index is None:
             return head + f"{self.out_dim} >= 0 and {self.domain}"

@@ -394,7 +394,12 @@ class _Lowering:
         if not children:
             return ir.Opaque("member", (), self.span(cursor))
         arrow = type_kind(children[0].type) == "pointer"
-        return ir.Member(self.expr(children[0]), cursor.spelling, arrow)
+        kind = type_kind(cursor.type)
+        if kind != "pointer":
+            return ir.Member(self.expr(children[0]), cursor.spelling, arrow, kind)
+        pointee = cursor.type.get_canonical().get_pointee()
+        return ir.Member(self.expr(children[0]), cursor.spelling, arrow, kind,
+                         _pointee_size(cursor.type), pointee.is_const_qualified())
 
     def binary(self, cursor, children):
         try:
