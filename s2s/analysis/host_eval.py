@@ -5,8 +5,9 @@ program's default sizes (``int n = 1000000;``), legality and recomputation bind 
 parameters through the host arguments, and the fusion checker replays a program's launch
 sequence on the runtime's cpu devices. All only need the straight-line arithmetic a CUDA
 ``main`` uses for sizes (``(n + THREADS - 1) / THREADS``, ``(size_t)m * n * sizeof(float)``,
-``dim3 grid(a, b)``) with C integer semantics (truncating ``/`` and ``%``; a comparison gives
-the int 0 or 1). Anything else raises :class:`EvalError` and the caller falls back (unit weights, "not replayable", a
+``dim3 grid(a, b)``) with C integer semantics (truncating ``/`` and ``%``; a comparison, ``&&``,
+``||`` and ``!`` give the int 0 or 1, and ``&&``/``||`` short-circuit: ``0 && m`` is 0 with ``m``
+unknown). Anything else raises :class:`EvalError` and the caller falls back (unit weights, "not replayable", a
 refused fusion).
 
 **From the AST** (issue 19, item 4): :func:`evaluate_tree`, :func:`declare_facts` and
@@ -39,6 +40,7 @@ _CAST = re.compile(r"\(\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:size_t|int|f
 _SIZEOF = re.compile(r"sizeof\s*\(\s*([A-Za-z_][\w ]*?)\s*\)")
 _FLOAT_SUFFIX = re.compile(r"\b(\d+\.\d*(?:[eE][-+]?\d+)?|\d*\.\d+(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+)[fF]\b")
 _INT_SUFFIX = re.compile(r"\b(\d+)(?:[uU][lL]{0,2}|[lL]{1,2}[uU]?)\b")
+_LOGICAL_NOT = re.compile(r"!(?!=)")
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n]+)$", re.M)
 
 
@@ -92,8 +94,13 @@ def evaluate(text: str, env: dict):
     cleaned = _CAST.sub(" ", cleaned)
     cleaned = _FLOAT_SUFFIX.sub(r"\1", cleaned)
     cleaned = _INT_SUFFIX.sub(r"\1", cleaned).strip()
-    if not cleaned or any(tok in cleaned for tok in ("?", "&&", "||", "->", "[", "\"", "'")):
+    if not cleaned or any(tok in cleaned for tok in ("?", "~", "->", "[", "\"", "'")):
         raise EvalError(f"cannot evaluate '{text}'")
+    # C's logical operators in Python's grammar: ``&&``/``||`` as ``and``/``or`` (both bind
+    # below the comparisons, ``and`` above ``or``, as in C); ``!`` as the unary ``~`` (C's
+    # ``~`` was refused above), which binds as tightly as C's ``!``: ``!n == 0`` is ``(!n) == 0``
+    cleaned = cleaned.replace("&&", " and ").replace("||", " or ")
+    cleaned = _LOGICAL_NOT.sub(" ~", cleaned).strip()
     try:
         tree = ast.parse(cleaned, mode="eval")
     except SyntaxError as error:
@@ -118,13 +125,15 @@ def _eval(node, env: dict, text: str):
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         value = _eval(node.operand, env, text)
         return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):   # C's ``!``
+        return int(not _truth(_eval(node.operand, env, text)))
+    if isinstance(node, ast.BoolOp):
+        return _short_circuit(isinstance(node.op, ast.Or), node.values, lambda v: _eval(v, env, text))
     if isinstance(node, ast.BinOp):
         return _binary(node.op, _eval(node.left, env, text), _eval(node.right, env, text), text)
-    if isinstance(node, ast.Compare):  # C chains left to right: ``a < b < c`` is ``(a < b) < c``
-        value = _eval(node.left, env, text)
-        for op, right in zip(node.ops, node.comparators, strict=True):
-            value = _binary(op, value, _eval(right, env, text), text)
-        return value
+    if isinstance(node, ast.Compare):
+        values = [_eval(v, env, text) for v in (node.left, *node.comparators)]
+        return _compare_chain(values, node.ops, text)
     if isinstance(node, ast.Attribute) and node.attr in ("x", "y", "z"):
         return getattr(as_dim3(_eval(node.value, env, text)), node.attr)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
@@ -143,6 +152,41 @@ def _eval(node, env: dict, text: str):
 #: C's comparisons, whose value is the int 0 or 1 (``if (n > LIMIT)`` in a replayed ``main``)
 _COMPARE = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b,
             ast.GtE: lambda a, b: a >= b, ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
+
+
+def _compare_chain(values: list, ops: list, text: str):
+    """A Python comparison chain with C's meaning: left to right, relational operators binding
+    tighter than ``==``/``!=`` (``a == b < c`` is ``a == (b < c)``, ``a < b < c`` is
+    ``(a < b) < c``)."""
+    terms, equalities, value = [], [], values[0]
+    for op, right in zip(ops, values[1:], strict=True):
+        if isinstance(op, (ast.Eq, ast.NotEq)):
+            terms.append(value)
+            equalities.append(op)
+            value = right
+        else:
+            value = _binary(op, value, right, text)
+    terms.append(value)
+    value = terms[0]
+    for op, right in zip(equalities, terms[1:], strict=True):
+        value = _binary(op, value, right, text)
+    return value
+
+
+def _truth(value) -> bool:
+    """A scalar's C truth value (a ``dim3`` has none)."""
+    if isinstance(value, Dim3):
+        raise EvalError("a dim3 has no truth value")
+    return value != 0
+
+
+def _short_circuit(is_or: bool, operands, value_of) -> int:
+    """C's ``||`` (``is_or``) or ``&&`` over ``operands``, left to right: ``value_of`` is asked
+    only for the operands C evaluates (``0 && m`` is 0 and ``1 || m`` is 1 with ``m`` unknown)."""
+    for operand in operands:
+        if _truth(value_of(operand)) == is_or:
+            return int(is_or)
+    return int(not is_or)
 
 
 def _binary(op, a, b, text: str):
@@ -269,7 +313,8 @@ def same_size(a, b) -> bool:
 
 def evaluate_tree(tree, env: dict):
     """The value of a host expression lowered to the kernel IR (``HostArg.value``,
-    ``HostDecl.value``) with names from ``env``, with the semantics of :func:`evaluate`: clang
+    ``HostDecl.value``) with names from ``env``, with the semantics of :func:`evaluate` (``&&``,
+    ``||`` and ``!`` included): clang
     has already folded literals, ``sizeof`` and numeric macros; casts to integer truncate;
     ``dim3(...)`` (a constructor: ``Opaque('construct')``) and ``.x/.y/.z`` give extents."""
     from s2s.model import kernel_ir as ir
@@ -290,6 +335,10 @@ def evaluate_tree(tree, env: dict):
     if isinstance(tree, ir.Unary) and tree.op in ("-", "+"):
         value = evaluate_tree(tree.operand, env)
         return -value if tree.op == "-" else value
+    if isinstance(tree, ir.Unary) and tree.op == "!":
+        return int(not _truth(evaluate_tree(tree.operand, env)))
+    if isinstance(tree, ir.Binary) and tree.op in ("&&", "||"):
+        return _short_circuit(tree.op == "||", (tree.lhs, tree.rhs), lambda t: evaluate_tree(t, env))
     if isinstance(tree, ir.Binary) and tree.op in _TREE_OPS:
         return _binary(_TREE_OPS[tree.op](), evaluate_tree(tree.lhs, env), evaluate_tree(tree.rhs, env),
                        repr(tree))
