@@ -29,6 +29,7 @@ device needs.
 from __future__ import annotations
 
 from s2s.analysis.omp.arrays import MappedArray
+from s2s.analysis.omp.changes import starts_inside
 from s2s.analysis.omp.member_counts import MEMBER
 from s2s.analysis.omp.state import norm_text
 
@@ -43,7 +44,7 @@ def callee_structs(model, region) -> tuple[list[MappedArray], tuple[tuple[str, s
     mapped = {norm_text(a.name) for a in region.arrays}
     refs: dict[str, list] = {}
     for ref in model.in_function("array_refs", region.function):
-        if _inside(ref.span, span):
+        if starts_inside(ref.span, span):
             refs.setdefault(ref.root, []).append(ref)
     arrays, names = [], []
     for name in sorted(refs):
@@ -81,7 +82,7 @@ def _bound_callees(model, caller: str, name: str, refs, span) -> list[tuple[str,
     """(callee, parameter) for each callee whose kernels read ``name``'s scalar members
     through the parameter bound to ``&name``; [] when any use of ``name`` in the region
     (its array references there), or any callee, breaks a condition of the module doc."""
-    if any(w.base == name and _inside(w.extent, span)
+    if any(w.base == name and starts_inside(w.extent, span)
            for w in model.in_function("member_writes", caller)):
         return []
     bound = []
@@ -143,7 +144,7 @@ def _kernel_reads(model, callee: str, param: str) -> bool | None:
 
 
 def _in_kernel(model, span) -> bool:
-    return any(d.is_target_region and d.stmt_span is not None and _inside(span, (
+    return any(d.is_target_region and d.stmt_span is not None and starts_inside(span, (
         d.stmt_span.file, d.stmt_span.start, d.stmt_span.end)) for d in model.directives)
 
 
@@ -152,10 +153,6 @@ def _called_only_inside(model, callee: str, caller: str, span) -> bool:
     (and its address is never taken)."""
     if any(ref.name == callee for ref in model.function_refs):
         return False
-    return all(f.name == caller and _inside(call.span, span)
+    return all(f.name == caller and starts_inside(call.span, span)
                for f in model.functions for call in f.calls if call.name == callee)
 
-
-def _inside(span, where) -> bool:
-    file, start, end = where
-    return span.file == file and start <= span.start < end

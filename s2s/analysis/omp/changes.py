@@ -130,8 +130,8 @@ def assigns_any(model: TranslationUnit, function: str, names, within=None,
     for name in names:
         for use in index.get(name, ()):
             if use.role in roles and \
-                    (within is None or any(_inside(use.span, s) for s in within)) and \
-                    not any(_inside(use.span, s) for s in outside or ()):
+                    (within is None or any(starts_inside(use.span, s) for s in within)) and \
+                    not any(starts_inside(use.span, s) for s in outside or ()):
                 return True
     return False
 
@@ -146,8 +146,9 @@ def _assigning(model: TranslationUnit, function: str) -> dict[str, tuple]:
     return {name: tuple(uses) for name, uses in out.items()}
 
 
-def _inside(span: SourceSpan, outer) -> bool:
-    """Whether ``span`` starts inside ``outer`` (a span, or a (file, start, end) triple)."""
+def starts_inside(span: SourceSpan, outer) -> bool:
+    """Whether ``span`` starts inside ``outer`` (a span, or a (file, start, end) triple, end
+    excluded)."""
     file, start, end = (outer.file, outer.start, outer.end) if isinstance(outer, SourceSpan) \
         else outer
     return span.file == file and start <= span.start < end

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 
+from s2s.analysis.omp.changes import starts_inside
 from s2s.analysis.omp.state import norm_text
 from s2s.analysis.polynomial import NotPoly, poly, render
 from s2s.model import Stmt, TranslationUnit
@@ -257,11 +258,11 @@ class _Facts:
         self.member_writes = model.in_function("member_writes", function)
 
     def owner_written(self, stmt: Stmt) -> bool:
-        return any(u.name == self.owner and u.role in self.whole and _inside(u.span, stmt.span)
+        return any(u.name == self.owner and u.role in self.whole and starts_inside(u.span, stmt.span)
                    for u in self.uses)
 
     def member_writes_in(self, stmt: Stmt) -> list:
-        return [w for w in self.writes if _inside(w.span, stmt.span)]
+        return [w for w in self.writes if starts_inside(w.span, stmt.span)]
 
     def written_from(self, name: str, offset: int) -> bool:
         """Whether the variable ``name``, one of its elements or one of its members may be
@@ -269,10 +270,6 @@ class _Facts:
         later = [u for u in self.uses if u.name == name and u.span.start >= offset]
         return any(u.role in VALUE_ROLES or u.element in VALUE_ROLES for u in later) or \
             any(w.base == name and w.span.start >= offset for w in self.member_writes)
-
-
-def _inside(span, outer) -> bool:
-    return span.file == outer.file and outer.start <= span.start < outer.end
 
 
 def _step(facts: _Facts, stmt: Stmt, env: dict, epoch: list, index: int, value) -> None:
